@@ -1,0 +1,50 @@
+# dprank: the two commands for a fresh machine are `make reproduce` and `make test`
+# (see README.md). Everything runs from one virtual environment in .venv, built from
+# pyproject.toml with the pinned versions of requirements/constraints.txt.
+
+PYTHON ?= python3
+VENV ?= .venv
+CORES ?= all
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: setup reproduce smoke test lint format bench clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml requirements/constraints.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -c requirements/constraints.txt -e '.[dev,bench]'
+	touch $@
+
+## Reproduce every figure and table at paper scale (results/).
+reproduce: setup
+	$(BIN)/snakemake --cores $(CORES)
+
+## The whole DAG at smoke scale (a few minutes).
+smoke: setup
+	$(BIN)/snakemake --cores $(CORES) --configfile .test/config.yaml
+
+## Unit and workflow tests (includes a smoke run in a temporary copy).
+test: setup
+	$(BIN)/python -m pytest
+
+## Formatting and lint checks (CI runs them before the tests).
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/snakefmt --check Snakefile workflow/
+	$(BIN)/snakemake --lint --configfile .test/config.yaml
+
+format: setup
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+	$(BIN)/snakefmt Snakefile workflow/
+
+## Solver benchmark against scipy and choix (prints ratios).
+bench: setup
+	$(BIN)/python benchmarks/bench_edge_mle.py
+
+clean:
+	rm -rf results .snakemake

@@ -1,0 +1,35 @@
+# dprank: reproduce the figures and tables of two papers on differentially private ranking.
+#
+# Results path scheme (every rule's log and benchmark mirror its output path
+# under results/logs/ and results/benchmarks/):
+#
+#   results/{study}/{experiment}/data/{cell}/chunk{chunk}.npz                   simulate_comparisons
+#   results/{study}/{experiment}/{protocol}/noise/{cell}/chunk{chunk}.npz       privatize
+#   results/{study}/{experiment}/{protocol}/estimates/{cell}/chunk{chunk}.npz   estimate
+#   results/{study}/{experiment}/{protocol}/metrics/{cell}/chunk{chunk}.csv     compute_metrics
+#   results/{study}/{experiment}/{protocol}/summary.csv                         aggregate_metrics
+#   results/figures/paper_a/{figure}_{protocol}.{pdf,png,csv}                   plot_paper_a_figure
+#   results/comparison/paper_a_edge.csv, paper_a_edge_summary.csv               compare_paper_a_edge
+#
+# study: a config section (paper_a_edge); experiment: one of its grids (exp1, ...);
+# cell: one grid point with its own data (n300_p0.25); chunk: a range of replicates;
+# protocol: paper | authors (spec/paper-a.md section 0).
+#
+# Targets: all, paper_a, paper_a_fig1 ... paper_a_fig4, paper_a_compare.
+
+
+configfile: "config.yaml"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/simulate.smk"
+include: "workflow/rules/privatize.smk"
+include: "workflow/rules/estimate.smk"
+include: "workflow/rules/metrics.smk"
+include: "workflow/rules/figures.smk"
+include: "workflow/rules/compare.smk"
+
+
+rule all:
+    input:
+        rules.paper_a.input,

@@ -1,0 +1,15 @@
+"""dprank: differentially private ranking from pairwise comparisons.
+
+A library of the mechanisms, estimators and metrics of
+
+* Cai, Chakraborty, Wang (2025), *Optimal Differentially Private Ranking from
+  Pairwise Comparisons* (Paper A), and
+* Xu, Sun, Cheng, *Rate-Optimal Rank Aggregation with Private Pairwise
+  Rankings* (Paper B),
+
+plus the stage functions the Snakemake workflow of this repository calls.
+Submodules are imported explicitly (``from dprank.mle import ...``) so that
+the workflow can track exactly which library files each stage depends on.
+"""
+
+__version__ = "0.1.0"

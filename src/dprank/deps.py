@@ -1,0 +1,105 @@
+"""Which library files a workflow stage runs: the transitive ``dprank`` imports of a module.
+
+Snakemake does not track imported modules, so each rule lists the library
+files its script uses under ``input:``. The list is computed here from the
+import statements (static analysis, nothing is imported), so it cannot go
+stale: editing ``dprank/mle.py`` reruns estimation and what follows it, but
+not data generation, whose modules do not import it.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+__all__ = ["module_files", "script_files"]
+
+_PACKAGE = "dprank"
+
+
+def _module_path(module: str, src: Path) -> Path | None:
+    base = src.joinpath(*module.split("."))
+    if (base / "__init__.py").is_file():
+        return base / "__init__.py"
+    if base.with_suffix(".py").is_file():
+        return base.with_suffix(".py")
+    return None
+
+
+def _imports(module: str, path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(), filename=str(path))
+    is_package = path.name == "__init__.py"
+    package = module if is_package else module.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[: len(parts) - node.level + 1])
+                target = f"{base}.{node.module}" if node.module else base
+            else:
+                target = node.module or ""
+            found.add(target)
+            found.update(f"{target}.{alias.name}" for alias in node.names)
+    return {m for m in found if m == _PACKAGE or m.startswith(_PACKAGE + ".")}
+
+
+def module_files(module: str, src: str | Path) -> list[str]:
+    """Source files of ``module`` and every ``dprank`` module it imports, transitively.
+
+    Parameters
+    ----------
+    module : str
+        Dotted module name, e.g. ``"dprank.studies.paper_a_edge.estimate"``.
+    src : path
+        The directory holding the ``dprank`` package.
+
+    Returns
+    -------
+    list of str
+        Sorted file paths (as ``src / relative path``), including the
+        ``__init__.py`` of every package on the way.
+    """
+    src = Path(src)
+    seen: set[str] = set()
+    files: set[Path] = set()
+    todo = [module]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        path = _module_path(name, src)
+        if path is None:
+            continue  # a name imported from a module, not a module itself
+        files.add(path)
+        parent = name.rpartition(".")[0]
+        if parent:
+            todo.append(parent)
+        todo.extend(_imports(name, path) - seen)
+    return sorted(str(f) for f in files)
+
+
+def script_files(
+    script: str | Path, src: str | Path, extra_modules: tuple[str, ...] = ()
+) -> list[str]:
+    """Library files a workflow script uses: its own ``dprank`` imports plus ``extra_modules``.
+
+    ``extra_modules`` names modules the script imports dynamically (a study's
+    stage module chosen from a wildcard).
+    """
+    tree = ast.parse(Path(script).read_text(), filename=str(script))
+    modules = set(extra_modules)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            modules.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            modules.add(node.module)
+            modules.update(f"{node.module}.{a.name}" for a in node.names)
+    files: set[str] = set()
+    for m in modules:
+        if m == _PACKAGE or m.startswith(_PACKAGE + "."):
+            files.update(module_files(m, src))
+    return sorted(files)

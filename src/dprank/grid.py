@@ -1,0 +1,59 @@
+"""Experiment grids: cell names, cell parameters and replicate chunks.
+
+A *cell* is one point of an experiment grid that gets its own data (for
+example ``n=300, p=0.25``); a *chunk* is a contiguous range of its replicates,
+the unit of work of one job. Names are built from parameter values, never
+from positions, so editing a grid leaves other cells' files (and seeds) alone.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+
+__all__ = ["cell_name", "chunk_of", "chunk_ranges", "fmt_value", "parse_value"]
+
+
+def fmt_value(value: object) -> str:
+    """Short, exact text of a grid value: ``1.0 -> '1'``, ``0.25 -> '0.25'``, ``inf -> 'inf'``."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        if value.is_integer():
+            return str(int(value))
+        return repr(value)
+    return str(value)
+
+
+def parse_value(text: str) -> int | float:
+    """Inverse of :func:`fmt_value` for numbers."""
+    if text in ("inf", "-inf"):
+        return float(text)
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)
+
+
+def cell_name(params: Mapping[str, object], order: Iterable[str]) -> str:
+    """File-name-safe cell label, e.g. ``n300_p0.25`` or ``n350_p1_eps0.1``."""
+    return "_".join(f"{key}{fmt_value(params[key])}" for key in order)
+
+
+def chunk_ranges(reps: int, chunk_size: int) -> list[tuple[int, int]]:
+    """``[(start, stop), ...]`` covering ``range(reps)`` in chunks of ``chunk_size``."""
+    if reps < 1 or chunk_size < 1:
+        raise ValueError(f"reps and chunk_size must be positive, got {reps}, {chunk_size}")
+    return [(s, min(s + chunk_size, reps)) for s in range(0, reps, chunk_size)]
+
+
+def chunk_of(reps: int, chunk_size: int, index: int) -> tuple[int, int]:
+    """The replicate range of chunk ``index``."""
+    ranges = chunk_ranges(reps, chunk_size)
+    if not 0 <= index < len(ranges):
+        raise ValueError(f"chunk {index} out of range 0..{len(ranges) - 1}")
+    return ranges[index]

@@ -1,0 +1,95 @@
+"""Pairwise comparison models ``P(i beats j) = F(theta_i - theta_j)``.
+
+A model is defined by its link ``F`` (a symmetric CDF, condition (A0) of
+Paper A). Estimators use the per-comparison loss ``l(x) = -log F(x)`` and its
+first two derivatives; the logistic link (Bradley-Terry-Luce) has a fast path
+in the estimators because ``l'`` and ``l''`` are rational in ``exp(theta)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import special, stats
+
+__all__ = ["BTL", "LINKS", "THURSTONE", "Link", "get_link"]
+
+
+@dataclass(frozen=True)
+class Link:
+    """A symmetric link function F with the constants of Paper A, (2.3)-(2.4).
+
+    Attributes
+    ----------
+    name : str
+        Short name used in configs and outputs.
+    kappa1 : float
+        Bound on ``F'/(F(1-F))`` (condition (A1)); 1 for the logistic link.
+    kappa2 : float
+        Bound on ``(-log F)''`` (condition (A2)); the authors' code uses 1/4
+        for the logistic link (spec/paper-a.md, ambiguity A11).
+    """
+
+    name: str
+    kappa1: float
+    kappa2: float
+
+    def cdf(self, x: np.ndarray) -> np.ndarray:
+        """``F(x)``, the probability that the first item wins."""
+        raise NotImplementedError
+
+    def loss_derivatives(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(l'(x), l''(x))`` for ``l(x) = -log F(x)``."""
+        raise NotImplementedError
+
+    def loss(self, x: np.ndarray) -> np.ndarray:
+        """``l(x) = -log F(x)``."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class _Logistic(Link):
+    def cdf(self, x):
+        return special.expit(x)
+
+    def loss(self, x):
+        return np.logaddexp(0.0, -np.asarray(x, dtype=float))
+
+    def loss_derivatives(self, x):
+        s = special.expit(x)
+        return s - 1.0, s * (1.0 - s)
+
+
+@dataclass(frozen=True)
+class _Probit(Link):
+    def cdf(self, x):
+        return special.ndtr(x)
+
+    def loss(self, x):
+        return -special.log_ndtr(x)
+
+    def loss_derivatives(self, x):
+        x = np.asarray(x, dtype=float)
+        # inverse Mills ratio phi(x)/Phi(x), stable for very negative x
+        mills = np.exp(stats.norm.logpdf(x) - special.log_ndtr(x))
+        return -mills, mills * (x + mills)
+
+
+#: Bradley-Terry-Luce: logistic link.
+BTL = _Logistic(name="btl", kappa1=1.0, kappa2=0.25)
+#: Thurstone-Mosteller: probit link. ``F'/(F(1-F))`` grows like ``|x|``, so
+#: condition (A1) has no finite kappa1; ``(-log Phi)''`` is bounded by 1.
+THURSTONE = _Probit(name="tm", kappa1=float("inf"), kappa2=1.0)
+
+LINKS: dict[str, Link] = {BTL.name: BTL, THURSTONE.name: THURSTONE}
+
+
+def get_link(name: str | Link) -> Link:
+    """The link registered under ``name`` (``'btl'`` or ``'tm'``)."""
+    if isinstance(name, Link):
+        return name
+    try:
+        return LINKS[name]
+    except KeyError:
+        raise ValueError(f"unknown comparison model {name!r}; known: {sorted(LINKS)}") from None

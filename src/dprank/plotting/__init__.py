@@ -1,0 +1,1 @@
+"""Figures of the papers, drawn from aggregated summaries only."""

@@ -1,0 +1,235 @@
+"""Figures 1-4 of Paper A from the aggregated summaries.
+
+Each paper figure is one file with all its panels, labelled (a)-(d) in the
+paper's order (spec/paper-a.md, ambiguity A1: (a) log relative l2, (b) log
+relative l_inf, (c) Hamming via estimation, (d) Hamming via counting), in the
+authors' plot style (section 2.8): errorbar lines with zero-height caps,
+markers o/s/D/^, x ticks at the plotted values, no error bars.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .style import COLORS, MARKERS, PANEL_SIZE, authors_style
+
+__all__ = ["FIGURES", "Panel", "draw_figure", "figure_data"]
+
+L2_LABEL = r"log relative L$_2$ error"
+LINF_LABEL = r"log relative L$_\infty$ error"
+
+METHOD_LABELS = {"noisy_counting": "Counting", "perturbed_mle": "Noisy MLE", "one_shot": "One shot"}
+
+
+@dataclass(frozen=True)
+class Panel:
+    """One panel: which summary rows it plots and how.
+
+    ``series`` is a column (``epsilon``, ``p``) or ``"method"``; ``methods``
+    lists the methods (one unless ``series == "method"``).
+    """
+
+    letter: str
+    experiment: int  # index into the figure's experiments
+    methods: tuple[str, ...]
+    metric: str
+    x: str
+    series: str
+    xlabel: str
+    ylabel: str
+    ylim: tuple[float | None, float | None] | None = None
+    at_epsilon: bool = False  # restrict to the figure's configured epsilon
+
+
+def _standard(x: str, series: str, xlabel: str) -> tuple[Panel, ...]:
+    return (
+        Panel("a", 0, ("perturbed_mle",), "log_rel_l2", x, series, xlabel, L2_LABEL),
+        Panel("b", 0, ("perturbed_mle",), "log_rel_linf", x, series, xlabel, LINF_LABEL),
+        Panel(
+            "c",
+            0,
+            ("perturbed_mle",),
+            "rel_hamming",
+            x,
+            series,
+            xlabel,
+            "Rel. Hamming err. via estimation",
+        ),
+        Panel(
+            "d",
+            0,
+            ("noisy_counting",),
+            "rel_hamming",
+            x,
+            series,
+            xlabel,
+            "Rel. Hamming err. via counting",
+        ),
+    )
+
+
+_FIG4_METHODS = ("noisy_counting", "perturbed_mle", "one_shot")
+
+#: figure id -> (panels, grid shape (rows, cols), caption)
+FIGURES: dict[str, tuple[tuple[Panel, ...], tuple[int, int], str]] = {
+    "fig1": (
+        _standard("n", "epsilon", "n"),
+        (2, 2),
+        "Paper A, Figure 1: edge DP errors versus the number of items n (p = 1).",
+    ),
+    "fig2": (
+        _standard("p", "epsilon", "p"),
+        (2, 2),
+        "Paper A, Figure 2: edge DP errors versus the edge probability p (n = 300).",
+    ),
+    "fig3": (
+        _standard("epsilon", "p", r"$\epsilon$"),
+        (2, 2),
+        "Paper A, Figure 3: edge DP errors versus the privacy level epsilon (n = 300).",
+    ),
+    "fig4": (
+        (
+            Panel(
+                "a",
+                0,
+                _FIG4_METHODS,
+                "rel_hamming",
+                "n",
+                "method",
+                "n",
+                "Relative Hamming error",
+                at_epsilon=True,
+            ),
+            Panel(
+                "b",
+                1,
+                _FIG4_METHODS,
+                "rel_hamming",
+                "epsilon",
+                "method",
+                r"$\epsilon$",
+                "Relative Hamming error",
+            ),
+        ),
+        (1, 2),
+        "Paper A, Figure 4: relative Hamming error of counting, perturbed MLE and the one-shot "
+        "method (p = 1).",
+    ),
+}
+
+
+def _series_label(series: str, value) -> str:
+    if series == "method":
+        return METHOD_LABELS.get(value, str(value))
+    symbol = {"epsilon": "ε", "p": "p", "n": "n", "m": "m"}.get(series, series)
+    return f"{symbol}={float(value)}" if series in ("epsilon", "p") else f"{symbol}={value}"
+
+
+def figure_data(
+    figure: str, summaries: Sequence[pd.DataFrame], fig_cfg: Mapping, protocol: str
+) -> pd.DataFrame:
+    """The rows a figure plots, as a tidy table (also written beside the figure).
+
+    Parameters
+    ----------
+    figure : str
+        ``"fig1"`` ... ``"fig4"``.
+    summaries : list of DataFrame
+        Aggregated summaries of the figure's experiments, in config order.
+    fig_cfg : mapping
+        The figure's config (``x_values`` subset, ``epsilon`` of Figure 4 (a)).
+    protocol : str
+        Protocol label written into the table.
+    """
+    panels, _, _ = FIGURES[figure]
+    rows = []
+    x_values = fig_cfg.get("x_values")
+    for panel in panels:
+        s = summaries[panel.experiment]
+        s = s[s["method"].isin(panel.methods) & (s["metric"] == panel.metric)]
+        if panel.at_epsilon and fig_cfg.get("epsilon") is not None:
+            s = s[np.isclose(s["epsilon"], float(fig_cfg["epsilon"]))]
+        if x_values:
+            keep = np.isclose(
+                s[panel.x].to_numpy(float)[:, None], np.asarray(x_values, float)[None, :]
+            ).any(axis=1)
+            if keep.any():  # a smoke grid may hold none of the paper's subset: then plot all
+                s = s[keep]
+        if panel.x == "epsilon":
+            s = s[
+                np.isfinite(s["epsilon"])
+            ]  # the authors plotted no epsilon = inf point against epsilon
+        s = s.assign(
+            figure=figure,
+            panel=panel.letter,
+            protocol=protocol,
+            x_var=panel.x,
+            x=s[panel.x].astype(float),
+            series_var=panel.series,
+            series=s[panel.series].astype(str)
+            if panel.series == "method"
+            else s[panel.series].astype(float),
+        )
+        rows.append(s)
+    cols = ["figure", "panel", "protocol", "x_var", "x", "series_var", "series", "method", "metric"]
+    cols += ["mean", "sd", "se", "reps"]
+    return pd.concat(rows, ignore_index=True)[cols]
+
+
+def _crowded(ticks, min_gap: float = 0.07) -> bool:
+    """Whether neighbouring tick labels would overlap (gap below ``min_gap`` of the range)."""
+    if len(ticks) < 2:
+        return False
+    gaps = np.diff(ticks) / (ticks[-1] - ticks[0])
+    return bool(gaps.min() < min_gap)
+
+
+def draw_figure(figure: str, data: pd.DataFrame):
+    """Draw the figure from :func:`figure_data`'s table; returns the matplotlib Figure."""
+    import matplotlib.pyplot as plt
+
+    panels, (nrows, ncols), _ = FIGURES[figure]
+    with authors_style():
+        fig, axes = plt.subplots(
+            nrows,
+            ncols,
+            figsize=(PANEL_SIZE[0] * ncols, PANEL_SIZE[1] * nrows),
+            layout="constrained",
+            squeeze=False,
+        )
+        for ax, panel in zip(axes.ravel(), panels, strict=False):
+            d = data[data["panel"] == panel.letter]
+            if panel.series == "method":
+                series_values = [m for m in panel.methods if m in set(d["series"])]
+            else:
+                series_values = sorted(set(d["series"]))
+            for i, value in enumerate(series_values):
+                sd = d[d["series"] == value].sort_values("x")
+                ax.errorbar(
+                    sd["x"],
+                    sd["mean"],
+                    yerr=np.zeros(len(sd)),
+                    marker=MARKERS[i % len(MARKERS)],
+                    markersize=10,
+                    capsize=2,
+                    linestyle="-",
+                    color=COLORS[i % len(COLORS)],
+                    label=_series_label(panel.series, value),
+                )
+            ticks = sorted(set(d["x"]))
+            ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
+            if _crowded(ticks):  # e.g. epsilon = 0.2 and 0.5 on a 0-5 axis
+                ax.tick_params(axis="x", labelrotation=45)
+            ax.set_xlabel(panel.xlabel)
+            ax.set_ylabel(panel.ylabel)
+            if panel.ylim is not None:
+                ax.set_ylim(*panel.ylim)
+            ax.legend(loc="best")
+            ax.set_title(f"({panel.letter})", loc="left", fontsize=18, fontweight="bold")
+        for ax in axes.ravel()[len(panels) :]:
+            ax.set_visible(False)
+    return fig

@@ -1,0 +1,52 @@
+"""Plot style of the Paper A authors' notebooks (spec/paper-a.md, section 2.8)."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+
+__all__ = ["COLORS", "MARKERS", "PANEL_SIZE", "authors_style", "save_figure"]
+
+#: seaborn "colorblind" palette, first four colours
+COLORS = ("#0173B2", "#DE8F05", "#029E73", "#D55E00", "#CC78BC", "#CA9161")
+MARKERS = ("o", "s", "D", "^", "v", "P")
+#: matplotlib's default figure size, the size of each of the authors' panels
+PANEL_SIZE = (6.4, 4.8)
+
+_RC = {
+    "lines.linewidth": 2,
+    "axes.linewidth": 3,
+    "axes.labelsize": 18,
+    "xtick.labelsize": 14,
+    "ytick.labelsize": 14,
+    "legend.fontsize": 14,
+    "axes.prop_cycle": matplotlib.cycler(color=COLORS),
+    "pdf.fonttype": 42,
+    "svg.hashsalt": "dprank",
+    "path.simplify": False,
+}
+
+
+@contextmanager
+def authors_style():
+    """Temporarily apply the authors' rcParams."""
+    with plt.rc_context(_RC):
+        yield
+
+
+def save_figure(fig, pdf_path, png_path, dpi: int = 150) -> None:
+    """Write a figure as PDF (no timestamp, so reruns give identical files) and PNG."""
+    fig.savefig(
+        pdf_path,
+        format="pdf",
+        bbox_inches="tight",
+        metadata={"CreationDate": None, "Creator": "dprank"},
+    )
+    fig.savefig(
+        png_path, format="png", bbox_inches="tight", dpi=dpi, metadata={"Software": "dprank"}
+    )

@@ -1,0 +1,63 @@
+"""Top-k selection with explicit tie-breaking, and noisy Copeland counts.
+
+Ties matter in the Paper A figures only where scores are integers (counting
+without noise at epsilon = infinity). Two rules are provided:
+
+* ``"stable"``: ties go to the lower index, as R's ``order(decreasing=TRUE)``
+  in the authors' code (spec/paper-a.md, section 1.2 and ambiguity A9);
+* random keys: ties are broken by independent uniform keys, the noise-free
+  limit of Algorithm 2 (used by the ``paper`` protocol).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["copeland_counts", "noisy_counts", "top_k", "top_k_batch"]
+
+
+def top_k(scores: np.ndarray, k: int, tie_keys: np.ndarray | None = None) -> np.ndarray:
+    """Indices of the ``k`` largest scores, sorted ascending.
+
+    Parameters
+    ----------
+    scores : (n,) array_like
+    k : int
+    tie_keys : (n,) array_like, optional
+        Secondary sort keys for ties (smaller key wins). ``None`` means the
+        stable rule: ties go to the lower index.
+    """
+    scores = np.asarray(scores, dtype=float)
+    if not 0 < k <= scores.size:
+        raise ValueError(f"k must be in 1..{scores.size}, got {k}")
+    if tie_keys is None:
+        order = np.argsort(-scores, kind="stable")
+    else:
+        order = np.lexsort((np.asarray(tie_keys), -scores))
+    return np.sort(order[:k])
+
+
+def top_k_batch(scores: np.ndarray, k: int, tie_keys: np.ndarray | None = None) -> np.ndarray:
+    """:func:`top_k` along the last axis of ``scores`` (any leading shape)."""
+    scores = np.asarray(scores, dtype=float)
+    flat = scores.reshape(-1, scores.shape[-1])
+    keys = None if tie_keys is None else np.asarray(tie_keys).reshape(flat.shape)
+    out = np.empty((flat.shape[0], k), dtype=np.int64)
+    for r in range(flat.shape[0]):
+        out[r] = top_k(flat[r], k, None if keys is None else keys[r])
+    return out.reshape((*scores.shape[:-1], k))
+
+
+def copeland_counts(wins: np.ndarray) -> np.ndarray:
+    """Number of comparisons won by each item, ``N_i`` of Algorithm 2."""
+    return np.asarray(wins).sum(axis=-1).astype(np.float64)
+
+
+def noisy_counts(wins: np.ndarray, noise: np.ndarray) -> np.ndarray:
+    """The release of Algorithm 2: ``N_i + W_i`` with ``W ~ Laplace(2/eps)`` given as ``noise``.
+
+    ``noise`` must already be scaled (see :func:`dprank.mechanisms.count_noise_scale`).
+    The ``l1`` sensitivity of ``N`` over edge-adjacent data sets is 2, so
+    ``Laplace(2/eps)`` noise makes the release ``eps``-DP (Paper A, section 2.3).
+    """
+    return copeland_counts(wins) + np.asarray(noise, dtype=np.float64)

@@ -1,0 +1,165 @@
+"""Paper A, edge DP simulations (Experiments 1-4, Figures 1-4).
+
+An experiment (a ``paper_a_edge.experiments`` entry of the config) is a grid
+over the number of items ``n``, the edge probability ``p`` and the privacy
+levels ``epsilon``. Its *cells* are the ``(n, p)`` points (also ``epsilon`` when
+``data_per_epsilon``, as in the authors' Experiment 4, which simulated every
+grid row separately). Every replicate of a cell is one Erdos-Renyi data set on
+which all methods and all of the cell's epsilons are fitted.
+
+Protocols (spec/paper-a.md, section 0):
+
+``paper``
+    Algorithms 1 and 2 as the paper states them: fresh Laplace noise for every
+    fit, ridge ``gamma = max(c0 sqrt(n p log n), 4 kappa2 / eps)`` (Propositions
+    2.1-2.2), ties of noise-free counts broken at random.
+``authors``
+    The authors' R code: one fixed perturbation vector from
+    ``set.seed(13); runif(n)`` in every replicate (only rescaled by ``8/eps``),
+    ``gamma = c0 sqrt(n p log n)`` also at ``eps = inf``, ties to the lower
+    index (R's stable ``order``).
+
+Both protocols use the same data and the same counting and one-shot noise
+draws, so their differences come from the mechanisms alone.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping
+
+from ...grid import cell_name, chunk_of, chunk_ranges
+
+__all__ = [
+    "METHODS",
+    "PROTOCOLS",
+    "cell_names",
+    "cell_params",
+    "cells",
+    "chunk_count",
+    "edge_gamma",
+    "fit_epsilons",
+    "stage_kwargs",
+]
+
+METHODS = ("perturbed_mle", "noisy_counting", "one_shot")
+PROTOCOLS = ("paper", "authors")
+
+
+def _cell_keys(exp: Mapping) -> tuple[str, ...]:
+    return ("n", "p", "eps") if exp.get("data_per_epsilon", False) else ("n", "p")
+
+
+def cells(exp: Mapping) -> list[dict]:
+    """Parameter dicts of the experiment's cells, in grid order."""
+    out = []
+    if exp.get("data_per_epsilon", False):
+        for n, p, eps in itertools.product(exp["n"], exp["p"], exp["epsilon"]):
+            out.append({"n": int(n), "p": float(p), "eps": float(eps)})
+    else:
+        for n, p in itertools.product(exp["n"], exp["p"]):
+            out.append({"n": int(n), "p": float(p)})
+    return out
+
+
+def cell_names(exp: Mapping) -> list[str]:
+    """File-name labels of the cells, e.g. ``n300_p0.25``."""
+    keys = _cell_keys(exp)
+    return [cell_name(c, keys) for c in cells(exp)]
+
+
+def cell_params(exp: Mapping, name: str) -> dict:
+    """The parameters of the cell labelled ``name``."""
+    for c, label in zip(cells(exp), cell_names(exp), strict=True):
+        if label == name:
+            return c
+    raise KeyError(f"no cell {name!r} in this experiment; cells: {cell_names(exp)}")
+
+
+def fit_epsilons(exp: Mapping, cell: Mapping) -> list[float]:
+    """The privacy levels fitted on a cell's data sets."""
+    if "eps" in cell:
+        return [float(cell["eps"])]
+    return [float(e) for e in exp["epsilon"]]
+
+
+def edge_gamma(n: int, p: float, eps: float, protocol: str, c0: float, kappa2: float) -> float:
+    """Ridge coefficient of Algorithm 1 under edge DP.
+
+    ``c0 sqrt(n p log n)`` is the rate-optimal choice of Proposition 2.2 (the
+    authors use ``c0 = 2``, also at ``eps = inf``). The ``paper`` protocol also
+    enforces Proposition 2.1's privacy condition ``gamma >= 4 kappa2 / eps``;
+    with the code's ``kappa2 = 1/4`` it never binds on the papers' grids (see
+    spec/paper-a.md, ambiguity A11, on whether 1/4 is the right ``kappa2``).
+    """
+    base = c0 * math.sqrt(n * p * math.log(n))
+    if protocol == "authors" or math.isinf(eps):
+        return base
+    return max(base, 4.0 * kappa2 / eps)
+
+
+def _chunk_size(config: Mapping, exp: Mapping) -> int:
+    return int(exp.get("chunk_size") or config["chunk_size"])
+
+
+def chunk_count(config: Mapping, experiment: str) -> int:
+    """Number of replicate chunks of every cell of ``experiment``."""
+    exp = config["paper_a_edge"]["experiments"][experiment]
+    return len(chunk_ranges(int(exp["reps"]), _chunk_size(config, exp)))
+
+
+def stage_kwargs(
+    stage: str,
+    config: Mapping,
+    experiment: str,
+    cell: str,
+    chunk: int | None = None,
+    protocol: str | None = None,
+) -> dict:
+    """Keyword arguments of a stage function for one job (the rule's ``params``).
+
+    Only what the job's result depends on goes in, so Snakemake reruns exactly
+    the jobs whose settings changed.
+    """
+    section = config["paper_a_edge"]
+    exp = section["experiments"][experiment]
+    params = cell_params(exp, cell)
+    constants, solver = section["constants"], section["solver"]
+    replicates = None
+    if chunk is not None:
+        start, stop = chunk_of(int(exp["reps"]), _chunk_size(config, exp), int(chunk))
+        replicates = list(range(start, stop))
+    if stage == "simulate":
+        return {
+            "seed": int(config["seed"]),
+            "experiment": experiment,
+            "cell": params,
+            "theta_per": list(exp["theta_per"]),
+            "replicates": replicates,
+        }
+    if stage == "privatize":
+        return {
+            "seed": int(config["seed"]),
+            "experiment": experiment,
+            "cell": params,
+            "epsilons": fit_epsilons(exp, params),
+            "replicates": replicates,
+            "protocol": protocol,
+            "methods": list(exp["methods"]),
+            "kappa1": float(constants["kappa1"]),
+            "r_seed": int(constants["r_seed"]),
+        }
+    if stage == "estimate":
+        return {
+            "cell": params,
+            "protocol": protocol,
+            "methods": list(exp["methods"]),
+            "c0": float(constants["c0"]),
+            "kappa2": float(constants["kappa2"]),
+            "xtol": float(solver["xtol"]),
+            "max_iter": int(solver["max_iter"]),
+        }
+    if stage == "evaluate":
+        return {"cell": params}
+    raise ValueError(f"unknown stage {stage!r}")

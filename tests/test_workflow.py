@@ -1,0 +1,236 @@
+"""The Snakemake workflow: dry runs, the smoke run, reproducibility and reruns.
+
+The repository is copied to a temporary directory so that the tests can edit
+files and configs without touching the checkout.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+pytestmark = pytest.mark.workflow
+
+ROOT = Path(__file__).resolve().parents[1]
+COPY = ["Snakefile", "config.yaml", ".test", "workflow", "scripts", "src", "resources", "envs"]
+TARGET_RULES = {
+    "all",
+    "paper_a",
+    "paper_a_fig1",
+    "paper_a_fig2",
+    "paper_a_fig3",
+    "paper_a_fig4",
+    "paper_a_compare",
+}
+
+
+def copy_repo(dest: Path) -> Path:
+    dest.mkdir(parents=True, exist_ok=True)
+    for name in COPY:
+        src = ROOT / name
+        if src.is_dir():
+            shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(src, dest / name)
+    return dest
+
+
+def snakemake(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    env = dict(os.environ)
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    proc = subprocess.run(
+        [sys.executable, "-m", "snakemake", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if check and proc.returncode != 0:
+        raise AssertionError(f"snakemake {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+def planned_jobs(cwd: Path, *args: str) -> list[tuple[str, str]]:
+    """(rule, output) of every job a dry run would execute (target rules left out)."""
+    proc = snakemake(cwd, "-n", *args)
+    text = proc.stdout + proc.stderr
+    jobs = []
+    for block in re.split(r"\n(?=(?:local)?rule \w+:)", text):
+        m = re.match(r"(?:local)?rule (\w+):", block.strip())
+        if not m or m.group(1) in TARGET_RULES:
+            continue
+        out = re.search(r"output: (.*)", block)
+        jobs.append((m.group(1), out.group(1) if out else ""))
+    return jobs
+
+
+def write_config(cwd: Path, edit) -> str:
+    cfg = yaml.safe_load((cwd / ".test/config.yaml").read_text())
+    edit(cfg)
+    path = cwd / "edited.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    return str(path)
+
+
+@pytest.fixture(scope="session")
+def smoke(tmp_path_factory) -> Path:
+    """A copy of the repository with the whole smoke DAG run (--cores 2)."""
+    cwd = copy_repo(tmp_path_factory.mktemp("smoke"))
+    snakemake(cwd, "--cores", "2", "--configfile", ".test/config.yaml")
+    return cwd
+
+
+def test_full_config_dry_run(tmp_path):
+    cwd = copy_repo(tmp_path)
+    jobs = planned_jobs(cwd, "paper_a")
+    rules = {r for r, _ in jobs}
+    assert {
+        "simulate_comparisons",
+        "privatize",
+        "estimate",
+        "compute_metrics",
+        "aggregate_metrics",
+        "plot_paper_a_figure",
+        "compare_paper_a_edge",
+    } <= rules
+    figures = {o for r, o in jobs if r == "plot_paper_a_figure"}
+    for fig in ("fig1", "fig2", "fig3", "fig4"):
+        for protocol in ("paper", "authors"):
+            assert any(f"{fig}_{protocol}.pdf" in o for o in figures), (fig, protocol)
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        (lambda c: c.update(sead=1), "'sead' was unexpected"),
+        (
+            lambda c: c["paper_a_edge"]["experiments"]["exp1"].update(epsilon=[0.5, -1.0]),
+            "must be > 0, got -1.0",
+        ),
+        (lambda c: c["paper_a_edge"]["experiments"]["exp2"].update(rep=3), "'rep' was unexpected"),
+    ],
+)
+def test_bad_config_fails_before_any_job(tmp_path, edit, expected):
+    cwd = copy_repo(tmp_path)
+    proc = snakemake(cwd, "--cores", "1", "--configfile", write_config(cwd, edit), check=False)
+    assert proc.returncode != 0
+    assert expected in proc.stdout + proc.stderr
+    assert "invalid configuration" in proc.stdout + proc.stderr
+    assert not (cwd / "results").exists()
+
+
+def test_smoke_outputs(smoke):
+    figdir = smoke / "results/figures/paper_a"
+    for fig in ("fig1", "fig2", "fig3", "fig4"):
+        for protocol in ("paper", "authors"):
+            for ext in ("pdf", "png"):
+                assert (figdir / f"{fig}_{protocol}.{ext}").stat().st_size > 10_000
+            table = pd.read_csv(figdir / f"{fig}_{protocol}.csv")
+            panels = set(table["panel"])
+            assert panels == ({"a", "b"} if fig == "fig4" else {"a", "b", "c", "d"})
+            assert table["mean"].notna().all()
+    assert (smoke / "results/comparison/paper_a_edge_summary.csv").exists()
+    # every metric chunk: all fits converged
+    for path in (smoke / "results/paper_a_edge").glob("*/*/metrics/*/chunk*.csv"):
+        rows = pd.read_csv(path)
+        conv = rows[rows["metric"] == "converged"]["value"]
+        assert (conv == 1).all(), path
+    # logs and benchmarks for every job
+    assert list((smoke / "results/logs").rglob("*.log"))
+    assert list((smoke / "results/benchmarks").rglob("*.tsv"))
+    assert "Nothing to be done" in (lambda p: p.stdout + p.stderr)(
+        snakemake(smoke, "-n", "--configfile", ".test/config.yaml")
+    )
+
+
+def _metrics(cwd: Path, experiment: str, protocol: str) -> pd.DataFrame:
+    files = sorted(
+        (cwd / f"results/paper_a_edge/{experiment}/{protocol}/metrics").glob("*/chunk*.csv")
+    )
+    frame = pd.concat([pd.read_csv(f, dtype=str) for f in files])
+    return frame.sort_values(list(frame.columns)).reset_index(drop=True)
+
+
+def test_bit_identical_across_cores_and_chunk_sizes(smoke, tmp_path):
+    cwd = copy_repo(tmp_path)
+    config = write_config(cwd, lambda c: c.update(chunk_size=2))
+    targets = [
+        f"results/paper_a_edge/{e}/{p}/summary.csv"
+        for e in ("exp1", "exp4_eps")
+        for p in ("paper", "authors")
+    ]
+    snakemake(
+        cwd, *targets, "--cores", "1", "--configfile", config
+    )  # --configfile takes several values
+    for target in targets:
+        assert (cwd / target).read_bytes() == (smoke / target).read_bytes(), target
+        _, _, exp, protocol, _ = target.split("/")
+        pd.testing.assert_frame_equal(_metrics(cwd, exp, protocol), _metrics(smoke, exp, protocol))
+
+
+class _Edited:
+    """Append a line to a file, then restore its content and modification time."""
+
+    def __init__(self, path: Path, line: str):
+        self.path, self.line = path, line
+
+    def __enter__(self):
+        self.text = self.path.read_text()
+        self.stat = self.path.stat()
+        self.path.write_text(self.text + self.line)
+        return self
+
+    def __exit__(self, *exc):
+        self.path.write_text(self.text)
+        os.utime(self.path, ns=(self.stat.st_atime_ns, self.stat.st_mtime_ns))
+
+
+SMOKE = ("--configfile", ".test/config.yaml")
+
+
+def test_editing_a_plot_script_reruns_only_figures(smoke):
+    with _Edited(smoke / "scripts/plot_paper_a_figure.py", "# edited\n"):
+        rules = {r for r, _ in planned_jobs(smoke, *SMOKE)}
+    assert rules == {"plot_paper_a_figure"}
+    assert planned_jobs(smoke, *SMOKE) == []
+
+
+def test_editing_the_solver_reruns_estimation_not_data(smoke):
+    with _Edited(smoke / "src/dprank/mle.py", "# edited\n"):
+        rules = {r for r, _ in planned_jobs(smoke, *SMOKE)}
+    assert {"estimate", "compute_metrics", "aggregate_metrics", "plot_paper_a_figure"} <= rules
+    assert "simulate_comparisons" not in rules and "privatize" not in rules
+
+
+def test_changing_one_grid_reruns_only_its_cells(smoke):
+    def add_n(c):
+        c["paper_a_edge"]["experiments"]["exp1"]["n"].append(56)
+
+    jobs = planned_jobs(smoke, "--configfile", write_config(smoke, add_n))
+    per_cell = [
+        o
+        for r, o in jobs
+        if r in {"simulate_comparisons", "privatize", "estimate", "compute_metrics"}
+    ]
+    assert per_cell and all("/exp1/" in o and "/n56_p1/" in o for o in per_cell)
+    assert {o for r, o in jobs if r == "aggregate_metrics"} == {
+        f"results/paper_a_edge/exp1/{p}/summary.csv" for p in ("paper", "authors")
+    }
+    plots = [o for r, o in jobs if r == "plot_paper_a_figure"]
+    assert plots and all("/fig1_" in o for o in plots)
+
+    def replot(c):
+        c["paper_a_edge"]["figures"]["fig2"]["x_values"] = [0.25, 1.0]
+
+    jobs = planned_jobs(smoke, "--configfile", write_config(smoke, replot))
+    assert {r for r, _ in jobs} == {"plot_paper_a_figure"}
+    assert all("/fig2_" in o for _, o in jobs)

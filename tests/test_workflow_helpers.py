@@ -1,0 +1,89 @@
+"""Library helpers of the workflow: grid labels, chunks, dependencies, I/O, aggregation."""
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dprank.aggregate import summarise
+from dprank.deps import module_files, script_files
+from dprank.grid import cell_name, chunk_of, chunk_ranges, fmt_value, parse_value
+from dprank.io import atomic_path, load_arrays, save_arrays
+from dprank.workflow import canonical
+
+ROOT = Path(__file__).resolve().parents[1]
+SRC = ROOT / "src"
+
+
+def test_grid_labels_round_trip():
+    for v in (1.0, 0.25, 1 / 3, float("inf"), 300):
+        assert parse_value(fmt_value(v)) == v
+    assert cell_name({"n": 350, "p": 1.0, "eps": 0.1}, ["n", "p", "eps"]) == "n350_p1_eps0.1"
+
+
+def test_chunks_cover_every_replicate_once():
+    for reps, size in [(120, 120), (120, 7), (5, 2)]:
+        covered = [r for a, b in chunk_ranges(reps, size) for r in range(a, b)]
+        assert covered == list(range(reps))
+    assert chunk_of(5, 2, 2) == (4, 5)
+    with pytest.raises(ValueError, match="out of range"):
+        chunk_of(5, 2, 3)
+
+
+def test_canonical_sorts_keys_recursively():
+    a = canonical({"b": [1, {"y": 1, "x": 2}], "a": (1, 2)})
+    assert list(a) == ["a", "b"] and list(a["b"][1]) == ["x", "y"]
+    assert repr(a) == repr(canonical({"a": [1, 2], "b": [1, {"x": 2, "y": 1}]}))
+
+
+def test_dependencies_follow_imports():
+    files = {Path(f).relative_to(SRC).as_posix() for f in module_files("dprank.mle", SRC)}
+    assert {"dprank/mle.py", "dprank/models.py", "dprank/__init__.py"} <= files
+    assert "dprank/plotting/paper_a.py" not in files
+    est = {
+        Path(f).relative_to(SRC).as_posix()
+        for f in script_files(
+            ROOT / "scripts/estimate.py", SRC, ("dprank.studies.paper_a_edge.estimate",)
+        )
+    }
+    assert "dprank/mle.py" in est and "dprank/studies/paper_a_edge/estimate.py" in est
+    sim = {
+        Path(f).relative_to(SRC).as_posix()
+        for f in script_files(
+            ROOT / "scripts/simulate_comparisons.py",
+            SRC,
+            ("dprank.studies.paper_a_edge.simulate",),
+        )
+    }
+    assert "dprank/mle.py" not in sim and "dprank/simulate.py" in sim
+
+
+def test_arrays_round_trip_and_atomic_write(tmp_path):
+    wins = (np.random.default_rng(0).random((7, 5, 5)) < 0.5).astype(np.uint8)
+    path = tmp_path / "x.npz"
+    save_arrays(path, wins=wins, theta=np.arange(3.0))
+    back = load_arrays(path)
+    np.testing.assert_array_equal(back["wins"], wins)
+    np.testing.assert_array_equal(back["theta"], np.arange(3.0))
+    target = tmp_path / "y.csv"
+    with pytest.raises(RuntimeError), atomic_path(target) as tmp:
+        Path(tmp).write_text("half")
+        raise RuntimeError("crash")
+    assert not target.exists() and list(tmp_path.iterdir()) == [path]
+
+
+def test_summarise_mean_sd_se():
+    frame = pd.DataFrame(
+        {
+            "cell": ["a"] * 4 + ["b"] * 2,
+            "replicate": [0, 1, 2, 3, 0, 1],
+            "value": [1, 2, 3, 4, 5, 5.0],
+        }
+    )
+    out = summarise(frame).set_index("cell")
+    assert out.loc["a", "mean"] == 2.5 and out.loc["a", "reps"] == 4
+    assert out.loc["a", "sd"] == pytest.approx(np.std([1, 2, 3, 4], ddof=1))
+    assert out.loc["a", "se"] == pytest.approx(out.loc["a", "sd"] / 2)
+    with pytest.raises(ValueError, match="counted twice"):
+        summarise(pd.concat([frame, frame]))

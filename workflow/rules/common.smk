@@ -1,0 +1,101 @@
+import os
+import sys
+from pathlib import Path
+
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+# The library lives in src/; make it importable here and in every job's script,
+# whatever environment runs it (venv, conda env, cluster node).
+SRC = os.path.relpath(Path(workflow.basedir) / "src")
+sys.path.insert(0, SRC)
+os.environ.update(
+    PYTHONPATH=os.pathsep.join(
+        p for p in (os.path.abspath(SRC), os.environ.get("PYTHONPATH")) if p
+    )
+)
+# One BLAS thread per job: bit-identical results whatever --cores, and no oversubscription.
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_var] = "1"
+
+from dprank.config import validate_config
+from dprank.deps import script_files
+from dprank.studies import STUDIES, study_module
+from dprank.workflow import canonical
+
+validate_config(config, Path(workflow.basedir) / "workflow/schemas/config.schema.yaml")
+
+PROTOCOLS = config["protocols"]
+PAPER_A_FIGURES = ["fig1", "fig2", "fig3", "fig4"]
+FIG_EXT = ["pdf", "png", "csv"]
+
+
+wildcard_constraints:
+    study="|".join(STUDIES),
+    experiment=r"[A-Za-z][A-Za-z0-9_]*",
+    protocol="paper|authors",
+    cell=r"[^/]+",
+    chunk=r"\d+",
+    figure=r"fig\d+",
+
+
+def script_path(name):
+    return str(Path(workflow.basedir) / "scripts" / f"{name}.py")
+
+
+def library(script, stage=None):
+    """Input function: the library files a rule's script runs (Snakemake does not track imports)."""
+
+    def files(wildcards):
+        extra = (f"{STUDIES[wildcards.study]}.{stage}",) if stage else ()
+        return script_files(script_path(script), SRC, extra)
+
+    return files
+
+
+def job_params(stage):
+    """Params function: the stage function's keyword arguments for one job."""
+
+    def params(wildcards):
+        chunk = int(wildcards.chunk) if hasattr(wildcards, "chunk") else None
+        protocol = getattr(wildcards, "protocol", None)
+        return canonical(
+            study_module(wildcards.study).stage_kwargs(
+                stage, config, wildcards.experiment, wildcards.cell, chunk, protocol
+            )
+        )
+
+    return params
+
+
+def chunk_files(kind, ext="npz"):
+    """Input function: every cell's chunk files of one experiment (and protocol)."""
+
+    def files(wildcards):
+        study = study_module(wildcards.study)
+        exp = config[wildcards.study]["experiments"][wildcards.experiment]
+        parts = ["results", wildcards.study, wildcards.experiment]
+        if hasattr(wildcards, "protocol"):
+            parts.append(wildcards.protocol)
+        base = "/".join(parts)
+        return [
+            f"{base}/{kind}/{cell}/chunk{chunk}.{ext}"
+            for cell in study.cell_names(exp)
+            for chunk in range(study.chunk_count(config, wildcards.experiment))
+        ]
+
+    return files
+
+
+def summary_files(study, experiments, protocol):
+    return [f"results/{study}/{e}/{protocol}/summary.csv" for e in experiments]
+
+
+def paper_a_figure_files(figure):
+    return expand(
+        "results/figures/paper_a/{figure}_{protocol}.{ext}",
+        figure=figure,
+        protocol=PROTOCOLS,
+        ext=FIG_EXT,
+    )

@@ -1,0 +1,41 @@
+EDGE_PUBLISHED = [
+    "resources/published/paper_a/edge_dp_fig1-3_summary.csv",
+    "resources/published/paper_a/edge_dp_fig4_summary.csv",
+]
+
+
+rule compare_paper_a_edge:
+    input:
+        published=EDGE_PUBLISHED,
+        overlap="resources/published/paper_a/edge_dp_exp2_vs_exp3_overlap.csv",
+        summaries=summary_files(
+            "paper_a_edge", list(config["paper_a_edge"]["experiments"]), "authors"
+        ),
+        library=script_files(script_path("compare_paper_a_edge"), SRC),
+    output:
+        table="results/comparison/paper_a_edge.csv",
+        summary="results/comparison/paper_a_edge_summary.csv",
+    log:
+        "results/logs/comparison/paper_a_edge.log",
+    benchmark:
+        "results/benchmarks/comparison/paper_a_edge.tsv"
+    conda:
+        "../../envs/estimate.yaml"
+    params:
+        z=config["comparison"]["z"],
+    script:
+        "../../scripts/compare_paper_a_edge.py"
+
+
+rule paper_a_compare:
+    input:
+        rules.compare_paper_a_edge.output if "authors" in PROTOCOLS else [],
+
+
+rule paper_a:
+    input:
+        rules.paper_a_fig1.input,
+        rules.paper_a_fig2.input,
+        rules.paper_a_fig3.input,
+        rules.paper_a_fig4.input,
+        rules.paper_a_compare.input,

@@ -1,0 +1,42 @@
+rule plot_paper_a_figure:
+    input:
+        summaries=lambda w: summary_files(
+            "paper_a_edge",
+            config["paper_a_edge"]["figures"][w.figure]["experiments"],
+            w.protocol,
+        ),
+        library=lambda w: script_files(script_path("plot_paper_a_figure"), SRC),
+    output:
+        pdf="results/figures/paper_a/{figure}_{protocol}.pdf",
+        png="results/figures/paper_a/{figure}_{protocol}.png",
+        csv="results/figures/paper_a/{figure}_{protocol}.csv",
+    log:
+        "results/logs/figures/paper_a/{figure}_{protocol}.log",
+    benchmark:
+        "results/benchmarks/figures/paper_a/{figure}_{protocol}.tsv"
+    conda:
+        "../../envs/plot.yaml"
+    params:
+        figure=lambda w: canonical(config["paper_a_edge"]["figures"][w.figure]),
+    script:
+        "../../scripts/plot_paper_a_figure.py"
+
+
+rule paper_a_fig1:
+    input:
+        paper_a_figure_files("fig1"),
+
+
+rule paper_a_fig2:
+    input:
+        paper_a_figure_files("fig2"),
+
+
+rule paper_a_fig3:
+    input:
+        paper_a_figure_files("fig3"),
+
+
+rule paper_a_fig4:
+    input:
+        paper_a_figure_files("fig4"),

@@ -1,0 +1,33 @@
+rule compute_metrics:
+    input:
+        data="results/{study}/{experiment}/data/{cell}/chunk{chunk}.npz",
+        estimates="results/{study}/{experiment}/{protocol}/estimates/{cell}/chunk{chunk}.npz",
+        library=library("compute_metrics", "evaluate"),
+    output:
+        "results/{study}/{experiment}/{protocol}/metrics/{cell}/chunk{chunk}.csv",
+    log:
+        "results/logs/{study}/{experiment}/{protocol}/metrics/{cell}/chunk{chunk}.log",
+    benchmark:
+        "results/benchmarks/{study}/{experiment}/{protocol}/metrics/{cell}/chunk{chunk}.tsv"
+    conda:
+        "../../envs/estimate.yaml"
+    params:
+        job=job_params("evaluate"),
+    script:
+        "../../scripts/compute_metrics.py"
+
+
+rule aggregate_metrics:
+    input:
+        metrics=chunk_files("metrics", "csv"),
+        library=library("aggregate_metrics"),
+    output:
+        "results/{study}/{experiment}/{protocol}/summary.csv",
+    log:
+        "results/logs/{study}/{experiment}/{protocol}/summary.log",
+    benchmark:
+        "results/benchmarks/{study}/{experiment}/{protocol}/summary.tsv"
+    conda:
+        "../../envs/estimate.yaml"
+    script:
+        "../../scripts/aggregate_metrics.py"

@@ -1,0 +1,15 @@
+rule privatize:
+    input:
+        library=library("privatize", "privatize"),
+    output:
+        "results/{study}/{experiment}/{protocol}/noise/{cell}/chunk{chunk}.npz",
+    log:
+        "results/logs/{study}/{experiment}/{protocol}/noise/{cell}/chunk{chunk}.log",
+    benchmark:
+        "results/benchmarks/{study}/{experiment}/{protocol}/noise/{cell}/chunk{chunk}.tsv"
+    conda:
+        "../../envs/simulate.yaml"
+    params:
+        job=job_params("privatize"),
+    script:
+        "../../scripts/privatize.py"
