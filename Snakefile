@@ -8,14 +8,19 @@
 #   results/{study}/{experiment}/{protocol}/estimates/{cell}/chunk{chunk}.npz   estimate
 #   results/{study}/{experiment}/{protocol}/metrics/{cell}/chunk{chunk}.csv     compute_metrics
 #   results/{study}/{experiment}/{protocol}/summary.csv                         aggregate_metrics
+#   resources/data/{path}  (the registered real data sets, hash-checked)          fetch_{dataset}
+#   results/paper_a_real/{dataset}/wins.csv                                      real_data_wins
+#   results/paper_a_real/{dataset}/{protocol}/metrics.csv, summary.csv          real_data_metrics,
+#                                                                                aggregate_real_data
 #   results/figures/paper_a/{figure}_{protocol}.{pdf,png,csv}                   plot_paper_a_figure
 #   results/comparison/paper_a_edge.csv, paper_a_edge_summary.csv               compare_paper_a_edge
+#   results/comparison/paper_a_individual.csv, ..._summary.csv (Figures 5-8)    compare_paper_a_individual
 #
-# study: a config section (paper_a_edge); experiment: one of its grids (exp1, ...);
+# study: a config section (paper_a_edge, paper_a_individual); experiment: one of its grids;
 # cell: one grid point with its own data (n300_p0.25); chunk: a range of replicates;
 # protocol: paper | authors (spec/paper-a.md section 0).
 #
-# Targets: all, paper_a, paper_a_fig1 ... paper_a_fig4, paper_a_compare.
+# Targets: all, paper_a, paper_a_fig1 ... paper_a_fig8, paper_a_compare, fetch_data.
 
 
 configfile: "config.yaml"
@@ -27,6 +32,8 @@ include: "workflow/rules/privatize.smk"
 include: "workflow/rules/estimate.smk"
 include: "workflow/rules/metrics.smk"
 include: "workflow/rules/figures.smk"
+include: "workflow/rules/data.smk"
+include: "workflow/rules/real_data.smk"
 include: "workflow/rules/compare.smk"
 
 

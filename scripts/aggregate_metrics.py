@@ -7,7 +7,9 @@ from dprank.io import read_csv, write_csv
 from dprank.workflow import job_logger
 
 with job_logger(snakemake) as log:
-    frame = pd.concat([read_csv(f) for f in snakemake.input.metrics], ignore_index=True)
+    files = snakemake.input.metrics
+    files = [files] if isinstance(files, str) else list(files)  # one file or a list of chunks
+    frame = pd.concat([read_csv(f) for f in files], ignore_index=True)
     summary = summarise(frame)
     log.info("%d metric rows -> %d summary rows", len(frame), len(summary))
     write_csv(snakemake.output[0], summary)

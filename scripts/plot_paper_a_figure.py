@@ -1,4 +1,4 @@
-"""Rule ``plot_paper_a_figure``: Paper A Figures 1-4 (all panels) from the aggregated summaries.
+"""Rule ``plot_paper_a_figure``: Paper A Figures 1-7 (all panels) from the aggregated summaries.
 
 Writes the figure as PDF and PNG and, beside it, the CSV of every plotted number.
 """

@@ -8,5 +8,5 @@ with job_logger(snakemake) as log:
     kwargs = dict(snakemake.params.job)
     stage = study_module(snakemake.wildcards.study, "privatize")
     arrays = stage.privatize_chunk(**kwargs)
-    log.info("protocol %s, epsilons %s", kwargs["protocol"], kwargs["epsilons"])
+    log.info("protocol %s, epsilons %s", kwargs["protocol"], arrays["epsilon"].tolist())
     save_arrays(snakemake.output[0], **arrays)

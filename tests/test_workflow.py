@@ -21,15 +21,11 @@ pytestmark = pytest.mark.workflow
 
 ROOT = Path(__file__).resolve().parents[1]
 COPY = ["Snakefile", "config.yaml", ".test", "workflow", "scripts", "src", "resources", "envs"]
-TARGET_RULES = {
-    "all",
-    "paper_a",
-    "paper_a_fig1",
-    "paper_a_fig2",
-    "paper_a_fig3",
-    "paper_a_fig4",
-    "paper_a_compare",
+TARGET_RULES = {"all", "paper_a", "paper_a_compare", "fetch_data", "paper_a_real_wins"} | {
+    f"paper_a_fig{i}" for i in range(1, 9)
 }
+FIGURES = [f"fig{i}" for i in range(1, 9)]
+MIRROR = Path(os.environ.get("DPRANK_DATA_MIRROR", ROOT.parent / "shared" / "data")).resolve()
 
 
 def copy_repo(dest: Path) -> Path:
@@ -37,7 +33,11 @@ def copy_repo(dest: Path) -> Path:
     for name in COPY:
         src = ROOT / name
         if src.is_dir():
-            shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
+            # resources/data holds fetched data sets: the copy fetches its own
+            ignore = shutil.ignore_patterns("__pycache__", "data") if name == "resources" else None
+            shutil.copytree(
+                src, dest / name, ignore=ignore or shutil.ignore_patterns("__pycache__")
+            )
         else:
             shutil.copy2(src, dest / name)
     return dest
@@ -46,6 +46,8 @@ def copy_repo(dest: Path) -> Path:
 def snakemake(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
     env = dict(os.environ)
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    if MIRROR.is_dir():  # the real data sets come from the mirror (the tests run offline)
+        env["DPRANK_DATA_MIRROR"] = str(MIRROR)
     proc = subprocess.run(
         [sys.executable, "-m", "snakemake", *args],
         cwd=cwd,
@@ -101,9 +103,14 @@ def test_full_config_dry_run(tmp_path):
         "aggregate_metrics",
         "plot_paper_a_figure",
         "compare_paper_a_edge",
+        "compare_paper_a_individual",
+        "fetch_cems",
+        "fetch_immig",
+        "real_data_wins",
+        "real_data_metrics",
     } <= rules
     figures = {o for r, o in jobs if r == "plot_paper_a_figure"}
-    for fig in ("fig1", "fig2", "fig3", "fig4"):
+    for fig in FIGURES:
         for protocol in ("paper", "authors"):
             assert any(f"{fig}_{protocol}.pdf" in o for o in figures), (fig, protocol)
 
@@ -130,17 +137,25 @@ def test_bad_config_fails_before_any_job(tmp_path, edit, expected):
 
 def test_smoke_outputs(smoke):
     figdir = smoke / "results/figures/paper_a"
-    for fig in ("fig1", "fig2", "fig3", "fig4"):
+    for fig in FIGURES:
         for protocol in ("paper", "authors"):
             for ext in ("pdf", "png"):
                 assert (figdir / f"{fig}_{protocol}.{ext}").stat().st_size > 10_000
             table = pd.read_csv(figdir / f"{fig}_{protocol}.csv")
             panels = set(table["panel"])
-            assert panels == ({"a", "b"} if fig == "fig4" else {"a", "b", "c", "d"})
+            assert panels == ({"a", "b"} if fig in ("fig4", "fig8") else {"a", "b", "c", "d"})
             assert table["mean"].notna().all()
-    assert (smoke / "results/comparison/paper_a_edge_summary.csv").exists()
+    for name in ("paper_a_edge", "paper_a_individual"):
+        summary = pd.read_csv(smoke / f"results/comparison/{name}_summary.csv")
+        assert (summary["within"] <= summary["compared"]).all()
+    # the real data's win matrices come out of the fetched files
+    wins = pd.read_csv(smoke / "results/paper_a_real/cems/wins.csv", index_col=0)
+    assert wins.to_numpy().sum() == 3967
     # every metric chunk: all fits converged
-    for path in (smoke / "results/paper_a_edge").glob("*/*/metrics/*/chunk*.csv"):
+    paths = list((smoke / "results").glob("paper_a_*/*/*/metrics/*/chunk*.csv"))
+    paths += list((smoke / "results/paper_a_real").glob("*/*/metrics.csv"))
+    assert len(paths) > 70  # 73 simulation chunks and 4 real-data runs at smoke scale
+    for path in paths:
         rows = pd.read_csv(path)
         conv = rows[rows["metric"] == "converged"]["value"]
         assert (conv == 1).all(), path
@@ -152,10 +167,8 @@ def test_smoke_outputs(smoke):
     )
 
 
-def _metrics(cwd: Path, experiment: str, protocol: str) -> pd.DataFrame:
-    files = sorted(
-        (cwd / f"results/paper_a_edge/{experiment}/{protocol}/metrics").glob("*/chunk*.csv")
-    )
+def _metrics(cwd: Path, study: str, experiment: str, protocol: str) -> pd.DataFrame:
+    files = sorted((cwd / f"results/{study}/{experiment}/{protocol}/metrics").glob("*/chunk*.csv"))
     frame = pd.concat([pd.read_csv(f, dtype=str) for f in files])
     return frame.sort_values(list(frame.columns)).reset_index(drop=True)
 
@@ -164,8 +177,12 @@ def test_bit_identical_across_cores_and_chunk_sizes(smoke, tmp_path):
     cwd = copy_repo(tmp_path)
     config = write_config(cwd, lambda c: c.update(chunk_size=2))
     targets = [
-        f"results/paper_a_edge/{e}/{p}/summary.csv"
-        for e in ("exp1", "exp4_eps")
+        f"results/{s}/{e}/{p}/summary.csv"
+        for s, e in (
+            ("paper_a_edge", "exp1"),
+            ("paper_a_edge", "exp4_eps"),
+            ("paper_a_individual", "exp6"),
+        )
         for p in ("paper", "authors")
     ]
     snakemake(
@@ -173,8 +190,10 @@ def test_bit_identical_across_cores_and_chunk_sizes(smoke, tmp_path):
     )  # --configfile takes several values
     for target in targets:
         assert (cwd / target).read_bytes() == (smoke / target).read_bytes(), target
-        _, _, exp, protocol, _ = target.split("/")
-        pd.testing.assert_frame_equal(_metrics(cwd, exp, protocol), _metrics(smoke, exp, protocol))
+        _, study, exp, protocol, _ = target.split("/")
+        pd.testing.assert_frame_equal(
+            _metrics(cwd, study, exp, protocol), _metrics(smoke, study, exp, protocol)
+        )
 
 
 class _Edited:
@@ -208,7 +227,9 @@ def test_editing_the_solver_reruns_estimation_not_data(smoke):
     with _Edited(smoke / "src/dprank/mle.py", "# edited\n"):
         rules = {r for r, _ in planned_jobs(smoke, *SMOKE)}
     assert {"estimate", "compute_metrics", "aggregate_metrics", "plot_paper_a_figure"} <= rules
-    assert "simulate_comparisons" not in rules and "privatize" not in rules
+    assert "real_data_metrics" in rules  # the real-data releases are fitted by it too
+    untouched = {"simulate_comparisons", "privatize", "fetch_cems", "fetch_immig", "real_data_wins"}
+    assert not rules & untouched
 
 
 def test_changing_one_grid_reruns_only_its_cells(smoke):

@@ -87,3 +87,15 @@ def test_summarise_mean_sd_se():
     assert out.loc["a", "se"] == pytest.approx(out.loc["a", "sd"] / 2)
     with pytest.raises(ValueError, match="counted twice"):
         summarise(pd.concat([frame, frame]))
+
+
+def test_atomic_outputs_get_the_usual_permissions(tmp_path):
+    import os
+    import stat
+
+    with atomic_path(tmp_path / "out.txt") as tmp:
+        Path(tmp).write_text("x")
+    mode = stat.S_IMODE((tmp_path / "out.txt").stat().st_mode)
+    mask = os.umask(0)
+    os.umask(mask)
+    assert mode == 0o666 & ~mask

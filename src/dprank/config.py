@@ -97,13 +97,16 @@ def _cross_checks(config: Mapping) -> list[str]:
                 problems.append(f"{where}.{key}: values must be distinct, got {values}")
         if "n" in exp and any(n < 4 for n in exp["n"]):
             problems.append(f"{where}.n: every n must be >= 4 (top-k needs k = round(n/4) >= 1)")
-    for name, fig in edge.get("figures", {}).items():
-        for exp in fig.get("experiments", []):
-            if exp not in edge.get("experiments", {}):
-                problems.append(
-                    f"paper_a_edge.figures.{name}.experiments: {exp!r} is not defined under "
-                    f"paper_a_edge.experiments (defined: {sorted(edge.get('experiments', {}))})"
-                )
+    for section in ("paper_a_edge", "paper_a_individual"):
+        study = config.get(section, {})
+        defined = sorted(study.get("experiments", {}))
+        for name, fig in study.get("figures", {}).items():
+            for exp in fig.get("experiments", []):
+                if exp not in defined:
+                    problems.append(
+                        f"{section}.figures.{name}.experiments: {exp!r} is not defined under "
+                        f"{section}.experiments (defined: {defined})"
+                    )
     return problems
 
 

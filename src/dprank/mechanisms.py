@@ -14,6 +14,9 @@ import numpy as np
 __all__ = [
     "edge_count_noise_scale",
     "edge_mle_noise_scale",
+    "individual_count_noise_scale",
+    "individual_gamma",
+    "individual_mle_noise_scale",
     "standard_laplace",
 ]
 
@@ -32,6 +35,29 @@ def edge_mle_noise_scale(eps: float, kappa1: float = 1.0) -> float:
 def edge_count_noise_scale(eps: float) -> float:
     """Laplace scale ``2 / eps`` of Algorithm 2 (counts have l1 sensitivity 2)."""
     return 2.0 * _inv(eps)
+
+
+def individual_mle_noise_scale(eps: float, L: int, kappa1: float = 1.0) -> float:
+    """Laplace scale ``8 kappa1 L / eps`` of the individual-DP perturbed MLE (Proposition 3.1).
+
+    One user's ``L`` comparisons move the objective's gradient by at most
+    ``L`` times what one comparison does, hence the factor ``L``.
+    """
+    return 8.0 * kappa1 * L * _inv(eps)
+
+
+def individual_gamma(eps: float, L: int, kappa2: float = 0.25) -> float:
+    """Ridge ``gamma = 8 L kappa2 / eps`` of the individual-DP MLE (Proposition 3.1).
+
+    ``0`` at ``eps = inf`` (the unpenalised, sum-to-zero constrained MLE, as the
+    authors coded it; spec/paper-a.md section 2.2 and ambiguity A11).
+    """
+    return 8.0 * kappa2 * L * _inv(eps)
+
+
+def individual_count_noise_scale(eps: float, L: int) -> float:
+    """Laplace scale ``L / eps`` of Algorithm 3's noisy counts (one user changes a count by L)."""
+    return L * _inv(eps)
 
 
 def standard_laplace(rng: np.random.Generator, size) -> np.ndarray:

@@ -13,8 +13,11 @@ from .models import BTL, Link
 
 __all__ = [
     "sample_er_comparisons",
+    "sample_user_comparisons",
     "theta_paper_a_edge",
+    "theta_paper_a_individual",
     "top_k_size",
+    "top_k_size_individual",
 ]
 
 
@@ -60,3 +63,54 @@ def sample_er_comparisons(
     wins[iu, ju] = included & i_wins
     wins[ju, iu] = included & ~i_wins
     return wins
+
+
+def top_k_size_individual(n: int) -> int:
+    """``k = n // 4`` of the individual-DP experiments (the authors' Python code)."""
+    return n // 4
+
+
+def theta_paper_a_individual(n: int, rng: np.random.Generator) -> np.ndarray:
+    """Latent scores of Paper A's individual-DP experiments (section 4.2), not centred.
+
+    ``theta = (0, ..., 0, log U_1, ..., log U_{n-k})`` with ``k = n // 4`` and
+    ``U_i ~ Unif(0.2, 0.7)``: the top-k items are the first ``k``
+    (spec/paper-a.md section 2.1; the authors' code does not centre it).
+    """
+    k = top_k_size_individual(n)
+    return np.concatenate([np.zeros(k), np.log(rng.uniform(0.2, 0.7, size=n - k))])
+
+
+def sample_user_comparisons(
+    theta: np.ndarray, m: int, L: int, rng: np.random.Generator, link: Link = BTL
+) -> np.ndarray:
+    """Aggregated win counts of ``m`` users who each compare ``L`` random pairs.
+
+    Every user draws ``L`` pairs uniformly, with replacement, from the
+    ``n (n - 1) / 2`` unordered pairs, and item ``i`` beats ``j`` with
+    probability ``F(theta_i - theta_j)`` (Paper A section 3, spec section 2.1).
+    The estimators only see the aggregated counts ``W[i, j]``, whose law is
+    sampled directly: the ``m L`` pair draws are one multinomial vector and the
+    wins of each pair a binomial given its count (no per-comparison loop).
+
+    Parameters
+    ----------
+    theta : (n,) or (R, n) array_like
+        True scores; a 2-D array gives ``R`` independent data sets.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n, n)`` (or ``(R, n, n)``) int64 win counts.
+    """
+    theta = np.asarray(theta, dtype=float)
+    single = theta.ndim == 1
+    theta = np.atleast_2d(theta)
+    n_rep, n = theta.shape
+    iu, ju = np.triu_indices(n, k=1)
+    counts = rng.multinomial(m * L, np.full(iu.size, 1.0 / iu.size), size=n_rep)
+    i_wins = rng.binomial(counts, link.cdf(theta[:, iu] - theta[:, ju]))
+    wins = np.zeros((n_rep, n, n), dtype=np.int64)
+    wins[:, iu, ju] = i_wins
+    wins[:, ju, iu] = counts - i_wins
+    return wins[0] if single else wins

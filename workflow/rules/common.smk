@@ -27,7 +27,12 @@ from dprank.workflow import canonical
 validate_config(config, Path(workflow.basedir) / "workflow/schemas/config.schema.yaml")
 
 PROTOCOLS = config["protocols"]
-PAPER_A_FIGURES = ["fig1", "fig2", "fig3", "fig4"]
+#: Paper A simulation figure -> the config section (study) that holds its settings
+PAPER_A_FIGURE_STUDY = {
+    figure: study
+    for study in ("paper_a_edge", "paper_a_individual", "paper_a_real")
+    for figure in config[study]["figures"]
+}
 FIG_EXT = ["pdf", "png", "csv"]
 
 
@@ -90,6 +95,33 @@ def chunk_files(kind, ext="npz"):
 
 def summary_files(study, experiments, protocol):
     return [f"results/{study}/{e}/{protocol}/summary.csv" for e in experiments]
+
+
+def real_data_kwargs(dataset, protocol):
+    """Keyword arguments of :func:`dprank.studies.paper_a_real.real_data_metrics`."""
+    section = config["paper_a_real"]
+    return {
+        "dataset": dataset,
+        "L": section["datasets"][dataset]["L"],
+        "epsilons": [float(e) for e in section["epsilon"]],
+        "reps": section["reps"],
+        "seed": config["seed"],
+        "protocol": protocol,
+        **section["constants"],
+        **section["solver"],
+    }
+
+
+def figure_settings(figure):
+    """The config entry of a Paper A simulation figure."""
+    return config[PAPER_A_FIGURE_STUDY[figure]]["figures"][figure]
+
+
+def figure_summaries(wildcards):
+    """Input function: the aggregated summaries a figure plots."""
+    study = PAPER_A_FIGURE_STUDY[wildcards.figure]
+    experiments = figure_settings(wildcards.figure)["experiments"]
+    return summary_files(study, experiments, wildcards.protocol)
 
 
 def paper_a_figure_files(figure):

@@ -27,9 +27,41 @@ rule compare_paper_a_edge:
         "../../scripts/compare_paper_a_edge.py"
 
 
+rule compare_paper_a_individual:
+    input:
+        digitized="resources/published/paper_a/individual_dp_fig5-8_digitized.csv",
+        printed="resources/published/paper_a/individual_dp_fig7_printed_rerun.csv",
+        summaries=summary_files(
+            "paper_a_individual",
+            list(config["paper_a_individual"]["experiments"]),
+            "authors",
+        ),
+        real=summary_files(
+            "paper_a_real", list(config["paper_a_real"]["datasets"]), "authors"
+        ),
+        library=script_files(script_path("compare_paper_a_individual"), SRC),
+    output:
+        table="results/comparison/paper_a_individual.csv",
+        summary="results/comparison/paper_a_individual_summary.csv",
+    log:
+        "results/logs/comparison/paper_a_individual.log",
+    benchmark:
+        "results/benchmarks/comparison/paper_a_individual.tsv"
+    conda:
+        "../../envs/estimate.yaml"
+    params:
+        z=config["comparison"]["z"],
+    script:
+        "../../scripts/compare_paper_a_individual.py"
+
+
 rule paper_a_compare:
     input:
-        rules.compare_paper_a_edge.output if "authors" in PROTOCOLS else [],
+        (
+            rules.compare_paper_a_edge.output + rules.compare_paper_a_individual.output
+            if "authors" in PROTOCOLS
+            else []
+        ),
 
 
 rule paper_a:
@@ -38,4 +70,8 @@ rule paper_a:
         rules.paper_a_fig2.input,
         rules.paper_a_fig3.input,
         rules.paper_a_fig4.input,
+        rules.paper_a_fig5.input,
+        rules.paper_a_fig6.input,
+        rules.paper_a_fig7.input,
+        rules.paper_a_fig8.input,
         rules.paper_a_compare.input,

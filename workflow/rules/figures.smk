@@ -1,10 +1,6 @@
 rule plot_paper_a_figure:
     input:
-        summaries=lambda w: summary_files(
-            "paper_a_edge",
-            config["paper_a_edge"]["figures"][w.figure]["experiments"],
-            w.protocol,
-        ),
+        summaries=figure_summaries,
         library=lambda w: script_files(script_path("plot_paper_a_figure"), SRC),
     output:
         pdf="results/figures/paper_a/{figure}_{protocol}.pdf",
@@ -17,7 +13,7 @@ rule plot_paper_a_figure:
     conda:
         "../../envs/plot.yaml"
     params:
-        figure=lambda w: canonical(config["paper_a_edge"]["figures"][w.figure]),
+        figure=lambda w: canonical(figure_settings(w.figure)),
     script:
         "../../scripts/plot_paper_a_figure.py"
 
@@ -40,3 +36,23 @@ rule paper_a_fig3:
 rule paper_a_fig4:
     input:
         paper_a_figure_files("fig4"),
+
+
+rule paper_a_fig5:
+    input:
+        paper_a_figure_files("fig5"),
+
+
+rule paper_a_fig6:
+    input:
+        paper_a_figure_files("fig6"),
+
+
+rule paper_a_fig7:
+    input:
+        paper_a_figure_files("fig7"),
+
+
+rule paper_a_fig8:
+    input:
+        paper_a_figure_files("fig8"),

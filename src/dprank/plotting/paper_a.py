@@ -1,4 +1,4 @@
-"""Figures 1-4 of Paper A from the aggregated summaries.
+"""Figures 1-8 of Paper A from the aggregated summaries.
 
 Each paper figure is one file with all its panels, labelled (a)-(d) in the
 paper's order (spec/paper-a.md, ambiguity A1: (a) log relative l2, (b) log
@@ -43,12 +43,24 @@ class Panel:
     ylabel: str
     ylim: tuple[float | None, float | None] | None = None
     at_epsilon: bool = False  # restrict to the figure's configured epsilon
+    series_format: str = "float"  # legend values: "float" (1.0, inf) or "g" (1, inf)
+    xtick_format: str = "g"  # format spec of the x tick labels
+    method_labels: tuple[tuple[str, str], ...] = ()  # legend labels overriding METHOD_LABELS
+    capsize: float = 2.0
 
 
-def _standard(x: str, series: str, xlabel: str) -> tuple[Panel, ...]:
+def _standard(
+    x: str,
+    series: str,
+    xlabel: str,
+    hamming_ylim: tuple[float | None, float | None] | None = None,
+    series_format: str = "float",
+    xtick_format: str = "g",
+) -> tuple[Panel, ...]:
+    style = {"series_format": series_format, "xtick_format": xtick_format}
     return (
-        Panel("a", 0, ("perturbed_mle",), "log_rel_l2", x, series, xlabel, L2_LABEL),
-        Panel("b", 0, ("perturbed_mle",), "log_rel_linf", x, series, xlabel, LINF_LABEL),
+        Panel("a", 0, ("perturbed_mle",), "log_rel_l2", x, series, xlabel, L2_LABEL, **style),
+        Panel("b", 0, ("perturbed_mle",), "log_rel_linf", x, series, xlabel, LINF_LABEL, **style),
         Panel(
             "c",
             0,
@@ -58,6 +70,8 @@ def _standard(x: str, series: str, xlabel: str) -> tuple[Panel, ...]:
             series,
             xlabel,
             "Rel. Hamming err. via estimation",
+            ylim=hamming_ylim,
+            **style,
         ),
         Panel(
             "d",
@@ -68,6 +82,8 @@ def _standard(x: str, series: str, xlabel: str) -> tuple[Panel, ...]:
             series,
             xlabel,
             "Rel. Hamming err. via counting",
+            ylim=hamming_ylim,
+            **style,
         ),
     )
 
@@ -119,14 +135,55 @@ FIGURES: dict[str, tuple[tuple[Panel, ...], tuple[int, int], str]] = {
         "Paper A, Figure 4: relative Hamming error of counting, perturbed MLE and the one-shot "
         "method (p = 1).",
     ),
+    "fig5": (
+        _standard("n", "epsilon", "n", hamming_ylim=(0.0, 0.8), series_format="g"),
+        (2, 2),
+        "Paper A, Figure 5: individual DP errors versus the number of items n (m = 1000, L = 5).",
+    ),
+    "fig6": (
+        _standard("m", "epsilon", "m", series_format="g"),
+        (2, 2),
+        "Paper A, Figure 6: individual DP errors versus the number of users m (n = 16, L = 5).",
+    ),
+    "fig7": (
+        _standard("epsilon", "m", r"$\epsilon$", hamming_ylim=(0.0, None), xtick_format=".2f"),
+        (2, 2),
+        "Paper A, Figure 7: individual DP errors versus epsilon (n = 16, L = 5).",
+    ),
+    "fig8": (
+        tuple(
+            Panel(
+                letter,
+                index,
+                ("perturbed_mle", "noisy_counting"),
+                "mean_rank_difference",
+                "epsilon",
+                "method",
+                r"$\epsilon$",
+                "Mean rank difference",
+                method_labels=(("perturbed_mle", mle), ("noisy_counting", counts)),
+                capsize=3.0,
+            )
+            for letter, index, mle, counts in (
+                ("a", 0, "Parametric estimation", "Nonparametric ranking"),
+                ("b", 1, "Parametric Estimation", "Nonparametric Ranking"),
+            )
+        ),
+        (1, 2),
+        "Paper A, Figure 8: mean rank difference of private versus non-private rankings, "
+        "CEMS (a) and immigration (b) data.",
+    ),
 }
 
 
-def _series_label(series: str, value) -> str:
+def _series_label(series: str, value, series_format: str = "float", labels=()) -> str:
     if series == "method":
-        return METHOD_LABELS.get(value, str(value))
+        return dict(labels).get(value, METHOD_LABELS.get(value, str(value)))
     symbol = {"epsilon": "ε", "p": "p", "n": "n", "m": "m"}.get(series, series)
-    return f"{symbol}={float(value)}" if series in ("epsilon", "p") else f"{symbol}={value}"
+    if series in ("n", "m"):
+        return f"{symbol}={int(float(value))}"
+    text = f"{float(value):g}" if series_format == "g" else f"{float(value)}"
+    return f"{symbol}={text}"
 
 
 def figure_data(
@@ -180,7 +237,7 @@ def figure_data(
     return pd.concat(rows, ignore_index=True)[cols]
 
 
-def _crowded(ticks, min_gap: float = 0.07) -> bool:
+def _crowded(ticks, min_gap: float = 0.1) -> bool:
     """Whether neighbouring tick labels would overlap (gap below ``min_gap`` of the range)."""
     if len(ticks) < 2:
         return False
@@ -215,13 +272,15 @@ def draw_figure(figure: str, data: pd.DataFrame):
                     yerr=np.zeros(len(sd)),
                     marker=MARKERS[i % len(MARKERS)],
                     markersize=10,
-                    capsize=2,
+                    capsize=panel.capsize,
                     linestyle="-",
                     color=COLORS[i % len(COLORS)],
-                    label=_series_label(panel.series, value),
+                    label=_series_label(
+                        panel.series, value, panel.series_format, panel.method_labels
+                    ),
                 )
             ticks = sorted(set(d["x"]))
-            ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
+            ax.set_xticks(ticks, [format(t, panel.xtick_format) for t in ticks])
             if _crowded(ticks):  # e.g. epsilon = 0.2 and 0.5 on a 0-5 axis
                 ax.tick_params(axis="x", labelrotation=45)
             ax.set_xlabel(panel.xlabel)

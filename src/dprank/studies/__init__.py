@@ -11,7 +11,10 @@ import importlib
 from types import ModuleType
 
 #: study name (the config section) -> subpackage
-STUDIES = {"paper_a_edge": "dprank.studies.paper_a_edge"}
+STUDIES = {
+    "paper_a_edge": "dprank.studies.paper_a_edge",
+    "paper_a_individual": "dprank.studies.paper_a_individual",
+}
 
 #: workflow stage -> module name inside a study subpackage
 STAGES = ("simulate", "privatize", "estimate", "evaluate")

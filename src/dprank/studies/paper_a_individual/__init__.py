@@ -1,0 +1,127 @@
+"""Paper A, individual DP simulations (Experiments 5-7, Figures 5-7).
+
+An experiment (a ``paper_a_individual.experiments`` entry of the config) is a
+grid over the number of items ``n``, the number of users ``m`` and the privacy
+level ``epsilon``. Every grid point is a *cell* with its own data, as in the
+authors' code, which redrew everything (theta, noise, data) for every
+repetition of every cell (spec/paper-a.md section 2.1). Each user compares
+``L`` pairs drawn uniformly with replacement.
+
+Protocols (spec/paper-a.md sections 0 and 2.7):
+
+``paper``
+    The algorithms as stated: errors measured against the centred truth,
+    top-k = the ``k`` largest scores, ties among noise-free counts at random.
+``authors``
+    The authors' code: uncentred truth (the estimate is centred, so log
+    relative l2 cannot fall below about -0.22), and "top-k" = the last ``k``
+    entries of ``numpy.argpartition(x, k)`` with numpy's generic introselect
+    (:mod:`dprank.introselect`), which misses part of the true top-k; noisy
+    counts ranked by a stable argsort.
+
+Both protocols share the data and the noise draws (fresh for every
+replicate: the individual-DP code has no fixed noise vector), so their
+differences come from the evaluation rules alone.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+
+from ...grid import cell_name, chunk_of, chunk_ranges
+
+__all__ = [
+    "METHODS",
+    "PROTOCOLS",
+    "cell_names",
+    "cell_params",
+    "cells",
+    "chunk_count",
+    "stage_kwargs",
+]
+
+METHODS = ("perturbed_mle", "noisy_counting")
+PROTOCOLS = ("paper", "authors")
+_KEYS = ("n", "m", "eps")
+
+
+def cells(exp: Mapping) -> list[dict]:
+    """Parameter dicts of the experiment's cells, in grid order."""
+    return [
+        {"n": int(n), "m": int(m), "eps": float(eps)}
+        for n, m, eps in itertools.product(exp["n"], exp["m"], exp["epsilon"])
+    ]
+
+
+def cell_names(exp: Mapping) -> list[str]:
+    """File-name labels of the cells, e.g. ``n16_m1000_eps0.5``."""
+    return [cell_name(c, _KEYS) for c in cells(exp)]
+
+
+def cell_params(exp: Mapping, name: str) -> dict:
+    """The parameters of the cell labelled ``name``."""
+    for c, label in zip(cells(exp), cell_names(exp), strict=True):
+        if label == name:
+            return c
+    raise KeyError(f"no cell {name!r} in this experiment; cells: {cell_names(exp)}")
+
+
+def _chunk_size(config: Mapping, exp: Mapping) -> int:
+    return int(exp.get("chunk_size") or config["chunk_size"])
+
+
+def chunk_count(config: Mapping, experiment: str) -> int:
+    """Number of replicate chunks of every cell of ``experiment``."""
+    exp = config["paper_a_individual"]["experiments"][experiment]
+    return len(chunk_ranges(int(exp["reps"]), _chunk_size(config, exp)))
+
+
+def stage_kwargs(
+    stage: str,
+    config: Mapping,
+    experiment: str,
+    cell: str,
+    chunk: int | None = None,
+    protocol: str | None = None,
+) -> dict:
+    """Keyword arguments of a stage function for one job (the rule's ``params``)."""
+    section = config["paper_a_individual"]
+    exp = section["experiments"][experiment]
+    params = cell_params(exp, cell)
+    constants, solver = section["constants"], section["solver"]
+    replicates = None
+    if chunk is not None:
+        start, stop = chunk_of(int(exp["reps"]), _chunk_size(config, exp), int(chunk))
+        replicates = list(range(start, stop))
+    L = int(constants["L"])
+    if stage == "simulate":
+        return {
+            "seed": int(config["seed"]),
+            "experiment": experiment,
+            "cell": params,
+            "L": L,
+            "replicates": replicates,
+        }
+    if stage == "privatize":
+        return {
+            "seed": int(config["seed"]),
+            "experiment": experiment,
+            "cell": params,
+            "L": L,
+            "kappa1": float(constants["kappa1"]),
+            "replicates": replicates,
+            "protocol": protocol,
+        }
+    if stage == "estimate":
+        return {
+            "cell": params,
+            "protocol": protocol,
+            "L": L,
+            "kappa2": float(constants["kappa2"]),
+            "xtol": float(solver["xtol"]),
+            "max_iter": int(solver["max_iter"]),
+        }
+    if stage == "evaluate":
+        return {"cell": params, "protocol": protocol}
+    raise ValueError(f"unknown stage {stage!r}")
