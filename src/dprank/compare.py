@@ -137,6 +137,34 @@ def compare_edge(
     return pd.DataFrame(rows)
 
 
+def _verdict(ours, published_mean: float, tolerance) -> dict:
+    """Our columns of a comparison row; ``tolerance(ours)`` gives the cell's tolerance."""
+    if ours is None:
+        return {
+            "ours_mean": np.nan,
+            "ours_se": np.nan,
+            "ours_reps": 0,
+            "diff": np.nan,
+            "tolerance": np.nan,
+            "verdict": "not run",
+        }
+    tol = float(tolerance(ours))
+    diff = float(ours["mean"] - published_mean)
+    return {
+        "ours_mean": ours["mean"],
+        "ours_se": ours["se"],
+        "ours_reps": int(ours["reps"]),
+        "diff": diff,
+        "tolerance": tol,
+        "verdict": "within" if abs(diff) <= tol else "outside",
+    }
+
+
+def _digitised_tolerance(z: float, published_reps: int, residual: float):
+    """``z sd_ours sqrt(1/reps_ours + 1/published_reps) + residual``, as a function of our row."""
+    return lambda o: z * float(o["sd"]) * np.sqrt(1.0 / o["reps"] + 1.0 / published_reps) + residual
+
+
 def compare_individual(
     digitized: pd.DataFrame,
     printed: pd.DataFrame,
@@ -203,17 +231,8 @@ def compare_individual(
             "published_mean": r["y_digitized"],
             "published_se": np.nan,
         }
-        if o is None:
-            row.update(ours_mean=np.nan, ours_se=np.nan, ours_reps=0, diff=np.nan)
-            row.update(tolerance=np.nan, verdict="not run")
-        else:
-            mc = float(o["sd"]) * np.sqrt(1.0 / o["reps"] + 1.0 / published_reps)
-            tol = z * mc + float(r["axis_fit_residual"])
-            diff = float(o["mean"] - r["y_digitized"])
-            row.update(ours_mean=o["mean"], ours_se=o["se"], ours_reps=int(o["reps"]))
-            row.update(
-                diff=diff, tolerance=tol, verdict="within" if abs(diff) <= tol else "outside"
-            )
+        tolerance = _digitised_tolerance(z, published_reps, float(r["axis_fit_residual"]))
+        row.update(_verdict(o, r["y_digitized"], tolerance))
         row["tolerance_rule"] = (
             f"{z:g} x sd_ours x sqrt(1/reps + 1/{published_reps}) + digitisation residual"
         )
@@ -236,16 +255,7 @@ def compare_individual(
             "published_mean": r["mean"],
             "published_se": r["se"],
         }
-        if o is None:
-            row.update(ours_mean=np.nan, ours_se=np.nan, ours_reps=0, diff=np.nan)
-            row.update(tolerance=np.nan, verdict="not run")
-        else:
-            tol = z * float(np.hypot(o["se"], r["se"]))
-            diff = float(o["mean"] - r["mean"])
-            row.update(ours_mean=o["mean"], ours_se=o["se"], ours_reps=int(o["reps"]))
-            row.update(
-                diff=diff, tolerance=tol, verdict="within" if abs(diff) <= tol else "outside"
-            )
+        row.update(_verdict(o, r["mean"], lambda o, se=r["se"]: z * float(np.hypot(o["se"], se))))
         row["tolerance_rule"] = f"{z:g} x combined se"
         rows.append(row)
     return pd.DataFrame(rows)
@@ -281,18 +291,8 @@ def compare_real(
             "published_mean": r["y_digitized"],
             "published_se": np.nan,
         }
-        if o.empty:
-            row.update(ours_mean=np.nan, ours_se=np.nan, ours_reps=0, diff=np.nan)
-            row.update(tolerance=np.nan, verdict="not run")
-        else:
-            o = o.iloc[0]
-            mc = float(o["sd"]) * np.sqrt(1.0 / o["reps"] + 1.0 / published_reps)
-            tol = z * mc + float(r["axis_fit_residual"])
-            diff = float(o["mean"] - r["y_digitized"])
-            row.update(ours_mean=o["mean"], ours_se=o["se"], ours_reps=int(o["reps"]))
-            row.update(
-                diff=diff, tolerance=tol, verdict="within" if abs(diff) <= tol else "outside"
-            )
+        tolerance = _digitised_tolerance(z, published_reps, float(r["axis_fit_residual"]))
+        row.update(_verdict(None if o.empty else o.iloc[0], r["y_digitized"], tolerance))
         row["tolerance_rule"] = (
             f"{z:g} x sd_ours x sqrt(1/reps + 1/{published_reps}) + digitisation residual"
         )

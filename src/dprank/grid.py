@@ -11,7 +11,16 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 
-__all__ = ["cell_name", "chunk_of", "chunk_ranges", "fmt_value", "parse_value"]
+__all__ = [
+    "cell_name",
+    "chunk_of",
+    "chunk_ranges",
+    "experiment_chunk_size",
+    "experiment_chunks",
+    "find_cell",
+    "fmt_value",
+    "parse_value",
+]
 
 
 def fmt_value(value: object) -> str:
@@ -57,3 +66,21 @@ def chunk_of(reps: int, chunk_size: int, index: int) -> tuple[int, int]:
     if not 0 <= index < len(ranges):
         raise ValueError(f"chunk {index} out of range 0..{len(ranges) - 1}")
     return ranges[index]
+
+
+def find_cell(cells: list[dict], names: list[str], name: str) -> dict:
+    """The parameters of the cell labelled ``name`` (``cells`` and ``names`` in grid order)."""
+    for params, label in zip(cells, names, strict=True):
+        if label == name:
+            return params
+    raise KeyError(f"no cell {name!r} in this experiment; cells: {names}")
+
+
+def experiment_chunk_size(config: Mapping, exp: Mapping) -> int:
+    """Replicates per job: the experiment's ``chunk_size``, else the top-level one."""
+    return int(exp.get("chunk_size") or config["chunk_size"])
+
+
+def experiment_chunks(config: Mapping, exp: Mapping) -> list[tuple[int, int]]:
+    """The replicate ranges of the jobs of every cell of an experiment."""
+    return chunk_ranges(int(exp["reps"]), experiment_chunk_size(config, exp))

@@ -29,7 +29,7 @@ import itertools
 import math
 from collections.abc import Mapping
 
-from ...grid import cell_name, chunk_of, chunk_ranges
+from ...grid import cell_name, experiment_chunks, find_cell
 
 __all__ = [
     "METHODS",
@@ -71,10 +71,7 @@ def cell_names(exp: Mapping) -> list[str]:
 
 def cell_params(exp: Mapping, name: str) -> dict:
     """The parameters of the cell labelled ``name``."""
-    for c, label in zip(cells(exp), cell_names(exp), strict=True):
-        if label == name:
-            return c
-    raise KeyError(f"no cell {name!r} in this experiment; cells: {cell_names(exp)}")
+    return find_cell(cells(exp), cell_names(exp), name)
 
 
 def fit_epsilons(exp: Mapping, cell: Mapping) -> list[float]:
@@ -99,14 +96,9 @@ def edge_gamma(n: int, p: float, eps: float, protocol: str, c0: float, kappa2: f
     return max(base, 4.0 * kappa2 / eps)
 
 
-def _chunk_size(config: Mapping, exp: Mapping) -> int:
-    return int(exp.get("chunk_size") or config["chunk_size"])
-
-
 def chunk_count(config: Mapping, experiment: str) -> int:
     """Number of replicate chunks of every cell of ``experiment``."""
-    exp = config["paper_a_edge"]["experiments"][experiment]
-    return len(chunk_ranges(int(exp["reps"]), _chunk_size(config, exp)))
+    return len(experiment_chunks(config, config["paper_a_edge"]["experiments"][experiment]))
 
 
 def stage_kwargs(
@@ -128,7 +120,7 @@ def stage_kwargs(
     constants, solver = section["constants"], section["solver"]
     replicates = None
     if chunk is not None:
-        start, stop = chunk_of(int(exp["reps"]), _chunk_size(config, exp), int(chunk))
+        start, stop = experiment_chunks(config, exp)[int(chunk)]
         replicates = list(range(start, stop))
     if stage == "simulate":
         return {
