@@ -15,12 +15,19 @@
 #   results/figures/paper_a/{figure}_{protocol}.{pdf,png,csv}                   plot_paper_a_figure
 #   results/comparison/paper_a_edge.csv, paper_a_edge_summary.csv               compare_paper_a_edge
 #   results/comparison/paper_a_individual.csv, ..._summary.csv (Figures 5-8)    compare_paper_a_individual
+#   results/paper_b2/{experiment}/releases/{cell}/chunk{chunk}.npz              simulate_releases
+#   results/paper_b2/{experiment}/metrics/{cell}/chunk{chunk}.csv               fit_paper_b2
+#   results/paper_b2/{experiment}/summary.csv                                   aggregate_paper_b2
+#   results/tables/paper_b2/{table}.{csv,md,tex}                                table_paper_b2
+#   results/figures/paper_b2/{figure}.{pdf,png,csv}                             plot_paper_b2_figure
+#   results/comparison/paper_b2.csv, paper_b2_summary.csv                       compare_paper_b2
 #
 # study: a config section (paper_a_edge, paper_a_individual); experiment: one of its grids;
 # cell: one grid point with its own data (n300_p0.25); chunk: a range of replicates;
 # protocol: paper | authors (spec/paper-a.md section 0).
 #
-# Targets: all, paper_a, paper_a_fig1 ... paper_a_fig8, paper_a_compare, fetch_data.
+# Targets: all, paper_a, paper_a_fig1 ... paper_a_fig8, paper_a_compare, fetch_data,
+# paper_b2 (so far: paper_b2_fig4, paper_b2_table5).
 
 
 configfile: "config.yaml"
@@ -34,9 +41,11 @@ include: "workflow/rules/metrics.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/real_data.smk"
+include: "workflow/rules/tables.smk"
 include: "workflow/rules/compare.smk"
 
 
 rule all:
     input:
         rules.paper_a.input,
+        rules.paper_b2.input,

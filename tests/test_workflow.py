@@ -21,9 +21,16 @@ pytestmark = pytest.mark.workflow
 
 ROOT = Path(__file__).resolve().parents[1]
 COPY = ["Snakefile", "config.yaml", ".test", "workflow", "scripts", "src", "resources", "envs"]
-TARGET_RULES = {"all", "paper_a", "paper_a_compare", "fetch_data", "paper_a_real_wins"} | {
-    f"paper_a_fig{i}" for i in range(1, 9)
-}
+TARGET_RULES = {
+    "all",
+    "paper_a",
+    "paper_a_compare",
+    "fetch_data",
+    "paper_a_real_wins",
+    "paper_b2",
+    "paper_b2_fig4",
+    "paper_b2_table5",
+} | {f"paper_a_fig{i}" for i in range(1, 9)}
 FIGURES = [f"fig{i}" for i in range(1, 9)]
 MIRROR = Path(os.environ.get("DPRANK_DATA_MIRROR", ROOT.parent / "shared" / "data")).resolve()
 
@@ -109,6 +116,8 @@ def test_full_config_dry_run(tmp_path):
         "real_data_wins",
         "real_data_metrics",
     } <= rules
+    b2 = {r for r, _ in planned_jobs(cwd, "paper_b2")}
+    assert {"simulate_releases", "fit_paper_b2", "table_paper_b2", "compare_paper_b2"} <= b2
     figures = {o for r, o in jobs if r == "plot_paper_a_figure"}
     for fig in FIGURES:
         for protocol in ("paper", "authors"):
@@ -148,13 +157,19 @@ def test_smoke_outputs(smoke):
     for name in ("paper_a_edge", "paper_a_individual"):
         summary = pd.read_csv(smoke / f"results/comparison/{name}_summary.csv")
         assert (summary["within"] <= summary["compared"]).all()
+    # Paper B (B2) Scenario I: figure, table in three formats, comparison
+    assert (smoke / "results/figures/paper_b2/fig4.png").stat().st_size > 10_000
+    markdown = (smoke / "results/tables/paper_b2/table5.md").read_text()
+    assert "| BTL |" in markdown and "(0." in markdown
+    assert "\\toprule" in (smoke / "results/tables/paper_b2/table5.tex").read_text()
     # the real data's win matrices come out of the fetched files
     wins = pd.read_csv(smoke / "results/paper_a_real/cems/wins.csv", index_col=0)
     assert wins.to_numpy().sum() == 3967
     # every metric chunk: all fits converged
     paths = list((smoke / "results").glob("paper_a_*/*/*/metrics/*/chunk*.csv"))
     paths += list((smoke / "results/paper_a_real").glob("*/*/metrics.csv"))
-    assert len(paths) > 70  # 73 simulation chunks and 4 real-data runs at smoke scale
+    paths += list((smoke / "results/paper_b2").glob("*/metrics/*/chunk*.csv"))
+    assert len(paths) > 100  # 97 simulation chunks, 4 real-data runs, 16 B2 chunks (smoke)
     for path in paths:
         rows = pd.read_csv(path)
         conv = rows[rows["metric"] == "converged"]["value"]
@@ -175,7 +190,12 @@ def _metrics(cwd: Path, study: str, experiment: str, protocol: str) -> pd.DataFr
 
 def test_bit_identical_across_cores_and_chunk_sizes(smoke, tmp_path):
     cwd = copy_repo(tmp_path)
-    config = write_config(cwd, lambda c: c.update(chunk_size=2))
+
+    def rechunk(c):
+        c["chunk_size"] = 2
+        c["paper_a_individual"]["experiments"]["exp6"]["chunk_size"] = 4
+
+    config = write_config(cwd, rechunk)
     targets = [
         f"results/{s}/{e}/{p}/summary.csv"
         for s, e in (

@@ -20,6 +20,7 @@ __all__ = [
     "EDGE_EXPERIMENTS",
     "EDGE_METHODS",
     "INDIVIDUAL_EXPERIMENTS",
+    "compare_b2_table",
     "compare_edge",
     "compare_individual",
     "compare_real",
@@ -296,6 +297,62 @@ def compare_real(
         row["tolerance_rule"] = (
             f"{z:g} x sd_ours x sqrt(1/reps + 1/{published_reps}) + digitisation residual"
         )
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def compare_b2_table(
+    published: pd.DataFrame,
+    ours: pd.DataFrame,
+    figure: str,
+    z: float = 4.0,
+    published_reps: int = 200,
+) -> pd.DataFrame:
+    """Set a published B2 simulation table (mean and replicate SD per cell) beside ours.
+
+    Both sides are means of independent replicates, so the tolerance is
+    ``z * sqrt(se_ours^2 + (sd_published / sqrt(published_reps))^2)``.
+
+    Parameters
+    ----------
+    published : DataFrame
+        :func:`dprank.tables.read_published_table` output (``model``, ``metric``,
+        ``m``, ``L``, ``method``, ``mean``, ``dispersion`` = replicate SD).
+    ours : DataFrame
+        Our summary (``model`` in lower case, ``m``, ``L``, ``method``,
+        ``metric``, ``mean``, ``se``, ``reps``).
+    figure : str
+        Label of the table, e.g. ``"B2 Table 5"``.
+    """
+    rows = []
+    for _, r in published.iterrows():
+        o = ours[
+            (ours["model"] == str(r["model"]).lower())
+            & (ours["metric"] == r["metric"])
+            & (ours["m"] == int(r["m"]))
+            & (ours["L"] == int(r["L"]))
+            & (ours["method"] == r["method"])
+        ]
+        se_pub = float(r["dispersion"]) / np.sqrt(published_reps)
+        row = {
+            "figure": figure,
+            "model": r["model"],
+            "metric": r["metric"],
+            "m": int(r["m"]),
+            "L": int(r["L"]),
+            "method": r["method"],
+            "in_paper_figure": True,
+            "published_mean": r["mean"],
+            "published_se": se_pub,
+        }
+        row.update(
+            _verdict(
+                None if o.empty else o.iloc[0],
+                r["mean"],
+                lambda o, se_pub=se_pub: z * float(np.hypot(o["se"], se_pub)),
+            )
+        )
+        row["tolerance_rule"] = f"{z:g} x combined se (published sd / sqrt({published_reps}))"
         rows.append(row)
     return pd.DataFrame(rows)
 

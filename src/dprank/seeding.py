@@ -32,6 +32,7 @@ class Stream(IntEnum):
     TIEBREAK = 5
     RELEASE = 6
     AUDIT = 7
+    EPSILON = 8  # per-user privacy budgets (Paper B)
 
 
 def _canonical(value: object) -> str:

@@ -55,6 +55,36 @@ rule compare_paper_a_individual:
         "../../scripts/compare_paper_a_individual.py"
 
 
+rule compare_paper_b2:
+    input:
+        summary="results/paper_b2/scenario1/summary.csv",
+        published=[
+            "resources/published/paper_b/B2-Table5_scenarioI_estimation_errors.csv"
+        ],
+        library=script_files(script_path("compare_paper_b2"), SRC),
+    output:
+        table="results/comparison/paper_b2.csv",
+        summary="results/comparison/paper_b2_summary.csv",
+    log:
+        "results/logs/comparison/paper_b2.log",
+    benchmark:
+        "results/benchmarks/comparison/paper_b2.tsv"
+    conda:
+        "../../envs/estimate.yaml"
+    params:
+        names=["B2 Table 5"],
+        z=config["comparison"]["z"],
+    script:
+        "../../scripts/compare_paper_b2.py"
+
+
+rule paper_b2:
+    input:
+        rules.paper_b2_fig4.input,
+        rules.paper_b2_table5.input,
+        rules.compare_paper_b2.output,
+
+
 rule paper_a_compare:
     input:
         (

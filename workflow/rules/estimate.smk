@@ -15,3 +15,23 @@ rule estimate:
         job=job_params("estimate"),
     script:
         "../../scripts/estimate.py"
+
+
+rule fit_paper_b2:
+    input:
+        releases="results/paper_b2/{experiment}/releases/{cell}/chunk{chunk}.npz",
+        library=script_files(script_path("fit_paper_b2"), SRC),
+    output:
+        "results/paper_b2/{experiment}/metrics/{cell}/chunk{chunk}.csv",
+    log:
+        "results/logs/paper_b2/{experiment}/metrics/{cell}/chunk{chunk}.log",
+    benchmark:
+        "results/benchmarks/paper_b2/{experiment}/metrics/{cell}/chunk{chunk}.tsv"
+    conda:
+        "../../envs/estimate.yaml"
+    params:
+        job=lambda w: canonical(
+            paper_b2.stage_kwargs("estimate", config, w.experiment, w.cell)
+        ),
+    script:
+        "../../scripts/fit_paper_b2.py"

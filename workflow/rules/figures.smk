@@ -56,3 +56,26 @@ rule paper_a_fig7:
 rule paper_a_fig8:
     input:
         paper_a_figure_files("fig8"),
+
+
+rule plot_paper_b2_figure:
+    input:
+        summary=lambda w: f"results/paper_b2/{PAPER_B2_FIGURES[w.figure][0]}/summary.csv",
+        library=script_files(script_path("plot_paper_b2_figure"), SRC),
+    output:
+        pdf="results/figures/paper_b2/{figure}.pdf",
+        png="results/figures/paper_b2/{figure}.png",
+        csv="results/figures/paper_b2/{figure}.csv",
+    log:
+        "results/logs/figures/paper_b2/{figure}.log",
+    benchmark:
+        "results/benchmarks/figures/paper_b2/{figure}.tsv"
+    conda:
+        "../../envs/plot.yaml"
+    script:
+        "../../scripts/plot_paper_b2_figure.py"
+
+
+rule paper_b2_fig4:
+    input:
+        expand("results/figures/paper_b2/fig4.{ext}", ext=FIG_EXT),

@@ -31,3 +31,25 @@ rule aggregate_metrics:
         "../../envs/estimate.yaml"
     script:
         "../../scripts/aggregate_metrics.py"
+
+
+rule aggregate_paper_b2:
+    input:
+        metrics=lambda w: [
+            f"results/paper_b2/{w.experiment}/metrics/{cell}/chunk{chunk}.csv"
+            for cell in paper_b2.cell_names(
+                config["paper_b2"]["experiments"][w.experiment]
+            )
+            for chunk in range(paper_b2.chunk_count(config, w.experiment))
+        ],
+        library=library("aggregate_metrics"),
+    output:
+        "results/paper_b2/{experiment}/summary.csv",
+    log:
+        "results/logs/paper_b2/{experiment}/summary.log",
+    benchmark:
+        "results/benchmarks/paper_b2/{experiment}/summary.tsv"
+    conda:
+        "../../envs/estimate.yaml"
+    script:
+        "../../scripts/aggregate_metrics.py"

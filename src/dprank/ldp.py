@@ -1,0 +1,616 @@
+"""Local differential privacy releases of Paper B (Xu, Sun, Cheng), version B2.
+
+Data model (B2 section 4, spec/paper-b.md section 1.1): users ``l = 1..L``
+each compare every pair ``i < j`` of ``m`` items; the comparison is observed
+with probability ``p`` (``a_ij^(l) ~ Bern(p)``) and ``y_ij^(l) ~
+Bern(F(theta_i - theta_j))``, independently over pairs and users.
+
+Layout: per-user data are ``(L, P)`` arrays over the ``P = m (m - 1) / 2``
+pairs in ``numpy.triu_indices(m, 1)`` order (``y`` as uint8, ``a`` as bool).
+Large cells (B2-Fig10: ``m = 160``, ``L = 3200``, 40.7M comparisons) are
+processed in chunks of users: draw a chunk with
+:func:`sample_user_comparisons_b` (or iterate :func:`iter_user_comparisons_b`),
+release it, and add its contribution to running per-pair totals with
+:func:`add_sufficient_statistics` (any per-user values ``z``) or the fused
+ADRR version :func:`add_rr_statistics`::
+
+    w = adrr_weights(eps)                       # over all L users
+    S, N = np.zeros(P), np.zeros(P)
+    for users, y, a in iter_user_comparisons_b(theta, L, p, rng):
+        y_tilde = randomized_response(y, eps[users], rng)
+        add_rr_statistics(S, N, y_tilde, a, eps[users], w[users])
+        # = add_sufficient_statistics(S, N, debias(y_tilde, eps[users]), a, w[users])
+
+:func:`simulate_ldp_statistics` does exactly this for several releases of the
+same raw data at once (ADRR, classic RR, Laplace, raw counts, count scores).
+
+Mechanisms (spec section 1.2, 1.4)
+----------------------------------
+* classic randomized response with budget ``eps``: flip ``y`` with
+  probability ``1 / (e^eps + 1)`` (:func:`randomized_response`);
+* debiasing, B2 eq. (3) (:func:`debias`), mean and variance B2 Lemma 2
+  (:func:`debiased_variance`);
+* ADRR weights, B2 eq. (4): ``w_l = tanh^2(eps_l / 2) / sum_k tanh^2(eps_k / 2)``
+  (:func:`adrr_weights`) and the privacy constant ``B(eps)``;
+* the Laplace mechanism ``y + Laplace(1 / eps_l)`` (:func:`laplace_release`);
+* the count method (Yan et al. 2020; Alabi et al. 2022): wins per item of the
+  classic-RR outputs (:func:`count_scores`, :func:`count_ranking`).
+
+Per-user budgets: an ``eps`` array is matched to the *leading* axes of the data
+(``eps`` of shape ``(L,)`` applies to the rows of an ``(L, P)`` array); a
+scalar applies to everything. ``eps = inf`` means no privacy (no flips,
+``debias`` is the identity, no Laplace noise).
+
+All randomness comes from an explicit :class:`numpy.random.Generator` ``rng``.
+The draws of a chunked run depend on the chunk size: keep it fixed for
+reproducible streams.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import special
+
+from .models import BTL, Link
+
+__all__ = [
+    "DEFAULT_CHUNK_USERS",
+    "LDPStatistics",
+    "RRPairCounts",
+    "add_rr_statistics",
+    "add_sufficient_statistics",
+    "adrr_weights",
+    "count_ranking",
+    "count_scores",
+    "count_scores_from_pair_counts",
+    "debias",
+    "debiased_variance",
+    "iter_user_comparisons_b",
+    "laplace_release",
+    "n_items_from_pairs",
+    "privacy_constant",
+    "randomized_response",
+    "rr_flip_probability",
+    "sample_rr_statistics_equal_eps",
+    "sample_user_comparisons_b",
+    "simulate_ldp_statistics",
+    "sufficient_statistics",
+]
+
+#: Users per chunk in :func:`iter_user_comparisons_b` / :func:`simulate_ldp_statistics`.
+#: At ``m = 160`` (12,720 pairs) a chunk's float64 temporaries take ~26 MB each.
+DEFAULT_CHUNK_USERS = 256
+
+
+# ---------------------------------------------------------------------------
+# helpers
+
+
+def _eps_array(eps) -> np.ndarray:
+    e = np.asarray(eps, dtype=np.float64)
+    if np.any(np.isnan(e)) or np.any(e <= 0):
+        raise ValueError("privacy budgets eps must be positive (inf = no privacy)")
+    return e
+
+
+def _leading(eps: np.ndarray, ndim: int) -> np.ndarray:
+    """Reshape a per-user array so that it broadcasts along the leading axes."""
+    if eps.ndim > ndim:
+        raise ValueError(f"eps has {eps.ndim} dimensions, the data only {ndim}")
+    return eps.reshape(eps.shape + (1,) * (ndim - eps.ndim))
+
+
+def n_items_from_pairs(n_pairs: int) -> int:
+    """The number of items ``m`` with ``m (m - 1) / 2 = n_pairs``."""
+    m = (1 + math.isqrt(1 + 8 * int(n_pairs))) // 2
+    if m * (m - 1) // 2 != n_pairs:
+        raise ValueError(f"{n_pairs} is not a number of pairs m(m-1)/2")
+    return m
+
+
+# ---------------------------------------------------------------------------
+# mechanisms
+
+
+def rr_flip_probability(eps) -> np.ndarray | float:
+    """Flip probability ``p_eps = 1 / (e^eps + 1)`` of classic RR (spec 1.2).
+
+    Returns a float for scalar input; ``eps = inf`` gives 0.
+    """
+    p = special.expit(-_eps_array(eps))
+    return float(p) if np.ndim(p) == 0 else p
+
+
+def randomized_response(y, eps, rng: np.random.Generator) -> np.ndarray:
+    """Classic randomized response: each comparison flipped w.p. ``1/(e^eps+1)``.
+
+    ``eps``-LDP per comparison (B2 section 3.1, Lemma 1).
+
+    Parameters
+    ----------
+    y : array_like of {0, 1}
+        Raw comparisons, e.g. ``(L, P)`` (users by pairs).
+    eps : float or array_like
+        Budget(s); an array is matched to the leading axes of ``y`` (shape
+        ``(L,)`` = one budget per user row).
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    numpy.ndarray
+        ``y_tilde`` as uint8, same shape as ``y``.
+    """
+    y = np.asarray(y)
+    p = _leading(np.asarray(rr_flip_probability(eps), dtype=np.float64), y.ndim)
+    flips = rng.random(y.shape) < p
+    out = y.astype(np.uint8)
+    np.bitwise_xor(out, flips, out=out, casting="unsafe")
+    return out
+
+
+def debias(y_tilde, eps) -> np.ndarray:
+    """Debiased RR output ``z~ = ((e^eps + 1) y~ - 1) / (e^eps - 1)`` (B2 eq. (3)).
+
+    Computed as ``(y~ - p_eps) / (1 - 2 p_eps)``, the same number, which is
+    finite at ``eps = inf`` (identity). ``E z~ = F(theta_i - theta_j)`` and
+    ``Var z~`` is :func:`debiased_variance` (B2 Lemma 2).
+
+    ``eps`` follows the leading-axis convention of :func:`randomized_response`.
+    """
+    yt = np.asarray(y_tilde, dtype=np.float64)
+    p = _leading(np.asarray(rr_flip_probability(eps), dtype=np.float64), yt.ndim)
+    return (yt - p) / (1.0 - 2.0 * p)
+
+
+def debiased_variance(f, eps) -> np.ndarray:
+    """``Var z~ = ((e^eps+1)/(e^eps-1))^2 / 4 - (2F - 1)^2 / 4`` (B2 Lemma 2).
+
+    ``f`` is ``F(theta_i - theta_j)``; broadcasting is plain numpy here.
+    """
+    coth = 1.0 / np.tanh(_eps_array(eps) / 2.0)  # (e^eps+1)/(e^eps-1)
+    return 0.25 * (coth**2 - (2.0 * np.asarray(f, dtype=np.float64) - 1.0) ** 2)
+
+
+def adrr_weights(eps) -> np.ndarray:
+    """ADRR weights ``w_l = b_l / sum_k b_k`` with ``b_l = tanh^2(eps_l / 2)`` (B2 eq. (4)).
+
+    ``b_l = ((e^eps_l - 1)/(e^eps_l + 1))^2``. The weights are normalised over
+    all ``L`` users and sum to one (spec 1.2); equal budgets give ``1/L``.
+    """
+    b = np.tanh(np.atleast_1d(_eps_array(eps)) / 2.0) ** 2
+    return b / b.sum()
+
+
+def privacy_constant(eps) -> float:
+    """``B(eps) = (1/L) sum_l tanh^2(eps_l / 2)`` (B2 section 4; spec 1.2).
+
+    The supplement's ``G(eps) = sum_l b_l = L B(eps)``.
+    """
+    return float(np.mean(np.tanh(np.atleast_1d(_eps_array(eps)) / 2.0) ** 2))
+
+
+def laplace_release(y, eps, rng: np.random.Generator) -> np.ndarray:
+    """Laplace mechanism ``y~ = y + xi``, ``xi ~ Laplace(0, 1/eps)`` per comparison.
+
+    ``eps``-LDP for ``y in {0, 1}`` (sensitivity 1; B2 section 5.1 Scenario V,
+    spec 1.4). ``eps`` follows the leading-axis convention of
+    :func:`randomized_response`; the variance of the noise is ``2 / eps^2``.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64, same shape as ``y``.
+    """
+    y = np.asarray(y, dtype=np.float64)
+    e = _leading(_eps_array(eps), y.ndim)
+    scale = np.broadcast_to(np.where(np.isinf(e), 0.0, 1.0 / e), y.shape)
+    return y + rng.laplace(0.0, 1.0, size=y.shape) * scale
+
+
+# ---------------------------------------------------------------------------
+# data generation
+
+
+def sample_user_comparisons_b(
+    theta, L: int, p: float, rng: np.random.Generator, link: Link = BTL
+) -> tuple[np.ndarray, np.ndarray]:
+    """Raw comparisons of ``L`` users in the B2 design (spec 1.1).
+
+    Every user compares every pair ``i < j``; the comparison is observed with
+    probability ``p`` (``a ~ Bern(p)``, Erdős–Rényi) and ``y ~ Bern(F(theta_i -
+    theta_j))``, all independent. Users are i.i.d., so calling this repeatedly
+    with chunk sizes that add up to ``L`` gives the law of ``L`` users (see
+    :func:`iter_user_comparisons_b`).
+
+    Parameters
+    ----------
+    theta : (m,) array_like
+        True scores.
+    L : int
+        Number of users to draw.
+    p : float
+        Observation probability in (0, 1]; ``p = 1`` draws no mask.
+    rng : numpy.random.Generator
+    link : Link
+        Comparison model ``F`` (BTL or THURSTONE).
+
+    Returns
+    -------
+    y : (L, P) uint8
+        Comparisons (``y`` is drawn for unobserved pairs too; mask with ``a``).
+    a : (L, P) bool
+        Observation mask.
+    """
+    theta = np.asarray(theta, dtype=np.float64)
+    if not 0 < p <= 1:
+        raise ValueError(f"observation probability p must be in (0, 1], got {p}")
+    iu, ju = np.triu_indices(theta.size, k=1)
+    f = link.cdf(theta[iu] - theta[ju])
+    y = (rng.random((int(L), iu.size)) < f).view(np.uint8)
+    a = np.ones((int(L), iu.size), dtype=bool) if p == 1 else rng.random((int(L), iu.size)) < p
+    return y, a
+
+
+def iter_user_comparisons_b(
+    theta,
+    L: int,
+    p: float,
+    rng: np.random.Generator,
+    link: Link = BTL,
+    chunk_size: int = DEFAULT_CHUNK_USERS,
+) -> Iterator[tuple[slice, np.ndarray, np.ndarray]]:
+    """Yield ``(users, y, a)`` for consecutive chunks of at most ``chunk_size`` users.
+
+    ``users`` is the slice of user indices of the chunk (index per-user arrays
+    such as ``eps`` and the ADRR weights with it); ``y, a`` are as in
+    :func:`sample_user_comparisons_b`. Memory is ``O(chunk_size * P)``.
+    """
+    if chunk_size < 1:
+        raise ValueError("chunk_size must be >= 1")
+    for start in range(0, int(L), chunk_size):
+        stop = min(int(L), start + chunk_size)
+        y, a = sample_user_comparisons_b(theta, stop - start, p, rng, link)
+        yield slice(start, stop), y, a
+
+
+# ---------------------------------------------------------------------------
+# sufficient statistics
+
+
+def add_sufficient_statistics(S: np.ndarray, N: np.ndarray, z, a, weights) -> None:
+    """Add one chunk of users to the running totals ``S`` and ``N`` (in place).
+
+    ``S_ij += sum_l a_ij^(l) w_l z_ij^(l)`` and ``N_ij += sum_l a_ij^(l) w_l``
+    (spec 1.3), the sufficient statistics of B2 objective (5).
+
+    Parameters
+    ----------
+    S, N : (P,) float64 arrays
+        Running totals, updated in place.
+    z : (n, P) array_like
+        Per-user values: debiased ``z~`` (ADRR), raw ``y~`` (classic RR /
+        Laplace plug-in) or raw ``y`` (non-private, NoisyObj counts).
+    a : (n, P) bool array_like
+        Observation mask.
+    weights : float or (n,) array_like
+        Per-user weights ``w_l`` of this chunk (ADRR: the slice of the weights
+        normalised over *all* users; plug-ins: ``1/L``; counts: 1).
+    """
+    z = np.asarray(z)
+    a = np.asarray(a, dtype=bool)
+    if z.ndim == 1:
+        z, a = z[None, :], a[None, :]
+    if z.shape != a.shape or z.shape[1:] != S.shape or N.shape != S.shape:
+        raise ValueError(f"shape mismatch: z {z.shape}, a {a.shape}, S {S.shape}, N {N.shape}")
+    w = np.broadcast_to(np.asarray(weights, dtype=np.float64), (z.shape[0],))
+    a8 = a.view(np.uint8)
+    if z.dtype in (np.bool_, np.uint8):
+        # RR outputs, raw comparisons: no float temporaries
+        S += np.einsum("l,lp->p", w, np.multiply(z.view(np.uint8), a8))
+    else:
+        S += np.einsum("l,lp->p", w, np.where(a, z, 0.0))
+    N += np.einsum("l,lp->p", w, a8)
+
+
+def add_rr_statistics(S: np.ndarray, N: np.ndarray, y_tilde, a, eps, weights) -> None:
+    """Add one chunk's debiased, weighted RR outputs to ``S`` and ``N`` (in place).
+
+    Same result as ``add_sufficient_statistics(S, N, debias(y_tilde, eps), a,
+    weights)`` (ADRR, B2 eq. (3)-(4)) without the float ``(n, P)`` temporary:
+    ``z~ = (y~ - p_l) / (1 - 2 p_l)`` is linear in ``y~``, so
+    ``S += sum_l c_l a y~ - sum_l c_l p_l a`` with ``c_l = w_l / (1 - 2 p_l)``.
+
+    Parameters
+    ----------
+    S, N : (P,) float64 arrays
+    y_tilde : (n, P) uint8 or bool
+        RR outputs of the chunk.
+    a : (n, P) bool
+    eps : float or (n,) array_like
+        Budgets of the chunk's users.
+    weights : float or (n,) array_like
+        ADRR weights of the chunk's users (normalised over all users).
+    """
+    yt = np.atleast_2d(np.asarray(y_tilde))
+    a = np.atleast_2d(np.asarray(a, dtype=bool))
+    if yt.shape != a.shape or yt.shape[1:] != S.shape or N.shape != S.shape:
+        raise ValueError(f"shape mismatch: y {yt.shape}, a {a.shape}, S {S.shape}, N {N.shape}")
+    n = yt.shape[0]
+    pe = np.broadcast_to(np.asarray(rr_flip_probability(eps), dtype=np.float64), (n,))
+    w = np.broadcast_to(np.asarray(weights, dtype=np.float64), (n,))
+    c = w / (1.0 - 2.0 * pe)
+    a8 = a.view(np.uint8)
+    S += np.einsum("l,lp->p", c, np.multiply(yt.astype(np.uint8, copy=False), a8))
+    S -= np.einsum("l,lp->p", c * pe, a8)
+    N += np.einsum("l,lp->p", w, a8)
+
+
+def sufficient_statistics(z, a, weights) -> tuple[np.ndarray, np.ndarray]:
+    """``(S, N)`` per pair from one block of users; see :func:`add_sufficient_statistics`."""
+    P = np.shape(z)[-1]
+    S, N = np.zeros(P), np.zeros(P)
+    add_sufficient_statistics(S, N, z, a, weights)
+    return S, N
+
+
+# ---------------------------------------------------------------------------
+# count method
+
+
+def count_scores_from_pair_counts(ones, n_obs, m: int | None = None) -> np.ndarray:
+    """Wins per item from per-pair counts (spec 1.4).
+
+    ``ones[k]`` = number of observed outputs equal to 1 for pair ``k = (i, j)``,
+    ``i < j`` (item ``i`` won), ``n_obs[k]`` = number observed. Item ``i``
+    collects ``ones`` for ``j > i`` and ``n_obs - ones`` for ``j < i``.
+    """
+    ones = np.asarray(ones, dtype=np.float64)
+    n_obs = np.asarray(n_obs, dtype=np.float64)
+    m = n_items_from_pairs(ones.size) if m is None else int(m)
+    iu, ju = np.triu_indices(m, k=1)
+    return np.bincount(iu, ones, m) + np.bincount(ju, n_obs - ones, m)
+
+
+def count_scores(y_tilde, a, m: int | None = None) -> np.ndarray:
+    """Count-method scores ``S~_i = sum_{j != i} sum_l a_ij^(l) y~_ij^(l)`` (B2 section 5.1).
+
+    Classic-RR outputs, no debiasing. For ``j > i`` the stored ``y~_ij`` counts;
+    for ``j < i`` item ``i`` wins when ``y~_ji = 0``, so ``1 - y~_ji`` counts
+    (spec 1.4). ``y_tilde`` and ``a`` are ``(L, P)`` (or ``(P,)``) arrays; for
+    chunked data accumulate ``ones``/``n_obs`` and use
+    :func:`count_scores_from_pair_counts`.
+    """
+    yt = np.asarray(y_tilde)
+    a = np.asarray(a, dtype=bool)
+    ones = np.where(a, yt, 0).reshape(-1, yt.shape[-1]).sum(axis=0)
+    n_obs = a.reshape(-1, a.shape[-1]).sum(axis=0)
+    return count_scores_from_pair_counts(ones, n_obs, m)
+
+
+def count_ranking(scores, rng: np.random.Generator) -> np.ndarray:
+    """Ranks by decreasing score, ties broken uniformly at random (spec 1.4, A12).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``sigma`` with ``sigma[i]`` the rank of item ``i`` (1 = best), int64.
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    order = np.lexsort((rng.random(scores.size), -scores))
+    ranks = np.empty(scores.size, dtype=np.int64)
+    ranks[order] = np.arange(1, scores.size + 1)
+    return ranks
+
+
+# ---------------------------------------------------------------------------
+# equal budgets: sample the per-pair counts directly
+
+
+@dataclass(frozen=True)
+class RRPairCounts:
+    """Per-pair counts of ``L`` users sharing one budget ``eps`` (classic RR).
+
+    Attributes
+    ----------
+    L : int
+    eps : float
+    n_obs : (P,) int64
+        ``sum_l a_ij^(l)``, observed comparisons.
+    wins : (P,) int64
+        ``sum_l a_ij^(l) y_ij^(l)``, raw wins of the first item.
+    released_wins : (P,) int64
+        ``sum_l a_ij^(l) y~_ij^(l)``, ones among the RR outputs.
+    """
+
+    L: int
+    eps: float
+    n_obs: np.ndarray
+    wins: np.ndarray
+    released_wins: np.ndarray
+
+    def adrr_statistics(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(S, N)`` of ADRR; with one budget ``w_l = 1/L`` (= B1's debiased RR mean).
+
+        ``S = (1/L) sum_l a z~ = ((e^eps+1) k~ - n) / ((e^eps-1) L)`` with ``k~`` the
+        released ones and ``n`` the observed count (B2 eq. (3)-(4)).
+        """
+        pe = rr_flip_probability(self.eps)
+        S = (self.released_wins - pe * self.n_obs) / ((1.0 - 2.0 * pe) * self.L)
+        return S, self.n_obs / self.L
+
+    def classic_rr_statistics(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(S, N)`` of the classic-RR plug-in (raw ``y~``, ``w_l = 1/L``; spec 1.4)."""
+        return self.released_wins / self.L, self.n_obs / self.L
+
+    def nonprivate_statistics(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(S, N)`` of the raw comparisons with ``w_l = 1/L``."""
+        return self.wins / self.L, self.n_obs / self.L
+
+    def count_scores(self, m: int | None = None) -> np.ndarray:
+        """Count-method scores of the RR outputs (:func:`count_scores`)."""
+        return count_scores_from_pair_counts(self.released_wins, self.n_obs, m)
+
+
+def sample_rr_statistics_equal_eps(
+    theta, L: int, p: float, eps: float, rng: np.random.Generator, link: Link = BTL
+) -> RRPairCounts:
+    """Per-pair counts of ``L`` users with one common budget, without per-comparison draws.
+
+    Same law as :func:`sample_user_comparisons_b` followed by
+    :func:`randomized_response` with a scalar ``eps`` and summation over users.
+    Reason: for a fixed pair the users' triples ``(a, y, y~)`` are i.i.d. and
+    the pairs are independent, so (multinomial thinning)
+
+    * ``n = sum_l a ~ Bin(L, p)``;
+    * given ``n``, the raw wins ``k = sum_l a y ~ Bin(n, F(theta_i - theta_j))``;
+    * given ``(n, k)``, the RR outputs keep each 1 w.p. ``1 - p_eps`` and turn
+      each 0 into 1 w.p. ``p_eps``: ``k~ = Bin(k, 1 - p_eps) + Bin(n - k, p_eps)``.
+
+    With equal weights ``w_l = 1/L`` the ADRR, classic-RR, non-private and count
+    statistics are functions of ``(n, k, k~)`` (see :class:`RRPairCounts`), so
+    this is exact, at ``O(m^2)`` cost instead of ``O(m^2 L)``. (The Laplace
+    release is not a function of these counts and needs per-comparison draws.)
+
+    Parameters
+    ----------
+    theta : (m,) array_like
+    L : int
+    p : float
+        Observation probability in (0, 1].
+    eps : float
+        Common budget (``inf`` = no flips).
+    rng : numpy.random.Generator
+    link : Link
+
+    Returns
+    -------
+    RRPairCounts
+    """
+    theta = np.asarray(theta, dtype=np.float64)
+    if not 0 < p <= 1:
+        raise ValueError(f"observation probability p must be in (0, 1], got {p}")
+    if np.ndim(eps) != 0:
+        raise ValueError("sample_rr_statistics_equal_eps needs one scalar eps")
+    pe = rr_flip_probability(eps)
+    iu, ju = np.triu_indices(theta.size, k=1)
+    f = link.cdf(theta[iu] - theta[ju])
+    n = np.full(iu.size, int(L), dtype=np.int64) if p == 1 else rng.binomial(int(L), p, iu.size)
+    k = rng.binomial(n, f)
+    k_rel = rng.binomial(k, 1.0 - pe) + rng.binomial(n - k, pe)
+    return RRPairCounts(
+        L=int(L), eps=float(eps), n_obs=n, wins=k.astype(np.int64), released_wins=k_rel
+    )
+
+
+# ---------------------------------------------------------------------------
+# several releases of one simulated data set
+
+
+@dataclass(frozen=True)
+class LDPStatistics:
+    """Per-pair statistics of several releases of the same raw data (spec 1.3-1.4).
+
+    Every ``(S, N)`` pair is ready for :func:`dprank.weighted_mle.fit_weighted_mle`;
+    entries not requested are ``None``.
+
+    Attributes
+    ----------
+    adrr : (S, N)
+        ADRR (debias + weights normalised over all users; B2 eq. (3)-(5)).
+    classic_rr : (S, N)
+        Raw RR outputs, ``w_l = 1/L`` (spec 1.4).
+    laplace : (S, N)
+        Laplace outputs, ``w_l = 1/L`` (spec 1.4).
+    raw : (S, N)
+        Raw comparisons, ``w_l = 1``: integer win and observation counts per
+        pair (NoisyObj's input, non-private fits after division by ``L``).
+    count_scores : (m,)
+        Count-method scores of the same RR outputs.
+    """
+
+    adrr: tuple[np.ndarray, np.ndarray] | None
+    classic_rr: tuple[np.ndarray, np.ndarray] | None
+    laplace: tuple[np.ndarray, np.ndarray] | None
+    raw: tuple[np.ndarray, np.ndarray] | None
+    count_scores: np.ndarray | None
+
+
+_RELEASES = ("adrr", "classic_rr", "laplace", "raw", "count")
+
+
+def simulate_ldp_statistics(
+    theta,
+    eps,
+    p: float,
+    rng: np.random.Generator,
+    *,
+    link: Link = BTL,
+    releases: tuple[str, ...] = ("adrr",),
+    chunk_size: int = DEFAULT_CHUNK_USERS,
+) -> LDPStatistics:
+    """Simulate ``L = len(eps)`` users and release their data, chunk by chunk.
+
+    Per chunk: draw ``(y, a)`` (:func:`sample_user_comparisons_b`); if any RR
+    release is requested draw one RR output per comparison (shared by ADRR,
+    classic RR and the count method, so the methods are paired); if
+    ``"laplace"`` is requested draw the Laplace noise. Memory is
+    ``O(chunk_size * P)``; the random stream depends on ``releases`` and
+    ``chunk_size``.
+
+    Parameters
+    ----------
+    theta : (m,) array_like
+    eps : (L,) array_like
+        Per-user budgets.
+    p : float
+        Observation probability.
+    rng : numpy.random.Generator
+    link : Link
+    releases : tuple of str
+        Any of ``"adrr"``, ``"classic_rr"``, ``"laplace"``, ``"raw"``, ``"count"``.
+    chunk_size : int
+
+    Returns
+    -------
+    LDPStatistics
+    """
+    bad = set(releases) - set(_RELEASES)
+    if bad:
+        raise ValueError(f"unknown releases {sorted(bad)}; known: {_RELEASES}")
+    eps = np.atleast_1d(_eps_array(eps))
+    L = eps.size
+    P = np.asarray(theta).size * (np.asarray(theta).size - 1) // 2
+    want = set(releases)
+    use_rr = bool(want & {"adrr", "classic_rr", "count"})
+    w_adrr = adrr_weights(eps)
+    acc = {r: (np.zeros(P), np.zeros(P)) for r in want}
+    for users, y, a in iter_user_comparisons_b(theta, L, p, rng, link, chunk_size):
+        if use_rr:
+            yt = randomized_response(y, eps[users], rng)
+            if "adrr" in want:
+                add_rr_statistics(*acc["adrr"], yt, a, eps[users], w_adrr[users])
+            if "classic_rr" in want:
+                add_sufficient_statistics(*acc["classic_rr"], yt, a, 1.0 / L)
+            if "count" in want:
+                add_sufficient_statistics(*acc["count"], yt, a, 1.0)
+        if "laplace" in want:
+            add_sufficient_statistics(
+                *acc["laplace"], laplace_release(y, eps[users], rng), a, 1.0 / L
+            )
+        if "raw" in want:
+            add_sufficient_statistics(*acc["raw"], y, a, 1.0)
+    scores = None
+    if "count" in want:
+        ones, n_obs = acc["count"]
+        scores = count_scores_from_pair_counts(np.rint(ones), np.rint(n_obs))
+    return LDPStatistics(
+        adrr=acc.get("adrr"),
+        classic_rr=acc.get("classic_rr"),
+        laplace=acc.get("laplace"),
+        raw=acc.get("raw"),
+        count_scores=scores,
+    )

@@ -1,0 +1,557 @@
+"""Tables in the layout of Paper B (Xu, Sun & Cheng), and a reader for its published numbers.
+
+The paper prints each cell as ``mean (dispersion)`` with a fixed number of decimals: 4 in
+B2 Tables 2, 3 and 5-11, 3 in Table 4 (proportions, no parenthetical); Table 2's p-values
+have two significant digits (``5.5 × 10^-5``). The parenthetical is a sample SD over the
+replicates in Tables 3 and 5-9 and a standard error of the mean in Tables 2, 10 and 11,
+although the paper calls all of them "standard errors" (spec/paper-b.md, section 1.5 and
+ambiguity A31); captions written here say which.
+
+A *tidy* frame (one row per cell: row keys, column keys, ``mean``, ``dispersion``,
+``dispersion_kind`` ``'sd'`` or ``'se'``) goes through :func:`pivot_table` to a frame of
+formatted strings, which :func:`to_csv`, :func:`to_markdown` and :func:`to_latex` (booktabs)
+write out. The writers are self-contained: no ``tabulate``, no jinja2.
+
+:func:`read_published_table` turns any CSV of ``reference/paper-b/`` into a tidy frame with
+the same column names, so published cells can be set beside reproduced ones.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "KEY_COLUMNS",
+    "MISSING",
+    "PUBLISHED_DIGITS",
+    "format_cell",
+    "format_pvalue",
+    "latex_escape",
+    "pivot_table",
+    "read_published_table",
+    "to_csv",
+    "to_latex",
+    "to_markdown",
+]
+
+#: What an empty or not-applicable cell shows (B2 Table 10 prints "–" for NoisyObj under TM).
+MISSING = "–"
+
+#: Decimals of the means and parentheticals as printed in each published table.
+PUBLISHED_DIGITS: dict[str, int] = {
+    "B2-Table1": 0,  # ranks
+    "B2-Table2": 4,  # also the t statistics; p-values: see format_pvalue
+    "B2-Table3": 4,
+    "B2-Table4": 3,
+    "B2-Table5": 4,
+    "B2-Table6": 4,
+    "B2-Table7": 4,
+    "B2-Table8": 4,
+    "B2-Table9": 4,
+    "B2-Table10": 4,
+    "B2-Table11": 4,
+}
+
+#: Row and column keys of the published CSVs (spec/paper-b.md, section 10).
+KEY_COLUMNS = ("table", "model", "metric", "scheme", "m", "L", "Delta", "method")
+
+_KIND_NOTE = {"sd": "sample SD over replicates", "se": "standard error of the mean"}
+_SE_KIND = {"sd_over_replicates": "sd", "se_of_mean": "se", "none": None}
+
+
+def _is_missing(value: object) -> bool:
+    if value is None or value is pd.NA:
+        return True
+    try:
+        return math.isnan(value)  # type: ignore[arg-type]
+    except TypeError:
+        return False
+
+
+def _fixed(value: float, digits: int) -> str:
+    text = f"{float(value):.{digits}f}"
+    if text.startswith("-") and float(text) == 0.0:  # no "-0.0000"
+        text = text[1:]
+    return text
+
+
+def format_cell(mean: float, disp: float | None, digits: int, missing: str = MISSING) -> str:
+    """One table cell as the paper prints it: ``"0.0757 (0.0030)"``.
+
+    Parameters
+    ----------
+    mean : float
+        The cell's mean; NaN or None gives ``missing``.
+    disp : float or None
+        The parenthetical (SD or SE); NaN or None prints the mean alone (``"0.630"``).
+    digits : int
+        Decimals of both numbers (4 in most B2 tables, 3 in Table 4).
+    missing : str, default "–"
+        Text of an empty cell.
+    """
+    if _is_missing(mean):
+        return missing
+    if _is_missing(disp):
+        return _fixed(mean, digits)
+    return f"{_fixed(mean, digits)} ({_fixed(disp, digits)})"
+
+
+def format_pvalue(p: float, sig: int = 2, missing: str = MISSING) -> str:
+    """A p-value with ``sig`` significant digits, as in B2 Table 2: ``5.5e-5``.
+
+    Values from 0.001 on are printed in fixed notation (``"0.012"``).
+    """
+    if _is_missing(p):
+        return missing
+    p = float(p)
+    if p == 0.0:
+        return "0"
+    if p >= 1e-3:
+        return f"{p:.{sig}g}"
+    mantissa, exponent = f"{p:.{sig - 1}e}".split("e")
+    return f"{mantissa}e{int(exponent)}"
+
+
+def _label(keys: Mapping[str, object]) -> str:
+    """Default column label: numeric keys as ``name = value``, others bare (``"L = 100, BTL"``)."""
+    parts = []
+    for name, value in keys.items():
+        if value is None:
+            parts.append(f"{name} = {MISSING}")
+        elif isinstance(value, int | float | np.integer | np.floating) and not isinstance(
+            value, bool
+        ):
+            shown = f"{value:g}" if isinstance(value, float | np.floating) else str(value)
+            parts.append(f"{name} = {shown}")
+        else:
+            parts.append(str(value))
+    return ", ".join(parts)
+
+
+def _key(record: Mapping[str, object], keys: Sequence[str]) -> tuple:
+    """A record's key tuple, with NaN/NA written as None so that equal keys compare equal."""
+    return tuple(None if _is_missing(record[k]) else record[k] for k in keys)
+
+
+def pivot_table(
+    frame: pd.DataFrame,
+    index: str | Sequence[str],
+    columns: str | Sequence[str],
+    digits: int,
+    *,
+    mean: str = "mean",
+    dispersion: str | None = "dispersion",
+    kind: str = "dispersion_kind",
+    label: Callable[[Mapping[str, object]], str] | None = None,
+    missing: str = MISSING,
+) -> pd.DataFrame:
+    """Lay a tidy frame out as a paper table of ``mean (dispersion)`` strings.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        One row per cell: the ``index`` and ``columns`` keys, ``mean`` and (optionally) the
+        dispersion; each (row, column) key pair at most once.
+    index, columns : str or sequence of str
+        Keys of the table's rows and columns. Rows and columns keep the order of first
+        appearance in ``frame`` (sort it beforehand for another order).
+    digits : int
+        Decimals, see :data:`PUBLISHED_DIGITS`.
+    mean, dispersion : str
+        Column names of the numbers; ``dispersion=None`` prints means only.
+    kind : str
+        Column naming each dispersion ``'sd'`` or ``'se'`` (or empty); if absent and
+        ``dispersion`` is ``'sd'`` or ``'se'``, that name is the kind (so an output of
+        :func:`dprank.aggregate.summarise` can be passed with ``dispersion="sd"``).
+    label : callable, optional
+        Maps a dict ``{column key: value}`` to the column header. The default writes
+        numeric keys as ``name = value`` and others bare, e.g. ``"L = 100, BTL"``.
+    missing : str, default "–"
+        Text of empty cells (cells absent from ``frame`` or with a NaN mean).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Strings; the row keys form the (Multi)Index, columns are flat header strings.
+        ``attrs["dispersion_kinds"]`` is the sorted tuple of kinds shown in parentheses,
+        which the writers turn into a caption note.
+    """
+    index = [index] if isinstance(index, str) else list(index)
+    columns = [columns] if isinstance(columns, str) else list(columns)
+    if set(index) & set(columns):
+        raise ValueError(f"keys used for both rows and columns: {set(index) & set(columns)}")
+    needed = [*index, *columns, mean] + ([dispersion] if dispersion else [])
+    absent = [c for c in needed if c not in frame.columns]
+    if absent:
+        raise KeyError(f"frame lacks columns {absent}")
+    if frame.duplicated([*index, *columns]).any():
+        raise ValueError("frame has several rows for one (row, column) cell")
+    label = label or _label
+    records = frame.to_dict("records")
+    row_keys = list(dict.fromkeys(_key(r, index) for r in records))
+    col_keys = list(dict.fromkeys(_key(r, columns) for r in records))
+    headers = [label(dict(zip(columns, key, strict=True))) for key in col_keys]
+    if len(set(headers)) != len(headers):
+        raise ValueError(f"column labels are not unique: {headers}")
+
+    kinds: set[str] = set()
+    cells = {}
+    for row in records:
+        m = row[mean]
+        d = row[dispersion] if dispersion else None
+        if dispersion and not _is_missing(m) and not _is_missing(d):
+            k = row.get(kind, dispersion if dispersion in _KIND_NOTE else None)
+            if not _is_missing(k) and k:
+                if k not in _KIND_NOTE:
+                    raise ValueError(f"dispersion kind must be 'sd' or 'se', got {k!r}")
+                kinds.add(k)
+        cells[_key(row, index), _key(row, columns)] = format_cell(m, d, digits, missing)
+
+    data = [[cells.get((r, c), missing) for c in col_keys] for r in row_keys]
+    if len(index) == 1:
+        idx = pd.Index([r[0] for r in row_keys], name=index[0])
+    else:
+        idx = pd.MultiIndex.from_tuples(row_keys, names=index)
+    table = pd.DataFrame(data, index=idx, columns=headers, dtype=object)
+    table.attrs["dispersion_kinds"] = tuple(sorted(kinds))
+    return table
+
+
+def _caption_text(table: pd.DataFrame, caption: str | None, note: bool) -> str | None:
+    kinds = table.attrs.get("dispersion_kinds", ())
+    if not note or not kinds:
+        return caption
+    text = "In parentheses: " + " or ".join(_KIND_NOTE[k] for k in kinds) + "."
+    if not caption:
+        return text
+    caption = caption.rstrip()
+    return f"{caption} {text}" if caption.endswith((".", "!", "?")) else f"{caption}. {text}"
+
+
+def _rows(table: pd.DataFrame, sparsify: bool) -> tuple[list[str], list[list[str]]]:
+    """Header and body cells, the index levels first."""
+    names = [("" if n is None else str(n)) for n in table.index.names]
+    header = [*names, *(str(c) for c in table.columns)]
+    body = []
+    previous: tuple = ()
+    for key, values in zip(table.index, table.itertuples(index=False, name=None), strict=True):
+        key = key if isinstance(key, tuple) else (key,)
+        shown = ["" if _is_missing(k) else str(k) for k in key]
+        if sparsify:
+            # blank leading index values repeated from the row above
+            for level in range(len(key) - 1):
+                if key[: level + 1] == previous[: level + 1]:
+                    shown[level] = ""
+                else:
+                    break
+        previous = key
+        body.append([*shown, *(str(v) for v in values)])
+    return header, body
+
+
+def to_csv(table: pd.DataFrame) -> str:
+    """The formatted table as CSV text (index levels as leading columns, ``\\n`` endings)."""
+    return table.reset_index().to_csv(index=False, lineterminator="\n")
+
+
+def _md_escape(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def to_markdown(
+    table: pd.DataFrame, caption: str | None = None, *, note: bool = True, sparsify: bool = False
+) -> str:
+    """A GitHub/pandoc pipe table, optionally preceded by a caption paragraph.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Output of :func:`pivot_table` (any frame of strings works).
+    caption : str, optional
+        Caption line; with ``note`` it ends with what the parentheses hold.
+    note : bool, default True
+        Append the dispersion note from ``table.attrs["dispersion_kinds"]``.
+    sparsify : bool, default False
+        Blank repeated values of the outer index levels.
+
+    Returns
+    -------
+    str
+        Ends with a newline. Index columns are left-aligned, value columns right-aligned.
+    """
+    header, body = _rows(table, sparsify)
+    n_index = table.index.nlevels
+    lines = []
+    text = _caption_text(table, caption, note)
+    if text:
+        lines += [text, ""]
+    lines.append("| " + " | ".join(_md_escape(h) for h in header) + " |")
+    lines.append("|" + "|".join([":---"] * n_index + ["---:"] * table.shape[1]) + "|")
+    for row in body:
+        lines.append("| " + " | ".join(_md_escape(c) for c in row) + " |")
+    return "\n".join(lines) + "\n"
+
+
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "–": "--",
+}
+_LATEX_RE = re.compile("|".join(re.escape(c) for c in _LATEX_SPECIAL))
+
+
+def latex_escape(text: str) -> str:
+    """Escape LaTeX's special characters ``\\ & % $ # _ { } ~ ^`` (and write "–" as ``--``)."""
+    return _LATEX_RE.sub(lambda match: _LATEX_SPECIAL[match.group(0)], str(text))
+
+
+def to_latex(
+    table: pd.DataFrame,
+    caption: str | None = None,
+    label: str | None = None,
+    *,
+    note: bool = True,
+    sparsify: bool = False,
+    escape_caption: bool = True,
+) -> str:
+    """A ``table`` environment with a booktabs ``tabular`` (needs ``\\usepackage{booktabs}``).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Output of :func:`pivot_table`.
+    caption : str, optional
+        Escaped unless ``escape_caption=False`` (to pass LaTeX math through).
+    label : str, optional
+        ``\\label`` key, written verbatim.
+    note, sparsify : bool
+        As in :func:`to_markdown`.
+    escape_caption : bool, default True
+        Escape special characters in the caption.
+
+    Returns
+    -------
+    str
+        Ends with a newline. Headers and cells are always escaped.
+    """
+    header, body = _rows(table, sparsify)
+    n_index = table.index.nlevels
+    spec = "l" * n_index + "r" * table.shape[1]
+    lines = [r"\begin{table}[htbp]", r"\centering"]
+    text = _caption_text(table, caption, note)
+    if text:
+        lines.append(r"\caption{" + (latex_escape(text) if escape_caption else text) + "}")
+    if label:
+        lines.append(r"\label{" + label + "}")
+    lines += [r"\begin{tabular}{" + spec + "}", r"\toprule"]
+    lines.append(" & ".join(latex_escape(h) for h in header) + r" \\")
+    lines.append(r"\midrule")
+    for row in body:
+        lines.append(" & ".join(latex_escape(c) for c in row) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------- published tables
+
+_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+
+
+def _decimals(text: object) -> float:
+    """Decimals of a number as printed in fixed notation ("0.0030" -> 4); NaN otherwise."""
+    if not isinstance(text, str) or not re.fullmatch(r"[-+]?\d+(?:\.\d*)?", text.strip()):
+        return np.nan
+    _, _, frac = text.strip().partition(".")
+    return float(len(frac))
+
+
+def _parse_quoted(text: object) -> tuple[float, str | None]:
+    """A number quoted in the text: ``"5/9"``, ``"~19"``, ``">0.9 (all)"``, ``"6.98%"``,
+    ``"42 of 60 (70%)"``. Returns (value, qualifier ``~ < >`` or None); NaN if not numeric."""
+    if not isinstance(text, str):
+        return np.nan, None
+    s = text.strip()
+    if m := re.fullmatch(rf"({_NUMBER})\s*/\s*({_NUMBER})", s):
+        return float(m.group(1)) / float(m.group(2)), None
+    if m := re.fullmatch(rf"({_NUMBER})\s+of\s+({_NUMBER})(?:\s*\(.*\))?", s):
+        return float(m.group(1)) / float(m.group(2)), None
+    if m := re.fullmatch(rf"([~<>≈]?)\s*({_NUMBER})\s*(%?)(?:\s*\(.*\))?", s):
+        value = float(m.group(2)) / (100.0 if m.group(3) else 1.0)
+        return value, (m.group(1) or None)
+    return np.nan, None
+
+
+_TIDY = [*KEY_COLUMNS, "mean", "dispersion", "se_kind", "dispersion_kind", "digits", "flag"]
+
+
+def _standard(raw: pd.DataFrame) -> pd.DataFrame:
+    out = pd.DataFrame({c: raw[c] if c in raw else pd.NA for c in KEY_COLUMNS})
+    for c in ("table", "model", "metric", "scheme", "method"):
+        out[c] = raw[c].astype("string")
+    for c in ("m", "L"):
+        out[c] = pd.to_numeric(raw[c]).astype("Int64")
+    out["Delta"] = pd.to_numeric(raw["Delta"]).astype(float)
+    out["mean"] = pd.to_numeric(raw["mean"]).astype(float)
+    out["dispersion"] = pd.to_numeric(raw["se"]).astype(float)
+    out["se_kind"] = raw["se_kind"].fillna("none").astype("string")
+    unknown = set(out["se_kind"]) - set(_SE_KIND)
+    if unknown:
+        raise ValueError(f"unknown se_kind values {sorted(unknown)}")
+    out["dispersion_kind"] = out["se_kind"].map(_SE_KIND).astype("string")
+    out["digits"] = raw["mean"].map(_decimals).astype("Int64")
+    out["flag"] = raw["flag"].astype("string")
+    return out[_TIDY]
+
+
+def _car_ranking(raw: pd.DataFrame) -> pd.DataFrame:
+    """B2 Table 1: one row per car, the aggregate rank as ``mean``; attributes kept."""
+    out = pd.DataFrame(
+        {
+            "table": raw["table"].astype("string"),
+            "model": pd.Series(pd.NA, index=raw.index, dtype="string"),
+            "metric": "aggregate_rank",
+            "scheme": pd.Series(pd.NA, index=raw.index, dtype="string"),
+            "m": pd.array([len(raw)] * len(raw), dtype="Int64"),
+            "L": pd.array([pd.NA] * len(raw), dtype="Int64"),
+            "Delta": np.nan,
+            "method": "BTL_TM_count_non_private",
+        }
+    )
+    out["metric"] = out["metric"].astype("string")
+    out["method"] = out["method"].astype("string")
+    out["mean"] = pd.to_numeric(raw["aggregate_rank"]).astype(float)
+    out["dispersion"] = np.nan
+    out["se_kind"] = pd.Series("none", index=raw.index, dtype="string")
+    out["dispersion_kind"] = pd.Series(pd.NA, index=raw.index, dtype="string")
+    out["digits"] = raw["aggregate_rank"].map(_decimals).astype("Int64")
+    out["flag"] = raw["flag"].astype("string")
+    attrs = [c for c in raw.columns if c not in ("table", "aggregate_rank", "flag")]
+    return pd.concat([out[_TIDY], raw[attrs]], axis=1)
+
+
+_DIRECTION = {"increase": 1.0, "remain stable": 0.0, "decrease": -1.0}
+
+
+def _scheme_behaviour(raw: pd.DataFrame) -> pd.DataFrame:
+    """B1 Table 1 (qualitative): the expected direction as ``mean`` (+1, 0, -1), text kept."""
+    metrics = {"expected_l2_over_sqrt_m": "l2_over_sqrt_m", "expected_linf": "linf"}
+    rows = []
+    for record in raw.to_dict("records"):
+        for column, metric in metrics.items():
+            text = str(record[column])
+            direction = _DIRECTION.get(text.strip().lower())
+            if direction is None:
+                raise ValueError(f"unknown direction {text!r} in B1 Table 1")
+            rows.append(
+                {
+                    "table": record["table"],
+                    "metric": metric,
+                    "scheme": f"scheme{record['scheme_order_in_table']}",
+                    "method": "debiased_RR",
+                    "mean": direction,
+                    "text": text,
+                    "epsilon_order": record["epsilon_order"],
+                    "flag": record["flag"],
+                }
+            )
+    long = pd.DataFrame(rows)
+    out = pd.DataFrame({c: long.get(c, pd.NA) for c in KEY_COLUMNS})
+    for c in ("table", "model", "metric", "scheme", "method"):
+        out[c] = out[c].astype("string")
+    out["m"] = out["m"].astype("Int64")
+    out["L"] = out["L"].astype("Int64")
+    out["Delta"] = np.nan
+    out["mean"] = long["mean"].astype(float)
+    out["dispersion"] = np.nan
+    out["se_kind"] = pd.Series("none", index=out.index, dtype="string")
+    out["dispersion_kind"] = pd.Series(pd.NA, index=out.index, dtype="string")
+    out["digits"] = pd.array([pd.NA] * len(out), dtype="Int64")
+    out["flag"] = long["flag"].astype("string")
+    return pd.concat([out[_TIDY], long[["text", "epsilon_order"]]], axis=1)
+
+
+def _text_numbers(raw: pd.DataFrame, name: str) -> pd.DataFrame:
+    """Numbers quoted in the text: parsed where numeric (else NaN), text kept."""
+    parsed = raw["value"].map(_parse_quoted)
+    n = len(raw)
+    out = pd.DataFrame({c: pd.Series(pd.NA, index=raw.index, dtype="string") for c in KEY_COLUMNS})
+    out["table"] = pd.Series(name, index=raw.index, dtype="string")
+    out["model"] = raw["version"].astype("string")
+    out["metric"] = raw["quantity"].astype("string")
+    out["scheme"] = raw["location"].astype("string")
+    out["m"] = pd.array([pd.NA] * n, dtype="Int64")
+    out["L"] = pd.array([pd.NA] * n, dtype="Int64")
+    out["Delta"] = np.nan
+    out["mean"] = parsed.map(lambda v: v[0]).astype(float)
+    out["dispersion"] = np.nan
+    out["se_kind"] = pd.Series("none", index=raw.index, dtype="string")
+    out["dispersion_kind"] = pd.Series(pd.NA, index=raw.index, dtype="string")
+    out["digits"] = raw["value"].map(_decimals).astype("Int64")
+    out["flag"] = raw["note"].astype("string")
+    extra = pd.DataFrame(
+        {
+            "text": raw["value"].astype("string"),
+            "qualifier": parsed.map(lambda v: v[1]).astype("string"),
+        }
+    )
+    return pd.concat([out[_TIDY], extra], axis=1)
+
+
+def read_published_table(path: str | Path) -> pd.DataFrame:
+    """Read one CSV of ``reference/paper-b/`` into a tidy frame.
+
+    Columns, in this order: the keys ``table, model, metric, scheme, m, L, Delta, method``
+    (``m``, ``L`` nullable integers, ``Delta`` float), ``mean`` (float; NaN for cells the
+    source lacks), ``dispersion`` (the printed parenthetical, float), ``se_kind`` (as in the
+    CSV: ``sd_over_replicates``, ``se_of_mean`` or ``none``), ``dispersion_kind`` (``'sd'``,
+    ``'se'`` or NA, ready for :func:`pivot_table`), ``digits`` (decimals of the printed
+    mean, NA where not in fixed notation) and ``flag``. B2 Table 2's t statistics and
+    p-values are rows of their own (``metric`` ``paired_t_statistic_vs_ADRR`` /
+    ``paired_t_pvalue_vs_ADRR``, value in ``mean``), as in the CSV.
+
+    Three files have their own schema and are mapped onto the same columns:
+
+    * ``B2-Table1`` (car attributes): ``mean`` is the aggregate rank; the attribute
+      columns follow.
+    * ``B1-Table1`` (qualitative): one row per (scheme, metric); ``mean`` is the expected
+      direction of the error as L grows, +1 (increase), 0 (remain stable), -1 (decrease);
+      ``text`` and ``epsilon_order`` follow.
+    * ``B2-text_numbers``: ``model`` holds the version, ``scheme`` the location, ``metric``
+      the quantity; ``mean`` is the number where the text is numeric (``5/9``, ``~19``,
+      ``42 of 60 (70%)``, ``6.98%``), NaN otherwise; ``text`` and ``qualifier`` follow.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        A CSV file.
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
+    path = Path(path)
+    raw = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=["", "NA"], comment="#")
+    columns = set(raw.columns)
+    if {"mean", "se", "se_kind"} <= columns:
+        return _standard(raw)
+    if "aggregate_rank" in columns:
+        return _car_ranking(raw)
+    if "expected_linf" in columns:
+        return _scheme_behaviour(raw)
+    if {"quantity", "value"} <= columns:
+        return _text_numbers(raw, path.stem)
+    raise ValueError(f"{path}: unrecognised published-table layout, columns {sorted(columns)}")

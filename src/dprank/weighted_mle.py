@@ -1,0 +1,506 @@
+"""Weighted, ridge-penalised MLE on private surrogate comparisons (Paper B2, eq. (5)).
+
+B2's estimator minimises, over ``theta in R^m``,
+
+    L_lambda(theta) = - sum_l sum_{i<j} a_ij^(l) { z_ij^(l) log F(d_ij)
+                                  + (w_l - z_ij^(l)) log(1 - F(d_ij)) } + lambda ||theta||^2,
+
+``d_ij = theta_i - theta_j``. It depends on the data only through the per-pair
+sufficient statistics (spec/paper-b.md section 1.3)
+
+    S_ij = sum_l a_ij^(l) w_l z~_ij^(l),       N_ij = sum_l a_ij^(l) w_l,
+
+(built by :mod:`dprank.ldp`), so that with ``l(x) = -log F(x)`` and the
+symmetry ``1 - F(x) = F(-x)``
+
+    L_lambda(theta) = sum_{i<j} [S_ij l(d_ij) + (N_ij - S_ij) l(-d_ij)]
+                      + lambda ||theta||^2 + b^T theta,
+
+where the optional linear term ``b`` serves NoisyObj (objective perturbation).
+``S, N`` are ``(P,)`` arrays over the pairs in ``numpy.triu_indices(m, 1)``
+order. One objective evaluation costs ``O(m^2)`` whatever ``L``.
+
+Solver
+------
+* BTL: ``S l(d) + (N-S) l(-d) = N log(1 + e^d) - S d`` is convex for any real
+  ``S`` (``N >= 0``), with Hessian weights ``N F(1-F)`` independent of ``S``;
+  damped Newton (Cholesky of the ``m x m`` Hessian, Armijo backtracking) from
+  ``theta = 0`` converges in a handful of iterations.
+* Other links (TM): the debiased ``z~`` can be negative or exceed ``w_l``, so
+  ``S`` may lie outside ``[0, N]`` and the objective may be non-convex (B2
+  section 4.1.2, Lemma 4), even unbounded below. Damped Newton is used while
+  the Hessian is positive definite; at the first iterate where it is not, the
+  fit continues from there with scipy's ``trust-exact`` trust-region method
+  (which handles indefinite Hessians) and, if that fails, with L-BFGS-B from
+  ``theta = 0``. The result records which path was taken and whether the
+  gradient tolerance (``||grad||_inf <= gtol``, default ``1e-8``, spec A3) was
+  met; non-convergence is never silent (``converged=False``, and
+  ``diverged=True`` when the iterates ran past ``theta_max``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import linalg, optimize
+
+from .ldp import add_sufficient_statistics
+from .models import BTL, Link
+
+__all__ = [
+    "WeightedFit",
+    "classic_rr_plugin_statistics",
+    "default_lambda",
+    "fit_weighted_mle",
+    "hessian_min_nonzero_eigenvalue",
+    "laplace_plugin_statistics",
+    "noisy_obj_calibration",
+    "noisy_obj_fit",
+    "weighted_objective",
+    "weighted_objective_gradient",
+]
+
+
+@dataclass(frozen=True)
+class WeightedFit:
+    """Result of :func:`fit_weighted_mle`.
+
+    Attributes
+    ----------
+    theta : (m,) numpy.ndarray
+        The (local) minimiser found.
+    converged : bool
+        ``||grad||_inf <= gtol`` at ``theta``.
+    n_iter : int
+        Iterations taken, over all methods used.
+    method : str
+        Path taken: ``"newton"``, ``"newton>trust-exact"`` or
+        ``"newton>trust-exact>lbfgs"``.
+    grad_norm : float
+        ``||grad||_inf`` at ``theta``.
+    objective : float
+        ``L_lambda(theta)``.
+    local_min : bool
+        The Hessian of the objective at ``theta`` is positive definite (always
+        true for BTL), so ``theta`` is a strict local minimum when converged.
+    diverged : bool
+        Not converged, and the iterates left ``||theta||_inf <= theta_max``
+        (the objective looks unbounded below: possible for TM when debiased
+        win totals are negative, e.g. small ``eps`` and few users).
+    """
+
+    theta: np.ndarray
+    converged: bool
+    n_iter: int
+    method: str
+    grad_norm: float
+    objective: float
+    local_min: bool
+    diverged: bool = False
+
+
+class _Objective:
+    """Value, gradient and Hessian of objective (5) on sufficient statistics."""
+
+    def __init__(self, S, N, m, lam, link, b):
+        self.S = np.asarray(S, dtype=np.float64)
+        self.N = np.asarray(N, dtype=np.float64)
+        self.m = int(m)
+        P = self.m * (self.m - 1) // 2
+        if self.S.shape != (P,) or self.N.shape != (P,):
+            raise ValueError(
+                f"S and N must have shape ({P},) for m = {m}, got {self.S.shape}, {self.N.shape}"
+            )
+        if not (np.all(np.isfinite(self.S)) and np.all(np.isfinite(self.N))):
+            raise ValueError("S and N must be finite")
+        if np.any(self.N < 0):
+            raise ValueError("N must be non-negative (observation weights)")
+        self.lam = float(lam)
+        if not (self.lam > 0 and math.isfinite(self.lam)):
+            raise ValueError(f"lambda must be positive and finite, got {lam}")
+        self.b = np.zeros(self.m) if b is None else np.asarray(b, dtype=np.float64)
+        if self.b.shape != (self.m,):
+            raise ValueError(f"b must have shape ({self.m},), got {self.b.shape}")
+        self.link = link
+        self.btl = link is BTL
+        self.iu, self.ju = np.triu_indices(self.m, k=1)
+        self.NmS = self.N - self.S
+
+    def _d(self, theta):
+        return theta[self.iu] - theta[self.ju]
+
+    def value(self, theta) -> float:
+        d = self._d(theta)
+        if self.btl:
+            pair = self.N @ np.logaddexp(0.0, d) - self.S @ d
+        else:
+            pair = self.S @ self.link.loss(d) + self.NmS @ self.link.loss(-d)
+        return float(pair + self.lam * theta @ theta + self.b @ theta)
+
+    def _pair_derivatives(self, theta):
+        """``(df/dd, d2f/dd2)`` per pair."""
+        d = self._d(theta)
+        if self.btl:
+            f = 1.0 / (1.0 + np.exp(-d))
+            return self.N * f - self.S, self.N * f * (1.0 - f)
+        d1p, d2p = self.link.loss_derivatives(d)
+        d1m, d2m = self.link.loss_derivatives(-d)
+        return self.S * d1p - self.NmS * d1m, self.S * d2p + self.NmS * d2m
+
+    def _scatter(self, g_pair):
+        return np.bincount(self.iu, g_pair, self.m) - np.bincount(self.ju, g_pair, self.m)
+
+    def gradient(self, theta):
+        g_pair, _ = self._pair_derivatives(theta)
+        return self._scatter(g_pair) + 2.0 * self.lam * theta + self.b
+
+    def laplacian(self, h):
+        """``sum_{i<j} h_ij (e_i - e_j)(e_i - e_j)^T``."""
+        H = np.zeros((self.m, self.m))
+        H[self.iu, self.ju] = -h
+        H[self.ju, self.iu] = -h
+        H[np.diag_indices(self.m)] = np.bincount(self.iu, h, self.m) + np.bincount(
+            self.ju, h, self.m
+        )
+        return H
+
+    def grad_hess(self, theta):
+        g_pair, h = self._pair_derivatives(theta)
+        grad = self._scatter(g_pair) + 2.0 * self.lam * theta + self.b
+        H = self.laplacian(h)
+        H[np.diag_indices(self.m)] += 2.0 * self.lam
+        return grad, H
+
+
+def weighted_objective(theta, S, N, lam: float, link: Link = BTL, b=None) -> float:
+    """Value of B2 objective (5) (plus ``b^T theta``) on sufficient statistics."""
+    theta = np.asarray(theta, dtype=np.float64)
+    return _Objective(S, N, theta.size, lam, link, b).value(theta)
+
+
+def weighted_objective_gradient(theta, S, N, lam: float, link: Link = BTL, b=None) -> np.ndarray:
+    """Gradient of B2 objective (5) (plus ``b``) at ``theta``.
+
+    Per pair, ``d/dd`` is ``N F(d) - S`` for BTL and
+    ``-S phi/Phi(d) + (N - S) phi(d)/Phi(-d)`` for TM (spec 1.3).
+    """
+    theta = np.asarray(theta, dtype=np.float64)
+    return _Objective(S, N, theta.size, lam, link, b).gradient(theta)
+
+
+def _cholesky_ok(H) -> bool:
+    try:
+        linalg.cho_factor(H, lower=True, check_finite=False)
+    except linalg.LinAlgError:
+        return False
+    return True
+
+
+def _fallback(obj, theta, theta0, gtol, fallback_max_iter, theta_max, n_iter, method):
+    """scipy trust-exact from the Newton iterate, then L-BFGS-B from the start."""
+
+    ran_away = []
+
+    def stop(intermediate_result):
+        # the objective may be unbounded below (TM): stop once theta runs away
+        if not np.max(np.abs(intermediate_result.x)) <= theta_max:
+            ran_away.append(True)
+            raise StopIteration
+
+    method += ">trust-exact"
+    res = optimize.minimize(
+        obj.value,
+        theta,
+        jac=obj.gradient,
+        hess=lambda x: obj.grad_hess(x)[1],
+        method="trust-exact",
+        options={"gtol": gtol, "maxiter": fallback_max_iter},
+        callback=stop,
+    )
+    n_iter += int(res.nit)
+    theta = res.x
+    grad = obj.gradient(theta)
+    if not np.max(np.abs(grad)) <= gtol or np.max(np.abs(theta)) > theta_max:
+        method += ">lbfgs"
+        res = optimize.minimize(
+            obj.value,
+            np.zeros(obj.m) if theta0 is None else np.array(theta0, dtype=np.float64),
+            jac=obj.gradient,
+            method="L-BFGS-B",
+            options={
+                "gtol": gtol,
+                "ftol": 1e-15,
+                "maxiter": fallback_max_iter,
+                "maxcor": 20,
+            },
+            callback=stop,
+        )
+        n_iter += int(res.nit)
+        # prefer a converged L-BFGS point; otherwise keep the trust-region one if bounded
+        lb_ok = np.max(np.abs(res.x)) <= theta_max and np.max(np.abs(obj.gradient(res.x))) <= gtol
+        if lb_ok or not np.max(np.abs(theta)) <= theta_max:
+            theta = res.x
+    fval = obj.value(theta)
+    grad, H = obj.grad_hess(theta)
+    return theta, grad, H, fval, n_iter, method, bool(ran_away)
+
+
+def fit_weighted_mle(
+    S,
+    N,
+    m: int,
+    lam: float,
+    link: Link = BTL,
+    *,
+    b=None,
+    theta0=None,
+    gtol: float = 1e-8,
+    max_iter: int = 100,
+    fallback_max_iter: int = 500,
+    theta_max: float = 1e3,
+) -> WeightedFit:
+    """Minimise B2 objective (5) on per-pair sufficient statistics (spec 1.3).
+
+    Parameters
+    ----------
+    S, N : (P,) array_like
+        ``S_ij = sum_l a w_l z_ij`` and ``N_ij = sum_l a w_l`` over the pairs in
+        ``triu_indices(m, 1)`` order (:mod:`dprank.ldp`). ``N >= 0``; ``S`` is
+        any real number (debiased releases).
+    m : int
+        Number of items.
+    lam : float
+        Ridge coefficient ``lambda > 0`` (:func:`default_lambda`).
+    link : Link
+        ``BTL`` or ``THURSTONE`` (any :class:`dprank.models.Link`).
+    b : (m,) array_like, optional
+        Linear term ``b^T theta`` added to the objective (NoisyObj); with
+        ``b = None`` the minimiser satisfies ``1^T theta = 0`` (B2 Lemma 3).
+    theta0 : (m,) array_like, optional
+        Start (default 0, spec A3).
+    gtol : float
+        Convergence: ``||grad||_inf <= gtol`` (spec A3: 1e-8).
+    max_iter : int
+        Newton iterations.
+    fallback_max_iter : int
+        Iterations of each scipy fallback (non-convex links only).
+    theta_max : float
+        The fit stops and reports ``diverged`` once ``||theta||_inf`` exceeds it.
+
+    Returns
+    -------
+    WeightedFit
+        Check ``converged`` (and ``local_min`` for TM); failures are reported,
+        not raised.
+    """
+    obj = _Objective(S, N, m, lam, link, b)
+    theta = np.zeros(obj.m) if theta0 is None else np.array(theta0, dtype=np.float64)
+    if theta.shape != (obj.m,):
+        raise ValueError(f"theta0 must have shape ({obj.m},), got {theta.shape}")
+    fval = obj.value(theta)
+    method = "newton"
+    n_iter = 0
+    indefinite = ran_away = False
+    grad, H = obj.grad_hess(theta)
+    while np.max(np.abs(grad)) > gtol and n_iter < max_iter:
+        try:
+            factor = linalg.cho_factor(H, lower=True, check_finite=False)
+        except linalg.LinAlgError:
+            indefinite = True
+            break
+        step = linalg.cho_solve(factor, -grad, check_finite=False)
+        slope = float(grad @ step)
+        t = 1.0
+        while True:
+            cand = theta + t * step
+            fnew = obj.value(cand)
+            if fnew <= fval + 1e-4 * t * slope:
+                break
+            if abs(fnew - fval) <= 1e-14 * max(1.0, abs(fval)) or t < 1e-12:
+                break  # round-off level: accept (the gradient test decides)
+            t *= 0.5
+        theta, fval = cand, fnew
+        n_iter += 1
+        grad, H = obj.grad_hess(theta)
+        if np.max(np.abs(theta)) > theta_max:
+            break
+
+    if indefinite and np.max(np.abs(theta)) <= theta_max:
+        # far from the data the TM terms may overflow: report, do not warn
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            theta, grad, H, fval, n_iter, method, ran_away = _fallback(
+                obj, theta, theta0, gtol, fallback_max_iter, theta_max, n_iter, method
+            )
+
+    out_of_bounds = bool(not np.all(np.isfinite(theta)) or np.max(np.abs(theta)) > theta_max)
+    grad_norm = float(np.max(np.abs(grad)))
+    converged = bool(grad_norm <= gtol and not out_of_bounds)
+    diverged = out_of_bounds or (ran_away and not converged)
+    local_min = bool(not diverged and _cholesky_ok(H))
+    return WeightedFit(
+        theta=theta,
+        converged=converged,
+        n_iter=n_iter,
+        method=method,
+        grad_norm=grad_norm,
+        objective=float(fval),
+        local_min=local_min,
+        diverged=diverged,
+    )
+
+
+def default_lambda(L: int, B: float, c: float = 1.0) -> float:
+    """Ridge ``lambda = c / (L B(eps))`` (B2 Theorem 1 scale; spec 1.3 / A1 default ``c = 1``).
+
+    ``B`` is :func:`dprank.ldp.privacy_constant` (1 without privacy).
+    """
+    if not (L > 0 and B > 0 and c > 0):
+        raise ValueError("L, B and c must be positive")
+    return float(c) / (float(L) * float(B))
+
+
+# ---------------------------------------------------------------------------
+# baselines (spec 1.4)
+
+
+def classic_rr_plugin_statistics(y_tilde, a, L: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``(S, N)`` of the classic-RR plug-in: raw ``y~`` for ``z``, unweighted ``w_l = 1/L``.
+
+    Inconsistent (shrunk toward 0; B2 Lemma 1). ``L`` is the total number of
+    users (default: the rows of ``y_tilde``; pass it when given one chunk).
+    Fit with the same ``lambda`` as ADRR.
+    """
+    return _plugin(y_tilde, a, L)
+
+
+def laplace_plugin_statistics(y_laplace, a, L: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``(S, N)`` of the Laplace plug-in: ``y + Laplace(1/eps_l)`` for ``z``, ``w_l = 1/L``.
+
+    Unweighted, as checked against B2 Table 10 (spec 1.4, A11).
+    """
+    return _plugin(y_laplace, a, L)
+
+
+def _plugin(values, a, L):
+    values = np.atleast_2d(np.asarray(values))
+    L = values.shape[0] if L is None else int(L)
+    S, N = np.zeros(values.shape[1]), np.zeros(values.shape[1])
+    add_sufficient_statistics(S, N, values, a, 1.0 / L)
+    return S, N
+
+
+# ---------------------------------------------------------------------------
+# NoisyObj (objective perturbation; central DP on the raw comparisons)
+
+
+def noisy_obj_calibration(
+    eps: float, delta: float = 1e-6, zeta: float = math.sqrt(2.0), beta: float = 0.5
+) -> tuple[float, float]:
+    """``(gamma, sigma)`` of the Gaussian objective perturbation (spec 1.4 default, A10).
+
+    ASSUMPTION (spec default, not from B2): Kifer-Smith-Thakurta (2012)
+    calibration for losses with rank-one Hessians, per-comparison gradient
+    norm ``zeta = sqrt(2)`` and Hessian bound ``beta = 1/2``:
+    ``gamma = 2 beta / eps = 1/eps`` and
+    ``sigma^2 = zeta^2 (8 log(2/delta) + 4 eps) / eps^2``.
+    """
+    if not (eps > 0 and math.isfinite(eps)) or not 0 < delta < 1:
+        raise ValueError("need 0 < eps < inf and 0 < delta < 1")
+    gamma = 2.0 * beta / eps
+    sigma = zeta * math.sqrt(8.0 * math.log(2.0 / delta) + 4.0 * eps) / eps
+    return gamma, sigma
+
+
+def noisy_obj_fit(
+    wins,
+    n_obs,
+    m: int,
+    eps,
+    rng: np.random.Generator,
+    delta: float = 1e-6,
+    *,
+    zeta: float = math.sqrt(2.0),
+    beta: float = 0.5,
+    gtol: float = 1e-8,
+    max_iter: int = 100,
+) -> WeightedFit:
+    """NoisyObj baseline (Cai, Wang & Zhang 2023) with the spec's assumed constants.
+
+    Estimator (spec 1.4 [default]; BTL only, as in B2 Table 10)::
+
+        theta~ = argmin sum_{l, i<j} a_ij l_BTL(theta; y_ij) + (gamma/2)||theta||^2 + w^T theta,
+        w ~ N(0, sigma^2 I_m),                then  theta~ <- theta~ - mean(theta~).
+
+    ASSUMPTION: B2 gives neither the noise scale, nor ``gamma``, nor the loss
+    normalisation; the constants are the spec's stated assumption
+    (:func:`noisy_obj_calibration`: KST-2012 Gaussian objective perturbation,
+    ``zeta = sqrt(2)``, ``beta = 1/2``, ``gamma = 1/eps``), with the loss an
+    unnormalised sum over the raw comparisons. Centring is post-processing.
+
+    Parameters
+    ----------
+    wins, n_obs : (P,) array_like
+        Raw per-pair counts ``sum_l a y`` and ``sum_l a`` (``w_l = 1``; e.g.
+        ``LDPStatistics.raw`` or :func:`dprank.ldp.sufficient_statistics` with
+        weight 1).
+    m : int
+    eps : float or array_like
+        Budget; an array of per-user budgets uses ``min(eps)`` (B2 section 5.1).
+    rng : numpy.random.Generator
+        Source of ``w``.
+    delta : float
+        ``1e-6`` in B2.
+
+    Returns
+    -------
+    WeightedFit
+        With ``theta`` centred (``objective`` is the perturbed objective at
+        the uncentred minimiser).
+    """
+    e = float(np.min(np.asarray(eps, dtype=np.float64)))
+    gamma, sigma = noisy_obj_calibration(e, delta, zeta, beta)
+    w = rng.normal(0.0, sigma, size=int(m))
+    fit = fit_weighted_mle(
+        wins, n_obs, m, gamma / 2.0, BTL, b=w, gtol=gtol, max_iter=max_iter, theta_max=np.inf
+    )
+    theta = fit.theta - fit.theta.mean()
+    return WeightedFit(
+        theta=theta,
+        converged=fit.converged,
+        n_iter=fit.n_iter,
+        method=fit.method,
+        grad_norm=fit.grad_norm,
+        objective=fit.objective,
+        local_min=fit.local_min,
+        diverged=fit.diverged,
+    )
+
+
+# ---------------------------------------------------------------------------
+# curvature (B2 Lemma 4, Figure 3)
+
+
+def hessian_min_nonzero_eigenvalue(S, N, theta, m: int | None = None, link: Link = BTL) -> float:
+    """``Lambda_min,perp(grad^2 L_0(theta))``: smallest eigenvalue on ``1^perp`` (spec 1.5).
+
+    ``grad^2 L_0 = sum_{i<j} h_ij (e_i - e_j)(e_i - e_j)^T`` with
+    ``h_ij = S_ij l''(d_ij) + (N_ij - S_ij) l''(-d_ij)``, ``l = -log F``
+    (BTL: ``h = N F (1 - F)``; TM: ``l''(d) = g(d)(d + g(d))``, ``g = phi/Phi``).
+    The Hessian annihilates ``1``; the value is the smallest eigenvalue of
+    ``U^T H U`` with ``U`` an orthonormal basis of ``1^perp``, and can be
+    negative for TM. No ridge term (``L_0`` is the unpenalised loss).
+    """
+    theta = np.asarray(theta, dtype=np.float64)
+    m = theta.size if m is None else int(m)
+    if m != theta.size:
+        raise ValueError(f"theta has {theta.size} entries, m = {m}")
+    if np.size(S) != m * (m - 1) // 2:
+        raise ValueError(f"S has {np.size(S)} pairs, m = {m} needs {m * (m - 1) // 2}")
+    obj = _Objective(S, N, m, 1.0, link, None)
+    _, h = obj._pair_derivatives(theta)
+    H = obj.laplacian(h)
+    # Helmert-type orthonormal basis of 1^perp: columns of the null space of 1^T
+    U = linalg.null_space(np.ones((1, m)))
+    return float(linalg.eigvalsh(U.T @ H @ U, subset_by_index=[0, 0])[0])

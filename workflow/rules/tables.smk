@@ -1,0 +1,27 @@
+rule table_paper_b2:
+    input:
+        summary=lambda w: (
+            f"results/paper_b2/{config['paper_b2']['tables'][w.table]['experiment']}/summary.csv"
+        ),
+        library=script_files(script_path("table_paper_b2"), SRC),
+    output:
+        csv="results/tables/paper_b2/{table}.csv",
+        md="results/tables/paper_b2/{table}.md",
+        tex="results/tables/paper_b2/{table}.tex",
+    log:
+        "results/logs/tables/paper_b2/{table}.log",
+    benchmark:
+        "results/benchmarks/tables/paper_b2/{table}.tsv"
+    wildcard_constraints:
+        table=r"table\d+",
+    conda:
+        "../../envs/plot.yaml"
+    params:
+        table=lambda w: canonical(config["paper_b2"]["tables"][w.table]),
+    script:
+        "../../scripts/table_paper_b2.py"
+
+
+rule paper_b2_table5:
+    input:
+        expand("results/tables/paper_b2/table5.{ext}", ext=["csv", "md", "tex"]),
