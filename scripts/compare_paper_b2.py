@@ -1,4 +1,4 @@
-"""Rule ``compare_paper_b2``: our B2 tables beside the published ones (Table 5 so far)."""
+"""Rule ``compare_paper_b2``: our B2 tables beside the published ones (Tables 5-9)."""
 
 import pandas as pd
 
@@ -8,11 +8,12 @@ from dprank.tables import read_published_table
 from dprank.workflow import job_logger
 
 with job_logger(snakemake) as log:
-    ours = read_csv(snakemake.input.summary)
     tables = []
-    for name, path in zip(snakemake.params.names, snakemake.input.published, strict=True):
+    for name, path, summary in zip(
+        snakemake.params.names, snakemake.input.published, snakemake.input.summaries, strict=True
+    ):
         published = read_published_table(path)
-        tables.append(compare_b2_table(published, ours, name, z=snakemake.params.z))
+        tables.append(compare_b2_table(published, read_csv(summary), name, z=snakemake.params.z))
     table = pd.concat(tables, ignore_index=True)
     summary = summary_lines(table)
     for _, r in summary.iterrows():

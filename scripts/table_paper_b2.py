@@ -1,6 +1,7 @@
-"""Rule ``table_paper_b2``: a Paper B (B2) table laid out like the paper (CSV, Markdown, LaTeX).
+"""Rule ``table_paper_b2``: a Paper B (B2) table (Tables 5-9) laid out like the paper.
 
-Cells print ``mean (sd over replicates)`` with the paper's four decimals.
+Writes CSV, Markdown and LaTeX. Cells print ``mean (sd over replicates)`` with the
+paper's four decimals.
 """
 
 from dprank.io import atomic_path, read_csv
@@ -12,10 +13,8 @@ with job_logger(snakemake) as log:
     spec = snakemake.params.table
     rows = summary[summary["metric"].isin(spec["metrics"])].copy()
     rows["model"] = rows["model"].str.upper()
-    rows = rows.sort_values(["model", "metric", "m", "L"])
-    table = pivot_table(
-        rows, ["model", "metric", "m"], "L", 4, dispersion="sd", kind="dispersion_kind"
-    )
+    rows = rows.sort_values([*spec["index"], *spec["columns"]])
+    table = pivot_table(rows, spec["index"], spec["columns"], 4, dispersion="sd")
     caption = spec["caption"]
     for path, text in (
         (snakemake.output.csv, to_csv(table)),

@@ -326,17 +326,25 @@ def compare_b2_table(
     """
     rows = []
     for _, r in published.iterrows():
-        o = ours[
+        match = (
             (ours["model"] == str(r["model"]).lower())
             & (ours["metric"] == r["metric"])
             & (ours["m"] == int(r["m"]))
             & (ours["L"] == int(r["L"]))
             & (ours["method"] == r["method"])
-        ]
+        )
+        scheme = str(r["scheme"])
+        if scheme.startswith("scheme"):  # Scenario III: "scheme2" -> our grid key 2
+            match &= ours["scheme"] == int(scheme.removeprefix("scheme"))
+        if pd.notna(r["Delta"]):  # Scenario IV: the gap of the spaced scores
+            match &= np.isclose(ours["delta"], float(r["Delta"]))
+        o = ours[match]
         se_pub = float(r["dispersion"]) / np.sqrt(published_reps)
         row = {
             "figure": figure,
             "model": r["model"],
+            "scheme": r["scheme"],
+            "Delta": r["Delta"],
             "metric": r["metric"],
             "m": int(r["m"]),
             "L": int(r["L"]),
@@ -345,6 +353,10 @@ def compare_b2_table(
             "published_mean": r["mean"],
             "published_se": se_pub,
         }
+        if pd.isna(r["mean"]):  # a cell the source lacks (B2 Table 8, m = 10, L = 100, BTL)
+            row.update(_verdict(None, np.nan, None), verdict="not in source")
+            rows.append(row)
+            continue
         row.update(
             _verdict(
                 None if o.empty else o.iloc[0],
@@ -359,7 +371,7 @@ def compare_b2_table(
 
 def summary_lines(comparison: pd.DataFrame, by: str = "figure") -> pd.DataFrame:
     """Cells within tolerance / cells compared, per figure (and in the paper's plotted subset)."""
-    ran = comparison[comparison["verdict"] != "not run"]
+    ran = comparison[~comparison["verdict"].isin(["not run", "not in source"])]
     out = []
     for key, g in ran.groupby(by, sort=True):
         plotted = g[g["in_paper_figure"]]

@@ -22,7 +22,6 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 from dprank.config import validate_config
 from dprank.deps import script_files
 from dprank.studies import STUDIES, paper_b2, study_module
-from dprank.plotting.paper_b import FIGURES as PAPER_B2_FIGURES
 from dprank.workflow import canonical
 
 validate_config(config, Path(workflow.basedir) / "workflow/schemas/config.schema.yaml")
@@ -35,6 +34,7 @@ PAPER_A_FIGURE_STUDY = {
     for figure in config[study]["figures"]
 }
 FIG_EXT = ["pdf", "png", "csv"]
+TABLE_EXT = ["csv", "md", "tex"]
 
 
 wildcard_constraints:

@@ -57,10 +57,11 @@ rule compare_paper_a_individual:
 
 rule compare_paper_b2:
     input:
-        summary="results/paper_b2/scenario1/summary.csv",
-        published=[
-            "resources/published/paper_b/B2-Table5_scenarioI_estimation_errors.csv"
+        summaries=[
+            f"results/paper_b2/{spec['experiment']}/summary.csv"
+            for spec in config["paper_b2"]["tables"].values()
         ],
+        published=[spec["published"] for spec in config["paper_b2"]["tables"].values()],
         library=script_files(script_path("compare_paper_b2"), SRC),
     output:
         table="results/comparison/paper_b2.csv",
@@ -72,7 +73,7 @@ rule compare_paper_b2:
     conda:
         "../../envs/estimate.yaml"
     params:
-        names=["B2 Table 5"],
+        names=[f"B2 Table {name[5:]}" for name in config["paper_b2"]["tables"]],
         z=config["comparison"]["z"],
     script:
         "../../scripts/compare_paper_b2.py"
@@ -80,8 +81,16 @@ rule compare_paper_b2:
 
 rule paper_b2:
     input:
-        rules.paper_b2_fig4.input,
-        rules.paper_b2_table5.input,
+        expand(
+            "results/figures/paper_b2/{figure}.{ext}",
+            figure=config["paper_b2"]["figures"],
+            ext=FIG_EXT,
+        ),
+        expand(
+            "results/tables/paper_b2/{table}.{ext}",
+            table=config["paper_b2"]["tables"],
+            ext=TABLE_EXT,
+        ),
         rules.compare_paper_b2.output,
 
 

@@ -60,7 +60,9 @@ rule paper_a_fig8:
 
 rule plot_paper_b2_figure:
     input:
-        summary=lambda w: f"results/paper_b2/{PAPER_B2_FIGURES[w.figure][0]}/summary.csv",
+        summary=lambda w: (
+            f"results/paper_b2/{config['paper_b2']['figures'][w.figure]['experiment']}/summary.csv"
+        ),
         library=script_files(script_path("plot_paper_b2_figure"), SRC),
     output:
         pdf="results/figures/paper_b2/{figure}.pdf",
@@ -72,6 +74,8 @@ rule plot_paper_b2_figure:
         "results/benchmarks/figures/paper_b2/{figure}.tsv"
     conda:
         "../../envs/plot.yaml"
+    params:
+        figure=lambda w: canonical(config["paper_b2"]["figures"][w.figure]),
     script:
         "../../scripts/plot_paper_b2_figure.py"
 
@@ -79,3 +83,23 @@ rule plot_paper_b2_figure:
 rule paper_b2_fig4:
     input:
         expand("results/figures/paper_b2/fig4.{ext}", ext=FIG_EXT),
+
+
+rule paper_b2_fig6:
+    input:
+        expand("results/figures/paper_b2/fig6.{ext}", ext=FIG_EXT),
+
+
+rule paper_b2_fig7:
+    input:
+        expand("results/figures/paper_b2/fig7.{ext}", ext=FIG_EXT),
+
+
+rule paper_b2_fig11:
+    input:
+        expand("results/figures/paper_b2/fig11.{ext}", ext=FIG_EXT),
+
+
+rule paper_b2_fig12:
+    input:
+        expand("results/figures/paper_b2/fig12.{ext}", ext=FIG_EXT),

@@ -24,4 +24,24 @@ rule table_paper_b2:
 
 rule paper_b2_table5:
     input:
-        expand("results/tables/paper_b2/table5.{ext}", ext=["csv", "md", "tex"]),
+        expand("results/tables/paper_b2/table5.{ext}", ext=TABLE_EXT),
+
+
+rule paper_b2_table6:
+    input:
+        expand("results/tables/paper_b2/table6.{ext}", ext=TABLE_EXT),
+
+
+rule paper_b2_table7:
+    input:
+        expand("results/tables/paper_b2/table7.{ext}", ext=TABLE_EXT),
+
+
+rule paper_b2_table8:
+    input:
+        expand("results/tables/paper_b2/table8.{ext}", ext=TABLE_EXT),
+
+
+rule paper_b2_table9:
+    input:
+        expand("results/tables/paper_b2/table9.{ext}", ext=TABLE_EXT),

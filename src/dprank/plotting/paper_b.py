@@ -1,67 +1,83 @@
-"""Paper B (B2) figures from the aggregated summaries.
+"""Paper B (B2) simulation figures from the aggregated summaries.
 
-Figure 4 (Scenario I): average estimation error against the number of users
-L, one line per (model, m); left ``m^{-1/2} ||theta_hat - theta*||_2``, right
-``||theta_hat - theta*||_inf`` (spec/paper-b.md, B2-Fig4).
+Every B2 simulation figure plots average errors against the number of users L,
+one line per combination of the figure's ``series`` keys (e.g. model and m in
+Figure 4, scheme and m in Figures 6 and 11, m and delta in Figures 7 and 12),
+one panel per configured (metric, model) (spec/paper-b.md, section 2).
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 import pandas as pd
 
 from .style import COLORS, MARKERS, PANEL_SIZE, authors_style
 
-__all__ = ["FIGURES", "draw_scenario_figure", "scenario_figure_data"]
+__all__ = ["METRIC_LABELS", "draw_b2_figure", "figure_data"]
 
 METRIC_LABELS = {
     "l2_over_sqrt_m": r"$m^{-1/2}\|\hat\theta-\theta^*\|_2$",
     "linf": r"$\|\hat\theta-\theta^*\|_\infty$",
+    "kendall_tau_K": "Full ranking error K",
+    "topK_hamming_HK_K=m/2": r"Top-$K$ error $H_K$ ($K = m/2$)",
 }
-MODEL_LABELS = {"btl": "BTL", "tm": "TM"}
-
-#: figure id -> (experiment, caption)
-FIGURES = {
-    "fig4": (
-        "scenario1",
-        "Paper B (B2), Figure 4: Scenario I, average estimation errors of ADRR against L "
-        "(eps_l ~ U(1, 5), p = 0.5, 200 replicates).",
-    ),
-}
+KEY_LABELS = {"model": "", "m": "m", "scheme": "Scheme ", "delta": "Δ"}
 
 
-def scenario_figure_data(summary: pd.DataFrame) -> pd.DataFrame:
-    """The plotted rows: mean error per (metric, model, m, L), ADRR."""
-    s = summary[summary["metric"].isin(list(METRIC_LABELS)) & (summary["method"] == "ADRR")]
-    return s.sort_values(["metric", "model", "m", "L"]).reset_index(drop=True)
+def _label(key: str, value) -> str:
+    if key == "model":
+        return str(value).upper()
+    sep = "" if key == "scheme" else "="
+    return (
+        f"{KEY_LABELS.get(key, key)}{sep}{value:g}"
+        if isinstance(value, float)
+        else (f"{KEY_LABELS.get(key, key)}{sep}{value}")
+    )
 
 
-def draw_scenario_figure(data: pd.DataFrame):
-    """Two panels (l2 and l_inf) with one line per (model, m)."""
+def figure_data(summary: pd.DataFrame, spec: Mapping) -> pd.DataFrame:
+    """The plotted rows (with a ``panel`` letter), in panel, series and L order."""
+    rows = []
+    for letter, panel in zip("abcdefgh", spec["panels"], strict=False):
+        d = summary[(summary["metric"] == panel["metric"]) & (summary["method"] == "ADRR")]
+        if "model" in panel:
+            d = d[d["model"] == panel["model"]]
+        rows.append(d.assign(panel=letter))
+    data = pd.concat(rows, ignore_index=True)
+    return data.sort_values(["panel", *spec["series"], "L"]).reset_index(drop=True)
+
+
+def draw_b2_figure(data: pd.DataFrame, spec: Mapping):
+    """One panel per configured (metric, model): error against L, a line per series."""
     import matplotlib.pyplot as plt
 
+    n = len(spec["panels"])
     with authors_style():
         fig, axes = plt.subplots(
-            1, 2, figsize=(PANEL_SIZE[0] * 2, PANEL_SIZE[1]), layout="constrained"
+            1, n, figsize=(PANEL_SIZE[0] * n, PANEL_SIZE[1]), layout="constrained", squeeze=False
         )
-        for ax, (letter, metric) in zip(
-            axes, (("a", "l2_over_sqrt_m"), ("b", "linf")), strict=True
-        ):
-            d = data[data["metric"] == metric]
-            series = d[["model", "m"]].drop_duplicates().itertuples(index=False)
-            for i, (model, m) in enumerate(series):
-                line = d[(d["model"] == model) & (d["m"] == m)].sort_values("L")
+        for ax, letter, panel in zip(axes[0], "abcdefgh", spec["panels"], strict=False):
+            d = data[data["panel"] == letter]
+            groups = d[spec["series"]].drop_duplicates().itertuples(index=False)
+            for i, values in enumerate(groups):
+                mask = (d[spec["series"]] == pd.Series(values, index=spec["series"])).all(axis=1)
+                line = d[mask].sort_values("L")
                 ax.plot(
                     line["L"],
                     line["mean"],
                     marker=MARKERS[i % len(MARKERS)],
                     color=COLORS[i % len(COLORS)],
-                    linestyle="-" if model == "btl" else "--",
-                    markersize=8,
-                    label=f"{MODEL_LABELS.get(model, model)}, m={m}",
+                    linestyle=("-", "--", ":")[(i // len(COLORS)) % 3],
+                    markersize=7,
+                    label=", ".join(
+                        _label(k, v) for k, v in zip(spec["series"], values, strict=True)
+                    ),
                 )
             ax.set_xticks(sorted(set(d["L"])))
             ax.set_xlabel("L")
-            ax.set_ylabel(METRIC_LABELS[metric])
-            ax.legend(loc="best", fontsize=11)
-            ax.set_title(f"({letter})", loc="left", fontsize=18, fontweight="bold")
+            ax.set_ylabel(METRIC_LABELS.get(panel["metric"], panel["metric"]))
+            ax.legend(loc="best", fontsize=9, ncol=2 if len(d) > 24 else 1)
+            title = f"({letter})" + (f" {panel['model'].upper()}" if "model" in panel else "")
+            ax.set_title(title, loc="left", fontsize=18, fontweight="bold")
     return fig
