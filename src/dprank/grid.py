@@ -15,6 +15,7 @@ __all__ = [
     "cell_name",
     "chunk_of",
     "chunk_ranges",
+    "chunk_replicates",
     "experiment_chunk_size",
     "experiment_chunks",
     "find_cell",
@@ -84,3 +85,11 @@ def experiment_chunk_size(config: Mapping, exp: Mapping) -> int:
 def experiment_chunks(config: Mapping, exp: Mapping) -> list[tuple[int, int]]:
     """The replicate ranges of the jobs of every cell of an experiment."""
     return chunk_ranges(int(exp["reps"]), experiment_chunk_size(config, exp))
+
+
+def chunk_replicates(config: Mapping, exp: Mapping, chunk: int | None) -> list[int] | None:
+    """The replicate indices of job ``chunk`` of an experiment (``None`` for no chunk)."""
+    if chunk is None:
+        return None
+    start, stop = experiment_chunks(config, exp)[int(chunk)]
+    return list(range(start, stop))

@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ..grid import cell_name, experiment_chunks, find_cell
+from ..grid import cell_name, chunk_replicates, experiment_chunks, find_cell
 from ..ldp import privacy_constant, simulate_ldp_statistics
 from ..metrics_b import kendall_distance, max_error, rms_error, top_k_hamming
 from ..models import get_link
@@ -188,14 +188,13 @@ def stage_kwargs(
     exp = section["experiments"][experiment]
     params = cell_params(exp, cell)
     if stage == "simulate":
-        start, stop = experiment_chunks(config, exp)[int(chunk)]
         return {
             "seed": int(config["seed"]),
             "experiment": experiment,
             "cell": params,
             "p": float(exp["p"]),
             "eps": dict(exp["eps"]),
-            "replicates": list(range(start, stop)),
+            "replicates": chunk_replicates(config, exp, chunk),
         }
     if stage == "estimate":
         return {

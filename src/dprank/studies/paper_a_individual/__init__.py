@@ -29,7 +29,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping
 
-from ...grid import cell_name, experiment_chunks, find_cell
+from ...grid import cell_name, chunk_replicates, experiment_chunks, find_cell
 
 __all__ = [
     "METHODS",
@@ -82,10 +82,7 @@ def stage_kwargs(
     exp = section["experiments"][experiment]
     params = cell_params(exp, cell)
     constants, solver = section["constants"], section["solver"]
-    replicates = None
-    if chunk is not None:
-        start, stop = experiment_chunks(config, exp)[int(chunk)]
-        replicates = list(range(start, stop))
+    replicates = chunk_replicates(config, exp, chunk)
     L = int(constants["L"])
     if stage == "simulate":
         return {
