@@ -1,4 +1,4 @@
-"""Rule ``fit_paper_b2``: ADRR estimates (B2 objective (5)) and their errors for one chunk."""
+"""Rule ``fit_paper_b2``: B2 estimates and their errors for one block of cells and chunk."""
 
 from dprank.io import load_arrays, write_csv
 from dprank.studies import paper_b2
@@ -6,7 +6,7 @@ from dprank.workflow import job_logger
 
 with job_logger(snakemake) as log:
     data = load_arrays(snakemake.input.releases)
-    frame = paper_b2.estimate_chunk(data, **snakemake.params.job)
+    frame = paper_b2.estimate_block(data, **snakemake.params.job)
     converged = frame[frame["metric"] == "converged"]["value"]
     log.info("fits: %d, not converged: %d", len(converged), int((converged == 0).sum()))
     frame.insert(0, "experiment", snakemake.wildcards.experiment)

@@ -1,15 +1,46 @@
-"""Rule ``plot_paper_b2_figure``: a Paper B (B2) simulation figure (Figures 4, 6, 7, 11, 12)."""
+"""Rule ``plot_paper_b2_figure``: a Paper B (B2) simulation figure (Figures 3-13).
+
+``lines`` figures (4, 6, 7, 11, 12) plot the aggregated means against L;
+``boxplot`` figures (3, 8, 9, 10, 13) and ``scatter`` figures (5) plot every
+replicate. The CSV beside the figure holds exactly the plotted numbers (and,
+for scatter figures, the fitted lines and correlations in a second CSV).
+"""
+
+import pandas as pd
 
 from dprank.io import atomic_path, read_csv, write_csv
 from dprank.plotting.paper_b import draw_b2_figure, figure_data
+from dprank.plotting.paper_b_dist import box_data, draw_boxplots, draw_scatter_bands, scatter_data
 from dprank.plotting.style import save_figure
 from dprank.workflow import job_logger
 
 with job_logger(snakemake) as log:
     spec = snakemake.params.figure
-    data = figure_data(read_csv(snakemake.input.summary), spec)
-    log.info("%s: %d plotted points", snakemake.wildcards.figure, len(data))
-    fig = draw_b2_figure(data, spec)
+    kind = spec.get("type", "lines")
+    frame = pd.concat([read_csv(f) for f in snakemake.input.data], ignore_index=True)
+    if kind == "lines":
+        data = figure_data(frame, spec)
+        fig = draw_b2_figure(data, spec)
+    elif kind == "boxplot":
+        if spec.get("methods"):  # shown in the configured order
+            frame = frame[frame["method"].isin(spec["methods"])]
+            spec = {**spec, "order": {"method": list(spec["methods"])}}
+        data = box_data(frame, spec)
+        fig = draw_boxplots(data, spec)
+    else:
+        data = scatter_data(frame, spec)
+        fig, fits = draw_scatter_bands(data, spec)
+        for _, r in fits.iterrows():
+            log.info(
+                "panel %s (%s, %s): r = %.3f over %d",
+                r["panel"],
+                r["model"],
+                r["metric"],
+                r["r"],
+                r["n"],
+            )
+        data = data.merge(fits, on="panel", how="left", suffixes=("", "_fit"))
+    log.info("%s (%s): %d plotted points", snakemake.wildcards.figure, kind, len(data))
     with atomic_path(snakemake.output.pdf) as pdf, atomic_path(snakemake.output.png) as png:
         save_figure(fig, pdf, png)
     write_csv(snakemake.output.csv, data)

@@ -1,7 +1,8 @@
-"""Rule ``simulate_releases``: Paper B users' private releases, as per-pair sufficient statistics.
+"""Rule ``simulate_releases``: Paper B (B2) data of one cell and chunk.
 
-Writes an ``.npz`` with ``theta`` (R, m), ``B`` (R,), ``S`` and ``N`` (R, P) and
-``replicate`` (R,) for one cell and chunk.
+Private experiments store the users' releases as per-pair sufficient
+statistics (``theta``, ``B``, ``S``, ``N``, ...); the non-private studies of
+the supplement store their raw data (see :mod:`dprank.studies.paper_b2`).
 """
 
 from dprank.io import save_arrays
@@ -10,8 +11,13 @@ from dprank.workflow import job_logger
 
 with job_logger(snakemake) as log:
     kwargs = dict(snakemake.params.job)
-    arrays = paper_b2.simulate_chunk(**kwargs)
+    arrays = paper_b2.simulate_block(**kwargs)
     log.info(
-        "%s: replicates %d, S %s", snakemake.wildcards.cell, len(arrays["B"]), arrays["S"].shape
+        "%s (%s): %d cells x %d replicates, %.1f MB",
+        snakemake.wildcards.cell,
+        kwargs["kind"],
+        len(kwargs["cells"]),
+        len(kwargs["replicates"]),
+        sum(a.nbytes for a in arrays.values()) / 1e6,
     )
     save_arrays(snakemake.output[0], **arrays)

@@ -1,20 +1,26 @@
-"""Rule ``table_paper_b2``: a Paper B (B2) table (Tables 5-9) laid out like the paper.
+"""Rule ``table_paper_b2``: a Paper B (B2) table (Tables 3-11) laid out like the paper.
 
-Writes CSV, Markdown and LaTeX. Cells print ``mean (sd over replicates)`` with the
-paper's four decimals.
+Writes CSV, Markdown and LaTeX. Cells print ``mean (dispersion)`` with the
+table's decimals; the dispersion is what the paper prints there (the sd over
+replicates, the se of the mean, or nothing).
 """
 
 from dprank.io import atomic_path, read_csv
-from dprank.tables import pivot_table, to_csv, to_latex, to_markdown
+from dprank.tables import order_rows, pivot_table, to_csv, to_latex, to_markdown
 from dprank.workflow import job_logger
 
 with job_logger(snakemake) as log:
     summary = read_csv(snakemake.input.summary)
     spec = snakemake.params.table
-    rows = summary[summary["metric"].isin(spec["metrics"])].copy()
-    rows["model"] = rows["model"].str.upper()
-    rows = rows.sort_values([*spec["index"], *spec["columns"]])
-    table = pivot_table(rows, spec["index"], spec["columns"], 4, dispersion="sd")
+    rows = order_rows(summary, spec)
+    dispersion = spec.get("dispersion", "sd")
+    table = pivot_table(
+        rows,
+        spec["index"],
+        spec["columns"],
+        int(spec.get("digits", 4)),
+        dispersion=None if dispersion == "none" else dispersion,
+    )
     caption = spec["caption"]
     for path, text in (
         (snakemake.output.csv, to_csv(table)),

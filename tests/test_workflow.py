@@ -30,8 +30,8 @@ TARGET_RULES = (
         "paper_a_real_wins",
         "paper_b2",
     }
-    | {f"paper_b2_fig{i}" for i in (4, 6, 7, 11, 12)}
-    | {f"paper_b2_table{i}" for i in range(5, 10)}
+    | {f"paper_b2_fig{i}" for i in range(3, 14)}
+    | {f"paper_b2_table{i}" for i in range(3, 12)}
     | {f"paper_a_fig{i}" for i in range(1, 9)}
 )
 FIGURES = [f"fig{i}" for i in range(1, 9)]
@@ -160,12 +160,20 @@ def test_smoke_outputs(smoke):
     for name in ("paper_a_edge", "paper_a_individual"):
         summary = pd.read_csv(smoke / f"results/comparison/{name}_summary.csv")
         assert (summary["within"] <= summary["compared"]).all()
-    # Paper B (B2) Scenario I: figure, table in three formats, comparison
-    for fig in ("fig4", "fig6", "fig7", "fig11", "fig12"):
-        assert (smoke / f"results/figures/paper_b2/{fig}.png").stat().st_size > 10_000
+    # Paper B (B2): every figure, every table in three formats, the comparison
+    for fig in range(3, 14):
+        assert (smoke / f"results/figures/paper_b2/fig{fig}.png").stat().st_size > 10_000
+        assert len(pd.read_csv(smoke / f"results/figures/paper_b2/fig{fig}.csv")) > 0
     markdown = (smoke / "results/tables/paper_b2/table5.md").read_text()
     assert "| BTL |" in markdown and "(0." in markdown
     assert "\\toprule" in (smoke / "results/tables/paper_b2/table5.tex").read_text()
+    table10 = (smoke / "results/tables/paper_b2/table10.md").read_text()
+    assert "| TM | linf |" in table10 and "standard error" in table10
+    assert "(" not in (smoke / "results/tables/paper_b2/table4.md").read_text().split("|", 1)[1]
+    compared = pd.read_csv(smoke / "results/comparison/paper_b2.csv")
+    assert {f"B2 Table {i}" for i in range(3, 12)} == set(compared["figure"])
+    scaling = pd.read_csv(smoke / "results/paper_b2/timing/scaling.csv")
+    assert set(scaling["metric"]) == {"seconds_aggregate", "seconds_solve", "seconds_total"}
     # the real data's win matrices come out of the fetched files
     wins = pd.read_csv(smoke / "results/paper_a_real/cems/wins.csv", index_col=0)
     assert wins.to_numpy().sum() == 3967
@@ -176,6 +184,10 @@ def test_smoke_outputs(smoke):
     assert len(paths) > 90  # 74 simulation chunks, 4 real-data runs, 20 B2 chunks (smoke)
     for path in paths:
         rows = pd.read_csv(path)
+        # the TM objective of the Laplace plug-in can be unbounded (noisy, negative
+        # statistics): its non-converged fits are kept and counted, not required away
+        if "method" in rows:
+            rows = rows[rows["method"] != "Laplace"]
         conv = rows[rows["metric"] == "converged"]["value"]
         assert (conv == 1).all(), path
     # logs and benchmarks for every job
@@ -198,6 +210,9 @@ def test_bit_identical_across_cores_and_chunk_sizes(smoke, tmp_path):
     def rechunk(c):
         c["chunk_size"] = 2
         c["paper_a_individual"]["experiments"]["exp6"]["chunk_size"] = 4
+        c["paper_b2"]["experiments"]["scenario2"]["chunk_size"] = 8
+        c["paper_b2"]["experiments"]["scenario2"]["job_keys"] = None  # a job per cell
+        c["paper_b2"]["experiments"]["scenario5"]["chunk_size"] = 2
 
     config = write_config(cwd, rechunk)
     targets = [
@@ -209,11 +224,14 @@ def test_bit_identical_across_cores_and_chunk_sizes(smoke, tmp_path):
         )
         for p in ("paper", "authors")
     ]
+    targets += [f"results/paper_b2/{e}/replicates.csv" for e in ("scenario2", "scenario5")]
     snakemake(
         cwd, *targets, "--cores", "1", "--configfile", config
     )  # --configfile takes several values
     for target in targets:
         assert (cwd / target).read_bytes() == (smoke / target).read_bytes(), target
+        if "paper_b2" in target:
+            continue
         _, study, exp, protocol, _ = target.split("/")
         pd.testing.assert_frame_equal(
             _metrics(cwd, study, exp, protocol), _metrics(smoke, study, exp, protocol)

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "B2_MODELS",
     "EDGE_EXPERIMENTS",
     "EDGE_METHODS",
     "INDIVIDUAL_EXPERIMENTS",
@@ -301,6 +302,23 @@ def compare_real(
     return pd.DataFrame(rows)
 
 
+#: model labels of the published B2 tables -> our model name (None: no model key)
+B2_MODELS = {"btl": "btl", "tm": "tm", "btl_mixed_effects": None, "btl_or_tm_random": None}
+
+
+def _published_se(r: pd.Series, published_reps: int) -> tuple[float, str]:
+    """Standard error of a published mean and how it was derived (spec 1.5, A31)."""
+    kind = str(r.get("se_kind", "sd_over_replicates"))
+    if kind == "se_of_mean":
+        return float(r["dispersion"]), "published se"
+    if kind == "none":  # a proportion of published_reps Bernoulli outcomes
+        p = float(r["mean"])
+        return float(np.sqrt(p * (1 - p) / published_reps)), f"binomial se at {published_reps}"
+    return float(r["dispersion"]) / np.sqrt(published_reps), (
+        f"published sd / sqrt({published_reps})"
+    )
+
+
 def compare_b2_table(
     published: pd.DataFrame,
     ours: pd.DataFrame,
@@ -308,55 +326,59 @@ def compare_b2_table(
     z: float = 4.0,
     published_reps: int = 200,
 ) -> pd.DataFrame:
-    """Set a published B2 simulation table (mean and replicate SD per cell) beside ours.
+    """Set a published B2 simulation table beside ours, cell by cell.
 
     Both sides are means of independent replicates, so the tolerance is
-    ``z * sqrt(se_ours^2 + (sd_published / sqrt(published_reps))^2)``.
+    ``z * sqrt(se_ours^2 + se_published^2)``, where ``se_published`` is the
+    printed sd over ``sqrt(published_reps)`` (Tables 3, 5-9), the printed se
+    (Tables 10, 11) or the binomial se of a printed proportion (Table 4).
 
     Parameters
     ----------
     published : DataFrame
         :func:`dprank.tables.read_published_table` output (``model``, ``metric``,
-        ``m``, ``L``, ``method``, ``mean``, ``dispersion`` = replicate SD).
+        ``m``, ``L``, ``method``, ``mean``, ``dispersion``, ``se_kind``).
     ours : DataFrame
-        Our summary (``model`` in lower case, ``m``, ``L``, ``method``,
-        ``metric``, ``mean``, ``se``, ``reps``).
+        Our summary (``model`` in lower case where the study has one, grid keys,
+        ``method``, ``metric``, ``mean``, ``se``, ``reps``).
     figure : str
         Label of the table, e.g. ``"B2 Table 5"``.
     """
     rows = []
     for _, r in published.iterrows():
-        match = (
-            (ours["model"] == str(r["model"]).lower())
-            & (ours["metric"] == r["metric"])
-            & (ours["m"] == int(r["m"]))
-            & (ours["L"] == int(r["L"]))
-            & (ours["method"] == r["method"])
-        )
+        match = (ours["metric"] == r["metric"]) & (ours["method"] == r["method"])
+        model = B2_MODELS[str(r["model"]).lower()]
+        if model is not None:
+            match &= ours["model"] == model
+        for key in ("m", "L"):
+            if pd.notna(r[key]):  # Scenario V draws m and L per replicate: no key
+                match &= ours[key] == int(r[key])
         scheme = str(r["scheme"])
         if scheme.startswith("scheme"):  # Scenario III: "scheme2" -> our grid key 2
             match &= ours["scheme"] == int(scheme.removeprefix("scheme"))
         if pd.notna(r["Delta"]):  # Scenario IV: the gap of the spaced scores
             match &= np.isclose(ours["delta"], float(r["Delta"]))
         o = ours[match]
-        se_pub = float(r["dispersion"]) / np.sqrt(published_reps)
+        if len(o) > 1:
+            raise ValueError(f"{figure}: {len(o)} of our rows match published row {dict(r)}")
         row = {
             "figure": figure,
             "model": r["model"],
             "scheme": r["scheme"],
             "Delta": r["Delta"],
             "metric": r["metric"],
-            "m": int(r["m"]),
-            "L": int(r["L"]),
+            "m": r["m"],
+            "L": r["L"],
             "method": r["method"],
             "in_paper_figure": True,
             "published_mean": r["mean"],
-            "published_se": se_pub,
         }
-        if pd.isna(r["mean"]):  # a cell the source lacks (B2 Table 8, m = 10, L = 100, BTL)
-            row.update(_verdict(None, np.nan, None), verdict="not in source")
+        if pd.isna(r["mean"]):  # a cell the source lacks (Table 8 m = 10, L = 100, BTL; Table 10)
+            row.update(_verdict(None, np.nan, None), published_se=np.nan, verdict="not in source")
             rows.append(row)
             continue
+        se_pub, how = _published_se(r, published_reps)
+        row["published_se"] = se_pub
         row.update(
             _verdict(
                 None if o.empty else o.iloc[0],
@@ -364,7 +386,7 @@ def compare_b2_table(
                 lambda o, se_pub=se_pub: z * float(np.hypot(o["se"], se_pub)),
             )
         )
-        row["tolerance_rule"] = f"{z:g} x combined se (published sd / sqrt({published_reps}))"
+        row["tolerance_rule"] = f"{z:g} x combined se ({how})"
         rows.append(row)
     return pd.DataFrame(rows)
 

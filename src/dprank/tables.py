@@ -33,6 +33,7 @@ __all__ = [
     "format_cell",
     "format_pvalue",
     "latex_escape",
+    "order_rows",
     "pivot_table",
     "read_published_table",
     "to_csv",
@@ -137,6 +138,31 @@ def _label(keys: Mapping[str, object]) -> str:
 def _key(record: Mapping[str, object], keys: Sequence[str]) -> tuple:
     """A record's key tuple, with NaN/NA written as None so that equal keys compare equal."""
     return tuple(None if _is_missing(record[k]) else record[k] for k in keys)
+
+
+def order_rows(summary: pd.DataFrame, spec: Mapping) -> pd.DataFrame:
+    """The summary rows a table shows, in the order it shows them.
+
+    Keeps the ``spec["metrics"]`` (and, if given, ``spec["methods"]``) rows,
+    upper-cases model names as the papers print them (``BTL``, ``TM``) and
+    sorts by the table's row keys, then column keys: metrics and methods in
+    the order the spec lists them, other keys by value.
+    """
+    rows = summary[summary["metric"].isin(spec["metrics"])].copy()
+    order = {"metric": list(spec["metrics"])}
+    if spec.get("methods"):
+        rows = rows[rows["method"].isin(spec["methods"])]
+        order["method"] = list(spec["methods"])
+    if "model" in rows:
+        rows["model"] = rows["model"].str.upper()
+    keys = [*spec["index"], *spec["columns"]]
+
+    def sort_key(column: pd.Series) -> pd.Series:
+        if column.name in order:
+            return column.map({v: i for i, v in enumerate(order[column.name])})
+        return column
+
+    return rows.sort_values(keys, key=sort_key, kind="stable").reset_index(drop=True)
 
 
 def pivot_table(

@@ -33,6 +33,12 @@ PAPER_A_FIGURE_STUDY = {
     for study in ("paper_a_edge", "paper_a_individual", "paper_a_real")
     for figure in config[study]["figures"]
 }
+#: B2 experiments run by rule time_paper_b2 (Figure 10) instead of simulate/fit chunks
+TIMING_EXPERIMENTS = [
+    name
+    for name, exp in config["paper_b2"]["experiments"].items()
+    if paper_b2.kind(exp) == "timing"
+]
 FIG_EXT = ["pdf", "png", "csv"]
 TABLE_EXT = ["csv", "md", "tex"]
 
@@ -132,3 +138,12 @@ def paper_a_figure_files(figure):
         protocol=PROTOCOLS,
         ext=FIG_EXT,
     )
+
+
+def b2_figure_inputs(wildcards):
+    """Input function: what a B2 figure plots - summaries (lines) or replicates."""
+    spec = config["paper_b2"]["figures"][wildcards.figure]
+    experiments = spec["experiment"]
+    experiments = [experiments] if isinstance(experiments, str) else experiments
+    name = "summary" if spec.get("type", "lines") == "lines" else "replicates"
+    return [f"results/paper_b2/{e}/{name}.csv" for e in experiments]

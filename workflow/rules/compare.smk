@@ -91,6 +91,7 @@ rule paper_b2:
             table=config["paper_b2"]["tables"],
             ext=TABLE_EXT,
         ),
+        [f"results/paper_b2/{e}/scaling.csv" for e in TIMING_EXPERIMENTS],
         rules.compare_paper_b2.output,
 
 

@@ -60,9 +60,7 @@ rule paper_a_fig8:
 
 rule plot_paper_b2_figure:
     input:
-        summary=lambda w: (
-            f"results/paper_b2/{config['paper_b2']['figures'][w.figure]['experiment']}/summary.csv"
-        ),
+        data=b2_figure_inputs,
         library=script_files(script_path("plot_paper_b2_figure"), SRC),
     output:
         pdf="results/figures/paper_b2/{figure}.pdf",
@@ -80,9 +78,19 @@ rule plot_paper_b2_figure:
         "../../scripts/plot_paper_b2_figure.py"
 
 
+rule paper_b2_fig3:
+    input:
+        expand("results/figures/paper_b2/fig3.{ext}", ext=FIG_EXT),
+
+
 rule paper_b2_fig4:
     input:
         expand("results/figures/paper_b2/fig4.{ext}", ext=FIG_EXT),
+
+
+rule paper_b2_fig5:
+    input:
+        expand("results/figures/paper_b2/fig5.{ext}", ext=FIG_EXT),
 
 
 rule paper_b2_fig6:
@@ -95,6 +103,21 @@ rule paper_b2_fig7:
         expand("results/figures/paper_b2/fig7.{ext}", ext=FIG_EXT),
 
 
+rule paper_b2_fig8:
+    input:
+        expand("results/figures/paper_b2/fig8.{ext}", ext=FIG_EXT),
+
+
+rule paper_b2_fig9:
+    input:
+        expand("results/figures/paper_b2/fig9.{ext}", ext=FIG_EXT),
+
+
+rule paper_b2_fig10:
+    input:
+        expand("results/figures/paper_b2/fig10.{ext}", ext=FIG_EXT),
+
+
 rule paper_b2_fig11:
     input:
         expand("results/figures/paper_b2/fig11.{ext}", ext=FIG_EXT),
@@ -103,3 +126,8 @@ rule paper_b2_fig11:
 rule paper_b2_fig12:
     input:
         expand("results/figures/paper_b2/fig12.{ext}", ext=FIG_EXT),
+
+
+rule paper_b2_fig13:
+    input:
+        expand("results/figures/paper_b2/fig13.{ext}", ext=FIG_EXT),

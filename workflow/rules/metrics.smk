@@ -33,7 +33,7 @@ rule aggregate_metrics:
         "../../scripts/aggregate_metrics.py"
 
 
-rule aggregate_paper_b2:
+rule collect_paper_b2:
     input:
         metrics=lambda w: [
             f"results/paper_b2/{w.experiment}/metrics/{cell}/chunk{chunk}.csv"
@@ -42,6 +42,50 @@ rule aggregate_paper_b2:
             )
             for chunk in range(paper_b2.chunk_count(config, w.experiment))
         ],
+        library=library("collect_metrics"),
+    output:
+        "results/paper_b2/{experiment}/replicates.csv",
+    log:
+        "results/logs/paper_b2/{experiment}/replicates.log",
+    benchmark:
+        "results/benchmarks/paper_b2/{experiment}/replicates.tsv"
+    conda:
+        "../../envs/estimate.yaml"
+    script:
+        "../../scripts/collect_metrics.py"
+
+
+rule time_paper_b2:
+    input:
+        library=script_files(script_path("time_paper_b2"), SRC),
+    output:
+        replicates="results/paper_b2/{experiment}/replicates.csv",
+        scaling="results/paper_b2/{experiment}/scaling.csv",
+        machine="results/paper_b2/{experiment}/machine.json",
+    log:
+        "results/logs/paper_b2/{experiment}/timing.log",
+    benchmark:
+        "results/benchmarks/paper_b2/{experiment}/timing.tsv"
+    wildcard_constraints:
+        experiment="|".join(TIMING_EXPERIMENTS) or "^$",
+    conda:
+        "../../envs/estimate.yaml"
+    # Every core: no other job runs while the timings are taken (Figure 10).
+    threads: workflow.cores
+    params:
+        cells=lambda w: canonical(
+            paper_b2.stage_kwargs("time", config, w.experiment, None)
+        ),
+    script:
+        "../../scripts/time_paper_b2.py"
+
+
+ruleorder: time_paper_b2 > collect_paper_b2
+
+
+rule aggregate_paper_b2:
+    input:
+        metrics="results/paper_b2/{experiment}/replicates.csv",
         library=library("aggregate_metrics"),
     output:
         "results/paper_b2/{experiment}/summary.csv",

@@ -22,6 +22,16 @@ rule table_paper_b2:
         "../../scripts/table_paper_b2.py"
 
 
+rule paper_b2_table3:
+    input:
+        expand("results/tables/paper_b2/table3.{ext}", ext=TABLE_EXT),
+
+
+rule paper_b2_table4:
+    input:
+        expand("results/tables/paper_b2/table4.{ext}", ext=TABLE_EXT),
+
+
 rule paper_b2_table5:
     input:
         expand("results/tables/paper_b2/table5.{ext}", ext=TABLE_EXT),
@@ -45,3 +55,13 @@ rule paper_b2_table8:
 rule paper_b2_table9:
     input:
         expand("results/tables/paper_b2/table9.{ext}", ext=TABLE_EXT),
+
+
+rule paper_b2_table10:
+    input:
+        expand("results/tables/paper_b2/table10.{ext}", ext=TABLE_EXT),
+
+
+rule paper_b2_table11:
+    input:
+        expand("results/tables/paper_b2/table11.{ext}", ext=TABLE_EXT),

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .style import COLORS, MARKERS, PANEL_SIZE, authors_style
+from .style import COLORS, MARKERS, authors_style, panel_grid
 
 __all__ = ["FIGURES", "Panel", "draw_figure", "figure_data"]
 
@@ -247,17 +247,10 @@ def _crowded(ticks, min_gap: float = 0.1) -> bool:
 
 def draw_figure(figure: str, data: pd.DataFrame):
     """Draw the figure from :func:`figure_data`'s table; returns the matplotlib Figure."""
-    import matplotlib.pyplot as plt
 
     panels, (nrows, ncols), _ = FIGURES[figure]
     with authors_style():
-        fig, axes = plt.subplots(
-            nrows,
-            ncols,
-            figsize=(PANEL_SIZE[0] * ncols, PANEL_SIZE[1] * nrows),
-            layout="constrained",
-            squeeze=False,
-        )
+        fig, axes = panel_grid(nrows, ncols)
         for ax, panel in zip(axes.ravel(), panels, strict=False):
             d = data[data["panel"] == panel.letter]
             if panel.series == "method":

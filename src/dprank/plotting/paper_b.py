@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from .style import COLORS, MARKERS, PANEL_SIZE, authors_style
+from .style import COLORS, MARKERS, authors_style, panel_grid
 
 __all__ = ["METRIC_LABELS", "draw_b2_figure", "figure_data"]
 
@@ -50,13 +50,10 @@ def figure_data(summary: pd.DataFrame, spec: Mapping) -> pd.DataFrame:
 
 def draw_b2_figure(data: pd.DataFrame, spec: Mapping):
     """One panel per configured (metric, model): error against L, a line per series."""
-    import matplotlib.pyplot as plt
 
     n = len(spec["panels"])
     with authors_style():
-        fig, axes = plt.subplots(
-            1, n, figsize=(PANEL_SIZE[0] * n, PANEL_SIZE[1]), layout="constrained", squeeze=False
-        )
+        fig, axes = panel_grid(1, n)
         for ax, letter, panel in zip(axes[0], "abcdefgh", spec["panels"], strict=False):
             d = data[data["panel"] == letter]
             groups = d[spec["series"]].drop_duplicates().itertuples(index=False)

@@ -10,7 +10,7 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
 
-__all__ = ["COLORS", "MARKERS", "PANEL_SIZE", "authors_style", "save_figure"]
+__all__ = ["COLORS", "MARKERS", "PANEL_SIZE", "authors_style", "panel_grid", "save_figure"]
 
 #: seaborn "colorblind" palette, first four colours
 COLORS = ("#0173B2", "#DE8F05", "#029E73", "#D55E00", "#CC78BC", "#CA9161")
@@ -37,6 +37,20 @@ def authors_style():
     """Temporarily apply the authors' rcParams."""
     with plt.rc_context(_RC):
         yield
+
+
+def panel_grid(nrows: int, ncols: int):
+    """``(fig, axes)``: an ``nrows x ncols`` grid of panels of :data:`PANEL_SIZE` each.
+
+    ``axes`` is always 2-d; call inside :func:`authors_style` for the authors' look.
+    """
+    return plt.subplots(
+        nrows,
+        ncols,
+        figsize=(PANEL_SIZE[0] * ncols, PANEL_SIZE[1] * nrows),
+        layout="constrained",
+        squeeze=False,
+    )
 
 
 def save_figure(fig, pdf_path, png_path, dpi: int = 150) -> None:

@@ -1,0 +1,179 @@
+"""B2 Scenario V: ADRR against NoisyObj, Laplace, classic RR and the count method.
+
+Figures 8, 9 and 13, Tables 10 and 11 (spec/paper-b.md B2-Fig8/9/13). Every
+replicate draws its own size, ``m ~ Unif{m_lo..m_hi}`` and
+``L ~ Unif{L_lo..L_hi}``, budgets ``eps_l ~ U(a, b)`` and ``theta* ~ U(-1, 1)``
+centred, then one raw data set (observation probability ``p``) released in
+every way the methods need, from the same raw comparisons and, for the RR
+methods, the same RR outputs (so the methods are paired):
+
+* ``ADRR``: debiased RR outputs with the ADRR weights, objective (5);
+* ``ClassicRR`` and ``Laplace``: the raw RR or Laplace outputs plugged into
+  the same objective, unweighted (``w_l = 1/L``), the same ``lambda`` (spec 1.4);
+* ``NoisyObj`` (BTL only): Gaussian objective perturbation on the raw
+  comparisons with ``(min eps_l, delta)``, the spec's assumed constants
+  (:func:`dprank.weighted_mle.noisy_obj_fit`, spec A10);
+* ``Count``: ranks by the RR wins, ties broken at random (spec 1.4, A12).
+
+Replicates differ in ``m``, so a chunk stores its per-replicate arrays
+concatenated: ``m`` and ``L`` give the offsets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ...ldp import privacy_constant, simulate_ldp_statistics
+from ...metrics_b import kendall_distance
+from ...models import get_link
+from ...seeding import Stream, cell_key, generator
+from ...weighted_mle import default_lambda, fit_weighted_mle, noisy_obj_fit
+from .scenarios import METRICS
+
+__all__ = ["METHODS", "estimate_chunk", "simulate_chunk", "split"]
+
+#: methods of Scenario V, in the order of B2 Table 10 (plus the count method)
+METHODS = ("ADRR", "NoisyObj", "Laplace", "ClassicRR", "Count")
+_STATS = {"ADRR": "adrr", "ClassicRR": "classic_rr", "Laplace": "laplace"}
+
+
+def simulate_chunk(
+    seed: int,
+    experiment: str,
+    cell: Mapping,
+    p: float,
+    eps: Mapping,
+    replicates: Sequence[int],
+    draws: Mapping,
+) -> dict[str, np.ndarray]:
+    """Sizes, budgets, true scores and every method's statistics of some replicates.
+
+    Returns
+    -------
+    dict
+        ``m, L, B, eps_min, replicate`` (R,); ``theta`` and ``count_scores``
+        (sum of m,); ``S_adrr, N_adrr, S_classic_rr, N_classic_rr, S_laplace,
+        N_laplace, S_raw, N_raw`` (sum of m(m-1)/2,), replicate after replicate.
+    """
+    link = get_link(cell["model"])
+    key = cell_key({"role": "data", **cell})
+    out: dict[str, list] = {k: [] for k in ("m", "L", "B", "eps_min", "theta", "count_scores")}
+    for name in (*_STATS.values(), "raw"):
+        out[f"S_{name}"], out[f"N_{name}"] = [], []
+    for r in replicates:
+        g = generator(seed, experiment, key, r, Stream.EPSILON)
+        m = int(g.integers(draws["m"][0], draws["m"][1] + 1))
+        L = int(g.integers(draws["L"][0], draws["L"][1] + 1))
+        budget = g.uniform(*eps["range"], L)
+        theta = generator(seed, experiment, key, r, Stream.THETA).uniform(-1.0, 1.0, m)
+        theta -= theta.mean()
+        rng = generator(seed, experiment, key, r, Stream.RELEASE)
+        released = simulate_ldp_statistics(
+            theta, budget, p, rng, link=link, releases=(*_STATS.values(), "raw", "count")
+        )
+        out["m"].append(m)
+        out["L"].append(L)
+        out["B"].append(privacy_constant(budget))
+        out["eps_min"].append(float(budget.min()))
+        out["theta"].append(theta)
+        out["count_scores"].append(released.count_scores)
+        for name in (*_STATS.values(), "raw"):
+            S, N = getattr(released, name)
+            out[f"S_{name}"].append(S)
+            out[f"N_{name}"].append(N)
+    arrays = {k: np.asarray(v) for k, v in out.items() if k in ("m", "L", "B", "eps_min")}
+    for k, v in out.items():
+        if k not in arrays:
+            arrays[k] = np.concatenate(v) if v else np.zeros(0)
+    arrays["replicate"] = np.asarray(list(replicates), dtype=np.int64)
+    return arrays
+
+
+def split(data: Mapping[str, np.ndarray], i: int) -> dict:
+    """Replicate ``i`` of a chunk: scalars and its slices of the concatenated arrays."""
+    m = np.asarray(data["m"], dtype=np.int64)
+    pairs = m * (m - 1) // 2
+    a, b = int(m[:i].sum()), int(m[: i + 1].sum())
+    c, d = int(pairs[:i].sum()), int(pairs[: i + 1].sum())
+    rep = {k: data[k][i] for k in ("m", "L", "B", "eps_min", "replicate")}
+    rep.update({k: data[k][a:b] for k in ("theta", "count_scores")})
+    rep.update({k: data[k][c:d] for k in data if k.startswith(("S_", "N_"))})
+    return rep
+
+
+def estimate_chunk(
+    data: Mapping[str, np.ndarray],
+    cell: Mapping,
+    seed: int,
+    experiment: str,
+    lambda_c: float,
+    gtol: float,
+    max_iter: int,
+    metrics: Sequence[str],
+    methods: Sequence[str] = METHODS,
+    noisy_obj_delta: float = 1e-6,
+) -> pd.DataFrame:
+    """Every method's estimate (or ranking) of every replicate and its errors.
+
+    Tidy rows ``(cell keys, replicate, method, metric, value)``. Estimators
+    give every requested metric and ``converged``; the count method gives the
+    ranking metrics only (``kendall_tau_K``). NoisyObj runs on BTL data only
+    (B2 Table 10 has no TM entry). Its noise and the count method's
+    tie-breaks come from the replicate's own streams.
+    """
+    link = get_link(cell["model"])
+    key = cell_key({"role": "data", **cell})
+    rows = []
+
+    def emit(r, method, metric, value):
+        rows.append(
+            {**cell, "replicate": int(r), "method": method, "metric": metric, "value": value}
+        )
+
+    for i in range(len(data["replicate"])):
+        rep = split(data, i)
+        m, L, r, theta = int(rep["m"]), int(rep["L"]), int(rep["replicate"]), rep["theta"]
+        lam = default_lambda(L, float(rep["B"]), lambda_c)
+        for method in methods:
+            if method == "Count":
+                rng = generator(seed, experiment, key, r, Stream.TIEBREAK)
+                if "kendall_tau_K" in metrics:
+                    emit(
+                        r,
+                        method,
+                        "kendall_tau_K",
+                        float(kendall_distance(rep["count_scores"], theta, rng=rng)),
+                    )
+                continue
+            if method == "NoisyObj":
+                if cell["model"] != "btl":
+                    continue
+                rng = generator(seed, experiment, key, r, Stream.NOISE_MLE)
+                fit = noisy_obj_fit(
+                    rep["S_raw"],
+                    rep["N_raw"],
+                    m,
+                    float(rep["eps_min"]),
+                    rng,
+                    noisy_obj_delta,
+                    gtol=gtol,
+                    max_iter=max_iter,
+                )
+            else:
+                name = _STATS[method]
+                fit = fit_weighted_mle(
+                    rep[f"S_{name}"],
+                    rep[f"N_{name}"],
+                    m,
+                    lam,
+                    link,
+                    gtol=gtol,
+                    max_iter=max_iter,
+                )
+            for metric in metrics:
+                emit(r, method, metric, float(METRICS[metric](fit.theta, theta, m)))
+            emit(r, method, "converged", float(fit.converged))
+    return pd.DataFrame(rows)

@@ -1,0 +1,144 @@
+"""B2 Figure 10 (supplement S.3): computing time of ADRR against L and m.
+
+Spec B2-Fig10 and A14: Scenario I's design (BTL, ``eps_l ~ U(1, 5)``,
+``p = 0.5``). Per replicate the users' released data (RR outputs and
+observation masks, ``(L, P)``) are generated chunk by chunk of users, so the
+largest cell (``m = 160``, ``L = 3200``: 40.7 million comparisons) never holds
+more than ``chunk_elements`` comparisons in memory. What is timed is the third
+party's work from the released data to ``theta^``:
+
+* ``seconds_aggregate``: the ADRR weights and the debiased, weighted
+  per-pair sums ``S`` and ``N`` (:func:`dprank.ldp.add_rr_statistics`), summed
+  over the user chunks, ``O(m^2 L)``;
+* ``seconds_solve``: the Newton fit of objective (5), ``O(m^2)`` per iteration
+  plus an ``O(m^3)`` factorisation;
+* ``seconds_total``: their sum.
+
+Data generation is not timed. The released outputs are drawn from their
+marginal law: with one uniform ``u`` per comparison, ``a = [u < p]`` and
+``y~ = [u < p q]``, ``q = p_eps + (1 - 2 p_eps) F(theta_i - theta_j)`` (Lemma 1),
+which given ``a = 1`` is ``Bern(q)``, the law of RR applied to ``y ~ Bern(F)``.
+Wall-clock times depend on the machine; the workflow runs this stage alone
+(the rule takes every core) with one BLAS thread.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import time
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ...ldp import add_rr_statistics, adrr_weights, privacy_constant, rr_flip_probability
+from ...models import BTL
+from ...seeding import Stream, cell_key, generator
+from ...weighted_mle import default_lambda, fit_weighted_mle
+
+__all__ = ["machine_info", "scaling_exponents", "time_cell"]
+
+
+def _released_chunks(theta, eps, p, rng, chunk_elements):
+    """Yield ``(users, y~, a)`` chunks of released RR data (marginal law, see module)."""
+    iu, ju = np.triu_indices(theta.size, k=1)
+    f = BTL.cdf(theta[iu] - theta[ju])
+    step = max(1, int(chunk_elements) // iu.size)
+    for start in range(0, eps.size, step):
+        users = slice(start, min(eps.size, start + step))
+        pe = rr_flip_probability(eps[users])[:, None]
+        u = rng.random((users.stop - start, iu.size))
+        yield users, u < p * (pe + (1.0 - 2.0 * pe) * f), u < p
+
+
+def time_cell(
+    seed: int,
+    experiment: str,
+    cell: Mapping,
+    p: float,
+    eps: Mapping,
+    replicates: Sequence[int],
+    lambda_c: float = 1.0,
+    gtol: float = 1e-8,
+    max_iter: int = 100,
+    chunk_elements: int = 4_000_000,
+) -> pd.DataFrame:
+    """Timings of the ADRR aggregation and fit for some replicates of one ``(m, L)`` cell.
+
+    Returns tidy rows ``(model, m, L, replicate, method, metric, value)`` with
+    metrics ``seconds_aggregate``, ``seconds_solve``, ``seconds_total``, the
+    fit's ``l2_over_sqrt_m`` (a check that the timed work is the real
+    estimator) and ``converged``.
+    """
+    m, L = int(cell["m"]), int(cell["L"])
+    key = cell_key({"role": "data", **cell})
+    rows = []
+    for r in replicates:
+        theta = generator(seed, experiment, key, r, Stream.THETA).uniform(-1.0, 1.0, m)
+        theta -= theta.mean()
+        budget = generator(seed, experiment, key, r, Stream.EPSILON).uniform(*eps["range"], L)
+        rng = generator(seed, experiment, key, r, Stream.RELEASE)
+        P = m * (m - 1) // 2
+        S, N = np.zeros(P), np.zeros(P)
+        aggregate = 0.0
+        t = time.perf_counter()
+        w = adrr_weights(budget)
+        B = privacy_constant(budget)
+        aggregate += time.perf_counter() - t
+        for users, yt, a in _released_chunks(theta, budget, p, rng, chunk_elements):
+            t = time.perf_counter()
+            add_rr_statistics(S, N, yt, a, budget[users], w[users])
+            aggregate += time.perf_counter() - t
+        t = time.perf_counter()
+        fit = fit_weighted_mle(
+            S, N, m, default_lambda(L, B, lambda_c), BTL, gtol=gtol, max_iter=max_iter
+        )
+        solve = time.perf_counter() - t
+        error = float(np.sqrt(np.mean((fit.theta - theta) ** 2)))
+        for metric, value in (
+            ("seconds_aggregate", aggregate),
+            ("seconds_solve", solve),
+            ("seconds_total", aggregate + solve),
+            ("l2_over_sqrt_m", error),
+            ("converged", float(fit.converged)),
+        ):
+            row = {"model": "btl", "m": m, "L": L, "replicate": int(r), "method": "ADRR"}
+            rows.append({**row, "metric": metric, "value": float(value)})
+    return pd.DataFrame(rows)
+
+
+def scaling_exponents(replicates: pd.DataFrame) -> pd.DataFrame:
+    """Least-squares slopes of log median time on log L and log m (spec: ~1 and ~2).
+
+    One row per timed metric: ``log t = c + a log L + b log m`` fitted to the
+    cell medians (B2 S.3 claims time doubles with L and quadruples with m).
+    """
+    rows = []
+    for metric in ("seconds_aggregate", "seconds_solve", "seconds_total"):
+        d = replicates[replicates["metric"] == metric]
+        med = d.groupby(["m", "L"])["value"].median().reset_index()
+        X = np.column_stack([np.ones(len(med)), np.log(med["L"]), np.log(med["m"])])
+        coef, *_ = np.linalg.lstsq(X, np.log(med["value"]), rcond=None)
+        rows.append({"metric": metric, "slope_log_L": coef[1], "slope_log_m": coef[2]})
+    return pd.DataFrame(rows)
+
+
+def machine_info(threads: int) -> dict:
+    """What the timings were measured on (B2 Fig. 10 is hardware-specific)."""
+    cpu = platform.processor() or ""
+    try:
+        with open("/proc/cpuinfo") as fh:
+            names = [ln.split(":", 1)[1].strip() for ln in fh if ln.startswith("model name")]
+        cpu = names[0] if names else cpu
+    except OSError:
+        pass
+    return {
+        "cpu": cpu,
+        "logical_cpus": os.cpu_count(),
+        "job_threads": int(threads),
+        "blas_threads": os.environ.get("OPENBLAS_NUM_THREADS", "unset"),
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "platform": platform.platform(),
+    }
