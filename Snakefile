@@ -48,4 +48,5 @@ include: "workflow/rules/compare.smk"
 rule all:
     input:
         rules.paper_a.input,
+        rules.paper_b1.input,
         rules.paper_b2.input,

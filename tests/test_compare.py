@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dprank.compare import compare_b2_table, summary_lines
+from dprank.compare import compare_b2_table, compare_car, summary_lines
 from dprank.tables import order_rows
 
 
@@ -171,3 +171,70 @@ def test_order_rows_follows_the_spec():
     assert list(rows["metric"].unique()) == ["l2_over_sqrt_m", "linf"]
     assert list(rows["method"][:3]) == ["ADRR", "Laplace", "ClassicRR"]
     assert len(rows) == 2 * 2 * 3
+
+
+def test_car_tables_ranks_exact_means_by_se_t_by_sqrt2():
+    table1 = pd.DataFrame({"car_id": [1, 2], "mean": [2.0, 1.0]})
+    ranks = {"btl": [2, 1], "tm": [2, 1], "count": [1, 2]}
+    table2 = pd.DataFrame(
+        [
+            {
+                "model": "BTL",
+                "metric": "kendall_tau_K_vs_Table1_ranking",
+                "method": "ADRR",
+                "mean": 0.0757,
+                "dispersion": 0.0030,
+            },
+            {
+                "model": "BTL",
+                "metric": "paired_t_statistic_vs_ADRR",
+                "method": "Count",
+                "mean": 4.12,
+                "dispersion": np.nan,
+            },
+            {
+                "model": "BTL",
+                "metric": "paired_t_pvalue_vs_ADRR",
+                "method": "Count",
+                "mean": 5.5e-5,
+                "dispersion": np.nan,
+            },
+            {
+                "model": "TM",
+                "metric": "paired_t_statistic_vs_ADRR",
+                "method": "Count",
+                "mean": np.nan,
+                "dispersion": np.nan,
+            },
+        ]
+    )
+    ours = pd.DataFrame(
+        [
+            {
+                "model": "btl",
+                "method": "ADRR",
+                "mean": 0.0787,
+                "se": 0.0034,
+                "t": np.nan,
+                "p": np.nan,
+            },
+            {
+                "model": "btl",
+                "method": "Count",
+                "mean": 0.0838,
+                "se": 0.0036,
+                "t": 3.10,
+                "p": 2.2e-3,
+            },
+            {"model": "tm", "method": "Count", "mean": 0.0838, "se": 0.0036, "t": 2.6, "p": 9e-3},
+        ]
+    )
+    table = compare_car(table1, table2, ranks, ours, z=4.0)
+    one = table[table["figure"] == "B2 Table 1"]
+    assert len(one) == 6 and (one["verdict"] == "outside").sum() == 2  # count ranks swapped
+    two = table[table["figure"] == "B2 Table 2"].set_index("metric")
+    assert two.loc["kendall_tau_K_vs_Table1_ranking", "verdict"] == "within"
+    assert two.loc["paired_t_statistic_vs_ADRR"].iloc[0]["verdict"] == "within"  # |1.02| < 5.66
+    assert two.loc["paired_t_pvalue_vs_ADRR", "verdict"] == "not judged"
+    lines = summary_lines(table).set_index("figure")
+    assert lines.loc["B2 Table 2", "compared"] == 2  # the TM test is not in the source

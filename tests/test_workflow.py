@@ -28,10 +28,13 @@ TARGET_RULES = (
         "paper_a_compare",
         "fetch_data",
         "paper_a_real_wins",
+        "paper_b1",
+        "paper_b1_table1",
         "paper_b2",
     }
-    | {f"paper_b2_fig{i}" for i in range(3, 14)}
-    | {f"paper_b2_table{i}" for i in range(3, 12)}
+    | {f"paper_b1_fig{i}" for i in range(2, 8)}
+    | {f"paper_b2_fig{i}" for i in range(3, 15)}
+    | {f"paper_b2_table{i}" for i in range(1, 12)}
     | {f"paper_a_fig{i}" for i in range(1, 9)}
 )
 FIGURES = [f"fig{i}" for i in range(1, 9)]
@@ -120,7 +123,7 @@ def test_full_config_dry_run(tmp_path):
         "real_data_metrics",
     } <= rules
     b2 = {r for r, _ in planned_jobs(cwd, "paper_b2")}
-    assert {"simulate_releases", "fit_paper_b2", "table_paper_b2", "compare_paper_b2"} <= b2
+    assert {"simulate_releases", "fit_paper_b", "table_paper_b", "compare_paper_b2"} <= b2
     figures = {o for r, o in jobs if r == "plot_paper_a_figure"}
     for fig in FIGURES:
         for protocol in ("paper", "authors"):
@@ -161,7 +164,7 @@ def test_smoke_outputs(smoke):
         summary = pd.read_csv(smoke / f"results/comparison/{name}_summary.csv")
         assert (summary["within"] <= summary["compared"]).all()
     # Paper B (B2): every figure, every table in three formats, the comparison
-    for fig in range(3, 14):
+    for fig in range(3, 15):
         assert (smoke / f"results/figures/paper_b2/fig{fig}.png").stat().st_size > 10_000
         assert len(pd.read_csv(smoke / f"results/figures/paper_b2/fig{fig}.csv")) > 0
     markdown = (smoke / "results/tables/paper_b2/table5.md").read_text()
@@ -171,7 +174,16 @@ def test_smoke_outputs(smoke):
     assert "| TM | linf |" in table10 and "standard error" in table10
     assert "(" not in (smoke / "results/tables/paper_b2/table4.md").read_text().split("|", 1)[1]
     compared = pd.read_csv(smoke / "results/comparison/paper_b2.csv")
-    assert {f"B2 Table {i}" for i in range(3, 12)} == set(compared["figure"])
+    assert {f"B2 Table {i}" for i in range(1, 12)} == set(compared["figure"])
+    # car data: the non-private rankings are B2 Table 1's, whatever the replicate count
+    table1 = compared[compared["figure"] == "B2 Table 1"]
+    assert len(table1) == 30 and (table1["verdict"] == "within").all()
+    assert "t (p), BTL, vs ADRR" in (smoke / "results/tables/paper_b2/table2.md").read_text()
+    # Paper B (B1): Figures 2-7 and Table 1 from the measured trends
+    for fig in range(2, 8):
+        assert (smoke / f"results/figures/paper_b1/fig{fig}.png").stat().st_size > 10_000
+    b1_table1 = pd.read_csv(smoke / "results/tables/paper_b1/table1.csv")
+    assert len(b1_table1) == 3 and "linf observed" in b1_table1.columns
     scaling = pd.read_csv(smoke / "results/paper_b2/timing/scaling.csv")
     assert set(scaling["metric"]) == {"seconds_aggregate", "seconds_solve", "seconds_total"}
     # the real data's win matrices come out of the fetched files

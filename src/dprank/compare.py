@@ -22,6 +22,7 @@ __all__ = [
     "EDGE_METHODS",
     "INDIVIDUAL_EXPERIMENTS",
     "compare_b2_table",
+    "compare_car",
     "compare_edge",
     "compare_individual",
     "compare_real",
@@ -391,9 +392,92 @@ def compare_b2_table(
     return pd.DataFrame(rows)
 
 
+def compare_car(
+    table1: pd.DataFrame,
+    table2: pd.DataFrame,
+    ranks: dict,
+    ours: pd.DataFrame,
+    z: float = 4.0,
+) -> pd.DataFrame:
+    """B2 Tables 1 and 2 (car data) beside ours.
+
+    * Table 1: the published rank of every car against our non-private BTL, TM
+      and count ranks; a rank agrees only if equal (tolerance 0).
+    * Table 2 means: ``z`` combined standard errors (both sides print the SE of
+      the mean of 200 replicates).
+    * Table 2 t statistics: ``z * sqrt(2)``. A paired t statistic of ``R`` replicates
+      has sampling SD about ``sqrt(1 + delta^2 / (2R)) ~ 1`` (``delta`` its
+      standardised effect), so two independent runs differ with SD ``sqrt(2)``.
+      The p-values are functions of t and are listed, not judged.
+
+    Parameters
+    ----------
+    table1, table2 : DataFrame
+        :func:`dprank.tables.read_published_table` of the published tables.
+    ranks : dict
+        Model (``btl``, ``tm``, ``count``) -> our rank of each car, car ids 1..m.
+    ours : DataFrame
+        :func:`dprank.studies.paper_b2_car.table2` output.
+    """
+    rows = []
+    for _, r in table1.iterrows():
+        car = int(r["car_id"])
+        for model in ("btl", "tm", "count"):
+            mine = float(ranks[model][car - 1])
+            rows.append(
+                {
+                    "figure": "B2 Table 1",
+                    "model": model,
+                    "metric": "aggregate_rank",
+                    "m": car,
+                    "method": "non_private",
+                    "in_paper_figure": True,
+                    "published_mean": float(r["mean"]),
+                    "ours_mean": mine,
+                    "diff": mine - float(r["mean"]),
+                    "tolerance": 0.0,
+                    "tolerance_rule": "rank must be equal (m holds the car id)",
+                    "verdict": "within" if mine == float(r["mean"]) else "outside",
+                }
+            )
+    o = ours.set_index(["model", "method"])
+    for _, r in table2.iterrows():
+        key = (str(r["model"]).lower(), r["method"])
+        row = {
+            "figure": "B2 Table 2",
+            "model": r["model"],
+            "metric": r["metric"],
+            "method": r["method"],
+            "in_paper_figure": True,
+            "published_mean": r["mean"],
+        }
+        mine = o.loc[key] if key in o.index else None
+        if r["metric"].startswith("kendall"):
+            value, se = (np.nan, np.nan) if mine is None else (mine["mean"], mine["se"])
+            tol, rule = z * float(np.hypot(se, r["dispersion"])), f"{z:g} x combined se"
+        elif r["metric"] == "paired_t_statistic_vs_ADRR":
+            value, se = (np.nan, np.nan) if mine is None else (mine["t"], np.nan)
+            tol, rule = z * np.sqrt(2.0), f"{z:g} x sqrt(2) (sd of a t statistic ~ 1)"
+        else:  # p-values: a function of t
+            value = np.nan if mine is None else mine["p"]
+            tol, rule, se = np.nan, "a function of t: listed, not judged", np.nan
+        row.update(ours_mean=value, ours_se=se, diff=value - r["mean"], tolerance=tol)
+        row["tolerance_rule"] = rule
+        if pd.isna(r["mean"]):
+            row["verdict"] = "not in source"
+        elif np.isnan(tol):
+            row["verdict"] = "not judged"
+        elif mine is None:
+            row["verdict"] = "not run"
+        else:
+            row["verdict"] = "within" if abs(value - r["mean"]) <= tol else "outside"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def summary_lines(comparison: pd.DataFrame, by: str = "figure") -> pd.DataFrame:
     """Cells within tolerance / cells compared, per figure (and in the paper's plotted subset)."""
-    ran = comparison[~comparison["verdict"].isin(["not run", "not in source"])]
+    ran = comparison[~comparison["verdict"].isin(["not run", "not in source", "not judged"])]
     out = []
     for key, g in ran.groupby(by, sort=True):
         plotted = g[g["in_paper_figure"]]

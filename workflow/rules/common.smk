@@ -39,6 +39,21 @@ TIMING_EXPERIMENTS = [
     for name, exp in config["paper_b2"]["experiments"].items()
     if paper_b2.kind(exp) == "timing"
 ]
+#: Paper B sections of the config: B1 (earlier version) and B2 (later)
+B_PAPERS = [name for name in ("paper_b1", "paper_b2") if name in config]
+#: B1/B2 experiments run as simulate/fit chunks (collected into replicates.csv)
+SIM_EXPERIMENTS = sorted(
+    {
+        name
+        for section in B_PAPERS
+        for name, exp in config[section]["experiments"].items()
+        if paper_b2.kind(exp) != "timing"
+    }
+)
+#: B1/B2 tables laid out from simulation summaries (rule table_paper_b)
+SIM_TABLES = sorted(
+    {t for section in B_PAPERS for t in config[section].get("tables", {})}
+)
 FIG_EXT = ["pdf", "png", "csv"]
 TABLE_EXT = ["csv", "md", "tex"]
 
@@ -50,6 +65,7 @@ wildcard_constraints:
     cell=r"[^/]+",
     chunk=r"\d+",
     figure=r"fig\d+",
+    bpaper="paper_b1|paper_b2",
 
 
 def script_path(name):
@@ -140,10 +156,10 @@ def paper_a_figure_files(figure):
     )
 
 
-def b2_figure_inputs(wildcards):
-    """Input function: what a B2 figure plots - summaries (lines) or replicates."""
-    spec = config["paper_b2"]["figures"][wildcards.figure]
+def b_figure_inputs(wildcards):
+    """Input function: what a B1/B2 figure plots - summaries (lines) or replicates."""
+    spec = config[wildcards.bpaper]["figures"][wildcards.figure]
     experiments = spec["experiment"]
     experiments = [experiments] if isinstance(experiments, str) else experiments
     name = "summary" if spec.get("type", "lines") == "lines" else "replicates"
-    return [f"results/paper_b2/{e}/{name}.csv" for e in experiments]
+    return [f"results/{wildcards.bpaper}/{e}/{name}.csv" for e in experiments]

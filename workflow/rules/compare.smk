@@ -62,6 +62,12 @@ rule compare_paper_b2:
             for spec in config["paper_b2"]["tables"].values()
         ],
         published=[spec["published"] for spec in config["paper_b2"]["tables"].values()],
+        car_ranks="results/paper_b2/car/nonprivate.json",
+        car_table2="results/paper_b2/car/table2.csv",
+        car_published=[
+            "resources/published/paper_b/B2-Table1_car_attributes_ranking.csv",
+            "resources/published/paper_b/B2-Table2_car_full_ranking_error_ttests.csv",
+        ],
         library=script_files(script_path("compare_paper_b2"), SRC),
     output:
         table="results/comparison/paper_b2.csv",
@@ -91,8 +97,19 @@ rule paper_b2:
             table=config["paper_b2"]["tables"],
             ext=TABLE_EXT,
         ),
+        rules.car_tables_paper_b2.output,
         [f"results/paper_b2/{e}/scaling.csv" for e in TIMING_EXPERIMENTS],
         rules.compare_paper_b2.output,
+
+
+rule paper_b1:
+    input:
+        expand(
+            "results/figures/paper_b1/{figure}.{ext}",
+            figure=config["paper_b1"]["figures"],
+            ext=FIG_EXT,
+        ),
+        rules.table1_paper_b1.output,
 
 
 rule paper_a_compare:

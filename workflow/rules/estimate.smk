@@ -17,21 +17,23 @@ rule estimate:
         "../../scripts/estimate.py"
 
 
-rule fit_paper_b2:
+rule fit_paper_b:
     input:
-        releases="results/paper_b2/{experiment}/releases/{cell}/chunk{chunk}.npz",
-        library=script_files(script_path("fit_paper_b2"), SRC),
+        releases="results/{bpaper}/{experiment}/releases/{cell}/chunk{chunk}.npz",
+        library=script_files(script_path("fit_paper_b"), SRC),
     output:
-        "results/paper_b2/{experiment}/metrics/{cell}/chunk{chunk}.csv",
+        "results/{bpaper}/{experiment}/metrics/{cell}/chunk{chunk}.csv",
     log:
-        "results/logs/paper_b2/{experiment}/metrics/{cell}/chunk{chunk}.log",
+        "results/logs/{bpaper}/{experiment}/metrics/{cell}/chunk{chunk}.log",
     benchmark:
-        "results/benchmarks/paper_b2/{experiment}/metrics/{cell}/chunk{chunk}.tsv"
+        "results/benchmarks/{bpaper}/{experiment}/metrics/{cell}/chunk{chunk}.tsv"
     conda:
         "../../envs/estimate.yaml"
     params:
         job=lambda w: canonical(
-            paper_b2.stage_kwargs("estimate", config, w.experiment, w.cell)
+            paper_b2.stage_kwargs(
+                "estimate", config, w.experiment, w.cell, section=w.bpaper
+            )
         ),
     script:
-        "../../scripts/fit_paper_b2.py"
+        "../../scripts/fit_paper_b.py"

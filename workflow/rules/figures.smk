@@ -58,24 +58,24 @@ rule paper_a_fig8:
         paper_a_figure_files("fig8"),
 
 
-rule plot_paper_b2_figure:
+rule plot_paper_b_figure:
     input:
-        data=b2_figure_inputs,
-        library=script_files(script_path("plot_paper_b2_figure"), SRC),
+        data=b_figure_inputs,
+        library=script_files(script_path("plot_paper_b_figure"), SRC),
     output:
-        pdf="results/figures/paper_b2/{figure}.pdf",
-        png="results/figures/paper_b2/{figure}.png",
-        csv="results/figures/paper_b2/{figure}.csv",
+        pdf="results/figures/{bpaper}/{figure}.pdf",
+        png="results/figures/{bpaper}/{figure}.png",
+        csv="results/figures/{bpaper}/{figure}.csv",
     log:
-        "results/logs/figures/paper_b2/{figure}.log",
+        "results/logs/figures/{bpaper}/{figure}.log",
     benchmark:
-        "results/benchmarks/figures/paper_b2/{figure}.tsv"
+        "results/benchmarks/figures/{bpaper}/{figure}.tsv"
     conda:
         "../../envs/plot.yaml"
     params:
-        figure=lambda w: canonical(config["paper_b2"]["figures"][w.figure]),
+        figure=lambda w: canonical(config[w.bpaper]["figures"][w.figure]),
     script:
-        "../../scripts/plot_paper_b2_figure.py"
+        "../../scripts/plot_paper_b_figure.py"
 
 
 rule paper_b2_fig3:
@@ -131,3 +131,28 @@ rule paper_b2_fig12:
 rule paper_b2_fig13:
     input:
         expand("results/figures/paper_b2/fig13.{ext}", ext=FIG_EXT),
+
+
+rule paper_b1_fig2:
+    input:
+        expand("results/figures/paper_b1/fig2.{ext}", ext=FIG_EXT),
+
+
+rule paper_b1_fig3:
+    input:
+        expand("results/figures/paper_b1/fig3.{ext}", ext=FIG_EXT),
+
+
+rule paper_b1_fig4:
+    input:
+        expand("results/figures/paper_b1/fig4.{ext}", ext=FIG_EXT),
+
+
+rule paper_b1_fig5:
+    input:
+        expand("results/figures/paper_b1/fig5.{ext}", ext=FIG_EXT),
+
+
+rule paper_b1_fig6:
+    input:
+        expand("results/figures/paper_b1/fig6.{ext}", ext=FIG_EXT),

@@ -33,22 +33,24 @@ rule aggregate_metrics:
         "../../scripts/aggregate_metrics.py"
 
 
-rule collect_paper_b2:
+rule collect_paper_b:
     input:
         metrics=lambda w: [
-            f"results/paper_b2/{w.experiment}/metrics/{cell}/chunk{chunk}.csv"
+            f"results/{w.bpaper}/{w.experiment}/metrics/{cell}/chunk{chunk}.csv"
             for cell in paper_b2.cell_names(
-                config["paper_b2"]["experiments"][w.experiment]
+                config[w.bpaper]["experiments"][w.experiment]
             )
-            for chunk in range(paper_b2.chunk_count(config, w.experiment))
+            for chunk in range(paper_b2.chunk_count(config, w.experiment, w.bpaper))
         ],
         library=library("collect_metrics"),
     output:
-        "results/paper_b2/{experiment}/replicates.csv",
+        "results/{bpaper}/{experiment}/replicates.csv",
     log:
-        "results/logs/paper_b2/{experiment}/replicates.log",
+        "results/logs/{bpaper}/{experiment}/replicates.log",
     benchmark:
-        "results/benchmarks/paper_b2/{experiment}/replicates.tsv"
+        "results/benchmarks/{bpaper}/{experiment}/replicates.tsv"
+    wildcard_constraints:
+        experiment="|".join(SIM_EXPERIMENTS),
     conda:
         "../../envs/estimate.yaml"
     script:
@@ -80,19 +82,16 @@ rule time_paper_b2:
         "../../scripts/time_paper_b2.py"
 
 
-ruleorder: time_paper_b2 > collect_paper_b2
-
-
-rule aggregate_paper_b2:
+rule aggregate_paper_b:
     input:
-        metrics="results/paper_b2/{experiment}/replicates.csv",
+        metrics="results/{bpaper}/{experiment}/replicates.csv",
         library=library("aggregate_metrics"),
     output:
-        "results/paper_b2/{experiment}/summary.csv",
+        "results/{bpaper}/{experiment}/summary.csv",
     log:
-        "results/logs/paper_b2/{experiment}/summary.log",
+        "results/logs/{bpaper}/{experiment}/summary.log",
     benchmark:
-        "results/benchmarks/paper_b2/{experiment}/summary.tsv"
+        "results/benchmarks/{bpaper}/{experiment}/summary.tsv"
     conda:
         "../../envs/estimate.yaml"
     script:

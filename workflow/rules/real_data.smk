@@ -30,3 +30,100 @@ rule aggregate_real_data:
         "../../envs/estimate.yaml"
     script:
         "../../scripts/aggregate_metrics.py"
+
+
+rule car_paper_b2:
+    input:
+        data=DATA_FILES["car_preferences"],
+        library=script_files(script_path("car_paper_b2"), SRC),
+    output:
+        replicates="results/paper_b2/car/replicates.csv",
+        table2="results/paper_b2/car/table2.csv",
+        nonprivate="results/paper_b2/car/nonprivate.json",
+    log:
+        "results/logs/paper_b2/car/replicates.log",
+    benchmark:
+        "results/benchmarks/paper_b2/car/replicates.tsv"
+    conda:
+        "../../envs/estimate.yaml"
+    params:
+        job=lambda w: canonical({**config["paper_b2"]["car"], "seed": config["seed"]}),
+    script:
+        "../../scripts/car_paper_b2.py"
+
+
+rule car_tables_paper_b2:
+    input:
+        nonprivate="results/paper_b2/car/nonprivate.json",
+        table2="results/paper_b2/car/table2.csv",
+        library=script_files(script_path("table_car_paper_b2"), SRC),
+    output:
+        table1=expand("results/tables/paper_b2/table1.{ext}", ext=TABLE_EXT),
+        table2=expand("results/tables/paper_b2/table2.{ext}", ext=TABLE_EXT),
+    log:
+        "results/logs/tables/paper_b2/car.log",
+    benchmark:
+        "results/benchmarks/tables/paper_b2/car.tsv"
+    conda:
+        "../../envs/plot.yaml"
+    script:
+        "../../scripts/table_car_paper_b2.py"
+
+
+rule paper_b2_table1:
+    input:
+        rules.car_tables_paper_b2.output.table1,
+
+
+rule paper_b2_table2:
+    input:
+        rules.car_tables_paper_b2.output.table2,
+
+
+rule movielens_paper_b1:
+    input:
+        ratings=DATA_FILES["movielens_latest_small"][0],
+        library=script_files(script_path("movielens_paper_b1"), SRC),
+    output:
+        "results/paper_b1/movielens/metrics/scheme{scheme}.csv",
+    log:
+        "results/logs/paper_b1/movielens/metrics/scheme{scheme}.log",
+    benchmark:
+        "results/benchmarks/paper_b1/movielens/metrics/scheme{scheme}.tsv"
+    wildcard_constraints:
+        scheme="[123]",
+    conda:
+        "../../envs/estimate.yaml"
+    params:
+        job=lambda w: canonical(
+            {
+                **{
+                    k: v
+                    for k, v in config["paper_b1"]["movielens"].items()
+                    if k != "schemes"
+                },
+                "scheme": int(w.scheme),
+                "seed": config["seed"],
+            }
+        ),
+    script:
+        "../../scripts/movielens_paper_b1.py"
+
+
+rule collect_movielens_paper_b1:
+    input:
+        metrics=expand(
+            "results/paper_b1/movielens/metrics/scheme{scheme}.csv",
+            scheme=config["paper_b1"]["movielens"]["schemes"],
+        ),
+        library=library("collect_metrics"),
+    output:
+        "results/paper_b1/movielens/replicates.csv",
+    log:
+        "results/logs/paper_b1/movielens/replicates.log",
+    benchmark:
+        "results/benchmarks/paper_b1/movielens/replicates.tsv"
+    conda:
+        "../../envs/estimate.yaml"
+    script:
+        "../../scripts/collect_metrics.py"

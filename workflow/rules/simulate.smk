@@ -19,16 +19,18 @@ rule simulate_releases:
     input:
         library=script_files(script_path("simulate_releases"), SRC),
     output:
-        "results/paper_b2/{experiment}/releases/{cell}/chunk{chunk}.npz",
+        "results/{bpaper}/{experiment}/releases/{cell}/chunk{chunk}.npz",
     log:
-        "results/logs/paper_b2/{experiment}/releases/{cell}/chunk{chunk}.log",
+        "results/logs/{bpaper}/{experiment}/releases/{cell}/chunk{chunk}.log",
     benchmark:
-        "results/benchmarks/paper_b2/{experiment}/releases/{cell}/chunk{chunk}.tsv"
+        "results/benchmarks/{bpaper}/{experiment}/releases/{cell}/chunk{chunk}.tsv"
     conda:
         "../../envs/simulate.yaml"
     params:
         job=lambda w: canonical(
-            paper_b2.stage_kwargs("simulate", config, w.experiment, w.cell, w.chunk)
+            paper_b2.stage_kwargs(
+                "simulate", config, w.experiment, w.cell, w.chunk, w.bpaper
+            )
         ),
     script:
         "../../scripts/simulate_releases.py"

@@ -1,25 +1,25 @@
-rule table_paper_b2:
+rule table_paper_b:
     input:
         summary=lambda w: (
-            f"results/paper_b2/{config['paper_b2']['tables'][w.table]['experiment']}/summary.csv"
+            f"results/{w.bpaper}/{config[w.bpaper]['tables'][w.table]['experiment']}/summary.csv"
         ),
-        library=script_files(script_path("table_paper_b2"), SRC),
+        library=script_files(script_path("table_paper_b"), SRC),
     output:
-        csv="results/tables/paper_b2/{table}.csv",
-        md="results/tables/paper_b2/{table}.md",
-        tex="results/tables/paper_b2/{table}.tex",
+        csv="results/tables/{bpaper}/{table}.csv",
+        md="results/tables/{bpaper}/{table}.md",
+        tex="results/tables/{bpaper}/{table}.tex",
     log:
-        "results/logs/tables/paper_b2/{table}.log",
+        "results/logs/tables/{bpaper}/{table}.log",
     benchmark:
-        "results/benchmarks/tables/paper_b2/{table}.tsv"
+        "results/benchmarks/tables/{bpaper}/{table}.tsv"
     wildcard_constraints:
-        table=r"table\d+",
+        table="|".join(SIM_TABLES),
     conda:
         "../../envs/plot.yaml"
     params:
-        table=lambda w: canonical(config["paper_b2"]["tables"][w.table]),
+        table=lambda w: canonical(config[w.bpaper]["tables"][w.table]),
     script:
-        "../../scripts/table_paper_b2.py"
+        "../../scripts/table_paper_b.py"
 
 
 rule paper_b2_table3:
@@ -65,3 +65,28 @@ rule paper_b2_table10:
 rule paper_b2_table11:
     input:
         expand("results/tables/paper_b2/table11.{ext}", ext=TABLE_EXT),
+
+
+rule table1_paper_b1:
+    input:
+        summary="results/paper_b1/scenario2/summary.csv",
+        published="resources/published/paper_b/B1-Table1_scheme_behavior.csv",
+        library=script_files(script_path("table1_paper_b1"), SRC),
+    output:
+        csv="results/tables/paper_b1/table1.csv",
+        md="results/tables/paper_b1/table1.md",
+        tex="results/tables/paper_b1/table1.tex",
+        trends="results/paper_b1/scenario2/trends.csv",
+    log:
+        "results/logs/tables/paper_b1/table1.log",
+    benchmark:
+        "results/benchmarks/tables/paper_b1/table1.tsv"
+    conda:
+        "../../envs/plot.yaml"
+    script:
+        "../../scripts/table1_paper_b1.py"
+
+
+rule paper_b1_table1:
+    input:
+        rules.table1_paper_b1.output,

@@ -1,15 +1,18 @@
-"""Paper B (B2) simulation figures from the aggregated summaries.
+"""Paper B line figures (B2 Figures 4, 6, 7, 11, 12; B1 Figures 2-7) from aggregated summaries.
 
-Every B2 simulation figure plots average errors against the number of users L,
-one line per combination of the figure's ``series`` keys (e.g. model and m in
-Figure 4, scheme and m in Figures 6 and 11, m and delta in Figures 7 and 12),
-one panel per configured (metric, model) (spec/paper-b.md, section 2).
+Every such figure plots average errors against the number of users L, one
+line per combination of the figure's ``series`` keys (e.g. model and m in B2
+Figure 4, scheme and m in Figures 6 and 11, m and delta in Figures 7 and 12;
+m in B1 Figure 2), one panel per configured filter (metric plus any cell keys:
+model, eps, m, ...; spec/paper-b.md, sections 2 and 5). B1's figures add 95%
+confidence intervals, ``mean +- 1.96 se`` (spec A29).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
+import numpy as np
 import pandas as pd
 
 from .style import COLORS, MARKERS, authors_style, panel_grid
@@ -21,13 +24,20 @@ METRIC_LABELS = {
     "linf": r"$\|\hat\theta-\theta^*\|_\infty$",
     "kendall_tau_K": "Full ranking error K",
     "topK_hamming_HK_K=m/2": r"Top-$K$ error $H_K$ ($K = m/2$)",
+    "topK_hamming_HK_K=10": r"Top-$K$ error $H_{10}$",
 }
-KEY_LABELS = {"model": "", "m": "m", "scheme": "Scheme ", "delta": "Δ"}
+KEY_LABELS = {"model": "", "m": "m", "scheme": "Scheme ", "delta": "Δ", "eps": "ε", "method": ""}
+#: panel keys that are options, not filters
+_OPTIONS = ("metric", "title")
 
 
-def _label(key: str, value) -> str:
+def _label(key: str, value, labels: Mapping | None = None) -> str:
+    if labels and str(value) in labels:
+        return str(labels[str(value)])
     if key == "model":
         return str(value).upper()
+    if key == "method":
+        return str(value)
     sep = "" if key == "scheme" else "="
     return (
         f"{KEY_LABELS.get(key, key)}{sep}{value:g}"
@@ -36,45 +46,81 @@ def _label(key: str, value) -> str:
     )
 
 
+def _matches(column: pd.Series, value) -> pd.Series:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return pd.Series(np.isclose(column.astype(float), float(value)), index=column.index)
+    return column == value
+
+
 def figure_data(summary: pd.DataFrame, spec: Mapping) -> pd.DataFrame:
-    """The plotted rows (with a ``panel`` letter), in panel, series and L order."""
+    """The plotted rows (with a ``panel`` letter), in panel, series and L order.
+
+    A panel keeps the rows of its ``metric`` and of every other key it names
+    (``model``, ``eps``, ``m``, ...), and of the figure's ``methods`` (default
+    ``["ADRR"]``; B1 Figure 6 compares three).
+    """
+    methods = spec.get("methods", ["ADRR"])
     rows = []
     for letter, panel in zip("abcdefgh", spec["panels"], strict=False):
-        d = summary[(summary["metric"] == panel["metric"]) & (summary["method"] == "ADRR")]
-        if "model" in panel:
-            d = d[d["model"] == panel["model"]]
+        d = summary[(summary["metric"] == panel["metric"]) & summary["method"].isin(methods)]
+        for key, value in panel.items():
+            if key not in _OPTIONS:
+                d = d[_matches(d[key], value)]
+        if d.empty:
+            raise ValueError(f"panel ({letter}) {dict(panel)}: no rows match")
         rows.append(d.assign(panel=letter))
     data = pd.concat(rows, ignore_index=True)
     return data.sort_values(["panel", *spec["series"], "L"]).reset_index(drop=True)
 
 
-def draw_b2_figure(data: pd.DataFrame, spec: Mapping):
-    """One panel per configured (metric, model): error against L, a line per series."""
+def _title(letter: str, panel: Mapping) -> str:
+    if "title" in panel:
+        return f"({letter}) {panel['title']}"
+    parts = [_label(k, v) for k, v in panel.items() if k not in _OPTIONS]
+    return f"({letter})" + (f" {', '.join(parts)}" if parts else "")
 
+
+def draw_b2_figure(data: pd.DataFrame, spec: Mapping):
+    """One panel per configured filter: error against L, a line per series.
+
+    ``spec["ci"]`` adds 95% confidence bars (``mean +- 1.96 se``, B1's figures);
+    ``spec["ncols"]`` wraps the panels into rows; ``spec["labels"]`` renames
+    series values in the legend (e.g. ``ADRR`` -> ``Debiased RR`` in B1).
+    """
     n = len(spec["panels"])
+    ncols = int(spec.get("ncols", n))
+    nrows = -(-n // ncols)
+    labels = spec.get("labels")
     with authors_style():
-        fig, axes = panel_grid(1, n)
-        for ax, letter, panel in zip(axes[0], "abcdefgh", spec["panels"], strict=False):
+        fig, axes = panel_grid(nrows, ncols)
+        for ax in axes.flat[n:]:
+            ax.remove()
+        for ax, letter, panel in zip(axes.flat, "abcdefgh", spec["panels"], strict=False):
             d = data[data["panel"] == letter]
             groups = d[spec["series"]].drop_duplicates().itertuples(index=False)
             for i, values in enumerate(groups):
                 mask = (d[spec["series"]] == pd.Series(values, index=spec["series"])).all(axis=1)
                 line = d[mask].sort_values("L")
-                ax.plot(
-                    line["L"],
-                    line["mean"],
-                    marker=MARKERS[i % len(MARKERS)],
-                    color=COLORS[i % len(COLORS)],
-                    linestyle=("-", "--", ":")[(i // len(COLORS)) % 3],
-                    markersize=7,
-                    label=", ".join(
-                        _label(k, v) for k, v in zip(spec["series"], values, strict=True)
+                style = {
+                    "marker": MARKERS[i % len(MARKERS)],
+                    "color": COLORS[i % len(COLORS)],
+                    "linestyle": ("-", "--", ":")[(i // len(COLORS)) % 3],
+                    "markersize": 7,
+                    "label": ", ".join(
+                        _label(k, v, labels) for k, v in zip(spec["series"], values, strict=True)
                     ),
-                )
-            ax.set_xticks(sorted(set(d["L"])))
+                }
+                if spec.get("ci"):
+                    ax.errorbar(line["L"], line["mean"], yerr=1.96 * line["se"], capsize=3, **style)
+                else:
+                    ax.plot(line["L"], line["mean"], **style)
+            ticks = sorted(set(d["L"]))
+            if ticks[-1] >= 8 * ticks[0]:  # doubling grids: equal spacing on a log axis
+                ax.set_xscale("log", base=2)
+                ax.minorticks_off()
+            ax.set_xticks(ticks, [f"{v:g}" for v in ticks])
             ax.set_xlabel("L")
             ax.set_ylabel(METRIC_LABELS.get(panel["metric"], panel["metric"]))
             ax.legend(loc="best", fontsize=9, ncol=2 if len(d) > 24 else 1)
-            title = f"({letter})" + (f" {panel['model'].upper()}" if "model" in panel else "")
-            ax.set_title(title, loc="left", fontsize=18, fontweight="bold")
+            ax.set_title(_title(letter, panel), loc="left", fontsize=18, fontweight="bold")
     return fig

@@ -1,6 +1,7 @@
 """Paper B (later version, B2): the simulation studies (Figures 3-13, Tables 3-11).
 
-An *experiment* of the config section ``paper_b2`` is a grid of cells (keys
+An *experiment* of the config section ``paper_b2`` (or ``paper_b1``: B1's
+simulations are the same designs with one budget for all users) is a grid of cells (keys
 among ``model``, ``scheme``, ``delta``, ``p``, ``m``, ``L``), each with its own
 replicates, split into chunks; its ``kind`` says what a replicate is:
 
@@ -55,8 +56,16 @@ __all__ = [
 ]
 
 KINDS = ("adrr", "hessian", "scenario5", "mixed_effects", "model_selection", "timing")
-_GRID_KEYS = ("model", "scheme", "delta", "p", "m", "L")
-_TYPES = {"model": str, "scheme": int, "delta": float, "p": float, "m": int, "L": int}
+_GRID_KEYS = ("model", "eps", "scheme", "delta", "p", "m", "L")
+_TYPES = {
+    "model": str,
+    "eps": float,
+    "scheme": int,
+    "delta": float,
+    "p": float,
+    "m": int,
+    "L": int,
+}
 
 
 def kind(exp: Mapping) -> str:
@@ -141,7 +150,14 @@ def simulate_chunk(
         )
     if kind == "scenario5":
         return scenario5.simulate_chunk(
-            seed, experiment, cell, p, eps, replicates, options["draws"]
+            seed,
+            experiment,
+            cell,
+            p,
+            eps,
+            replicates,
+            options.get("draws"),
+            options.get("theta", "uniform"),
         )
     if kind == "mixed_effects":
         return extensions.simulate_mixed_chunk(
@@ -196,35 +212,40 @@ def estimate_chunk(
     raise ValueError(f"experiment kind {kind!r} has no estimate stage; kinds: {KINDS}")
 
 
-def chunk_count(config: Mapping, experiment: str) -> int:
-    """Number of replicate chunks of every cell of ``experiment``."""
-    return len(experiment_chunks(config, config["paper_b2"]["experiments"][experiment]))
+def chunk_count(config: Mapping, experiment: str, section: str = "paper_b2") -> int:
+    """Number of replicate chunks of every cell of ``experiment`` (config ``section``)."""
+    return len(experiment_chunks(config, config[section]["experiments"][experiment]))
 
 
 #: experiment keys passed through to the stage functions as options, per kind
 _OPTIONS = {
     "adrr": ("theta",),
     "hessian": ("theta",),
-    "scenario5": ("draws", "methods", "noisy_obj_delta"),
+    "scenario5": ("draws", "methods", "noisy_obj_delta", "theta"),
     "mixed_effects": ("sigma", "lam", "ridge"),
     "model_selection": (),
 }
 
 
 def stage_kwargs(
-    stage: str, config: Mapping, experiment: str, cell: str, chunk: int | None = None
-) -> dict:
+    stage: str,
+    config: Mapping,
+    experiment: str,
+    cell: str | None,
+    chunk: int | None = None,
+    section: str = "paper_b2",
+) -> dict | list:
     """Keyword arguments of a stage function for one job (the rule's ``params``).
 
     ``simulate`` and ``estimate``: of :func:`simulate_block` and
     :func:`estimate_block` for the block ``cell``; ``time``: a list, the
     keyword arguments of :func:`.timing.time_cell` for every cell.
     """
-    section = config["paper_b2"]
-    exp = section["experiments"][experiment]
+    settings = config[section]
+    exp = settings["experiments"][experiment]
     k = kind(exp)
     options = {key: exp[key] for key in _OPTIONS.get(k, ()) if key in exp}
-    solver = section["solver"]
+    solver = settings["solver"]
     if stage == "simulate":
         return {
             "seed": int(config["seed"]),
@@ -241,7 +262,7 @@ def stage_kwargs(
             options.update(seed=int(config["seed"]), experiment=experiment)
         return {
             "cells": cell_params(exp, cell),
-            "lambda_c": float(section["lambda_c"]),
+            "lambda_c": float(settings["lambda_c"]),
             "metrics": list(exp["metrics"]),
             "gtol": float(solver["gtol"]),
             "max_iter": int(solver["max_iter"]),
@@ -257,7 +278,7 @@ def stage_kwargs(
                 "p": float(exp["p"]),
                 "eps": dict(exp["eps"]),
                 "replicates": list(range(int(exp["reps"]))),
-                "lambda_c": float(section["lambda_c"]),
+                "lambda_c": float(settings["lambda_c"]),
                 "gtol": float(solver["gtol"]),
                 "max_iter": int(solver["max_iter"]),
             }

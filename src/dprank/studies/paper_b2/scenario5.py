@@ -31,7 +31,7 @@ from ...metrics_b import kendall_distance
 from ...models import get_link
 from ...seeding import Stream, cell_key, generator
 from ...weighted_mle import default_lambda, fit_weighted_mle, noisy_obj_fit
-from .scenarios import METRICS
+from .scenarios import METRICS, true_scores, user_budgets
 
 __all__ = ["METHODS", "estimate_chunk", "simulate_chunk", "split"]
 
@@ -47,9 +47,14 @@ def simulate_chunk(
     p: float,
     eps: Mapping,
     replicates: Sequence[int],
-    draws: Mapping,
+    draws: Mapping | None = None,
+    theta_law: str = "uniform",
 ) -> dict[str, np.ndarray]:
     """Sizes, budgets, true scores and every method's statistics of some replicates.
+
+    ``m`` and ``L`` come from the cell if it has them (B1 Scenario V: fixed
+    sizes, ``eps = value`` for every user, ``theta* ~ U(-2, 2)``), else from
+    ``draws`` per replicate (B2 Scenario V).
 
     Returns
     -------
@@ -65,11 +70,10 @@ def simulate_chunk(
         out[f"S_{name}"], out[f"N_{name}"] = [], []
     for r in replicates:
         g = generator(seed, experiment, key, r, Stream.EPSILON)
-        m = int(g.integers(draws["m"][0], draws["m"][1] + 1))
-        L = int(g.integers(draws["L"][0], draws["L"][1] + 1))
-        budget = g.uniform(*eps["range"], L)
-        theta = generator(seed, experiment, key, r, Stream.THETA).uniform(-1.0, 1.0, m)
-        theta -= theta.mean()
+        m = int(cell["m"]) if "m" in cell else int(g.integers(draws["m"][0], draws["m"][1] + 1))
+        L = int(cell["L"]) if "L" in cell else int(g.integers(draws["L"][0], draws["L"][1] + 1))
+        budget = user_budgets({"L": L, **{k: cell[k] for k in ("eps",) if k in cell}}, eps, g)
+        theta = true_scores({"m": m}, generator(seed, experiment, key, r, Stream.THETA), theta_law)
         rng = generator(seed, experiment, key, r, Stream.RELEASE)
         released = simulate_ldp_statistics(
             theta, budget, p, rng, link=link, releases=(*_STATS.values(), "raw", "count")

@@ -42,36 +42,52 @@ __all__ = [
 ]
 
 
-def scheme_epsilon(scheme: int, m: int, L: int, eps0: float, anchor: int = 1000) -> float:
-    """Budget of B2 Scenario III's privacy scheme ``scheme`` (spec B2-Fig6).
+def scheme_epsilon(
+    scheme: int,
+    m: int,
+    L: int,
+    eps0: float,
+    anchor: int = 1000,
+    log_power: int = 2,
+    anchor_L: int | None = None,
+) -> float:
+    """Budget of a privacy scheme: B2 Scenario III (spec B2-Fig6) or B1 (spec B1-Fig3).
 
-    ``eps_s(m, L) = eps0 f_s(mL) / f_s(anchor)`` with ``f_1(x) = log^2 x / sqrt x``,
-    ``f_2(x) = 1 / sqrt x``, ``f_3(x) = 1 / (log^2 x sqrt x)``: the three schemes
-    coincide at ``mL = 1000`` ((m, L) = (10, 100)), as the published tables do.
+    ``eps_s(m, L) = eps0 f_s(mL) / f_s(a)`` with ``f_1(x) = log^k x / sqrt x``,
+    ``f_2(x) = 1 / sqrt x``, ``f_3(x) = 1 / (log^k x sqrt x)``.
+
+    * B2 (``log_power = 2``, ``a = anchor = 1000``): the three schemes coincide at
+      (m, L) = (10, 100), as the published tables do.
+    * B1 (``log_power = 1``, ``anchor_L = 100``): ``a = 100 m``, so
+      ``eps_s(m, 100) = eps0 = 1`` for every m (B1 section 5.2).
     """
+    k = int(log_power)
     f = {
-        1: lambda x: np.log(x) ** 2 / np.sqrt(x),
+        1: lambda x: np.log(x) ** k / np.sqrt(x),
         2: lambda x: 1.0 / np.sqrt(x),
-        3: lambda x: 1.0 / (np.log(x) ** 2 * np.sqrt(x)),
+        3: lambda x: 1.0 / (np.log(x) ** k * np.sqrt(x)),
     }[int(scheme)]
-    return float(eps0 * f(m * L) / f(anchor))
+    a = anchor if anchor_L is None else int(m) * int(anchor_L)
+    return float(eps0 * f(m * L) / f(a))
 
 
 def true_scores(cell: Mapping, rng: np.random.Generator, law: str = "uniform") -> np.ndarray:
     """``theta*`` of one replicate (spec 1.6, B2-Fig3).
 
     Evenly spaced with gap ``delta`` (item 1 best) if the cell has one; else
-    ``law = "uniform"``: ``U(-1, 1)`` centred, or ``law = "unit_spaced"``:
-    ``theta_i = (i - 1)/(m - 1)`` (Figure 3; the Hessian is shift-invariant).
+    ``law = "uniform"``: ``U(-1, 1)`` centred (B2), ``"uniform2"``: ``U(-2, 2)``
+    centred (B1 section 5.1), or ``"unit_spaced"``: ``theta_i = (i - 1)/(m - 1)``
+    (B2 Figure 3; the Hessian is shift-invariant).
     """
     m = int(cell["m"])
     if "delta" in cell:
         return float(cell["delta"]) * ((m + 1) / 2 - np.arange(1, m + 1))
     if law == "unit_spaced":
         return np.arange(m) / (m - 1.0)
-    if law != "uniform":
-        raise ValueError(f"unknown score law {law!r}; known: uniform, unit_spaced")
-    theta = rng.uniform(-1.0, 1.0, m)
+    half = {"uniform": 1.0, "uniform2": 2.0}.get(law)
+    if half is None:
+        raise ValueError(f"unknown score law {law!r}; known: uniform, uniform2, unit_spaced")
+    theta = rng.uniform(-half, half, m)
     return theta - theta.mean()
 
 
@@ -81,11 +97,16 @@ def user_budgets(cell: Mapping, eps: Mapping, rng: np.random.Generator) -> np.nd
     ``eps`` holds one of: ``range: [a, b]`` (``eps_l ~ U(a, b)``, Scenarios I,
     IV), ``shifted: [a, b]`` with ``width`` (``A ~ U(a, b)``, then
     ``eps_l ~ U(A, A + width)``, Scenario II), ``eps0`` (the cell's scheme
-    budget for every user, Scenario III) or ``value`` (one budget, Figure 3).
+    budget for every user, Scenario III; with ``log_power`` and ``anchor_L``, B1's
+    schemes) or ``value`` (one budget, Figure 3). An ``eps`` grid key of the cell
+    (B1 Scenario I) gives every user that budget.
     """
     L = int(cell["L"])
+    if "eps" in cell:
+        return np.full(L, float(cell["eps"]))
     if "scheme" in cell:
-        return np.full(L, scheme_epsilon(cell["scheme"], int(cell["m"]), L, eps["eps0"]))
+        options = {k: eps[k] for k in ("log_power", "anchor_L") if k in eps}
+        return np.full(L, scheme_epsilon(cell["scheme"], int(cell["m"]), L, eps["eps0"], **options))
     if "value" in eps:
         return np.full(L, float(eps["value"]))
     if "shifted" in eps:

@@ -1,4 +1,4 @@
-"""Rule ``plot_paper_b2_figure``: a Paper B (B2) simulation figure (Figures 3-13).
+"""Rule ``plot_paper_b_figure``: a Paper B figure (B2 Figures 3-14, B1 Figures 2-7).
 
 ``lines`` figures (4, 6, 7, 11, 12) plot the aggregated means against L;
 ``boxplot`` figures (3, 8, 9, 10, 13) and ``scatter`` figures (5) plot every

@@ -1,4 +1,4 @@
-"""Rule ``fit_paper_b2``: B2 estimates and their errors for one block of cells and chunk."""
+"""Rule ``fit_paper_b``: Paper B (B1, B2) estimates and errors of one block of cells and chunk."""
 
 from dprank.io import load_arrays, write_csv
 from dprank.studies import paper_b2

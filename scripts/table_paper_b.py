@@ -1,4 +1,4 @@
-"""Rule ``table_paper_b2``: a Paper B (B2) table (Tables 3-11) laid out like the paper.
+"""Rule ``table_paper_b``: a Paper B simulation table (B2 Tables 3-11) laid out like the paper.
 
 Writes CSV, Markdown and LaTeX. Cells print ``mean (dispersion)`` with the
 table's decimals; the dispersion is what the paper prints there (the sd over

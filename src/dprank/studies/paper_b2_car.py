@@ -1,0 +1,684 @@
+"""B2 real-data study: the car preference data (B2 section 5.2, Tables 1-2, Figure 14).
+
+Paper B2 (Xu, Sun & Cheng, "Rate-Optimal Rank Aggregation with Private Pairwise
+Rankings", later version) applies its private rank aggregation to experiment 1
+of the car preference data of Abbasnejad et al. (2013): 10 cars, 60 Amazon
+Mechanical Turk users, every user asked every one of the 45 pairs
+(spec/paper-b.md section 4.1).
+
+* :func:`read_car_data` reads ``items1.csv``, ``users1.csv`` and ``prefs1.csv``
+  (B2 Table 1 attributes, the ``(L, P)`` comparison array; spec A17).
+* :func:`intransitivity` computes the two check numbers of B2 section 5.2
+  (42 of 60 users intransitive, 6.98% conflicting comparisons; spec A18).
+* :func:`nonprivate_fits` fits BTL, TM and the count method on the raw data: the
+  ranking of B2 Table 1 and the reference ``theta*`` of B2 Figure 14 (spec A16).
+* :func:`simulate_replicate` runs one replicate of the B2 Table 2 protocol
+  (ADRR, classic RR, Laplace under BTL and TM, and the count method, all on the
+  same budgets and the same RR outputs); :func:`simulate_replicates` runs many.
+* :func:`table2` summarises the replicates as B2 Table 2 (mean (SE) of ``K`` and
+  paired t-tests against ADRR); :func:`figure14_correlations` gives the
+  Pearson ``r`` of ``B(eps)^{-1/2}`` with the ADRR errors (B2 Figure 14).
+
+Data caveat
+-----------
+B2 says "45 pairs per user", and the spec's default (A17) expects exactly 45
+comparisons per user once the control rows are dropped. The shipped copy of
+``prefs1.csv`` (``shared/data/PROVENANCE.md`` section 3) has 2675 non-control
+rows, not 2700: 13 users miss 1 to 6 pairs (25 in all). :func:`read_car_data`
+therefore raises by default and, with ``allow_missing=True``, records the
+missing pairs in an observation mask (``a_ij^(l) = 0``, which B2's objective (5)
+and every function here support; spec 1.1).
+
+All randomness comes from :func:`dprank.seeding.generator` keyed by
+``(seed, "car", cell, replicate, stream)``, so a replicate does not depend on
+which other replicates run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..ldp import (
+    add_rr_statistics,
+    add_sufficient_statistics,
+    adrr_weights,
+    count_ranking,
+    count_scores,
+    laplace_release,
+    privacy_constant,
+    randomized_response,
+)
+from ..metrics_b import (
+    kendall_distance,
+    max_error,
+    paired_t_test,
+    prediction_band,
+    ranks,
+    rms_error,
+)
+from ..models import get_link
+from ..seeding import Stream, cell_key, generator
+from ..weighted_mle import default_lambda, fit_weighted_mle
+
+__all__ = [
+    "BODY_TYPES",
+    "EXPERIMENT",
+    "FUELS",
+    "METHODS",
+    "METRICS",
+    "MODELS",
+    "TABLE1_ORDER",
+    "TRANSMISSIONS",
+    "CarData",
+    "figure14_correlations",
+    "intransitivity",
+    "nonprivate_fits",
+    "read_car_data",
+    "simulate_replicate",
+    "simulate_replicates",
+    "table1_ranks",
+    "table2",
+]
+
+#: experiment name of the random streams (:func:`dprank.seeding.generator`)
+EXPERIMENT = "car"
+#: methods of B2 Table 2, in its column order
+METHODS = ("ADRR", "Count", "ClassicRR", "Laplace")
+#: comparison models of B2 Table 2 (the two blocks)
+MODELS = ("btl", "tm")
+#: metric names of the tidy rows (as in :data:`dprank.studies.paper_b2.scenarios.METRICS`)
+METRICS = ("kendall_tau_K", "l2_over_sqrt_m", "linf")
+#: B2 Table 1 aggregate ranking, best first (car ids): 6 > 10 > 2 > 8 > 7 > 9 > 5 > 1 > 4 > 3
+TABLE1_ORDER = (6, 10, 2, 8, 7, 9, 5, 1, 4, 3)
+
+# Raw codes of items1.csv -> labels of B2 Table 1. Inferred by matching the ten
+# rows of the file against the ten columns of Table 1 (every code agrees with
+# every car), and identical to the coding documented by the repository the file
+# comes from (shared/data/PROVENANCE.md section 3; 3 = hatchback never occurs):
+#: ``BodyType`` code -> label (1 = Sedan, 2 = SUV)
+BODY_TYPES = {1: "Sedan", 2: "SUV", 3: "Hatchback"}
+#: ``Transmission`` code -> label (1 = Manual, 2 = Auto)
+TRANSMISSIONS = {1: "Manual", 2: "Auto"}
+#: ``Fuel Consumed`` code -> label (1 = Hybrid, 2 = Non-Hybrid)
+FUELS = {1: "Hybrid", 2: "Non-Hybrid"}
+# ``Engin Capacity`` is in litres (2.5 -> "2.5L").
+
+_PREF_COLUMNS = ("User ID", "Item1 ID", "Item2 ID", "Is Control")
+
+
+# ---------------------------------------------------------------------------
+# data
+
+
+@dataclass(frozen=True, eq=False)
+class CarData:
+    """The car preference data of B2 section 5.2 (experiment 1 of Abbasnejad et al. 2013).
+
+    Attributes
+    ----------
+    items : pandas.DataFrame
+        One row per car, sorted by id: ``Car`` (the item id of ``items1.csv``),
+        ``Body`` (SUV/Sedan), ``Transmission`` (Manual/Auto), ``Engine``
+        (``"2.5L"`` ... ``"6.2L"``) and ``Fuel`` (Hybrid/Non-Hybrid), the rows of
+        B2 Table 1.
+    users : (L,) numpy.ndarray of int64
+        User ids, ascending; row ``l`` of ``y`` is user ``users[l]``.
+    y : (L, P) numpy.ndarray of uint8
+        ``y[l, k] = 1`` iff user ``l`` preferred the lower-id item of pair ``k``,
+        pairs in ``numpy.triu_indices(m, 1)`` order of the item ids sorted
+        ascending (spec 1.1). 0 where the pair was not observed.
+    observed : (L, P) numpy.ndarray of bool
+        ``a_ij^(l)``: the user answered the pair (outside the control questions).
+        All true for complete data.
+    n_control_rows : int
+        Control rows dropped (``Is Control == 1``).
+    """
+
+    items: pd.DataFrame
+    users: np.ndarray
+    y: np.ndarray
+    observed: np.ndarray
+    n_control_rows: int
+
+    @property
+    def m(self) -> int:
+        """Number of cars."""
+        return len(self.items)
+
+    @property
+    def item_ids(self) -> np.ndarray:
+        """Car ids, ascending (item ``i`` of the pair layout is ``item_ids[i]``)."""
+        return self.items["Car"].to_numpy()
+
+    @property
+    def complete(self) -> bool:
+        """Every user answered every pair."""
+        return bool(self.observed.all())
+
+
+def _decode(raw: pd.Series, labels: Mapping[int, str], column: str) -> pd.Series:
+    codes = raw.astype("int64")
+    unknown = sorted(set(codes) - set(labels))
+    if unknown:
+        raise ValueError(f"items1.csv column {column!r} has unknown codes {unknown}")
+    return codes.map(labels)
+
+
+def read_car_data(folder, *, allow_missing: bool = False) -> CarData:
+    """Read the car preference data (B2 section 5.2, Table 1; spec 4.1, A17).
+
+    Each row of ``prefs1.csv`` is ``User ID, Item1 ID, Item2 ID, Is Control``
+    with ``Item1`` the preferred car. Rows with ``Is Control == 1`` repeat an
+    earlier question (reversed) to check attention and are dropped (spec
+    A17); what is left must be 45 distinct pairs per user, ``y_ij = 1`` iff the
+    lower-id car ``i`` was chosen.
+
+    Parameters
+    ----------
+    folder : str or path-like
+        Folder with ``items1.csv``, ``users1.csv`` and ``prefs1.csv`` (read with
+        ``pandas.read_csv(path, skipinitialspace=True)``).
+    allow_missing : bool, default False
+        By default a user with fewer than ``m (m - 1) / 2`` non-control
+        comparisons raises ``ValueError`` (B2 states 45 per user). With
+        ``True`` the missing pairs are recorded in :attr:`CarData.observed`
+        instead (the shipped file misses 25 of the 2700; module docstring).
+
+    Returns
+    -------
+    CarData
+
+    Raises
+    ------
+    ValueError
+        Unknown attribute codes, a comparison of an unknown car or user, a car
+        compared with itself, a pair answered twice by a user, or (unless
+        ``allow_missing``) a user without all pairs.
+    """
+    folder = Path(folder)
+    raw_items = pd.read_csv(folder / "items1.csv", skipinitialspace=True)
+    raw_users = pd.read_csv(folder / "users1.csv", skipinitialspace=True)
+    prefs = pd.read_csv(folder / "prefs1.csv", skipinitialspace=True)
+    missing_cols = [c for c in _PREF_COLUMNS if c not in prefs.columns]
+    if missing_cols:
+        raise ValueError(f"prefs1.csv lacks the columns {missing_cols}")
+
+    raw_items = raw_items.sort_values("Item ID", kind="stable").reset_index(drop=True)
+    items = pd.DataFrame(
+        {
+            "Car": raw_items["Item ID"].astype("int64"),
+            "Body": _decode(raw_items["BodyType"], BODY_TYPES, "BodyType"),
+            "Transmission": _decode(raw_items["Transmission"], TRANSMISSIONS, "Transmission"),
+            "Engine": [f"{float(v):.1f}L" for v in raw_items["Engin Capacity"]],
+            "Fuel": _decode(raw_items["Fuel Consumed"], FUELS, "Fuel Consumed"),
+        }
+    )
+    item_ids = items["Car"].to_numpy()
+    if len(np.unique(item_ids)) != item_ids.size:
+        raise ValueError("items1.csv has duplicate item ids")
+    users = np.sort(raw_users["User ID"].astype("int64").to_numpy())
+    m, L = item_ids.size, users.size
+    P = m * (m - 1) // 2
+
+    control = prefs["Is Control"].astype("int64")
+    if not control.isin((0, 1)).all():
+        raise ValueError("prefs1.csv 'Is Control' must be 0 or 1")
+    real = prefs[control == 0]
+    n_control = int((control == 1).sum())
+
+    u = real["User ID"].astype("int64").to_numpy()
+    win = real["Item1 ID"].astype("int64").to_numpy()
+    lose = real["Item2 ID"].astype("int64").to_numpy()
+    if not np.isin(u, users).all():
+        raise ValueError(f"prefs1.csv has users not in users1.csv: {sorted(set(u) - set(users))}")
+    known = np.isin(win, item_ids) & np.isin(lose, item_ids)
+    if not known.all():
+        raise ValueError("prefs1.csv compares cars not in items1.csv")
+    if np.any(win == lose):
+        raise ValueError("prefs1.csv compares a car with itself")
+
+    ui = np.searchsorted(users, u)
+    wi, li = np.searchsorted(item_ids, win), np.searchsorted(item_ids, lose)
+    lo, hi = np.minimum(wi, li), np.maximum(wi, li)
+    pair_index = np.full((m, m), -1, dtype=np.int64)
+    iu, ju = np.triu_indices(m, k=1)
+    pair_index[iu, ju] = np.arange(P)
+    k = pair_index[lo, hi]
+
+    flat = ui * P + k
+    if np.unique(flat).size != flat.size:
+        raise ValueError("a user answered the same pair twice outside the control questions")
+    per_user = np.bincount(ui, minlength=L)
+    short = {int(users[i]): int(per_user[i]) for i in np.flatnonzero(per_user != P)}
+    if short and not allow_missing:
+        raise ValueError(
+            f"after dropping the {n_control} control rows, {len(short)} users do not have "
+            f"exactly {P} comparisons (user id: count) {short}; {int(P * L - per_user.sum())} "
+            f"of {P * L} pairs are missing. Pass allow_missing=True to keep them as "
+            "unobserved pairs (a_ij = 0)."
+        )
+
+    y = np.zeros((L, P), dtype=np.uint8)
+    observed = np.zeros((L, P), dtype=bool)
+    observed[ui, k] = True
+    y[ui, k] = (wi < li).astype(np.uint8)
+    return CarData(items=items, users=users, y=y, observed=observed, n_control_rows=n_control)
+
+
+def _as_data(y, m: int, observed) -> tuple[np.ndarray, np.ndarray, int, int]:
+    y = np.asarray(y)
+    if y.ndim != 2:
+        raise ValueError(f"y must be (L, P), got shape {y.shape}")
+    P = m * (m - 1) // 2
+    if y.shape[1] != P:
+        raise ValueError(f"y has {y.shape[1]} pairs, m = {m} needs {P}")
+    if not np.isin(y, (0, 1)).all():
+        raise ValueError("y must hold 0/1 comparisons")
+    a = np.ones(y.shape, dtype=bool) if observed is None else np.asarray(observed, dtype=bool)
+    if a.shape != y.shape:
+        raise ValueError(f"observed has shape {a.shape}, y {y.shape}")
+    return y.astype(np.uint8), a, y.shape[0], P
+
+
+def _wins(y: np.ndarray, a: np.ndarray, m: int) -> np.ndarray:
+    """``(L, m)`` win counts of every user (observed comparisons only)."""
+    iu, ju = np.triu_indices(m, k=1)
+    first = (y.astype(np.int64) * a) @ np.eye(m, dtype=np.int64)[iu]
+    second = ((1 - y.astype(np.int64)) * a) @ np.eye(m, dtype=np.int64)[ju]
+    return first + second
+
+
+# ---------------------------------------------------------------------------
+# B2 section 5.2: intransitivity
+
+
+def intransitivity(y, m: int, observed=None) -> dict:
+    """Intransitive users and conflicting comparisons (B2 section 5.2; spec 4.1, A18).
+
+    Definitions (spec defaults; B2 gives the numbers, not the rule):
+
+    * user ``l`` is intransitive iff its ``m`` win counts are not all distinct,
+      i.e. they are not the score sequence ``(0, 1, ..., m-1)`` of a transitive
+      tournament (for complete data);
+    * a comparison ``i > j`` (``i`` chosen) of user ``l`` conflicts with the
+      user's own win-count ranking iff ``wins_i < wins_j``; ties are not
+      conflicts.
+
+    B2 reports 42 of 60 users (70%) and 6.98% of the comparisons.
+
+    Parameters
+    ----------
+    y : (L, P) array_like of {0, 1}
+        Comparisons in ``triu_indices(m, 1)`` order (:attr:`CarData.y`).
+    m : int
+        Number of items.
+    observed : (L, P) array_like of bool, optional
+        Observation mask (default: all observed); wins and conflicts count
+        observed comparisons only.
+
+    Returns
+    -------
+    dict
+        ``n_users``, ``n_intransitive``, ``share_intransitive``,
+        ``n_comparisons``, ``n_conflicts``, ``conflict_share``, ``n_ties``
+        (comparisons between items with equal win counts) and ``wins``
+        (``(L, m)`` win counts).
+    """
+    y, a, L, _ = _as_data(y, m, observed)
+    wins = _wins(y, a, m)
+    srt = np.sort(wins, axis=1)
+    intransitive = np.any(srt[:, 1:] == srt[:, :-1], axis=1)
+    iu, ju = np.triu_indices(m, k=1)
+    winner = np.where(y == 1, iu, ju)
+    loser = np.where(y == 1, ju, iu)
+    w_win = np.take_along_axis(wins, winner, axis=1)
+    w_lose = np.take_along_axis(wins, loser, axis=1)
+    n_comp = int(a.sum())
+    n_conf = int(np.sum((w_win < w_lose) & a))
+    return {
+        "n_users": int(L),
+        "n_intransitive": int(intransitive.sum()),
+        "share_intransitive": float(intransitive.mean()) if L else float("nan"),
+        "n_comparisons": n_comp,
+        "n_conflicts": n_conf,
+        "conflict_share": n_conf / n_comp if n_comp else float("nan"),
+        "n_ties": int(np.sum((w_win == w_lose) & a)),
+        "wins": wins,
+    }
+
+
+# ---------------------------------------------------------------------------
+# B2 Table 1: non-private fits
+
+
+def table1_ranks(order=TABLE1_ORDER) -> np.ndarray:
+    """Ranks (1 = best) per car of the B2 Table 1 order; ``order`` lists car ids 1..m best first."""
+    order = np.asarray(order, dtype=np.int64)
+    m = order.size
+    if sorted(order.tolist()) != list(range(1, m + 1)):
+        raise ValueError("order must be a permutation of 1..m")
+    out = np.empty(m, dtype=np.int64)
+    out[order - 1] = np.arange(1, m + 1)
+    return out
+
+
+def _order(rank: np.ndarray) -> tuple[int, ...]:
+    """Items (1-based positions) best first."""
+    return tuple(int(i) + 1 for i in np.argsort(rank, kind="stable"))
+
+
+def nonprivate_fits(y, m: int, observed=None, *, gtol: float = 1e-8) -> dict:
+    """Non-private BTL, TM and count fits of the car data (B2 Table 1; spec 4.1, A16).
+
+    BTL and TM minimise B2 objective (5) with ``z = y`` (no privacy),
+    ``w_l = 1/L`` and ``lambda = 1/L`` (:func:`dprank.weighted_mle.default_lambda`
+    with ``B = 1``); the estimates are centred (Lemma 3 makes them centred up to
+    the solver tolerance). They are the reference ``theta*_F`` of B2 Figure 14
+    (spec A16). The count method ranks by raw wins (spec 1.4); ties, if any,
+    are broken by the stable rule (lower index first) and reported.
+
+    Parameters
+    ----------
+    y : (L, P) array_like of {0, 1}
+    m : int
+    observed : (L, P) array_like of bool, optional
+        Observation mask (default: all observed).
+    gtol : float
+        Solver tolerance (spec A3).
+
+    Returns
+    -------
+    dict
+        ``theta`` {"btl", "tm"}: centred estimates; ``count_scores``: wins per
+        item; ``ranks`` {"btl", "tm", "count"}: rank per item (1 = best);
+        ``orders``: the same as tuples of 1-based items best first (car ids when
+        the ids are ``1..m``); ``converged`` {"btl", "tm"}; ``count_ties``:
+        whether the count scores tie; ``agree``: the three rankings coincide;
+        ``reference_ranks``: the BTL ranking (the ground truth of B2 Table 2
+        when ``agree``; B2 Table 1 says all three give
+        6 > 10 > 2 > 8 > 7 > 9 > 5 > 1 > 4 > 3).
+    """
+    y, a, L, P = _as_data(y, m, observed)
+    S, N = np.zeros(P), np.zeros(P)
+    add_sufficient_statistics(S, N, y, a, 1.0 / L)
+    lam = default_lambda(L, 1.0)
+    theta, rk, conv = {}, {}, {}
+    for model in MODELS:
+        fit = fit_weighted_mle(S, N, m, lam, get_link(model), gtol=gtol)
+        theta[model] = fit.theta - fit.theta.mean()
+        conv[model] = bool(fit.converged)
+        rk[model] = ranks(theta[model])
+    scores = count_scores(y, a, m)
+    rk["count"] = ranks(scores)
+    agree = bool(np.array_equal(rk["btl"], rk["tm"]) and np.array_equal(rk["btl"], rk["count"]))
+    return {
+        "theta": theta,
+        "count_scores": scores,
+        "ranks": rk,
+        "orders": {k: _order(v) for k, v in rk.items()},
+        "converged": conv,
+        "count_ties": bool(np.unique(scores).size < m),
+        "agree": agree,
+        "reference_ranks": rk["btl"].copy(),
+    }
+
+
+# ---------------------------------------------------------------------------
+# B2 Table 2 / Figure 14: one replicate
+
+
+def _cell(m: int, L: int, a_range, width: float) -> dict:
+    return {
+        "study": "paper_b2_car",
+        "m": int(m),
+        "L": int(L),
+        "A_lo": float(a_range[0]),
+        "A_hi": float(a_range[1]),
+        "width": float(width),
+    }
+
+
+def simulate_replicate(
+    y,
+    m: int,
+    reference: Mapping,
+    seed: int,
+    r: int,
+    a_range: tuple[float, float] = (0.2, 2.0),
+    width: float = 1.0,
+    *,
+    observed=None,
+    gtol: float = 1e-8,
+) -> dict:
+    """One replicate of the B2 Table 2 protocol on the car data (B2 section 5.2, Figure 14).
+
+    * Budgets (stream ``EPSILON``): ``A ~ U(a_range)``, then
+      ``eps_l ~ U(A, A + width)`` for each of the ``L`` users (B2: ``A ~ U(0.2, 2)``,
+      ``eps_l ~ U(A, A + 1)``).
+    * Releases (stream ``RELEASE``, in this order): one classic-RR output per
+      comparison (:func:`dprank.ldp.randomized_response`), shared by ADRR,
+      classic RR and the count method, then the Laplace release
+      ``y + Lap(1/eps_l)`` (:func:`dprank.ldp.laplace_release`). All methods see
+      the same budgets, so the t-tests of Table 2 are paired (spec B2-Table2).
+    * Fits of objective (5) with ``lambda = 1/(L B(eps))`` (spec A1) under BTL and
+      TM: ``ADRR`` (debiased outputs, ADRR weights; B2 eq. (3)-(4)), ``ClassicRR``
+      (raw RR outputs, ``w_l = 1/L``) and ``Laplace`` (``w_l = 1/L``; spec 1.4, A11).
+    * ``Count``: wins of the RR outputs, ties broken at random (stream
+      ``TIEBREAK``; spec 1.4, A12).
+
+    Parameters
+    ----------
+    y : (L, P) array_like of {0, 1}
+        Raw comparisons (:attr:`CarData.y`).
+    m : int
+    reference : Mapping
+        ``reference_ranks`` (the ranking ``K`` is measured against: B2 Table 1,
+        e.g. :func:`table1_ranks`) and ``theta`` {"btl", "tm"} (the non-private
+        fits, the ``theta*_F`` of Figure 14); :func:`nonprivate_fits` returns both.
+    seed : int
+        Root seed.
+    r : int
+        Replicate index.
+    a_range : (float, float)
+        Range of ``A``.
+    width : float
+        ``eps_l ~ U(A, A + width)``.
+    observed : (L, P) array_like of bool, optional
+        Observation mask (default: all observed). RR and Laplace noise are drawn
+        for every cell of the grid, so the draws do not depend on the mask.
+    gtol : float
+        Solver tolerance.
+
+    Returns
+    -------
+    dict
+        ``replicate``, ``A``, ``B`` (``B(eps)``), ``eps`` (``(L,)``) and ``rows``: a
+        list of tidy dicts ``replicate, A, B, method, model, metric, value,
+        converged``. Every (method, model) gives ``kendall_tau_K``; ADRR also gives
+        ``l2_over_sqrt_m`` (``m^{-1/2}||theta^ - theta*_F||_2``) and ``linf``
+        against ``reference["theta"][model]``. The count method does not use
+        ``F``: its single ranking is reported under both ``model="btl"`` and
+        ``model="tm"`` (the same value, as B2 Table 2 prints it in both blocks),
+        with ``converged=True`` (there is no fit).
+    """
+    y, a, L, P = _as_data(y, m, observed)
+    key = cell_key(_cell(m, L, a_range, width))
+    g_eps = generator(seed, EXPERIMENT, key, r, Stream.EPSILON)
+    A = float(g_eps.uniform(a_range[0], a_range[1]))
+    eps = g_eps.uniform(A, A + width, L)
+    g_rel = generator(seed, EXPERIMENT, key, r, Stream.RELEASE)
+    y_rr = randomized_response(y, eps, g_rel)
+    y_lap = laplace_release(y, eps, g_rel)
+    g_tie = generator(seed, EXPERIMENT, key, r, Stream.TIEBREAK)
+
+    B = privacy_constant(eps)
+    lam = default_lambda(L, B)
+    stats = {name: (np.zeros(P), np.zeros(P)) for name in ("ADRR", "ClassicRR", "Laplace")}
+    add_rr_statistics(*stats["ADRR"], y_rr, a, eps, adrr_weights(eps))
+    add_sufficient_statistics(*stats["ClassicRR"], y_rr, a, 1.0 / L)
+    add_sufficient_statistics(*stats["Laplace"], y_lap, a, 1.0 / L)
+
+    ref_scores = -np.asarray(reference["reference_ranks"], dtype=np.float64)
+    rows: list[dict] = []
+
+    def emit(method, model, metric, value, converged):
+        rows.append(
+            {
+                "replicate": int(r),
+                "A": A,
+                "B": B,
+                "method": method,
+                "model": model,
+                "metric": metric,
+                "value": float(value),
+                "converged": bool(converged),
+            }
+        )
+
+    count_rank = count_ranking(count_scores(y_rr, a, m), g_tie)
+    k_count = float(kendall_distance(-count_rank.astype(np.float64), ref_scores))
+    for model in MODELS:
+        link = get_link(model)
+        for method in METHODS:
+            if method == "Count":
+                emit(method, model, "kendall_tau_K", k_count, True)
+                continue
+            fit = fit_weighted_mle(*stats[method], m, lam, link, gtol=gtol)
+            emit(
+                method,
+                model,
+                "kendall_tau_K",
+                kendall_distance(fit.theta, ref_scores),
+                fit.converged,
+            )
+            if method == "ADRR":
+                theta_ref = np.asarray(reference["theta"][model], dtype=np.float64)
+                emit(
+                    method, model, "l2_over_sqrt_m", rms_error(fit.theta, theta_ref), fit.converged
+                )
+                emit(method, model, "linf", max_error(fit.theta, theta_ref), fit.converged)
+    return {"replicate": int(r), "A": A, "B": B, "eps": eps, "rows": rows}
+
+
+def simulate_replicates(
+    y,
+    m: int,
+    reference: Mapping,
+    seed: int,
+    replicates: Iterable[int],
+    a_range: tuple[float, float] = (0.2, 2.0),
+    width: float = 1.0,
+    *,
+    observed=None,
+    gtol: float = 1e-8,
+) -> pd.DataFrame:
+    """Tidy rows of several :func:`simulate_replicate` calls (B2 Table 2 uses 200)."""
+    rows: list[dict] = []
+    for r in replicates:
+        out = simulate_replicate(
+            y, m, reference, seed, r, a_range, width, observed=observed, gtol=gtol
+        )
+        rows.extend(out["rows"])
+    return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------------
+# summaries
+
+
+def table2(rows) -> pd.DataFrame:
+    """B2 Table 2: mean (SE of the mean) of ``K`` and paired t-tests against ADRR.
+
+    For every (model, method) the mean over replicates of ``kendall_tau_K``
+    and its standard error ``sd / sqrt(R)`` (B2 Table 2 prints the SE of the
+    mean; spec 1.5, A31); for every method other than ADRR the paired t-test
+    of ``d_r = K_other,r - K_ADRR,r`` within the same model
+    (:func:`dprank.metrics_b.paired_t_test`: ``t = mean(d) / (sd(d)/sqrt(R))``,
+    ``df = R - 1``, two-sided ``p``; the same as :func:`scipy.stats.ttest_rel`).
+    B2 prints the tests for the BTL block only (spec A19); the TM ones are
+    computed as well.
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame or iterable of dict
+        Tidy rows of :func:`simulate_replicate` (``replicate, method, model,
+        metric, value``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``model, method, R, mean, se, t, df, p`` (``t, df, p`` NaN for ADRR), in
+        the order of B2 Table 2.
+
+    Raises
+    ------
+    ValueError
+        If a method's replicates are not those of ADRR (the test would not be
+        paired) or a (replicate, method, model) appears twice.
+    """
+    df = pd.DataFrame(rows)
+    df = df[df["metric"] == "kendall_tau_K"]
+    if df.duplicated(["replicate", "method", "model"]).any():
+        raise ValueError("a (replicate, method, model) occurs twice")
+    out = []
+    for model in [mo for mo in MODELS if mo in set(df["model"])]:
+        wide = df[df["model"] == model].pivot(index="replicate", columns="method", values="value")
+        for method in [me for me in METHODS if me in wide.columns]:
+            v = wide[method].dropna()
+            R = int(v.size)
+            row = {
+                "model": model,
+                "method": method,
+                "R": R,
+                "mean": float(v.mean()),
+                "se": float(v.std(ddof=1) / np.sqrt(R)) if R > 1 else float("nan"),
+                "t": float("nan"),
+                "df": float("nan"),
+                "p": float("nan"),
+            }
+            if method != "ADRR" and "ADRR" in wide.columns:
+                pair = wide[[method, "ADRR"]]
+                if pair.isna().any().any():
+                    raise ValueError(f"{method} ({model}) and ADRR have different replicates")
+                test = paired_t_test(pair[method].to_numpy(), pair["ADRR"].to_numpy())
+                row.update(t=float(test.t), df=float(test.df), p=float(test.pvalue))
+            out.append(row)
+    return pd.DataFrame(out, columns=["model", "method", "R", "mean", "se", "t", "df", "p"])
+
+
+def figure14_correlations(rows) -> pd.DataFrame:
+    """B2 Figure 14: Pearson ``r`` and OLS line of ADRR's errors on ``B(eps)^{-1/2}``.
+
+    One line per (model, metric) over the replicates, with ``x = B(eps)^{-1/2}``
+    of the replicate's budgets and the error against the non-private fit of the
+    same model (spec B2-Fig14, A15-A16), via
+    :func:`dprank.metrics_b.prediction_band`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``model, metric, n, r, slope, intercept, s`` (``s`` the residual SE).
+    """
+    df = pd.DataFrame(rows)
+    df = df[(df["method"] == "ADRR") & df["metric"].isin(("l2_over_sqrt_m", "linf"))]
+    out = []
+    for (model, metric), grp in df.groupby(["model", "metric"], sort=False):
+        x = grp["B"].to_numpy() ** -0.5
+        band = prediction_band(x, grp["value"].to_numpy(), x0=np.array([x.mean()]))
+        out.append(
+            {
+                "model": model,
+                "metric": metric,
+                "n": band.n,
+                "r": band.r,
+                "slope": band.slope,
+                "intercept": band.intercept,
+                "s": band.s,
+            }
+        )
+    return pd.DataFrame(out, columns=["model", "metric", "n", "r", "slope", "intercept", "s"])
