@@ -18,13 +18,15 @@ $(STAMP): pyproject.toml requirements/constraints.txt
 	$(BIN)/python -m pip install --quiet -c requirements/constraints.txt -e '.[dev,bench]'
 	touch $@
 
-## Reproduce every figure and table at paper scale (results/).
+## Reproduce every figure and table at paper scale (results/), then the HTML report.
 reproduce: setup
 	$(BIN)/snakemake --cores $(CORES)
+	$(BIN)/snakemake --report results/report.html
 
-## The whole DAG at smoke scale (a few minutes).
+## The whole DAG at smoke scale (a few minutes), then its report.
 smoke: setup
 	$(BIN)/snakemake --cores $(CORES) --configfile .test/config.yaml
+	$(BIN)/snakemake --report results/report.html --configfile .test/config.yaml
 
 ## Unit and workflow tests (includes a smoke run in a temporary copy).
 test: setup

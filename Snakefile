@@ -15,19 +15,30 @@
 #   results/figures/paper_a/{figure}_{protocol}.{pdf,png,csv}                   plot_paper_a_figure
 #   results/comparison/paper_a_edge.csv, paper_a_edge_summary.csv               compare_paper_a_edge
 #   results/comparison/paper_a_individual.csv, ..._summary.csv (Figures 5-8)    compare_paper_a_individual
-#   results/paper_b2/{experiment}/releases/{cell}/chunk{chunk}.npz              simulate_releases
-#   results/paper_b2/{experiment}/metrics/{cell}/chunk{chunk}.csv               fit_paper_b2
-#   results/paper_b2/{experiment}/summary.csv                                   aggregate_paper_b2
-#   results/tables/paper_b2/{table}.{csv,md,tex}                                table_paper_b2
-#   results/figures/paper_b2/{figure}.{pdf,png,csv}                             plot_paper_b2_figure
-#   results/comparison/paper_b2.csv, paper_b2_summary.csv                       compare_paper_b2
+#   results/{bpaper}/{experiment}/releases/{block}/chunk{chunk}.npz             simulate_releases
+#   results/{bpaper}/{experiment}/metrics/{block}/chunk{chunk}.csv              fit_paper_b
+#   results/{bpaper}/{experiment}/replicates.csv, summary.csv                   collect_paper_b,
+#                                                                                aggregate_paper_b
+#   results/paper_b2/timing/replicates.csv, scaling.csv, machine.json           time_paper_b2
+#   results/paper_b2/car/replicates.csv, table2.csv, nonprivate.json            car_paper_b2
+#   results/paper_b1/movielens/metrics/scheme{s}.csv, replicates.csv            movielens_paper_b1
+#   results/tables/{bpaper}/{table}.{csv,md,tex}                                 table_paper_b,
+#                                                                                car_tables_paper_b2,
+#                                                                                table1_paper_b1
+#   results/figures/{bpaper}/{figure}.{pdf,png,csv}                              plot_paper_b_figure
+#   results/comparison/{paper_a,paper_b1,paper_b2}.csv, *_summary.csv           compare_*
+#   results/report/deviations.html, runtime.csv                                 deviations,
+#                                                                                runtime_report
 #
 # study: a config section (paper_a_edge, paper_a_individual); experiment: one of its grids;
 # cell: one grid point with its own data (n300_p0.25); chunk: a range of replicates;
-# protocol: paper | authors (spec/paper-a.md section 0).
+# protocol: paper | authors (spec/paper-a.md section 0); bpaper: paper_b1 | paper_b2 (Paper B's
+# two versions); block: the cells of one B job (config job_keys).
 #
 # Targets: all, paper_a, paper_a_fig1 ... paper_a_fig8, paper_a_compare, fetch_data,
-# paper_b2 (so far: paper_b2_fig4, paper_b2_table5).
+# paper_b1, paper_b1_fig2 ... paper_b1_fig7, paper_b1_table1, paper_b2, paper_b2_fig3 ...
+# paper_b2_fig14, paper_b2_table1 ... paper_b2_table11, report_pages.
+# Report: snakemake --report results/report.html (after a run).
 
 
 configfile: "config.yaml"
@@ -43,6 +54,10 @@ include: "workflow/rules/data.smk"
 include: "workflow/rules/real_data.smk"
 include: "workflow/rules/tables.smk"
 include: "workflow/rules/compare.smk"
+include: "workflow/rules/report.smk"
+
+
+report: "workflow/report/workflow.rst"
 
 
 rule all:
@@ -50,3 +65,4 @@ rule all:
         rules.paper_a.input,
         rules.paper_b1.input,
         rules.paper_b2.input,
+        rules.report_pages.input,

@@ -179,6 +179,20 @@ def test_smoke_outputs(smoke):
     table1 = compared[compared["figure"] == "B2 Table 1"]
     assert len(table1) == 30 and (table1["verdict"] == "within").all()
     assert "t (p), BTL, vs ADRR" in (smoke / "results/tables/paper_b2/table2.md").read_text()
+    # overlays: the published points over ours; one comparison table per paper
+    for path in (
+        "paper_a/fig1_authors_overlay.png",
+        "paper_a/fig8_paper_overlay.png",
+        "paper_b2/fig4_overlay.png",
+        "paper_b2/fig9_overlay.png",
+    ):
+        assert (smoke / "results/figures" / path).stat().st_size > 10_000, path
+    paper_a = pd.read_csv(smoke / "results/comparison/paper_a.csv")
+    assert "ours_paper_protocol_mean" in paper_a and set(paper_a["part"]) == {"edge", "individual"}
+    fig8 = paper_a[paper_a["figure"] == "Figure 8"]
+    assert fig8["ours_paper_protocol_mean"].notna().any()  # both protocols beside the paper
+    b1 = pd.read_csv(smoke / "results/comparison/paper_b1_summary.csv")
+    assert "B1 Table 1" in set(b1["figure"])
     # Paper B (B1): Figures 2-7 and Table 1 from the measured trends
     for fig in range(2, 8):
         assert (smoke / f"results/figures/paper_b1/fig{fig}.png").stat().st_size > 10_000
@@ -208,6 +222,25 @@ def test_smoke_outputs(smoke):
     assert "Nothing to be done" in (lambda p: p.stdout + p.stderr)(
         snakemake(smoke, "-n", "--configfile", ".test/config.yaml")
     )
+
+
+def test_report_holds_every_figure_table_and_page(smoke):
+    report = smoke / "results/report.html"
+    snakemake(smoke, "--report", str(report), "--configfile", ".test/config.yaml")
+    html = report.read_text()
+    names = [f"fig{i}_{p}.png" for i in range(1, 9) for p in ("paper", "authors")]
+    names += [f"paper_b2/fig{i}.png" for i in range(3, 15)]
+    names += [f"paper_b1/fig{i}.png" for i in range(2, 8)]
+    names += [f"paper_b2/table{i}.csv" for i in range(1, 12)] + ["paper_b1/table1.csv"]
+    names += [f"{c}_summary.csv" for c in ("paper_a_edge", "paper_a_individual", "paper_b1")]
+    names += ["paper_b2_summary.csv", "deviations.html", "runtime.csv"]
+    missing = [n for n in names if n not in html]
+    assert not missing, missing
+    assert "Paper B (B2) Figure 14" in html  # captions name the paper item
+    deviations = (smoke / "results/report/deviations.html").read_text()
+    assert "B2 Table 11:" in deviations and "within" in deviations
+    runtime = pd.read_csv(smoke / "results/report/runtime.csv")
+    assert runtime["jobs"].sum() > 100 and (runtime["seconds_sum"] > 0).all()
 
 
 def _metrics(cwd: Path, study: str, experiment: str, protocol: str) -> pd.DataFrame:

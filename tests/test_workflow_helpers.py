@@ -99,3 +99,25 @@ def test_atomic_outputs_get_the_usual_permissions(tmp_path):
     mask = os.umask(0)
     os.umask(mask)
     assert mode == 0o666 & ~mask
+
+
+def test_every_configured_figure_and_table_has_a_target_rule():
+    import re
+    from pathlib import Path
+
+    import yaml
+
+    root = Path(__file__).resolve().parents[1]
+    config = yaml.safe_load((root / "config.yaml").read_text())
+    rules = "".join(p.read_text() for p in (root / "workflow/rules").glob("*.smk"))
+    names = {
+        f"paper_a_{f}"
+        for s in ("paper_a_edge", "paper_a_individual", "paper_a_real")
+        for f in config[s]["figures"]
+    }
+    for paper in ("paper_b1", "paper_b2"):
+        names |= {f"{paper}_{f}" for f in config[paper]["figures"]}
+        names |= {f"{paper}_{t}" for t in config[paper]["tables"]}
+    names |= {"paper_b2_table1", "paper_b2_table2", "paper_b1_table1"}  # real data, trends
+    missing = [n for n in sorted(names) if not re.search(rf"^rule {n}:", rules, flags=re.M)]
+    assert not missing

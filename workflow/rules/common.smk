@@ -1,5 +1,7 @@
 import os
 import sys
+
+import yaml
 from pathlib import Path
 
 from snakemake.utils import min_version
@@ -55,6 +57,11 @@ SIM_TABLES = sorted(
     {t for section in B_PAPERS for t in config[section].get("tables", {})}
 )
 FIG_EXT = ["pdf", "png", "csv"]
+#: Report captions: the paper item each figure reproduces and its settings
+CAPTIONS = yaml.safe_load(
+    (Path(workflow.basedir) / "workflow/report/captions.yaml").read_text()
+)
+REPORT_ITEM = "../report/item.rst"
 TABLE_EXT = ["csv", "md", "tex"]
 
 
@@ -148,12 +155,31 @@ def figure_summaries(wildcards):
 
 
 def paper_a_figure_files(figure):
-    return expand(
+    """A Paper A figure per protocol, and its overlay version if the comparison runs."""
+    files = expand(
         "results/figures/paper_a/{figure}_{protocol}.{ext}",
         figure=figure,
         protocol=PROTOCOLS,
         ext=FIG_EXT,
     )
+    if "authors" in PROTOCOLS:
+        files += expand(
+            "results/figures/paper_a/{figure}_{protocol}_overlay.{ext}",
+            figure=figure,
+            protocol=PROTOCOLS,
+            ext=["pdf", "png"],
+        )
+    return files
+
+
+def paper_b_figure_files(bpaper, figure):
+    """A Paper B figure, and its overlay version where the paper prints its numbers."""
+    files = expand(f"results/figures/{bpaper}/{figure}.{{ext}}", ext=FIG_EXT)
+    if config[bpaper]["figures"][figure].get("published"):
+        files += expand(
+            f"results/figures/{bpaper}/{figure}_overlay.{{ext}}", ext=["pdf", "png"]
+        )
+    return files
 
 
 def b_figure_inputs(wildcards):

@@ -14,7 +14,12 @@ rule compare_paper_a_edge:
         library=script_files(script_path("compare_paper_a_edge"), SRC),
     output:
         table="results/comparison/paper_a_edge.csv",
-        summary="results/comparison/paper_a_edge_summary.csv",
+        summary=report(
+            "results/comparison/paper_a_edge_summary.csv",
+            caption="../report/comparison.rst",
+            category="Comparison",
+            labels={"comparison": "paper_a_edge"},
+        ),
     log:
         "results/logs/comparison/paper_a_edge.log",
     benchmark:
@@ -42,7 +47,12 @@ rule compare_paper_a_individual:
         library=script_files(script_path("compare_paper_a_individual"), SRC),
     output:
         table="results/comparison/paper_a_individual.csv",
-        summary="results/comparison/paper_a_individual_summary.csv",
+        summary=report(
+            "results/comparison/paper_a_individual_summary.csv",
+            caption="../report/comparison.rst",
+            category="Comparison",
+            labels={"comparison": "paper_a_individual"},
+        ),
     log:
         "results/logs/comparison/paper_a_individual.log",
     benchmark:
@@ -71,7 +81,12 @@ rule compare_paper_b2:
         library=script_files(script_path("compare_paper_b2"), SRC),
     output:
         table="results/comparison/paper_b2.csv",
-        summary="results/comparison/paper_b2_summary.csv",
+        summary=report(
+            "results/comparison/paper_b2_summary.csv",
+            caption="../report/comparison.rst",
+            category="Comparison",
+            labels={"comparison": "paper_b2"},
+        ),
     log:
         "results/logs/comparison/paper_b2.log",
     benchmark:
@@ -87,11 +102,7 @@ rule compare_paper_b2:
 
 rule paper_b2:
     input:
-        expand(
-            "results/figures/paper_b2/{figure}.{ext}",
-            figure=config["paper_b2"]["figures"],
-            ext=FIG_EXT,
-        ),
+        [paper_b_figure_files("paper_b2", f) for f in config["paper_b2"]["figures"]],
         expand(
             "results/tables/paper_b2/{table}.{ext}",
             table=config["paper_b2"]["tables"],

@@ -4,7 +4,13 @@ rule plot_paper_a_figure:
         library=lambda w: script_files(script_path("plot_paper_a_figure"), SRC),
     output:
         pdf="results/figures/paper_a/{figure}_{protocol}.pdf",
-        png="results/figures/paper_a/{figure}_{protocol}.png",
+        png=report(
+            "results/figures/paper_a/{figure}_{protocol}.png",
+            caption=REPORT_ITEM,
+            category="Paper A",
+            subcategory="{figure}",
+            labels={"figure": "{figure}", "protocol": "{protocol}"},
+        ),
         csv="results/figures/paper_a/{figure}_{protocol}.csv",
     log:
         "results/logs/figures/paper_a/{figure}_{protocol}.log",
@@ -14,6 +20,10 @@ rule plot_paper_a_figure:
         "../../envs/plot.yaml"
     params:
         figure=lambda w: canonical(figure_settings(w.figure)),
+        caption=lambda w: (
+            f"{CAPTIONS['paper_a'][w.figure]} Protocol: {w.protocol}. Published versus "
+            "reproduced: Paper A's comparison summaries."
+        ),
     script:
         "../../scripts/plot_paper_a_figure.py"
 
@@ -64,7 +74,13 @@ rule plot_paper_b_figure:
         library=script_files(script_path("plot_paper_b_figure"), SRC),
     output:
         pdf="results/figures/{bpaper}/{figure}.pdf",
-        png="results/figures/{bpaper}/{figure}.png",
+        png=report(
+            "results/figures/{bpaper}/{figure}.png",
+            caption=REPORT_ITEM,
+            category="{bpaper}",
+            subcategory="figures",
+            labels={"figure": "{figure}"},
+        ),
         csv="results/figures/{bpaper}/{figure}.csv",
     log:
         "results/logs/figures/{bpaper}/{figure}.log",
@@ -74,85 +90,164 @@ rule plot_paper_b_figure:
         "../../envs/plot.yaml"
     params:
         figure=lambda w: canonical(config[w.bpaper]["figures"][w.figure]),
+        caption=lambda w: CAPTIONS[w.bpaper][w.figure],
     script:
         "../../scripts/plot_paper_b_figure.py"
 
 
 rule paper_b2_fig3:
     input:
-        expand("results/figures/paper_b2/fig3.{ext}", ext=FIG_EXT),
+        paper_b_figure_files("paper_b2", "fig3"),
 
 
 rule paper_b2_fig4:
     input:
-        expand("results/figures/paper_b2/fig4.{ext}", ext=FIG_EXT),
+        paper_b_figure_files("paper_b2", "fig4"),
 
 
 rule paper_b2_fig5:
     input:
-        expand("results/figures/paper_b2/fig5.{ext}", ext=FIG_EXT),
+        paper_b_figure_files("paper_b2", "fig5"),
 
 
 rule paper_b2_fig6:
     input:
-        expand("results/figures/paper_b2/fig6.{ext}", ext=FIG_EXT),
+        paper_b_figure_files("paper_b2", "fig6"),
 
 
 rule paper_b2_fig7:
     input:
-        expand("results/figures/paper_b2/fig7.{ext}", ext=FIG_EXT),
+        paper_b_figure_files("paper_b2", "fig7"),
 
 
 rule paper_b2_fig8:
     input:
-        expand("results/figures/paper_b2/fig8.{ext}", ext=FIG_EXT),
+        paper_b_figure_files("paper_b2", "fig8"),
 
 
 rule paper_b2_fig9:
     input:
-        expand("results/figures/paper_b2/fig9.{ext}", ext=FIG_EXT),
+        paper_b_figure_files("paper_b2", "fig9"),
 
 
 rule paper_b2_fig10:
     input:
-        expand("results/figures/paper_b2/fig10.{ext}", ext=FIG_EXT),
+        paper_b_figure_files("paper_b2", "fig10"),
 
 
 rule paper_b2_fig11:
     input:
-        expand("results/figures/paper_b2/fig11.{ext}", ext=FIG_EXT),
+        paper_b_figure_files("paper_b2", "fig11"),
 
 
 rule paper_b2_fig12:
     input:
-        expand("results/figures/paper_b2/fig12.{ext}", ext=FIG_EXT),
+        paper_b_figure_files("paper_b2", "fig12"),
 
 
 rule paper_b2_fig13:
     input:
-        expand("results/figures/paper_b2/fig13.{ext}", ext=FIG_EXT),
+        paper_b_figure_files("paper_b2", "fig13"),
 
 
 rule paper_b1_fig2:
     input:
-        expand("results/figures/paper_b1/fig2.{ext}", ext=FIG_EXT),
+        paper_b_figure_files("paper_b1", "fig2"),
 
 
 rule paper_b1_fig3:
     input:
-        expand("results/figures/paper_b1/fig3.{ext}", ext=FIG_EXT),
+        paper_b_figure_files("paper_b1", "fig3"),
 
 
 rule paper_b1_fig4:
     input:
-        expand("results/figures/paper_b1/fig4.{ext}", ext=FIG_EXT),
+        paper_b_figure_files("paper_b1", "fig4"),
 
 
 rule paper_b1_fig5:
     input:
-        expand("results/figures/paper_b1/fig5.{ext}", ext=FIG_EXT),
+        paper_b_figure_files("paper_b1", "fig5"),
 
 
 rule paper_b1_fig6:
     input:
-        expand("results/figures/paper_b1/fig6.{ext}", ext=FIG_EXT),
+        paper_b_figure_files("paper_b1", "fig6"),
+
+
+rule overlay_paper_a_figure:
+    input:
+        data="results/figures/paper_a/{figure}_{protocol}.csv",
+        comparison=lambda w: (
+            "results/comparison/paper_a_edge.csv"
+            if int(w.figure[3:]) <= 4
+            else "results/comparison/paper_a_individual.csv"
+        ),
+        library=script_files(script_path("overlay_figure"), SRC),
+    output:
+        pdf="results/figures/paper_a/{figure}_{protocol}_overlay.pdf",
+        png=report(
+            "results/figures/paper_a/{figure}_{protocol}_overlay.png",
+            caption=REPORT_ITEM,
+            category="Paper A",
+            subcategory="{figure}",
+            labels={"figure": "{figure}", "protocol": "{protocol} (overlay)"},
+        ),
+    log:
+        "results/logs/figures/paper_a/{figure}_{protocol}_overlay.log",
+    benchmark:
+        "results/benchmarks/figures/paper_a/{figure}_{protocol}_overlay.tsv"
+    conda:
+        "../../envs/plot.yaml"
+    params:
+        caption=lambda w: (
+            f"{CAPTIONS['paper_a'][w.figure]} Protocol: {w.protocol}. Overlay: the published "
+            "points (the authors' stored results for Figures 1-4, points digitised from the "
+            "paper for Figures 5-8) as hollow markers over our curves."
+        ),
+    script:
+        "../../scripts/overlay_figure.py"
+
+
+rule overlay_paper_b_figure:
+    input:
+        data="results/figures/{bpaper}/{figure}.csv",
+        comparison="results/comparison/{bpaper}.csv",
+        library=script_files(script_path("overlay_figure"), SRC),
+    output:
+        pdf="results/figures/{bpaper}/{figure}_overlay.pdf",
+        png=report(
+            "results/figures/{bpaper}/{figure}_overlay.png",
+            caption=REPORT_ITEM,
+            category="{bpaper}",
+            subcategory="figures",
+            labels={"figure": "{figure} (overlay)"},
+        ),
+    log:
+        "results/logs/figures/{bpaper}/{figure}_overlay.log",
+    benchmark:
+        "results/benchmarks/figures/{bpaper}/{figure}_overlay.tsv"
+    conda:
+        "../../envs/plot.yaml"
+    params:
+        figure=lambda w: canonical(config[w.bpaper]["figures"][w.figure]),
+        tables=lambda w: [
+            f"B2 Table {t.removeprefix('table')}"
+            for t in config[w.bpaper]["figures"][w.figure]["published"]
+        ],
+        caption=lambda w: (
+            f"{CAPTIONS[w.bpaper][w.figure]} Overlay: the published table values as hollow "
+            "markers over our curves."
+        ),
+    script:
+        "../../scripts/overlay_figure.py"
+
+
+rule paper_b1_fig7:
+    input:
+        paper_b_figure_files("paper_b1", "fig7"),
+
+
+rule paper_b2_fig14:
+    input:
+        paper_b_figure_files("paper_b2", "fig14"),

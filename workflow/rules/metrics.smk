@@ -73,7 +73,7 @@ rule time_paper_b2:
     conda:
         "../../envs/estimate.yaml"
     # Every core: no other job runs while the timings are taken (Figure 10).
-    threads: workflow.cores
+    threads: lambda wildcards: workflow.cores or 1
     params:
         cells=lambda w: canonical(
             paper_b2.stage_kwargs("time", config, w.experiment, None)

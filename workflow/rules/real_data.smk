@@ -58,8 +58,28 @@ rule car_tables_paper_b2:
         table2="results/paper_b2/car/table2.csv",
         library=script_files(script_path("table_car_paper_b2"), SRC),
     output:
-        table1=expand("results/tables/paper_b2/table1.{ext}", ext=TABLE_EXT),
-        table2=expand("results/tables/paper_b2/table2.{ext}", ext=TABLE_EXT),
+        table1=[
+            report(
+                "results/tables/paper_b2/table1.csv",
+                caption="../report/car_table1.rst",
+                category="paper_b2",
+                subcategory="tables",
+                labels={"table": "table1"},
+            ),
+            "results/tables/paper_b2/table1.md",
+            "results/tables/paper_b2/table1.tex",
+        ],
+        table2=[
+            report(
+                "results/tables/paper_b2/table2.csv",
+                caption="../report/car_table2.rst",
+                category="paper_b2",
+                subcategory="tables",
+                labels={"table": "table2"},
+            ),
+            "results/tables/paper_b2/table2.md",
+            "results/tables/paper_b2/table2.tex",
+        ],
     log:
         "results/logs/tables/paper_b2/car.log",
     benchmark:

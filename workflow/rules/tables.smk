@@ -5,7 +5,13 @@ rule table_paper_b:
         ),
         library=script_files(script_path("table_paper_b"), SRC),
     output:
-        csv="results/tables/{bpaper}/{table}.csv",
+        csv=report(
+            "results/tables/{bpaper}/{table}.csv",
+            caption=REPORT_ITEM,
+            category="{bpaper}",
+            subcategory="tables",
+            labels={"table": "{table}"},
+        ),
         md="results/tables/{bpaper}/{table}.md",
         tex="results/tables/{bpaper}/{table}.tex",
     log:
@@ -18,6 +24,7 @@ rule table_paper_b:
         "../../envs/plot.yaml"
     params:
         table=lambda w: canonical(config[w.bpaper]["tables"][w.table]),
+        caption=lambda w: config[w.bpaper]["tables"][w.table]["caption"],
     script:
         "../../scripts/table_paper_b.py"
 
@@ -73,7 +80,13 @@ rule table1_paper_b1:
         published="resources/published/paper_b/B1-Table1_scheme_behavior.csv",
         library=script_files(script_path("table1_paper_b1"), SRC),
     output:
-        csv="results/tables/paper_b1/table1.csv",
+        csv=report(
+            "results/tables/paper_b1/table1.csv",
+            caption=REPORT_ITEM,
+            category="paper_b1",
+            subcategory="tables",
+            labels={"table": "table1"},
+        ),
         md="results/tables/paper_b1/table1.md",
         tex="results/tables/paper_b1/table1.tex",
         trends="results/paper_b1/scenario2/trends.csv",
@@ -83,6 +96,11 @@ rule table1_paper_b1:
         "results/benchmarks/tables/paper_b1/table1.tsv"
     conda:
         "../../envs/plot.yaml"
+    params:
+        caption=(
+            "Paper B (B1) Table 1: the behaviour of the errors as L grows under the three "
+            "schemes, the paper's (theory) beside ours (measured from Figure 3)."
+        ),
     script:
         "../../scripts/table1_paper_b1.py"
 

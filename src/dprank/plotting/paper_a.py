@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .style import COLORS, MARKERS, authors_style, panel_grid
+from .style import COLORS, MARKERS, authors_style, overlay_published, panel_grid, published_legend
 
 __all__ = ["FIGURES", "Panel", "draw_figure", "figure_data"]
 
@@ -245,8 +245,12 @@ def _crowded(ticks, min_gap: float = 0.1) -> bool:
     return bool(gaps.min() < min_gap)
 
 
-def draw_figure(figure: str, data: pd.DataFrame):
-    """Draw the figure from :func:`figure_data`'s table; returns the matplotlib Figure."""
+def draw_figure(figure: str, data: pd.DataFrame, published: pd.DataFrame | None = None):
+    """Draw the figure from :func:`figure_data`'s table; returns the matplotlib Figure.
+
+    ``published`` (columns ``panel, series, x, value``) adds the published points as
+    hollow markers in each series' colour (the overlay version of the figure).
+    """
 
     panels, (nrows, ncols), _ = FIGURES[figure]
     with authors_style():
@@ -272,6 +276,16 @@ def draw_figure(figure: str, data: pd.DataFrame):
                         panel.series, value, panel.series_format, panel.method_labels
                     ),
                 )
+                if published is not None:
+                    pp = published[
+                        (published["panel"] == panel.letter)
+                        & np.isclose(published["series"].astype(float), float(value))
+                        if panel.series != "method"
+                        else (published["panel"] == panel.letter) & (published["series"] == value)
+                    ]
+                    overlay_published(
+                        ax, pp["x"], pp["value"], COLORS[i % len(COLORS)], MARKERS[i % len(MARKERS)]
+                    )
             ticks = sorted(set(d["x"]))
             ax.set_xticks(ticks, [format(t, panel.xtick_format) for t in ticks])
             if _crowded(ticks):  # e.g. epsilon = 0.2 and 0.5 on a 0-5 axis
@@ -280,7 +294,10 @@ def draw_figure(figure: str, data: pd.DataFrame):
             ax.set_ylabel(panel.ylabel)
             if panel.ylim is not None:
                 ax.set_ylim(*panel.ylim)
-            ax.legend(loc="best")
+            if published is None:
+                ax.legend(loc="best")
+            else:
+                published_legend(ax)
             ax.set_title(f"({panel.letter})", loc="left", fontsize=18, fontweight="bold")
         for ax in axes.ravel()[len(panels) :]:
             ax.set_visible(False)

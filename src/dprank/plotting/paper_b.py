@@ -15,7 +15,14 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from .style import COLORS, MARKERS, authors_style, panel_grid
+from .style import (
+    COLORS,
+    MARKERS,
+    authors_style,
+    overlay_published,
+    panel_grid,
+    published_legend,
+)
 
 __all__ = ["METRIC_LABELS", "draw_b2_figure", "figure_data"]
 
@@ -114,6 +121,11 @@ def draw_b2_figure(data: pd.DataFrame, spec: Mapping):
                     ax.errorbar(line["L"], line["mean"], yerr=1.96 * line["se"], capsize=3, **style)
                 else:
                     ax.plot(line["L"], line["mean"], **style)
+                if "published" in line:  # the overlay version: the paper's numbers, hollow
+                    pub = line.dropna(subset=["published"])
+                    overlay_published(
+                        ax, pub["L"], pub["published"], style["color"], style["marker"]
+                    )
             ticks = sorted(set(d["L"]))
             if ticks[-1] >= 8 * ticks[0]:  # doubling grids: equal spacing on a log axis
                 ax.set_xscale("log", base=2)
@@ -121,6 +133,9 @@ def draw_b2_figure(data: pd.DataFrame, spec: Mapping):
             ax.set_xticks(ticks, [f"{v:g}" for v in ticks])
             ax.set_xlabel("L")
             ax.set_ylabel(METRIC_LABELS.get(panel["metric"], panel["metric"]))
-            ax.legend(loc="best", fontsize=9, ncol=2 if len(d) > 24 else 1)
+            if "published" in d:
+                published_legend(ax)
+            else:
+                ax.legend(loc="best", fontsize=9, ncol=2 if len(d) > 24 else 1)
             ax.set_title(_title(letter, panel), loc="left", fontsize=18, fontweight="bold")
     return fig

@@ -29,7 +29,7 @@ import pandas as pd
 
 from ..metrics_b import prediction_band
 from .paper_b import METRIC_LABELS as _B2_METRIC_LABELS
-from .style import COLORS, MARKERS, authors_style, panel_grid
+from .style import COLORS, MARKERS, authors_style, overlay_published, panel_grid, published_legend
 
 __all__ = [
     "DEFAULT_ORDER",
@@ -231,7 +231,7 @@ def _boxes(ax, groups: list, positions: list, width: float, color: str, marker_s
     )
 
 
-def draw_boxplots(data: pd.DataFrame, spec: Mapping):
+def draw_boxplots(data: pd.DataFrame, spec: Mapping, published: pd.DataFrame | None = None):
     """One row of boxplot panels over replicates (B2 Figures 3, 8, 9, 10 and 13).
 
     Each panel has one box per x value; with a hue key, the boxes of the hue values
@@ -280,6 +280,13 @@ def draw_boxplots(data: pd.DataFrame, spec: Mapping):
                     text = _value_text(hue, h)
                     label = f"{name}={text}" if name else text
                     legend.setdefault(label, (color, label))
+            if published is not None:  # overlay version: the paper's means, hollow
+                pp = published[published["panel"] == letter]
+                for i, xv in enumerate(xs):
+                    v = pp[pp["x"] == xv]["value"]
+                    if len(v):
+                        overlay_published(ax, [i], [float(v.iloc[0])], "black", "o")
+                published_legend(ax)
             ax.set_xticks(range(len(xs)), [_value_text(x, v) for v in xs])
             ax.set_xlim(-0.6, len(xs) - 0.4)
             if panel.get("logy", spec.get("logy", False)):

@@ -10,7 +10,16 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
 
-__all__ = ["COLORS", "MARKERS", "PANEL_SIZE", "authors_style", "panel_grid", "save_figure"]
+__all__ = [
+    "COLORS",
+    "MARKERS",
+    "PANEL_SIZE",
+    "authors_style",
+    "overlay_published",
+    "panel_grid",
+    "published_legend",
+    "save_figure",
+]
 
 #: seaborn "colorblind" palette, first four colours
 COLORS = ("#0173B2", "#DE8F05", "#029E73", "#D55E00", "#CC78BC", "#CA9161")
@@ -50,6 +59,42 @@ def panel_grid(nrows: int, ncols: int):
         figsize=(PANEL_SIZE[0] * ncols, PANEL_SIZE[1] * nrows),
         layout="constrained",
         squeeze=False,
+    )
+
+
+def overlay_published(ax, x, y, color, marker: str = "o") -> None:
+    """Published points as hollow markers over our curve (the comparison figures)."""
+    if len(x):
+        ax.plot(
+            x,
+            y,
+            linestyle="none",
+            marker=marker,
+            markersize=13,
+            markerfacecolor="none",
+            markeredgecolor=color,
+            markeredgewidth=1.8,
+            alpha=0.9,
+        )
+
+
+def published_legend(ax) -> None:
+    """Add a legend entry saying what the hollow markers are."""
+    from matplotlib.lines import Line2D
+
+    handles, labels = ax.get_legend_handles_labels()
+    marker = Line2D(
+        [],
+        [],
+        linestyle="none",
+        marker="o",
+        markerfacecolor="none",
+        markeredgecolor="black",
+        markersize=10,
+    )
+    ncol = 2 if len(handles) > 6 else 1
+    ax.legend(
+        [*handles, marker], [*labels, "published (hollow)"], loc="best", fontsize=9, ncol=ncol
     )
 
 

@@ -1,0 +1,19 @@
+"""Rule ``runtime_report``: runtime and memory of every stage from the benchmark files."""
+
+from pathlib import Path
+
+from dprank.io import write_csv
+from dprank.report import runtime_by_stage
+from dprank.workflow import job_logger
+
+with job_logger(snakemake) as log:
+    root = Path("results/benchmarks")
+    files = sorted(root.rglob("*.tsv"))
+    table = runtime_by_stage(files, root)
+    log.info(
+        "%d benchmark files, %d stages, %.0f job seconds",
+        len(files),
+        len(table),
+        table["seconds_sum"].sum() if len(table) else 0.0,
+    )
+    write_csv(snakemake.output[0], table)

@@ -1,0 +1,107 @@
+"""Published points for the overlay versions of the figures (issue: published versus reproduced).
+
+The comparison tables (``results/comparison/*.csv``) hold every published
+number beside ours; these helpers pick the ones a figure plots and give them
+the figure's own coordinates: Paper A's panel, x and series (from the figure's
+CSV, which names each panel's x and series variables), Paper B's panel, series
+keys and L (from the figure spec's panels and series).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["paper_a_published", "paper_b_box_published", "paper_b_published"]
+
+
+def paper_a_published(figure: str, data: pd.DataFrame, comparison: pd.DataFrame) -> pd.DataFrame:
+    """Published points of Paper A figure ``figN`` in the figure's coordinates.
+
+    Returns ``panel, x, series, value``: one row per published number of the
+    figure's panels (digitised points where the source is a figure).
+    """
+    label = f"Figure {figure.removeprefix('fig')}"
+    rows = comparison[(comparison["figure"] == label) & comparison["published_mean"].notna()]
+    if "source" in rows:
+        rows = rows[rows["source"].fillna("").str.startswith("digitised")]
+    out = []
+    for letter, d in data.groupby("panel"):
+        x_var, s_var = d["x_var"].iloc[0], d["series_var"].iloc[0]
+        p = rows[rows["panel"].astype(str).str.split().str[0] == letter]  # "a (CEMS)" -> a
+        if "method" in d and d["method"].nunique() == 1 and s_var != "method":
+            p = p[p["method"] == d["method"].iloc[0]]
+        if "metric" in d and d["metric"].nunique() == 1:
+            p = p[p["metric"] == d["metric"].iloc[0]]
+        if p.empty or x_var not in p or s_var not in p:
+            continue
+        out.append(
+            pd.DataFrame(
+                {"panel": letter, "x": p[x_var], "series": p[s_var], "value": p["published_mean"]}
+            )
+        )
+    columns = ["panel", "x", "series", "value"]
+    return pd.concat(out, ignore_index=True) if out else pd.DataFrame(columns=columns)
+
+
+def _key(value):
+    """A comparable form of a cell key: numbers rounded, ``scheme2`` -> 2, names lower-case."""
+    if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)):
+        return None
+    if isinstance(value, str):
+        text = value.lower().removeprefix("scheme")
+        try:
+            return round(float(text), 6)
+        except ValueError:
+            return text
+    return round(float(value), 6)
+
+
+def paper_b_published(
+    data: pd.DataFrame, spec: Mapping, comparison: pd.DataFrame, tables: list[str]
+) -> pd.DataFrame:
+    """Published points of a Paper B line figure, in the rows of its plotted ``data``.
+
+    ``data`` is :func:`dprank.plotting.paper_b.figure_data`'s output; ``tables``
+    the comparison labels of the tables holding the figure's numbers (e.g.
+    ``["B2 Table 7"]``). Returns ``data``'s rows with a ``published`` column
+    (NaN where the paper prints nothing).
+    """
+    rows = comparison[comparison["figure"].isin(tables) & comparison["published_mean"].notna()]
+    keys = ("model", "metric", "m", "L", "scheme", "Delta")
+    ours = {"Delta": "delta"}
+    index = {}
+    for _, r in rows.iterrows():
+        # the scheme column names a privacy scheme ("scheme2") or describes the budgets
+        scheme = r.get("scheme")
+        values = {k: r.get(k) for k in keys}
+        values["scheme"] = scheme if str(scheme).startswith("scheme") else None
+        index[tuple(_key(values[k]) for k in keys)] = float(r["published_mean"])
+    values = []
+    for _, r in data.iterrows():
+        key = tuple(_key(r[ours.get(k, k)]) if ours.get(k, k) in r else None for k in keys)
+        values.append(index.get(key, np.nan))
+    return data.assign(published=values)
+
+
+def paper_b_box_published(
+    spec: Mapping, comparison: pd.DataFrame, tables: list[str]
+) -> pd.DataFrame:
+    """Published means of a Paper B box figure (B2 Figures 8, 9, 13: Tables 10, 11).
+
+    Returns ``panel, x, value``: per panel (its ``metric`` and ``model``) the
+    published mean of each method (the figure's x).
+    """
+    rows = comparison[comparison["figure"].isin(tables) & comparison["published_mean"].notna()]
+    out = []
+    for letter, panel in zip("abcdefgh", spec["panels"], strict=False):
+        p = rows[rows["metric"] == panel["metric"]]
+        if "model" in panel:
+            p = p[p["model"].str.lower() == panel["model"]]
+        out += [
+            {"panel": letter, "x": r["method"], "value": float(r["published_mean"])}
+            for _, r in p.iterrows()
+        ]
+    return pd.DataFrame(out, columns=["panel", "x", "value"])

@@ -1,0 +1,55 @@
+"""Report pages: runtime per stage from benchmark files, deviations with measured agreement."""
+
+import pandas as pd
+import yaml
+
+from dprank.report import deviations_html, runtime_by_stage
+
+
+def _bench(path, seconds, rss):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"s\th:m:s\tmax_rss\n{seconds}\t0:00:01\t{rss}\n")
+    return path
+
+
+def test_runtime_groups_chunks_by_stage(tmp_path):
+    root = tmp_path / "benchmarks"
+    files = [
+        _bench(root / "paper_b2/s1/metrics/modelbtl/chunk0.tsv", 2.0, 100),
+        _bench(root / "paper_b2/s1/metrics/modeltm/chunk0.tsv", 3.0, 150),
+        _bench(root / "paper_b2/s1/metrics/modeltm/chunk1.tsv", 1.0, 120),
+        _bench(root / "figures/paper_b2/fig4.tsv", 0.5, 90),
+    ]
+    table = runtime_by_stage(files, root).set_index("stage")
+    assert table.loc["paper_b2/s1/metrics", "jobs"] == 3
+    assert table.loc["paper_b2/s1/metrics", "seconds_sum"] == 6.0
+    assert table.loc["paper_b2/s1/metrics", "seconds_max"] == 3.0
+    assert table.loc["paper_b2/s1/metrics", "max_rss_mb"] == 150
+    assert table.loc["figures/paper_b2/fig4", "jobs"] == 1
+
+
+def test_deviations_page_escapes_and_reports_agreement():
+    entries = [
+        {
+            "paper": "B2",
+            "item": "Table <11>",
+            "departure": "a & b",
+            "reason": "r",
+            "effect": "e",
+            "comparison": ["B2 Table 11", "B2 Table 99"],
+        },
+        {"paper": "A", "item": "x", "departure": "d", "reason": "r", "effect": "e"},
+    ]
+    summaries = pd.DataFrame([{"figure": "B2 Table 11", "within": 0, "compared": 4}])
+    page = deviations_html(entries, summaries)
+    assert "Table &lt;11&gt;" in page and "a &amp; b" in page
+    assert "B2 Table 11: 0 / 4 within" in page
+    assert "B2 Table 99: not compared in this run" in page
+
+
+def test_every_curated_deviation_is_complete():
+    entries = yaml.safe_load(open("resources/deviations.yaml"))["deviations"]
+    assert len(entries) >= 10
+    for e in entries:
+        assert {"paper", "item", "departure", "reason", "effect"} <= set(e)
+        assert e["paper"] in {"A", "B1", "B2"}

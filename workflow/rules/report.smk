@@ -1,0 +1,118 @@
+# The report's own pages and Paper-level comparison tables. Build the report with
+#   snakemake --report results/report.html   (after a run; add --configfile for the smoke scale)
+
+
+rule compare_paper_a:
+    input:
+        tables=[
+            "results/comparison/paper_a_edge.csv",
+            "results/comparison/paper_a_individual.csv",
+        ],
+        summaries=[
+            "results/comparison/paper_a_edge_summary.csv",
+            "results/comparison/paper_a_individual_summary.csv",
+        ],
+        paper_summaries=(
+            [
+                f"results/{study}/{e}/paper/summary.csv"
+                for study in ("paper_a_edge", "paper_a_individual")
+                for e in config[study]["experiments"]
+            ]
+            + [
+                f"results/paper_a_real/{d}/paper/summary.csv"
+                for d in config["paper_a_real"]["datasets"]
+            ]
+            if "paper" in PROTOCOLS
+            else []
+        ),
+        library=script_files(script_path("compare_paper_a"), SRC),
+    output:
+        table="results/comparison/paper_a.csv",
+        summary="results/comparison/paper_a_summary.csv",
+    log:
+        "results/logs/comparison/paper_a.log",
+    benchmark:
+        "results/benchmarks/comparison/paper_a.tsv"
+    conda:
+        "../../envs/estimate.yaml"
+    script:
+        "../../scripts/compare_paper_a.py"
+
+
+rule compare_paper_b1:
+    input:
+        table1="results/tables/paper_b1/table1.csv",
+        scenario3="results/paper_b1/scenario3/summary.csv",
+        ratings=DATA_FILES["movielens_latest_small"][0],
+        library=script_files(script_path("compare_paper_b1"), SRC),
+    output:
+        table="results/comparison/paper_b1.csv",
+        summary=report(
+            "results/comparison/paper_b1_summary.csv",
+            caption="../report/comparison.rst",
+            category="Comparison",
+            labels={"comparison": "paper_b1"},
+        ),
+    log:
+        "results/logs/comparison/paper_b1.log",
+    benchmark:
+        "results/benchmarks/comparison/paper_b1.tsv"
+    conda:
+        "../../envs/estimate.yaml"
+    script:
+        "../../scripts/compare_paper_b1.py"
+
+
+rule deviations:
+    input:
+        deviations="resources/deviations.yaml",
+        summaries=(
+            ["results/comparison/paper_a_summary.csv"]
+            if "authors" in PROTOCOLS
+            else []
+        )
+        + [
+            "results/comparison/paper_b1_summary.csv",
+            "results/comparison/paper_b2_summary.csv",
+        ],
+        library=script_files(script_path("deviations"), SRC),
+    output:
+        report(
+            "results/report/deviations.html",
+            caption="../report/deviations.rst",
+            category="Deviations",
+        ),
+    log:
+        "results/logs/report/deviations.log",
+    conda:
+        "../../envs/plot.yaml"
+    script:
+        "../../scripts/deviations.py"
+
+
+rule runtime_report:
+    input:
+        rules.paper_a.input,
+        rules.paper_b1.input,
+        rules.paper_b2.input,
+        library=script_files(script_path("runtime_report"), SRC),
+    output:
+        report(
+            "results/report/runtime.csv",
+            caption="../report/runtime.rst",
+            category="Runtime",
+        ),
+    log:
+        "results/logs/report/runtime.log",
+    conda:
+        "../../envs/plot.yaml"
+    script:
+        "../../scripts/runtime_report.py"
+
+
+rule report_pages:
+    input:
+        rules.compare_paper_a.output if "authors" in PROTOCOLS else [],
+        rules.compare_paper_b1.output,
+        rules.deviations.output,
+        rules.runtime_report.output,
