@@ -306,7 +306,8 @@ SMOKE = ("--configfile", ".test/config.yaml")
 def test_editing_a_plot_script_reruns_only_figures(smoke):
     with _Edited(smoke / "scripts/plot_paper_a_figure.py", "# edited\n"):
         rules = {r for r, _ in planned_jobs(smoke, *SMOKE)}
-    assert rules == {"plot_paper_a_figure"}
+    # the figures, their overlay versions and the runtime page (which reads every benchmark)
+    assert rules == {"plot_paper_a_figure", "overlay_paper_a_figure", "runtime_report"}
     assert planned_jobs(smoke, *SMOKE) == []
 
 
@@ -340,5 +341,9 @@ def test_changing_one_grid_reruns_only_its_cells(smoke):
         c["paper_a_edge"]["figures"]["fig2"]["x_values"] = [0.25, 1.0]
 
     jobs = planned_jobs(smoke, "--configfile", write_config(smoke, replot))
-    assert {r for r, _ in jobs} == {"plot_paper_a_figure"}
-    assert all("/fig2_" in o for _, o in jobs)
+    assert {r for r, _ in jobs} == {
+        "plot_paper_a_figure",
+        "overlay_paper_a_figure",
+        "runtime_report",
+    }
+    assert all("/fig2_" in o for r, o in jobs if r != "runtime_report")
