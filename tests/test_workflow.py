@@ -193,6 +193,10 @@ def test_smoke_outputs(smoke):
     assert fig8["ours_paper_protocol_mean"].notna().any()  # both protocols beside the paper
     b1 = pd.read_csv(smoke / "results/comparison/paper_b1_summary.csv")
     assert "B1 Table 1" in set(b1["figure"])
+    # privacy audit: every mechanism, the broken control flagged
+    audit = pd.read_csv(smoke / "results/audit/privacy.csv").set_index("audit")
+    assert audit.loc["Laplace LDP, half the noise (broken)", "verdict"] == "VIOLATION"
+    assert audit.loc["classic RR", "verdict"] == "consistent"
     # Paper B (B1): Figures 2-7 and Table 1 from the measured trends
     for fig in range(2, 8):
         assert (smoke / f"results/figures/paper_b1/fig{fig}.png").stat().st_size > 10_000
@@ -233,7 +237,7 @@ def test_report_holds_every_figure_table_and_page(smoke):
     names += [f"paper_b1/fig{i}.png" for i in range(2, 8)]
     names += [f"paper_b2/table{i}.csv" for i in range(1, 12)] + ["paper_b1/table1.csv"]
     names += [f"{c}_summary.csv" for c in ("paper_a_edge", "paper_a_individual", "paper_b1")]
-    names += ["paper_b2_summary.csv", "deviations.html", "runtime.csv"]
+    names += ["paper_b2_summary.csv", "deviations.html", "runtime.csv", "privacy.csv"]
     missing = [n for n in names if n not in html]
     assert not missing, missing
     assert "Paper B (B2) Figure 14" in html  # captions name the paper item

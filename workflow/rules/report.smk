@@ -112,7 +112,30 @@ rule runtime_report:
 
 rule report_pages:
     input:
+        "results/audit/privacy.csv",
         rules.compare_paper_a.output if "authors" in PROTOCOLS else [],
         rules.compare_paper_b1.output,
         rules.deviations.output,
         rules.runtime_report.output,
+
+
+rule audit_privacy:
+    input:
+        library=script_files(script_path("audit_privacy"), SRC),
+    output:
+        report(
+            "results/audit/privacy.csv",
+            caption="../report/audit.rst",
+            category="Privacy audit",
+        ),
+    log:
+        "results/logs/audit/privacy.log",
+    benchmark:
+        "results/benchmarks/audit/privacy.tsv"
+    conda:
+        "../../envs/estimate.yaml"
+    params:
+        settings=lambda w: canonical(config["audit"]),
+        seed=config["seed"],
+    script:
+        "../../scripts/audit_privacy.py"

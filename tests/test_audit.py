@@ -1,0 +1,237 @@
+"""Empirical DP audits (dprank.audit): Clopper-Pearson bounds and mechanism audits.
+
+Statistical checks use fixed seeds; the thresholds follow from the exact
+privacy losses (RR, Laplace) and from the confidence level of the bounds.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from dprank.audit import (
+    AuditResult,
+    audit_debiased_rr,
+    audit_laplace_ldp,
+    audit_mechanism,
+    audit_noisy_counts_edge,
+    audit_noisy_counts_individual,
+    audit_noisy_obj,
+    audit_perturbed_mle_edge,
+    audit_randomized_response,
+    broken_laplace_ldp,
+    clopper_pearson,
+    coded_edge_gamma,
+    epsilon_lower_bound,
+    exact_rr_epsilon,
+    perturbed_mle_log_density,
+    perturbed_mle_neighbours,
+    private_edge_gamma,
+)
+from dprank.mechanisms import edge_mle_noise_scale
+from dprank.seeding import Stream, generator
+
+
+def _rng(name: str, rep: int = 0) -> np.random.Generator:
+    return generator(20240607, f"test_audit_{name}", 0, rep, Stream.AUDIT)
+
+
+# ---------------------------------------------------------------------------
+# Clopper-Pearson and the epsilon bound
+
+
+def test_clopper_pearson_zero_successes_closed_form():
+    # k = 0: the one-sided (1 - a/2) upper limit solves (1 - p)^n = a/2
+    lo, hi = clopper_pearson(0, 100, 0.10)
+    assert lo == 0.0
+    assert hi == pytest.approx(1.0 - 0.05 ** (1.0 / 100), rel=1e-10)
+    assert hi == pytest.approx(0.0295, abs=1e-4)
+    lo, hi = clopper_pearson(100, 100, 0.10)
+    assert hi == 1.0
+    assert lo == pytest.approx(0.05 ** (1.0 / 100), rel=1e-10)
+
+
+@pytest.mark.parametrize(("k", "n"), [(1, 10), (37, 120), (500, 1000), (999, 1000)])
+def test_clopper_pearson_matches_scipy_exact_interval(k, n):
+    ci = stats.binomtest(k, n).proportion_ci(confidence_level=0.95, method="exact")
+    lo, hi = clopper_pearson(k, n, 0.05)
+    assert lo == pytest.approx(ci.low, rel=1e-9)
+    assert hi == pytest.approx(ci.high, rel=1e-9)
+    assert lo <= k / n <= hi
+
+
+def test_clopper_pearson_rejects_bad_input():
+    with pytest.raises(ValueError):
+        clopper_pearson(5, 4, 0.05)
+    with pytest.raises(ValueError):
+        clopper_pearson(1, 4, 1.5)
+
+
+def test_epsilon_bound_zero_for_equal_frequencies_and_grows_with_gap():
+    assert epsilon_lower_bound(300, 1000, 300, 1000) == 0.0
+    bounds = [epsilon_lower_bound(300, 10_000, k1, 10_000) for k1 in (300, 600, 1200, 2400)]
+    assert bounds[0] == 0.0
+    assert bool(np.all(np.diff(bounds) > 0))
+    assert bounds[-1] < math.log(2400 / 300)
+    # a wrongly oriented event gives nothing
+    assert epsilon_lower_bound(2400, 10_000, 300, 10_000) == 0.0
+    # delta can only lower the bound
+    assert epsilon_lower_bound(300, 10_000, 2400, 10_000, delta=0.01) < bounds[-1]
+
+
+def test_epsilon_bound_uses_the_complementary_event():
+    # p0 = 0.99, p1 = 0.999: the event itself says little, the complement a lot
+    b = epsilon_lower_bound(99_000, 100_000, 99_900, 100_000)
+    assert b > 1.5
+    assert b < math.log(0.01 / 0.001)
+
+
+@pytest.mark.parametrize(("p0", "p1"), [(0.2, 0.2 * math.e**0.5), (0.05, 0.3), (0.6, 0.6)])
+def test_epsilon_bound_coverage(p0, p1):
+    """The bound exceeds the true loss of the event at most alpha of the time."""
+    alpha, reps, n = 0.05, 200, 2000
+    true_eps = max(
+        math.log(p1 / p0), math.log((1 - p0) / (1 - p1)), 0.0
+    )  # the loss this event (or its complement) reveals
+    rng = _rng("coverage", int(1000 * p1))
+    k0 = rng.binomial(n, p0, size=reps)
+    k1 = rng.binomial(n, p1, size=reps)
+    bounds = np.array(
+        [
+            epsilon_lower_bound(int(a), n, int(b), n, alpha=alpha)
+            for a, b in zip(k0, k1, strict=True)
+        ]
+    )
+    # binomial(200, 0.05) exceeds 20 with probability < 1e-3
+    assert np.sum(bounds > true_eps + 1e-12) <= 20
+    if p1 > p0:
+        assert np.median(bounds) > 0.5 * true_eps  # and it is informative
+
+
+def test_exact_rr_epsilon():
+    for eps in (0.1, 1.0, 3.0):
+        assert exact_rr_epsilon(eps) == pytest.approx(eps, rel=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# the generic audit
+
+
+def test_audit_mechanism_on_known_bernoulli_pair():
+    p0, p1 = 0.2, 0.6
+
+    def s0(g, size):
+        return (g.random(size) < p0).astype(float)
+
+    def s1(g, size):
+        return (g.random(size) < p1).astype(float)
+
+    res = audit_mechanism("bern", s0, s1, 40_000, _rng("bern"), claimed_eps=2.0)
+    assert isinstance(res, AuditResult)
+    assert res.verdict == "consistent"
+    assert res.confidence == pytest.approx(0.95)
+    assert res.trials == 40_000
+    assert 0.9 < res.lower_bound <= math.log(p1 / p0)
+    # orientation: swapping the inputs finds the same event the other way round
+    swapped = audit_mechanism("bern", s1, s0, 40_000, _rng("bern"), claimed_eps=0.5)
+    assert swapped.verdict == "VIOLATION"
+    assert "favouring D0" in swapped.event
+
+
+# ---------------------------------------------------------------------------
+# randomized response: tight, and the broken mechanism is caught
+
+
+def test_randomized_response_audit_is_valid_and_tight():
+    res = audit_randomized_response(1.0, 200_000, _rng("rr"))
+    assert res.verdict == "consistent"
+    assert 0.8 < res.lower_bound <= 1.0
+    assert res.exact_eps == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("rep", range(4))
+def test_broken_laplace_mechanism_is_flagged(rep):
+    res = broken_laplace_ldp(1.0, 200_000, _rng("broken", rep))
+    assert res.verdict == "VIOLATION"
+    assert 1.0 < res.lower_bound <= 2.0
+    assert res.exact_eps == pytest.approx(2.0)
+
+
+# ---------------------------------------------------------------------------
+# smoke: every correct mechanism passes its audit
+
+
+@pytest.mark.parametrize(
+    "run",
+    [
+        lambda g: audit_randomized_response(1.0, 4000, g),
+        lambda g: audit_debiased_rr(1.0, 4000, g, weight=0.1),
+        lambda g: audit_laplace_ldp(1.0, 4000, g),
+        lambda g: audit_noisy_counts_edge(1.0, 5, 4000, g),
+        lambda g: audit_noisy_counts_edge(1.0, 5, 4000, g, statistic="difference"),
+        lambda g: audit_noisy_counts_individual(1.0, 5, 5, 4000, g, statistic="item"),
+        lambda g: audit_perturbed_mle_edge(1.0, 5, 2000, g),
+        lambda g: audit_perturbed_mle_edge(1.0, 5, 2000, g, gamma=coded_edge_gamma(5)),
+        lambda g: audit_perturbed_mle_edge(1.0, 5, 2000, g, adjacency="replace"),
+        lambda g: audit_perturbed_mle_edge(1.0, 5, 2000, g, statistic="difference"),
+        lambda g: audit_noisy_obj(1.0, 1e-6, 600, g),
+    ],
+)
+def test_correct_mechanisms_are_consistent(run):
+    res = run(_rng("smoke"))
+    assert res.verdict == "consistent", res
+    assert 0.0 <= res.lower_bound <= res.claimed_eps
+    if res.exact_eps is not None:
+        assert res.lower_bound <= res.exact_eps
+
+
+def test_laplace_count_audits_reach_their_exact_loss():
+    """The Neyman-Pearson statistic makes the count audits nearly tight."""
+    edge = audit_noisy_counts_edge(1.0, 5, 100_000, _rng("edge_tight"))
+    assert edge.exact_eps == pytest.approx(1.0)
+    assert 0.85 < edge.lower_bound <= 1.0
+
+
+def test_individual_noisy_count_vector_loses_two_eps():
+    """Finding: Laplace(L/eps) per coordinate calibrates to the l_inf, not the l1, change.
+
+    One user's L comparisons move two counts by L each, so the released
+    vector is only 2 eps-DP (Paper A, Algorithm 3's noisy counts).
+    """
+    res = audit_noisy_counts_individual(1.0, 5, 5, 20_000, _rng("indiv"), statistic="llr")
+    assert res.exact_eps == pytest.approx(2.0)
+    assert res.verdict == "VIOLATION"
+    assert res.lower_bound <= 2.0
+
+
+# ---------------------------------------------------------------------------
+# perturbed MLE specifics
+
+
+def test_perturbed_mle_density_integrates_to_one():
+    """exp(log f) integrates to (2 lambda)^n: the change of variables w = -grad R(theta)."""
+    wins = np.array([[0.0, 2.0], [1.0, 0.0]])
+    lam, gamma = 2.0, 0.7
+    h = 0.1
+    grid = np.arange(-40.0, 40.0, h) + h / 2
+    t0, t1 = np.meshgrid(grid, grid, indexing="ij")
+    theta = np.column_stack([t0.ravel(), t1.ravel()])
+    dens = np.exp(perturbed_mle_log_density(theta, wins, gamma, lam))
+    assert dens.sum() * h * h == pytest.approx((2 * lam) ** 2, rel=2e-3)
+
+
+def test_perturbed_mle_flip_changes_only_the_gradient_term():
+    wins0, wins1 = perturbed_mle_neighbours(4, "flip")
+    lam = edge_mle_noise_scale(1.0)
+    theta = _rng("flip").normal(0.0, 3.0, size=(500, 4))
+    for gamma in (0.01, 1.0, 10.0):
+        diff = perturbed_mle_log_density(theta, wins1, gamma, lam) - perturbed_mle_log_density(
+            theta, wins0, gamma, lam
+        )
+        assert np.all(np.abs(diff) <= 2.0 / lam + 1e-12)  # eps / 4, whatever gamma
+
+
+def test_private_and_coded_gamma():
+    assert private_edge_gamma(0.5) == pytest.approx(2.0)
+    assert coded_edge_gamma(5) == pytest.approx(2 * math.sqrt(5 * math.log(5)))
