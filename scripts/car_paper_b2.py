@@ -11,7 +11,6 @@ import json
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from dprank.io import atomic_path, write_csv
 from dprank.studies import paper_b2_car as car
@@ -42,25 +41,14 @@ with job_logger(snakemake) as log:
         float(job["eps"]["width"]),
         observed=data.observed,
     )
+    tidy = car.tidy_replicates(rows)
+    conv = tidy[tidy["metric"] == "converged"]["value"]
     log.info(
-        "%d replicates, %d fits not converged",
-        rows["replicate"].nunique(),
-        int((~rows["converged"].astype(bool)).sum()),
+        "%d replicates, %d fits not converged", rows["replicate"].nunique(), int((conv != 1).sum())
     )
     table = car.table2(rows)
-    # tidy rows like the other B2 experiments: B(eps) of each replicate as a metric row
-    b = rows.drop_duplicates(["replicate", "model"])[["model", "replicate", "B"]]
-    b = b.assign(method="ADRR", metric="B", value=b["B"]).drop(columns="B")
-    conv = rows.drop_duplicates(["replicate", "model", "method"]).assign(
-        metric="converged", value=lambda d: d["converged"].astype(float)
-    )
-    tidy = pd.concat([rows, conv[rows.columns]], ignore_index=True)[
-        ["model", "replicate", "method", "metric", "value"]
-    ]
-    tidy = pd.concat([tidy, b], ignore_index=True)
     tidy.insert(0, "experiment", "car")
-    tidy = tidy.sort_values(["model", "method", "metric", "replicate"], kind="stable")
-    write_csv(snakemake.output.replicates, tidy.reset_index(drop=True))
+    write_csv(snakemake.output.replicates, tidy)
     write_csv(snakemake.output.table2, table)
     summary = {
         "items": data.items.to_dict(orient="list"),

@@ -19,6 +19,7 @@ from dprank.studies.paper_b2_car import (
     simulate_replicates,
     table1_ranks,
     table2,
+    tidy_replicates,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -281,3 +282,30 @@ def test_adrr_beats_laplace(car, fits):
     for model in ("btl", "tm"):
         assert tab.loc[(model, "ADRR"), "mean"] < tab.loc[(model, "Laplace"), "mean"]
     assert rows["converged"].all()
+
+
+def test_tidy_replicates_adds_convergence_and_privacy_constant_rows():
+    rows = pd.DataFrame(
+        [
+            {
+                "replicate": r,
+                "A": 1.0,
+                "B": 0.1 * (r + 1),
+                "method": meth,
+                "model": mod,
+                "metric": met,
+                "value": 0.5,
+                "converged": meth != "Laplace",
+            }
+            for r in (0, 1)
+            for mod in ("btl", "tm")
+            for meth, met in (("ADRR", "kendall_tau_K"), ("ADRR", "linf"), ("Laplace", "linf"))
+        ]
+    )
+    tidy = tidy_replicates(rows)
+    assert list(tidy.columns) == ["model", "replicate", "method", "metric", "value"]
+    conv = tidy[tidy["metric"] == "converged"]
+    assert len(conv) == 2 * 2 * 2 and conv[conv["method"] == "Laplace"]["value"].eq(0).all()
+    b = tidy[tidy["metric"] == "B"].set_index(["model", "replicate"])["value"]
+    assert b.loc[("tm", 1)] == 0.2 and len(b) == 4
+    assert len(tidy) == len(rows) + 8 + 4

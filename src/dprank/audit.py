@@ -359,19 +359,14 @@ def audit_mechanism(
 # local DP (Paper B2)
 
 
-def audit_randomized_response(
-    eps: float, trials: int, rng: np.random.Generator, alpha: float = 0.05
-) -> AuditResult:
-    """Audit classic RR (B2 section 3.1): one comparison ``y = 0`` vs ``y = 1``.
-
-    The statistic is the released bit; the exact loss is :func:`exact_rr_epsilon`.
-    """
+def _rr_audit(name, eps, trials, rng, alpha, release):
+    """Audit a release of one comparison's RR bit (``release`` maps the bits to outputs)."""
 
     def sampler(y):
-        return lambda g, size: randomized_response(np.full(size, y, np.uint8), eps, g)
+        return lambda g, size: release(randomized_response(np.full(size, y, np.uint8), eps, g))
 
     return audit_mechanism(
-        "randomized_response",
+        name,
         sampler(0),
         sampler(1),
         trials,
@@ -380,6 +375,16 @@ def audit_randomized_response(
         alpha=alpha,
         exact_eps=exact_rr_epsilon(eps),
     )
+
+
+def audit_randomized_response(
+    eps: float, trials: int, rng: np.random.Generator, alpha: float = 0.05
+) -> AuditResult:
+    """Audit classic RR (B2 section 3.1): one comparison ``y = 0`` vs ``y = 1``.
+
+    The statistic is the released bit; the exact loss is :func:`exact_rr_epsilon`.
+    """
+    return _rr_audit("randomized_response", eps, trials, rng, alpha, lambda bits: bits)
 
 
 def audit_debiased_rr(
@@ -393,21 +398,8 @@ def audit_debiased_rr(
     """
     if not weight > 0:
         raise ValueError("the ADRR weight must be positive")
-
-    def sampler(y):
-        return lambda g, size: (
-            weight * debias(randomized_response(np.full(size, y, np.uint8), eps, g), eps)
-        )
-
-    return audit_mechanism(
-        "debiased_rr",
-        sampler(0),
-        sampler(1),
-        trials,
-        rng,
-        eps,
-        alpha=alpha,
-        exact_eps=exact_rr_epsilon(eps),
+    return _rr_audit(
+        "debiased_rr", eps, trials, rng, alpha, lambda bits: weight * debias(bits, eps)
     )
 
 

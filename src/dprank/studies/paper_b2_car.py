@@ -83,6 +83,7 @@ __all__ = [
     "simulate_replicates",
     "table1_ranks",
     "table2",
+    "tidy_replicates",
 ]
 
 #: experiment name of the random streams (:func:`dprank.seeding.generator`)
@@ -589,6 +590,26 @@ def simulate_replicates(
 
 # ---------------------------------------------------------------------------
 # summaries
+
+
+def tidy_replicates(rows: pd.DataFrame) -> pd.DataFrame:
+    """The rows of :func:`simulate_replicates` in the layout of the other B2 experiments.
+
+    ``model, replicate, method, metric, value``: the errors, one ``converged``
+    row per (replicate, model, method) and each replicate's ``B(eps)`` as a
+    metric row of method ``ADRR`` (the x of Figure 14), sorted by their keys.
+    """
+    keys = ["model", "replicate", "method", "metric", "value"]
+    conv = rows.drop_duplicates(["replicate", "model", "method"]).assign(
+        metric="converged", value=lambda d: d["converged"].astype(float)
+    )
+    b = rows.drop_duplicates(["replicate", "model"]).assign(
+        method="ADRR", metric="B", value=lambda d: d["B"]
+    )
+    tidy = pd.concat([rows[keys], conv[keys], b[keys]], ignore_index=True)
+    return tidy.sort_values(["model", "method", "metric", "replicate"], kind="stable").reset_index(
+        drop=True
+    )
 
 
 def table2(rows) -> pd.DataFrame:
