@@ -28,3 +28,21 @@ def test_stage_flags_the_broken_control_and_the_findings_only():
 def test_stage_is_reproducible():
     a, b = run_audits(SMOKE, seed=3), run_audits(SMOKE, seed=3)
     assert a["lower_bound"].tolist() == b["lower_bound"].tolist()
+
+
+def test_stage_audits_the_individual_mle_and_the_one_shot_method():
+    table = run_audits(SMOKE, seed=3).set_index("audit")
+    for name in (
+        "Alg. 3 MLE (individual), flip",
+        "Alg. 3 MLE (individual), replaced",
+        "One-shot top-1 (edge)",
+    ):
+        assert table.loc[name, "paper"] == "paper_a"
+        assert table.loc[name, "verdict"] == "consistent"
+        assert 0.0 <= table.loc[name, "lower_bound"] <= 1.0
+    assert table.loc["Alg. 3 MLE (individual), flip", "trials"] == SMOKE["fit_trials"]
+    assert table.loc["Alg. 3 MLE (individual), flip", "exact_eps"] == 0.25  # eps / 4
+    one_shot = table.loc["One-shot top-1 (edge)"]
+    assert one_shot["trials"] == SMOKE["trials"]
+    assert one_shot["claimed_delta"] == 1 / 25
+    assert 0.0 < one_shot["exact_eps"] < 0.1  # the coded noise scale is huge at n = 5

@@ -32,8 +32,12 @@ Mechanism audits (worst-case neighbours under each paper's adjacency):
   half the noise (:func:`broken_laplace_ldp`, true loss ``2 eps``);
 * central DP of Paper A: noisy counts under edge DP (Algorithm 2,
   :func:`audit_noisy_counts_edge`) and individual DP (Algorithm 3,
-  :func:`audit_noisy_counts_individual`), and the objective-perturbed MLE of
-  Algorithm 1 (:func:`audit_perturbed_mle_edge`);
+  :func:`audit_noisy_counts_individual`), the objective-perturbed MLE of
+  Algorithm 1 (:func:`audit_perturbed_mle_edge`), the sum-to-zero perturbed
+  MLE of individual DP (Proposition 3.1, Algorithm 3's MLE step;
+  :func:`audit_perturbed_mle_individual`) and the one-shot top-1 selection
+  of Experiment 4 under edge DP, on the worst tournament pair found by
+  exhaustive search (:func:`audit_one_shot`, :func:`one_shot_worst_neighbours`);
 * Paper B2's NoisyObj baseline with the spec's assumed calibration
   (:func:`audit_noisy_obj`).
 
@@ -47,7 +51,12 @@ Proposition 2.1 (appendix A.1)::
     f(theta | y) = (2 lambda)^-n exp(-||grad R(theta; y)||_1 / lambda) det hess R(theta; y)
 
 (the Jacobian of ``theta -> w`` multiplies; the proof prints its inverse, a
-slip that does not affect its two-sided bound on the ratio).
+slip that does not affect its two-sided bound on the ratio). The individual-DP
+MLE is constrained to ``sum(theta) = 0``; its density on that hyperplane
+integrates the noise density along the line of perturbations that lead to the
+same output (:func:`constrained_perturbed_mle_log_density`). The one-shot
+release is discrete (the top item) and its law is computed by quadrature
+(:func:`one_shot_top1_probabilities`).
 
 All randomness comes from an explicit :class:`numpy.random.Generator`
 (e.g. ``seeding.generator(..., Stream.AUDIT)``).
@@ -55,22 +64,32 @@ All randomness comes from an explicit :class:`numpy.random.Generator`
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
+from scipy import linalg, special, stats
 
 from .ldp import debias, laplace_release, randomized_response, rr_flip_probability
 from .mechanisms import (
     edge_count_noise_scale,
     edge_mle_noise_scale,
     individual_count_noise_scale,
+    individual_gamma,
+    individual_mle_noise_scale,
     standard_laplace,
 )
 from .mle import ConvergenceError, fit_penalized_mle, fit_penalized_mle_batch
 from .models import BTL
+from .oneshot import (
+    dobrushin_coefficient,
+    one_shot_noise_scale,
+    one_shot_scores,
+    rank_centrality_matrix,
+    stationary_distribution,
+)
 from .ranking import copeland_counts, noisy_counts
 from .weighted_mle import noisy_obj_fit
 
@@ -82,13 +101,19 @@ __all__ = [
     "audit_noisy_counts_edge",
     "audit_noisy_counts_individual",
     "audit_noisy_obj",
+    "audit_one_shot",
     "audit_perturbed_mle_edge",
+    "audit_perturbed_mle_individual",
     "audit_randomized_response",
     "broken_laplace_ldp",
     "clopper_pearson",
     "coded_edge_gamma",
+    "constrained_perturbed_mle_log_density",
     "epsilon_lower_bound",
     "exact_rr_epsilon",
+    "individual_mle_neighbours",
+    "one_shot_top1_probabilities",
+    "one_shot_worst_neighbours",
     "perturbed_mle_log_density",
     "perturbed_mle_neighbours",
     "private_edge_gamma",
@@ -628,17 +653,23 @@ def perturbed_mle_log_density(theta, wins, gamma: float, lam: float) -> np.ndarr
     return out[0] if single else out
 
 
-def _fit_perturbed(wins, gamma, b):
-    """Algorithm 1 fits for a batch of perturbations ``b`` (R, n), exact to ~1e-10."""
-    fit = fit_penalized_mle_batch(wins, gamma, b, sum_zero=False, max_iter=200)
+def _fit_perturbed(wins, gamma, b, sum_zero=False):
+    """Perturbed MLE fits for a batch of perturbations ``b`` (R, n), exact to ~1e-10.
+
+    ``sum_zero=False``: Algorithm 1 (edge DP); ``True``: the individual-DP
+    estimator of Proposition 3.1, constrained to ``sum(theta) = 0``. Rows the
+    batched Newton leaves unconverged are refitted one by one from
+    ``-b / gamma``; :class:`ConvergenceError` if that fails too.
+    """
+    fit = fit_penalized_mle_batch(wins, gamma, b, sum_zero=sum_zero, max_iter=200)
     theta = fit.theta
     for r in np.flatnonzero(~fit.converged):
         # the data terms move theta by at most (degree) / gamma from -b / gamma
         start = -b[r] / gamma
-        one = fit_penalized_mle(wins, gamma, b[r], theta0=start, max_iter=1000)
+        one = fit_penalized_mle(wins, gamma, b[r], theta0=start, sum_zero=sum_zero, max_iter=1000)
         # with a tiny gamma theta is huge and Newton stalls at round-off level
         if not (one.converged or one.step_norm <= 1e-12 * max(1.0, np.abs(one.theta).max())):
-            raise ConvergenceError(f"Algorithm 1 fit did not converge (step {one.step_norm:.3g})")
+            raise ConvergenceError(f"perturbed MLE fit did not converge (step {one.step_norm:.3g})")
         theta[r] = one.theta
     return theta
 
@@ -747,6 +778,518 @@ def audit_perturbed_mle_edge(
         trials,
         rng,
         eps,
+        alpha=alpha,
+        exact_eps=exact,
+    )
+
+
+# ---------------------------------------------------------------------------
+# sum-to-zero perturbed MLE (Paper A, Proposition 3.1: individual DP)
+
+
+def _sum_zero_basis(n: int) -> np.ndarray:
+    """An ``n x (n-1)`` orthonormal basis ``B`` of ``S = {x : sum(x) = 0}``."""
+    return linalg.null_space(np.ones((1, n)))
+
+
+def _log_line_integral(g: np.ndarray, lam: float) -> np.ndarray:
+    """``log I(g)``, ``I(g) = int exp(-sum_i |g_i + nu| / lam) dnu`` over the real line, exactly.
+
+    With ``a = sort(-g)`` and ``h(nu) = sum_i |nu - a_i|`` (convex, piecewise
+    linear), ``h`` has slope ``s_k = 2k - n`` on ``(a_(k), a_(k+1))`` and
+    slopes ``-n`` / ``n`` on the two tails. Each piece integrates in closed
+    form: a tail gives ``exp(-h(a_end)/lam) lam / n``; an inner piece of
+    length ``c`` gives ``c exp(-h(a_(k))/lam)`` if ``s_k = 0`` and otherwise
+    ``exp(-h_min/lam) lam (1 - exp(-|s_k| c/lam)) / |s_k|`` with ``h_min``
+    the smaller of the end values (the left one if ``s_k > 0``, the right one
+    if ``s_k < 0``, since ``h(a_(k+1)) = h(a_(k)) + s_k c``), which never
+    forms a large exponential. The pieces are added by ``logsumexp``.
+
+    Parameters
+    ----------
+    g : (..., n) array_like
+    lam : float
+        Positive scale.
+
+    Returns
+    -------
+    (...) numpy.ndarray
+    """
+    a = np.sort(-np.asarray(g, dtype=np.float64), axis=-1)
+    n = a.shape[-1]
+    h = np.abs(a[..., :, None] - a[..., None, :]).sum(axis=-1)  # h(a_(k))
+    gap = np.diff(a, axis=-1)
+    slope = 2.0 * np.arange(1, n) - n
+    h_min = np.where(slope > 0, h[..., :-1], h[..., 1:])
+    with np.errstate(divide="ignore"):  # zero-length pieces give log 0 = -inf
+        flat = np.log(gap) - h[..., :-1] / lam
+        abs_s = np.where(slope == 0, 1.0, np.abs(slope))
+        sloped = (
+            -h_min / lam + math.log(lam) + np.log(-np.expm1(-abs_s * gap / lam)) - np.log(abs_s)
+        )
+    inner = np.where(slope == 0, flat, sloped)
+    tails = math.log(lam / n) - h[..., [0, -1]] / lam
+    return special.logsumexp(np.concatenate([inner, tails], axis=-1), axis=-1)
+
+
+def constrained_perturbed_mle_log_density(theta, wins, gamma: float, lam: float) -> np.ndarray:
+    """Log density of the sum-to-zero perturbed MLE's output (BTL) on ``S = {sum(theta) = 0}``.
+
+    The estimator of Proposition 3.1 (individual DP) is
+    ``theta~ = argmin_{theta in S} R(theta; y) + b^T theta`` with
+    ``R(theta; y) = sum wins l(theta_i - theta_j) + gamma/2 |theta|^2`` and
+    ``b`` iid ``Laplace(lam)``. This returns, up to the constant
+    ``log sqrt(n) - n log(2 lam)`` (the same for every data set),
+
+        log f(theta | y) = log det(B^T H B) + log I(g),
+        I(g) = int exp(-sum_i |g_i + nu| / lam) dnu,
+
+    with ``g = grad R(theta; y)``, ``H = hess R(theta; y)`` and ``B`` an
+    ``n x (n-1)`` orthonormal basis of ``S``; the density is with respect to
+    the ``(n-1)``-dimensional Lebesgue measure on ``S``.
+
+    Derivation. The KKT conditions of the constrained problem say that
+    ``theta in S`` is the output iff ``grad R(theta; y) + b + nu 1 = 0`` for
+    some scalar ``nu``, so the perturbations leading to ``theta`` form the
+    line ``b = -g - nu 1``. Writing ``theta = B u``, the map
+    ``(u, nu) -> b = -grad R(B u; y) - nu 1`` is a bijection of
+    ``R^(n-1) x R`` onto ``R^n`` (strong convexity on ``S``) with Jacobian
+    ``[-H B, -1]``; with the orthogonal ``Q = [B, 1/sqrt(n)]``,
+    ``|det [H B, 1]| = |det Q^T [H B, 1]| = sqrt(n) det(B^T H B)`` (the
+    block ``B^T 1`` vanishes). Hence the joint density of ``(u, nu)`` is
+    ``sqrt(n) det(B^T H B) (2 lam)^-n exp(-||g + nu 1||_1 / lam)`` and
+    integrating out ``nu`` gives the formula. ``I(g)`` is computed exactly
+    (the integrand is the exponential of a piecewise linear function; see
+    :func:`_log_line_integral`).
+
+    Parameters
+    ----------
+    theta : (R, n) or (n,) array_like
+        Outputs, each summing to zero (not checked).
+    wins : (n, n) array_like
+        The data (``wins[i, j]`` = times ``i`` beat ``j``).
+    gamma : float
+        Ridge coefficient (:func:`dprank.mechanisms.individual_gamma`).
+    lam : float
+        Laplace scale of ``b`` (:func:`dprank.mechanisms.individual_mle_noise_scale`).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(R,)`` (or scalar array) log densities.
+    """
+    if not lam > 0:
+        raise ValueError("lam must be positive")
+    theta = np.asarray(theta, dtype=np.float64)
+    single = theta.ndim == 1
+    th = np.atleast_2d(theta)
+    grad, hess = _grad_hess_btl(th, np.asarray(wins, dtype=np.float64), float(gamma))
+    basis = _sum_zero_basis(th.shape[1])
+    _, logdet = np.linalg.slogdet(basis.T @ hess @ basis)
+    out = logdet + _log_line_integral(grad, float(lam))
+    return out[0] if single else out
+
+
+def individual_mle_neighbours(
+    n: int, L: int, adjacency: str = "flip"
+) -> tuple[np.ndarray, np.ndarray]:
+    """Individual-adjacent win matrices ``(wins0, wins1)``: one user's ``L`` comparisons replaced.
+
+    The other users give a complete tournament on ``n`` items (one comparison
+    per pair, the lower index winning). ``"flip"``: the user compares items
+    0 and 1 ``L`` times; item 0 wins all ``L`` in ``D0``, item 1 in ``D1``
+    (the Hessian is unchanged). ``"replace"``: the user's ``L`` comparisons
+    are "``n-1`` beats 0" in ``D0`` and "1 beats 0" in ``D1``, which moves
+    curvature from pair ``(0, n-1)`` to pair ``(0, 1)`` (the Hessian changes).
+    """
+    if n < 3 or L < 1:
+        raise ValueError("need n >= 3 and L >= 1")
+    wins0 = _complete_wins(n)
+    wins1 = wins0.copy()
+    if adjacency == "flip":
+        wins0[0, 1] += L
+        wins1[1, 0] += L
+    elif adjacency == "replace":
+        wins0[n - 1, 0] += L
+        wins1[1, 0] += L
+    else:
+        raise ValueError(f"unknown adjacency {adjacency!r}")
+    return wins0, wins1
+
+
+def audit_perturbed_mle_individual(
+    eps: float,
+    n: int,
+    L: int,
+    trials: int,
+    rng: np.random.Generator,
+    adjacency: str = "flip",
+    statistic: str = "llr",
+    alpha: float = 0.05,
+) -> AuditResult:
+    """Audit the individual-DP perturbed MLE (Paper A, Proposition 3.1; Algorithm 3's MLE step).
+
+    ``theta~ = argmin_{sum theta = 0} sum wins l(theta_i - theta_j) + gamma/2 |theta|^2
+    + b^T theta`` with ``gamma = 2L/eps`` (:func:`dprank.mechanisms.individual_gamma`) and
+    ``b ~ Laplace(8L/eps)`` iid (:func:`dprank.mechanisms.individual_mle_noise_scale`),
+    solved by :func:`dprank.mle.fit_penalized_mle_batch` with ``sum_zero=True``
+    (exact Newton), as the library fits it.
+
+    Parameters
+    ----------
+    eps : float
+        Claimed budget (finite).
+    n : int
+        Items (small, e.g. 5; ``>= 3``).
+    L : int
+        Comparisons per individual.
+    trials : int
+        Runs per neighbour.
+    rng : numpy.random.Generator
+    adjacency : {"flip", "replace"}
+        Neighbours, see :func:`individual_mle_neighbours`.
+    statistic : {"llr", "difference"}
+        ``"llr"``: the exact log-likelihood ratio of the constrained output
+        (:func:`constrained_perturbed_mle_log_density`), rounded as in
+        :func:`audit_perturbed_mle_edge`; ``"difference"``:
+        ``theta~_0 - theta~_1`` (flip) or ``theta~_{n-1} - theta~_0`` (replace).
+    alpha : float
+
+    Notes
+    -----
+    Under ``"flip"`` the logistic ``l''`` is the same for either outcome, so
+    ``B^T H B`` does not depend on the data, and since ``l'(d) + l'(-d) = -1``
+    the gradient moves by the constant ``g1 - g0 = L (e_0 - e_1)``. The loss
+    is then ``log I(g0 + L (e_0 - e_1)) - log I(g0)``, at most
+    ``||L (e_0 - e_1)||_1 / lam = 2L / lam = eps / 4`` in absolute value
+    (pointwise in ``nu``). The bound is the exact loss on this pair: as ``b``
+    ranges over ``R^n``, ``g0`` ranges over all of ``R^n`` modulo ``1`` (and
+    ``I`` is invariant under ``g -> g + c 1``); at ``g0 = (-M, M, 0, ..., 0)``
+    the two norms differ by exactly ``2L`` for ``|nu| < M - L``, which carries
+    all but ``O(exp(-(n-2)(M-L)/lam))`` of the mass, so the ratio tends to
+    ``2L / lam`` as ``M`` grows; it is continuous in ``theta`` and the densities
+    are positive, so ``{llr > 2L/lam - eta}`` has positive probability for every
+    ``eta > 0`` and the pure-DP loss (the essential supremum of ``|llr|``) is
+    ``2L / lam``, which ``exact_eps`` reports. Under ``"replace"`` the Hessian
+    changes as well and no closed form is known (``exact_eps`` is ``None``).
+    """
+    if not (eps > 0 and math.isfinite(eps)):
+        raise ValueError("eps must be positive and finite")
+    lam = individual_mle_noise_scale(eps, L)
+    gamma = individual_gamma(eps, L)
+    wins0, wins1 = individual_mle_neighbours(n, L, adjacency)
+    exact = 2.0 * L / lam if adjacency == "flip" else None
+    if statistic == "difference":
+        pair = (0, 1) if adjacency == "flip" else (n - 1, 0)
+    elif statistic != "llr":
+        raise ValueError(f"unknown statistic {statistic!r}")
+
+    def sampler(wins):
+        def draw(g, size):
+            b = lam * standard_laplace(g, (size, n))
+            theta = np.empty((size, n))
+            for s in range(0, size, 4096):
+                theta[s : s + 4096] = _fit_perturbed(wins, gamma, b[s : s + 4096], sum_zero=True)
+            if statistic == "llr":
+                return _round_llr(
+                    constrained_perturbed_mle_log_density(theta, wins1, gamma, lam)
+                    - constrained_perturbed_mle_log_density(theta, wins0, gamma, lam)
+                )
+            return theta[:, pair[0]] - theta[:, pair[1]]
+
+        return draw
+
+    return audit_mechanism(
+        f"perturbed_mle_individual[{adjacency}, L={L}]",
+        sampler(wins0),
+        sampler(wins1),
+        trials,
+        rng,
+        eps,
+        alpha=alpha,
+        exact_eps=exact,
+    )
+
+
+# ---------------------------------------------------------------------------
+# one-shot top-k (Paper A, Experiment 4; dprank.oneshot)
+
+#: Largest ``n`` for which :func:`one_shot_worst_neighbours` enumerates all tournaments.
+_MAX_TOURNAMENT_N = 6
+
+_GAUSS_NODES = 16
+
+
+def _one_shot_location_scale(wins, eps: float, p: float = 1.0, k: int = 1):
+    """``pi`` and the Laplace scale that :func:`dprank.oneshot.one_shot_scores` uses."""
+    wins = np.asarray(wins, dtype=np.float64)
+    n = wins.shape[0]
+    d = n * p
+    chain = rank_centrality_matrix(wins, d)
+    pi = stationary_distribution(chain)
+    rho = dobrushin_coefficient(chain, 1.0 / d)
+    return pi, float(one_shot_noise_scale(n, k, d, rho, eps))
+
+
+def _gauss_legendre_01(m: int) -> tuple[np.ndarray, np.ndarray]:
+    x, w = np.polynomial.legendre.leggauss(m)
+    return 0.5 * (x + 1.0), 0.5 * w
+
+
+def _laplace_log_cdf(z: np.ndarray) -> np.ndarray:
+    """``log F(z)`` of the standard Laplace law, accurate in both tails."""
+    neg = np.minimum(z, 0.0)
+    return np.where(z < 0, neg - math.log(2.0), np.log1p(-0.5 * np.exp(-np.maximum(z, 0.0))))
+
+
+def _top1_probabilities(mu: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """``P(argmax_i (mu_i + scale W_i) = i)``, ``W`` iid standard Laplace, for rows of ``mu``.
+
+    ``P_i = int f(x - mu_i) prod_{j != i} F(x - mu_j) dx`` (``f``, ``F`` the
+    Laplace(0, scale) density and CDF). Below ``min(mu)`` every factor is an
+    exponential and the tail integrates to ``prod_j (c_j / 2) / n`` with
+    ``c_j = exp((min(mu) - mu_j) / scale)``. Above ``max(mu)`` the substitution
+    ``t = exp(-(x - max(mu)) / scale)`` turns the tail into
+    ``int_0^1 (c_i / 2) prod_{j != i} (1 - c_j t / 2) dt`` with
+    ``c_j = exp((mu_j - max(mu)) / scale)``, a polynomial of degree ``n - 1``
+    that ``n``-point Gauss-Legendre integrates exactly. Between consecutive
+    sorted ``mu`` the integrand is smooth (a sum of exponentials in ``x /
+    scale``); each such interval is cut into pieces no longer than ``scale``
+    and integrated by 16-point Gauss-Legendre (error far below 1e-12).
+
+    Parameters
+    ----------
+    mu : (T, n) array_like
+    scale : (T,) array_like
+        Positive, finite.
+
+    Returns
+    -------
+    (T, n) numpy.ndarray
+    """
+    mu = np.atleast_2d(np.asarray(mu, dtype=np.float64))
+    s = np.asarray(scale, dtype=np.float64).reshape(-1, 1)
+    if not np.all((s > 0) & np.isfinite(s)):
+        raise ValueError("the noise scale must be positive and finite")
+    n = mu.shape[1]
+    lo = mu.min(axis=1, keepdims=True)
+    hi = mu.max(axis=1, keepdims=True)
+    # left tail, the same for every item
+    left = np.exp(((lo - mu) / s - math.log(2.0)).sum(axis=1, keepdims=True)) / n
+    # right tail: exact polynomial quadrature in t
+    t, wt = _gauss_legendre_01(n)
+    c = np.exp((mu - hi) / s)  # (T, n)
+    log_fac = np.log1p(-0.5 * c[:, None, :] * t[None, :, None])  # (T, Q, n)
+    excl = log_fac.sum(axis=2, keepdims=True) - log_fac
+    right = 0.5 * c * np.einsum("q,tqn->tn", wt, np.exp(excl))
+    # inner intervals between consecutive sorted mu, each in pieces of length <= scale
+    srt = np.sort(mu, axis=1)
+    gaps = np.diff(srt, axis=1)  # (T, n-1)
+    pieces = max(1, int(np.ceil(np.max(gaps / s, initial=0.0))))
+    x01, w01 = _gauss_legendre_01(_GAUSS_NODES)
+    frac = (np.arange(pieces)[:, None] + x01[None, :]).ravel() / pieces  # (P Q,)
+    x = srt[:, :-1, None] + gaps[:, :, None] * frac  # (T, n-1, P Q)
+    weight = gaps[:, :, None] * np.tile(w01, pieces) / pieces
+    z = (x[..., None] - mu[:, None, None, :]) / s[:, :, None, None]  # (T, n-1, PQ, n)
+    log_cdf = _laplace_log_cdf(z)
+    log_pdf = -np.abs(z) - np.log(2.0 * s)[:, :, None, None]
+    integrand = np.exp(log_pdf + log_cdf.sum(axis=3, keepdims=True) - log_cdf)
+    inner = np.einsum("tkq,tkqn->tn", weight, integrand)
+    return left + inner + right
+
+
+def one_shot_top1_probabilities(wins, eps: float, p: float = 1.0) -> np.ndarray:
+    """Exact law of the one-shot top-1 release: ``P(item i is selected)`` for each ``i``.
+
+    The release is the index of the largest score ``pi_i + s W_i``
+    (:func:`dprank.oneshot.one_shot_scores` with ``k = 1``, ``W`` iid standard
+    Laplace), where ``pi`` is the rank-centrality stationary distribution and
+    ``s = 8 (2 / (d (1 - rho))) sqrt(log(n^3)) / eps`` depends on the data
+    through the Dobrushin coefficient ``rho`` (``d = n p``). Hence
+
+        P_i = int f(x - pi_i) prod_{j != i} F(x - pi_j) dx
+
+    with ``f``, ``F`` the Laplace(0, s) density and CDF, computed by piecewise
+    Gauss-Legendre quadrature, exact on the tails (:func:`_top1_probabilities`;
+    the probabilities sum to one within ~1e-14).
+
+    Parameters
+    ----------
+    wins : (n, n) array_like
+        The data (``wins[i, j] > 0`` if ``i`` beat ``j``).
+    eps : float
+        Budget (positive and finite: ``eps = inf`` releases ``argmax pi``).
+    p : float
+        Design probability (``d = n p``).
+
+    Returns
+    -------
+    (n,) numpy.ndarray
+    """
+    if not (eps > 0 and math.isfinite(eps)):
+        raise ValueError("eps must be positive and finite")
+    pi, scale = _one_shot_location_scale(wins, eps, p)
+    return _top1_probabilities(pi[None, :], np.array([scale]))[0]
+
+
+def _all_tournaments(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every tournament on ``n`` items: bit ``e`` of the index says pair ``e``'s upper item won."""
+    iu, ju = np.triu_indices(n, k=1)
+    codes = np.arange(2**iu.size)
+    upset = ((codes[:, None] >> np.arange(iu.size)) & 1).astype(np.float64)
+    wins = np.zeros((codes.size, n, n))
+    wins[:, iu, ju] = 1.0 - upset
+    wins[:, ju, iu] = upset
+    return wins, iu, ju
+
+
+@functools.lru_cache(maxsize=8)
+def _worst_one_shot_pair(n: int, eps: float) -> tuple[int, int, float]:
+    wins, iu, _ = _all_tournaments(n)
+    mu = np.full((wins.shape[0], n), np.nan)
+    scale = np.full(wins.shape[0], np.nan)
+    for r in range(wins.shape[0]):
+        try:
+            pi, sc = _one_shot_location_scale(wins[r], eps)
+        except (linalg.LinAlgError, ValueError):
+            continue
+        if np.all(np.isfinite(pi)) and math.isfinite(sc) and sc > 0:
+            mu[r], scale[r] = pi, sc
+    ok = np.isfinite(scale)
+    log_p = np.full(mu.shape, np.nan)
+    rows = np.flatnonzero(ok)
+    for start in range(0, rows.size, 2048):
+        chunk = rows[start : start + 2048]
+        log_p[chunk] = np.log(_top1_probabilities(mu[chunk], scale[chunk]))
+    best = (-1, -1, -np.inf)
+    codes = np.arange(wins.shape[0])
+    for e in range(iu.size):
+        partner = codes ^ (1 << e)
+        keep = (codes < partner) & ok & ok[partner]
+        loss = np.full(codes.size, -np.inf)
+        loss[keep] = np.abs(log_p[keep] - log_p[partner[keep]]).max(axis=1)
+        r = int(np.argmax(loss))
+        if loss[r] > best[2]:
+            best = (r, int(partner[r]), float(loss[r]))
+    return best
+
+
+def one_shot_worst_neighbours(n: int, eps: float) -> tuple[np.ndarray, np.ndarray, float]:
+    """The edge-adjacent tournaments on which the one-shot top-1 release loses the most privacy.
+
+    Enumerates all ``2^(n(n-1)/2)`` tournaments on ``n <= 6`` items (one
+    comparison per pair, ``p = 1``, ``d = n``) and every single flipped
+    outcome, computes both releases' exact laws
+    (:func:`one_shot_top1_probabilities`) and keeps the pair maximising
+    ``max_i |log P1_i - log P0_i|``, the exact pure-DP loss of the top-1
+    release on that pair. Tournaments whose chain gives a non-finite noise
+    scale or a failed stationary solve are skipped. Results are cached per
+    ``(n, eps)``; for ``n = 5`` (1024 tournaments, 10 flips each) the search
+    takes well under a second.
+
+    Parameters
+    ----------
+    n : int
+        Items, ``2 <= n <= 6``.
+    eps : float
+        Budget (positive, finite).
+
+    Returns
+    -------
+    wins0, wins1 : (n, n) numpy.ndarray
+        Win matrices differing in one comparison's outcome.
+    loss : float
+        Their exact loss.
+    """
+    n = int(n)
+    if not 2 <= n <= _MAX_TOURNAMENT_N:
+        raise ValueError(f"need 2 <= n <= {_MAX_TOURNAMENT_N} (exhaustive search)")
+    if not (eps > 0 and math.isfinite(eps)):
+        raise ValueError("eps must be positive and finite")
+    r0, r1, loss = _worst_one_shot_pair(n, float(eps))
+    if r0 < 0:
+        raise ValueError("no tournament pair with a finite noise scale")
+    wins, _, _ = _all_tournaments(n)
+    return wins[r0].copy(), wins[r1].copy(), loss
+
+
+def audit_one_shot(
+    eps: float,
+    n: int,
+    trials: int,
+    rng: np.random.Generator,
+    k: int = 1,
+    p: float = 1.0,
+    neighbours: tuple[np.ndarray, np.ndarray] | None = None,
+    alpha: float = 0.05,
+) -> AuditResult:
+    """Audit the one-shot top-k method (Paper A, Experiment 4) under edge DP, for ``k = 1``.
+
+    Each run releases the index of the largest of
+    :func:`dprank.oneshot.one_shot_scores` (``pi + s W``, fresh standard
+    Laplace ``W``), as the library does (ties, of probability zero, to the
+    lower index). The claim is ``(eps, 1/n^2)``, the ``delta`` coded in
+    :func:`dprank.oneshot.one_shot_noise_scale`. The statistic is the exact
+    log-ratio ``log P1_i - log P0_i`` of the released item ``i``
+    (:func:`one_shot_top1_probabilities`), a fixed function of the output;
+    ``exact_eps`` is its largest absolute value, the exact pure-DP loss of
+    the release on this pair.
+
+    Parameters
+    ----------
+    eps : float
+        Claimed budget (positive, finite).
+    n : int
+        Items.
+    trials : int
+        Runs per neighbour.
+    rng : numpy.random.Generator
+    k : int
+        Size of the released set; only ``1`` is supported (the paper's
+        ``k = n // 4`` is 1 for ``n = 5``).
+    p : float
+        Design probability (``d = n p``).
+    neighbours : (wins0, wins1), optional
+        Edge-adjacent win matrices; default :func:`one_shot_worst_neighbours`
+        (requires ``p = 1``, i.e. tournaments).
+    alpha : float
+
+    Notes
+    -----
+    The noise scale depends on the data through the Dobrushin coefficient
+    ``rho`` of the chain, so flipping one comparison changes the scale as
+    well as the location ``pi``; the exact laws account for both.
+    """
+    if k != 1:
+        raise ValueError("only k = 1 is supported")
+    if neighbours is None:
+        if p != 1.0:
+            raise ValueError("the worst-neighbour search needs p = 1 (tournaments)")
+        wins0, wins1, _ = one_shot_worst_neighbours(n, eps)
+    else:
+        wins0, wins1 = (np.asarray(w, dtype=np.float64) for w in neighbours)
+        if wins0.shape != (n, n) or wins1.shape != (n, n):
+            raise ValueError(f"neighbours must be two ({n}, {n}) win matrices")
+    log_ratio = np.log(one_shot_top1_probabilities(wins1, eps, p)) - np.log(
+        one_shot_top1_probabilities(wins0, eps, p)
+    )
+    exact = float(np.abs(log_ratio).max())
+
+    def sampler(wins):
+        def draw(g, size):
+            scores = one_shot_scores(wins, p, 1, eps, standard_laplace(g, (size, n)))
+            return log_ratio[np.argmax(scores, axis=1)]
+
+        return draw
+
+    return audit_mechanism(
+        f"one_shot_top1[n={n}]",
+        sampler(wins0),
+        sampler(wins1),
+        trials,
+        rng,
+        eps,
+        claimed_delta=1.0 / n**2,
         alpha=alpha,
         exact_eps=exact,
     )
