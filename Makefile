@@ -8,14 +8,14 @@ CORES ?= all
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup reproduce smoke test lint format bench clean
+.PHONY: setup reproduce smoke test slurm-test lint format bench clean
 
 setup: $(STAMP)
 
 $(STAMP): pyproject.toml requirements/constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c requirements/constraints.txt -e '.[dev,bench]'
+	$(BIN)/python -m pip install --quiet -c requirements/constraints.txt -e '.[dev,bench,slurm]'
 	touch $@
 
 ## Reproduce every figure and table at paper scale (results/), then the HTML report.
@@ -31,6 +31,11 @@ smoke: setup
 ## Unit and workflow tests (includes a smoke run in a temporary copy).
 test: setup
 	$(BIN)/python -m pytest
+
+## The smoke configuration through a one-node Slurm cluster on this machine (root, Debian):
+## a failure injected and resumed, results compared with a local run (CI runs it).
+slurm-test: setup
+	tests/cluster/run_slurm.sh
 
 ## Formatting and lint checks (CI runs them before the tests).
 lint: setup

@@ -18,8 +18,8 @@ def test_python_examples_run():
 
 def test_make_targets_and_rules_exist():
     makefile = (ROOT / "Makefile").read_text()
-    for target in re.findall(r"(?:^|`)make (\w+)", README, flags=re.M):
-        assert re.search(rf"^{target}:", makefile, flags=re.M), target
+    for target in re.findall(r"(?:^|`)make ([\w-]+)", README, flags=re.M):
+        assert re.search(rf"^{re.escape(target)}:", makefile, flags=re.M), target
     rules = "".join(p.read_text() for p in (ROOT / "workflow/rules").glob("*.smk"))
     for rule in set(re.findall(r"`(paper_[ab]\w*)`", README)):
         assert re.search(rf"^rule {rule}:", rules, flags=re.M), rule

@@ -6,6 +6,7 @@ files and configs without touching the checkout.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -16,6 +17,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
+
+from dprank.workflow import results_manifest
 
 pytestmark = pytest.mark.workflow
 
@@ -98,9 +101,18 @@ def write_config(cwd: Path, edit) -> str:
 
 @pytest.fixture(scope="session")
 def smoke(tmp_path_factory) -> Path:
-    """A copy of the repository with the whole smoke DAG run (--cores 2)."""
+    """A copy of the repository with the whole smoke DAG run (--cores 2).
+
+    With ``DPRANK_SMOKE_MANIFEST`` set, the SHA-256 manifest of its seeded results
+    is written there, before any test edits the copy: tests/cluster/run_slurm.sh
+    (run by .ci/run after the tests) checks the Slurm run against it.
+    """
     cwd = copy_repo(tmp_path_factory.mktemp("smoke"))
     snakemake(cwd, "--cores", "2", "--configfile", ".test/config.yaml")
+    if manifest := os.environ.get("DPRANK_SMOKE_MANIFEST"):
+        Path(manifest).write_text(
+            json.dumps(results_manifest(cwd / "results"), indent=0, sort_keys=True)
+        )
     return cwd
 
 

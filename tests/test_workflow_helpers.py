@@ -121,3 +121,28 @@ def test_every_configured_figure_and_table_has_a_target_rule():
     names |= {"paper_b2_table1", "paper_b2_table2", "paper_b1_table1"}  # real data, trends
     missing = [n for n in sorted(names) if not re.search(rf"^rule {n}:", rules, flags=re.M)]
     assert not missing
+
+
+def test_results_manifest_hashes_seeded_results_only(tmp_path):
+    from dprank.workflow import results_manifest
+
+    files = {
+        "paper_a_edge/exp1/paper/summary.csv": b"a,b\n1,2\n",
+        "paper_a_edge/exp1/paper/estimates/n8/chunk0.npz": b"\x00\x01",
+        "benchmarks/estimate/x.tsv": b"s\n1.0\n",
+        "logs/estimate/x.log": b"started",
+        "figures/paper_a/fig1_paper.pdf": b"%PDF",
+        "paper_b2/timing/scaling.csv": b"seconds\n0.1\n",
+        "report/runtime.csv": b"rule,s\n",
+    }
+    for rel, data in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_bytes(data)
+    manifest = results_manifest(tmp_path)
+    assert list(manifest) == sorted(
+        ["paper_a_edge/exp1/paper/estimates/n8/chunk0.npz", "paper_a_edge/exp1/paper/summary.csv"]
+    )
+    before = manifest["paper_a_edge/exp1/paper/summary.csv"]
+    (tmp_path / "paper_a_edge/exp1/paper/summary.csv").write_bytes(b"a,b\n1,3\n")
+    assert results_manifest(tmp_path)["paper_a_edge/exp1/paper/summary.csv"] != before
+    assert results_manifest(tmp_path, exclude=()).keys() == {*files}

@@ -10,6 +10,7 @@ not data generation, whose modules do not import it.
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 __all__ = ["module_files", "script_files"]
@@ -26,7 +27,20 @@ def _module_path(module: str, src: Path) -> Path | None:
     return None
 
 
-def _imports(module: str, path: Path) -> set[str]:
+def _imports(module: str, path: Path) -> frozenset[str]:
+    st = path.stat()  # the key changes when the file does
+    return _parsed_imports(module, str(path), st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parsed_imports(module: str, path: str, _mtime_ns: int, _size: int) -> frozenset[str]:
+    """``dprank`` modules imported by one file, parsed once per file version.
+
+    The workflow asks for the same modules many times (every rule lists its
+    script's library files), and Snakemake parses the workflow again in every
+    cluster job; the cache keeps that to one parse per file.
+    """
+    path = Path(path)
     tree = ast.parse(path.read_text(), filename=str(path))
     is_package = path.name == "__init__.py"
     package = module if is_package else module.rpartition(".")[0]
@@ -43,7 +57,7 @@ def _imports(module: str, path: Path) -> set[str]:
                 target = node.module or ""
             found.add(target)
             found.update(f"{target}.{alias.name}" for alias in node.names)
-    return {m for m in found if m == _PACKAGE or m.startswith(_PACKAGE + ".")}
+    return frozenset(m for m in found if m == _PACKAGE or m.startswith(_PACKAGE + "."))
 
 
 def module_files(module: str, src: str | Path) -> list[str]:

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
-from scipy import stats
 
 __all__ = [
     "PairedTTest",
@@ -282,6 +281,8 @@ def prediction_band(
     r = sxy / np.sqrt(sxx * syy) if syy > 0 else np.nan
     x0 = np.asarray(x0, dtype=float)
     fit = intercept + slope * x0
+    from scipy import stats  # lazily: the workflow imports this module at parse time
+
     half = stats.t.ppf(0.5 + level / 2.0, n - 2) * s * np.sqrt(1 + 1 / n + (x0 - x_bar) ** 2 / sxx)
     return PredictionBand(
         intercept=float(intercept),
@@ -335,6 +336,8 @@ def paired_t_test(errors_other: np.ndarray, errors_ref: np.ndarray, axis: int = 
     with np.errstate(divide="ignore", invalid="ignore"):
         t = d.mean(axis=-1) / (d.std(axis=-1, ddof=1) / np.sqrt(n))
     df = n - 1
+    from scipy import stats
+
     p = 2.0 * stats.t.sf(np.abs(t), df)
     if np.ndim(t) == 0:
         return PairedTTest(float(t), df, float(p))

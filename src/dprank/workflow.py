@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import fnmatch
+import hashlib
 import logging
 import sys
 import time
@@ -10,7 +12,25 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-__all__ = ["canonical", "job_logger"]
+__all__ = ["MACHINE_DEPENDENT", "canonical", "job_logger", "results_manifest"]
+
+#: Results that depend on the machine, the clock or the scheduler rather than on the
+#: seed (patterns on paths relative to ``results/``; ``*`` also matches ``/``):
+#: benchmark files and logs, the timing experiment of Paper B2 (Figure 10) and what
+#: reads it, the run-time report, and rendered images and HTML (their bytes embed
+#: dates and font caches). Everything else must be bit-identical between runs.
+MACHINE_DEPENDENT = (
+    "benchmarks/*",
+    "logs/*",
+    "*.log",
+    "*.pdf",
+    "*.png",
+    "*.svg",
+    "*.html",
+    "paper_b2/timing/*",
+    "figures/paper_b2/fig10.*",
+    "report/runtime.csv",
+)
 
 
 def canonical(value: Any) -> Any:
@@ -63,3 +83,34 @@ def job_logger(snakemake, name: str | None = None) -> Iterator[logging.Logger]:
         for h in handlers:
             logger.removeHandler(h)
             h.close()
+
+
+def results_manifest(
+    results: str | Path, exclude: tuple[str, ...] = MACHINE_DEPENDENT
+) -> dict[str, str]:
+    """SHA-256 of every file under ``results`` that a seeded run must reproduce exactly.
+
+    Parameters
+    ----------
+    results : path
+        A ``results/`` directory.
+    exclude : tuple of str
+        ``fnmatch`` patterns on the paths relative to ``results`` to leave out;
+        default :data:`MACHINE_DEPENDENT`.
+
+    Returns
+    -------
+    dict
+        Relative POSIX path -> hex digest, sorted by path. Two runs of the same
+        configuration (any ``--cores``, executor or order) must give equal
+        manifests; ``tests/cluster/run_slurm.sh`` compares a Slurm run with a
+        local one this way.
+    """
+    root = Path(results)
+    out = {}
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        rel = path.relative_to(root).as_posix()
+        if any(fnmatch.fnmatchcase(rel, pattern) for pattern in exclude):
+            continue
+        out[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return out
