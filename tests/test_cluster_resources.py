@@ -45,6 +45,8 @@ def test_summary_takes_the_worst_job_of_each_rule(tmp_path):
     assert est["max_rss_mb"] == 200.5
     assert est["cpu_ratio_max"] == pytest.approx(29.0 / 30.0, abs=1e-3)  # 2.0/0.5 ignored
     assert summary.loc["deviations"].tolist() == [0, 0, 0, 0, 0]
+    # a rule never measured still gets the minimum request
+    assert rule_resources(summary.loc["deviations"]) == {"runtime": 5, "mem_mb": 1024, "threads": 1}
     assert list(summary.index) == ["deviations", "estimate"]
 
 

@@ -15,6 +15,7 @@ import ast
 import re
 import sys
 import tomllib
+from collections import defaultdict
 from functools import cache
 from pathlib import Path
 
@@ -160,6 +161,19 @@ def test_each_rule_env_pins_what_its_code_imports(rules):
             if package not in pinned:
                 missing.append(f"rule {name} ({script.name}) imports {top}: not in {env.name}")
     assert not missing, "\n".join(missing)
+
+
+def test_each_env_pins_only_what_its_rules_import(rules):
+    """Small envs: every package a file pins (python aside) is imported by one of its rules."""
+    needed = defaultdict(set)
+    for _, script, env in rules:
+        needed[env] |= {canonicalize_name(CONDA_NAME.get(top, top)) for top in third_party(script)}
+    extra = [
+        f"{env.name} pins {package}, which none of its rules imports"
+        for env in sorted(needed)
+        for package in sorted(set(pins(env)) - needed[env] - {"python"})
+    ]
+    assert not extra, "\n".join(extra)
 
 
 def test_pins_agree_with_pyproject_and_constraints():

@@ -99,6 +99,10 @@ MinJobAge=300
 SlurmctldTimeout=30
 SlurmdTimeout=30
 InactiveLimit=0
+# Fail fast when the controller is down: snakemake-executor-plugin-slurm runs
+# `scontrol show config` whenever Snakemake starts, which waits MessageTimeout (10 s by
+# default) on a machine with Slurm installed and stopped. Localhost RPCs need far less.
+MessageTimeout=3
 KillWait=5
 Waittime=0
 NodeName=${host} NodeAddr=127.0.0.1 CPUs=${cpus} RealMemory=${mem} State=UNKNOWN
