@@ -701,6 +701,35 @@ def perturbed_mle_neighbours(n: int, adjacency: str = "flip") -> tuple[np.ndarra
     return wins0, wins1
 
 
+def _perturbed_mle_sampler(wins0, wins1, gamma, lam, statistic, pair, log_density, sum_zero):
+    """``wins -> draw(g, size)``: fit the perturbed MLE on ``wins`` with fresh noise.
+
+    ``draw`` returns the statistic of each fit: the rounded log-likelihood
+    ratio ``log_density(theta | wins1) - log_density(theta | wins0)`` for
+    ``statistic == "llr"``, else the score difference of ``pair``. Shared by the
+    edge-DP and the individual-DP (``sum_zero``) audits.
+    """
+    n = wins0.shape[0]
+
+    def sampler(wins):
+        def draw(g, size):
+            b = lam * standard_laplace(g, (size, n))
+            theta = np.empty((size, n))
+            for s in range(0, size, 4096):
+                theta[s : s + 4096] = _fit_perturbed(
+                    wins, gamma, b[s : s + 4096], sum_zero=sum_zero
+                )
+            if statistic == "llr":
+                return _round_llr(
+                    log_density(theta, wins1, gamma, lam) - log_density(theta, wins0, gamma, lam)
+                )
+            return theta[:, pair[0]] - theta[:, pair[1]]
+
+        return draw
+
+    return sampler
+
+
 def audit_perturbed_mle_edge(
     eps: float,
     n: int,
@@ -751,26 +780,15 @@ def audit_perturbed_mle_edge(
         raise ValueError("gamma must be positive")
     wins0, wins1 = perturbed_mle_neighbours(n, adjacency)
     exact = 2.0 / lam if adjacency == "flip" else None
+    pair = None  # the llr statistic uses no pair
     if statistic == "difference":
         pair = (0, 1) if adjacency == "flip" else (n - 1, 0)
     elif statistic != "llr":
         raise ValueError(f"unknown statistic {statistic!r}")
 
-    def sampler(wins):
-        def draw(g, size):
-            b = lam * standard_laplace(g, (size, n))
-            theta = np.empty((size, n))
-            for s in range(0, size, 4096):
-                theta[s : s + 4096] = _fit_perturbed(wins, gamma, b[s : s + 4096])
-            if statistic == "llr":
-                return _round_llr(
-                    perturbed_mle_log_density(theta, wins1, gamma, lam)
-                    - perturbed_mle_log_density(theta, wins0, gamma, lam)
-                )
-            return theta[:, pair[0]] - theta[:, pair[1]]
-
-        return draw
-
+    sampler = _perturbed_mle_sampler(
+        wins0, wins1, gamma, lam, statistic, pair, perturbed_mle_log_density, sum_zero=False
+    )
     return audit_mechanism(
         f"perturbed_mle_edge[{adjacency}, gamma={gamma:.4g}]",
         sampler(wins0),
@@ -979,26 +997,22 @@ def audit_perturbed_mle_individual(
     gamma = individual_gamma(eps, L)
     wins0, wins1 = individual_mle_neighbours(n, L, adjacency)
     exact = 2.0 * L / lam if adjacency == "flip" else None
+    pair = None  # the llr statistic uses no pair
     if statistic == "difference":
         pair = (0, 1) if adjacency == "flip" else (n - 1, 0)
     elif statistic != "llr":
         raise ValueError(f"unknown statistic {statistic!r}")
 
-    def sampler(wins):
-        def draw(g, size):
-            b = lam * standard_laplace(g, (size, n))
-            theta = np.empty((size, n))
-            for s in range(0, size, 4096):
-                theta[s : s + 4096] = _fit_perturbed(wins, gamma, b[s : s + 4096], sum_zero=True)
-            if statistic == "llr":
-                return _round_llr(
-                    constrained_perturbed_mle_log_density(theta, wins1, gamma, lam)
-                    - constrained_perturbed_mle_log_density(theta, wins0, gamma, lam)
-                )
-            return theta[:, pair[0]] - theta[:, pair[1]]
-
-        return draw
-
+    sampler = _perturbed_mle_sampler(
+        wins0,
+        wins1,
+        gamma,
+        lam,
+        statistic,
+        pair,
+        constrained_perturbed_mle_log_density,
+        sum_zero=True,
+    )
     return audit_mechanism(
         f"perturbed_mle_individual[{adjacency}, L={L}]",
         sampler(wins0),

@@ -67,7 +67,8 @@ _write_slurm_conf() {
 	cpus=$(nproc)
 	mem=$(($(free -m | awk '/^Mem:/{print $2}') - 1024))
 	install -d -m 0755 /etc/slurm
-	cat >/etc/slurm/slurm.conf <<EOF
+	# through a temporary name: a Slurm command reading it meanwhile sees the old or the new file
+	cat >/etc/slurm/slurm.conf.dprank-tmp <<EOF
 # Written by dprank tests/cluster/slurm_local.sh: one node on localhost
 ClusterName=${cluster}
 SlurmctldHost=${host}(127.0.0.1)
@@ -108,6 +109,7 @@ Waittime=0
 NodeName=${host} NodeAddr=127.0.0.1 CPUs=${cpus} RealMemory=${mem} State=UNKNOWN
 PartitionName=${partition} Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 EOF
+	mv /etc/slurm/slurm.conf.dprank-tmp /etc/slurm/slurm.conf
 	_slurm_log "wrote /etc/slurm/slurm.conf (node $host, $cpus CPUs, $mem MB)"
 }
 
