@@ -6,12 +6,16 @@ files and configs without touching the checkout.
 
 from __future__ import annotations
 
+import base64
+import contextlib
 import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -23,7 +27,17 @@ from dprank.workflow import results_manifest
 pytestmark = pytest.mark.workflow
 
 ROOT = Path(__file__).resolve().parents[1]
-COPY = ["Snakefile", "config.yaml", ".test", "workflow", "scripts", "src", "resources", "envs"]
+COPY = [
+    "Snakefile",
+    "config.yaml",
+    ".test",
+    "workflow",
+    "scripts",
+    "src",
+    "resources",
+    "envs",
+    "profiles",  # profiles/default applies to every call, as in a clone
+]
 TARGET_RULES = (
     {
         "all",
@@ -59,15 +73,19 @@ def copy_repo(dest: Path) -> Path:
     return dest
 
 
-def snakemake(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+def _env() -> dict[str, str]:
     env = dict(os.environ)
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     if MIRROR.is_dir():  # the real data sets come from the mirror (the tests run offline)
         env["DPRANK_DATA_MIRROR"] = str(MIRROR)
+    return env
+
+
+def snakemake(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
     proc = subprocess.run(
         [sys.executable, "-m", "snakemake", *args],
         cwd=cwd,
-        env=env,
+        env=_env(),
         capture_output=True,
         text=True,
         check=False,
@@ -109,11 +127,14 @@ def smoke(tmp_path_factory) -> Path:
     """
     cwd = copy_repo(tmp_path_factory.mktemp("smoke"))
     snakemake(cwd, "--cores", "2", "--configfile", ".test/config.yaml")
-    if manifest := os.environ.get("DPRANK_SMOKE_MANIFEST"):
-        Path(manifest).write_text(
-            json.dumps(results_manifest(cwd / "results"), indent=0, sort_keys=True)
-        )
+    manifest = json.dumps(results_manifest(cwd / "results"), indent=0, sort_keys=True)
+    (cwd / SMOKE_MANIFEST).write_text(manifest)  # before any test edits the copy
+    if path := os.environ.get("DPRANK_SMOKE_MANIFEST"):
+        Path(path).write_text(manifest)
     return cwd
+
+
+SMOKE_MANIFEST = "smoke-manifest.json"
 
 
 def test_full_config_dry_run(tmp_path):
@@ -257,6 +278,74 @@ def test_report_holds_every_figure_table_and_page(smoke):
     assert "B2 Table 11:" in deviations and "within" in deviations
     runtime = pd.read_csv(smoke / "results/report/runtime.csv")
     assert runtime["jobs"].sum() > 100 and (runtime["seconds_sum"] > 0).all()
+
+
+#: A small part of the smoke DAG (17 jobs, several running at once on 2 cores)
+RESUME_TARGET = "results/paper_a_individual/exp5/paper/summary.csv"
+
+
+def _incomplete(cwd: Path) -> list[Path]:
+    """Outputs Snakemake has marked as being made (by a job that is or was running)."""
+    markers = cwd / ".snakemake/incomplete"
+    if not markers.is_dir():
+        return []
+    return [Path(base64.urlsafe_b64decode(m.name).decode()) for m in markers.iterdir()]
+
+
+def _start_and_kill(cwd: Path, command: list[str], log: Path) -> None:
+    """Start ``snakemake *command``; SIGKILL it while a job runs, once another has finished.
+
+    Only the Snakemake process is killed (``kill -9 <pid>``), as a crash of it would;
+    its job processes, orphaned, run to their end, which is waited for.
+    """
+    with open(log, "a") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "snakemake", *command],
+            cwd=cwd,
+            env=_env(),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group: the orphans can be waited for
+        )
+    metadata = cwd / ".snakemake/metadata"
+    while proc.poll() is None:
+        if _incomplete(cwd) and metadata.is_dir() and any(metadata.iterdir()):
+            os.kill(proc.pid, signal.SIGKILL)
+            break
+        time.sleep(0.02)
+    proc.wait()
+    with contextlib.suppress(ProcessLookupError):
+        while True:  # until no process of the group is left
+            os.killpg(proc.pid, 0)
+            time.sleep(0.05)
+
+
+def test_resume_after_sigkill_with_the_same_command(smoke, tmp_path):
+    """kill -9 of Snakemake mid-run, then the same command: the run completes by itself.
+
+    profiles/default (rerun-incomplete) reruns the jobs the killed run left marked
+    incomplete, and the workflow releases the dead run's lock; the results equal those
+    of the uninterrupted smoke run byte for byte.
+    """
+    cwd = copy_repo(tmp_path / "repo")
+    command = [RESUME_TARGET, "--cores", "2", "--configfile", ".test/config.yaml"]
+    for _ in range(5):  # a kill can land just as the last running job ends: kill again
+        _start_and_kill(cwd, command, tmp_path / "killed.log")
+        if _incomplete(cwd) or (cwd / RESUME_TARGET).exists():
+            break
+    assert not (cwd / RESUME_TARGET).exists(), "the run ended before it could be killed"
+    marked = _incomplete(cwd)
+    assert marked and (cwd / ".snakemake/locks").is_dir()
+    # without the workflow profile, Snakemake refuses to go on (an orphaned job finished
+    # its output after the kill: an existing file marked incomplete)
+    if any((cwd / f).exists() for f in marked):
+        plain = snakemake(cwd, *command, "-n", "--workflow-profile", "none", check=False)
+        assert "rerun-incomplete" in plain.stdout + plain.stderr
+    snakemake(cwd, *command)
+    assert not _incomplete(cwd)
+    resumed = results_manifest(cwd / "results")
+    reference = json.loads((smoke / SMOKE_MANIFEST).read_text())
+    assert resumed and resumed == {k: reference[k] for k in resumed}
 
 
 def _metrics(cwd: Path, study: str, experiment: str, protocol: str) -> pd.DataFrame:

@@ -2,19 +2,42 @@
 
 The workflow calls :func:`validate_config` when the Snakefile is parsed, so a
 bad config stops the run before any job starts, with a message naming every
-offending key and what it must look like.
+offending key and what it must look like. Besides the schema and the rules
+between keys, it checks the config against the machine: every simulation cell
+must fit in memory (:func:`estimate_cell_memory` against ``memory_limit_gb``,
+default the machine's memory) and a data mirror (config key ``data_mirror`` or
+``$DPRANK_DATA_MIRROR``) must be an existing folder.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+import itertools
+import os
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import jsonschema
 import yaml
 
-__all__ = ["ConfigError", "load_schema", "validate_config"]
+__all__ = [
+    "ConfigError",
+    "estimate_cell_memory",
+    "load_schema",
+    "machine_memory",
+    "validate_config",
+]
+
+#: The environment variable that overrides the config key ``data_mirror``
+#: (as :func:`dprank.datasets.resolve_mirror` reads it).
+MIRROR_ENV_VAR = "DPRANK_DATA_MIRROR"
+#: Working float64 arrays of one fit's size a job holds at once (the solvers' data,
+#: probabilities, weights, Hessian or its factors, steps): a deliberately round upper bound.
+_WORK_ARRAYS = 8
+#: Users whose comparisons Paper B's simulations draw at once (dprank.ldp.DEFAULT_CHUNK_USERS).
+_B_USER_CHUNK = 256
+#: Released comparisons per chunk of the B2 timing experiment (dprank.studies.paper_b2.timing).
+_B_TIMING_CHUNK = 4_000_000
 
 
 class ConfigError(ValueError):
@@ -110,8 +133,142 @@ def _cross_checks(config: Mapping) -> list[str]:
     return problems
 
 
-def validate_config(config: dict, schema: dict | str | Path) -> dict:
+def machine_memory() -> int | None:
+    """Physical memory of this machine in bytes (``os.sysconf``), or None if unknown."""
+    try:
+        pages, size = os.sysconf("SC_PHYS_PAGES"), os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return None
+    return int(pages) * int(size) if pages > 0 and size > 0 else None
+
+
+def estimate_cell_memory(section: str, cell: Mapping, replicates: int = 1) -> int:
+    """Bytes one job of a simulation cell needs, from the dense arrays it holds.
+
+    An upper estimate (within a small factor) of the peak memory of the cell's
+    largest job: the arrays whose size grows with the cell, not the interpreter
+    (about 150 MB) or the fixed-size ones.
+
+    * ``paper_a_edge`` (cell key ``n``): the chunk's ``(R, n, n)`` uint8 win
+      matrices and a fit's dense ``n x n`` float64 arrays (Algorithm 1 and the
+      counting method work on the full matrix).
+    * ``paper_a_individual`` (``n``): ``(R, n, n)`` int64 win counts and the
+      batched Newton solver's ``(R, n, n)`` float64 arrays.
+    * ``paper_b1``/``paper_b2`` (``m``, ``L``, ``kind``): the comparisons of a
+      chunk of users, ``(users, m(m-1)/2)`` (all ``L`` users at once for the
+      ``mixed_effects`` and ``model_selection`` kinds), and the ``m x m``
+      Hessian.
+
+    Parameters
+    ----------
+    section : str
+        Config section of the experiment.
+    cell : mapping
+        The sizes of the cell (``n``; or ``m``, ``L`` and the experiment's ``kind``).
+    replicates : int
+        Replicates per job (the chunk size).
+
+    Returns
+    -------
+    int
+        Estimated bytes.
+    """
+    R = max(int(replicates), 1)
+    f8 = 8
+    if section == "paper_a_edge":
+        n2 = int(cell["n"]) ** 2
+        return R * n2 + _WORK_ARRAYS * f8 * n2
+    if section == "paper_a_individual":
+        n2 = int(cell["n"]) ** 2
+        return R * n2 * f8 * (1 + _WORK_ARRAYS)
+    if section in ("paper_b1", "paper_b2"):
+        m, L = int(cell["m"]), int(cell["L"])
+        pairs = m * (m - 1) // 2
+        kind = cell.get("kind", "adrr")
+        if kind in ("mixed_effects", "model_selection"):
+            drawn = L * pairs
+        elif kind == "timing":
+            drawn = min(L * pairs, _B_TIMING_CHUNK)
+        else:
+            drawn = min(L, _B_USER_CHUNK) * pairs
+        # per drawn comparison: outcome, observed flag, release and noise (~4 float64)
+        return 4 * f8 * drawn + _WORK_ARRAYS * f8 * (pairs + m * m)
+    raise ValueError(f"no memory estimate for config section {section!r}")
+
+
+def _memory_cells(config: Mapping) -> Iterator[tuple[str, str, dict, int]]:
+    """(section, experiment, cell sizes, replicates per job) of the largest jobs."""
+    top_chunk = int(config.get("chunk_size", 1))
+    for section in ("paper_a_edge", "paper_a_individual"):
+        for name, exp in config.get(section, {}).get("experiments", {}).items():
+            reps = min(int(exp.get("chunk_size") or top_chunk), int(exp.get("reps", 1)))
+            for n in sorted(set(exp.get("n", []))):
+                yield section, name, {"n": n}, reps
+    for section in ("paper_b1", "paper_b2"):
+        for name, exp in (config.get(section) or {}).get("experiments", {}).items():
+            grid, draws = exp.get("grid", {}), exp.get("draws") or {}
+            ms = grid.get("m") or draws.get("m") or []
+            Ls = grid.get("L") or draws.get("L") or []
+            kind = exp.get("kind", "adrr")
+            for m, L in itertools.product(sorted(set(ms)), sorted(set(Ls))):
+                yield section, name, {"m": m, "L": L, "kind": kind}, 1
+
+
+def _memory_checks(config: Mapping, machine: int | None) -> list[str]:
+    limit_gb = config.get("memory_limit_gb")
+    if limit_gb is not None:
+        limit, source = float(limit_gb) * 1e9, f"memory_limit_gb = {limit_gb}"
+    elif machine is not None:
+        limit, source = float(machine), f"this machine's memory, {machine / 1e9:.3g} GB"
+    else:
+        return []
+    problems = []
+    for section, name, cell, reps in _memory_cells(config):
+        need = estimate_cell_memory(section, cell, reps)
+        if need > limit:
+            sizes = ", ".join(f"{k} = {v}" for k, v in cell.items() if k != "kind")
+            problems.append(
+                f"{section}.experiments.{name}: the cell with {sizes} needs about "
+                f"{need / 1e9:.3g} GB ({reps} replicate{'s' if reps > 1 else ''} per job), "
+                f"more than the limit ({source}); make it smaller, lower chunk_size, "
+                "or raise memory_limit_gb"
+            )
+    return problems
+
+
+def _mirror_checks(config: Mapping) -> list[str]:
+    problems = []
+    env = os.environ.get(MIRROR_ENV_VAR, "")
+    if env and not Path(env).expanduser().is_dir():
+        problems.append(
+            f"environment variable {MIRROR_ENV_VAR}: the data mirror {env!r} does not exist "
+            "or is no folder (unset it to use data_mirror or to download)"
+        )
+    value = config.get("data_mirror")
+    if value not in (None, "") and not Path(str(value)).expanduser().is_dir():
+        problems.append(
+            f"data_mirror: the folder {value!r} does not exist or is no folder "
+            "(null downloads the data sets)"
+        )
+    return problems
+
+
+def validate_config(
+    config: dict, schema: dict | str | Path, check_environment: bool = True
+) -> dict:
     """Validate ``config`` in place (filling schema defaults) and return it.
+
+    Parameters
+    ----------
+    config : dict
+        The workflow configuration.
+    schema : dict or path
+        The JSON schema (workflow/schemas/config.schema.yaml).
+    check_environment : bool
+        Also check the config against this machine: every cell's estimated memory
+        within ``memory_limit_gb`` (default: the machine's memory) and the data
+        mirror an existing folder. The workflow turns it off in the Snakemake
+        processes that run jobs (the main process has checked).
 
     Raises
     ------
@@ -126,6 +283,8 @@ def validate_config(config: dict, schema: dict | str | Path) -> dict:
     if not messages:
         _fill_defaults(config, schema, schema)
         messages = _cross_checks(config)
+        if check_environment:
+            messages += _mirror_checks(config) + _memory_checks(config, machine_memory())
     if messages:
         lines = "\n".join(f"  - {m}" for m in messages)
         raise ConfigError(

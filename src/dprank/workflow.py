@@ -1,10 +1,14 @@
-"""Helpers for the workflow: canonical rule parameters, logging to the rule's log file."""
+"""Helpers for the workflow: canonical rule parameters, logging to the rule's log file,
+the results manifest, and the release of a killed run's stale Snakemake lock."""
 
 from __future__ import annotations
 
 import fnmatch
 import hashlib
 import logging
+import os
+import shutil
+import socket
 import sys
 import time
 from collections.abc import Iterator, Mapping
@@ -12,7 +16,21 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-__all__ = ["MACHINE_DEPENDENT", "canonical", "job_logger", "results_manifest"]
+__all__ = [
+    "LOCK_OWNERS",
+    "MACHINE_DEPENDENT",
+    "canonical",
+    "job_logger",
+    "record_lock_owner",
+    "release_stale_lock",
+    "results_manifest",
+]
+
+#: File in Snakemake's lock folder (``.snakemake/locks``) listing ``host pid`` of every
+#: Snakemake process that took a lock there. Snakemake reads only ``<n>.input.lock`` and
+#: ``<n>.output.lock`` and removes the whole folder when a run ends, so the file lives
+#: exactly as long as the locks do.
+LOCK_OWNERS = "owners"
 
 #: Results that depend on the machine, the clock or the scheduler rather than on the
 #: seed (patterns on paths relative to ``results/``; ``*`` also matches ``/``):
@@ -114,3 +132,60 @@ def results_manifest(
             continue
         out[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
     return out
+
+
+def _lock_dir(workdir: str | os.PathLike) -> Path:
+    return Path(workdir, ".snakemake", "locks")
+
+
+def record_lock_owner(workdir: str | os.PathLike = ".") -> None:
+    """Note this process (host and pid) as an owner of the Snakemake lock in ``workdir``.
+
+    Called by the workflow's ``onstart`` handler, which Snakemake runs in the main
+    process of a real (not dry) run after it has taken the lock.
+    """
+    locks = _lock_dir(workdir)
+    if locks.is_dir():
+        with open(locks / LOCK_OWNERS, "a") as fh:
+            fh.write(f"{socket.gethostname()} {os.getpid()}\n")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process: alive
+        return True
+    return True
+
+
+def release_stale_lock(workdir: str | os.PathLike = ".") -> list[int]:
+    """Remove the Snakemake lock in ``workdir`` if every process that took it is dead.
+
+    A Snakemake killed with SIGKILL (or a power loss) leaves its lock behind, and the
+    next run then stops with "Directory cannot be locked". The lock is released here
+    only when it is certainly stale: every owner :func:`record_lock_owner` noted ran
+    on this host and none of those processes exists any more. A lock without a
+    record (taken by a Snakemake outside this workflow, or killed before its
+    ``onstart``), or with an owner on another host or still running, is left alone
+    (Snakemake's own message and ``--unlock`` then apply).
+
+    Returns
+    -------
+    list of int
+        The dead owners' process ids (empty when nothing was removed).
+    """
+    locks = _lock_dir(workdir)
+    record = locks / LOCK_OWNERS
+    if not record.is_file():
+        return []
+    owners = [line.split() for line in record.read_text().splitlines() if line.strip()]
+    host = socket.gethostname()
+    if not owners or any(len(o) != 2 or o[0] != host or not o[1].isdigit() for o in owners):
+        return []
+    pids = [int(o[1]) for o in owners]
+    if any(_alive(pid) for pid in pids):
+        return []
+    shutil.rmtree(locks, ignore_errors=True)
+    return pids

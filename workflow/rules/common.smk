@@ -24,9 +24,27 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 from dprank.config import validate_config
 from dprank.deps import script_files
 from dprank.studies import STUDIES, paper_b2, study_module
-from dprank.workflow import canonical
+from dprank.workflow import canonical, record_lock_owner, release_stale_lock
 
-validate_config(config, Path(workflow.basedir) / "workflow/schemas/config.schema.yaml")
+validate_config(
+    config,
+    Path(workflow.basedir) / "workflow/schemas/config.schema.yaml",
+    check_environment=workflow.is_main_process,
+)
+
+# Resume after a crash with the same command (docs/robustness.md): profiles/default sets
+# rerun-incomplete, and the lock of a Snakemake killed on this host is released here.
+if workflow.is_main_process and (_dead := release_stale_lock()):
+    print(
+        f"dprank: removed the stale lock of killed Snakemake process(es) {_dead}",
+        file=sys.stderr,
+    )
+
+
+onstart:
+    if workflow.is_main_process:
+        record_lock_owner()
+
 
 PROTOCOLS = config["protocols"]
 #: Paper A simulation figure -> the config section (study) that holds its settings
