@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from dprank.config import ConfigError, validate_config
+from dprank.config import MIRROR_ENV_VAR, ConfigError, estimate_cell_memory, validate_config
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = ROOT / "workflow" / "schemas" / "config.schema.yaml"
@@ -72,3 +72,72 @@ def test_several_problems_are_listed_together():
 
     msg = _broken(edit)
     assert "2 problems" in msg and "autors" in msg
+
+
+# ---------------------------------------------------------------- the config against the machine
+
+
+def _exp1(cfg):
+    return cfg["paper_a_edge"]["experiments"]["exp1"]
+
+
+def test_cell_beyond_the_machine_memory_is_rejected():
+    """The issue's example: an edge-DP cell with a million items (dense n x n arrays)."""
+    message = _broken(lambda c: _exp1(c).update(n=[20, 1_000_000]))
+    assert "paper_a_edge.experiments.exp1: the cell with n = 1000000 needs about" in message
+    assert "this machine's memory" in message
+    assert "n = 20 " not in message
+
+
+def test_memory_limit_key_sets_the_limit():
+    big = copy.deepcopy(_smoke())
+    _exp1(big).update(n=[1_000_000])
+    need_gb = estimate_cell_memory("paper_a_edge", {"n": 1_000_000}, big["chunk_size"]) / 1e9
+    big["memory_limit_gb"] = 2 * need_gb
+    validate_config(big, SCHEMA)  # a larger limit accepts it
+    message = _broken(lambda c: c.update(memory_limit_gb=1e-6))
+    for where in (
+        "paper_a_edge.experiments.exp1:",
+        "paper_a_individual.experiments.exp5:",
+        "paper_b2.experiments.scenario1:",
+    ):
+        assert where in message
+    assert "memory_limit_gb = 1e-06" in message
+    assert "memory_limit_gb: must be > 0" in _broken(lambda c: c.update(memory_limit_gb=0))
+
+
+def test_memory_estimate_follows_the_dense_arrays():
+    for section in ("paper_a_edge", "paper_a_individual"):
+        small, large = (estimate_cell_memory(section, {"n": n}, 6) for n in (100, 200))
+        assert large == 4 * small  # n x n arrays
+    assert estimate_cell_memory("paper_a_edge", {"n": 100}, 12) > estimate_cell_memory(
+        "paper_a_edge", {"n": 100}, 6
+    )
+    b = [estimate_cell_memory("paper_b2", {"m": m, "L": 100}) for m in (10, 20, 40)]
+    assert b == sorted(b) and len(set(b)) == 3
+    with pytest.raises(ValueError, match="no memory estimate"):
+        estimate_cell_memory("paper_a_real", {"n": 4})
+
+
+def test_memory_and_mirror_checks_can_be_left_to_the_main_process():
+    cfg = copy.deepcopy(_smoke())
+    _exp1(cfg).update(n=[1_000_000])
+    cfg["data_mirror"] = "/nonexistent/mirror"
+    validate_config(cfg, SCHEMA, check_environment=False)
+
+
+def test_missing_data_mirror_is_rejected(monkeypatch, tmp_path):
+    monkeypatch.delenv(MIRROR_ENV_VAR, raising=False)
+    message = _broken(lambda c: c.update(data_mirror=str(tmp_path / "missing")))
+    assert "data_mirror: the folder" in message and "missing" in message
+    cfg = copy.deepcopy(_smoke())
+    cfg["data_mirror"] = str(tmp_path)
+    validate_config(cfg, SCHEMA)
+
+
+def test_missing_data_mirror_variable_is_rejected(monkeypatch, tmp_path):
+    monkeypatch.setenv(MIRROR_ENV_VAR, str(tmp_path / "gone"))
+    message = _broken(lambda c: None)
+    assert f"environment variable {MIRROR_ENV_VAR}" in message and "gone" in message
+    monkeypatch.setenv(MIRROR_ENV_VAR, str(tmp_path))
+    validate_config(copy.deepcopy(_smoke()), SCHEMA)

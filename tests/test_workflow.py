@@ -172,6 +172,11 @@ def test_full_config_dry_run(tmp_path):
             "must be > 0, got -1.0",
         ),
         (lambda c: c["paper_a_edge"]["experiments"]["exp2"].update(rep=3), "'rep' was unexpected"),
+        (
+            lambda c: c["paper_a_edge"]["experiments"]["exp1"].update(n=[1_000_000]),
+            "exp1: the cell with n = 1000000 needs about",
+        ),
+        (lambda c: c.update(data_mirror="/nonexistent"), "data_mirror: the folder '/nonexistent'"),
     ],
 )
 def test_bad_config_fails_before_any_job(tmp_path, edit, expected):
