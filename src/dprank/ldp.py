@@ -55,6 +55,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
+from ._checks import binary, no_nan
 from .models import BTL, Link
 
 __all__ = [
@@ -144,7 +145,7 @@ def randomized_response(y, eps, rng: np.random.Generator) -> np.ndarray:
     numpy.ndarray
         ``y_tilde`` as uint8, same shape as ``y``.
     """
-    y = np.asarray(y)
+    y = binary(y, "y")
     p = _leading(np.asarray(rr_flip_probability(eps), dtype=np.float64), y.ndim)
     flips = rng.random(y.shape) < p
     out = y.astype(np.uint8)
@@ -161,7 +162,7 @@ def debias(y_tilde, eps) -> np.ndarray:
 
     ``eps`` follows the leading-axis convention of :func:`randomized_response`.
     """
-    yt = np.asarray(y_tilde, dtype=np.float64)
+    yt = binary(y_tilde, "y_tilde").astype(np.float64)
     p = _leading(np.asarray(rr_flip_probability(eps), dtype=np.float64), yt.ndim)
     return (yt - p) / (1.0 - 2.0 * p)
 
@@ -190,7 +191,10 @@ def privacy_constant(eps) -> float:
 
     The supplement's ``G(eps) = sum_l b_l = L B(eps)``.
     """
-    return float(np.mean(np.tanh(np.atleast_1d(_eps_array(eps)) / 2.0) ** 2))
+    e = np.atleast_1d(_eps_array(eps))
+    if e.size == 0:
+        raise ValueError("eps holds no budget (one per user is needed)")
+    return float(np.mean(np.tanh(e / 2.0) ** 2))
 
 
 def laplace_release(y, eps, rng: np.random.Generator) -> np.ndarray:
@@ -205,7 +209,7 @@ def laplace_release(y, eps, rng: np.random.Generator) -> np.ndarray:
     numpy.ndarray
         float64, same shape as ``y``.
     """
-    y = np.asarray(y, dtype=np.float64)
+    y = binary(y, "y").astype(np.float64)
     e = _leading(_eps_array(eps), y.ndim)
     scale = np.broadcast_to(np.where(np.isinf(e), 0.0, 1.0 / e), y.shape)
     return y + rng.laplace(0.0, 1.0, size=y.shape) * scale
@@ -248,6 +252,8 @@ def sample_user_comparisons_b(
     theta = np.asarray(theta, dtype=np.float64)
     if not 0 < p <= 1:
         raise ValueError(f"observation probability p must be in (0, 1], got {p}")
+    if isinstance(L, bool) or int(L) != L or L < 0:
+        raise ValueError(f"L (users) must be an integer >= 0, got {L!r}")
     iu, ju = np.triu_indices(theta.size, k=1)
     f = link.cdf(theta[iu] - theta[ju])
     y = (rng.random((int(L), iu.size)) < f).view(np.uint8)
@@ -386,7 +392,8 @@ def count_scores(y_tilde, a, m: int | None = None) -> np.ndarray:
     """
     yt = np.asarray(y_tilde)
     a = np.asarray(a, dtype=bool)
-    ones = np.where(a, yt, 0).reshape(-1, yt.shape[-1]).sum(axis=0)
+    observed = binary(np.where(a, yt, 0), "y_tilde (observed entries)")
+    ones = observed.reshape(-1, yt.shape[-1]).sum(axis=0)
     n_obs = a.reshape(-1, a.shape[-1]).sum(axis=0)
     return count_scores_from_pair_counts(ones, n_obs, m)
 
@@ -399,7 +406,7 @@ def count_ranking(scores, rng: np.random.Generator) -> np.ndarray:
     numpy.ndarray
         ``sigma`` with ``sigma[i]`` the rank of item ``i`` (1 = best), int64.
     """
-    scores = np.asarray(scores, dtype=np.float64)
+    scores = no_nan(np.asarray(scores, dtype=np.float64), "scores")
     order = np.lexsort((rng.random(scores.size), -scores))
     ranks = np.empty(scores.size, dtype=np.int64)
     ranks[order] = np.arange(1, scores.size + 1)

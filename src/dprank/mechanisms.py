@@ -11,6 +11,8 @@ import math
 
 import numpy as np
 
+from ._checks import count, positive
+
 __all__ = [
     "edge_count_noise_scale",
     "edge_mle_noise_scale",
@@ -29,7 +31,7 @@ def _inv(eps: float) -> float:
 
 def edge_mle_noise_scale(eps: float, kappa1: float = 1.0) -> float:
     """Laplace scale ``lambda = 8 kappa1 / eps`` of Algorithm 1 (Proposition 2.1)."""
-    return 8.0 * kappa1 * _inv(eps)
+    return 8.0 * positive(kappa1, "kappa1") * _inv(eps)
 
 
 def edge_count_noise_scale(eps: float) -> float:
@@ -43,7 +45,7 @@ def individual_mle_noise_scale(eps: float, L: int, kappa1: float = 1.0) -> float
     One user's ``L`` comparisons move the objective's gradient by at most
     ``L`` times what one comparison does, hence the factor ``L``.
     """
-    return 8.0 * kappa1 * L * _inv(eps)
+    return 8.0 * positive(kappa1, "kappa1") * count(L, "L", 1) * _inv(eps)
 
 
 def individual_gamma(eps: float, L: int, kappa2: float = 0.25) -> float:
@@ -52,12 +54,12 @@ def individual_gamma(eps: float, L: int, kappa2: float = 0.25) -> float:
     ``0`` at ``eps = inf`` (the unpenalised, sum-to-zero constrained MLE, as the
     authors coded it; spec/paper-a.md section 2.2 and ambiguity A11).
     """
-    return 8.0 * kappa2 * L * _inv(eps)
+    return 8.0 * positive(kappa2, "kappa2") * count(L, "L", 1) * _inv(eps)
 
 
 def individual_count_noise_scale(eps: float, L: int) -> float:
     """Laplace scale ``L / eps`` of Algorithm 3's noisy counts (one user changes a count by L)."""
-    return L * _inv(eps)
+    return count(L, "L", 1) * _inv(eps)
 
 
 def standard_laplace(rng: np.random.Generator, size) -> np.ndarray:

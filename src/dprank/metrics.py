@@ -8,19 +8,33 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._checks import no_nan
+
 __all__ = ["log_rel_l2", "log_rel_linf", "mean_rank_difference", "rel_hamming", "true_top_k"]
+
+
+def _nonzero_truth(norm, which: str) -> np.ndarray:
+    """The truth's norms, after checking that none is zero (a relative error needs one)."""
+    norm = np.asarray(norm)
+    if np.any(norm == 0):
+        raise ValueError(
+            f"the true theta is all zeros ({which} norm 0): the relative error is undefined"
+        )
+    return norm
 
 
 def log_rel_l2(theta_hat: np.ndarray, theta: np.ndarray) -> np.ndarray:
     """``log(||theta_hat - theta||_2 / ||theta||_2)`` along the last axis."""
+    scale = _nonzero_truth(np.linalg.norm(theta, axis=-1), "l2")
     err = np.linalg.norm(np.asarray(theta_hat) - theta, axis=-1)
-    return np.log(err / np.linalg.norm(theta, axis=-1))
+    return np.log(err / scale)
 
 
 def log_rel_linf(theta_hat: np.ndarray, theta: np.ndarray) -> np.ndarray:
     """``log(||theta_hat - theta||_inf / ||theta||_inf)`` along the last axis."""
+    scale = _nonzero_truth(np.max(np.abs(theta), axis=-1), "l_inf")
     err = np.max(np.abs(np.asarray(theta_hat) - theta), axis=-1)
-    return np.log(err / np.max(np.abs(theta), axis=-1))
+    return np.log(err / scale)
 
 
 def rel_hamming(selected: np.ndarray, truth: np.ndarray) -> np.ndarray:
@@ -36,6 +50,8 @@ def rel_hamming(selected: np.ndarray, truth: np.ndarray) -> np.ndarray:
     selected = np.asarray(selected)
     truth = np.asarray(truth)
     k = selected.shape[-1]
+    if k == 0:
+        raise ValueError("the top-k sets are empty (k = 0): relative Hamming error undefined")
     hits = (selected[..., :, None] == truth[..., None, :]).any(axis=-1).sum(axis=-1)
     return 1.0 - hits / k
 
@@ -43,7 +59,10 @@ def rel_hamming(selected: np.ndarray, truth: np.ndarray) -> np.ndarray:
 def true_top_k(theta: np.ndarray, k: int) -> np.ndarray:
     """Indices of the ``k`` largest true scores (ties to the higher index, so
     Paper A's tied top block ``{n-k, ..., n-1}`` is returned), sorted."""
-    theta = np.asarray(theta, dtype=float)
+    theta = no_nan(np.asarray(theta, dtype=float), "theta")
+    if isinstance(k, bool) or int(k) != k or not 0 < k <= theta.size:
+        raise ValueError(f"k must be an integer in 1..{theta.size}, got {k!r}")
+    k = int(k)
     order = np.argsort(theta, kind="stable")
     return np.sort(order[theta.size - k :])
 
@@ -55,6 +74,7 @@ def mean_rank_difference(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     ``avg_rank_diff``: ``r(x) = argsort(argsort(x))``; ties, which do not occur
     with continuous noise, go to the lower index).
     """
+    x, y = no_nan(x, "x"), no_nan(y, "y")  # ranks of NaN are undefined
     rx = np.argsort(np.argsort(np.asarray(x), axis=-1, kind="stable"), axis=-1, kind="stable")
     ry = np.argsort(np.argsort(np.asarray(y), axis=-1, kind="stable"), axis=-1, kind="stable")
     return np.abs(rx - ry).mean(axis=-1)

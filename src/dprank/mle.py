@@ -246,6 +246,12 @@ def _newton_direction(prob, grad, v):
     return linalg.solve(hess, rhs, assume_a="pos", check_finite=False), it
 
 
+def _require_items(wins) -> None:
+    """Reject a win matrix without items (public functions call it first)."""
+    if not isinstance(wins, PairwiseData) and (np.ndim(wins) < 2 or np.shape(wins)[-1] == 0):
+        raise ValueError(f"wins must be an (n, n) matrix with n >= 1, got shape {np.shape(wins)}")
+
+
 def penalized_objective(
     theta: np.ndarray,
     wins: np.ndarray,
@@ -254,6 +260,7 @@ def penalized_objective(
     link: Link = BTL,
 ) -> float:
     """Value of the objective (2.2) at ``theta`` (for checks and benchmarks)."""
+    _require_items(wins)
     prob = _Problem(PairwiseData(wins, link), gamma, b, sum_zero=gamma == 0)
     return prob.value(np.asarray(theta, dtype=float))
 
@@ -302,6 +309,7 @@ def fit_penalized_mle(
     -------
     MLEFit
     """
+    _require_items(wins)
     data = wins if isinstance(wins, PairwiseData) else PairwiseData(wins, link)
     prob = _Problem(data, gamma, b, sum_zero)
     theta = np.zeros(prob.n) if theta0 is None else np.array(theta0, dtype=np.float64)
@@ -425,6 +433,7 @@ def fit_penalized_mle_batch(
     -------
     BatchFit
     """
+    _require_items(wins)
     w = np.asarray(wins, dtype=np.float64)
     if b is not None:
         b = np.asarray(b, dtype=np.float64)

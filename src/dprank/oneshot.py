@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import linalg
 
+from ._checks import positive
+
 __all__ = [
     "dobrushin_coefficient",
     "one_shot_noise_scale",
@@ -26,6 +28,7 @@ def rank_centrality_matrix(wins: np.ndarray, d: float) -> np.ndarray:
     ``P[i, j] = 1/d`` if ``j`` beat ``i`` (``i != j``) and
     ``P[i, i] = 1 - losses_i / d``, with ``d = n p`` the normalising degree.
     """
+    positive(d, "d")
     beaten_by = (np.asarray(wins).T > 0).astype(np.float64)  # [i, j] = 1 if j beat i
     np.fill_diagonal(beaten_by, 0.0)
     p = beaten_by / d
@@ -41,6 +44,8 @@ def stationary_distribution(p: np.ndarray) -> np.ndarray:
     ``eigen`` for the unit eigenvalue.
     """
     n = p.shape[0]
+    if p.shape != (n, n) or n == 0:
+        raise ValueError(f"P must be a non-empty square matrix, got shape {p.shape}")
     a = np.eye(n) - p.T
     a[-1, :] = 1.0
     rhs = np.zeros(n)
@@ -79,6 +84,8 @@ def one_shot_noise_scale(n: int, k: int, d: float, rho: float, eps: float) -> fl
     scale ``8 s sqrt(k log(n / delta)) / eps`` (spec/paper-a.md section 1.3,
     ambiguity A7).
     """
+    positive(eps, "eps")
+    positive(d, "d")
     if np.isinf(eps):
         return 0.0
     s = 2.0 / (d * (1.0 - rho))

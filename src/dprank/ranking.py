@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._checks import no_nan
+
 __all__ = ["copeland_counts", "noisy_counts", "top_k", "top_k_batch"]
 
 
@@ -28,8 +30,12 @@ def top_k(scores: np.ndarray, k: int, tie_keys: np.ndarray | None = None) -> np.
         stable rule: ties go to the lower index.
     """
     scores = np.asarray(scores, dtype=float)
-    if not 0 < k <= scores.size:
-        raise ValueError(f"k must be in 1..{scores.size}, got {k}")
+    if scores.ndim != 1:
+        raise ValueError(f"scores must be one-dimensional, got shape {scores.shape}")
+    if isinstance(k, bool) or int(k) != k or not 0 < k <= scores.size:
+        raise ValueError(f"k must be an integer in 1..{scores.size}, got {k!r}")
+    no_nan(scores, "scores")  # NaN has no place in an order
+    k = int(k)
     if tie_keys is None:
         order = np.argsort(-scores, kind="stable")
     else:
@@ -60,4 +66,4 @@ def noisy_counts(wins: np.ndarray, noise: np.ndarray) -> np.ndarray:
     The ``l1`` sensitivity of ``N`` over edge-adjacent data sets is 2, so
     ``Laplace(2/eps)`` noise makes the release ``eps``-DP (Paper A, section 2.3).
     """
-    return copeland_counts(wins) + np.asarray(noise, dtype=np.float64)
+    return copeland_counts(wins) + no_nan(np.asarray(noise, dtype=np.float64), "noise")

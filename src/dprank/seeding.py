@@ -47,7 +47,12 @@ def _canonical(value: object) -> str:
             return "inf" if v > 0 else "-inf"
         if v.is_integer():
             return str(int(v))
+        if math.isnan(v):
+            raise ValueError("a seed key holds NaN: random streams need well-defined parameters")
         return repr(v)
+    if type(value).__str__ is object.__str__ and type(value).__repr__ is object.__repr__:
+        # '<... object at 0x...>' changes from run to run: the seeds would too
+        raise ValueError(f"{type(value).__name__} objects cannot key random streams")
     return str(value)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._checks import count
 from .models import BTL, Link
 
 __all__ = [
@@ -19,6 +20,13 @@ __all__ = [
     "top_k_size",
     "top_k_size_individual",
 ]
+
+
+def _finite_theta(theta) -> np.ndarray:
+    theta = np.asarray(theta, dtype=float)
+    if not np.isfinite(theta).all():
+        raise ValueError("theta must be finite (it holds NaN or inf)")
+    return theta
 
 
 def top_k_size(n: int) -> int:
@@ -34,7 +42,7 @@ def theta_paper_a_edge(n: int, rng: np.random.Generator) -> np.ndarray:
     code puts the top items last; spec/paper-a.md section 1), then centred to
     sum zero. The true top-k set is therefore ``{n-k, ..., n-1}``.
     """
-    k = top_k_size(n)
+    k = top_k_size(count(n, "n", 1))
     raw = np.log(np.concatenate([rng.uniform(0.2, 0.7, size=n - k), np.ones(k)]))
     return raw - raw.mean()
 
@@ -54,7 +62,9 @@ def sample_er_comparisons(
     numpy.ndarray
         ``(n, n)`` uint8 win matrix (0/1 entries, zero diagonal).
     """
-    theta = np.asarray(theta, dtype=float)
+    theta = _finite_theta(theta)
+    if not 0 <= p <= 1:
+        raise ValueError(f"the edge probability p must be in [0, 1], got {p!r}")
     n = theta.size
     iu, ju = np.triu_indices(n, k=1)
     included = rng.random(iu.size) < p
@@ -77,7 +87,7 @@ def theta_paper_a_individual(n: int, rng: np.random.Generator) -> np.ndarray:
     ``U_i ~ Unif(0.2, 0.7)``: the top-k items are the first ``k``
     (spec/paper-a.md section 2.1; the authors' code does not centre it).
     """
-    k = top_k_size_individual(n)
+    k = top_k_size_individual(count(n, "n", 1))
     return np.concatenate([np.zeros(k), np.log(rng.uniform(0.2, 0.7, size=n - k))])
 
 
@@ -103,10 +113,13 @@ def sample_user_comparisons(
     numpy.ndarray
         ``(n, n)`` (or ``(R, n, n)``) int64 win counts.
     """
-    theta = np.asarray(theta, dtype=float)
+    theta = _finite_theta(theta)
     single = theta.ndim == 1
     theta = np.atleast_2d(theta)
     n_rep, n = theta.shape
+    if n < 2:
+        raise ValueError(f"users compare pairs: theta needs at least 2 items, got {n}")
+    m, L = count(m, "m"), count(L, "L")
     iu, ju = np.triu_indices(n, k=1)
     counts = rng.multinomial(m * L, np.full(iu.size, 1.0 / iu.size), size=n_rep)
     i_wins = rng.binomial(counts, link.cdf(theta[:, iu] - theta[:, ju]))

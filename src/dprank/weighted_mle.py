@@ -295,6 +295,8 @@ def fit_weighted_mle(
         Check ``converged`` (and ``local_min`` for TM); failures are reported,
         not raised.
     """
+    if int(m) < 1:
+        raise ValueError(f"m must be >= 1 (the number of items), got {m}")
     obj = _Objective(S, N, m, lam, link, b)
     theta = np.zeros(obj.m) if theta0 is None else np.array(theta0, dtype=np.float64)
     if theta.shape != (obj.m,):
@@ -494,6 +496,8 @@ def hessian_min_nonzero_eigenvalue(S, N, theta, m: int | None = None, link: Link
     """
     theta = np.asarray(theta, dtype=np.float64)
     m = theta.size if m is None else int(m)
+    if m < 2:
+        raise ValueError(f"the Hessian on 1^perp needs m >= 2 items, got {m}")
     if m != theta.size:
         raise ValueError(f"theta has {theta.size} entries, m = {m}")
     if np.size(S) != m * (m - 1) // 2:
