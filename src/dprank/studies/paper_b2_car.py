@@ -64,6 +64,7 @@ from ..metrics_b import (
 from ..models import get_link
 from ..seeding import Stream, cell_key, generator
 from ..weighted_mle import default_lambda, fit_weighted_mle
+from .paper_b2.scenarios import shifted_budgets
 
 __all__ = [
     "BODY_TYPES",
@@ -510,8 +511,7 @@ def simulate_replicate(
     y, a, L, P = _as_data(y, m, observed)
     key = cell_key(_cell(m, L, a_range, width))
     g_eps = generator(seed, EXPERIMENT, key, r, Stream.EPSILON)
-    A = float(g_eps.uniform(a_range[0], a_range[1]))
-    eps = g_eps.uniform(A, A + width, L)
+    A, eps = shifted_budgets(a_range, width, L, g_eps)
     g_rel = generator(seed, EXPERIMENT, key, r, Stream.RELEASE)
     y_rr = randomized_response(y, eps, g_rel)
     y_lap = laplace_release(y, eps, g_rel)

@@ -36,6 +36,7 @@ __all__ = [
     "estimate_chunk",
     "hessian_chunk",
     "scheme_epsilon",
+    "shifted_budgets",
     "simulate_chunk",
     "true_scores",
     "user_budgets",
@@ -110,9 +111,22 @@ def user_budgets(cell: Mapping, eps: Mapping, rng: np.random.Generator) -> np.nd
     if "value" in eps:
         return np.full(L, float(eps["value"]))
     if "shifted" in eps:
-        A = rng.uniform(*eps["shifted"])
-        return rng.uniform(A, A + float(eps["width"]), L)
+        return shifted_budgets(eps["shifted"], eps["width"], L, rng)[1]
     return rng.uniform(*eps["range"], L)
+
+
+def shifted_budgets(
+    a_range: Sequence[float], width: float, L: int, rng: np.random.Generator
+) -> tuple[float, np.ndarray]:
+    """``A ~ U(a, b)``, then ``eps_l ~ U(A, A + width)`` for ``L`` users (B2 Scenario II, car data).
+
+    Returns
+    -------
+    (float, numpy.ndarray)
+        ``A`` and the ``(L,)`` budgets, both drawn from ``rng`` in that order.
+    """
+    A = float(rng.uniform(a_range[0], a_range[1]))
+    return A, rng.uniform(A, A + float(width), int(L))
 
 
 def simulate_chunk(

@@ -36,6 +36,7 @@ from ...ldp import add_rr_statistics, adrr_weights, privacy_constant, rr_flip_pr
 from ...models import BTL
 from ...seeding import Stream, cell_key, generator
 from ...weighted_mle import default_lambda, fit_weighted_mle
+from .scenarios import true_scores, user_budgets
 
 __all__ = ["machine_info", "scaling_exponents", "time_cell"]
 
@@ -75,9 +76,8 @@ def time_cell(
     key = cell_key({"role": "data", **cell})
     rows = []
     for r in replicates:
-        theta = generator(seed, experiment, key, r, Stream.THETA).uniform(-1.0, 1.0, m)
-        theta -= theta.mean()
-        budget = generator(seed, experiment, key, r, Stream.EPSILON).uniform(*eps["range"], L)
+        theta = true_scores(cell, generator(seed, experiment, key, r, Stream.THETA))
+        budget = user_budgets(cell, eps, generator(seed, experiment, key, r, Stream.EPSILON))
         rng = generator(seed, experiment, key, r, Stream.RELEASE)
         P = m * (m - 1) // 2
         S, N = np.zeros(P), np.zeros(P)
