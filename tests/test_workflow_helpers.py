@@ -1,5 +1,9 @@
 """Library helpers of the workflow: grid labels, chunks, dependencies, I/O, aggregation."""
 
+import os
+import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -10,7 +14,7 @@ from dprank.aggregate import summarise
 from dprank.deps import module_files, script_files
 from dprank.grid import cell_name, chunk_of, chunk_ranges, fmt_value, parse_value
 from dprank.io import atomic_path, load_arrays, save_arrays
-from dprank.workflow import canonical
+from dprank.workflow import LOCK_OWNERS, canonical, record_lock_owner, release_stale_lock
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src"
@@ -146,3 +150,55 @@ def test_results_manifest_hashes_seeded_results_only(tmp_path):
     (tmp_path / "paper_a_edge/exp1/paper/summary.csv").write_bytes(b"a,b\n1,3\n")
     assert results_manifest(tmp_path)["paper_a_edge/exp1/paper/summary.csv"] != before
     assert results_manifest(tmp_path, exclude=()).keys() == {*files}
+
+
+def _locked(workdir: Path, owners: list[str] | None) -> Path:
+    locks = workdir / ".snakemake" / "locks"
+    locks.mkdir(parents=True)
+    (locks / "0.input.lock").write_text("a\n")
+    (locks / "0.output.lock").write_text("b\n")
+    if owners is not None:
+        (locks / LOCK_OWNERS).write_text("".join(f"{o}\n" for o in owners))
+    return locks
+
+
+def _dead_pid() -> int:
+    proc = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return int(proc.stdout)
+
+
+def test_stale_lock_of_a_dead_snakemake_is_released(tmp_path):
+    host, dead = socket.gethostname(), _dead_pid()
+    locks = _locked(tmp_path, [f"{host} {dead}"])
+    assert release_stale_lock(tmp_path) == [dead]
+    assert not locks.exists()
+
+
+@pytest.mark.parametrize(
+    "owners",
+    [
+        None,  # taken outside this workflow (or killed before onstart): no record
+        ["{host} {alive}"],  # still running
+        ["{host} {dead}", "{host} {alive}"],  # one of two runs still running
+        ["elsewhere.example {dead}"],  # another host: its processes cannot be seen
+        ["garbled"],
+    ],
+)
+def test_lock_is_kept_unless_certainly_stale(tmp_path, owners):
+    values = {"host": socket.gethostname(), "alive": os.getpid(), "dead": _dead_pid()}
+    locks = _locked(tmp_path, None if owners is None else [o.format(**values) for o in owners])
+    assert release_stale_lock(tmp_path) == []
+    assert (locks / "0.input.lock").exists()
+
+
+def test_lock_owner_is_recorded_next_to_the_lock(tmp_path):
+    record_lock_owner(tmp_path)  # no lock: nothing to record
+    assert not (tmp_path / ".snakemake").exists()
+    locks = _locked(tmp_path, None)
+    record_lock_owner(tmp_path)
+    assert (locks / LOCK_OWNERS).read_text() == f"{socket.gethostname()} {os.getpid()}\n"
