@@ -247,9 +247,13 @@ def _newton_direction(prob, grad, v):
 
 
 def _require_items(wins) -> None:
-    """Reject a win matrix without items (public functions call it first)."""
-    if not isinstance(wins, PairwiseData) and (np.ndim(wins) < 2 or np.shape(wins)[-1] == 0):
-        raise ValueError(f"wins must be an (n, n) matrix with n >= 1, got shape {np.shape(wins)}")
+    """Reject a win matrix without items (public functions call it first; any array-like,
+    scipy.sparse included, is read through its ``shape``)."""
+    if isinstance(wins, PairwiseData):
+        return
+    shape = tuple(getattr(wins, "shape", None) or np.shape(wins))
+    if len(shape) < 2 or shape[-1] == 0:
+        raise ValueError(f"wins must be an (n, n) matrix with n >= 1, got shape {shape}")
 
 
 def penalized_objective(
