@@ -2,7 +2,9 @@ rule privatize:
     input:
         library=library("privatize", "privatize"),
     output:
-        intermediate("results/{study}/{experiment}/{protocol}/noise/{block}/chunk{chunk}.npz"),
+        intermediate(
+            "results/{study}/{experiment}/{protocol}/noise/{block}/chunk{chunk}.npz"
+        ),
     log:
         "results/logs/{study}/{experiment}/{protocol}/noise/{block}/chunk{chunk}.log",
     benchmark:
