@@ -19,7 +19,7 @@ rule simulate_releases:
     input:
         library=script_files(script_path("simulate_releases"), SRC),
     output:
-        "results/{bpaper}/{experiment}/releases/{cell}/chunk{chunk}.npz",
+        intermediate("results/{bpaper}/{experiment}/releases/{cell}/chunk{chunk}.npz"),
     log:
         "results/logs/{bpaper}/{experiment}/releases/{cell}/chunk{chunk}.log",
     benchmark:
