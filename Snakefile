@@ -3,10 +3,10 @@
 # Results path scheme (every rule's log and benchmark mirror its output path
 # under results/logs/ and results/benchmarks/):
 #
-#   results/{study}/{experiment}/data/{cell}/chunk{chunk}.npz                   simulate_comparisons
-#   results/{study}/{experiment}/{protocol}/noise/{cell}/chunk{chunk}.npz       privatize
-#   results/{study}/{experiment}/{protocol}/estimates/{cell}/chunk{chunk}.npz   estimate
-#   results/{study}/{experiment}/{protocol}/metrics/{cell}/chunk{chunk}.csv     compute_metrics
+#   results/{study}/{experiment}/data/{block}/chunk{chunk}.npz (temporary)      simulate_comparisons
+#   results/{study}/{experiment}/{protocol}/noise/{block}/chunk{chunk}.npz (t.) privatize
+#   results/{study}/{experiment}/{protocol}/estimates/{block}/chunk{chunk}.npz  estimate
+#   results/{study}/{experiment}/{protocol}/metrics/{block}/chunk{chunk}.csv    compute_metrics
 #   results/{study}/{experiment}/{protocol}/summary.csv                         aggregate_metrics
 #   resources/data/{path}  (the registered real data sets, hash-checked)          fetch_{dataset}
 #   results/paper_a_real/{dataset}/wins.csv                                      real_data_wins
@@ -31,7 +31,8 @@
 #                                                                                runtime_report
 #
 # study: a config section (paper_a_edge, paper_a_individual); experiment: one of its grids;
-# cell: one grid point with its own data (n300_p0.25); chunk: a range of replicates;
+# cell: one grid point with its own data (n300_p0.25); block: the cells of one Paper A job
+# (config job_keys; "all" for a whole grid, docs/performance.md); chunk: a range of replicates;
 # protocol: paper | authors (spec/paper-a.md section 0); bpaper: paper_b1 | paper_b2 (Paper B's
 # two versions); block: the cells of one B job (config job_keys).
 #

@@ -1,27 +1,39 @@
-"""Rule ``estimate``: fit every method at every epsilon on one chunk of data sets."""
+"""Rule ``estimate``: fit every method at every epsilon on one chunk of data sets of a block.
+
+The estimates file also carries each cell's true scores and replicate indices
+(``theta``, ``replicate``), so that the metrics stage reads it alone and the
+data file can be a temporary one.
+"""
 
 import numpy as np
 
 from dprank.io import load_arrays, save_arrays
-from dprank.studies import study_module
+from dprank.studies import cell_arrays, study_module, with_prefix
 from dprank.workflow import job_logger
 
 with job_logger(snakemake) as log:
     data = load_arrays(snakemake.input.data)
     noise = load_arrays(snakemake.input.noise)
     stage = study_module(snakemake.wildcards.study, "estimate")
-    out = stage.estimate_chunk(data["wins"], noise, **snakemake.params.job)
-    if "converged" in out:
-        failed = int(np.size(out["converged"]) - np.count_nonzero(out["converged"]))
-        log.info(
-            "fits: %d, not converged: %d, Newton iterations mean %.2f max %d",
-            out["converged"].size,
-            failed,
-            out["n_iter"].mean(),
-            out["n_iter"].max(),
-        )
-        if failed:
-            log.warning(
-                "%d fits did not converge; they are kept and counted (metric 'converged')", failed
+    arrays = {}
+    for i, kwargs in enumerate(snakemake.params.job["cells"]):
+        cell_data = cell_arrays(data, i)
+        out = stage.estimate_chunk(cell_data["wins"], cell_arrays(noise, i), **kwargs)
+        if "converged" in out:
+            failed = int(np.size(out["converged"]) - np.count_nonzero(out["converged"]))
+            log.info(
+                "cell %s: fits %d, not converged %d, Newton iterations mean %.2f max %d",
+                kwargs["cell"],
+                out["converged"].size,
+                failed,
+                out["n_iter"].mean(),
+                out["n_iter"].max(),
             )
-    save_arrays(snakemake.output[0], **out)
+            if failed:
+                log.warning(
+                    "%d fits did not converge; they are kept and counted (metric 'converged')",
+                    failed,
+                )
+        out.update(theta=cell_data["theta"], replicate=cell_data["replicate"])
+        arrays.update(with_prefix(i, out))
+    save_arrays(snakemake.output[0], compress=True, **arrays)

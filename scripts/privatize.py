@@ -1,12 +1,14 @@
-"""Rule ``privatize``: the privacy mechanisms' noise draws for one cell, chunk and protocol."""
+"""Rule ``privatize``: the mechanisms' noise draws for one block of cells, chunk and protocol."""
 
 from dprank.io import save_arrays
-from dprank.studies import study_module
+from dprank.studies import study_module, with_prefix
 from dprank.workflow import job_logger
 
 with job_logger(snakemake) as log:
-    kwargs = dict(snakemake.params.job)
     stage = study_module(snakemake.wildcards.study, "privatize")
-    arrays = stage.privatize_chunk(**kwargs)
-    log.info("protocol %s, epsilons %s", kwargs["protocol"], arrays["epsilon"].tolist())
+    arrays = {}
+    for i, kwargs in enumerate(snakemake.params.job["cells"]):
+        cell = stage.privatize_chunk(**kwargs)
+        log.info("cell %s: epsilons %s", kwargs["cell"], cell["epsilon"].tolist())
+        arrays.update(with_prefix(i, cell))
     save_arrays(snakemake.output[0], **arrays)

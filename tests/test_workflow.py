@@ -157,6 +157,25 @@ def test_full_config_dry_run(tmp_path):
     } <= rules
     b2 = {r for r, _ in planned_jobs(cwd, "paper_b2")}
     assert {"simulate_releases", "fit_paper_b", "table_paper_b", "compare_paper_b2"} <= b2
+    # Paper A at paper scale: one job per stage, experiment and chunk (job_keys: [])
+    config = yaml.safe_load((cwd / "config.yaml").read_text())
+    chunks = {
+        (study, name): -(-exp["reps"] // (exp.get("chunk_size") or config["chunk_size"]))
+        for study in ("paper_a_edge", "paper_a_individual")
+        for name, exp in config[study]["experiments"].items()
+    }
+    assert all(
+        exp["job_keys"] == []
+        for s in ("paper_a_edge", "paper_a_individual")
+        for exp in config[s]["experiments"].values()
+    )
+    counts = {r: sum(1 for rule, _ in jobs if rule == r) for r in rules}
+    assert counts["simulate_comparisons"] == sum(chunks.values())
+    for rule in ("privatize", "estimate", "compute_metrics"):
+        # two protocols (the figures use exp4_nonprivate under the authors' one only)
+        assert sum(chunks.values()) < counts[rule] <= 2 * sum(chunks.values()), rule
+    stages = {"simulate_comparisons", "privatize", "estimate", "compute_metrics"}
+    assert all("/all/chunk" in o for r, o in jobs if r in stages)
     figures = {o for r, o in jobs if r == "plot_paper_a_figure"}
     for fig in FIGURES:
         for protocol in ("paper", "authors"):
@@ -249,7 +268,7 @@ def test_smoke_outputs(smoke):
     paths = list((smoke / "results").glob("paper_a_*/*/*/metrics/*/chunk*.csv"))
     paths += list((smoke / "results/paper_a_real").glob("*/*/metrics.csv"))
     paths += list((smoke / "results/paper_b2").glob("*/metrics/*/chunk*.csv"))
-    assert len(paths) > 90  # 74 simulation chunks, 4 real-data runs, 20 B2 chunks (smoke)
+    assert len(paths) > 50  # 34 Paper A block chunks, 4 real-data runs, 20 B2 chunks (smoke)
     for path in paths:
         rows = pd.read_csv(path)
         # the TM objective of the Laplace plug-in can be unbounded (noisy, negative
@@ -258,6 +277,11 @@ def test_smoke_outputs(smoke):
             rows = rows[rows["method"] != "Laplace"]
         conv = rows[rows["metric"] == "converged"]["value"]
         assert (conv == 1).all(), path
+    # Paper A's data and noise are temporary (keep_intermediates: false); estimates stay
+    results = smoke / "results"
+    assert not list(results.glob("paper_a_*/*/data/*/*.npz"))
+    assert not list(results.glob("paper_a_*/*/*/noise/*/*.npz"))
+    assert list(results.glob("paper_a_*/*/*/estimates/*/*.npz"))
     # logs and benchmarks for every job
     assert list((smoke / "results/logs").rglob("*.log"))
     assert list((smoke / "results/benchmarks").rglob("*.tsv"))
@@ -364,6 +388,11 @@ def test_bit_identical_across_cores_and_chunk_sizes(smoke, tmp_path):
 
     def rechunk(c):
         c["chunk_size"] = 2
+        c["keep_intermediates"] = True
+        edge, ind = (c[s]["experiments"] for s in ("paper_a_edge", "paper_a_individual"))
+        edge["exp1"]["job_keys"] = []  # one block (the smoke run: one per n)
+        edge["exp4_eps"]["job_keys"] = None  # a job per cell
+        ind["exp6"]["job_keys"] = ["m"]
         c["paper_a_individual"]["experiments"]["exp6"]["chunk_size"] = 4
         c["paper_b2"]["experiments"]["scenario2"]["chunk_size"] = 8
         c["paper_b2"]["experiments"]["scenario2"]["job_keys"] = None  # a job per cell
@@ -383,6 +412,9 @@ def test_bit_identical_across_cores_and_chunk_sizes(smoke, tmp_path):
     snakemake(
         cwd, *targets, "--cores", "1", "--configfile", config
     )  # --configfile takes several values
+    # keep_intermediates keeps the data and noise files (one per block and chunk)
+    assert len(list((cwd / "results/paper_a_edge/exp1/data").glob("*/chunk*.npz"))) == 3
+    assert len(list((cwd / "results/paper_a_edge/exp4_eps/paper/noise").glob("*/*.npz"))) == 4
     for target in targets:
         assert (cwd / target).read_bytes() == (smoke / target).read_bytes(), target
         if "paper_b2" in target:
@@ -421,13 +453,43 @@ def test_editing_a_plot_script_reruns_only_figures(smoke):
     assert planned_jobs(smoke, *SMOKE) == []
 
 
-def test_editing_the_solver_reruns_estimation_not_data(smoke):
+def test_editing_the_solver_reruns_estimation_and_only_recreates_its_inputs(smoke):
     with _Edited(smoke / "src/dprank/mle.py", "# edited\n"):
-        rules = {r for r, _ in planned_jobs(smoke, *SMOKE)}
+        jobs = planned_jobs(smoke, *SMOKE)
+    rules = {r for r, _ in jobs}
     assert {"estimate", "compute_metrics", "aggregate_metrics", "plot_paper_a_figure"} <= rules
     assert "real_data_metrics" in rules  # the real-data releases are fitted by it too
-    untouched = {"simulate_comparisons", "privatize", "fetch_cems", "fetch_immig", "real_data_wins"}
-    assert not rules & untouched
+    assert not rules & {"fetch_cems", "fetch_immig", "real_data_wins"}
+    # the temporary data and noise files are re-created for exactly the re-estimated jobs
+    estimates = [o for r, o in jobs if r == "estimate"]
+    # every Paper A block and chunk (the solver fits them all)
+    assert set(estimates) == {
+        f.relative_to(smoke).as_posix()
+        for f in smoke.glob("results/paper_a_*/*/*/estimates/*/chunk*.npz")
+    }
+    data = {
+        o.replace("/paper/", "/").replace("/authors/", "/").replace("estimates", "data")
+        for o in estimates
+    }
+    noise = {o.replace("estimates", "noise") for o in estimates}
+    assert {o for r, o in jobs if r == "simulate_comparisons"} == data
+    assert {o for r, o in jobs if r == "privatize"} == noise
+
+
+def test_editing_the_metrics_reruns_only_metrics_and_what_follows(smoke):
+    evaluate = smoke / "src/dprank/studies/paper_a_individual/evaluate.py"
+    with _Edited(evaluate, "# edited\n"):
+        jobs = planned_jobs(smoke, *SMOKE)
+    rules = {r for r, _ in jobs}
+    # no data, noise or fit: the estimates file holds the truth the metrics need
+    assert not rules & {"simulate_comparisons", "privatize", "estimate"}
+    metrics = {o for r, o in jobs if r == "compute_metrics"}
+    assert metrics and all(o.startswith("results/paper_a_individual/") for o in metrics)
+    assert {o for r, o in jobs if r == "aggregate_metrics"} == {
+        f"results/paper_a_individual/{e}/{p}/summary.csv"
+        for e in ("exp5", "exp6", "exp7")
+        for p in ("paper", "authors")
+    }
 
 
 def test_changing_one_grid_reruns_only_its_cells(smoke):
@@ -440,7 +502,8 @@ def test_changing_one_grid_reruns_only_its_cells(smoke):
         for r, o in jobs
         if r in {"simulate_comparisons", "privatize", "estimate", "compute_metrics"}
     ]
-    assert per_cell and all("/exp1/" in o and "/n56_p1/" in o for o in per_cell)
+    # smoke exp1 has job_keys [n]: a block per n, so the new n is a block of its own
+    assert per_cell and all("/exp1/" in o and "/n56/" in o for o in per_cell)
     assert {o for r, o in jobs if r == "aggregate_metrics"} == {
         f"results/paper_a_edge/exp1/{p}/summary.csv" for p in ("paper", "authors")
     }

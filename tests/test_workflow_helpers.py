@@ -12,8 +12,9 @@ import pytest
 
 from dprank.aggregate import summarise
 from dprank.deps import module_files, script_files
-from dprank.grid import cell_name, chunk_of, chunk_ranges, fmt_value, parse_value
+from dprank.grid import cell_blocks, cell_name, chunk_of, chunk_ranges, fmt_value, parse_value
 from dprank.io import atomic_path, load_arrays, save_arrays
+from dprank.studies import block_kwargs, cell_arrays, paper_a_edge, paper_a_individual, with_prefix
 from dprank.workflow import LOCK_OWNERS, canonical, record_lock_owner, release_stale_lock
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,6 +34,51 @@ def test_chunks_cover_every_replicate_once():
     assert chunk_of(5, 2, 2) == (4, 5)
     with pytest.raises(ValueError, match="out of range"):
         chunk_of(5, 2, 3)
+
+
+def test_blocks_group_cells_by_job_keys():
+    cells = [{"n": n, "p": p} for n in (20, 32) for p in (0.5, 1.0)]
+    names = [cell_name(c, ["n", "p"]) for c in cells]
+    assert cell_blocks(names, cells, ["n", "p"], None) == {name: [name] for name in names}
+    assert cell_blocks(names, cells, ["n", "p"], []) == {"all": names}
+    assert cell_blocks(names, cells, ["n", "p"], ["n"]) == {
+        "n20": ["n20_p0.5", "n20_p1"],
+        "n32": ["n32_p0.5", "n32_p1"],
+    }
+    exp = {"n": [20, 32], "p": [1.0], "epsilon": [0.5, 2.0], "reps": 4, "data_per_epsilon": True}
+    assert paper_a_edge.block_names({**exp, "job_keys": ["eps"]}) == ["eps0.5", "eps2"]
+    assert paper_a_edge.block_names(exp) == paper_a_edge.cell_names(exp)
+    ind = {"n": [12], "m": [100, 300], "epsilon": [1.0], "reps": 2, "job_keys": ["m"]}
+    assert paper_a_individual.blocks(ind) == {"m100": ["n12_m100_eps1"], "m300": ["n12_m300_eps1"]}
+
+
+def test_a_block_job_gets_each_cells_own_kwargs():
+    exp = {
+        "n": [20, 32],
+        "p": [1.0],
+        "epsilon": [0.5],
+        "reps": 4,
+        "methods": ["perturbed_mle"],
+        "theta_per": ["n"],
+        "job_keys": [],
+    }
+    config = {
+        "seed": 1,
+        "chunk_size": 2,
+        "paper_a_edge": {
+            "constants": {"c0": 2.0, "kappa1": 1.0, "kappa2": 0.25, "r_seed": 13},
+            "solver": {"xtol": 1e-10, "max_iter": 100},
+            "experiments": {"e": exp},
+        },
+    }
+    job = block_kwargs("paper_a_edge", "privatize", config, "e", "all", 1, "paper")
+    cells = [
+        paper_a_edge.stage_kwargs("privatize", config, "e", name, 1, "paper")
+        for name in ("n20_p1", "n32_p1")
+    ]
+    assert job == {"cells": cells} and cells[0]["replicates"] == [2, 3]
+    with pytest.raises(KeyError, match="no block 'n20'"):
+        block_kwargs("paper_a_edge", "privatize", config, "e", "n20", 1, "paper")
 
 
 def test_canonical_sorts_keys_recursively():
@@ -70,6 +116,17 @@ def test_arrays_round_trip_and_atomic_write(tmp_path):
     back = load_arrays(path)
     np.testing.assert_array_equal(back["wins"], wins)
     np.testing.assert_array_equal(back["theta"], np.arange(3.0))
+    # a block file: each cell's arrays under its prefix, win matrices packed too
+    path2 = tmp_path / "block.npz"
+    save_arrays(
+        path2, compress=True, **with_prefix(0, {"wins": wins}), **with_prefix(1, {"wins": wins[:2]})
+    )
+    with np.load(path2) as raw:
+        assert "c0__wins__packed" in raw.files and "c1__wins__packed" in raw.files
+    back = load_arrays(path2)
+    np.testing.assert_array_equal(cell_arrays(back, 1)["wins"], wins[:2])
+    assert list(cell_arrays(back, 0)) == ["wins"]
+    path2.unlink()
     target = tmp_path / "y.csv"
     with pytest.raises(RuntimeError), atomic_path(target) as tmp:
         Path(tmp).write_text("half")

@@ -12,6 +12,7 @@ import math
 from collections.abc import Iterable, Mapping
 
 __all__ = [
+    "cell_blocks",
     "cell_name",
     "chunk_of",
     "chunk_ranges",
@@ -52,6 +53,31 @@ def parse_value(text: str) -> int | float:
 def cell_name(params: Mapping[str, object], order: Iterable[str]) -> str:
     """File-name-safe cell label, e.g. ``n300_p0.25`` or ``n350_p1_eps0.1``."""
     return "_".join(f"{key}{fmt_value(params[key])}" for key in order)
+
+
+def cell_blocks(
+    names: list[str],
+    cells: list[dict],
+    order: Iterable[str],
+    job_keys: Iterable[str] | None,
+) -> dict[str, list[str]]:
+    """Job label -> the names of the cells that one job (per chunk) covers, in grid order.
+
+    Cells sharing their values of ``job_keys`` form one *block*, labelled by
+    those values (``n300`` for ``job_keys: [n]``; ``all`` for ``job_keys: []``);
+    with ``job_keys`` ``None`` every cell is its own block, labelled by its
+    cell name. Seeds are keyed by cell and replicate, so the blocks change no
+    number; they only trade per-job start-up cost against parallelism (as the
+    ``job_keys`` of Paper B2).
+    """
+    order = list(order)
+    if job_keys is None:
+        return {name: [name] for name in names}
+    keys = [k for k in order if k in set(job_keys)]
+    out: dict[str, list[str]] = {}
+    for name, params in zip(names, cells, strict=True):
+        out.setdefault(cell_name(params, keys) or "all", []).append(name)
+    return out
 
 
 def chunk_ranges(reps: int, chunk_size: int) -> list[tuple[int, int]]:

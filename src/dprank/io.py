@@ -1,4 +1,8 @@
-"""File input/output for the workflow stages: atomic writes, compact win matrices."""
+"""File input/output for the workflow stages: atomic writes, compact win matrices.
+
+pandas is imported only by the CSV functions: the array stages of the workflow
+start without it (about 0.5 s of every job's start-up).
+"""
 
 from __future__ import annotations
 
@@ -7,9 +11,12 @@ import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:  # pandas is imported where a CSV is read or written (job start-up)
+    import pandas as pd
 
 __all__ = ["atomic_path", "load_arrays", "read_csv", "save_arrays", "write_csv"]
 
@@ -45,24 +52,30 @@ def _write_with(path, writer: Callable[[Path], None]) -> None:
         writer(tmp)
 
 
-def save_arrays(path: str | os.PathLike, **arrays: np.ndarray) -> None:
+def _is_wins(name: str) -> bool:
+    return name == "wins" or name.endswith("__wins")
+
+
+def save_arrays(path: str | os.PathLike, compress: bool = False, **arrays: np.ndarray) -> None:
     """Save named arrays to an ``.npz`` file atomically.
 
-    Arrays named ``wins`` whose entries are all 0 or 1 are bit-packed (a
-    complete-graph chunk of 120 replicates at n = 700 takes 7 MB, not 59 MB).
+    Arrays named ``wins`` (or ``<prefix>__wins``, a cell's share of a block file)
+    whose entries are all 0 or 1 are bit-packed (a complete-graph chunk of 120
+    replicates at n = 700 takes 7 MB, not 59 MB). ``compress`` deflates every
+    member (exact; worth it for small integer arrays such as top-k index sets).
     """
     out: dict[str, np.ndarray] = {}
     for name, arr in arrays.items():
         arr = np.asarray(arr)
-        if name == "wins" and arr.size and arr.max(initial=0) <= 1 and arr.min(initial=0) >= 0:
-            out["wins__packed"] = np.packbits(arr.astype(bool), axis=-1)
-            out["wins__shape"] = np.asarray(arr.shape, dtype=np.int64)
+        if _is_wins(name) and arr.size and arr.max(initial=0) <= 1 and arr.min(initial=0) >= 0:
+            out[f"{name}__packed"] = np.packbits(arr.astype(bool), axis=-1)
+            out[f"{name}__shape"] = np.asarray(arr.shape, dtype=np.int64)
         else:
             out[name] = arr
 
     def writer(tmp: Path) -> None:
         with open(tmp, "wb") as fh:
-            np.savez(fh, **out)
+            (np.savez_compressed if compress else np.savez)(fh, **out)
 
     _write_with(path, writer)
 
@@ -71,10 +84,11 @@ def load_arrays(path: str | os.PathLike) -> dict[str, np.ndarray]:
     """Load an ``.npz`` written by :func:`save_arrays` (unpacking win matrices)."""
     with np.load(path, allow_pickle=False) as npz:
         data = {k: npz[k] for k in npz.files}
-    if "wins__packed" in data:
-        shape = tuple(int(s) for s in data.pop("wins__shape"))
-        packed = data.pop("wins__packed")
-        data["wins"] = np.unpackbits(packed, axis=-1, count=shape[-1]).reshape(shape)
+    for key in [k for k in data if k.endswith("__packed")]:
+        name = key.removesuffix("__packed")
+        shape = tuple(int(s) for s in data.pop(f"{name}__shape"))
+        packed = data.pop(key)
+        data[name] = np.unpackbits(packed, axis=-1, count=shape[-1]).reshape(shape)
     return data
 
 
@@ -89,4 +103,6 @@ def write_csv(path: str | os.PathLike, frame: pd.DataFrame) -> None:
 
 def read_csv(path: str | os.PathLike) -> pd.DataFrame:
     """Read a CSV written by :func:`write_csv` (lines starting with ``#`` are comments)."""
+    import pandas as pd
+
     return pd.read_csv(path, comment="#")

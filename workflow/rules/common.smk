@@ -23,7 +23,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 from dprank.config import validate_config
 from dprank.deps import script_files
-from dprank.studies import STUDIES, paper_b2, study_module
+from dprank.studies import STUDIES, block_kwargs, paper_b2, study_module
 from dprank.workflow import canonical, record_lock_owner, release_stale_lock
 
 validate_config(
@@ -88,6 +88,7 @@ wildcard_constraints:
     experiment=r"[A-Za-z][A-Za-z0-9_]*",
     protocol="paper|authors",
     cell=r"[^/]+",
+    block=r"[^/]+",
     chunk=r"\d+",
     figure=r"fig\d+",
     bpaper="paper_b1|paper_b2",
@@ -108,22 +109,33 @@ def library(script, stage=None):
 
 
 def job_params(stage):
-    """Params function: the stage function's keyword arguments for one job."""
+    """Params function: the stage function's keyword arguments for each cell of one job."""
 
     def params(wildcards):
         chunk = int(wildcards.chunk) if hasattr(wildcards, "chunk") else None
         protocol = getattr(wildcards, "protocol", None)
         return canonical(
-            study_module(wildcards.study).stage_kwargs(
-                stage, config, wildcards.experiment, wildcards.cell, chunk, protocol
+            block_kwargs(
+                wildcards.study,
+                stage,
+                config,
+                wildcards.experiment,
+                wildcards.block,
+                chunk,
+                protocol,
             )
         )
 
     return params
 
 
+def intermediate(path):
+    """An output that seeds re-create cheaply: temporary unless ``keep_intermediates``."""
+    return path if config.get("keep_intermediates", False) else temp(path)
+
+
 def chunk_files(kind, ext="npz"):
-    """Input function: every cell's chunk files of one experiment (and protocol)."""
+    """Input function: every block's chunk files of one experiment (and protocol)."""
 
     def files(wildcards):
         study = study_module(wildcards.study)
@@ -133,8 +145,8 @@ def chunk_files(kind, ext="npz"):
             parts.append(wildcards.protocol)
         base = "/".join(parts)
         return [
-            f"{base}/{kind}/{cell}/chunk{chunk}.{ext}"
-            for cell in study.cell_names(exp)
+            f"{base}/{kind}/{block}/chunk{chunk}.{ext}"
+            for block in study.block_names(exp)
             for chunk in range(study.chunk_count(config, wildcards.experiment))
         ]
 

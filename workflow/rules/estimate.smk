@@ -1,14 +1,14 @@
 rule estimate:
     input:
-        data="results/{study}/{experiment}/data/{cell}/chunk{chunk}.npz",
-        noise="results/{study}/{experiment}/{protocol}/noise/{cell}/chunk{chunk}.npz",
+        data="results/{study}/{experiment}/data/{block}/chunk{chunk}.npz",
+        noise="results/{study}/{experiment}/{protocol}/noise/{block}/chunk{chunk}.npz",
         library=library("estimate", "estimate"),
     output:
-        "results/{study}/{experiment}/{protocol}/estimates/{cell}/chunk{chunk}.npz",
+        "results/{study}/{experiment}/{protocol}/estimates/{block}/chunk{chunk}.npz",
     log:
-        "results/logs/{study}/{experiment}/{protocol}/estimates/{cell}/chunk{chunk}.log",
+        "results/logs/{study}/{experiment}/{protocol}/estimates/{block}/chunk{chunk}.log",
     benchmark:
-        "results/benchmarks/{study}/{experiment}/{protocol}/estimates/{cell}/chunk{chunk}.tsv"
+        "results/benchmarks/{study}/{experiment}/{protocol}/estimates/{block}/chunk{chunk}.tsv"
     conda:
         "../../envs/estimate.yaml"
     params:

@@ -1,14 +1,13 @@
 rule compute_metrics:
     input:
-        data="results/{study}/{experiment}/data/{cell}/chunk{chunk}.npz",
-        estimates="results/{study}/{experiment}/{protocol}/estimates/{cell}/chunk{chunk}.npz",
+        estimates="results/{study}/{experiment}/{protocol}/estimates/{block}/chunk{chunk}.npz",
         library=library("compute_metrics", "evaluate"),
     output:
-        "results/{study}/{experiment}/{protocol}/metrics/{cell}/chunk{chunk}.csv",
+        "results/{study}/{experiment}/{protocol}/metrics/{block}/chunk{chunk}.csv",
     log:
-        "results/logs/{study}/{experiment}/{protocol}/metrics/{cell}/chunk{chunk}.log",
+        "results/logs/{study}/{experiment}/{protocol}/metrics/{block}/chunk{chunk}.log",
     benchmark:
-        "results/benchmarks/{study}/{experiment}/{protocol}/metrics/{cell}/chunk{chunk}.tsv"
+        "results/benchmarks/{study}/{experiment}/{protocol}/metrics/{block}/chunk{chunk}.tsv"
     conda:
         "../../envs/estimate.yaml"
     params:

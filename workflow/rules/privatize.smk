@@ -2,11 +2,13 @@ rule privatize:
     input:
         library=library("privatize", "privatize"),
     output:
-        "results/{study}/{experiment}/{protocol}/noise/{cell}/chunk{chunk}.npz",
+        intermediate(
+            "results/{study}/{experiment}/{protocol}/noise/{block}/chunk{chunk}.npz"
+        ),
     log:
-        "results/logs/{study}/{experiment}/{protocol}/noise/{cell}/chunk{chunk}.log",
+        "results/logs/{study}/{experiment}/{protocol}/noise/{block}/chunk{chunk}.log",
     benchmark:
-        "results/benchmarks/{study}/{experiment}/{protocol}/noise/{cell}/chunk{chunk}.tsv"
+        "results/benchmarks/{study}/{experiment}/{protocol}/noise/{block}/chunk{chunk}.tsv"
     conda:
         "../../envs/simulate.yaml"
     params:

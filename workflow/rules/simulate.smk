@@ -2,11 +2,11 @@ rule simulate_comparisons:
     input:
         library=library("simulate_comparisons", "simulate"),
     output:
-        "results/{study}/{experiment}/data/{cell}/chunk{chunk}.npz",
+        intermediate("results/{study}/{experiment}/data/{block}/chunk{chunk}.npz"),
     log:
-        "results/logs/{study}/{experiment}/data/{cell}/chunk{chunk}.log",
+        "results/logs/{study}/{experiment}/data/{block}/chunk{chunk}.log",
     benchmark:
-        "results/benchmarks/{study}/{experiment}/data/{cell}/chunk{chunk}.tsv"
+        "results/benchmarks/{study}/{experiment}/data/{block}/chunk{chunk}.tsv"
     conda:
         "../../envs/simulate.yaml"
     params:
@@ -19,7 +19,7 @@ rule simulate_releases:
     input:
         library=script_files(script_path("simulate_releases"), SRC),
     output:
-        "results/{bpaper}/{experiment}/releases/{cell}/chunk{chunk}.npz",
+        intermediate("results/{bpaper}/{experiment}/releases/{cell}/chunk{chunk}.npz"),
     log:
         "results/logs/{bpaper}/{experiment}/releases/{cell}/chunk{chunk}.log",
     benchmark:

@@ -98,8 +98,12 @@ def published_legend(ax) -> None:
     )
 
 
-def save_figure(fig, pdf_path, png_path, dpi: int = 150) -> None:
-    """Write a figure as PDF (no timestamp, so reruns give identical files) and PNG."""
+def save_figure(fig, pdf_path, png_path, dpi: int = 100) -> None:
+    """Write a figure as PDF (no timestamp, so reruns give identical files) and PNG.
+
+    The PNG is the screen copy the HTML report embeds (100 dpi keeps the report
+    small); the PDF is the vector copy for print.
+    """
     fig.savefig(
         pdf_path,
         format="pdf",

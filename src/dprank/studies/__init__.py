@@ -8,6 +8,7 @@ estimation and what follows, but not data generation.
 """
 
 import importlib
+from collections.abc import Mapping
 from types import ModuleType
 
 #: study name (the config section) -> subpackage
@@ -29,3 +30,47 @@ def study_module(study: str, stage: str | None = None) -> ModuleType:
     if stage not in STAGES:
         raise ValueError(f"unknown stage {stage!r}; known: {STAGES}")
     return importlib.import_module(f"{STUDIES[study]}.{stage}")
+
+
+def block_kwargs(
+    study: str,
+    stage: str,
+    config: Mapping,
+    experiment: str,
+    block: str,
+    chunk: int | None = None,
+    protocol: str | None = None,
+) -> dict:
+    """The params of one job: ``{"cells": [stage kwargs of each cell of the block]}``.
+
+    Each entry is exactly the study's ``stage_kwargs`` for one cell (seeds keyed
+    by cell and replicate), so a block job computes what the cells' own jobs
+    would; the job runs the stage function once per cell.
+    """
+    module = study_module(study)
+    found = module.blocks(config[study]["experiments"][experiment])
+    if block not in found:
+        raise KeyError(f"no block {block!r} in {study}.{experiment}; blocks: {list(found)}")
+    return {
+        "cells": [
+            module.stage_kwargs(stage, config, experiment, name, chunk, protocol)
+            for name in found[block]
+        ]
+    }
+
+
+def cell_prefix(i: int) -> str:
+    """Prefix of the arrays of the ``i``-th cell of a block in a job's ``.npz`` file."""
+    return f"c{i}__"
+
+
+def with_prefix(i: int, arrays: Mapping) -> dict:
+    """``arrays`` with names prefixed by :func:`cell_prefix` (one cell's share of a block file)."""
+    pre = cell_prefix(i)
+    return {pre + name: value for name, value in arrays.items()}
+
+
+def cell_arrays(arrays: Mapping, i: int) -> dict:
+    """The arrays of the ``i``-th cell of a block file, prefix removed."""
+    pre = cell_prefix(i)
+    return {k.removeprefix(pre): v for k, v in arrays.items() if k.startswith(pre)}

@@ -29,11 +29,13 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping
 
-from ...grid import cell_name, chunk_replicates, experiment_chunks, find_cell
+from ...grid import cell_blocks, cell_name, chunk_replicates, experiment_chunks, find_cell
 
 __all__ = [
     "METHODS",
     "PROTOCOLS",
+    "block_names",
+    "blocks",
     "cell_names",
     "cell_params",
     "cells",
@@ -57,6 +59,16 @@ def cells(exp: Mapping) -> list[dict]:
 def cell_names(exp: Mapping) -> list[str]:
     """File-name labels of the cells, e.g. ``n16_m1000_eps0.5``."""
     return [cell_name(c, _KEYS) for c in cells(exp)]
+
+
+def blocks(exp: Mapping) -> dict[str, list[str]]:
+    """Job label -> the names of its cells (cells sharing the values of ``job_keys``)."""
+    return cell_blocks(cell_names(exp), cells(exp), _KEYS, exp.get("job_keys"))
+
+
+def block_names(exp: Mapping) -> list[str]:
+    """Labels of the experiment's jobs (per chunk and stage): its blocks of cells."""
+    return list(blocks(exp))
 
 
 def cell_params(exp: Mapping, name: str) -> dict:
