@@ -18,7 +18,9 @@ with job_logger(snakemake) as log:
     arrays = {}
     for i, kwargs in enumerate(snakemake.params.job["cells"]):
         cell_data = cell_arrays(data, i)
-        out = stage.estimate_chunk(cell_data["wins"], cell_arrays(noise, i), **kwargs)
+        out = stage.estimate_chunk(
+            cell_data["wins"], cell_arrays(noise, i), truth=cell_data["theta"], **kwargs
+        )
         if "converged" in out:
             failed = int(np.size(out["converged"]) - np.count_nonzero(out["converged"]))
             log.info(

@@ -6,11 +6,49 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ...mle import PairwiseData, fit_penalized_mle
+from ...mle import PairwiseData, _Problem, fit_penalized_mle
 from ...oneshot import one_shot_scores
 from ...ranking import noisy_counts, top_k
+from ...rbfgs import vmmin
 from ...simulate import top_k_size
 from . import edge_gamma
+
+
+def boundary_tie(scores: np.ndarray, k: int) -> bool:
+    """Whether the ``k``-th and ``(k+1)``-th largest scores are exactly equal."""
+    if k >= scores.size:
+        return False
+    part = np.partition(scores, scores.size - k - 1)
+    return bool(part[scores.size - k - 1] == part[scores.size - k :].min())
+
+
+def authors_tie_keys(
+    data: PairwiseData,
+    theta_hat: np.ndarray,
+    truth: np.ndarray,
+    gamma: float,
+    b: np.ndarray,
+    k: int,
+) -> np.ndarray | None:
+    """Keys that order exact ties of the perturbed MLE as the authors' R code does.
+
+    The authors minimise (2.2) with R's ``optim(method = "BFGS")`` started at
+    the true scores (spec/paper-a.md section 1.1), which stops within about
+    1e-3 of the exact minimiser. Where the exact estimate ``theta_hat`` ties
+    across the top-k boundary (equal win counts on a complete graph at
+    epsilon = inf), that early stop decides which tied items are selected.
+    This reruns R's iterations (:func:`dprank.rbfgs.vmmin`) from ``truth`` and
+    returns ``-theta_R`` as tie keys (the larger R estimate wins a tie), or
+    ``None`` when no tie straddles the boundary (R's order then agrees with
+    the exact estimate's, whose gaps exceed R's error).
+    """
+    if not boundary_tie(theta_hat, k):
+        return None
+    prob = _Problem(data, gamma, b, sum_zero=False)
+    theta_r, _ = vmmin(
+        np.asarray(truth, dtype=float), prob.value, lambda t: prob.gradient_and_weights(t)[0]
+    )
+    return np.negative(theta_r)
 
 
 def estimate_chunk(
@@ -23,11 +61,19 @@ def estimate_chunk(
     kappa2: float,
     xtol: float,
     max_iter: int,
+    truth: np.ndarray | None = None,
 ) -> dict[str, np.ndarray]:
     """Fit every method at every epsilon on each replicate's win matrix.
 
     The perturbed MLE is solved from the largest epsilon down, each fit warm
     started at the previous one (same data, nearby solution).
+
+    Ties of the perturbed MLE's scores: under the ``paper`` protocol they are
+    broken by the replicate's uniform keys (as for every method). Under the
+    ``authors`` protocol, when ``truth`` is given, exact ties across the top-k
+    boundary are ordered as the authors' R BFGS, started at the true scores
+    and stopped early, orders them (:func:`authors_tie_keys`); other ties go
+    to the lower index (R's stable order), as for counting and one-shot.
 
     Returns
     -------
@@ -40,6 +86,7 @@ def estimate_chunk(
     eps = np.asarray(noise["epsilon"], dtype=float)
     n_rep, n_eps = wins.shape[0], eps.size
     tie_keys = noise.get("tie_keys")
+    emulate_r = protocol == "authors" and truth is not None
 
     def select(scores, r, e):
         return top_k(scores, k, None if tie_keys is None else tie_keys[r, e])
@@ -69,7 +116,13 @@ def estimate_chunk(
                     fit.converged,
                     fit.n_iter,
                 )
-                topk[r, e] = select(fit.theta, r, e)
+                if emulate_r:
+                    keys = authors_tie_keys(
+                        data, fit.theta, truth[r], gamma, noise["mle_noise"][r, e], k
+                    )
+                    topk[r, e] = top_k(fit.theta, k, keys)
+                else:
+                    topk[r, e] = select(fit.theta, r, e)
                 start = fit.theta
         out.update(theta_hat=theta_hat, converged=converged, n_iter=n_iter, topk_perturbed_mle=topk)
     if "noisy_counting" in methods:

@@ -41,8 +41,14 @@ def estimate_chunk(
     kappa2: float,
     xtol: float,
     max_iter: int,
+    truth: np.ndarray | None = None,
 ) -> dict[str, np.ndarray]:
     """Fit all replicates of one cell in one batch of Newton steps.
+
+    ``truth`` (the true scores) is accepted so that every study's estimate
+    stage has one call, and not used: the authors' individual-DP code solves
+    with cvxpy, which has no start point whose order could break ties
+    (compare :func:`dprank.studies.paper_a_edge.estimate.authors_tie_keys`).
 
     Returns
     -------
