@@ -25,6 +25,7 @@ import io
 import json
 import math
 import os
+import re
 import sys
 import tempfile
 import traceback
@@ -390,7 +391,7 @@ def _cmd_datasets(args) -> int:
         reg = registry(args.registry)
         for name, ds in reg.items():
             if name in EXPORTABLE:
-                first = ds.description.split(". ")[0].rstrip(".")
+                first = re.split(r"(?<=[a-z)])\.\s+(?=[A-Z])", ds.description)[0].rstrip(".")
                 print(f"{name}\t{first}.")
         return EXIT_OK
     if args.name is None or args.out is None:
