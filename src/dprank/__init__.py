@@ -20,9 +20,10 @@ __all__ = ["Ranking", "__version__", "rank"]
 
 
 def __getattr__(name: str):
-    # Lazy: ``import dprank.mle`` must not load the API's dependencies.
+    # Lazy (and by name, not by an import statement): ``import dprank.mle`` must not
+    # load the API's dependencies, nor make every workflow stage depend on them.
     if name in ("rank", "Ranking"):
-        from . import api
+        import importlib
 
-        return getattr(api, name)
+        return getattr(importlib.import_module("dprank.api"), name)
     raise AttributeError(f"module 'dprank' has no attribute {name!r}")

@@ -496,11 +496,11 @@ def comparisons_from_frame(
                 eps_name,
             )
         user_eps = np.full(len(user_labels), np.nan)
-        user_eps[user] = eps  # the last row of each user; checked next
+        user_eps[user[::-1]] = eps[::-1]  # each user's first row; the others are checked next
         bad = np.flatnonzero(user_eps[user] != eps)
         if bad.size:
             raise where.error(
-                f"user {user_labels[user[bad[0]]]!r} has different budgets "
+                f"user {str(user_labels[user[bad[0]]])!r} has different budgets "
                 f"'{eps_name}' on different rows (one release budget per user)",
                 bad,
                 eps_name,
