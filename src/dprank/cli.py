@@ -28,6 +28,7 @@ import os
 import re
 import sys
 import tempfile
+import threading
 import traceback
 import warnings
 from collections.abc import Callable, Sequence
@@ -89,28 +90,51 @@ def _stderr(message: str) -> None:
 
 
 class _Progress:
-    """Stage progress on standard error (tqdm), shown only on a terminal after about 2 s."""
+    """Stage progress on standard error (tqdm), only on a terminal and only after about 2 s.
+
+    tqdm's ``delay`` keeps quick runs silent; a timer shows the display once a
+    stage has run for the delay even if it makes no updates (a long fit).
+    """
+
+    DELAY = 2.0
 
     def __init__(self, stages: int, quiet: bool):
-        self.bar = None
+        self.bar = self.timer = None
         if not quiet and sys.stderr.isatty():
             from tqdm import tqdm
 
             self.bar = tqdm(
-                total=stages, delay=2.0, file=sys.stderr, leave=False, unit="step", desc=PROG
+                total=stages,
+                delay=self.DELAY,
+                file=sys.stderr,
+                leave=False,
+                unit="step",
+                desc=PROG,
+                bar_format="{desc} ({n_fmt}/{total_fmt} steps, {elapsed})",
             )
+            self.timer = threading.Timer(self.DELAY, self._show)
+            self.timer.daemon = True
+            self.timer.start()
+
+    def _show(self) -> None:
+        bar = self.bar
+        if bar is not None:
+            bar.refresh()
 
     def stage(self, name: str) -> None:
         if self.bar is not None:
-            self.bar.set_description_str(name)
+            self.bar.set_description_str(f"{PROG}: {name}", refresh=False)
 
     def done(self) -> None:
         if self.bar is not None:
             self.bar.update(1)
 
     def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
+        if self.timer is not None:
+            self.timer.cancel()
+        bar, self.bar = self.bar, None
+        if bar is not None:
+            bar.close()
 
 
 def _write_outputs(
