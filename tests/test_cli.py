@@ -442,3 +442,35 @@ def test_console_script_and_module(tmp_path):
     if script.exists():
         done = subprocess.run([script, "--version"], capture_output=True, text=True, check=False)
         assert done.returncode == 0 and done.stdout.startswith("dprank ")
+
+
+def test_privatize_budgets_from_a_column_and_errors(tmp_path, capsys):
+    path = tmp_path / "raw.csv"
+    path.write_text("winner,loser,user,budget\na,b,u1,0.5\nb,c,u1,0.5\nc,a,u2,3\n")
+    out = tmp_path / "rel.csv"
+    argv = ["privatize", path, "--user-epsilon-column", "budget", "--seed", 1, "--out", out]
+    code, _, err = run(argv, capsys)
+    assert code == 0, err
+    rel = pd.read_csv(out)
+    assert rel["epsilon"].tolist() == [0.5, 0.5, 3.0]
+    code, _, err = run(["privatize", path, "--out", tmp_path / "result.csv"], capsys)
+    _assert_clean_failure(code, err, tmp_path, None, "exactly one of --epsilon")
+    nouser = tmp_path / "nouser.csv"
+    nouser.write_text("winner,loser\na,b\n")
+    code, _, err = run(
+        ["privatize", nouser, "--epsilon", 1, "--out", tmp_path / "result.csv"], capsys
+    )
+    _assert_clean_failure(code, err, tmp_path, "nouser.csv", "no 'user' column")
+
+
+def test_privatize_flip_rate_matches_randomized_response(tmp_path, capsys):
+    n = 4000
+    path = tmp_path / "raw.csv"
+    pd.DataFrame({"winner": ["a"] * n, "loser": ["b"] * n, "user": np.arange(n)}).to_csv(
+        path, index=False
+    )
+    out = tmp_path / "rel.csv"
+    assert run(["privatize", path, "--epsilon", 1, "--seed", 5, "--out", out], capsys)[0] == 0
+    flipped = (pd.read_csv(out)["outcome"] == 0).mean()
+    p = 1 / (np.e + 1)
+    assert abs(flipped - p) < 4 * np.sqrt(p * (1 - p) / n)
