@@ -163,3 +163,37 @@ def test_register_and_unregister_a_method():
 def test_module_example_runs():
     result = doctest.testmod(dprank.methods)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_run_releases_raw_data_for_local_methods():
+    data, _ = _small_input()
+    raw = dataclasses.replace(data, user_epsilon=None)
+    for name in ("local_adrr", "local_laplace", "local_count", "edge_mle"):
+        fit = get_method(name).run(raw, 2.0, np.random.default_rng(0))
+        assert fit.scores.shape == (N_ITEMS,) and np.all(np.isfinite(fit.scores))
+
+
+def test_release_local_keeps_counts_and_budgets():
+    c = Comparisons(
+        n_items=3,
+        i=np.array([0, 1]),
+        j=np.array([1, 2]),
+        y=np.array([1.0, 0.0]),
+        count=np.array([50.0, 1.0]),
+        user=np.array([0, 1]),
+    )
+    rel = dprank.methods.release_local(c, np.array([0.5, 1.0]), np.random.default_rng(1))
+    assert rel.count.sum() == 51 and set(rel.y) <= {0.0, 1.0}
+    np.testing.assert_array_equal(rel.user_epsilon, [0.5, 1.0])
+    assert 0 < rel.count[(rel.i == 0) & (rel.y == 0)].sum() < 50  # some of the 50 flipped
+    lap = dprank.methods.release_local(c, np.array([0.5, 1.0]), np.random.default_rng(1), "laplace")
+    assert lap.y.size == 51 and np.all(lap.count == 1)
+
+
+def test_method_from_path():
+    method = dprank.methods.method_from_path(
+        "numpy:zeros_like", "zeros", "comparison", "central", paper="-"
+    )
+    assert method.algorithm == "numpy:zeros_like" and method.models == ()
+    with pytest.raises(ValueError, match=r"package\.module:function"):
+        dprank.methods.method_from_path("numpy.zeros", "z", "comparison", "central")

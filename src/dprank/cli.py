@@ -347,7 +347,7 @@ def _cmd_privatize(args) -> int:
     import pandas as pd
 
     from .inputs import read_comparisons
-    from .ldp import laplace_release, rr_flip_probability
+    from .methods import release_local
     from .seeding import Stream, generator, stable_id
 
     if (args.epsilon is None) == (args.user_epsilon_column is None):
@@ -362,40 +362,18 @@ def _cmd_privatize(args) -> int:
     eps_user = np.full(c.n_users, args.epsilon) if args.epsilon is not None else c.user_epsilon
     seed = _fresh_seed() if args.seed is None else args.seed
     rng = generator(seed, "dprank.privatize", stable_id(args.mechanism), 0, Stream.RELEASE)
-    i, j, y, user, count = c.i, c.j, c.y, c.user, c.count.astype(np.int64)
-    eps_row = eps_user[user]
-    if args.mechanism == "laplace":
-        rep = np.repeat(np.arange(i.size), count)
-        i, j, user, eps_row = i[rep], j[rep], user[rep], eps_row[rep]
-        released = laplace_release(y[rep], eps_row, rng)
-        cols = {"outcome": released}
-    elif not table.has_count:
-        p = rr_flip_probability(eps_row)
-        flips = rng.random(i.size) < p
-        cols = {"outcome": np.where(flips, 1 - y, y).astype(np.int64)}
-    else:
-        p = rr_flip_probability(eps_row)
-        flipped = rng.binomial(count, p)
-        kept = count - flipped
-        i, j, user, eps_row = (np.concatenate([a, a]) for a in (i, j, user, eps_row))
-        order = np.argsort(np.r_[np.arange(kept.size), np.arange(kept.size)], kind="stable")
-        out_y = np.concatenate([y, 1 - y]).astype(np.int64)
-        n_out = np.concatenate([kept, flipped])
-        i, j, user, eps_row, out_y, n_out = (a[order] for a in (i, j, user, eps_row, out_y, n_out))
-        keep = n_out > 0
-        i, j, user, eps_row = i[keep], j[keep], user[keep], eps_row[keep]
-        cols = {"outcome": out_y[keep], "count": n_out[keep]}
+    rel = release_local(c, eps_user, rng, args.mechanism)
     labels = np.asarray(c.labels).astype(str)
-    frame = pd.DataFrame(
-        {
-            "item_a": labels[i],
-            "item_b": labels[j],
-            **{"outcome": cols["outcome"]},
-            "user": np.asarray(table.user_labels)[user],
-            **({"count": cols["count"]} if "count" in cols else {}),
-            "epsilon": eps_row,
-        }
-    )
+    columns = {
+        "item_a": labels[rel.i],
+        "item_b": labels[rel.j],
+        "outcome": rel.y if args.mechanism == "laplace" else rel.y.astype(np.int64),
+        "user": np.asarray(table.user_labels)[rel.user],
+    }
+    if table.has_count and args.mechanism == "rr":
+        columns["count"] = rel.count.astype(np.int64)
+    columns["epsilon"] = eps_user[rel.user]
+    frame = pd.DataFrame(columns)
     _write_outputs([(args.out, _csv_writer(frame))])
     if args.out != "-" and not args.quiet:
         _stderr(

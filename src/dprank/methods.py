@@ -50,7 +50,10 @@ from .ldp import (
     adrr_weights,
     count_ranking,
     debias,
+    laplace_release,
     privacy_constant,
+    randomized_response,
+    rr_flip_probability,
 )
 from .mechanisms import (
     edge_count_noise_scale,
@@ -73,7 +76,9 @@ __all__ = [
     "MethodInputError",
     "all_methods",
     "get_method",
+    "method_from_path",
     "register",
+    "release_local",
     "unregister",
 ]
 
@@ -146,6 +151,9 @@ class Method:
         One line for ``dprank methods``.
     delta : float
         The ``delta`` of an ``(eps, delta)`` guarantee; 0 for pure ``eps``-DP.
+    release : str or None
+        Local methods: the users' release mechanism their ``fit`` expects
+        (``"rr"`` or ``"laplace"``, see :func:`release_local`).
     """
 
     name: str
@@ -159,12 +167,30 @@ class Method:
     models: tuple[str, ...] = ("btl",)
     description: str = ""
     delta: float = 0.0
+    release: str | None = None
 
     def __post_init__(self):
         if self.privacy_unit not in PRIVACY_UNITS:
             raise ValueError(f"privacy_unit must be one of {PRIVACY_UNITS}")
         if self.trust_model not in TRUST_MODELS:
             raise ValueError(f"trust_model must be one of {TRUST_MODELS}")
+
+    def run(self, comparisons: Comparisons, eps, rng: np.random.Generator, **options) -> Fit:
+        """The method on *raw* comparisons: local methods release them first.
+
+        ``fit`` works on what the method sees: the raw comparisons for central
+        methods, the users' release for local ones. ``run`` is the uniform call
+        on raw data (the benchmark of methods): for a local method each user's
+        comparisons are released with :func:`release_local` at budget ``eps``
+        (a scalar, or one budget per user), with ``rng``, then ``fit`` runs.
+        """
+        if self.trust_model == "local":
+            if comparisons.user is None:
+                raise MethodInputError(f"method {self.name} needs the user of every comparison")
+            budget = np.broadcast_to(np.asarray(eps, dtype=np.float64), (comparisons.n_users,))
+            comparisons = release_local(comparisons, budget, rng, self.release or "rr")
+        self.check(comparisons)
+        return self.fit(comparisons, eps, rng, **options)
 
     @property
     def private(self) -> bool:
@@ -536,6 +562,110 @@ def _fit_nonprivate_counts(c: Comparisons, eps, rng: np.random.Generator, **_) -
     return Fit(scores=_wins_per_item(c))
 
 
+# --------------------------------------------------------------------------- local releases
+
+
+def release_local(
+    comparisons: Comparisons, user_epsilon, rng: np.random.Generator, mechanism: str = "rr"
+) -> Comparisons:
+    """Each user's local-DP release of their comparisons (Paper B, B2 sections 3.1 and 5.1).
+
+    ``"rr"``: classic randomized response, each comparison flipped with
+    probability ``1 / (e^eps_l + 1)`` (:func:`dprank.ldp.randomized_response`);
+    a record with ``count = c`` releases ``Bin(c, p)`` flipped and ``c - Bin(c, p)``
+    kept comparisons (the same law) as two records. ``"laplace"``: outcome plus
+    ``Laplace(1 / eps_l)`` per comparison (:func:`dprank.ldp.laplace_release`;
+    records with a count are expanded). Each comparison is ``eps_l``-LDP.
+
+    Parameters
+    ----------
+    comparisons : Comparisons
+        Raw comparisons with users.
+    user_epsilon : (n_users,) array_like
+        Each user's budget.
+    rng : numpy.random.Generator
+    mechanism : {"rr", "laplace"}
+
+    Returns
+    -------
+    Comparisons
+        The release, with ``user_epsilon`` set (records in input order).
+    """
+    c = comparisons
+    if c.user is None:
+        raise MethodInputError("a local release needs the user of every comparison")
+    eps_user = np.asarray(user_epsilon, dtype=np.float64)
+    if eps_user.shape != (c.n_users,) or not np.all(eps_user > 0):
+        raise MethodInputError(f"user_epsilon must hold {c.n_users} positive budgets")
+    count = np.rint(c.count).astype(np.int64)
+    i, j, y, user = c.i, c.j, np.asarray(c.y, dtype=np.float64), c.user
+    if mechanism == "laplace":
+        rep = np.repeat(np.arange(i.size), count)
+        i, j, user = i[rep], j[rep], user[rep]
+        y_out = laplace_release(y[rep], eps_user[user], rng)
+        n_out = np.ones(i.size)
+    elif mechanism != "rr":
+        raise ValueError(f"mechanism must be 'rr' or 'laplace', got {mechanism!r}")
+    elif np.all(count == 1):
+        y_out = randomized_response(y.astype(np.uint8), eps_user[user], rng).astype(np.float64)
+        n_out = np.ones(i.size)
+    else:
+        flipped = rng.binomial(count, rr_flip_probability(eps_user[user]))
+        n_pair = np.column_stack([count - flipped, flipped]).ravel()  # kept, then flipped
+        y_pair = np.column_stack([y, 1.0 - y]).ravel()
+        rec = np.repeat(np.arange(i.size), 2)
+        keep = n_pair > 0
+        i, j, user = i[rec][keep], j[rec][keep], user[rec][keep]
+        y_out, n_out = y_pair[keep], n_pair[keep].astype(np.float64)
+    return Comparisons(
+        n_items=c.n_items,
+        i=i,
+        j=j,
+        y=y_out,
+        count=n_out,
+        user=user,
+        labels=c.labels,
+        user_epsilon=eps_user,
+    )
+
+
+def method_from_path(
+    spec: str,
+    name: str,
+    privacy_unit: str,
+    trust_model: str,
+    **declared,
+) -> Method:
+    """A :class:`Method` from a function named by import path ``package.module:function``.
+
+    The function must follow the registry's call, ``fit(comparisons, eps, rng,
+    **options)``, and return a :class:`Fit` or an array of scores (wrapped in a
+    :class:`Fit`). ``declared`` sets the other :class:`Method` fields (``paper``,
+    ``algorithm``, ``needs_users``, ...). The benchmark of methods uses this for
+    the config's slot for a new method.
+    """
+    import importlib
+
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not module_name or not attr:
+        raise ValueError(f"expected 'package.module:function', got {spec!r}")
+    func = getattr(importlib.import_module(module_name), attr)
+
+    def fit(comparisons, eps, rng, **options) -> Fit:
+        out = func(comparisons, eps, rng, **options)
+        return out if isinstance(out, Fit) else Fit(scores=np.asarray(out, dtype=np.float64))
+
+    return Method(
+        name=name,
+        fit=fit,
+        paper=declared.pop("paper", "-"),
+        algorithm=declared.pop("algorithm", spec),
+        privacy_unit=privacy_unit,
+        trust_model=trust_model,
+        **{"models": (), **declared},
+    )
+
+
 # --------------------------------------------------------------------------- the registry
 
 for _m in (
@@ -621,6 +751,7 @@ for _m in (
         needs_users=True,
         models=("btl", "tm"),
         description="debiased randomized response with ADRR weights, weighted MLE",
+        release="rr",
     ),
     Method(
         "local_debiased_rr",
@@ -632,6 +763,7 @@ for _m in (
         needs_users=True,
         models=("btl", "tm"),
         description="debiased randomized response, equal weights (B1)",
+        release="rr",
     ),
     Method(
         "local_classic_rr",
@@ -643,6 +775,7 @@ for _m in (
         needs_users=True,
         models=("btl", "tm"),
         description="raw randomized-response outputs plugged into the MLE (biased)",
+        release="rr",
     ),
     Method(
         "local_laplace",
@@ -654,6 +787,7 @@ for _m in (
         needs_users=True,
         models=("btl", "tm"),
         description="outcomes + Laplace(1/eps) plugged into the MLE",
+        release="laplace",
     ),
     Method(
         "local_count",
@@ -665,6 +799,7 @@ for _m in (
         needs_users=True,
         models=(),
         description="wins per item of the randomized-response outputs, ties at random",
+        release="rr",
     ),
     Method(
         "nonprivate_mle",
