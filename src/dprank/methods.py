@@ -259,8 +259,12 @@ def _finite_eps(eps, name: str) -> float:
 
 
 def _mle_data(c: Comparisons):
-    """The comparisons as the penalised-MLE solver takes them."""
-    return c.to_wins()
+    """The comparisons as the penalised-MLE solver takes them.
+
+    A dense win matrix up to :data:`DENSE_MAX_ITEMS` items (the solver's fast
+    path), else the sparse comparisons themselves (the sparse solver).
+    """
+    return c.to_wins() if c.n_items <= DENSE_MAX_ITEMS else c
 
 
 def _wins_per_item(c: Comparisons) -> np.ndarray:
