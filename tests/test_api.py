@@ -165,3 +165,10 @@ def test_data_frame_errors_name_the_row():
     frame = pd.DataFrame({"winner": ["a", "b", None], "loser": ["b", "c", "a"]})
     with pytest.raises(InputError, match=r"row 2, column 1 \(winner\): missing value"):
         comparisons_from_frame(frame)
+
+
+def test_as_published_always_warns():
+    frame = pd.DataFrame({"winner": ["a", "b"], "loser": ["b", "c"], "user": ["u", "v"]})
+    for kwargs in ({"method": "counts", "as_published": True}, {"method": "counts_as_published"}):
+        with pytest.warns(UserWarning, match="2 eps-DP"):
+            dprank.rank(frame, privacy="individual", epsilon=1.0, rng=0, **kwargs)

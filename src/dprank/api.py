@@ -270,7 +270,7 @@ def rank(
         raise ValueError(f"model must be one of {list(LINKS)}, got {model!r}")
     if meth.models and model not in meth.models:
         raise ValueError(f"method {name} supports the model(s) {list(meth.models)}, not {model!r}")
-    if as_published:
+    if name == "individual_counts_as_published":
         warnings.warn(
             "individual-DP counts with Laplace(L/eps) as published: one user's comparisons "
             "can move two counts by L each, so this release is only 2 eps-DP",
