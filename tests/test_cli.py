@@ -474,3 +474,12 @@ def test_privatize_flip_rate_matches_randomized_response(tmp_path, capsys):
     flipped = (pd.read_csv(out)["outcome"] == 0).mean()
     p = 1 / (np.e + 1)
     assert abs(flipped - p) < 4 * np.sqrt(p * (1 - p) / n)
+
+
+def test_unwritable_output_is_a_usage_error(tmp_path, capsys):
+    path = tmp_path / "good.csv"
+    path.write_text(GOOD)
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    code, _, err = run(["rank", path, "--privacy", "none", "--out", blocker / "r.csv"], capsys)
+    assert code == 2 and "error:" in err and len(err.strip().splitlines()) == 1

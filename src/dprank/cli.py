@@ -616,6 +616,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (UsageError, ValueError, MethodInputError, DataError, FileNotFoundError) as exc:
         _stderr(f"error: {exc}")
         return EXIT_USAGE
+    except (PermissionError, IsADirectoryError, NotADirectoryError, FileExistsError) as exc:
+        _stderr(f"error: cannot write {exc.filename or 'the output'}: {exc.strerror or exc}")
+        return EXIT_USAGE
     except BrokenPipeError:
         return EXIT_OK
     except KeyboardInterrupt:
