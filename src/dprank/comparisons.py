@@ -1,66 +1,113 @@
-"""Pairwise comparisons as a sparse edge list: the data type shared by the estimators and the CLI.
+"""Pairwise comparison data as an edge list (memory ``O(n + m)``).
 
-Interim implementation (branch i18) of the interface agreed between helpers 17
-and 18 (``notes/comparisons-interface.md``): the names and meanings below are
-that interface. Helper 17's module (branch i17) replaces this file when the
-branches are merged; keep theirs.
+The papers' estimators are written on the ``n x n`` win matrix
+(Paper A, eq. (2.2): ``wins[i, j]`` = number of comparisons ``i`` won against
+``j``). Real comparison data sets hold a few thousand to a hundred thousand
+items that each meet a few dozen others, so the common currency of the
+library is :class:`Comparisons`: one record per (group of) comparison(s),
+with the items, the outcome for the first item, a multiplicity and
+optionally the user who made it (Paper B's local-DP setting).
 
-Memory is ``O(n + m)`` for ``n`` items and ``m`` records; dense ``n x n`` win
-matrices appear only in :meth:`Comparisons.to_wins` (small ``n``).
+The sufficient statistics of every estimator are the per-pair aggregates of
+:meth:`Comparisons.pair_statistics`: for each unordered observed pair
+``a < b`` the total count ``n_ab`` and the (count-weighted) sum of the
+outcomes for ``a``. For 0/1 outcomes these are the win matrix's entries
+``wins[a, b] + wins[b, a]`` and ``wins[a, b]``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import cached_property
+from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import sparse
-from scipy.sparse import csgraph
 
 __all__ = ["Comparisons", "PairStatistics"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class PairStatistics:
-    """Records aggregated per unordered pair ``a < b``, sorted by ``(a, b)``.
+    """Comparisons aggregated over unordered observed pairs.
 
     Attributes
     ----------
-    a, b : (P,) int64
-        The pair's items, ``a < b``.
-    n : (P,) float64
-        Total count of the pair's comparisons.
-    w : (P,) float64
-        Count-weighted sum of the outcomes for ``a`` (wins of ``a`` for 0/1 outcomes).
+    n_items : int
+    a, b : (P,) int64 arrays
+        The pairs, ``a < b``, sorted by ``(a, b)``.
+    n : (P,) float64 array
+        Total count of comparisons of the pair.
+    w : (P,) float64 array
+        Count-weighted sum of the outcomes for ``a`` (wins of ``a`` for 0/1
+        outcomes); ``n - w`` is the same for ``b``.
     """
 
+    n_items: int
     a: np.ndarray
     b: np.ndarray
     n: np.ndarray
     w: np.ndarray
+
+    @property
+    def n_pairs(self) -> int:
+        """Number of distinct observed pairs."""
+        return int(self.a.size)
+
+
+def _as_index(name, x, n_items=None):
+    arr = np.asarray(x)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be a 1-d array, got shape {arr.shape}")
+    if arr.size and arr.dtype.kind == "f":
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"{name} holds NaN or infinite values")
+        if not np.all(arr == np.round(arr)):
+            raise ValueError(f"{name} must hold integer item indices")
+    elif arr.size and arr.dtype.kind not in "iub":
+        raise ValueError(f"{name} must hold integer indices, got dtype {arr.dtype}")
+    arr = arr.astype(np.int64, copy=True)
+    if arr.size and arr.min() < 0:
+        k = int(np.flatnonzero(arr < 0)[0])
+        raise ValueError(f"{name}[{k}] = {arr[k]} is negative: indices start at 0")
+    if n_items is not None and arr.size and arr.max() >= n_items:
+        k = int(np.flatnonzero(arr >= n_items)[0])
+        raise ValueError(f"{name}[{k}] = {arr[k]} is out of range for n_items = {n_items}")
+    return arr
+
+
+def _as_float(name, x, m):
+    arr = np.asarray(x, dtype=np.float64)
+    if arr.ndim == 0:
+        arr = np.full(m, float(arr))
+    if arr.shape != (m,):
+        raise ValueError(f"{name} must have shape ({m},), got {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        k = int(np.flatnonzero(~np.isfinite(arr))[0])
+        raise ValueError(f"{name}[{k}] = {arr[k]} is not finite")
+    return arr.copy()
 
 
 @dataclass(frozen=True, eq=False)
 class Comparisons:
     """Pairwise comparisons among ``n_items`` items as an edge list.
 
+    Memory ``O(n_items + m)`` for ``m`` records. Validated on construction
+    (a :class:`ValueError` names the first bad record).
+
     Attributes
     ----------
     n_items : int
-    i, j : (m,) int64
-        The two items of each record, ``i != j``.
-    y : (m,) float64
-        Outcome for ``i``: 1.0 = ``i`` won, 0.0 = ``j`` won (released local-DP data
-        may hold other real values).
-    count : (m,) float64
-        Multiplicity of the record (> 0).
-    user : (m,) int64 or None
-        User index ``0 .. n_users - 1`` of each record.
-    labels : (n_items,) array of str or None
-        Item labels (None: ``0 .. n - 1``).
-    user_epsilon : (n_users,) float64 or None
-        Each user's local-DP budget (released data).
+    i, j : (m,) int64 arrays
+        First and second item of each record, ``i != j``.
+    y : (m,) float64 array
+        Outcome for ``i``: 1.0 = ``i`` won, 0.0 = ``j`` won (released local-DP
+        data may hold other real values, e.g. Laplace-perturbed outcomes).
+    count : (m,) float64 array
+        Multiplicity of the record (``> 0``).
+    user : (m,) int64 array or None
+        User index ``0..n_users-1`` of each record.
+    labels : (n_items,) array or None
+        Item labels; ``None`` means ``0..n_items-1``.
+    user_epsilon : (n_users,) float64 array or None
+        Per-user local-DP budget of released data.
     """
 
     n_items: int
@@ -71,65 +118,135 @@ class Comparisons:
     user: np.ndarray | None = None
     labels: np.ndarray | None = None
     user_epsilon: np.ndarray | None = None
+    _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self):
-        m = np.shape(self.i)[0]
-        for name in ("j", "y", "count"):
-            if np.shape(getattr(self, name)) != (m,):
-                raise ValueError(f"{name} must have shape ({m},)")
-        if self.user is not None and np.shape(self.user) != (m,):
-            raise ValueError(f"user must have shape ({m},)")
+        n_items = self.n_items
+        if isinstance(n_items, bool) or not isinstance(n_items, (int, np.integer)):
+            raise ValueError(f"n_items must be an integer, got {n_items!r}")
+        n_items = int(n_items)
+        if n_items < 1:
+            raise ValueError(f"n_items must be at least 1, got {n_items}")
+        i = _as_index("i", self.i, n_items)
+        j = _as_index("j", self.j, n_items)
+        if i.shape != j.shape:
+            raise ValueError(f"i and j must have the same length, got {i.size} and {j.size}")
+        m = i.size
+        same = i == j
+        if np.any(same):
+            k = int(np.flatnonzero(same)[0])
+            raise ValueError(f"record {k} compares item {i[k]} with itself (i == j)")
+        y = _as_float("y", self.y, m)
+        count = _as_float("count", self.count, m)
+        if np.any(count <= 0):
+            k = int(np.flatnonzero(count <= 0)[0])
+            raise ValueError(f"count[{k}] = {count[k]} must be positive")
+        user = self.user
+        if user is not None:
+            user = _as_index("user", user)
+            if user.shape != (m,):
+                raise ValueError(f"user must have shape ({m},), got {user.shape}")
+        labels = self.labels
+        if labels is not None:
+            labels = np.asarray(labels)
+            if labels.shape != (n_items,):
+                raise ValueError(f"labels must have shape ({n_items},), got {labels.shape}")
+        eps = self.user_epsilon
+        if eps is not None:
+            eps = np.asarray(eps, dtype=np.float64)
+            if eps.ndim != 1 or np.any(np.isnan(eps)) or np.any(eps <= 0):
+                raise ValueError("user_epsilon must be a 1-d array of positive budgets")
+            if user is not None and user.size and user.max() >= eps.size:
+                raise ValueError(
+                    f"user index {int(user.max())} has no budget in user_epsilon "
+                    f"(length {eps.size})"
+                )
+        for arr in (i, j, y, count, user):
+            if arr is not None:
+                arr.flags.writeable = False
+        object.__setattr__(self, "n_items", n_items)
+        object.__setattr__(self, "i", i)
+        object.__setattr__(self, "j", j)
+        object.__setattr__(self, "y", y)
+        object.__setattr__(self, "count", count)
+        object.__setattr__(self, "user", user)
+        object.__setattr__(self, "labels", labels)
+        object.__setattr__(self, "user_epsilon", eps)
+
+    # ------------------------------------------------------------------ constructors
+    @classmethod
+    def from_winner_loser(
+        cls, winner, loser, count=None, user=None, n_items=None, labels=None
+    ) -> Comparisons:
+        """Records ``winner`` beat ``loser`` (``count`` times each, default 1).
+
+        ``n_items`` defaults to ``len(labels)`` or one more than the largest index.
+        """
+        w = _as_index("winner", winner)
+        lo = _as_index("loser", loser)
+        if n_items is None:
+            if labels is not None:
+                n_items = len(labels)
+            else:
+                n_items = int(max(w.max(initial=-1), lo.max(initial=-1))) + 1
+                n_items = max(n_items, 1)
+        m = w.size
+        count = np.ones(m) if count is None else count
+        return cls(n_items=n_items, i=w, j=lo, y=np.ones(m), count=count, user=user, labels=labels)
 
     @classmethod
-    def from_winner_loser(cls, winner, loser, count=None, user=None, n_items=None, labels=None):
-        """Records ``winner`` beat ``loser`` (item indices), optionally with counts and users."""
-        winner = np.asarray(winner, dtype=np.int64)
-        loser = np.asarray(loser, dtype=np.int64)
-        n = int(n_items) if n_items is not None else int(max(winner.max(), loser.max())) + 1
-        c = np.ones(winner.size) if count is None else np.asarray(count, dtype=np.float64)
-        u = None if user is None else np.asarray(user, dtype=np.int64)
-        return cls(n, winner, loser, np.ones(winner.size), c, u, labels)
+    def from_wins(cls, wins) -> Comparisons:
+        """Edge list of a dense ``(n, n)`` win matrix (``wins[i, j]`` = wins of i over j).
 
-    @classmethod
-    def from_wins(cls, wins):
-        """The records of a dense win matrix (``wins[i, j]`` = times ``i`` beat ``j``)."""
-        wins = np.asarray(wins, dtype=np.float64)
-        i, j = np.nonzero(wins)
-        return cls.from_winner_loser(i, j, wins[i, j], n_items=wins.shape[0])
+        One record per nonzero off-diagonal entry: ``i`` beat ``j`` with
+        multiplicity ``wins[i, j]``.
+        """
+        w = np.asarray(wins, dtype=np.float64)
+        if w.ndim != 2 or w.shape[0] != w.shape[1]:
+            raise ValueError(f"wins must be a square matrix, got shape {w.shape}")
+        if not np.all(np.isfinite(w)):
+            raise ValueError("wins holds NaN or infinite values")
+        if np.any(w < 0):
+            raise ValueError("wins must hold non-negative counts")
+        if np.any(np.diag(w) != 0):
+            raise ValueError("wins has a nonzero diagonal (an item compared with itself)")
+        i, j = np.nonzero(w)
+        return cls(n_items=w.shape[0], i=i, j=j, y=np.ones(i.size), count=w[i, j])
 
     def to_wins(self) -> np.ndarray:
-        """Dense ``(n, n)`` win matrix (small ``n`` only)."""
-        n = self.n_items
-        won = self.count * self.y
-        flat = np.bincount(self.i * n + self.j, won, n * n)
-        flat += np.bincount(self.j * n + self.i, self.count - won, n * n)
-        return flat.reshape(n, n)
+        """Dense ``(n, n)`` matrix: ``wins[a, b]`` = count-weighted outcomes of a against b.
 
-    @cached_property
-    def _pairs(self) -> PairStatistics:
+        Only for small ``n`` (memory ``8 n^2`` bytes).
+        """
         n = self.n_items
-        a, b = np.minimum(self.i, self.j), np.maximum(self.i, self.j)
-        w_a = np.where(self.i == a, self.y, 1.0 - self.y) * self.count
-        keys, inverse = np.unique(a * n + b, return_inverse=True)
-        return PairStatistics(
-            keys // n,
-            keys % n,
-            np.bincount(inverse, self.count, keys.size),
-            np.bincount(inverse, w_a, keys.size),
-        )
+        ps = self.pair_statistics()
+        wins = np.zeros((n, n))
+        wins[ps.a, ps.b] = ps.w
+        wins[ps.b, ps.a] = ps.n - ps.w
+        return wins
 
+    # ------------------------------------------------------------------ derived views
     def pair_statistics(self) -> PairStatistics:
-        """Records aggregated per unordered pair (cached)."""
-        return self._pairs
+        """Records aggregated over unordered pairs ``a < b`` (cached)."""
+        ps = self._cache.get("pairs")
+        if ps is None:
+            ps = _aggregate(self.n_items, self.i, self.j, self.y, self.count)
+            self._cache["pairs"] = ps
+        return ps
+
+    @property
+    def n_records(self) -> int:
+        """Number of records ``m``."""
+        return int(self.i.size)
 
     @property
     def n_users(self) -> int:
-        """Number of users (0 without users)."""
-        if self.user is None:
-            return 0
+        """Number of users (0 without user information)."""
         if self.user_epsilon is not None:
-            return int(np.size(self.user_epsilon))
-        return int(self.user.max()) + 1 if self.user.size else 0
+            return int(self.user_epsilon.size)
+        if self.user is None or self.user.size == 0:
+            return 0
+        return int(self.user.max()) + 1
 
     @property
     def n_comparisons(self) -> float:
@@ -139,18 +256,35 @@ class Comparisons:
     def degrees(self) -> np.ndarray:
         """Number of distinct opponents of each item."""
         ps = self.pair_statistics()
-        n = self.n_items
-        return np.bincount(ps.a, minlength=n) + np.bincount(ps.b, minlength=n)
+        return np.bincount(ps.a, minlength=self.n_items) + np.bincount(ps.b, minlength=self.n_items)
 
     def components(self) -> tuple[int, np.ndarray]:
-        """Connected components of the comparison graph (scipy.sparse.csgraph)."""
+        """Connected components of the comparison graph (number, label per item)."""
+        from scipy.sparse import coo_matrix
+        from scipy.sparse.csgraph import connected_components
+
         ps = self.pair_statistics()
         n = self.n_items
-        graph = sparse.coo_matrix((np.ones(ps.a.size), (ps.a, ps.b)), shape=(n, n))
-        return csgraph.connected_components(graph, directed=False)
+        adj = coo_matrix((np.ones(ps.n_pairs), (ps.a, ps.b)), shape=(n, n)).tocsr()
+        k, lab = connected_components(adj, directed=False)
+        return int(k), lab
 
     def per_user_counts(self) -> np.ndarray:
-        """Comparisons per user (for ``L``)."""
+        """Comparisons (sum of counts) made by each user."""
         if self.user is None:
-            raise ValueError("these comparisons have no users")
-        return np.bincount(self.user, self.count, minlength=self.n_users)
+            raise ValueError("these comparisons carry no user information")
+        return np.bincount(self.user, weights=self.count, minlength=self.n_users)
+
+
+def _aggregate(n_items, i, j, y, count) -> PairStatistics:
+    a = np.minimum(i, j)
+    b = np.maximum(i, j)
+    # outcome for a: y if a is the first item, 1 - y otherwise
+    ya = np.where(i == a, y, 1.0 - y) * count
+    key = a * np.int64(n_items) + b
+    if key.size and np.all(key[1:] > key[:-1]):
+        return PairStatistics(n_items, a, b, count.copy(), ya)
+    uniq, inv = np.unique(key, return_inverse=True)
+    nn = np.bincount(inv, weights=count, minlength=uniq.size)
+    ww = np.bincount(inv, weights=ya, minlength=uniq.size)
+    return PairStatistics(n_items, uniq // n_items, uniq % n_items, nn, ww)

@@ -48,12 +48,22 @@ def top_k_batch(scores: np.ndarray, k: int, tie_keys: np.ndarray | None = None) 
     return out.reshape((*scores.shape[:-1], k))
 
 
-def copeland_counts(wins: np.ndarray) -> np.ndarray:
-    """Number of comparisons won by each item, ``N_i`` of Algorithm 2."""
+def copeland_counts(wins) -> np.ndarray:
+    """Number of comparisons won by each item, ``N_i`` of Algorithm 2.
+
+    ``wins`` is a win matrix (``(..., n, n)``) or a
+    :class:`dprank.comparisons.Comparisons` (count-weighted outcomes, ``O(m)``).
+    """
+    from .comparisons import Comparisons
+
+    if isinstance(wins, Comparisons):
+        ps = wins.pair_statistics()
+        n = wins.n_items
+        return np.bincount(ps.a, ps.w, n) + np.bincount(ps.b, ps.n - ps.w, n)
     return np.asarray(wins).sum(axis=-1).astype(np.float64)
 
 
-def noisy_counts(wins: np.ndarray, noise: np.ndarray) -> np.ndarray:
+def noisy_counts(wins, noise: np.ndarray) -> np.ndarray:
     """The release of Algorithm 2: ``N_i + W_i`` with ``W ~ Laplace(2/eps)`` given as ``noise``.
 
     ``noise`` must already be scaled (see :func:`dprank.mechanisms.count_noise_scale`).

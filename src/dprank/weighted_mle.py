@@ -46,8 +46,11 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import linalg, optimize
 
+from .comparisons import Comparisons, PairStatistics
 from .ldp import add_sufficient_statistics
+from .mle import DENSE_MAX_N, DENSE_MIN_DENSITY
 from .models import BTL, Link
+from .sparse import SparseData, sparse_newton
 
 __all__ = [
     "WeightedFit",
@@ -268,7 +271,15 @@ def fit_weighted_mle(
     S, N : (P,) array_like
         ``S_ij = sum_l a w_l z_ij`` and ``N_ij = sum_l a w_l`` over the pairs in
         ``triu_indices(m, 1)`` order (:mod:`dprank.ldp`). ``N >= 0``; ``S`` is
-        any real number (debiased releases).
+        any real number (debiased releases). Sparse data: pass a
+        :class:`dprank.comparisons.Comparisons` of released records as ``S``
+        (outcome ``y`` = the plug-in value ``z`` for the first item, ``count`` =
+        the user weight ``w_l``; any plug-in: ADRR, debiased or classic RR,
+        Laplace) and ``N = None``; then ``S``, ``N`` are its pair statistics
+        and the fit runs the sparse Newton-CG of :mod:`dprank.sparse`
+        (``method = "newton-cg"``) below the measured density threshold of
+        :mod:`dprank.mle`, the dense solver above it or where the TM objective
+        is not convex.
     m : int
         Number of items.
     lam : float
@@ -295,6 +306,24 @@ def fit_weighted_mle(
         Check ``converged`` (and ``local_min`` for TM); failures are reported,
         not raised.
     """
+    if isinstance(S, (Comparisons, PairStatistics)):
+        if N is not None:
+            raise ValueError("pass N = None with a Comparisons (N is its pair counts)")
+        ps = S.pair_statistics() if isinstance(S, Comparisons) else S
+        if int(m) != ps.n_items:
+            raise ValueError(f"m = {m} but the comparisons hold {ps.n_items} items")
+        sdata = SparseData(ps, link)
+        dense = sdata.density >= DENSE_MIN_DENSITY and sdata.n <= DENSE_MAX_N
+        if not dense:
+            fit = _fit_weighted_sparse(sdata, lam, b, theta0, gtol, max_iter)
+            if fit is not None:
+                return fit
+        if sdata.n > DENSE_MAX_N:
+            raise ValueError(
+                f"the objective is not convex here and m = {sdata.n} is too large for the "
+                "dense trust-region fallback"
+            )
+        S, N = _triu_statistics(sdata)
     obj = _Objective(S, N, m, lam, link, b)
     theta = np.zeros(obj.m) if theta0 is None else np.array(theta0, dtype=np.float64)
     if theta.shape != (obj.m,):
@@ -348,6 +377,35 @@ def fit_weighted_mle(
         objective=float(fval),
         local_min=local_min,
         diverged=diverged,
+    )
+
+
+def _triu_statistics(sdata: SparseData) -> tuple[np.ndarray, np.ndarray]:
+    """``(S, N)`` in ``triu_indices(m, 1)`` order from aggregated pairs."""
+    m = sdata.n
+    pos = sdata.a * (2 * m - sdata.a - 1) // 2 + (sdata.b - sdata.a - 1)
+    S, N = np.zeros(m * (m - 1) // 2), np.zeros(m * (m - 1) // 2)
+    S[pos], N[pos] = sdata.w, sdata.cnt
+    return S, N
+
+
+def _fit_weighted_sparse(sdata, lam, b, theta0, gtol, max_iter) -> WeightedFit | None:
+    """Sparse Newton-CG (:mod:`dprank.sparse`) with ``gamma = 2 lambda``; None if indefinite."""
+    lam = float(lam)
+    if not (lam > 0 and math.isfinite(lam)):
+        raise ValueError(f"lambda must be positive and finite, got {lam}")
+    res = sparse_newton(sdata, 2.0 * lam, b, theta0=theta0, xtol=None, gtol=gtol, max_iter=max_iter)
+    if res["indefinite"]:
+        return None
+    return WeightedFit(
+        theta=res["theta"],
+        converged=res["converged"],
+        n_iter=res["n_iter"],
+        method="newton-cg",
+        grad_norm=res["grad_inf"],
+        objective=float(res["fval"]),
+        local_min=bool(sdata.btl or np.all(res["hess_weights"] >= 0)),
+        diverged=False,
     )
 
 

@@ -1,0 +1,114 @@
+"""Sparse Newton-CG (dprank.sparse) against the dense solvers on random problems."""
+
+import numpy as np
+import pytest
+
+from dprank.comparisons import Comparisons
+from dprank.mle import fit_penalized_mle
+from dprank.models import BTL, THURSTONE
+from dprank.ranking import copeland_counts, noisy_counts
+from dprank.sparse import DisconnectedGraphError, SparseData, sparse_newton
+from dprank.weighted_mle import fit_weighted_mle
+
+
+def _wins(rng, n, p, spread=1.0, reps=1, blocks=1):
+    theta = spread * rng.normal(size=n)
+    mask = np.triu(rng.random((n, n)) < p, 1)
+    if blocks > 1:
+        lab = np.arange(n) * blocks // n
+        mask &= lab[:, None] == lab[None, :]
+    cnt = mask * reps
+    prob = 1.0 / (1.0 + np.exp(-(theta[:, None] - theta[None, :])))
+    w_up = rng.binomial(cnt, prob)
+    return (w_up + (cnt - w_up).T).astype(float)
+
+
+@pytest.mark.parametrize("link", [BTL, THURSTONE])
+@pytest.mark.parametrize(("n", "p"), [(80, 0.05), (150, 0.1), (300, 0.2)])
+def test_edge_dp_fit_matches_dense(link, n, p):
+    rng = np.random.default_rng(n)
+    wins = _wins(rng, n, p)
+    gamma = 2 * np.sqrt(n * p * np.log(n))
+    b = rng.laplace(scale=2.0, size=n)
+    dense = fit_penalized_mle(wins, gamma, b, link=link)
+    sp = fit_penalized_mle(Comparisons.from_wins(wins), gamma, b, link=link)
+    assert dense.converged and sp.converged
+    np.testing.assert_allclose(sp.theta, dense.theta, rtol=0, atol=1e-8)
+
+
+def test_sum_zero_unpenalised_matches_dense():
+    rng = np.random.default_rng(7)
+    wins = _wins(rng, 120, 0.15, spread=0.3, reps=6)
+    dense = fit_penalized_mle(wins, 0.0, sum_zero=True)
+    sp = fit_penalized_mle(Comparisons.from_wins(wins), 0.0, sum_zero=True)
+    assert dense.converged and sp.converged
+    assert abs(sp.theta.sum()) < 1e-9
+    np.testing.assert_allclose(sp.theta, dense.theta, rtol=0, atol=1e-8)
+
+
+def test_disconnected_with_ridge_matches_dense():
+    rng = np.random.default_rng(11)
+    wins = _wins(rng, 150, 0.2, blocks=3)
+    comp = Comparisons.from_wins(wins)
+    assert comp.components()[0] >= 3
+    b = rng.laplace(size=150)
+    dense = fit_penalized_mle(wins, 0.5, b)
+    sp = fit_penalized_mle(comp, 0.5, b)
+    np.testing.assert_allclose(sp.theta, dense.theta, rtol=0, atol=1e-8)
+    sz = fit_penalized_mle(comp, 0.5, b, sum_zero=True)
+    sz_dense = fit_penalized_mle(wins, 0.5, b, sum_zero=True)
+    np.testing.assert_allclose(sz.theta, sz_dense.theta, rtol=0, atol=1e-8)
+
+
+def test_unpenalised_disconnected_names_component_sizes():
+    comp = Comparisons.from_winner_loser([0, 1, 3, 4, 4], [1, 2, 4, 3, 5], n_items=7)
+    with pytest.raises(DisconnectedGraphError, match=r"3 connected components \(sizes 3, 3, 1\)"):
+        fit_penalized_mle(comp, 0.0, sum_zero=True)
+    with pytest.raises(DisconnectedGraphError, match="sizes 3, 3, 1"):
+        fit_penalized_mle(comp.to_wins(), 0.0, sum_zero=True)
+
+
+@pytest.mark.parametrize("link", [BTL, THURSTONE])
+@pytest.mark.parametrize("p", [0.08, 0.2])
+def test_weighted_mle_matches_dense(link, p):
+    rng = np.random.default_rng(int(100 * p))
+    m = 60
+    iu, ju = np.triu_indices(m, 1)
+    obs = rng.random(iu.size) < p
+    N = np.where(obs, rng.integers(1, 6, iu.size) / 9.0, 0.0)
+    S = N * rng.uniform(-0.1, 1.1, iu.size)  # debiased plug-ins leave [0, N]
+    kw = {"gtol": 1e-12}
+    dense = fit_weighted_mle(S, N, m, 0.05, link, **kw)
+    comp = Comparisons(n_items=m, i=iu[obs], j=ju[obs], y=S[obs] / N[obs], count=N[obs])
+    sp = fit_weighted_mle(comp, None, m, 0.05, link, **kw)
+    assert dense.converged and sp.converged
+    assert sp.method == "newton-cg"
+    np.testing.assert_allclose(sp.theta, dense.theta, rtol=0, atol=1e-8)
+    assert sp.objective == pytest.approx(dense.objective, rel=1e-12)
+
+
+def test_dense_fast_path_above_threshold_is_the_dense_solver():
+    rng = np.random.default_rng(5)
+    wins = _wins(rng, 90, 0.9)
+    a = fit_penalized_mle(wins, 3.0)
+    b = fit_penalized_mle(Comparisons.from_wins(wins), 3.0)
+    np.testing.assert_array_equal(a.theta, b.theta)
+
+
+def test_counts_on_edge_list():
+    rng = np.random.default_rng(2)
+    wins = _wins(rng, 50, 0.3, reps=2)
+    comp = Comparisons.from_wins(wins)
+    np.testing.assert_array_equal(copeland_counts(comp), copeland_counts(wins))
+    noise = rng.normal(size=50)
+    np.testing.assert_array_equal(noisy_counts(comp, noise), noisy_counts(wins, noise))
+
+
+def test_warm_start_and_cg_report():
+    rng = np.random.default_rng(9)
+    wins = _wins(rng, 200, 0.05)
+    sd = SparseData(Comparisons.from_wins(wins))
+    cold = sparse_newton(sd, 1.0)
+    warm = sparse_newton(sd, 1.0, theta0=cold["theta"])
+    assert warm["n_iter"] <= 2 < cold["n_iter"] + 1
+    np.testing.assert_allclose(warm["theta"], cold["theta"], atol=1e-9)
