@@ -66,6 +66,7 @@ from .mechanisms import (
 from .mle import fit_penalized_mle
 from .models import Link, get_link
 from .oneshot import one_shot_scores
+from .ranking import copeland_counts
 from .weighted_mle import default_lambda, fit_weighted_mle, noisy_obj_fit
 
 __all__ = [
@@ -261,16 +262,15 @@ def _finite_eps(eps, name: str) -> float:
 def _mle_data(c: Comparisons):
     """The comparisons as the penalised-MLE solver takes them.
 
-    A dense win matrix up to :data:`DENSE_MAX_ITEMS` items (the solver's fast
-    path), else the sparse comparisons themselves (the sparse solver).
+    The edge list itself: :func:`dprank.mle.fit_penalized_mle` runs the sparse
+    Newton-CG, or its dense solver above the measured density threshold.
     """
-    return c.to_wins() if c.n_items <= DENSE_MAX_ITEMS else c
+    return c
 
 
 def _wins_per_item(c: Comparisons) -> np.ndarray:
-    """Comparisons won by each item, ``N_i`` of Algorithm 2 (count-weighted)."""
-    won = c.count * c.y
-    return np.bincount(c.i, won, c.n_items) + np.bincount(c.j, c.count - won, c.n_items)
+    """Comparisons won by each item, ``N_i`` of Algorithm 2 (count-weighted, ``O(m)``)."""
+    return copeland_counts(c)
 
 
 def _max_user_count(c: Comparisons) -> int:
@@ -307,27 +307,32 @@ def _fit_result(fit, **details) -> Fit:
     )
 
 
-def _pair_index(c: Comparisons) -> tuple[np.ndarray, np.ndarray]:
-    """Index of each record's pair in ``triu_indices(n, 1)`` order, and whether ``i < j``."""
-    n = c.n_items
-    a, b = np.minimum(c.i, c.j), np.maximum(c.i, c.j)
-    k = a * n - a * (a + 1) // 2 + (b - a - 1)
-    return k, c.i < c.j
+def _plugin_records(c: Comparisons, z: np.ndarray, w_record: np.ndarray) -> Comparisons:
+    """The records with outcome ``z`` (plug-in value for ``i``) and count ``w_l * count``.
+
+    The form in which :func:`dprank.weighted_mle.fit_weighted_mle` takes B2's
+    sufficient statistics from an edge list: its pair statistics are
+    ``S_ab = sum w z_ab`` and ``N_ab = sum w`` over the records of pair ``a < b``
+    (``z_ab = 1 - z`` for a record written ``(b, a)``; debiasing commutes with
+    this flip).
+    """
+    return Comparisons(
+        n_items=c.n_items,
+        i=c.i,
+        j=c.j,
+        y=np.asarray(z, dtype=np.float64),
+        count=np.asarray(w_record, dtype=np.float64) * c.count,
+        labels=c.labels,
+    )
 
 
 def _plugin_statistics(c: Comparisons, z: np.ndarray, w_record: np.ndarray):
-    """``(S, N)`` of B2 objective (5) from per-record values ``z`` (oriented ``i`` vs ``j``).
-
-    ``S_ab = sum w z_ab`` and ``N_ab = sum w`` over the records of pair ``a < b``,
-    with ``z_ab = z`` when the record is ``(a, b)`` and ``1 - z`` when it is
-    ``(b, a)`` (the outcome for the other item; debiasing commutes with this flip).
-    """
+    """``(S, N)`` over all pairs in ``triu_indices(n, 1)`` order (dense layout; small ``n``)."""
     n = c.n_items
+    ps = _plugin_records(c, z, w_record).pair_statistics()
+    k = ps.a * n - ps.a * (ps.a + 1) // 2 + (ps.b - ps.a - 1)
     P = n * (n - 1) // 2
-    k, forward = _pair_index(c)
-    weight = w_record * c.count
-    z_ab = np.where(forward, z, 1.0 - z)
-    return np.bincount(k, weight * z_ab, P), np.bincount(k, weight, P)
+    return np.bincount(k, ps.w, P), np.bincount(k, ps.n, P)
 
 
 # --------------------------------------------------------------------------- Paper A, edge DP
@@ -439,15 +444,16 @@ def _fit_individual_counts_as_published(c: Comparisons, eps, rng: np.random.Gene
 
 
 def _local_setup(c: Comparisons, name: str):
-    _check_dense(c, name)
     eps_user = np.asarray(c.user_epsilon, dtype=np.float64)
     L = eps_user.size
     lam = default_lambda(L, privacy_constant(eps_user))
     return eps_user, L, lam
 
 
-def _fit_weighted(c, S, N, lam, model, gtol, max_iter, **details) -> Fit:
-    fit = fit_weighted_mle(S, N, c.n_items, lam, _link(model), gtol=gtol, max_iter=max_iter)
+def _fit_weighted(c, records, lam, model, gtol, max_iter, **details) -> Fit:
+    fit = fit_weighted_mle(
+        records, None, c.n_items, lam, _link(model), gtol=gtol, max_iter=max_iter
+    )
     theta = fit.theta - fit.theta.mean()
     return Fit(
         scores=theta,
@@ -470,8 +476,8 @@ def _fit_local_adrr(
     eps_user, _, lam = _local_setup(c, "local_adrr")
     eps_rec = eps_user[c.user]
     z = debias(c.y, eps_rec)
-    S, N = _plugin_statistics(c, z, adrr_weights(eps_user)[c.user])
-    return _fit_weighted(c, S, N, lam, model, gtol, max_iter, weights="adrr")
+    records = _plugin_records(c, z, adrr_weights(eps_user)[c.user])
+    return _fit_weighted(c, records, lam, model, gtol, max_iter, weights="adrr")
 
 
 def _fit_local_debiased_rr(
@@ -486,8 +492,8 @@ def _fit_local_debiased_rr(
 ) -> Fit:
     eps_user, L, lam = _local_setup(c, "local_debiased_rr")
     z = debias(c.y, eps_user[c.user])
-    S, N = _plugin_statistics(c, z, np.full(c.y.size, 1.0 / L))
-    return _fit_weighted(c, S, N, lam, model, gtol, max_iter, weights="equal")
+    records = _plugin_records(c, z, np.full(c.y.size, 1.0 / L))
+    return _fit_weighted(c, records, lam, model, gtol, max_iter, weights="equal")
 
 
 def _fit_local_plugin(name: str):
@@ -502,8 +508,8 @@ def _fit_local_plugin(name: str):
         **_,
     ) -> Fit:
         _, L, lam = _local_setup(c, name)
-        S, N = _plugin_statistics(c, np.asarray(c.y, dtype=np.float64), np.full(c.y.size, 1 / L))
-        return _fit_weighted(c, S, N, lam, model, gtol, max_iter, weights="equal")
+        records = _plugin_records(c, c.y, np.full(c.y.size, 1.0 / L))
+        return _fit_weighted(c, records, lam, model, gtol, max_iter, weights="equal")
 
     return fit
 
@@ -529,9 +535,8 @@ def _fit_noisy_obj(
     eps = _finite_eps(eps, "edge_noisy_obj")
     if math.isinf(eps):
         raise MethodInputError("NoisyObj needs a finite epsilon")
-    _check_dense(c, "edge_noisy_obj")
-    wins, n_obs = _plugin_statistics(c, np.asarray(c.y, dtype=np.float64), np.ones(c.y.size))
-    fit = noisy_obj_fit(wins, n_obs, c.n_items, eps, rng, delta, gtol=gtol, max_iter=max_iter)
+    # the raw records are the statistics (w_l = 1): fit_weighted_mle's sparse path
+    fit = noisy_obj_fit(c, None, c.n_items, eps, rng, delta, gtol=gtol, max_iter=max_iter)
     return _fit_result(fit, delta=delta, noise="gaussian")
 
 
