@@ -112,3 +112,37 @@ def test_warm_start_and_cg_report():
     warm = sparse_newton(sd, 1.0, theta0=cold["theta"])
     assert warm["n_iter"] <= 2 < cold["n_iter"] + 1
     np.testing.assert_allclose(warm["theta"], cold["theta"], atol=1e-9)
+
+
+def test_pair_from_index_matches_triu():
+    from dprank.simulate import pair_from_index
+
+    for n in (2, 3, 8, 257):
+        iu, ju = np.triu_indices(n, 1)
+        i, j = pair_from_index(np.arange(iu.size), n)
+        np.testing.assert_array_equal(i, iu)
+        np.testing.assert_array_equal(j, ju)
+
+
+def test_sparse_er_simulator_has_the_dense_law():
+    from dprank.simulate import sample_er_comparisons, sample_er_comparisons_sparse
+
+    n, p, reps = 6, 0.3, 4000
+    theta = np.linspace(-1.0, 1.0, n)
+    rng = np.random.default_rng(123)
+    incl_s, wins_s = np.zeros((n, n)), np.zeros((n, n))
+    incl_d, wins_d = np.zeros((n, n)), np.zeros((n, n))
+    for _ in range(reps):
+        c = sample_er_comparisons_sparse(theta, p, rng)
+        w = c.to_wins()
+        incl_s += w + w.T
+        wins_s += w
+        wd = sample_er_comparisons(theta, p, rng).astype(float)
+        incl_d += wd + wd.T
+        wins_d += wd
+    iu = np.triu_indices(n, 1)
+    se = np.sqrt(p * (1 - p) / reps)
+    assert np.all(np.abs(incl_s[iu] / reps - p) < 5 * se)
+    # outcome frequencies agree between the two simulators
+    fs, fd = wins_s[iu] / incl_s[iu], wins_d[iu] / incl_d[iu]
+    assert np.all(np.abs(fs - fd) < 5 * np.sqrt(0.25 * 2 / (p * reps)))

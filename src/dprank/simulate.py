@@ -12,7 +12,9 @@ import numpy as np
 from .models import BTL, Link
 
 __all__ = [
+    "pair_from_index",
     "sample_er_comparisons",
+    "sample_er_comparisons_sparse",
     "sample_user_comparisons",
     "theta_paper_a_edge",
     "theta_paper_a_individual",
@@ -63,6 +65,59 @@ def sample_er_comparisons(
     wins[iu, ju] = included & i_wins
     wins[ju, iu] = included & ~i_wins
     return wins
+
+
+def pair_from_index(k, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs ``(i, j)``, ``i < j``, at positions ``k`` of ``numpy.triu_indices(n, 1)``.
+
+    Exact integer arithmetic after a floating-point guess of the row.
+    """
+    k = np.asarray(k, dtype=np.int64)
+    # rows start at s(i) = i (2n - i - 1) / 2
+    disc = (2.0 * n - 1.0) ** 2 - 8.0 * k.astype(np.float64)
+    i = np.floor(((2.0 * n - 1.0) - np.sqrt(np.maximum(disc, 0.0))) / 2.0).astype(np.int64)
+    i = np.clip(i, 0, n - 2)
+
+    def start(r):
+        return r * (2 * n - r - 1) // 2
+
+    for _ in range(2):  # correct the rare off-by-one of the float guess
+        i = np.where(start(i) > k, i - 1, i)
+        i = np.where(start(i + 1) <= k, i + 1, i)
+    j = k - start(i) + i + 1
+    return i, j
+
+
+def sample_er_comparisons_sparse(
+    theta: np.ndarray, p: float, rng: np.random.Generator, link: Link = BTL
+):
+    """One comparison per pair of an Erdos-Renyi graph G(n, p), as an edge list.
+
+    Same law as :func:`sample_er_comparisons` (each pair ``i < j`` compared
+    independently with probability ``p``; ``i`` beats ``j`` with probability
+    ``F(theta_i - theta_j)``, Paper A section 2.1), drawn in memory
+    ``O(n + m)``: the number of observed pairs ``M ~ Binomial(n(n-1)/2, p)``,
+    then ``M`` distinct pairs uniformly without replacement, then the
+    outcomes. Different draws from :func:`sample_er_comparisons` for the same
+    generator: the papers' workflow keeps that one; this one is for large ``n``.
+
+    Returns
+    -------
+    dprank.comparisons.Comparisons
+        Records ``(i, j, y)`` with ``i < j`` sorted by pair, ``y = 1`` when ``i`` won.
+    """
+    from .comparisons import Comparisons
+
+    theta = np.asarray(theta, dtype=float)
+    n = theta.size
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"p must be in [0, 1], got {p}")
+    n_pairs = n * (n - 1) // 2
+    m = int(rng.binomial(n_pairs, p)) if n_pairs else 0
+    k = np.sort(rng.choice(n_pairs, size=m, replace=False)) if m else np.zeros(0, np.int64)
+    i, j = pair_from_index(k, n)
+    y = (rng.random(m) < link.cdf(theta[i] - theta[j])).astype(np.float64)
+    return Comparisons(n_items=n, i=i, j=j, y=y, count=np.ones(m))
 
 
 def top_k_size_individual(n: int) -> int:

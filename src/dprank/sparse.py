@@ -20,9 +20,11 @@ Solver
   the observed pairs.
 * The Hessian is ``L(h) + gamma I`` (plus ``11^T`` under the sum-to-zero
   constraint), ``L(h)`` the graph Laplacian with pair weights
-  ``h = w l''(d) + (n - w) l''(-d)``. Its CSR sparsity pattern is built once
-  per data set (:class:`SparseData`) and only the values are refreshed at each
-  Newton step.
+  ``h = w l''(d) + (n - w) l''(-d)``: ``H x = D x - U x - U^T x`` with ``D``
+  the diagonal and ``U`` the strict upper triangle, stored in CSR with the
+  pattern built once per data set (:class:`SparseData`); since the pairs are
+  sorted, a Newton step only assigns the new weights as the CSR data (no
+  gather, no conversion).
 * Newton systems are solved by preconditioned conjugate gradients with the
   preconditioner of the dense solver: Jacobi on the complement of the
   all-ones vector, exact on it (``1`` is an exact eigenvector). Inexact
@@ -92,25 +94,27 @@ class SparseData:
         self.btl = link is BTL
         self.n_pairs = int(self.a.size)
         self._csr = None
-        self._perm = None
 
     @property
     def density(self) -> float:
         """Observed pairs over ``n (n - 1) / 2``."""
         return self.n_pairs / max(1.0, self.n * (self.n - 1) / 2.0)
 
-    def csr(self):
-        """CSR Laplacian pattern (built once) and the map from pair values to its data."""
+    def upper(self):
+        """CSR pattern of the strict upper triangle (pairs ``a < b``, built once).
+
+        The pairs are sorted by ``(a, b)``, so the CSR data array is the pair
+        array itself: a Newton step only assigns the new weights.
+        """
         if self._csr is None:
-            n, p = self.n, self.n_pairs
-            rows = np.concatenate([self.a, self.b, np.arange(n)])
-            cols = np.concatenate([self.b, self.a, np.arange(n)])
-            order = np.arange(1, 2 * p + n + 1, dtype=np.float64)
-            m = sp.csr_matrix((order, (rows, cols)), shape=(n, n))
-            self._perm = m.data.astype(np.int64) - 1
-            m.data = np.zeros_like(m.data)
-            self._csr = m
-        return self._csr, self._perm
+            n = self.n
+            order = self.a * np.int64(n) + self.b
+            if order.size and not np.all(order[1:] > order[:-1]):
+                raise ValueError("pairs must be distinct and sorted by (a, b)")
+            indptr = np.zeros(n + 1, dtype=np.int64)
+            np.cumsum(np.bincount(self.a, minlength=n), out=indptr[1:])
+            self._csr = sp.csr_matrix((np.zeros(self.n_pairs), self.b.copy(), indptr), shape=(n, n))
+        return self._csr
 
     # objective pieces --------------------------------------------------------
     def diff(self, theta):
@@ -122,6 +126,20 @@ class SparseData:
             return float(self.cnt @ np.logaddexp(0.0, d) - self.w @ d)
         link = self.link
         return float(self.w @ link.loss(d) + (self.cnt - self.w) @ link.loss(-d))
+
+    def btl_value_derivatives(self, theta):
+        """Logistic link: pair value, ``df/dd`` and ``d2f/dd2`` from one exponential pass."""
+        d = self.diff(theta)
+        e = np.exp(-np.abs(d))
+        inv = 1.0 / (1.0 + e)
+        s = np.where(d >= 0, inv, e * inv)  # F(d)
+        sp_d = np.maximum(d, 0.0)
+        sp_d += np.log1p(e)  # log(1 + e^d)
+        value = float(self.cnt @ sp_d - self.w @ d)
+        h = self.cnt * (e * inv * inv)  # n F(1 - F)
+        g = self.cnt * s
+        g -= self.w
+        return value, g, h
 
     def pair_derivatives(self, theta):
         """Per pair ``(df/dd, d2f/dd2)``."""
@@ -162,8 +180,24 @@ class _Problem:
             + float(self.beta @ theta)
         )
 
-    def grad_hess(self, theta):
-        g, h = self.data.pair_derivatives(theta)
+    def value_cached(self, theta):
+        """Objective value and, for the logistic link, the pair derivatives there."""
+        if not self.data.btl:
+            return self.value(theta), None
+        v, g, h = self.data.btl_value_derivatives(theta)
+        v += 0.5 * self.gamma * float(theta @ theta) + float(self.beta @ theta)
+        return v, (g, h)
+
+    def grad_hess(self, theta, cache=None):
+        """Gradient and pair Hessian weights; sets ``last_value`` (logistic link, fresh pass)."""
+        self.last_value = None
+        if cache is not None:
+            g, h = cache
+        elif self.data.btl:
+            v, g, h = self.data.btl_value_derivatives(theta)
+            self.last_value = v + 0.5 * self.gamma * float(theta @ theta) + float(self.beta @ theta)
+        else:
+            g, h = self.data.pair_derivatives(theta)
         grad = self.data.scatter(g)
         grad += self.gamma * theta
         grad += self.beta
@@ -175,10 +209,10 @@ class _Problem:
         """Approximately solve ``(L(h) + gamma I + c 11^T) d = -grad`` by PCG."""
         data = self.data
         n = self.n
-        csr, perm = data.csr()
+        upper = data.upper()
+        upper.data = h
+        upper_t = upper.T  # CSC view sharing the data
         diag = data.degree_weights(h) + self.gamma
-        vals = np.concatenate([-h, -h, diag - self.gamma])
-        csr.data[:] = vals[perm]
         gamma, c = self.gamma, self.c
         ones_eig = gamma + c * n
         if not ones_eig > 0:
@@ -186,9 +220,9 @@ class _Problem:
         inv_diag = 1.0 / np.where(diag > 0, diag, 1.0)
 
         def hess_mv(x):
-            y = csr @ x
-            if gamma:
-                y += gamma * x
+            y = diag * x
+            y -= upper @ x
+            y -= upper_t @ x
             if c:
                 y += c * x.sum()
             return y
@@ -277,6 +311,8 @@ def sparse_newton(
     g0 = None
     n_iter = cg_total = 0
     grad, h = prob.grad_hess(theta)
+    fval = prob.last_value
+    cache = None
     while True:
         grad_norm = float(np.linalg.norm(grad))
         grad_inf = float(np.max(np.abs(grad))) if n else 0.0
@@ -303,11 +339,12 @@ def sparse_newton(
             t_safe = 1.0 / spread if (data.btl and spread > 0) else 0.0
             if fval is None:
                 fval = prob.value(theta)
+            cache = None
             slope = float(grad @ step)
             t = 1.0
             while True:
                 candidate = theta + t * step
-                fnew = prob.value(candidate)
+                fnew, cache = prob.value_cached(candidate)
                 if fnew <= fval + 1e-4 * t * slope or t <= t_safe or t < 1e-12:
                     break
                 if abs(fnew - fval) <= 1e-14 * max(1.0, abs(fval)):
@@ -318,7 +355,10 @@ def sparse_newton(
         if xtol is not None and taken <= xtol:
             converged = True
             break
-        grad, h = prob.grad_hess(theta)
+        grad, h = prob.grad_hess(theta, cache)
+        if prob.last_value is not None:
+            fval = prob.last_value
+        cache = None
     if gtol is not None and not converged and not indefinite:
         grad, h = prob.grad_hess(theta)
         grad_inf = float(np.max(np.abs(grad)))

@@ -1,0 +1,284 @@
+"""Benchmark: Algorithm 1 (Paper A, eq. (2.2)) on edge lists at 10^3 to 10^5 items.
+
+Identical data for every solver, one fit each (best of ``--repeat``), three designs:
+
+* (a) Erdos-Renyi graphs (:func:`dprank.simulate.sample_er_comparisons_sparse`),
+  n in {10^3, 10^4, 10^5} at average degree 50, Algorithm 1 at eps = 1 with
+  the paper's ridge ``gamma = 2 sqrt(n p log n)``;
+* (b) the same graphs with a weak ridge ``gamma = 0.01`` and no perturbation
+  (eps = inf, the near-non-private fit people run on real data);
+* (c) heavy-tailed degrees as in rating data: item popularity from a Pareto
+  law with shape 1.2, both items of a comparison drawn by popularity,
+  n = 10^5, 2.5 million comparisons, weak ridge.
+
+Solvers: ours (:func:`dprank.mle.fit_penalized_mle` on a
+:class:`dprank.comparisons.Comparisons`, aggregation included in the time);
+scipy L-BFGS-B on the comparison list with the analytic gradient (stopped at
+``--peer-seconds`` if it has not converged: its gradient norm is printed);
+choix ``opt_pairwise`` (Newton-CG, ridge ``alpha = gamma / 2``, no linear
+term so at eps = inf) and ``ilsr_pairwise`` (its own regularisation
+``alpha``; not the same objective, distance printed for reference). choix
+builds ``n x n`` dense matrices and loops over comparisons in Python, so it
+is run only for ``n <= --choix-max-n``.
+
+Also the checks "where the papers live": n = 700, p = 1 and n = 300, p = 0.25
+(dense win matrices, the papers' simulator) against scipy L-BFGS-B, with our
+dense solver and our sparse solver on the edge list.
+
+Run::
+
+    nice python benchmarks/bench_scale.py            # full, a few minutes
+    nice python benchmarks/bench_scale.py --quick    # n = 10^4 only, under a minute
+
+Timings depend on the machine and its load; nothing here is asserted in the tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import time
+import tracemalloc
+
+import numpy as np
+from scipy import optimize
+
+from dprank.comparisons import Comparisons
+from dprank.mechanisms import edge_mle_noise_scale
+from dprank.mle import fit_penalized_mle
+from dprank.simulate import (
+    sample_er_comparisons,
+    sample_er_comparisons_sparse,
+    theta_paper_a_edge,
+)
+from dprank.sparse import SparseData
+
+DEGREE = 50
+WEAK_GAMMA = 0.01
+
+
+def best_time(fn, repeat):
+    best, out = np.inf, None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t0)
+    return best, out
+
+
+def objective(theta, i, j, y, gamma, b):
+    """Objective (2.2) on records (i, j, y): value and gradient."""
+    d = theta[i] - theta[j]
+    # loss for the winner's side: y = 1 -> l(d), y = 0 -> l(-d)
+    sgn = 2.0 * y - 1.0
+    x = sgn * d
+    s = 1.0 / (1.0 + np.exp(x))  # -l'(x)
+    gd = -sgn * s
+    n = theta.size
+    g = np.bincount(i, gd, n) - np.bincount(j, gd, n) + gamma * theta + b
+    val = np.logaddexp(0.0, -x).sum() + 0.5 * gamma * theta @ theta + b @ theta
+    return float(val), g
+
+
+def scipy_lbfgs(n, i, j, y, gamma, b, seconds):
+    start = time.perf_counter()
+    stopped = []
+
+    def cb(intermediate_result):
+        if time.perf_counter() - start > seconds:
+            stopped.append(True)
+            raise StopIteration
+
+    res = optimize.minimize(
+        objective,
+        np.zeros(n),
+        args=(i, j, y, gamma, b),
+        jac=True,
+        method="L-BFGS-B",
+        callback=cb,
+        options={"ftol": 1e-15, "gtol": 1e-9, "maxiter": 100_000, "maxfun": 100_000, "maxcor": 20},
+    )
+    return res.x, int(res.nfev), bool(stopped)
+
+
+def choix_opt(n, i, j, y, gamma):
+    import choix
+
+    win = np.where(y > 0.5, i, j)
+    lose = np.where(y > 0.5, j, i)
+    data = list(zip(win.tolist(), lose.tolist(), strict=True))
+    return choix.opt_pairwise(n, data, alpha=gamma / 2, method="Newton-CG", tol=1e-12)
+
+
+def choix_ilsr(n, i, j, y, alpha):
+    import choix
+
+    win = np.where(y > 0.5, i, j)
+    lose = np.where(y > 0.5, j, i)
+    data = list(zip(win.tolist(), lose.tolist(), strict=True))
+    return choix.ilsr_pairwise(n, data, alpha=alpha, tol=1e-10)
+
+
+def er_design(n, seed):
+    rng = np.random.default_rng(seed)
+    theta = theta_paper_a_edge(n, rng)
+    p = DEGREE / (n - 1)
+    comp = sample_er_comparisons_sparse(theta, p, rng)
+    return comp, p, rng
+
+
+def heavy_tailed_design(n, m, seed):
+    rng = np.random.default_rng(seed)
+    theta = theta_paper_a_edge(n, rng)
+    pop = rng.pareto(1.2, n) + 1.0
+    pop /= pop.sum()
+    i = rng.choice(n, size=m, p=pop)
+    j = rng.choice(n, size=m, p=pop)
+    while np.any(same := i == j):
+        j[same] = rng.choice(n, size=int(same.sum()), p=pop)
+    y = (rng.random(m) < 1.0 / (1.0 + np.exp(-(theta[i] - theta[j])))).astype(float)
+    return Comparisons(n_items=n, i=i, j=j, y=y, count=np.ones(m))
+
+
+def ours(comp, gamma, b):
+    fresh = Comparisons(n_items=comp.n_items, i=comp.i, j=comp.j, y=comp.y, count=comp.count)
+    return fit_penalized_mle(fresh, gamma, b)
+
+
+def peak_memory(comp, gamma, b):
+    tracemalloc.start()
+    fit = ours(comp, gamma, b)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak, fit
+
+
+def row(design, n, m, pairs, gamma, name, t, dist, gap, gnorm, note, t_ours):
+    ratio = t / t_ours if np.isfinite(t) else np.nan
+    print(
+        f"{design:>3} {n:>7} {m:>8} {pairs:>8} {gamma:>8.3g} {name:>12} {t:>9.3f} {ratio:>7.1f} "
+        f"{dist:>9.1e} {gap:>9.1e} {gnorm:>9.1e}  {note}",
+        flush=True,
+    )
+
+
+def run_case(design, comp, gamma, b, args):
+    n = comp.n_items
+    i, j, y = comp.i, comp.j, comp.y
+    m = comp.n_records
+    pairs = comp.pair_statistics().n_pairs
+    t_ours, fit = best_time(lambda: ours(comp, gamma, b), args.repeat)
+    if not fit.converged:
+        print(f"# WARNING: our fit did not converge ({fit.n_iter} iterations)")
+    peak, _ = peak_memory(comp, gamma, b)
+    f_ours, g_ours = objective(fit.theta, i, j, y, gamma, b)
+    sd = SparseData(comp)
+    path = "dense" if sd.density >= 0.3 and n <= 4000 else "sparse"
+    row(
+        design, n, m, pairs, gamma, "ours", t_ours, 0.0, 0.0, float(np.linalg.norm(g_ours)),
+        f"{path}, {fit.n_iter} Newton steps, peak {peak / 2**20:.0f} MiB", t_ours,
+    )  # fmt: skip
+    reps = args.repeat
+    t0 = time.perf_counter()
+    x, nfev, stopped = scipy_lbfgs(n, i, j, y, gamma, b, args.peer_seconds)
+    t1 = time.perf_counter() - t0
+    if not stopped and t1 < 20 and reps > 1:
+        t_more, (x, nfev, stopped) = best_time(
+            lambda: scipy_lbfgs(n, i, j, y, gamma, b, args.peer_seconds), reps - 1
+        )
+        t1 = min(t1, t_more)
+    f1, g1 = objective(x, i, j, y, gamma, b)
+    row(
+        design, n, m, pairs, gamma, "scipy-lbfgsb", t1, float(np.max(np.abs(x - fit.theta))),
+        f1 - f_ours, float(np.linalg.norm(g1)),
+        f"{nfev} evaluations" + (f", STOPPED at {args.peer_seconds:g} s" if stopped else ""),
+        t_ours,
+    )  # fmt: skip
+    if n > args.choix_max_n:
+        print(f"{design:>3} {n:>7} {'':>8} {'':>8} {'':>8} {'choix':>12}  skipped: n x n dense")
+        return
+    b0 = np.zeros(n)
+    fit0 = fit if not np.any(b) else fit_penalized_mle(comp, gamma)
+    f0, _ = objective(fit0.theta, i, j, y, gamma, b0)
+    t2, x2 = best_time(lambda: choix_opt(n, i, j, y, gamma), 1)
+    f2, g2 = objective(x2, i, j, y, gamma, b0)
+    row(
+        design, n, m, pairs, gamma, "choix-opt", t2, float(np.max(np.abs(x2 - fit0.theta))),
+        f2 - f0, float(np.linalg.norm(g2)), "eps = inf (no linear term)", t_ours,
+    )  # fmt: skip
+    t3, x3 = best_time(lambda: choix_ilsr(n, i, j, y, gamma / 2), 1)
+    x3 = x3 - x3.mean() + fit0.theta.mean()
+    f3, g3 = objective(x3, i, j, y, gamma, b0)
+    row(
+        design, n, m, pairs, gamma, "choix-ilsr", t3, float(np.max(np.abs(x3 - fit0.theta))),
+        f3 - f0, float(np.linalg.norm(g3)), "eps = inf, its own regulariser alpha", t_ours,
+    )  # fmt: skip
+
+
+def papers_checks(args):
+    print("# where the papers live: dense win matrices (papers' simulator), eps = 1")
+    print(f"{'n':>5} {'p':>5} {'dense ms':>9} {'sparse ms':>9} {'scipy ms':>9} {'scipy/best':>10}")
+    for n, p in [(700, 1.0), (300, 0.25)]:
+        rng = np.random.default_rng(20251122 + n)
+        theta = theta_paper_a_edge(n, rng)
+        wins = sample_er_comparisons(theta, p, rng)
+        gamma = 2.0 * np.sqrt(n * p * np.log(n))
+        b = edge_mle_noise_scale(1.0) * rng.laplace(size=n)
+        comp = Comparisons.from_wins(wins)
+        reps = max(args.repeat, 5)
+        t_dense, fd = best_time(lambda: fit_penalized_mle(wins, gamma, b), reps)
+        sd = SparseData(comp)
+        t_sparse, fs = best_time(lambda: fit_penalized_mle(sd, gamma, b), reps)
+        t_scipy, (x, _, _) = best_time(
+            lambda: scipy_lbfgs(n, comp.i, comp.j, comp.y, gamma, b, 60.0), reps
+        )
+        diff = max(np.max(np.abs(fd.theta - fs.theta)), np.max(np.abs(fd.theta - x)))
+        print(
+            f"{n:>5} {p:>5} {1e3 * t_dense:>9.2f} {1e3 * t_sparse:>9.2f} {1e3 * t_scipy:>9.1f} "
+            f"{t_scipy / min(t_dense, t_sparse):>10.1f}  max|diff| {diff:.1e}",
+            flush=True,
+        )
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="n = 10^4 only (under a minute)")
+    parser.add_argument("--repeat", type=int, default=3, help="timing repetitions (best kept)")
+    parser.add_argument(
+        "--peer-seconds", type=float, default=120.0, help="stop scipy L-BFGS-B after this"
+    )
+    parser.add_argument("--choix-max-n", type=int, default=1000, help="largest n given to choix")
+    parser.add_argument("--heavy-m", type=int, default=2_500_000, help="comparisons in (c)")
+    args = parser.parse_args(argv)
+    sizes = [10_000] if args.quick else [1_000, 10_000, 100_000]
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(
+        f"# {platform.machine()}, Python {platform.python_version()}, numpy {np.__version__}, "
+        f"{os.cpu_count()} cpus, load {load:.2f}; best of {args.repeat}"
+    )
+    print(
+        "# time s = per fit; ratio = peer time / ours; dist = max|theta - ours|; "
+        "gap = objective - ours; |grad| = Euclidean gradient norm at the returned point"
+    )
+    print(
+        f"{'des':>3} {'n':>7} {'m':>8} {'pairs':>8} {'gamma':>8} {'solver':>12} {'time s':>9} "
+        f"{'ratio':>7} {'dist':>9} {'gap':>9} {'|grad|':>9}  note"
+    )
+    for n in sizes:
+        comp, p, rng = er_design(n, 20251124 + n)
+        gamma = 2.0 * np.sqrt(n * p * np.log(n))
+        b = edge_mle_noise_scale(1.0) * rng.laplace(size=n)
+        run_case("a", comp, gamma, b, args)
+        run_case("b", comp, WEAK_GAMMA, np.zeros(n), args)
+    n_heavy = 10_000 if args.quick else 100_000
+    m_heavy = args.heavy_m // 10 if args.quick else args.heavy_m
+    comp = heavy_tailed_design(n_heavy, m_heavy, 20251124)
+    run_case("c", comp, WEAK_GAMMA, np.zeros(n_heavy), args)
+    if not args.quick:
+        papers_checks(args)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
