@@ -31,7 +31,9 @@ __all__ = [
     "IMMIG_PAIRS",
     "REAL_DATASETS",
     "RealDataSet",
+    "cems_comparisons",
     "cems_win_matrix",
+    "immig_comparisons",
     "immig_win_matrix",
     "load_real_dataset",
     "read_cems",
@@ -189,6 +191,69 @@ def immig_win_matrix(frame: pd.DataFrame) -> tuple[tuple[str, ...], np.ndarray]:
     wins[first, second] = (values == 1).sum(axis=0)
     wins[second, first] = (values == -1).sum(axis=0)
     return IMMIG_ITEMS, wins
+
+
+def cems_comparisons(preferences: pd.DataFrame) -> pd.DataFrame:
+    """The decided CEMS comparisons, one per row (the rows :func:`cems_win_matrix` counts).
+
+    Parameters
+    ----------
+    preferences : pandas.DataFrame
+        ``CEMS$preferences`` (see :func:`cems_win_matrix`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``winner, loser, user`` (school names; the student number as text), in
+        the order of the data frame; missing outcomes and ties dropped.
+    """
+    _require_columns(preferences, (*_CEMS_COLUMNS, "student"), "CEMS preferences")
+    decided = preferences[["win1", "win2", "tied"]].notna().all(axis=1).to_numpy()
+    w1, w2 = preferences["win1"].to_numpy(), preferences["win2"].to_numpy()
+    keep = decided & (preferences["tied"].to_numpy() == 0) & (w1 != w2)
+    s1 = preferences["school1"].astype(str).to_numpy()[keep]
+    s2 = preferences["school2"].astype(str).to_numpy()[keep]
+    first_won = w1[keep] > w2[keep]
+    student = preferences["student"].to_numpy()[keep]
+    return pd.DataFrame(
+        {
+            "winner": np.where(first_won, s1, s2),
+            "loser": np.where(first_won, s2, s1),
+            "user": [str(int(u)) for u in student],
+        }
+    )
+
+
+def immig_comparisons(frame: pd.DataFrame) -> pd.DataFrame:
+    """The decided immigration comparisons, one per row (those :func:`immig_win_matrix` counts).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        prefmod's ``immig`` (see :func:`immig_win_matrix`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``winner, loser, user`` (item names of :data:`IMMIG_ITEMS`; the
+        respondent's row number, from 1, as text), respondent by respondent in
+        the column order V12, V13, V23, V14, V24, V34; undecided and missing
+        answers dropped.
+    """
+    columns = list(IMMIG_PAIRS)
+    _require_columns(frame, columns, "immig")
+    values = frame[columns].to_numpy(dtype=float)
+    first, second = np.array(list(IMMIG_PAIRS.values())).T
+    rows, cols = np.nonzero((values == 1) | (values == -1))
+    a_won = values[rows, cols] == 1
+    items = np.asarray(IMMIG_ITEMS, dtype=object)
+    return pd.DataFrame(
+        {
+            "winner": items[np.where(a_won, first[cols], second[cols])],
+            "loser": items[np.where(a_won, second[cols], first[cols])],
+            "user": (rows + 1).astype(str),
+        }
+    )
 
 
 def _count(winner: np.ndarray, loser: np.ndarray, n: int) -> np.ndarray:

@@ -1,0 +1,7 @@
+"""``python -m dprank``: the ``dprank`` command (:mod:`dprank.cli`)."""
+
+import sys
+
+from dprank.cli import main
+
+sys.exit(main())

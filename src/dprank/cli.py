@@ -1,0 +1,634 @@
+"""The ``dprank`` command: rank your own pairwise comparisons with differential privacy.
+
+Subcommands (``dprank SUBCOMMAND --help`` for each):
+
+* ``dprank rank FILE --privacy {edge,individual,local,none} --epsilon EPS``: a
+  private ranking of the items of a comparison file (:func:`dprank.rank`);
+* ``dprank privatize FILE --epsilon EPS --out released.csv``: each user's
+  local-DP release (randomized response, Paper B), the input of
+  ``rank --privacy local``;
+* ``dprank datasets list`` / ``dprank datasets export NAME --out FILE.csv``: the
+  registered real data sets in the input format;
+* ``dprank methods``: every registered method.
+
+Conventions: results go to the ``--out`` file (or standard output with
+``--out -``), messages and progress to standard error; exit status 0 on success,
+2 on a usage or input error (one message naming the file, line and column, and
+no output file written), 1 on an internal failure. Outputs are written through
+temporary names, so a failed run leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import math
+import os
+import re
+import sys
+import tempfile
+import threading
+import traceback
+import warnings
+from collections.abc import Callable, Sequence
+from contextlib import ExitStack
+from pathlib import Path
+
+import numpy as np
+
+from . import __version__
+
+__all__ = ["main"]
+
+PROG = "dprank"
+EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    """A user error found after parsing: printed as one line, exit status 2."""
+
+
+# --------------------------------------------------------------------------- argument types
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}") from None
+    if not value > 0 or math.isinf(value) or math.isnan(value):
+        raise argparse.ArgumentTypeError(f"must be a positive finite number, got {text!r}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {text!r}")
+    return value
+
+
+# --------------------------------------------------------------------------- output helpers
+
+
+def _stderr(message: str) -> None:
+    print(f"{PROG}: {message}", file=sys.stderr)
+
+
+class _Progress:
+    """Stage progress on standard error (tqdm), only on a terminal and only after about 2 s.
+
+    tqdm's ``delay`` keeps quick runs silent; a timer shows the display once a
+    stage has run for the delay even if it makes no updates (a long fit).
+    """
+
+    DELAY = 2.0
+
+    def __init__(self, stages: int, quiet: bool):
+        self.bar = self.timer = None
+        if not quiet and sys.stderr.isatty():
+            from tqdm import tqdm
+
+            self.bar = tqdm(
+                total=stages,
+                delay=self.DELAY,
+                file=sys.stderr,
+                leave=False,
+                unit="step",
+                desc=PROG,
+                bar_format="{desc} ({n_fmt}/{total_fmt} steps, {elapsed})",
+            )
+            self.timer = threading.Timer(self.DELAY, self._show)
+            self.timer.daemon = True
+            self.timer.start()
+
+    def _show(self) -> None:
+        bar = self.bar
+        if bar is not None:
+            bar.refresh()
+
+    def stage(self, name: str) -> None:
+        if self.bar is not None:
+            self.bar.set_description_str(f"{PROG}: {name}", refresh=False)
+
+    def done(self) -> None:
+        if self.bar is not None:
+            self.bar.update(1)
+
+    def close(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+        bar, self.bar = self.bar, None
+        if bar is not None:
+            bar.close()
+
+
+def _write_outputs(
+    outputs: Sequence[tuple[str | None, Callable[[io.TextIOBase | Path], None]]],
+) -> None:
+    """Write every ``(path, writer)`` through a temporary name; ``"-"`` is standard output.
+
+    The files appear together only once every writer has succeeded.
+    """
+    from .io import atomic_path
+
+    with ExitStack() as stack:
+        to_stdout = []
+        for path, writer in outputs:
+            if path is None:
+                continue
+            if path == "-":
+                to_stdout.append(writer)
+                continue
+            tmp = stack.enter_context(atomic_path(path))
+            writer(tmp)
+        for writer in to_stdout:
+            buffer = io.StringIO()
+            writer(buffer)
+            sys.stdout.write(buffer.getvalue())
+            sys.stdout.flush()
+
+
+def _csv_writer(frame) -> Callable:
+    def write(target) -> None:
+        frame.to_csv(target, index=False, lineterminator="\n")
+
+    return write
+
+
+def _json_writer(record: dict) -> Callable:
+    text = json.dumps(record, indent=2, allow_nan=True) + "\n"
+
+    def write(target) -> None:
+        if isinstance(target, Path):
+            target.write_text(text, encoding="utf-8")
+        else:
+            target.write(text)
+
+    return write
+
+
+def _plain(value):
+    """JSON-ready copy of a value (numpy scalars and arrays to Python)."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return _plain(value.tolist())
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        v = float(value)
+        return v if math.isfinite(v) else str(v)
+    return value
+
+
+def _fresh_seed() -> int:
+    return int(np.random.SeedSequence().entropy % (2**63))
+
+
+# --------------------------------------------------------------------------- rank
+
+
+def _plot_writer(ranking, path: str, max_items: int = 50) -> Callable:
+    """Dot plot of the scores with item labels (the best ``max_items`` items)."""
+    fmt = Path(path).suffix.lstrip(".").lower() or "png"
+
+    def write(target) -> None:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        frame = ranking.to_frame().head(max_items)
+        k = len(frame)
+        fig, ax = plt.subplots(figsize=(6.0, 1.0 + 0.22 * k))
+        pos = np.arange(k)[::-1]
+        ax.plot(frame["score"], pos, "o", color="0.2")
+        ax.set_yticks(pos, frame["item"].tolist(), fontsize=8)
+        ax.set_xlabel("score (higher is better)")
+        shown = f"top {k} of {ranking.n_items}" if k < ranking.n_items else f"{k} items"
+        eps = "" if ranking.epsilon is None else f", eps = {ranking.epsilon:g}"
+        ax.set_title(f"{ranking.method.name}{eps} ({shown})", fontsize=9)
+        ax.grid(axis="x", color="0.9")
+        fig.tight_layout()
+        fig.savefig(target, format=fmt, metadata={"Software": None} if fmt == "png" else None)
+        plt.close(fig)
+
+    return write
+
+
+def _sidecar_path(args) -> str | None:
+    if args.sidecar is not None:
+        return args.sidecar
+    if args.out == "-":
+        return None
+    return os.fspath(Path(args.out).with_suffix(".json"))
+
+
+def _cmd_rank(args) -> int:
+    from .api import method_name, rank
+    from .inputs import read_comparisons
+    from .methods import get_method
+    from .seeding import Stream, generator, stable_id
+
+    if args.privacy in ("edge", "individual") and args.epsilon is None:
+        raise UsageError(f"--privacy {args.privacy} needs --epsilon")
+    if args.privacy == "local" and args.epsilon is not None:
+        raise UsageError(
+            "--epsilon is not used with --privacy local: the users' budgets are in the "
+            "file's epsilon column"
+        )
+    if args.as_published and not (args.privacy == "individual" and args.method == "counts"):
+        raise UsageError("--as-published applies only to --privacy individual --method counts")
+    try:
+        name = method_name(args.privacy, args.method, as_published=args.as_published)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    method = get_method(name)
+    if args.plot is not None and args.plot == "-":
+        raise UsageError("--plot needs a file name")
+
+    progress = _Progress(3, args.quiet)
+    try:
+        progress.stage("reading")
+        table = read_comparisons(
+            args.comparisons,
+            need_users=method.needs_users,
+            need_epsilon=method.trust_model == "local",
+            real_outcomes=name == "local_laplace",
+        )
+        progress.done()
+        progress.stage("fitting")
+        seed = _fresh_seed() if args.seed is None else args.seed
+        rng = generator(seed, "dprank.rank", stable_id(name), 0, Stream.RELEASE)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            ranking = rank(
+                table.comparisons,
+                privacy=args.privacy,
+                epsilon=args.epsilon,
+                method=args.method,
+                model=args.model,
+                top_k=args.top_k,
+                rng=rng,
+                as_published=args.as_published,
+            )
+        for w in caught:
+            _stderr(f"warning: {w.message}")
+        progress.done()
+        progress.stage("writing")
+        c = table.comparisons
+        record = {
+            "dprank_version": __version__,
+            "mechanism": method.name,
+            "description": method.description,
+            "paper": method.paper,
+            "algorithm": method.algorithm,
+            "privacy": args.privacy,
+            "privacy_unit": method.privacy_unit,
+            "trust_model": method.trust_model,
+            "epsilon": ranking.epsilon,
+            "delta": ranking.delta,
+            "L": ranking.L,
+            "model": ranking.model,
+            "top_k": ranking.top_k,
+            "seed": seed,
+            "n_items": ranking.n_items,
+            "n_users": ranking.n_users,
+            "n_comparisons": ranking.n_comparisons,
+            "n_components": ranking.n_components,
+            "solver": {"converged": ranking.fit.converged, "n_iter": ranking.fit.n_iter},
+            "calibration": dict(ranking.fit.details),
+            "input": {
+                "file": Path(args.comparisons).name,
+                "sha256": table.sha256,
+                "layout": table.layout,
+                "rows": table.n_rows,
+            },
+        }
+        if method.trust_model == "local":
+            eps_user = np.asarray(c.user_epsilon)
+            record["user_epsilon"] = {"min": eps_user.min(), "max": eps_user.max()}
+        outputs = [
+            (args.out, _csv_writer(ranking.to_frame())),
+            (_sidecar_path(args), _json_writer(_plain(record))),
+        ]
+        if args.plot is not None:
+            outputs.append((args.plot, _plot_writer(ranking, args.plot)))
+        _write_outputs(outputs)
+        progress.done()
+    finally:
+        progress.close()
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------- privatize
+
+
+def _cmd_privatize(args) -> int:
+    import pandas as pd
+
+    from .inputs import read_comparisons
+    from .methods import release_local
+    from .seeding import Stream, generator, stable_id
+
+    if (args.epsilon is None) == (args.user_epsilon_column is None):
+        raise UsageError("give exactly one of --epsilon and --user-epsilon-column")
+    table = read_comparisons(
+        args.comparisons,
+        need_users=True,
+        need_epsilon=args.user_epsilon_column is not None,
+        epsilon_column=args.user_epsilon_column or "epsilon",
+    )
+    c = table.comparisons
+    eps_user = np.full(c.n_users, args.epsilon) if args.epsilon is not None else c.user_epsilon
+    seed = _fresh_seed() if args.seed is None else args.seed
+    rng = generator(seed, "dprank.privatize", stable_id(args.mechanism), 0, Stream.RELEASE)
+    rel = release_local(c, eps_user, rng, args.mechanism)
+    labels = np.asarray(c.labels).astype(str)
+    columns = {
+        "item_a": labels[rel.i],
+        "item_b": labels[rel.j],
+        "outcome": rel.y if args.mechanism == "laplace" else rel.y.astype(np.int64),
+        "user": np.asarray(table.user_labels)[rel.user],
+    }
+    if table.has_count and args.mechanism == "rr":
+        columns["count"] = rel.count.astype(np.int64)
+    columns["epsilon"] = eps_user[rel.user]
+    frame = pd.DataFrame(columns)
+    _write_outputs([(args.out, _csv_writer(frame))])
+    if args.out != "-" and not args.quiet:
+        _stderr(
+            f"released {len(frame)} rows ({args.mechanism}, {c.n_users} users) to {args.out}; "
+            "each comparison is eps-LDP with its user's budget"
+        )
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------- datasets, methods
+
+
+def _cmd_datasets(args) -> int:
+    from .exports import EXPORTABLE, export_frame, registry
+
+    if args.action == "list":
+        reg = registry(args.registry)
+        for name, ds in reg.items():
+            if name in EXPORTABLE:
+                first = re.split(r"(?<=[a-z)])\.\s+(?=[A-Z])", ds.description)[0].rstrip(".")
+                print(f"{name}\t{first}.")
+        return EXIT_OK
+    if args.name is None or args.out is None:
+        raise UsageError("datasets export needs NAME and --out FILE.csv")
+    with ExitStack() as stack:
+        data_dir = args.data_dir
+        if data_dir is None:
+            data_dir = stack.enter_context(tempfile.TemporaryDirectory(prefix="dprank-data-"))
+        frame = export_frame(args.name, data_dir, registry_path=args.registry)
+        _write_outputs([(args.out, _csv_writer(frame))])
+    return EXIT_OK
+
+
+def _cmd_methods(args) -> int:
+    from .methods import all_methods
+
+    rows = [("name", "paper", "algorithm", "privacy unit", "trust model")]
+    for m in all_methods():
+        rows.append((m.name, m.paper, m.algorithm, m.privacy_unit, m.trust_model))
+    widths = [max(len(r[k]) for r in rows) for k in range(4)]
+    for r in rows:
+        print("  ".join(r[k].ljust(widths[k]) for k in range(4)) + "  " + r[4])
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------- parser
+
+
+_RANK_EPILOG = """\
+input: CSV or TSV with a header; one comparison per row, either
+  winner,loser                 (the first item won), or
+  item_a,item_b,outcome        (outcome 1 if item_a won, 0 if item_b won);
+optional columns: user (who compared; needed for individual and local),
+count (identical comparisons), epsilon (each user's budget, local only).
+
+methods per privacy (--method):
+  edge        mle (Algorithm 1, default), counts (Algorithm 2), one_shot, noisy_obj
+  individual  mle (Algorithm 3, default), counts (Laplace(2L/eps); --as-published: L/eps)
+  local       adrr (default), debiased_rr, classic_rr, laplace, count
+  none        mle (default), counts
+
+example:
+  dprank rank games.csv --privacy edge --epsilon 1 --seed 7 --out ranking.csv
+writes ranking.csv (item,score,rank) and ranking.json (mechanism, eps, seed, ...).
+The seed reproduces the noise: keep it (and ranking.json) private.
+"""
+
+_PRIVATIZE_EPILOG = """\
+Each comparison is released with randomized response (flipped with probability
+1/(e^eps + 1); Paper B) or, with --mechanism laplace, as outcome + Laplace(1/eps).
+The input needs a user column; the output has item_a,item_b,outcome,user[,count],epsilon
+and is the input of `dprank rank --privacy local`.
+
+example:
+  dprank privatize survey.csv --epsilon 1 --out released.csv
+  dprank rank released.csv --privacy local --out ranking.csv
+"""
+
+_DATASETS_EPILOG = """\
+The files come from the data mirror $DPRANK_DATA_MIRROR or are downloaded, and
+are checked against the sha256 of resources/datasets.yaml.
+
+example:
+  dprank datasets list
+  dprank datasets export car_preferences --out cars.csv
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``dprank`` command."""
+    fmt = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Differentially private ranking from pairwise comparisons.",
+        epilog="Run 'dprank SUBCOMMAND --help' for the options of each subcommand.",
+        formatter_class=fmt,
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="SUBCOMMAND", required=True)
+
+    p = sub.add_parser(
+        "rank",
+        help="rank the items of a comparison file privately",
+        description="Rank the items of a comparison file under differential privacy.",
+        epilog=_RANK_EPILOG,
+        formatter_class=fmt,
+    )
+    p.add_argument("comparisons", metavar="COMPARISONS.csv", help="the comparison file")
+    p.add_argument(
+        "--privacy",
+        required=True,
+        choices=("edge", "individual", "local", "none"),
+        help="what is protected: one comparison (edge), one user's comparisons at a "
+        "trusted curator (individual), users who released their own data (local), "
+        "or nothing (none, the non-private reference)",
+    )
+    p.add_argument(
+        "--epsilon",
+        type=_positive_float,
+        metavar="EPS",
+        help="privacy budget (edge and individual; positive)",
+    )
+    p.add_argument(
+        "--method",
+        metavar="NAME",
+        help="estimator: mle|counts (edge, individual, none; edge also one_shot, noisy_obj); "
+        "adrr|debiased_rr|classic_rr|laplace|count (local). Default: mle (adrr for local)",
+    )
+    p.add_argument(
+        "--model",
+        choices=("btl", "tm"),
+        default="btl",
+        help="comparison model of the likelihood methods: Bradley-Terry-Luce or "
+        "Thurstone (default btl; Paper A's perturbed MLE needs btl)",
+    )
+    p.add_argument(
+        "--top-k",
+        type=_positive_int,
+        metavar="K",
+        help="add an in_top_k column (at most the number of items)",
+    )
+    p.add_argument(
+        "--seed",
+        type=_seed,
+        metavar="S",
+        help="seed of the privacy noise (default: fresh entropy, recorded in the sidecar)",
+    )
+    p.add_argument(
+        "--out",
+        default="ranking.csv",
+        metavar="FILE",
+        help="output CSV item,score,rank[,in_top_k] sorted by rank (default ranking.csv; "
+        "'-' writes it to standard output and nothing else)",
+    )
+    p.add_argument(
+        "--sidecar",
+        metavar="FILE",
+        help="JSON record of the run (default: the --out file with .json; none with --out -)",
+    )
+    p.add_argument("--plot", metavar="FILE", help="dot plot of the scores (top 50 items)")
+    p.add_argument(
+        "--as-published",
+        action="store_true",
+        help="individual counts with Algorithm 3's printed Laplace(L/eps): only 2 eps-DP",
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress display")
+    p.set_defaults(func=_cmd_rank)
+
+    p = sub.add_parser(
+        "privatize",
+        help="release each user's comparisons with local DP (randomized response)",
+        description="Release each user's comparisons under local differential privacy.",
+        epilog=_PRIVATIZE_EPILOG,
+        formatter_class=fmt,
+    )
+    p.add_argument("comparisons", metavar="COMPARISONS.csv", help="raw comparisons with users")
+    p.add_argument(
+        "--epsilon", type=_positive_float, metavar="EPS", help="one budget for every user"
+    )
+    p.add_argument(
+        "--user-epsilon-column",
+        metavar="COL",
+        help="take each user's budget from this column of the input instead",
+    )
+    p.add_argument(
+        "--mechanism",
+        choices=("rr", "laplace"),
+        default="rr",
+        help="randomized response (default) or the Laplace mechanism",
+    )
+    p.add_argument("--seed", type=_seed, metavar="S", help="seed (default: fresh entropy)")
+    p.add_argument(
+        "--out", required=True, metavar="FILE", help="released CSV ('-' for standard output)"
+    )
+    p.add_argument("--quiet", action="store_true", help="no summary on standard error")
+    p.set_defaults(func=_cmd_privatize)
+
+    p = sub.add_parser(
+        "datasets",
+        help="list or export the registered real data sets",
+        description="List the registered real data sets, or export one in the input format.",
+        epilog=_DATASETS_EPILOG,
+        formatter_class=fmt,
+    )
+    p.add_argument("action", choices=("list", "export"), help="list, or export NAME")
+    p.add_argument("name", nargs="?", metavar="NAME", help="data set to export")
+    p.add_argument("--out", metavar="FILE", help="output CSV of the export ('-' for stdout)")
+    p.add_argument(
+        "--data-dir",
+        metavar="DIR",
+        help="keep the fetched files here (default: a temporary folder)",
+    )
+    p.add_argument(
+        "--registry",
+        metavar="FILE",
+        help="data set registry (default: resources/datasets.yaml of the source tree)",
+    )
+    p.set_defaults(func=_cmd_datasets)
+
+    p = sub.add_parser(
+        "methods",
+        help="list the registered methods",
+        description="List every registered method: name, paper, algorithm, privacy unit "
+        "and trust model.",
+        formatter_class=fmt,
+    )
+    p.set_defaults(func=_cmd_methods)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command; return its exit status."""
+    from .datasets import DataError
+    from .methods import MethodInputError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except (UsageError, ValueError, MethodInputError, DataError, FileNotFoundError) as exc:
+        _stderr(f"error: {exc}")
+        return EXIT_USAGE
+    except (PermissionError, IsADirectoryError, NotADirectoryError, FileExistsError) as exc:
+        _stderr(f"error: cannot write {exc.filename or 'the output'}: {exc.strerror or exc}")
+        return EXIT_USAGE
+    except BrokenPipeError:
+        return EXIT_OK
+    except KeyboardInterrupt:
+        _stderr("interrupted")
+        return 130
+    except Exception:
+        _stderr("internal error (please report it):")
+        traceback.print_exc(file=sys.stderr)
+        return EXIT_FAILURE
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,140 @@
+"""The registered real data sets in the input format of ``dprank rank`` (``dprank datasets``).
+
+Each data set of ``resources/datasets.yaml`` is fetched as the workflow does
+(:func:`dprank.datasets.fetch`: from the data mirror ``$DPRANK_DATA_MIRROR`` or
+by download, hash-checked) and turned into one comparison per row, ``winner,
+loser, user``, with the library's own readers:
+
+* ``cems``: the 3967 decided comparisons of 301 of the 303 students
+  (:func:`dprank.realdata.cems_comparisons`);
+* ``immig``: the 379 decided comparisons of 98 respondents
+  (:func:`dprank.realdata.immig_comparisons`);
+* ``car_preferences``: the 2675 non-control comparisons of 60 users, cars by id
+  (:func:`dprank.studies.paper_b2_car.read_car_data`);
+* ``movielens_latest_small``: for the 40 most-rated movies (B1 section 5.3,
+  :func:`dprank.studies.paper_b1_movielens.read_ratings`), every pair of movies a
+  user rated differently, the higher rating winning (movies by MovieLens id).
+  Unlike B1's protocol, no comparison is made up for ties or unrated movies.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .datasets import Dataset, fetch, load_registry, resolve_mirror
+
+__all__ = ["EXPORTABLE", "MOVIELENS_MOVIES", "default_registry_path", "export_frame", "registry"]
+
+#: Movies kept from MovieLens (B1 uses the 40 most-rated).
+MOVIELENS_MOVIES = 40
+
+
+def default_registry_path() -> Path:
+    """``resources/datasets.yaml`` of the source tree the package was installed from."""
+    return Path(__file__).resolve().parents[2] / "resources" / "datasets.yaml"
+
+
+def registry(path: str | os.PathLike | None = None) -> dict[str, Dataset]:
+    """The data set registry (default: :func:`default_registry_path`)."""
+    path = default_registry_path() if path is None else Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"data set registry {path} not found (pass --registry resources/datasets.yaml)"
+        )
+    return load_registry(path)
+
+
+def _cems(folder: Path) -> pd.DataFrame:
+    from .realdata import cems_comparisons, read_cems
+
+    return cems_comparisons(read_cems(folder / "cems" / "CEMS.rda"))
+
+
+def _immig(folder: Path) -> pd.DataFrame:
+    from .realdata import immig_comparisons, read_immig
+
+    return immig_comparisons(read_immig(folder / "immig" / "immig.RData"))
+
+
+def _car(folder: Path) -> pd.DataFrame:
+    from .studies.paper_b2_car import read_car_data
+
+    data = read_car_data(folder / "car_preferences", allow_missing=True)
+    iu, ju = np.triu_indices(data.m, k=1)
+    rows, pairs = np.nonzero(data.observed)
+    first_won = data.y[rows, pairs] == 1
+    ids = data.item_ids.astype(str)
+    return pd.DataFrame(
+        {
+            "winner": ids[np.where(first_won, iu[pairs], ju[pairs])],
+            "loser": ids[np.where(first_won, ju[pairs], iu[pairs])],
+            "user": data.users[rows].astype(str),
+        }
+    )
+
+
+def _movielens(folder: Path) -> pd.DataFrame:
+    from .studies.paper_b1_movielens import read_ratings
+
+    data = read_ratings(folder / "movielens_latest_small" / "ratings.csv", MOVIELENS_MOVIES)
+    iu, ju = np.triu_indices(data.m, k=1)
+    ri, rj = data.ratings[:, iu], data.ratings[:, ju]
+    with np.errstate(invalid="ignore"):
+        decided = ~np.isnan(ri) & ~np.isnan(rj) & (ri != rj)
+        rows, pairs = np.nonzero(decided)
+        first_won = ri[rows, pairs] > rj[rows, pairs]
+    ids = data.movie_ids.astype(str)
+    return pd.DataFrame(
+        {
+            "winner": ids[np.where(first_won, iu[pairs], ju[pairs])],
+            "loser": ids[np.where(first_won, ju[pairs], iu[pairs])],
+            "user": data.users[rows].astype(str),
+        }
+    )
+
+
+#: Data set name -> converter of its fetched folder to ``winner, loser, user`` rows.
+EXPORTABLE = {
+    "cems": _cems,
+    "immig": _immig,
+    "car_preferences": _car,
+    "movielens_latest_small": _movielens,
+}
+
+
+def export_frame(
+    name: str,
+    data_dir: str | os.PathLike,
+    *,
+    registry_path: str | os.PathLike | None = None,
+    mirror: str | os.PathLike | None = None,
+) -> pd.DataFrame:
+    """One registered data set as comparisons ``winner, loser, user``.
+
+    Parameters
+    ----------
+    name : str
+        A registered data set (see :data:`EXPORTABLE`).
+    data_dir : path-like
+        Where the verified files are put (``<data_dir>/<path>``).
+    registry_path : path-like, optional
+        The registry file (default: the source tree's ``resources/datasets.yaml``).
+    mirror : path-like, optional
+        A data mirror; default ``$DPRANK_DATA_MIRROR`` (else download).
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
+    reg = registry(registry_path)
+    if name not in reg or name not in EXPORTABLE:
+        raise ValueError(
+            f"unknown data set {name!r}; registered: {sorted(set(reg) & set(EXPORTABLE))}"
+        )
+    source = resolve_mirror(mirror)
+    fetch(name, reg, data_dir, mirror=source)
+    return EXPORTABLE[name](Path(data_dir))

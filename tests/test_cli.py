@@ -1,0 +1,485 @@
+"""The dprank command end to end: every subcommand, the real data, bad input, reproducibility.
+
+The real data sets are exported with ``dprank datasets export`` from the data mirror
+(``$DPRANK_DATA_MIRROR``, else ``../shared/data`` beside the repository); those
+tests are skipped without one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dprank.cli import main
+from dprank.datasets import ENV_VAR
+from dprank.studies.paper_b2_car import TABLE1_ORDER
+
+ROOT = Path(__file__).resolve().parents[1]
+DATASETS = ("cems", "immig", "car_preferences", "movielens_latest_small")
+
+
+def run(argv, capsys) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="session")
+def mirror() -> Path:
+    env = os.environ.get(ENV_VAR)
+    for path in [Path(env)] if env else [ROOT.parent / "shared" / "data"]:
+        if path.is_dir():
+            return path
+    pytest.skip(f"no data mirror: set {ENV_VAR} or provide ../shared/data")
+
+
+@pytest.fixture(scope="session")
+def exported(mirror, tmp_path_factory) -> dict[str, Path]:
+    """The four real data sets, exported with ``dprank datasets export``."""
+    folder = tmp_path_factory.mktemp("exported")
+    old = os.environ.get(ENV_VAR)
+    os.environ[ENV_VAR] = str(mirror)
+    try:
+        out = {}
+        for name in DATASETS:
+            path = folder / f"{name}.csv"
+            assert main(["datasets", "export", name, "--out", str(path)]) == 0
+            out[name] = path
+    finally:
+        if old is None:
+            del os.environ[ENV_VAR]
+        else:
+            os.environ[ENV_VAR] = old
+    return out
+
+
+@pytest.fixture(scope="session")
+def synthetic(tmp_path_factory) -> Path:
+    """A BTL data set as a TSV in the item_a,item_b,outcome layout with users and counts."""
+    rng = np.random.default_rng(2026)
+    n, users = 12, 20
+    theta = np.linspace(1.5, -1.5, n)
+    rows = []
+    for u in range(users):
+        for _ in range(15):
+            a, b = rng.choice(n, 2, replace=False)
+            wins_a = rng.binomial(3, 1 / (1 + np.exp(-(theta[a] - theta[b]))))
+            for outcome, k in ((1, wins_a), (0, 3 - wins_a)):
+                if k:
+                    rows.append((f"item {a:02d}", f"item {b:02d}", outcome, f"u{u}", k))
+    frame = pd.DataFrame(rows, columns=["item_a", "item_b", "outcome", "user", "count"])
+    path = tmp_path_factory.mktemp("synthetic") / "synthetic.tsv"
+    frame.to_csv(path, sep="\t", index=False)
+    return path
+
+
+def _order(csv_path_or_text) -> list[str]:
+    frame = pd.read_csv(csv_path_or_text, dtype={"item": str})
+    assert frame["rank"].tolist() == list(range(1, len(frame) + 1))
+    return frame["item"].tolist()
+
+
+# --------------------------------------------------------------------------- real data
+
+
+def test_datasets_list(capsys, mirror):
+    code, out, _ = run(["datasets", "list"], capsys)
+    assert code == 0
+    assert [line.split("\t")[0] for line in out.splitlines()] == list(DATASETS)
+
+
+@pytest.mark.parametrize("name", DATASETS)
+def test_exported_data_set_has_the_input_format(exported, name):
+    frame = pd.read_csv(exported[name], dtype=str)
+    assert list(frame.columns) == ["winner", "loser", "user"]
+    assert not frame.isna().any().any() and (frame["winner"] != frame["loser"]).all()
+    expected_rows = {"cems": 3967, "immig": 379, "car_preferences": 2675}
+    if name in expected_rows:
+        assert len(frame) == expected_rows[name]
+
+
+def test_car_data_nonprivate_rank_is_table_1(exported, tmp_path, capsys):
+    out = tmp_path / "car_ranking.csv"
+    code, _, err = run(
+        ["rank", exported["car_preferences"], "--privacy", "none", "--out", out], capsys
+    )
+    assert code == 0, err
+    assert _order(out) == [str(c) for c in TABLE1_ORDER]
+    sidecar = json.loads(out.with_suffix(".json").read_text())
+    assert sidecar["mechanism"] == "nonprivate_mle"
+    assert sidecar["n_items"] == 10 and sidecar["n_users"] == 60
+    assert sidecar["n_comparisons"] == 2675 and sidecar["solver"]["converged"] is True
+
+
+@pytest.mark.parametrize("name", DATASETS)
+def test_every_subcommand_on_the_real_data(exported, name, tmp_path, capsys):
+    data = exported[name]
+    for privacy, extra in (
+        ("none", []),
+        ("edge", ["--epsilon", "1"]),
+        ("edge", ["--epsilon", "1", "--method", "counts"]),
+        ("individual", ["--epsilon", "2"]),
+        ("individual", ["--epsilon", "2", "--method", "counts"]),
+    ):
+        out = tmp_path / f"{privacy}.csv"
+        code, _, err = run(
+            ["rank", data, "--privacy", privacy, *extra, "--seed", 1, "--top-k", 3, "--out", out],
+            capsys,
+        )
+        assert code == 0, err
+        frame = pd.read_csv(out)
+        assert frame["in_top_k"].sum() == 3
+        record = json.loads(out.with_suffix(".json").read_text())
+        assert record["privacy"] == privacy
+        if privacy == "individual":
+            assert record["L"] == int(pd.read_csv(data, dtype=str)["user"].value_counts().max())
+    released = tmp_path / "released.csv"
+    code, _, err = run(
+        ["privatize", data, "--epsilon", 1, "--seed", 3, "--out", released, "--quiet"], capsys
+    )
+    assert code == 0, err
+    rel = pd.read_csv(released, dtype={"item_a": str, "item_b": str, "user": str})
+    assert list(rel.columns) == ["item_a", "item_b", "outcome", "user", "epsilon"]
+    assert set(rel["outcome"]) <= {0, 1} and (rel["epsilon"] == 1.0).all()
+    out = tmp_path / "local.csv"
+    code, _, err = run(["rank", released, "--privacy", "local", "--out", out], capsys)
+    assert code == 0, err
+    assert json.loads(out.with_suffix(".json").read_text())["mechanism"] == "local_adrr"
+
+
+# --------------------------------------------------------------------------- synthetic file
+
+
+def test_synthetic_tsv_every_method(synthetic, tmp_path, capsys):
+    cases = [
+        ("none", "mle", []),
+        ("none", "counts", []),
+        ("edge", "mle", ["--epsilon", "2"]),
+        ("edge", "counts", ["--epsilon", "2"]),
+        ("edge", "noisy_obj", ["--epsilon", "2"]),
+        ("individual", "mle", ["--epsilon", "2"]),
+        ("individual", "counts", ["--epsilon", "2"]),
+        ("none", "mle", ["--model", "tm"]),
+    ]
+    for privacy, method, extra in cases:
+        code, out, err = run(
+            [
+                "rank",
+                synthetic,
+                "--privacy",
+                privacy,
+                "--method",
+                method,
+                *extra,
+                "--seed",
+                4,
+                "--out",
+                "-",
+            ],
+            capsys,
+        )
+        assert code == 0, (privacy, method, err)
+        assert len(_order(pd.io.common.StringIO(out))) == 12
+    # local: privatize (counts are split by randomized response), then every local method
+    released = tmp_path / "released.csv"
+    assert (
+        run(["privatize", synthetic, "--epsilon", 1.5, "--seed", 1, "--out", released], capsys)[0]
+        == 0
+    )
+    rel = pd.read_csv(released)
+    assert "count" in rel.columns
+    assert rel["count"].sum() == pd.read_csv(synthetic, sep="\t")["count"].sum()
+    for method in ("adrr", "debiased_rr", "classic_rr", "count"):
+        code, out, err = run(
+            ["rank", released, "--privacy", "local", "--method", method, "--out", "-"], capsys
+        )
+        assert code == 0, (method, err)
+    lap = tmp_path / "laplace.csv"
+    code, _, err = run(
+        ["privatize", synthetic, "--epsilon", 1, "--mechanism", "laplace", "--out", lap], capsys
+    )
+    assert code == 0, err
+    code, out, err = run(
+        ["rank", lap, "--privacy", "local", "--method", "laplace", "--out", "-"], capsys
+    )
+    assert code == 0, err
+
+
+def test_nonprivate_ranking_recovers_the_truth_order(synthetic, capsys):
+    code, out, _ = run(["rank", synthetic, "--privacy", "none", "--out", "-"], capsys)
+    assert code == 0
+    order = _order(pd.io.common.StringIO(out))
+    # 900 comparisons of 12 items spread over 3 logits: the ends are clear
+    assert order[0] in ("item 00", "item 01") and order[-1] in ("item 10", "item 11")
+
+
+def test_same_seed_same_bytes(synthetic, tmp_path, capsys):
+    paths = []
+    for k, seed in enumerate((11, 11, 12)):
+        out = tmp_path / f"r{k}.csv"
+        argv = ["rank", synthetic, "--privacy", "edge", "--epsilon", 1, "--seed", seed]
+        assert run([*argv, "--out", out], capsys)[0] == 0
+        paths.append(out)
+    assert paths[0].read_bytes() == paths[1].read_bytes()
+    same_json = (p.with_suffix(".json").read_bytes() for p in paths[:2])
+    assert next(same_json) == next(same_json)
+    assert paths[0].read_bytes() != paths[2].read_bytes()
+
+
+def test_out_dash_writes_only_the_result(synthetic, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(
+        ["rank", synthetic, "--privacy", "edge", "--epsilon", 1, "--out", "-", "--seed", 1],
+        capsys,
+    )
+    assert code == 0
+    assert out.splitlines()[0] == "item,score,rank" and len(out.splitlines()) == 13
+    assert list(tmp_path.iterdir()) == []  # no sidecar, no default file
+
+
+def test_plot_and_sidecar_fields(synthetic, tmp_path, capsys):
+    out, plot = tmp_path / "r.csv", tmp_path / "r.png"
+    argv = ["rank", synthetic, "--privacy", "individual", "--epsilon", 1, "--seed", 2]
+    assert run([*argv, "--out", out, "--plot", plot], capsys)[0] == 0
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    record = json.loads(out.with_suffix(".json").read_text())
+    for key in (
+        "mechanism",
+        "paper",
+        "algorithm",
+        "privacy_unit",
+        "trust_model",
+        "epsilon",
+        "delta",
+        "L",
+        "seed",
+        "n_items",
+        "n_users",
+        "n_comparisons",
+        "solver",
+        "dprank_version",
+    ):
+        assert key in record
+    assert (
+        record["input"]["sha256"]
+        == __import__("hashlib").sha256(synthetic.read_bytes()).hexdigest()
+    )
+    assert record["privacy_unit"] == "user" and record["n_users"] == 20
+
+
+def test_disconnected_graph_warns_and_ranks(tmp_path, capsys):
+    path = tmp_path / "two.csv"
+    path.write_text("winner,loser\na,b\nb,c\na,c\nx,y\ny,z\nx,z\nq,r\n")
+    code, out, err = run(["rank", path, "--privacy", "none", "--out", "-"], capsys)
+    assert code == 0
+    assert "3 components" in err
+    assert len(out.splitlines()) == 9
+
+
+def test_methods_subcommand(capsys):
+    from dprank.methods import all_methods
+
+    code, out, _ = run(["methods"], capsys)
+    assert code == 0
+    lines = out.splitlines()[1:]
+    assert len(lines) == len(all_methods())
+    for line, method in zip(lines, all_methods(), strict=True):
+        assert line.split()[0] == method.name
+        assert method.privacy_unit in line and line.rstrip().endswith(method.trust_model)
+
+
+# --------------------------------------------------------------------------- bad input
+
+
+GOOD = "winner,loser,user\na,b,u1\nb,c,u2\nc,a,u1\n"
+BAD_FILES = {
+    "empty": ("", "empty"),
+    "header": ("first,second\na,b\n", "lacks the needed columns"),
+    "count_text": ("winner,loser,count\na,b,x\n", "line 2, column 3 (count)"),
+    "count_negative": ("winner,loser,count\na,b,1\nb,a,-2\n", "line 3, column 3 (count)"),
+    "outcome": ("item_a,item_b,outcome\na,b,1\na,b,2\n", "line 3, column 3 (outcome)"),
+    "self": ("winner,loser\na,b\nc,c\n", "line 3, column 1 (winner): self-comparison"),
+    "missing": ("winner,loser\na,b\nb,\n", "line 3, column 2 (loser): missing value"),
+    "fields": ("winner,loser\na,b\nb,c,d\n", "line 3"),
+}
+
+
+def _assert_clean_failure(code, err, folder: Path, name: str | None, expect: str):
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("dprank: error: "), err
+    assert expect in lines[0]
+    if name is not None:
+        assert name in lines[0]
+    assert (
+        sorted(p.name for p in folder.iterdir() if p.name.startswith(("result", ".result"))) == []
+    )
+
+
+@pytest.mark.parametrize("case", sorted(BAD_FILES))
+def test_bad_file_exit_2_one_message_nothing_written(case, tmp_path, capsys):
+    text, expect = BAD_FILES[case]
+    path = tmp_path / f"{case}.csv"
+    path.write_text(text)
+    code, out, err = run(
+        ["rank", path, "--privacy", "none", "--out", tmp_path / "result.csv"], capsys
+    )
+    assert out == ""
+    _assert_clean_failure(code, err, tmp_path, f"{case}.csv", expect)
+
+
+@pytest.mark.parametrize(
+    "argv, expect",
+    [
+        (["--privacy", "none"], "no such file"),
+        (["--privacy", "none", "DIR"], "is a directory"),
+        (["--privacy", "individual", "--epsilon", "1", "NOUSER"], "no 'user' column"),
+        (["--privacy", "local", "NOUSER"], "no 'user' column"),
+        (["--privacy", "local", "GOOD"], "no 'epsilon' column"),
+        (["--privacy", "local", "BADEPS"], "line 3, column 4 (epsilon)"),
+        (["--privacy", "edge", "--epsilon", "1", "--top-k", "4", "GOOD"], "top_k"),
+    ],
+)
+def test_bad_use_exit_2(argv, expect, tmp_path, capsys):
+    files = {
+        "GOOD": GOOD,
+        "NOUSER": "winner,loser\na,b\n",
+        "BADEPS": "item_a,item_b,outcome,epsilon,user\na,b,1,1.0,u\nb,c,0,0,v\n",
+    }
+    for key, text in files.items():
+        (tmp_path / f"{key}.csv").write_text(text)
+    (tmp_path / "DIR").mkdir()
+    args = []
+    for a in argv:
+        args.append(str(tmp_path / f"{a}.csv") if a in files else a)
+    if "DIR" in argv:
+        args[args.index("DIR")] = str(tmp_path / "DIR")
+    if not any(a.endswith(".csv") or a.endswith("DIR") for a in args):
+        args.append(str(tmp_path / "absent.csv"))
+    code, _, err = run(["rank", *args, "--out", tmp_path / "result.csv"], capsys)
+    _assert_clean_failure(code, err, tmp_path, None, expect)
+
+
+@pytest.mark.parametrize("eps", ["0", "-1", "abc", "nan", "inf"])
+def test_bad_epsilon_exit_2(eps, tmp_path, capsys):
+    path = tmp_path / "good.csv"
+    path.write_text(GOOD)
+    with pytest.raises(SystemExit) as info:
+        main(["rank", str(path), "--privacy", "edge", "--epsilon", eps, "--out", "x.csv"])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert "--epsilon" in err and "positive" in err
+
+
+def test_epsilon_required_and_refused(tmp_path, capsys):
+    path = tmp_path / "good.csv"
+    path.write_text(GOOD)
+    code, _, err = run(["rank", path, "--privacy", "edge", "--out", "-"], capsys)
+    assert code == 2 and "needs --epsilon" in err
+    code, _, err = run(["rank", path, "--privacy", "local", "--epsilon", 1, "--out", "-"], capsys)
+    assert code == 2 and "not used with --privacy local" in err
+
+
+def test_as_published_warns(tmp_path, capsys):
+    path = tmp_path / "good.csv"
+    path.write_text(GOOD)
+    argv = ["rank", path, "--privacy", "individual", "--epsilon", 1, "--method", "counts"]
+    code, _, err = run([*argv, "--as-published", "--out", "-", "--seed", 1], capsys)
+    assert code == 0 and "2 eps-DP" in err
+
+
+# --------------------------------------------------------------------------- help
+
+
+@pytest.mark.parametrize(
+    "sub, options",
+    [
+        (
+            "rank",
+            [
+                "--privacy",
+                "--epsilon",
+                "--method",
+                "--model",
+                "--top-k",
+                "--seed",
+                "--out",
+                "--plot",
+                "--quiet",
+                "--as-published",
+                "--sidecar",
+            ],
+        ),
+        ("privatize", ["--epsilon", "--user-epsilon-column", "--out", "--seed", "--mechanism"]),
+        ("datasets", ["list", "export", "--out", "--data-dir"]),
+        ("methods", []),
+    ],
+)
+def test_help_of_each_subcommand(sub, options, capsys):
+    with pytest.raises(SystemExit) as info:
+        main([sub, "--help"])
+    assert info.value.code == 0
+    out = capsys.readouterr().out
+    for option in options:
+        assert option in out
+
+
+def test_console_script_and_module(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "dprank", "--help"], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0
+    for sub in ("rank", "privatize", "datasets", "methods"):
+        assert sub in done.stdout
+    script = Path(sys.executable).with_name("dprank")
+    if script.exists():
+        done = subprocess.run([script, "--version"], capture_output=True, text=True, check=False)
+        assert done.returncode == 0 and done.stdout.startswith("dprank ")
+
+
+def test_privatize_budgets_from_a_column_and_errors(tmp_path, capsys):
+    path = tmp_path / "raw.csv"
+    path.write_text("winner,loser,user,budget\na,b,u1,0.5\nb,c,u1,0.5\nc,a,u2,3\n")
+    out = tmp_path / "rel.csv"
+    argv = ["privatize", path, "--user-epsilon-column", "budget", "--seed", 1, "--out", out]
+    code, _, err = run(argv, capsys)
+    assert code == 0, err
+    rel = pd.read_csv(out)
+    assert rel["epsilon"].tolist() == [0.5, 0.5, 3.0]
+    code, _, err = run(["privatize", path, "--out", tmp_path / "result.csv"], capsys)
+    _assert_clean_failure(code, err, tmp_path, None, "exactly one of --epsilon")
+    nouser = tmp_path / "nouser.csv"
+    nouser.write_text("winner,loser\na,b\n")
+    code, _, err = run(
+        ["privatize", nouser, "--epsilon", 1, "--out", tmp_path / "result.csv"], capsys
+    )
+    _assert_clean_failure(code, err, tmp_path, "nouser.csv", "no 'user' column")
+
+
+def test_privatize_flip_rate_matches_randomized_response(tmp_path, capsys):
+    n = 4000
+    path = tmp_path / "raw.csv"
+    pd.DataFrame({"winner": ["a"] * n, "loser": ["b"] * n, "user": np.arange(n)}).to_csv(
+        path, index=False
+    )
+    out = tmp_path / "rel.csv"
+    assert run(["privatize", path, "--epsilon", 1, "--seed", 5, "--out", out], capsys)[0] == 0
+    flipped = (pd.read_csv(out)["outcome"] == 0).mean()
+    p = 1 / (np.e + 1)
+    assert abs(flipped - p) < 4 * np.sqrt(p * (1 - p) / n)
+
+
+def test_unwritable_output_is_a_usage_error(tmp_path, capsys):
+    path = tmp_path / "good.csv"
+    path.write_text(GOOD)
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    code, _, err = run(["rank", path, "--privacy", "none", "--out", blocker / "r.csv"], capsys)
+    assert code == 2 and "error:" in err and len(err.strip().splitlines()) == 1
