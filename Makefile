@@ -8,14 +8,14 @@ CORES ?= all
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup reproduce smoke test slurm-test lint format bench clean
+.PHONY: setup reproduce smoke test slurm-test lint docs docs-includes format bench clean
 
 setup: $(STAMP)
 
 $(STAMP): pyproject.toml requirements/constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c requirements/constraints.txt -e '.[dev,bench,slurm]'
+	$(BIN)/python -m pip install --quiet -c requirements/constraints.txt -e '.[dev,bench,slurm,docs]'
 	touch $@
 
 ## Reproduce every figure and table at paper scale (results/), then the HTML report.
@@ -44,6 +44,15 @@ lint: setup
 	$(BIN)/snakefmt --check Snakefile workflow/
 	$(BIN)/snakemake --lint --configfile .test/config.yaml
 
+## The documentation site (docs/, mkdocs.yml) into site/; fails on a broken link or reference.
+docs: setup
+	$(BIN)/mkdocs build --strict --site-dir site
+
+## After a full run: rewrite docs/includes/*.md (timings, agreement, audit, deviations) from
+## results/; then commit them (git add docs/includes && git commit).
+docs-includes: setup
+	$(BIN)/snakemake --cores 1 docs_includes
+
 format: setup
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
@@ -54,4 +63,4 @@ bench: setup
 	$(BIN)/python benchmarks/bench_edge_mle.py
 
 clean:
-	rm -rf results .snakemake
+	rm -rf results .snakemake site

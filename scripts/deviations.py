@@ -1,14 +1,13 @@
 """Rule ``deviations``: the deviations page of the report, with this run's agreement."""
 
 import pandas as pd
-import yaml
 
 from dprank.io import atomic_path, read_csv
-from dprank.report import deviations_html
+from dprank.report import deviations_html, load_deviations
 from dprank.workflow import job_logger
 
 with job_logger(snakemake) as log:
-    entries = yaml.safe_load(open(snakemake.input.deviations))["deviations"]
+    entries = load_deviations(snakemake.input.deviations)
     summaries = pd.concat([read_csv(f) for f in snakemake.input.summaries], ignore_index=True)
     with atomic_path(snakemake.output[0]) as tmp:
         tmp.write_text(deviations_html(entries, summaries))

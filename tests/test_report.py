@@ -53,3 +53,20 @@ def test_every_curated_deviation_is_complete():
     for e in entries:
         assert {"paper", "item", "departure", "reason", "effect"} <= set(e)
         assert e["paper"] in {"A", "B1", "B2"}
+
+
+def test_report_categories_are_the_documented_ones():
+    """Every report() item sits in one of the report's seven categories."""
+    import ast
+    import re
+    from pathlib import Path
+
+    allowed = {"Paper A", "Paper B1", "Paper B2", "Benchmark", "Comparison", "Audit", "Runtime"}
+    rules = "".join(p.read_text() for p in Path("workflow/rules").glob("*.smk"))
+    literal = re.findall(r'\bcategory="([^"]*)"', rules)
+    called = re.findall(r"\bcategory=(\w+),", rules)
+    assert literal and set(literal) <= allowed, set(literal) - allowed
+    common = Path("workflow/rules/common.smk").read_text()
+    assert set(called) <= {"report_paper"}
+    mapping = re.search(r"REPORT_PAPER = (\{.*?\})", common).group(1)
+    assert set(ast.literal_eval(mapping).values()) <= allowed

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["deviations_html", "runtime_by_stage"]
+__all__ = ["agreement", "deviations_html", "load_deviations", "runtime_by_stage"]
 
 _CHUNK = re.compile(r"chunk\d+\.tsv$")
 
@@ -49,7 +49,26 @@ def runtime_by_stage(files: Iterable[str | Path], root: str | Path) -> pd.DataFr
     return out.reset_index()
 
 
-def _agreement(summaries: pd.DataFrame, names: Iterable[str]) -> str:
+def load_deviations(path: str | Path) -> list[dict]:
+    """The entries of ``resources/deviations.yaml``.
+
+    Raises
+    ------
+    ValueError
+        If an entry lacks one of ``paper``, ``item``, ``departure``, ``reason``, ``effect``.
+    """
+    import yaml
+
+    entries = yaml.safe_load(Path(path).read_text())["deviations"]
+    need = {"paper", "item", "departure", "reason", "effect"}
+    for i, e in enumerate(entries):
+        if not need <= set(e):
+            raise ValueError(f"{path}: deviation {i} lacks {sorted(need - set(e))}")
+    return entries
+
+
+def agreement(summaries: pd.DataFrame, names: Iterable[str]) -> str:
+    """``"<name>: <within> / <compared> within"`` for each named summary line, joined by ``;``."""
     parts = []
     for name in names:
         row = summaries[summaries["figure"] == name]
@@ -66,8 +85,8 @@ def deviations_html(entries: Iterable[Mapping], summaries: pd.DataFrame) -> str:
     head = ["Paper", "Item", "Departure", "Reason", "Measured effect", "Agreement in this run"]
     cells = []
     for e in entries:
-        agreement = _agreement(summaries, e.get("comparison", [])) if e.get("comparison") else "-"
-        values = [e["paper"], e["item"], e["departure"], e["reason"], e["effect"], agreement]
+        measured = agreement(summaries, e.get("comparison", [])) if e.get("comparison") else "-"
+        values = [e["paper"], e["item"], e["departure"], e["reason"], e["effect"], measured]
         cells.append("".join(f"<td>{html.escape(str(v))}</td>" for v in values))
     rows = "\n".join(f"<tr>{c}</tr>" for c in cells)
     header = "".join(f"<th>{h}</th>" for h in head)

@@ -80,6 +80,15 @@ CAPTIONS = yaml.safe_load(
     (Path(workflow.basedir) / "workflow/report/captions.yaml").read_text()
 )
 REPORT_ITEM = "../report/item.rst"
+# The report's categories: Paper A, Paper B1, Paper B2, Benchmark, Comparison, Audit, Runtime.
+REPORT_PAPER = {"paper_b1": "Paper B1", "paper_b2": "Paper B2"}
+
+
+def report_paper(wildcards):
+    """Report category of a Paper B output ("Paper B1" or "Paper B2")."""
+    return REPORT_PAPER[wildcards.bpaper]
+
+
 TABLE_EXT = ["csv", "md", "tex"]
 
 

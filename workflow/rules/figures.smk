@@ -77,7 +77,7 @@ rule plot_paper_b_figure:
         png=report(
             "results/figures/{bpaper}/{figure}.png",
             caption=REPORT_ITEM,
-            category="{bpaper}",
+            category=report_paper,
             subcategory="figures",
             labels={"figure": "{figure}"},
         ),
@@ -219,7 +219,7 @@ rule overlay_paper_b_figure:
         png=report(
             "results/figures/{bpaper}/{figure}_overlay.png",
             caption=REPORT_ITEM,
-            category="{bpaper}",
+            category=report_paper,
             subcategory="figures",
             labels={"figure": "{figure} (overlay)"},
         ),

@@ -62,7 +62,7 @@ rule car_tables_paper_b2:
             report(
                 "results/tables/paper_b2/table1.csv",
                 caption="../report/car_table1.rst",
-                category="paper_b2",
+                category="Paper B2",
                 subcategory="tables",
                 labels={"table": "table1"},
             ),
@@ -73,7 +73,7 @@ rule car_tables_paper_b2:
             report(
                 "results/tables/paper_b2/table2.csv",
                 caption="../report/car_table2.rst",
-                category="paper_b2",
+                category="Paper B2",
                 subcategory="tables",
                 labels={"table": "table2"},
             ),

@@ -80,7 +80,8 @@ rule deviations:
         report(
             "results/report/deviations.html",
             caption="../report/deviations.rst",
-            category="Deviations",
+            category="Comparison",
+            subcategory="Deviations",
         ),
     log:
         "results/logs/report/deviations.log",
@@ -119,6 +120,44 @@ rule report_pages:
         rules.runtime_report.output,
 
 
+# The documentation's tables from this run (not part of `all`: it rewrites committed files).
+# After a full run: make docs-includes, then commit docs/includes/.
+DOCS_COMPARISONS = (
+    ["paper_a_edge", "paper_a_individual"] if "authors" in PROTOCOLS else []
+) + ["paper_b2", "paper_b1"]
+
+
+rule docs_includes:
+    input:
+        rules.runtime_report.output,
+        summaries=[f"results/comparison/{c}_summary.csv" for c in DOCS_COMPARISONS],
+        audit="results/audit/privacy.csv",
+        deviations="resources/deviations.yaml",
+        library=script_files(script_path("docs_includes"), SRC),
+    output:
+        [
+            f"docs/includes/{name}.md"
+            for name in (
+                "runtime_paper_a",
+                "runtime_paper_b2",
+                "agreement",
+                "audit",
+                "deviations",
+                *(f"fidelity_{c}" for c in DOCS_COMPARISONS),
+            )
+        ],
+    log:
+        "results/logs/report/docs_includes.log",
+    conda:
+        "../../envs/plot.yaml"
+    params:
+        names=DOCS_COMPARISONS,
+        outdir="docs/includes",
+        bench="results/benchmarks",
+    script:
+        "../../scripts/docs_includes.py"
+
+
 rule audit_privacy:
     input:
         library=script_files(script_path("audit_privacy"), SRC),
@@ -126,7 +165,7 @@ rule audit_privacy:
         report(
             "results/audit/privacy.csv",
             caption="../report/audit.rst",
-            category="Privacy audit",
+            category="Audit",
         ),
     log:
         "results/logs/audit/privacy.log",

@@ -8,7 +8,7 @@ rule table_paper_b:
         csv=report(
             "results/tables/{bpaper}/{table}.csv",
             caption=REPORT_ITEM,
-            category="{bpaper}",
+            category=report_paper,
             subcategory="tables",
             labels={"table": "{table}"},
         ),
@@ -83,7 +83,7 @@ rule table1_paper_b1:
         csv=report(
             "results/tables/paper_b1/table1.csv",
             caption=REPORT_ITEM,
-            category="paper_b1",
+            category="Paper B1",
             subcategory="tables",
             labels={"table": "table1"},
         ),

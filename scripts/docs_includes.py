@@ -1,0 +1,21 @@
+"""Rule ``docs_includes``: the documentation's tables (docs/includes/*.md) from this run."""
+
+from dprank.docs_includes import write_includes
+from dprank.io import read_csv
+from dprank.report import load_deviations
+from dprank.workflow import job_logger
+
+with job_logger(snakemake) as log:
+    summaries = {
+        name: read_csv(path)
+        for name, path in zip(snakemake.params.names, snakemake.input.summaries, strict=True)
+    }
+    written = write_includes(
+        snakemake.params.outdir,
+        config=snakemake.config,
+        bench=snakemake.params.bench,
+        summaries=summaries,
+        audit=read_csv(snakemake.input.audit),
+        deviations=load_deviations(snakemake.input.deviations),
+    )
+    log.info("wrote %s", ", ".join(str(p) for p in written))

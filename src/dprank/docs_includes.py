@@ -1,0 +1,435 @@
+"""Markdown tables of the documentation site, written from a run's results.
+
+The site (``docs/``, built with MkDocs) embeds the files of ``docs/includes/``
+with ``pymdownx.snippets``; this module writes them from ``results/`` so that no
+number in the pages is typed by hand:
+
+- ``runtime_paper_a.md``, ``runtime_paper_b2.md``: jobs, summed job seconds and
+  the largest resident memory per Paper A figure and per B2 experiment, from the
+  ``benchmark:`` files under ``results/benchmarks/``;
+- ``agreement.md``: cells within tolerance / cells compared per paper, and the
+  items with cells outside, from ``results/comparison/<paper>_summary.csv``;
+- ``fidelity_<comparison>.md``: one line per figure or table of each comparison
+  summary (``paper_a_edge``, ``paper_a_individual``, ``paper_b2``, ``paper_b1``);
+- ``audit.md``: claimed against measured privacy loss of every mechanism, from
+  ``results/audit/privacy.csv``;
+- ``deviations.md``: the curated ``resources/deviations.yaml`` with the agreement
+  this run measured for each item it names.
+
+Every include starts with an HTML comment naming the command that regenerates it
+(``make docs-includes``, i.e. ``snakemake docs_includes``); ``tests/test_docs.py``
+checks that each is a well-formed, non-empty Markdown table.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from dprank.report import agreement
+from dprank.studies import study_module
+
+__all__ = [
+    "COMPARISONS",
+    "HEADER",
+    "agreement_table",
+    "audit_table",
+    "b2_experiment_jobs",
+    "b2_products",
+    "deviations_table",
+    "fidelity_table",
+    "figure_jobs",
+    "markdown_table",
+    "paper_a_figures",
+    "runtime_paper_a_table",
+    "runtime_paper_b2_table",
+    "write_includes",
+]
+
+#: First line of every include: how to regenerate it.
+HEADER = (
+    "<!-- Generated from results/ by `make docs-includes` (snakemake docs_includes, "
+    "src/dprank/docs_includes.py); do not edit by hand. -->\n"
+)
+
+#: comparison summary name -> the paper it belongs to (agreement table)
+COMPARISONS = {
+    "paper_a_edge": "A",
+    "paper_a_individual": "A",
+    "paper_b2": "B2",
+    "paper_b1": "B1",
+}
+
+_PAPER_LABELS = {
+    "A": "A (Figures 1-8; `authors` protocol)",
+    "B2": "B2 (Tables 1-11)",
+    "B1": "B1 (Table 1, text numbers)",
+}
+
+_SIMULATION_STUDIES = ("paper_a_edge", "paper_a_individual")
+_STAGES = ("data", "{protocol}/noise", "{protocol}/estimates", "{protocol}/metrics")
+
+
+def _cell(value) -> str:
+    text = str(value).replace("\n", " ").strip()
+    return text.replace("|", "\\|")
+
+
+def markdown_table(header: Sequence[str], rows: Iterable[Sequence], align: str) -> str:
+    """A GitHub-flavoured Markdown table.
+
+    Parameters
+    ----------
+    header : sequence of str
+        Column titles.
+    rows : iterable of sequences
+        One sequence of cell values per row, as many as ``header``.
+    align : str
+        One character per column: ``"l"`` (left) or ``"r"`` (right).
+
+    Raises
+    ------
+    ValueError
+        If a row or ``align`` does not have one entry per column, or there is no row.
+    """
+    if len(align) != len(header) or set(align) - {"l", "r"}:
+        raise ValueError(f"align {align!r} must be one of 'l'/'r' per column ({len(header)})")
+    rule = {"l": "---", "r": "---:"}
+    lines = [
+        "| " + " | ".join(_cell(h) for h in header) + " |",
+        "|" + "|".join(rule[a] for a in align) + "|",
+    ]
+    for row in rows:
+        row = list(row)
+        if len(row) != len(header):
+            raise ValueError(f"row {row} has {len(row)} cells, the header {len(header)}")
+        lines.append("| " + " | ".join(_cell(v) for v in row) + " |")
+    if len(lines) == 2:
+        raise ValueError(f"table {list(header)} has no rows")
+    return "\n".join(lines) + "\n"
+
+
+def _natural(label: str) -> list:
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", str(label))]
+
+
+def _number(x, digits: int = 3) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "-"
+    x = float(x)
+    if math.isinf(x):
+        return "unbounded"
+    return f"{x:.{digits}f}" if abs(x) < 10 else f"{x:.1f}"
+
+
+# ---------------------------------------------------------------------------
+# agreement with the published numbers
+
+
+def agreement_table(summaries: Mapping[str, pd.DataFrame]) -> str:
+    """Cells within tolerance / compared per paper, and where the cells outside are.
+
+    Parameters
+    ----------
+    summaries : mapping
+        Comparison name (a key of :data:`COMPARISONS`) -> its summary
+        (``figure``, ``compared``, ``within``; as ``dprank.compare.summary_lines``
+        writes it).
+    """
+    totals: dict[str, list] = {}
+    for name, frame in summaries.items():
+        if name not in COMPARISONS:
+            raise ValueError(f"unknown comparison {name!r}; known: {sorted(COMPARISONS)}")
+        paper = COMPARISONS[name]
+        t = totals.setdefault(paper, [0, 0, []])
+        for _, r in frame.sort_values("figure", key=lambda s: s.map(_natural)).iterrows():
+            t[0] += int(r["within"])
+            t[1] += int(r["compared"])
+            outside = int(r["compared"]) - int(r["within"])
+            if outside:
+                t[2].append(f"{r['figure']} ({outside})")
+    rows = [
+        (
+            _PAPER_LABELS[paper],
+            f"{within} / {compared}",
+            ", ".join(where) if where else "none",
+        )
+        for paper, (within, compared, where) in (
+            (p, totals[p]) for p in ("A", "B2", "B1") if p in totals
+        )
+    ]
+    return markdown_table(
+        ["Paper", "within / compared", "items with cells outside (cells)"], rows, "lrl"
+    )
+
+
+def fidelity_table(summary: pd.DataFrame) -> str:
+    """One line per figure or table of a comparison summary.
+
+    The plotted-points column is shown when it differs from all cells somewhere;
+    the largest absolute difference when the summary has it (``-`` where the
+    compared values are words, not numbers).
+    """
+    frame = summary.sort_values("figure", key=lambda s: s.map(_natural))
+    plotted = "plotted_compared" in frame and bool(
+        (frame["plotted_compared"] != frame["compared"]).any()
+    )
+    diff = "max_abs_diff" in frame
+    header = ["Item", "cells within / compared"]
+    header += ["plotted points within / compared"] if plotted else []
+    header += ["largest abs. difference"] if diff else []
+    rows = []
+    for _, r in frame.iterrows():
+        row = [r["figure"], f"{int(r['within'])} / {int(r['compared'])}"]
+        if plotted:
+            pc = int(r["plotted_compared"])
+            row.append(f"{int(r['plotted_within'])} / {pc}" if pc else "-")
+        if diff:
+            row.append(_number(r["max_abs_diff"]))
+        rows.append(row)
+    return markdown_table(header, rows, "l" + "r" * (len(header) - 1))
+
+
+# ---------------------------------------------------------------------------
+# the privacy audit
+
+
+def audit_table(audit: pd.DataFrame) -> str:
+    """Claimed against measured privacy loss, one line per audit of ``privacy.csv``."""
+    rows = []
+    for _, r in audit.iterrows():
+        verdict = str(r["verdict"])
+        rows.append(
+            [
+                {"paper_a": "A", "paper_b": "B", "control": "control"}.get(r["paper"], r["paper"]),
+                r["audit"],
+                _number(r["claimed_eps"], 3).rstrip("0").rstrip("."),
+                _number(r["lower_bound"]),
+                _number(r["exact_eps"]),
+                f"**{verdict}**"
+                if verdict != "consistent" and r["paper"] != "control"
+                else verdict,
+            ]
+        )
+    return markdown_table(
+        ["Paper", "Mechanism", "claimed eps", "lower bound on eps (95%)", "exact loss", "verdict"],
+        rows,
+        "llrrrl",
+    )
+
+
+# ---------------------------------------------------------------------------
+# the deviations
+
+
+def deviations_table(entries: Iterable[Mapping], summaries: pd.DataFrame | None = None) -> str:
+    """The curated deviations (``resources/deviations.yaml``) with this run's agreement.
+
+    ``summaries`` holds every comparison summary (``figure``, ``within``,
+    ``compared``); without it the agreement column reads ``-``.
+    """
+    rows = []
+    for e in entries:
+        names = e.get("comparison") or []
+        measured = agreement(summaries, names) if names and summaries is not None else "-"
+        rows.append([e["paper"], e["item"], e["departure"], e["reason"], e["effect"], measured])
+    return markdown_table(
+        ["Paper", "Item", "Departure", "Reason", "Measured effect", "Agreement in the run"],
+        rows,
+        "llllll",
+    )
+
+
+# ---------------------------------------------------------------------------
+# runtime from the benchmark files
+
+
+def _simulation_jobs(config: Mapping, study: str, figure: str, bench: Path) -> list[Path]:
+    section = config[study]
+    module = study_module(study)
+    files = []
+    for experiment in section["figures"][figure]["experiments"]:
+        exp = section["experiments"][experiment]
+        base = bench / study / experiment
+        chunks = range(module.chunk_count(config, experiment))
+        for protocol in config["protocols"]:
+            for stage in _STAGES:
+                if stage == "data" and protocol != config["protocols"][0]:
+                    continue
+                folder = base / stage.format(protocol=protocol)
+                for block in module.block_names(exp):
+                    files += [folder / block / f"chunk{chunk}.tsv" for chunk in chunks]
+            files.append(base / protocol / "summary.tsv")
+    return files
+
+
+def _real_data_jobs(config: Mapping, figure: str, bench: Path) -> list[Path]:
+    files = []
+    for dataset in config["paper_a_real"]["figures"][figure]["experiments"]:
+        files += [bench / "data" / f"{dataset}.tsv", bench / "paper_a_real" / dataset / "wins.tsv"]
+        for protocol in config["protocols"]:
+            base = bench / "paper_a_real" / dataset / protocol
+            files += [base / "metrics.tsv", base / "summary.tsv"]
+    return files
+
+
+def paper_a_figures(config: Mapping) -> list[str]:
+    """Every Paper A figure of the config, in paper order (``fig1`` ...)."""
+    sections = (*_SIMULATION_STUDIES, "paper_a_real")
+    return sorted((f for s in sections for f in config[s]["figures"]), key=lambda f: int(f[3:]))
+
+
+def figure_jobs(config: Mapping, figure: str, bench: str | Path) -> list[Path]:
+    """Benchmark files of every job a Paper A figure needs (both protocols, its plots)."""
+    bench = Path(bench)
+    if figure in config["paper_a_real"]["figures"]:
+        files = _real_data_jobs(config, figure, bench)
+    else:
+        study = next(s for s in _SIMULATION_STUDIES if figure in config[s]["figures"])
+        files = _simulation_jobs(config, study, figure, bench)
+    for protocol in config["protocols"]:
+        files.append(bench / "figures" / "paper_a" / f"{figure}_{protocol}.tsv")
+    return files
+
+
+def b2_experiment_jobs(config: Mapping, experiment: str, bench: str | Path) -> list[Path]:
+    """Benchmark files of every job of one B2 experiment (up to its summary)."""
+    from dprank.studies import paper_b2
+
+    exp = config["paper_b2"]["experiments"][experiment]
+    base = Path(bench) / "paper_b2" / experiment
+    if paper_b2.kind(exp) == "timing":
+        return [base / "timing.tsv"]
+    files = [
+        base / stage / block / f"chunk{chunk}.tsv"
+        for stage in ("releases", "metrics")
+        for block in paper_b2.cell_names(exp)
+        for chunk in range(paper_b2.chunk_count(config, experiment))
+    ]
+    files.append(base / "replicates.tsv")
+    summary = base / "summary.tsv"  # only for experiments with a table or a line figure
+    return [*files, summary] if summary.exists() else files
+
+
+def b2_products(config: Mapping, experiment: str) -> str:
+    """The B2 figures and tables an experiment feeds, e.g. ``Fig. 4; Table 5``."""
+    section = config["paper_b2"]
+    figs = [
+        f[3:]
+        for f, spec in section["figures"].items()
+        if experiment
+        in ([spec["experiment"]] if isinstance(spec["experiment"], str) else spec["experiment"])
+    ]
+    tables = [t[5:] for t, spec in section["tables"].items() if spec["experiment"] == experiment]
+    parts = ([f"Fig. {', '.join(figs)}"] if figs else []) + (
+        [f"Table {', '.join(tables)}"] if tables else []
+    )
+    return "; ".join(parts)
+
+
+def _job_stats(label: str, files: list[Path]) -> tuple[int, float, float]:
+    missing = [f for f in files if not f.exists()]
+    if missing:
+        raise ValueError(
+            f"{label}: {len(missing)} of {len(files)} benchmark files are missing, e.g. "
+            f"{missing[0]}; run the workflow to completion first"
+        )
+    frame = pd.concat([pd.read_csv(f, sep="\t") for f in files])
+    return len(files), float(frame["s"].sum()), float(frame["max_rss"].max())
+
+
+def runtime_paper_a_table(config: Mapping, bench: str | Path) -> str:
+    """Jobs, summed job seconds and largest RSS of every Paper A figure."""
+    protocols = ",".join(config["protocols"])
+    rows = []
+    for figure in paper_a_figures(config):
+        jobs, seconds, rss = _job_stats(figure, figure_jobs(config, figure, bench))
+        outputs = f"results/figures/paper_a/{figure}_{{{protocols}}}.{{pdf,png,csv}}"
+        rows.append(
+            [
+                f"Paper A Fig. {figure.removeprefix('fig')}",
+                f"`paper_a_{figure}`",
+                f"`{outputs}`",
+                jobs,
+                f"{seconds:.0f}",
+                f"{rss:.0f}",
+            ]
+        )
+    header = ["Figure", "Target rule", "Outputs", "Jobs", "Job seconds (sum)", "Max job RSS (MB)"]
+    return markdown_table(header, rows, "lllrrr")
+
+
+def runtime_paper_b2_table(config: Mapping, bench: str | Path) -> str:
+    """Jobs, summed job seconds and largest RSS of every B2 experiment."""
+    rows = []
+    for experiment in config["paper_b2"]["experiments"]:
+        files = b2_experiment_jobs(config, experiment, bench)
+        jobs, seconds, rss = _job_stats(experiment, files)
+        rows.append(
+            [
+                f"`{experiment}`",
+                b2_products(config, experiment),
+                jobs,
+                f"{seconds:.0f}",
+                f"{rss:.0f}",
+            ]
+        )
+    header = ["B2 experiment", "Feeds", "Jobs", "Job seconds (sum)", "Max job RSS (MB)"]
+    return markdown_table(header, rows, "llrrr")
+
+
+# ---------------------------------------------------------------------------
+# all of them
+
+
+def write_includes(
+    outdir: str | Path,
+    *,
+    config: Mapping,
+    bench: str | Path,
+    summaries: Mapping[str, pd.DataFrame],
+    audit: pd.DataFrame,
+    deviations: Sequence[Mapping],
+) -> list[Path]:
+    """Write every include into ``outdir``; returns the paths written.
+
+    Parameters
+    ----------
+    outdir : path
+        ``docs/includes``.
+    config : mapping
+        The workflow config (grids, protocols) of the run.
+    bench : path
+        ``results/benchmarks``.
+    summaries : mapping
+        Comparison name (``paper_a_edge``, ``paper_a_individual``, ``paper_b2``,
+        ``paper_b1``) -> its ``results/comparison/<name>_summary.csv``.
+    audit : DataFrame
+        ``results/audit/privacy.csv``.
+    deviations : sequence of mappings
+        The entries of ``resources/deviations.yaml``.
+    """
+    outdir = Path(outdir)
+    outdir.mkdir(parents=True, exist_ok=True)
+    every = pd.concat(list(summaries.values()), ignore_index=True)
+    texts = {
+        "runtime_paper_a.md": runtime_paper_a_table(config, bench),
+        "runtime_paper_b2.md": runtime_paper_b2_table(config, bench),
+        "agreement.md": agreement_table(summaries),
+        "audit.md": audit_table(audit),
+        "deviations.md": deviations_table(deviations, every),
+    }
+    for name, frame in summaries.items():
+        texts[f"fidelity_{name}.md"] = fidelity_table(frame)
+    written = []
+    for name, text in texts.items():
+        path = outdir / name
+        tmp = path.with_suffix(".md.tmp")
+        tmp.write_text(HEADER + text)
+        tmp.replace(path)
+        written.append(path)
+    return written
