@@ -1,0 +1,217 @@
+"""The documentation site: its generated tables exist and are well formed, the generator
+writes them from results, and the API reference covers every public module."""
+
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from dprank.docs_includes import (
+    HEADER,
+    agreement_table,
+    audit_table,
+    deviations_table,
+    fidelity_table,
+    markdown_table,
+    runtime_paper_b2_table,
+)
+from dprank.report import load_deviations
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+INCLUDES = [
+    "runtime_paper_a",
+    "runtime_paper_b2",
+    "agreement",
+    "audit",
+    "deviations",
+    "fidelity_paper_a_edge",
+    "fidelity_paper_a_individual",
+    "fidelity_paper_b2",
+    "fidelity_paper_b1",
+]
+
+
+def parse_table(text: str) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the one Markdown table in ``text``; fails if malformed."""
+    body = [line for line in text.splitlines() if line.strip() and not line.startswith("<!--")]
+    assert len(body) >= 3, "a header, a rule and at least one row"
+    assert all(line.startswith("|") and line.endswith("|") for line in body), body
+
+    def cells(line):
+        return [c.strip() for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
+
+    header, rule, *rows = (cells(line) for line in body)
+    assert all(re.fullmatch(r"---:?", c) for c in rule), rule
+    assert len(rule) == len(header)
+    for row in rows:
+        assert len(row) == len(header), (header, row)
+        assert all(c for c in row), f"empty cell in {row}"
+    return header, rows
+
+
+@pytest.mark.parametrize("name", INCLUDES)
+def test_committed_include_is_a_table(name):
+    path = DOCS / "includes" / f"{name}.md"
+    assert path.exists(), f"{path} missing: run make docs-includes after a full run"
+    text = path.read_text()
+    assert text.startswith(HEADER), "first line names the command that regenerates it"
+    parse_table(text)
+
+
+def test_every_include_is_embedded_and_exists():
+    embedded = set()
+    for page in DOCS.glob("*.md"):
+        embedded |= set(re.findall(r'--8<-- "includes/(\w+)\.md"', page.read_text()))
+    assert embedded == set(INCLUDES)
+
+
+def test_committed_includes_agree_with_each_other():
+    """The per-paper totals equal the sums of the per-item tables; deviations match the yaml."""
+    totals = {}
+    for name, paper in [
+        ("fidelity_paper_a_edge", "A"),
+        ("fidelity_paper_a_individual", "A"),
+        ("fidelity_paper_b2", "B2"),
+        ("fidelity_paper_b1", "B1"),
+    ]:
+        _, rows = parse_table((DOCS / "includes" / f"{name}.md").read_text())
+        for row in rows:
+            within, compared = map(int, row[1].split(" / "))
+            t = totals.setdefault(paper, [0, 0])
+            t[0] += within
+            t[1] += compared
+    _, rows = parse_table((DOCS / "includes/agreement.md").read_text())
+    assert {r[0].split()[0]: r[1] for r in rows} == {
+        p: f"{w} / {c}" for p, (w, c) in totals.items()
+    }
+    _, rows = parse_table((DOCS / "includes/deviations.md").read_text())
+    assert len(rows) == len(load_deviations(ROOT / "resources/deviations.yaml"))
+
+
+def test_api_reference_covers_every_public_module():
+    src = ROOT / "src"
+    modules = set()
+    for path in (src / "dprank").rglob("*.py"):
+        parts = path.relative_to(src).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        if any(p.startswith("_") for p in parts):
+            continue
+        modules.add(".".join(parts))
+    documented = set()
+    for page in (DOCS / "api").glob("*.md"):
+        documented |= set(re.findall(r"^::: ([\w.]+)$", page.read_text(), flags=re.M))
+    assert modules - documented == set()
+    assert documented - modules == set()
+
+
+def test_library_page_example_runs():
+    blocks = re.findall(r"```python\n(.*?)```", (DOCS / "library.md").read_text(), flags=re.S)
+    assert blocks
+    namespace: dict = {}
+    exec(compile(blocks[0], "library.md", "exec"), namespace)
+    assert namespace["fit"].converged
+
+
+# ---------------------------------------------------------------------------
+# the generator on small synthetic results
+
+
+def _summary(rows):
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "figure",
+            "compared",
+            "within",
+            "plotted_compared",
+            "plotted_within",
+            "max_abs_diff",
+        ],
+    )
+
+
+def test_markdown_table_rejects_ragged_rows_and_escapes_pipes():
+    with pytest.raises(ValueError, match="2 cells"):
+        markdown_table(["a", "b", "c"], [[1, 2]], "lll")
+    with pytest.raises(ValueError, match="no rows"):
+        markdown_table(["a"], [], "l")
+    _, rows = parse_table(markdown_table(["a", "b"], [["x | y", 2]], "lr"))
+    assert rows == [["x \\| y", "2"]]
+
+
+def test_fidelity_and_agreement_from_summaries():
+    edge = _summary(
+        [
+            ("Figure 2", 10, 8, 4, 4, 0.1234),
+            ("Figure 10", 5, 5, 0, 0, 0.01),
+            ("(not in paper)", 3, 3, 0, 0, 0.5),
+        ]
+    )
+    b1 = _summary([("B1 Table 1", 6, 4, 6, 4, float("nan"))]).drop(columns="max_abs_diff")
+    header, rows = parse_table(fidelity_table(edge))
+    assert header[2] == "plotted points within / compared"
+    assert [r[0] for r in rows] == ["(not in paper)", "Figure 2", "Figure 10"]  # natural order
+    assert rows[1] == ["Figure 2", "8 / 10", "4 / 4", "0.123"]
+    assert rows[2][2] == "-"
+    header, rows = parse_table(fidelity_table(b1))
+    assert header == ["Item", "cells within / compared"]  # plotted equals all: no column
+    header, rows = parse_table(agreement_table({"paper_a_edge": edge, "paper_b1": b1}))
+    assert rows[0][1:] == ["16 / 18", "Figure 2 (2)"]
+    assert rows[1][1:] == ["4 / 6", "B1 Table 1 (2)"]
+    with pytest.raises(ValueError, match="unknown comparison"):
+        agreement_table({"paper_z": edge})
+
+
+def test_audit_table_marks_violations():
+    audit = pd.DataFrame(
+        [
+            ("paper_b", "classic RR", 1.0, 0.987, 1.0, "consistent"),
+            ("paper_a", "Alg. 3 counts (individual), vector", 1.0, 1.981, 2.0, "VIOLATION"),
+            ("paper_a", "fixed noise", 1.0, 10.23, None, "VIOLATION"),
+            ("control", "broken", 1.0, 1.946, 2.0, "VIOLATION"),
+        ],
+        columns=["paper", "audit", "claimed_eps", "lower_bound", "exact_eps", "verdict"],
+    )
+    _, rows = parse_table(audit_table(audit))
+    assert rows[0] == ["B", "classic RR", "1", "0.987", "1.000", "consistent"]
+    assert rows[1][3:] == ["1.981", "2.000", "**VIOLATION**"]
+    assert rows[2][3:] == ["10.2", "-", "**VIOLATION**"]
+    assert rows[3][0] == "control" and rows[3][5] == "VIOLATION"
+
+
+def test_deviations_table_reports_agreement():
+    entries = [
+        {
+            "paper": "B2",
+            "item": "T | 11",
+            "departure": "d",
+            "reason": "r",
+            "effect": "e",
+            "comparison": ["B2 Table 11"],
+        },
+        {"paper": "A", "item": "x", "departure": "d\nmore", "reason": "r", "effect": "e"},
+    ]
+    summaries = pd.DataFrame([{"figure": "B2 Table 11", "within": 0, "compared": 4}])
+    _, rows = parse_table(deviations_table(entries, summaries))
+    assert rows[0][1] == "T \\| 11" and rows[0][5] == "B2 Table 11: 0 / 4 within"
+    assert rows[1][2] == "d more" and rows[1][5] == "-"
+
+
+def test_runtime_table_from_benchmark_files(tmp_path):
+    config = {
+        "paper_b2": {
+            "experiments": {"timing": {"kind": "timing"}},
+            "figures": {"fig10": {"experiment": "timing"}},
+            "tables": {},
+        }
+    }
+    bench = tmp_path / "benchmarks"
+    with pytest.raises(ValueError, match="1 of 1 benchmark files are missing"):
+        runtime_paper_b2_table(config, bench)
+    (bench / "paper_b2/timing").mkdir(parents=True)
+    (bench / "paper_b2/timing/timing.tsv").write_text("s\th:m:s\tmax_rss\n57.6\t0:00:57\t256.7\n")
+    _, rows = parse_table(runtime_paper_b2_table(config, bench))
+    assert rows == [["`timing`", "Fig. 10", "1", "58", "257"]]
