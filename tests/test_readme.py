@@ -23,3 +23,13 @@ def test_make_targets_and_rules_exist():
     rules = "".join(p.read_text() for p in (ROOT / "workflow/rules").glob("*.smk"))
     for rule in set(re.findall(r"`(paper_[ab]\w*)`", README)):
         assert re.search(rf"^rule {rule}:", rules, flags=re.M), rule
+
+
+def test_short_and_links_into_the_docs_resolve():
+    """A newcomer's page: about 200 lines at most, every link to docs/ names a real page."""
+    assert len(README.splitlines()) <= 210
+    links = re.findall(r"\]\((docs/[^)#]+)(?:#[^)]*)?\)", README)
+    assert links
+    for link in links:
+        assert (ROOT / link).exists(), link
+    assert "make reproduce" in README and "make test" in README
