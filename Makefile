@@ -46,7 +46,7 @@ lint: setup
 
 ## The documentation site (docs/, mkdocs.yml) into site/; fails on a broken link or reference.
 docs: setup
-	$(BIN)/mkdocs build --strict --site-dir site
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
 ## After a full run: rewrite docs/includes/*.md (timings, agreement, audit, deviations) from
 ## results/; then commit them (git add docs/includes && git commit).

@@ -152,7 +152,7 @@ rule docs_includes:
         "../../envs/plot.yaml"
     params:
         names=DOCS_COMPARISONS,
-        outdir="docs/includes",
+        outdir=lambda w, output: str(Path(output[0]).parent),
         bench="results/benchmarks",
     script:
         "../../scripts/docs_includes.py"
