@@ -147,7 +147,7 @@ def test_fidelity_and_agreement_from_summaries():
         [
             ("Figure 2", 10, 8, 4, 4, 0.1234),
             ("Figure 10", 5, 5, 0, 0, 0.01),
-            ("(not in paper)", 3, 3, 0, 0, 0.5),
+            ("(not in paper)", 3, 3, 0, 0, 56965478.7),
         ]
     )
     b1 = _summary([("B1 Table 1", 6, 4, 6, 4, float("nan"))]).drop(columns="max_abs_diff")
@@ -156,11 +156,14 @@ def test_fidelity_and_agreement_from_summaries():
     assert [r[0] for r in rows] == ["(not in paper)", "Figure 2", "Figure 10"]  # natural order
     assert rows[1] == ["Figure 2", "8 / 10", "4 / 4", "0.123"]
     assert rows[2][2] == "-"
+    assert rows[0][3] == "5.7e+07"
     header, rows = parse_table(fidelity_table(b1))
     assert header == ["Item", "cells within / compared"]  # plotted equals all: no column
     header, rows = parse_table(agreement_table({"paper_a_edge": edge, "paper_b1": b1}))
     assert rows[0][1:] == ["16 / 18", "Figure 2 (2)"]
     assert rows[1][1:] == ["4 / 6", "B1 Table 1 (2)"]
+    _, rows = parse_table(fidelity_table(edge.iloc[:0]))
+    assert rows == [["none compared in this run", "0 / 0", "-"]]
     with pytest.raises(ValueError, match="unknown comparison"):
         agreement_table({"paper_z": edge})
 

@@ -123,6 +123,8 @@ def _number(x, digits: int = 3) -> str:
     x = float(x)
     if math.isinf(x):
         return "unbounded"
+    if abs(x) >= 1000:
+        return f"{x:.3g}"
     return f"{x:.{digits}f}" if abs(x) < 10 else f"{x:.1f}"
 
 
@@ -172,7 +174,8 @@ def fidelity_table(summary: pd.DataFrame) -> str:
 
     The plotted-points column is shown when it differs from all cells somewhere;
     the largest absolute difference when the summary has it (``-`` where the
-    compared values are words, not numbers).
+    compared values are words, not numbers). A summary without lines (no cell
+    of the run's grid is published, as at smoke scale) gives one line saying so.
     """
     frame = summary.sort_values("figure", key=lambda s: s.map(_natural))
     plotted = "plotted_compared" in frame and bool(
@@ -183,6 +186,8 @@ def fidelity_table(summary: pd.DataFrame) -> str:
     header += ["plotted points within / compared"] if plotted else []
     header += ["largest abs. difference"] if diff else []
     rows = []
+    if frame.empty:  # e.g. the smoke scale, whose grids miss the published cells
+        rows.append(["none compared in this run", "0 / 0"] + ["-"] * (len(header) - 2))
     for _, r in frame.iterrows():
         row = [r["figure"], f"{int(r['within'])} / {int(r['compared'])}"]
         if plotted:
