@@ -40,7 +40,7 @@ with job_logger(snakemake) as log:
         if not job["settings"].get("allow_failures", False):
             raise SystemExit(f"benchmark: {exc}") from None
         rows, note = bm.empty_rows(), {**note, "status": "failed", "message": str(exc)}
-    note["fits"] = int(len(rows))
+    note["fits"] = len(rows)
     note["seconds_per_fit"] = float(rows["seconds"].mean()) if len(rows) else None
     log.info("%s on %s: %s, %d fits", name, dataset, note["status"], note["fits"])
     write_csv(snakemake.output.rows, rows.drop(columns="seconds"))

@@ -7,7 +7,7 @@ import pandas as pd
 
 from dprank.io import atomic_path, read_csv, write_csv
 from dprank.studies import benchmark as bm
-from dprank.tables import to_csv, to_latex, to_markdown
+from dprank.tables import to_latex, to_markdown
 from dprank.workflow import job_logger
 
 with job_logger(snakemake) as log:

@@ -346,7 +346,7 @@ def real_comparisons(dataset: str, files: Sequence[str], spec: Mapping, seed: in
 
 
 def top_k(spec: Mapping, n: int) -> int:
-    """``k`` of the top-k Hamming error: the spec's ``k``, else ``max(1, round(n / 4))`` (Paper A)."""
+    """``k`` of the top-k Hamming error: the spec's ``k``, else ``max(1, round(n/4))`` (A)."""
     return int(spec.get("k") or max(1, round(n / 4)))
 
 
