@@ -32,14 +32,9 @@ BENCH_METHODS = list(BENCH.get("methods") or [m.name for m in all_methods()]) + 
 )
 
 
-def bench_data(wildcards):
-    name = BENCH_DATA.get(wildcards.dataset)
-    return DATA_FILES[name] if name else []
-
-
 rule benchmark_method:
     input:
-        data=bench_data,
+        data=lambda w: DATA_FILES.get(BENCH_DATA.get(w.dataset), []),
         library=script_files(script_path("benchmark_method"), SRC),
     output:
         rows="results/benchmark/{dataset}/{method}.csv",
