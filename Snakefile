@@ -29,6 +29,9 @@
 #   results/comparison/{paper_a,paper_b1,paper_b2}.csv, *_summary.csv           compare_*
 #   results/report/deviations.html, runtime.csv                                 deviations,
 #                                                                                runtime_report
+#   results/benchmark/{dataset}/{method}.csv, .json                              benchmark_method
+#   results/figures/benchmark/{dataset}.{pdf,png,csv}                            benchmark_figure
+#   results/tables/benchmark/thresholds.{csv,md,tex}, timing.csv, findings.md    benchmark_tables
 #
 # study: a config section (paper_a_edge, paper_a_individual); experiment: one of its grids;
 # cell: one grid point with its own data (n300_p0.25); block: the cells of one Paper A job
@@ -38,7 +41,8 @@
 #
 # Targets: all, paper_a, paper_a_fig1 ... paper_a_fig8, paper_a_compare, fetch_data,
 # paper_b1, paper_b1_fig2 ... paper_b1_fig7, paper_b1_table1, paper_b2, paper_b2_fig3 ...
-# paper_b2_fig14, paper_b2_table1 ... paper_b2_table11, report_pages.
+# paper_b2_fig14, paper_b2_table1 ... paper_b2_table11, report_pages; benchmark (not in all:
+# the benchmark of methods, docs/benchmark.md).
 # Report: snakemake --report results/report.html (after a run).
 
 
@@ -56,6 +60,7 @@ include: "workflow/rules/real_data.smk"
 include: "workflow/rules/tables.smk"
 include: "workflow/rules/compare.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/benchmark.smk"
 
 
 report: "workflow/report/workflow.rst"

@@ -130,6 +130,34 @@ def _cross_checks(config: Mapping) -> list[str]:
                         f"{section}.figures.{name}.experiments: {exp!r} is not defined under "
                         f"{section}.experiments (defined: {defined})"
                     )
+    bench = config.get("benchmark") or {}
+    if bench:
+        from .methods import all_methods
+
+        known = [m.name for m in all_methods()]
+        for name in bench.get("methods") or []:
+            if name not in known:
+                problems.append(
+                    f"benchmark.methods: {name!r} is not a registered method "
+                    f"(registered: {', '.join(known)})"
+                )
+        for name in bench.get("plugins") or {}:
+            if name in known:
+                problems.append(
+                    f"benchmark.plugins.{name}: the name is taken by a registered method"
+                )
+        both = set(bench.get("synthetic") or {}) & set(bench.get("real") or {})
+        if both:
+            problems.append(f"benchmark: data set names used twice: {sorted(both)}")
+        defined = [*(bench.get("synthetic") or {}), *(bench.get("real") or {})]
+        for name in bench.get("datasets") or []:
+            if name not in defined:
+                problems.append(
+                    f"benchmark.datasets: {name!r} is not defined under benchmark.synthetic "
+                    f"or benchmark.real (defined: {', '.join(defined)})"
+                )
+        if not (bench.get("synthetic") or bench.get("real")):
+            problems.append("benchmark: needs at least one data set (synthetic or real)")
     return problems
 
 

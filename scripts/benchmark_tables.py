@@ -1,0 +1,43 @@
+"""Rule ``benchmark_tables``: eps-threshold table, per-method timing and notes, findings."""
+
+import html
+import json
+
+import pandas as pd
+
+from dprank.io import atomic_path, read_csv, write_csv
+from dprank.studies import benchmark as bm
+from dprank.tables import to_latex, to_markdown
+from dprank.workflow import job_logger
+
+with job_logger(snakemake) as log:
+    job = snakemake.params.job
+    summary = pd.concat([read_csv(p) for p in snakemake.input.summaries], ignore_index=True)
+    notes = pd.DataFrame([json.loads(open(p).read()) for p in snakemake.input.notes])
+    table = bm.threshold_table(summary, job["thresholds"])
+    write_csv(snakemake.output.csv, table)
+    wide = bm.threshold_markdown_frame(table)
+    caption = (
+        "Smallest eps (of the grid) at which each method's mean Kendall distance to the "
+        "reference ranking is at most the threshold; in brackets the same for mean - 1.96 se "
+        "and mean + 1.96 se over the replicates. " + bm.ACCOUNTING
+    )
+    with atomic_path(snakemake.output.md) as tmp:
+        tmp.write_text(to_markdown(wide, caption))
+    with atomic_path(snakemake.output.tex) as tmp:
+        tmp.write_text(to_latex(wide, caption, "benchmark-thresholds"))
+    cols = ["dataset", "method", "trust_model", "privacy_unit", "status", "fits"]
+    cols += ["seconds_per_fit", "message"]
+    write_csv(snakemake.output.timing, notes[cols])
+    max_eps = max(job["epsilon"])
+    findings = [bm.finding(d, table, summary, max_eps) for d in job["datasets"]]
+    for n in notes[notes["status"] != "ok"].itertuples():
+        findings.append(f"{n.dataset}: {n.method} did not run ({n.status}): {n.message}")
+    se = summary[summary["metric"] == "kendall"]["se"].max()
+    findings.append(f"Largest standard error of a mean Kendall distance: {se:.4f}.")
+    with atomic_path(snakemake.output.findings) as tmp:
+        tmp.write_text("\n\n".join(findings) + "\n")
+    with atomic_path(snakemake.output.html) as tmp:
+        body = "".join(f"<p>{html.escape(p)}</p>\n" for p in findings)
+        tmp.write_text(f"<html><body><h2>Benchmark findings</h2>\n{body}</body></html>\n")
+    log.info("%d findings", len(findings))

@@ -1,0 +1,95 @@
+"""Figure of the benchmark of methods: error versus user-level eps, central against local.
+
+Central methods are drawn in blues with circles, local methods in oranges and
+reds with squares (solid: ``eps / S_l`` per comparison, the per-user
+accounting; dashed: ``eps`` per comparison), the non-private references as
+grey horizontal lines. The accounting is written under every figure.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from .style import save_figure
+
+__all__ = ["plot_benchmark", "save_figure"]
+
+_CENTRAL = ("#08306B", "#2171B5", "#4292C6", "#6BAED6", "#9ECAE1", "#3182BD", "#084594")
+_LOCAL = ("#D94801", "#F16913", "#A63603", "#FD8D3C", "#E6550D", "#7F2704", "#FDAE6B")
+_LABELS = {
+    "kendall": "Kendall distance",
+    "top_k": "top-k Hamming error",
+    "l2": "l2 error / sqrt(n)",
+}
+
+
+def plot_benchmark(summary: pd.DataFrame, title: str, note: str):
+    """Error versus eps for every method of one data set.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        :func:`dprank.studies.benchmark.summarise` rows of one data set.
+    title : str
+        Figure title (the data set and its sizes).
+    note : str
+        The accounting, written under the panels.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    metrics = [m for m in _LABELS if m in set(summary["metric"])]
+    fig, axes = plt.subplots(1, len(metrics), figsize=(5.2 * len(metrics), 4.6), squeeze=False)
+    methods = list(dict.fromkeys(summary["method"]))
+    central = [m for m in methods if (summary[summary.method == m].trust_model == "central").any()]
+    local = [m for m in methods if (summary[summary.method == m].trust_model == "local").any()]
+    handles = {}
+    for ax, metric in zip(axes[0], metrics, strict=True):
+        s = summary[summary["metric"] == metric]
+        for name in methods:
+            g = s[s["method"] == name]
+            if g.empty:
+                continue
+            tm = g["trust_model"].iloc[0]
+            if tm == "none":
+                y = g["mean"].iloc[0]
+                (h,) = ax.plot([], [], color="0.5", lw=1.2, ls=":" if "counts" in name else "-.")
+                ax.axhline(y, color=h.get_color(), lw=1.2, ls=h.get_linestyle())
+                handles[name] = (h, f"{name} (non-private)")
+                continue
+            if tm == "central":
+                color, marker = _CENTRAL[central.index(name) % len(_CENTRAL)], "o"
+            else:
+                color, marker = _LOCAL[local.index(name) % len(_LOCAL)], "s"
+            for acc, ls in (("user", "-"), ("comparison", "--")):
+                a = g[g["accounting"] == acc].sort_values("eps")
+                if a.empty:
+                    continue
+                e, m, se = a["eps"].to_numpy(), a["mean"].to_numpy(), a["se"].to_numpy()
+                (h,) = ax.plot(e, m, ls=ls, marker=marker, color=color, lw=1.6, ms=4)
+                ax.fill_between(e, m - 1.96 * se, m + 1.96 * se, color=color, alpha=0.08, lw=0)
+                label = f"{name} ({tm})" if acc == "user" else f"{name} (eps per comparison)"
+                handles.setdefault(f"{name}/{acc}", (h, label))
+        ax.set_xscale("log")
+        ax.set_xlabel("eps per user")
+        ax.set_ylabel(_LABELS[metric])
+        if metric == "l2":
+            ax.set_yscale("log")
+        else:
+            ax.set_ylim(bottom=0)
+        ax.grid(alpha=0.3)
+    fig.suptitle(title, fontsize=12)
+    fig.legend(
+        [h for h, _ in handles.values()],
+        [lab for _, lab in handles.values()],
+        loc="center left",
+        bbox_to_anchor=(1.0, 0.5),
+        fontsize=8,
+        frameon=False,
+    )
+    fig.text(0.5, -0.02, note, ha="center", va="top", fontsize=8, wrap=True)
+    fig.tight_layout()
+    return fig
