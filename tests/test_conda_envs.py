@@ -25,6 +25,8 @@ from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 
+from dprank.studies import STUDIES
+
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src"
 ENVS = ROOT / "envs"
@@ -115,7 +117,8 @@ def third_party(script: Path) -> frozenset[str]:
     """
     todo = [script]
     if "study_module(" in script.read_text():
-        todo += sorted((SRC / "dprank/studies").rglob("*.py"))
+        for package in STUDIES.values():  # the packages study_module can pick from
+            todo += sorted(SRC.joinpath(*package.split(".")).rglob("*.py"))
     seen: set[Path] = set()
     names: set[str] = set()
     while todo:

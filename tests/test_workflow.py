@@ -131,10 +131,24 @@ def smoke(tmp_path_factory) -> Path:
     (cwd / SMOKE_MANIFEST).write_text(manifest)  # before any test edits the copy
     if path := os.environ.get("DPRANK_SMOKE_MANIFEST"):
         Path(path).write_text(manifest)
+    # The scale study (not part of `all`) at its smoke size, after the manifest of `all`.
+    snakemake(cwd, "--cores", "2", "--configfile", ".test/config.yaml", "beyond_scale")
     return cwd
 
 
 SMOKE_MANIFEST = "smoke-manifest.json"
+
+
+def test_smoke_scale_study(smoke):
+    """The scale study's small version: figure, numbers, and one rate constant per eps."""
+    config = yaml.safe_load((smoke / ".test/config.yaml").read_text())["beyond_scale"]
+    fit = pd.read_csv(smoke / "results/beyond/scale_fit.csv")
+    assert sorted(fit["epsilon"]) == sorted(config["epsilon"])
+    assert (fit["constant"] > 0).all() and (fit["n_values"] == len(config["n"])).all()
+    summary = pd.read_csv(smoke / "results/beyond/summary.csv")
+    assert set(summary["n"]) == set(config["n"]) and (summary["reps"] == config["reps"]).all()
+    assert (smoke / "results/figures/beyond/scale.png").stat().st_size > 10_000
+    assert len(pd.read_csv(smoke / "results/figures/beyond/scale.csv")) > 0
 
 
 def test_full_config_dry_run(tmp_path):

@@ -130,6 +130,10 @@ def _cross_checks(config: Mapping) -> list[str]:
                         f"{section}.figures.{name}.experiments: {exp!r} is not defined under "
                         f"{section}.experiments (defined: {defined})"
                     )
+    if scale := config.get("beyond_scale"):
+        from .studies.beyond_scale import check_section
+
+        problems.extend(check_section(scale))
     bench = config.get("benchmark") or {}
     if bench:
         from .methods import all_methods

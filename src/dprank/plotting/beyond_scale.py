@@ -1,0 +1,108 @@
+"""The figure of the scale study (:mod:`dprank.studies.beyond_scale`): not a figure of a paper."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from ..studies.beyond_scale import rate
+from .style import COLORS, MARKERS
+
+__all__ = ["plot_scale"]
+
+_PANELS = (
+    ("log_rel_l2", "perturbed MLE: log relative $\\ell_2$ error"),
+    ("log_rel_linf", "perturbed MLE: log relative $\\ell_\\infty$ error"),
+    ("rel_hamming", "relative Hamming error of the top-k set"),
+)
+
+
+def _eps_label(eps: float) -> str:
+    return "$\\varepsilon = \\infty$" if math.isinf(eps) else f"$\\varepsilon = {eps:g}$"
+
+
+def plot_scale(summary: pd.DataFrame, fit: pd.DataFrame, degree: float):
+    """Four panels: Figure 1's three metrics against ``n``, and ``l_inf`` against the rate.
+
+    Parameters
+    ----------
+    summary : DataFrame
+        :func:`dprank.studies.beyond_scale.summarise` output.
+    fit : DataFrame
+        :func:`dprank.studies.beyond_scale.fit_rate` output.
+    degree : float
+        The average degree ``n p`` (for the title).
+
+    Returns
+    -------
+    (matplotlib.figure.Figure, pandas.DataFrame)
+        The figure and the numbers it plots (one row per point; ``fitted`` is
+        ``C_eps * rate`` on the rate panel).
+    """
+    import matplotlib.pyplot as plt
+
+    epsilons = sorted(summary["epsilon"].unique())
+    fig, axes = plt.subplots(2, 2, figsize=(13, 9.5), constrained_layout=True)
+    numbers = []
+    for ax, (metric, title) in zip(axes.flat[:3], _PANELS, strict=True):
+        for m, method in enumerate(("perturbed_mle", "noisy_counting")):
+            for e, eps in enumerate(epsilons):
+                part = summary[
+                    (summary["method"] == method)
+                    & (summary["metric"] == metric)
+                    & (summary["epsilon"] == eps)
+                ].sort_values("n")
+                if part.empty:
+                    continue
+                label = _eps_label(eps) + ("" if metric != "rel_hamming" else f", {method}")
+                ax.errorbar(
+                    part["n"], part["mean"], yerr=1.96 * part["se"], color=COLORS[e],
+                    marker=MARKERS[e], linestyle="-" if m == 0 else "--", capsize=3,
+                    label=label, markerfacecolor="white" if m else COLORS[e],
+                )  # fmt: skip
+                numbers.append(part.assign(panel=metric))
+        ax.set_xscale("log")
+        ax.set_xlabel("number of items $n$")
+        ax.set_title(title, fontsize=12)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8, ncol=2 if metric == "rel_hamming" else 1)
+    ax = axes.flat[3]
+    constants = fit.set_index("epsilon")
+    for e, eps in enumerate(epsilons):
+        part = summary[
+            (summary["method"] == "perturbed_mle")
+            & (summary["metric"] == "log_linf")
+            & (summary["epsilon"] == eps)
+        ].sort_values("n")
+        if part.empty:
+            continue
+        n, p = part["n"].to_numpy(float), part["p"].to_numpy(float)
+        measured = np.exp(part["mean"].to_numpy(float))
+        row = constants.loc[eps]
+        fitted = row["constant"] * rate(n, p, eps)
+        ax.plot(n, measured, color=COLORS[e], marker=MARKERS[e], linestyle="none")
+        ax.plot(
+            n, fitted, color=COLORS[e], linestyle=":",
+            label=f"{_eps_label(eps)}: C = {row['constant']:.3g}, $R^2$ = {row['r2']:.2f}",
+        )  # fmt: skip
+        numbers.append(part.assign(panel="linf_vs_rate", measured=measured, fitted=fitted))
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("number of items $n$")
+    ax.set_title(
+        "$\\|\\tilde\\theta - \\theta^*\\|_\\infty$ (markers: geometric mean over replicates)\n"
+        "vs $C_\\varepsilon$ (sqrt(log n / np) + log n / (np $\\varepsilon$)) (dotted, Thm 2.1)",
+        fontsize=11,
+    )
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=8)
+    fig.suptitle(
+        f"Beyond the papers (not a figure of Paper A): Figure 1's errors at average degree "
+        f"np = {degree:g}, sparse Erdos-Renyi graphs, paper protocol\n"
+        "solid: perturbed MLE (Algorithm 1); dashed, hollow: noisy counting (Algorithm 2); "
+        "bars: 95% intervals over replicates",
+        fontsize=12,
+    )
+    return fig, pd.concat(numbers, ignore_index=True)

@@ -1,0 +1,110 @@
+# Beyond the papers: Paper A's Figure 1 errors at 10^3 to 10^5 items (issue 17,
+# docs/scale-study.md). Not a figure of either paper; its own target, not part of `all`.
+#
+#   results/beyond/metrics/n{n}/chunk{chunk}.csv    beyond_scale_chunk (sparse data, fits)
+#   results/beyond/summary.csv, scale_fit.csv       beyond_scale_summary
+#   results/figures/beyond/scale.{pdf,png,csv}      beyond_scale_figure
+# Target: beyond_scale.
+
+from dprank.studies import beyond_scale as _scale
+
+SCALE = config.get("beyond_scale") or {}
+SCALE_JOBS = [
+    f"n{n}/chunk{c}"
+    for n in SCALE.get("n", [])
+    for c in range(_scale.chunk_count(SCALE["reps"], SCALE["chunk_size"]))
+]
+
+
+rule beyond_scale_chunk:
+    input:
+        library=script_files(script_path("beyond_scale_chunk"), SRC),
+    output:
+        "results/beyond/metrics/n{n}/chunk{chunk}.csv",
+    log:
+        "results/logs/beyond/metrics/n{n}/chunk{chunk}.log",
+    benchmark:
+        "results/benchmarks/beyond/metrics/n{n}/chunk{chunk}.tsv"
+    wildcard_constraints:
+        n=r"\d+",
+    conda:
+        "../../envs/estimate.yaml"
+    resources:
+        mem_mb=2000,
+    params:
+        job=lambda w: canonical(
+            {
+                "n": int(w.n),
+                "degree": SCALE["degree"],
+                "epsilons": SCALE["epsilon"],
+                "replicates": list(
+                    _scale.chunk_replicates(
+                        SCALE["reps"], SCALE["chunk_size"], int(w.chunk)
+                    )
+                ),
+                "seed": config["seed"],
+                "constants": {
+                    k: config["paper_a_edge"]["constants"][k]
+                    for k in ("c0", "kappa1", "kappa2")
+                },
+                "solver": config["paper_a_edge"]["solver"],
+            }
+        ),
+    script:
+        "../../scripts/beyond_scale_chunk.py"
+
+
+rule beyond_scale_summary:
+    input:
+        metrics=expand("results/beyond/metrics/{job}.csv", job=SCALE_JOBS),
+        library=script_files(script_path("beyond_scale_summary"), SRC),
+    output:
+        summary="results/beyond/summary.csv",
+        fit=report(
+            "results/beyond/scale_fit.csv",
+            caption="../report/beyond_scale.rst",
+            category="Benchmark",
+            subcategory="scale study",
+            labels={"table": "rate fit (Theorem 2.1)"},
+        ),
+    log:
+        "results/logs/beyond/summary.log",
+    benchmark:
+        "results/benchmarks/beyond/summary.tsv"
+    conda:
+        "../../envs/estimate.yaml"
+    script:
+        "../../scripts/beyond_scale_summary.py"
+
+
+rule beyond_scale_figure:
+    input:
+        summary="results/beyond/summary.csv",
+        fit="results/beyond/scale_fit.csv",
+        library=script_files(script_path("beyond_scale_figure"), SRC),
+    output:
+        pdf="results/figures/beyond/scale.pdf",
+        png=report(
+            "results/figures/beyond/scale.png",
+            caption="../report/beyond_scale.rst",
+            category="Benchmark",
+            subcategory="scale study",
+            labels={"figure": "errors at scale"},
+        ),
+        csv="results/figures/beyond/scale.csv",
+    log:
+        "results/logs/beyond/figure.log",
+    benchmark:
+        "results/benchmarks/beyond/figure.tsv"
+    conda:
+        "../../envs/plot.yaml"
+    params:
+        degree=SCALE.get("degree"),
+    script:
+        "../../scripts/beyond_scale_figure.py"
+
+
+rule beyond_scale:
+    input:
+        rules.beyond_scale_summary.output,
+        rules.beyond_scale_figure.output,
