@@ -100,6 +100,16 @@ def test_rel_hamming_one_set_path_equals_the_broadcast_one():
     assert rel_hamming(truth, truth) == 0.0
 
 
-def test_config_check_names_the_bad_n():
-    problems = bs.check_section({"n": [40, 1000], "degree": 50})
+def test_config_check_names_the_bad_n_and_reps():
+    problems = bs.check_section({"n": [40, 1000], "degree": 50, "reps": 3})
     assert problems == ["beyond_scale: n = 40 must exceed the average degree 50 (p = degree / n)"]
+    problems = bs.check_section({"n": [100, 1000], "degree": 50, "reps": [3]})
+    assert problems == [
+        "beyond_scale.reps: 1 values for 2 values of n (give one number, or one per n)"
+    ]
+
+
+def test_reps_per_n():
+    section = {"n": [100, 1000], "reps": [30, 10]}
+    assert [bs.reps_for(section, n) for n in (100, 1000)] == [30, 10]
+    assert bs.reps_for({"n": [100], "reps": 7}, 100) == 7

@@ -12,7 +12,7 @@ SCALE = config.get("beyond_scale") or {}
 SCALE_JOBS = [
     f"n{n}/chunk{c}"
     for n in SCALE.get("n", [])
-    for c in range(_scale.chunk_count(SCALE["reps"], SCALE["chunk_size"]))
+    for c in range(_scale.chunk_count(_scale.reps_for(SCALE, n), SCALE["chunk_size"]))
 ]
 
 
@@ -39,7 +39,9 @@ rule beyond_scale_chunk:
                 "epsilons": SCALE["epsilon"],
                 "replicates": list(
                     _scale.chunk_replicates(
-                        SCALE["reps"], SCALE["chunk_size"], int(w.chunk)
+                        _scale.reps_for(SCALE, int(w.n)),
+                        SCALE["chunk_size"],
+                        int(w.chunk),
                     )
                 ),
                 "seed": config["seed"],

@@ -50,6 +50,7 @@ __all__ = [
     "edge_probability",
     "fit_rate",
     "rate",
+    "reps_for",
     "run_chunk",
     "summarise",
 ]
@@ -74,6 +75,14 @@ def rate(n, p, eps):
         raise ValueError("rate needs n >= 2, p > 0 and eps > 0")
     npl = n * p
     return np.sqrt(np.log(n) / npl) + np.log(n) / (npl * eps)
+
+
+def reps_for(section: Mapping, n: int) -> int:
+    """Replicates of ``n``: the section's ``reps``, one number or one per ``n`` (same order)."""
+    reps = section["reps"]
+    if isinstance(reps, int):
+        return reps
+    return int(reps[list(section["n"]).index(n)])
 
 
 def chunk_count(reps: int, chunk_size: int) -> int:
@@ -233,6 +242,12 @@ def fit_rate(summary: pd.DataFrame) -> pd.DataFrame:
 def check_section(section: Mapping) -> list[str]:
     """Problems of the config section ``beyond_scale`` that the schema cannot see."""
     problems = []
+    reps = section["reps"]
+    if not isinstance(reps, int) and len(reps) != len(section["n"]):
+        problems.append(
+            f"beyond_scale.reps: {len(reps)} values for {len(section['n'])} values of n "
+            "(give one number, or one per n)"
+        )
     degree = float(section["degree"])
     for n in section["n"]:
         if not degree < n:
