@@ -132,7 +132,7 @@ def smoke(tmp_path_factory) -> Path:
     if path := os.environ.get("DPRANK_SMOKE_MANIFEST"):
         Path(path).write_text(manifest)
     # The scale study (not part of `all`) at its smoke size, after the manifest of `all`.
-    snakemake(cwd, "--cores", "2", "--configfile", ".test/config.yaml", "beyond_scale")
+    snakemake(cwd, "beyond_scale", "--cores", "2", "--configfile", ".test/config.yaml")
     return cwd
 
 
