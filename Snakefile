@@ -42,7 +42,8 @@
 # Targets: all, paper_a, paper_a_fig1 ... paper_a_fig8, paper_a_compare, fetch_data,
 # paper_b1, paper_b1_fig2 ... paper_b1_fig7, paper_b1_table1, paper_b2, paper_b2_fig3 ...
 # paper_b2_fig14, paper_b2_table1 ... paper_b2_table11, report_pages; benchmark (not in all:
-# the benchmark of methods, docs/benchmark.md), beyond_scale (not in all: Figure 1's errors
+# the benchmark of methods, docs/benchmark.md), sensitivity (not in all: B2's unstated settings,
+# docs/sensitivity.md; results/sensitivity/), beyond_scale (not in all: Figure 1's errors
 # at 10^3 to 10^5 items, docs/scale-study.md; results/beyond/, results/figures/beyond/).
 # Report: snakemake --report results/report.html (after a run).
 
@@ -63,6 +64,7 @@ include: "workflow/rules/compare.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/beyond.smk"
 include: "workflow/rules/benchmark.smk"
+include: "workflow/rules/sensitivity.smk"
 
 
 report: "workflow/report/workflow.rst"

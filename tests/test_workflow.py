@@ -131,8 +131,11 @@ def smoke(tmp_path_factory) -> Path:
     (cwd / SMOKE_MANIFEST).write_text(manifest)  # before any test edits the copy
     if path := os.environ.get("DPRANK_SMOKE_MANIFEST"):
         Path(path).write_text(manifest)
-    # The scale study (not part of `all`) at its smoke size, after the manifest of `all`.
-    snakemake(cwd, "beyond_scale", "--cores", "2", "--configfile", ".test/config.yaml")
+    # The scale and sensitivity studies (not part of `all`) at their smoke size, after the
+    # manifest of `all`.
+    snakemake(
+        cwd, "beyond_scale", "sensitivity", "--cores", "2", "--configfile", ".test/config.yaml"
+    )
     return cwd
 
 
@@ -149,6 +152,28 @@ def test_smoke_scale_study(smoke):
     assert set(summary["n"]) == set(config["n"]) and (summary["reps"] == config["reps"]).all()
     assert (smoke / "results/figures/beyond/scale.png").stat().st_size > 10_000
     assert len(pd.read_csv(smoke / "results/figures/beyond/scale.csv")) > 0
+
+
+def test_smoke_sensitivity_study(smoke):
+    """The sensitivity study's small version: the fit, the held-out check, every setting."""
+    config = yaml.safe_load((smoke / ".test/config.yaml").read_text())["sensitivity"]
+    fit = pd.read_csv(smoke / "results/sensitivity/scenario3/fit.csv")
+    assert sorted(fit["p"]) == sorted(config["scenario3"]["p"]) and fit["best"].sum() >= 1
+    eps0 = config["scenario3"]["eps0"]
+    assert fit["eps0"].between(min(eps0), max(eps0)).all()
+    check = pd.read_csv(smoke / "results/sensitivity/scenario3/check_summary.csv")
+    assert set(check["table"]) == {"B2 Table 6", "B2 Table 7"}
+    # every cell of the smoke grid that the paper prints, at both settings
+    assert (check["compared"] == 8).all()
+    settings = pd.read_csv(smoke / "results/sensitivity/settings.csv")
+    s5 = config["scenario5"]
+    assert len(settings) == len(s5["theta_half"]) * len(s5["p"]) * len(s5["lambda_c"])
+    # Tables 10 (ADRR, Laplace, classic RR: 12 cells) and 11 (4 cells); NoisyObj not run
+    assert (settings["compared"] == 16).all()
+    findings = (smoke / "results/sensitivity/findings.md").read_text()
+    assert "Scenario III, fitted on Table 6 alone" in findings and "At the default" in findings
+    assert (smoke / "results/figures/sensitivity/sensitivity.png").stat().st_size > 10_000
+    assert (smoke / "results/report/sensitivity/findings.html").exists()
 
 
 def test_full_config_dry_run(tmp_path):

@@ -134,6 +134,10 @@ def _cross_checks(config: Mapping) -> list[str]:
         from .studies.beyond_scale import check_section
 
         problems.extend(check_section(scale))
+    if sens := config.get("sensitivity"):
+        from .studies.paper_b2.sensitivity import check_section as check_sensitivity
+
+        problems.extend(check_sensitivity(sens, config.get("paper_b2") or {}))
     bench = config.get("benchmark") or {}
     if bench:
         from .methods import all_methods

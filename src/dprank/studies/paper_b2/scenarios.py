@@ -77,8 +77,10 @@ def true_scores(cell: Mapping, rng: np.random.Generator, law: str = "uniform") -
 
     Evenly spaced with gap ``delta`` (item 1 best) if the cell has one; else
     ``law = "uniform"``: ``U(-1, 1)`` centred (B2), ``"uniform2"``: ``U(-2, 2)``
-    centred (B1 section 5.1), or ``"unit_spaced"``: ``theta_i = (i - 1)/(m - 1)``
-    (B2 Figure 3; the Hessian is shift-invariant).
+    centred (B1 section 5.1), ``"uniform:<h>"``: ``U(-h, h)`` centred (the
+    sensitivity study; ``"uniform:1"`` draws exactly as ``"uniform"``), or
+    ``"unit_spaced"``: ``theta_i = (i - 1)/(m - 1)`` (B2 Figure 3; the Hessian
+    is shift-invariant).
     """
     m = int(cell["m"])
     if "delta" in cell:
@@ -86,8 +88,17 @@ def true_scores(cell: Mapping, rng: np.random.Generator, law: str = "uniform") -
     if law == "unit_spaced":
         return np.arange(m) / (m - 1.0)
     half = {"uniform": 1.0, "uniform2": 2.0}.get(law)
+    if half is None and law.startswith("uniform:"):
+        try:
+            half = float(law.removeprefix("uniform:"))
+        except ValueError:
+            half = None
+        if half is not None and not (np.isfinite(half) and half > 0):
+            half = None
     if half is None:
-        raise ValueError(f"unknown score law {law!r}; known: uniform, uniform2, unit_spaced")
+        raise ValueError(
+            f"unknown score law {law!r}; known: uniform, uniform2, uniform:<h> (h > 0), unit_spaced"
+        )
     theta = rng.uniform(-half, half, m)
     return theta - theta.mean()
 
