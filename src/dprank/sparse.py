@@ -15,16 +15,15 @@ the dense objective of :mod:`dprank.mle`; Paper B2's weighted objective is
 
 Solver
 ------
-* Pairs are aggregated once per data set; one objective/gradient pass costs
-  a gather, a few elementwise operations and two ``bincount`` scatters over
-  the observed pairs.
+* Pairs are aggregated once per data set. One compiled pass over them
+  (:mod:`dprank._sparse_kernels`, numba) gives the gradient, the Hessian's
+  pair weights ``h = w l''(d) + (n - w) l''(-d)`` and diagonal and, when a
+  line search needs it, the value; an accepted line-search point reuses its
+  derivatives.
 * The Hessian is ``L(h) + gamma I`` (plus ``11^T`` under the sum-to-zero
-  constraint), ``L(h)`` the graph Laplacian with pair weights
-  ``h = w l''(d) + (n - w) l''(-d)``: ``H x = D x - U x - U^T x`` with ``D``
-  the diagonal and ``U`` the strict upper triangle, stored in CSR with the
-  pattern built once per data set (:class:`SparseData`); since the pairs are
-  sorted, a Newton step only assigns the new weights as the CSR data (no
-  gather, no conversion).
+  constraint), ``L(h)`` the graph Laplacian: ``H x = D x - U x - U^T x`` with
+  ``D`` the diagonal and ``U[a, b] = h_ab``, one compiled loop over the pairs
+  (int32 indices: the loop is memory-bound), no matrix is formed.
 * Newton systems are solved by preconditioned conjugate gradients with the
   preconditioner of the dense solver: Jacobi on the complement of the
   all-ones vector, exact on it (``1`` is an exact eigenvector). Inexact
@@ -41,7 +40,6 @@ from __future__ import annotations
 
 import numpy as np
 from scipy import sparse as sp
-from scipy import special
 
 from .comparisons import Comparisons, PairStatistics
 from .models import BTL, Link
@@ -72,7 +70,7 @@ def check_connected(n_items: int, a: np.ndarray, b: np.ndarray) -> None:
 
 
 class SparseData:
-    """Aggregated pairs of one data set and the CSR pattern of its Hessian.
+    """Aggregated pairs of one data set, with int32 copies of the indices for the loops.
 
     Parameters
     ----------
@@ -86,82 +84,69 @@ class SparseData:
             raise TypeError(f"expected Comparisons or PairStatistics, got {type(data).__name__}")
         self.n = int(ps.n_items)
         self.a, self.b = ps.a, ps.b
-        self.cnt = np.asarray(ps.n, dtype=np.float64)
-        self.w = np.asarray(ps.w, dtype=np.float64)
+        self.cnt = np.ascontiguousarray(ps.n, dtype=np.float64)
+        self.w = np.ascontiguousarray(ps.w, dtype=np.float64)
         if np.any(self.cnt < 0):
             raise ValueError("pair counts must be non-negative")
         self.link = link
         self.btl = link is BTL
         self.n_pairs = int(self.a.size)
-        self._csr = None
+        self._idx = None
 
     @property
     def density(self) -> float:
         """Observed pairs over ``n (n - 1) / 2``."""
         return self.n_pairs / max(1.0, self.n * (self.n - 1) / 2.0)
 
-    def upper(self):
-        """CSR pattern of the strict upper triangle (pairs ``a < b``, built once).
-
-        The pairs are sorted by ``(a, b)``, so the CSR data array is the pair
-        array itself: a Newton step only assigns the new weights.
-        """
-        if self._csr is None:
-            n = self.n
-            order = self.a * np.int64(n) + self.b
-            if order.size and not np.all(order[1:] > order[:-1]):
-                raise ValueError("pairs must be distinct and sorted by (a, b)")
-            indptr = np.zeros(n + 1, dtype=np.int64)
-            np.cumsum(np.bincount(self.a, minlength=n), out=indptr[1:])
-            self._csr = sp.csr_matrix((np.zeros(self.n_pairs), self.b.copy(), indptr), shape=(n, n))
-        return self._csr
+    def indices(self) -> tuple[np.ndarray, np.ndarray]:
+        """Pair indices ``(a, b)`` for the compiled loops (int32 below 2^31 items; built once)."""
+        if self._idx is None:
+            dtype = np.int32 if self.n < 2**31 - 1 else np.int64
+            self._idx = (
+                np.ascontiguousarray(self.a, dtype=dtype),
+                np.ascontiguousarray(self.b, dtype=dtype),
+            )
+        return self._idx
 
     # objective pieces --------------------------------------------------------
     def diff(self, theta):
         return theta[self.a] - theta[self.b]
 
     def pair_value(self, theta) -> float:
-        d = self.diff(theta)
         if self.btl:
-            return float(self.cnt @ np.logaddexp(0.0, d) - self.w @ d)
+            a, b = self.indices()
+            return float(_kernels().btl_value(theta, a, b, self.cnt, self.w))
+        d = self.diff(theta)
         link = self.link
         return float(self.w @ link.loss(d) + (self.cnt - self.w) @ link.loss(-d))
 
-    def btl_value_derivatives(self, theta):
-        """Logistic link: pair value, ``df/dd`` and ``d2f/dd2`` from one exponential pass."""
-        d = self.diff(theta)
-        e = np.exp(-np.abs(d))
-        inv = 1.0 / (1.0 + e)
-        s = np.where(d >= 0, inv, e * inv)  # F(d)
-        sp_d = np.maximum(d, 0.0)
-        sp_d += np.log1p(e)  # log(1 + e^d)
-        value = float(self.cnt @ sp_d - self.w @ d)
-        h = self.cnt * (e * inv * inv)  # n F(1 - F)
-        g = self.cnt * s
-        g -= self.w
-        return value, g, h
+    def accumulate(self, theta, grad, diag, want_value: bool = False):
+        """Add the pairs' gradient to ``grad`` and Hessian diagonal to ``diag``.
 
-    def pair_derivatives(self, theta):
-        """Per pair ``(df/dd, d2f/dd2)``."""
-        d = self.diff(theta)
+        Returns the Laplacian's pair weights ``h`` (``d2f/dd2`` per pair) and,
+        for the logistic link with ``want_value``, the pairs' objective value
+        (else None); one compiled pass for the logistic link.
+        """
+        kern = _kernels()
+        a, b = self.indices()
         if self.btl:
-            s = special.expit(d)
-            g = self.cnt * s
-            h = g * (1.0 - s)
-            g -= self.w
-            return g, h
+            h = np.empty(self.n_pairs)
+            value = kern.btl_pass(theta, a, b, self.cnt, self.w, bool(want_value), grad, diag, h)
+            return h, (float(value) if want_value else None)
+        d = self.diff(theta)
         d1p, d2p = self.link.loss_derivatives(d)
         d1m, d2m = self.link.loss_derivatives(-d)
         rest = self.cnt - self.w
-        return self.w * d1p - rest * d1m, self.w * d2p + rest * d2m
+        g = self.w * d1p - rest * d1m
+        h = self.w * d2p + rest * d2m
+        kern.scatter_pairs(a, b, g, h, grad, diag)
+        return h, None
 
-    def scatter(self, g):
-        n = self.n
-        return np.bincount(self.a, g, n) - np.bincount(self.b, g, n)
 
-    def degree_weights(self, h):
-        n = self.n
-        return np.bincount(self.a, h, n) + np.bincount(self.b, h, n)
+def _kernels():
+    from . import _sparse_kernels
+
+    return _sparse_kernels
 
 
 class _Problem:
@@ -173,59 +158,44 @@ class _Problem:
         self.sum_zero = sum_zero
         self.c = 1.0 if sum_zero else 0.0
 
+    def penalty(self, theta) -> float:
+        return 0.5 * self.gamma * float(theta @ theta) + float(self.beta @ theta)
+
     def value(self, theta):
-        return (
-            self.data.pair_value(theta)
-            + 0.5 * self.gamma * float(theta @ theta)
-            + float(self.beta @ theta)
-        )
+        return self.data.pair_value(theta) + self.penalty(theta)
 
-    def value_cached(self, theta):
-        """Objective value and, for the logistic link, the pair derivatives there."""
-        if not self.data.btl:
-            return self.value(theta), None
-        v, g, h = self.data.btl_value_derivatives(theta)
-        v += 0.5 * self.gamma * float(theta @ theta) + float(self.beta @ theta)
-        return v, (g, h)
-
-    def grad_hess(self, theta, cache=None):
-        """Gradient and pair Hessian weights; sets ``last_value`` (logistic link, fresh pass)."""
-        self.last_value = None
-        if cache is not None:
-            g, h = cache
-        elif self.data.btl:
-            v, g, h = self.data.btl_value_derivatives(theta)
-            self.last_value = v + 0.5 * self.gamma * float(theta @ theta) + float(self.beta @ theta)
-        else:
-            g, h = self.data.pair_derivatives(theta)
-        grad = self.data.scatter(g)
-        grad += self.gamma * theta
+    def evaluate(self, theta, want_value: bool = False):
+        """Gradient, Hessian diagonal (ridge included), pair weights and (optionally) value."""
+        grad = self.gamma * theta
         grad += self.beta
+        diag = np.full(self.n, self.gamma)
+        h, value = self.data.accumulate(theta, grad, diag, want_value)
+        if want_value and value is None:
+            value = self.data.pair_value(theta)
+        if value is not None:
+            value += self.penalty(theta)
         if self.sum_zero:
             grad -= grad.mean()
-        return grad, h
+        return grad, (diag, h), value
 
-    def direction(self, grad, h, rtol):
+    def direction(self, grad, hess, rtol):
         """Approximately solve ``(L(h) + gamma I + c 11^T) d = -grad`` by PCG."""
-        data = self.data
+        diag, h = hess
         n = self.n
-        upper = data.upper()
-        upper.data = h
-        upper_t = upper.T  # CSC view sharing the data
-        diag = data.degree_weights(h) + self.gamma
+        a, b = self.data.indices()
+        mv = _kernels().laplacian_mv
         gamma, c = self.gamma, self.c
         ones_eig = gamma + c * n
         if not ones_eig > 0:
             raise ValueError("singular Hessian: gamma = 0 without the sum-to-zero constraint")
         inv_diag = 1.0 / np.where(diag > 0, diag, 1.0)
+        buf = np.empty(n)
 
         def hess_mv(x):
-            y = diag * x
-            y -= upper @ x
-            y -= upper_t @ x
+            mv(x, a, b, h, diag, buf)
             if c:
-                y += c * x.sum()
-            return y
+                np.add(buf, c * x.sum(), out=buf)
+            return buf
 
         def precond(r):
             mean = r.mean()
@@ -282,8 +252,10 @@ def sparse_newton(
     dict
         ``theta, converged, n_iter, step_norm, grad_norm`` (Euclidean norm of the
         gradient at the last iterate before the final step), ``grad_inf`` (at the
-        returned point when ``gtol`` is used), ``cg_iter`` (total), ``fval`` and
-        ``indefinite`` (the Newton system was not positive definite).
+        returned point when ``gtol`` is used), ``cg_iter`` (total), ``fval`` (the
+        objective at ``theta``; with ``gtol`` always, else None where no line
+        search needed it), ``indefinite`` (the Newton system was not positive
+        definite) and ``hess_weights`` (the Laplacian's pair weights).
     """
     prob = _Problem(data, gamma, beta, sum_zero)
     n = data.n
@@ -304,15 +276,17 @@ def sparse_newton(
         raise ValueError(f"theta0 must have shape ({n},), got {theta.shape}")
     if sum_zero:
         theta -= theta.mean()
-    fval = None
     converged = indefinite = False
     taken = np.inf
     grad_norm = grad_inf = np.inf
     g0 = None
     n_iter = cg_total = 0
-    grad, h = prob.grad_hess(theta)
-    fval = prob.last_value
-    cache = None
+    # Objective values are needed only by line searches: on the gradient rule
+    # (Paper B) every step has one; on the step rule (logistic link) only steps
+    # whose spread exceeds 1, so the value is computed with the derivatives
+    # after a damped step (the next one is likely damped too) and lazily else.
+    always_value = data.btl and xtol is None
+    grad, hess, fval = prob.evaluate(theta, always_value)
     while True:
         grad_norm = float(np.linalg.norm(grad))
         grad_inf = float(np.max(np.abs(grad))) if n else 0.0
@@ -325,12 +299,13 @@ def sparse_newton(
         if g0 is None:
             g0 = max(grad_norm, 1e-300)
         rtol = max(min(0.1, np.sqrt(grad_norm / g0)), 1e-10)
-        step, cg_it = prob.direction(grad, h, rtol)
+        step, cg_it = prob.direction(grad, hess, rtol)
         cg_total += cg_it
         if step is None:
             indefinite = True
             break
         spread = float(step.max() - step.min()) if n else 0.0
+        fresh = None
         if data.btl and xtol is not None and spread <= 1.0:
             t = 1.0
             theta = theta + step
@@ -339,12 +314,15 @@ def sparse_newton(
             t_safe = 1.0 / spread if (data.btl and spread > 0) else 0.0
             if fval is None:
                 fval = prob.value(theta)
-            cache = None
             slope = float(grad @ step)
             t = 1.0
             while True:
                 candidate = theta + t * step
-                fnew, cache = prob.value_cached(candidate)
+                if data.btl:  # derivatives in the same pass, reused if accepted
+                    grad_c, hess_c, fnew = prob.evaluate(candidate, True)
+                    fresh = (grad_c, hess_c)
+                else:
+                    fnew = prob.value(candidate)
                 if fnew <= fval + 1e-4 * t * slope or t <= t_safe or t < 1e-12:
                     break
                 if abs(fnew - fval) <= 1e-14 * max(1.0, abs(fval)):
@@ -355,13 +333,18 @@ def sparse_newton(
         if xtol is not None and taken <= xtol:
             converged = True
             break
-        grad, h = prob.grad_hess(theta, cache)
-        if prob.last_value is not None:
-            fval = prob.last_value
-        cache = None
+        if fresh is not None:
+            grad, hess = fresh
+        else:
+            want = always_value or (data.btl and fval is not None)
+            grad, hess, value = prob.evaluate(theta, want)
+            if value is not None:
+                fval = value
     if gtol is not None and not converged and not indefinite:
-        grad, h = prob.grad_hess(theta)
+        grad, hess, _ = prob.evaluate(theta)
         grad_inf = float(np.max(np.abs(grad)))
+    if fval is None and gtol is not None:
+        fval = prob.value(theta)
     return {
         "theta": theta,
         "converged": converged,
@@ -370,7 +353,7 @@ def sparse_newton(
         "grad_norm": grad_norm,
         "grad_inf": grad_inf,
         "cg_iter": cg_total,
-        "fval": prob.value(theta) if fval is None else fval,
+        "fval": fval,
         "indefinite": indefinite,
-        "hess_weights": h,
+        "hess_weights": hess[1],
     }
