@@ -167,6 +167,8 @@ def test_aggregation_by_packed_sort_equals_unique_bincount():
     np.testing.assert_array_equal(got.b, uniq % n)
     np.testing.assert_array_equal(got.n, np.bincount(inv, weights=count))
     np.testing.assert_array_equal(got.w, np.bincount(inv, weights=ya))
+    for field in ("a", "b", "n", "w"):
+        assert getattr(got, field).dtype == (np.int64 if field in "ab" else np.float64)
     empty = _aggregate(n, i[:0], j[:0], y[:0], count[:0])
     assert empty.n_pairs == 0
 
@@ -188,3 +190,21 @@ def test_compiled_hessian_product_is_the_laplacian():
     out = np.empty(n)
     kern.laplacian_mv(x, a, b, h, diag, out)
     np.testing.assert_allclose(out, diag * x - upper @ x - upper.T @ x, rtol=0, atol=1e-12)
+
+
+def test_first_pass_at_zero_equals_the_general_pass():
+    """From theta = 0 the pass without exponentials gives the general pass's numbers."""
+    rng = np.random.default_rng(7)
+    n, m = 30, 400
+    i = rng.integers(0, n, m)
+    j = (i + rng.integers(1, n, m)) % n
+    comp = Comparisons(n_items=n, i=i, j=j, y=rng.random(m), count=rng.choice([1.0, 3.0], m))
+    sd = SparseData(comp)
+    g0, d0 = np.zeros(n), np.zeros(n)
+    h0, value0 = sd.accumulate_at_zero(g0, d0)
+    g1, d1 = np.zeros(n), np.zeros(n)
+    h1 = sd.accumulate(np.zeros(n), g1, d1)
+    np.testing.assert_array_equal(h0, h1)
+    np.testing.assert_allclose(g0, g1, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(d0, d1, rtol=0, atol=1e-12)
+    assert value0 == pytest.approx(sd.pair_value(np.zeros(n)), rel=1e-13)

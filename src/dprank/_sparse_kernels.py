@@ -23,20 +23,15 @@ from numba import njit
 
 
 @njit(cache=True, nogil=True)
-def btl_pass(theta, a, b, cnt, w, want_value, grad, diag, h):  # pragma: no cover - compiled
+def btl_pass(theta, a, b, cnt, w, grad, diag, h):  # pragma: no cover - compiled
     """Logistic link: accumulate the gradient and Hessian of one pass.
 
     For each pair, with ``F`` the logistic function and ``d = theta_a - theta_b``,
     adds ``g = n F(d) - w`` to ``grad[a]`` and ``-g`` to ``grad[b]`` (the gradient
     of ``n log(1 + e^d) - w d``), stores ``h_k = n F(d) (1 - F(d))`` and adds it to
-    ``diag[a]`` and ``diag[b]``.
-
-    Returns
-    -------
-    float
-        ``sum_k n_k log(1 + e^{d_k}) - w_k d_k`` if ``want_value``, else 0.
+    ``diag[a]`` and ``diag[b]``. The value is left to :func:`btl_value`: line
+    searches on this convex objective rarely need it.
     """
-    value = 0.0
     for k in range(a.size):
         ia = a[k]
         ib = b[k]
@@ -52,9 +47,6 @@ def btl_pass(theta, a, b, cnt, w, want_value, grad, diag, h):  # pragma: no cove
         grad[ib] -= g
         diag[ia] += hk
         diag[ib] += hk
-        if want_value:
-            value += c * (max(d, 0.0) + math.log1p(e)) - w[k] * d
-    return value
 
 
 @njit(cache=True, nogil=True)

@@ -17,9 +17,13 @@ Solver
 ------
 * Pairs are aggregated once per data set. One compiled pass over them
   (:mod:`dprank._sparse_kernels`, numba) gives the gradient, the Hessian's
-  pair weights ``h = w l''(d) + (n - w) l''(-d)`` and diagonal and, when a
-  line search needs it, the value; an accepted line-search point reuses its
-  derivatives.
+  pair weights ``h = w l''(d) + (n - w) l''(-d)`` and its diagonal; an
+  accepted line-search point reuses them. From ``theta = 0`` the first pass
+  needs no exponentials (every ``F(0) = 1/2``).
+* Objective values are computed only when a line search needs them. For the
+  logistic link the objective is convex, so ``f(c) <= f(theta) + t
+  grad(c).step``: a slope at the candidate ``c`` of at most ``1e-4`` times
+  the initial slope proves the Armijo condition without the value.
 * The Hessian is ``L(h) + gamma I`` (plus ``11^T`` under the sum-to-zero
   constraint), ``L(h)`` the graph Laplacian: ``H x = D x - U x - U^T x`` with
   ``D`` the diagonal and ``U[a, b] = h_ab``, one compiled loop over the pairs
@@ -29,7 +33,9 @@ Solver
   all-ones vector, exact on it (``1`` is an exact eigenvector). Inexact
   Newton: CG stops at the relative residual ``eta_k = min(0.1, sqrt(|g_k| /
   |g_0|))`` (floored at ``1e-10``), a forcing sequence that keeps local
-  superlinear convergence (Eisenstat and Walker 1996).
+  superlinear convergence (Eisenstat and Walker 1996). On the step rule CG
+  also stops once an update changes the step by at most ``xtol / 100``, so
+  the last Newton step, which only confirms convergence, is cheap.
 * Step lengths and the stopping rule are those of :func:`dprank.mle.fit_penalized_mle`
   (logistic link: ``t = min(1, 1/spread(step))`` or Armijo never below it;
   other links: Armijo) or those of :func:`dprank.weighted_mle.fit_weighted_mle`
@@ -37,6 +43,8 @@ Solver
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 from scipy import sparse as sp
@@ -120,19 +128,18 @@ class SparseData:
         link = self.link
         return float(self.w @ link.loss(d) + (self.cnt - self.w) @ link.loss(-d))
 
-    def accumulate(self, theta, grad, diag, want_value: bool = False):
+    def accumulate(self, theta, grad, diag):
         """Add the pairs' gradient to ``grad`` and Hessian diagonal to ``diag``.
 
-        Returns the Laplacian's pair weights ``h`` (``d2f/dd2`` per pair) and,
-        for the logistic link with ``want_value``, the pairs' objective value
-        (else None); one compiled pass for the logistic link.
+        Returns the Laplacian's pair weights ``h`` (``d2f/dd2`` per pair); one
+        compiled pass for the logistic link.
         """
         kern = _kernels()
         a, b = self.indices()
+        h = np.empty(self.n_pairs)
         if self.btl:
-            h = np.empty(self.n_pairs)
-            value = kern.btl_pass(theta, a, b, self.cnt, self.w, bool(want_value), grad, diag, h)
-            return h, (float(value) if want_value else None)
+            kern.btl_pass(theta, a, b, self.cnt, self.w, grad, diag, h)
+            return h
         d = self.diff(theta)
         d1p, d2p = self.link.loss_derivatives(d)
         d1m, d2m = self.link.loss_derivatives(-d)
@@ -140,7 +147,19 @@ class SparseData:
         g = self.w * d1p - rest * d1m
         h = self.w * d2p + rest * d2m
         kern.scatter_pairs(a, b, g, h, grad, diag)
-        return h, None
+        return h
+
+    def accumulate_at_zero(self, grad, diag):
+        """Logistic link at ``theta = 0``: as :meth:`accumulate`, without exponentials.
+
+        Every ``d = 0``, so ``F(d) = 1/2``: ``g = n / 2 - w``, ``h = n / 4`` and the
+        value is ``log(2) sum(n)`` (a fit from zero skips one pass of exponentials
+        and, when its first step is damped, the value pass).
+        """
+        a, b = self.indices()
+        h = 0.25 * self.cnt
+        _kernels().scatter_pairs(a, b, 0.5 * self.cnt - self.w, h, grad, diag)
+        return h, math.log(2.0) * float(self.cnt.sum())
 
 
 def _kernels():
@@ -164,22 +183,31 @@ class _Problem:
     def value(self, theta):
         return self.data.pair_value(theta) + self.penalty(theta)
 
-    def evaluate(self, theta, want_value: bool = False):
-        """Gradient, Hessian diagonal (ridge included), pair weights and (optionally) value."""
+    def evaluate(self, theta, at_zero: bool = False):
+        """Gradient, (Hessian diagonal with the ridge, pair weights) and the value or None.
+
+        The value is returned only with ``at_zero`` (``theta`` exactly 0, logistic
+        link), where it costs nothing; else :meth:`value` computes it when needed.
+        """
         grad = self.gamma * theta
         grad += self.beta
         diag = np.full(self.n, self.gamma)
-        h, value = self.data.accumulate(theta, grad, diag, want_value)
-        if want_value and value is None:
-            value = self.data.pair_value(theta)
-        if value is not None:
+        value = None
+        if at_zero:
+            h, value = self.data.accumulate_at_zero(grad, diag)
             value += self.penalty(theta)
+        else:
+            h = self.data.accumulate(theta, grad, diag)
         if self.sum_zero:
             grad -= grad.mean()
         return grad, (diag, h), value
 
-    def direction(self, grad, hess, rtol):
-        """Approximately solve ``(L(h) + gamma I + c 11^T) d = -grad`` by PCG."""
+    def direction(self, grad, hess, rtol, atol_update=0.0):
+        """Approximately solve ``(L(h) + gamma I + c 11^T) d = -grad`` by PCG.
+
+        Stops at relative residual ``rtol`` or once a CG update changes the
+        step by at most ``atol_update`` in max-norm.
+        """
         diag, h = hess
         n = self.n
         a, b = self.data.indices()
@@ -220,7 +248,7 @@ class _Problem:
             alpha = rz / curv
             x += alpha * p
             r -= alpha * hp
-            if r @ r <= tol2:
+            if r @ r <= tol2 or abs(alpha) * np.max(np.abs(p)) <= atol_update:
                 break
             z = precond(r)
             rz_new = r @ z
@@ -281,12 +309,12 @@ def sparse_newton(
     grad_norm = grad_inf = np.inf
     g0 = None
     n_iter = cg_total = 0
-    # Objective values are needed only by line searches: on the gradient rule
-    # (Paper B) every step has one; on the step rule (logistic link) only steps
-    # whose spread exceeds 1, so the value is computed with the derivatives
-    # after a damped step (the next one is likely damped too) and lazily else.
-    always_value = data.btl and xtol is None
-    grad, hess, fval = prob.evaluate(theta, always_value)
+    # CG updates below 1% of xtol cannot move the step across the stopping
+    # rule: the last Newton step, far below xtol once the convergence is
+    # quadratic, then takes one or two CG iterations instead of a solve to
+    # the forcing tolerance.
+    atol_update = 0.01 * xtol if xtol is not None else 0.0
+    grad, hess, fval = prob.evaluate(theta, at_zero=data.btl and not np.any(theta))
     while True:
         grad_norm = float(np.linalg.norm(grad))
         grad_inf = float(np.max(np.abs(grad))) if n else 0.0
@@ -299,7 +327,7 @@ def sparse_newton(
         if g0 is None:
             g0 = max(grad_norm, 1e-300)
         rtol = max(min(0.1, np.sqrt(grad_norm / g0)), 1e-10)
-        step, cg_it = prob.direction(grad, hess, rtol)
+        step, cg_it = prob.direction(grad, hess, rtol, atol_update)
         cg_total += cg_it
         if step is None:
             indefinite = True
@@ -312,17 +340,22 @@ def sparse_newton(
             fval = None
         else:
             t_safe = 1.0 / spread if (data.btl and spread > 0) else 0.0
-            if fval is None:
-                fval = prob.value(theta)
             slope = float(grad @ step)
             t = 1.0
             while True:
                 candidate = theta + t * step
-                if data.btl:  # derivatives in the same pass, reused if accepted
-                    grad_c, hess_c, fnew = prob.evaluate(candidate, True)
+                if data.btl:
+                    # Derivatives first (reused if accepted). The logistic objective
+                    # is convex (counts >= 0), so f(c) <= f(theta) + t grad(c).step:
+                    # a slope at c still <= 1e-4 slope proves Armijo, with no value.
+                    grad_c, hess_c, _ = prob.evaluate(candidate)
                     fresh = (grad_c, hess_c)
-                else:
-                    fnew = prob.value(candidate)
+                    if float(grad_c @ step) <= 1e-4 * slope:
+                        fnew = None
+                        break
+                if fval is None:
+                    fval = prob.value(theta)
+                fnew = prob.value(candidate)
                 if fnew <= fval + 1e-4 * t * slope or t <= t_safe or t < 1e-12:
                     break
                 if abs(fnew - fval) <= 1e-14 * max(1.0, abs(fval)):
@@ -336,10 +369,7 @@ def sparse_newton(
         if fresh is not None:
             grad, hess = fresh
         else:
-            want = always_value or (data.btl and fval is not None)
-            grad, hess, value = prob.evaluate(theta, want)
-            if value is not None:
-                fval = value
+            grad, hess, _ = prob.evaluate(theta)
     if gtol is not None and not converged and not indefinite:
         grad, hess, _ = prob.evaluate(theta)
         grad_inf = float(np.max(np.abs(grad)))
