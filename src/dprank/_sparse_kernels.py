@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import njit
 
 
@@ -82,3 +83,80 @@ def laplacian_mv(x, a, b, h, diag, out):  # pragma: no cover - compiled
         hk = h[k]
         out[ia] -= hk * x[ib]
         out[ib] -= hk * x[ia]
+
+
+@njit(cache=True, nogil=True)
+def _precondition(r, inv_diag, ones_eig, z):  # pragma: no cover - compiled
+    """Jacobi on the complement of the all-ones vector, exact on it: ``z = M^-1 r``."""
+    n = r.size
+    mean = 0.0
+    for i in range(n):
+        mean += r[i]
+    mean /= n
+    zmean = 0.0
+    for i in range(n):
+        z[i] = inv_diag[i] * (r[i] - mean)
+        zmean += z[i]
+    zmean /= n
+    shift = mean / ones_eig - zmean
+    for i in range(n):
+        z[i] += shift
+
+
+@njit(cache=True, nogil=True)
+def pcg(a, b, h, diag, rhs, c, ones_eig, rtol, atol_update, max_iter):  # pragma: no cover
+    """Preconditioned CG for ``(D - U - U^T + c 11^T) x = rhs`` (see :func:`laplacian_mv`).
+
+    Stops when ``||r|| <= rtol ||rhs||`` or once an update changes ``x`` by at
+    most ``atol_update`` in max-norm. Returns ``(x, iterations, positive)``;
+    ``positive`` is False when a direction of non-positive curvature was met.
+    """
+    n = rhs.size
+    inv_diag = np.empty(n)
+    for i in range(n):
+        inv_diag[i] = 1.0 / diag[i] if diag[i] > 0.0 else 1.0
+    x = np.zeros(n)
+    r = rhs.copy()
+    z = np.empty(n)
+    hp = np.empty(n)
+    _precondition(r, inv_diag, ones_eig, z)
+    p = z.copy()
+    rz = 0.0
+    rr = 0.0
+    for i in range(n):
+        rz += r[i] * z[i]
+        rr += r[i] * r[i]
+    tol2 = rtol * rtol * rr
+    it = 0
+    for it in range(1, max_iter + 1):
+        laplacian_mv(p, a, b, h, diag, hp)
+        if c != 0.0:
+            total = 0.0
+            for i in range(n):
+                total += p[i]
+            for i in range(n):
+                hp[i] += c * total
+        curv = 0.0
+        for i in range(n):
+            curv += p[i] * hp[i]
+        if not curv > 0.0:
+            return x, it, False
+        alpha = rz / curv
+        rr = 0.0
+        pmax = 0.0
+        for i in range(n):
+            x[i] += alpha * p[i]
+            r[i] -= alpha * hp[i]
+            rr += r[i] * r[i]
+            pmax = max(pmax, abs(p[i]))
+        if rr <= tol2 or abs(alpha) * pmax <= atol_update:
+            break
+        _precondition(r, inv_diag, ones_eig, z)
+        rz_new = 0.0
+        for i in range(n):
+            rz_new += r[i] * z[i]
+        beta = rz_new / rz
+        for i in range(n):
+            p[i] = z[i] + beta * p[i]
+        rz = rz_new
+    return x, it, True

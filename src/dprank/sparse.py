@@ -28,7 +28,8 @@ Solver
   constraint), ``L(h)`` the graph Laplacian: ``H x = D x - U x - U^T x`` with
   ``D`` the diagonal and ``U[a, b] = h_ab``, one compiled loop over the pairs
   (int32 indices: the loop is memory-bound), no matrix is formed.
-* Newton systems are solved by preconditioned conjugate gradients with the
+* Newton systems are solved by preconditioned conjugate gradients (one
+  compiled loop, :func:`dprank._sparse_kernels.pcg`) with the
   preconditioner of the dense solver: Jacobi on the complement of the
   all-ones vector, exact on it (``1`` is an exact eigenvector). Inexact
   Newton: CG stops at the relative residual ``eta_k = min(0.1, sqrt(|g_k| /
@@ -209,53 +210,16 @@ class _Problem:
         step by at most ``atol_update`` in max-norm.
         """
         diag, h = hess
-        n = self.n
-        a, b = self.data.indices()
-        mv = _kernels().laplacian_mv
-        gamma, c = self.gamma, self.c
-        ones_eig = gamma + c * n
+        ones_eig = self.gamma + self.c * self.n
         if not ones_eig > 0:
             raise ValueError("singular Hessian: gamma = 0 without the sum-to-zero constraint")
-        inv_diag = 1.0 / np.where(diag > 0, diag, 1.0)
-        buf = np.empty(n)
-
-        def hess_mv(x):
-            mv(x, a, b, h, diag, buf)
-            if c:
-                np.add(buf, c * x.sum(), out=buf)
-            return buf
-
-        def precond(r):
-            mean = r.mean()
-            z = inv_diag * (r - mean)
-            z -= z.mean()
-            z += mean / ones_eig
-            return z
-
-        rhs = -grad
-        x = np.zeros(n)
-        r = rhs.copy()
-        z = precond(r)
-        p = z.copy()
-        rz = r @ z
-        tol2 = (rtol * np.linalg.norm(rhs)) ** 2
-        it = 0
-        for it in range(1, _CG_MAX_ITER + 1):
-            hp = hess_mv(p)
-            curv = p @ hp
-            if not curv > 0:
-                return None, it  # not positive definite
-            alpha = rz / curv
-            x += alpha * p
-            r -= alpha * hp
-            if r @ r <= tol2 or abs(alpha) * np.max(np.abs(p)) <= atol_update:
-                break
-            z = precond(r)
-            rz_new = r @ z
-            p *= rz_new / rz
-            p += z
-            rz = rz_new
-        return x, it
+        if self.n == 0:
+            return np.zeros(0), 0
+        a, b = self.data.indices()
+        x, it, positive = _kernels().pcg(
+            a, b, h, diag, -grad, self.c, ones_eig, float(rtol), float(atol_update), _CG_MAX_ITER
+        )
+        return (x if positive else None), int(it)
 
 
 def sparse_newton(
