@@ -30,6 +30,7 @@ Run::
 
     nice python benchmarks/bench_scale.py            # full, a few minutes
     nice python benchmarks/bench_scale.py --quick    # n = 10^4 only, under a minute
+    python benchmarks/bench_scale.py --designs c --peer-seconds 900   # (c), peer to convergence
 
 Timings depend on the machine and its load; nothing here is asserted in the tests.
 """
@@ -251,6 +252,11 @@ def main(argv=None):
     )
     parser.add_argument("--choix-max-n", type=int, default=1000, help="largest n given to choix")
     parser.add_argument("--heavy-m", type=int, default=2_500_000, help="comparisons in (c)")
+    parser.add_argument(
+        "--designs",
+        default="abc",
+        help="designs to run, e.g. c (default abc; the papers' checks run with a)",
+    )
     args = parser.parse_args(argv)
     sizes = [10_000] if args.quick else [1_000, 10_000, 100_000]
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
@@ -272,17 +278,23 @@ def main(argv=None):
         f"# one-off start-up of the compiled loops (numba import, then load from the cache or "
         f"compile): {time.perf_counter() - t0:.2f} s, not in the times below"
     )
-    for n in sizes:
+    bad = set(args.designs) - set("abc")
+    if bad or not args.designs:
+        parser.error(f"--designs takes letters of abc, got {args.designs!r}")
+    for n in sizes if set("ab") & set(args.designs) else []:
         comp, p, rng = er_design(n, 20251124 + n)
         gamma = 2.0 * np.sqrt(n * p * np.log(n))
         b = edge_mle_noise_scale(1.0) * rng.laplace(size=n)
-        run_case("a", comp, gamma, b, args)
-        run_case("b", comp, WEAK_GAMMA, np.zeros(n), args)
-    n_heavy = 10_000 if args.quick else 100_000
-    m_heavy = args.heavy_m // 10 if args.quick else args.heavy_m
-    comp = heavy_tailed_design(n_heavy, m_heavy, 20251124)
-    run_case("c", comp, WEAK_GAMMA, np.zeros(n_heavy), args)
-    if not args.quick:
+        if "a" in args.designs:
+            run_case("a", comp, gamma, b, args)
+        if "b" in args.designs:
+            run_case("b", comp, WEAK_GAMMA, np.zeros(n), args)
+    if "c" in args.designs:
+        n_heavy = 10_000 if args.quick else 100_000
+        m_heavy = args.heavy_m // 10 if args.quick else args.heavy_m
+        comp = heavy_tailed_design(n_heavy, m_heavy, 20251124)
+        run_case("c", comp, WEAK_GAMMA, np.zeros(n_heavy), args)
+    if not args.quick and "a" in args.designs:
         papers_checks(args)
     return 0
 
