@@ -148,16 +148,23 @@ def test_sparse_er_simulator_has_the_dense_law():
     assert np.all(np.abs(fs - fd) < 5 * np.sqrt(0.25 * 2 / (p * reps)))
 
 
-def test_aggregation_by_packed_sort_equals_unique_bincount():
-    """Pairs and sums equal np.unique + bincount's bit for bit (records summed in input order)."""
-    from dprank.comparisons import _aggregate
+@pytest.mark.parametrize("raw", [False, True])
+def test_aggregation_by_packed_sort_equals_unique_bincount(raw):
+    """Pairs and sums equal np.unique + bincount's bit for bit (records summed in input order).
+
+    ``raw``: counts 1 and outcomes 0/1, aggregated by packing the outcome bit.
+    """
+    from dprank.comparisons import _aggregate, _unit_binary
 
     rng = np.random.default_rng(5)
     n, m = 50, 4000  # about 1,000 distinct pairs: many repeated, both orders
     i = rng.integers(0, n, m)
     j = (i + rng.integers(1, n, m)) % n
-    y = rng.random(m)  # real-valued outcomes, as released local-DP data
-    count = rng.choice([1.0, 0.5, 2.25, 1e-17], m)
+    if raw:
+        y, count = (rng.random(m) < 0.3).astype(float), np.ones(m)
+    else:  # real-valued outcomes, as released local-DP data, and weights
+        y, count = rng.random(m), rng.choice([1.0, 0.5, 2.25, 1e-17], m)
+    assert _unit_binary(y, count) == raw
     got = _aggregate(n, i, j, y, count)
     a, b = np.minimum(i, j), np.maximum(i, j)
     ya = np.where(i == a, y, 1.0 - y) * count

@@ -276,15 +276,42 @@ class Comparisons:
         return np.bincount(self.user, weights=self.count, minlength=self.n_users)
 
 
+def _unit_binary(y, count) -> bool:
+    """All counts 1 and all outcomes 0 or 1 (raw comparisons)."""
+    return bool(np.all(count == 1.0) and np.all((y == 0.0) | (y == 1.0)))
+
+
+def _aggregate_unit_binary(n_items, key, a_won) -> PairStatistics:
+    """Aggregate raw comparisons by one sort of ``key << 1 | a_won`` (see :func:`_aggregate`)."""
+    m = key.size
+    packed = np.sort((key << 1) | a_won)
+    skey = packed >> 1
+    first = np.empty(m, dtype=bool)
+    first[0] = True
+    np.not_equal(skey[1:], skey[:-1], out=first[1:])
+    starts = np.flatnonzero(first)
+    nn = np.diff(np.append(starts, m)).astype(np.float64)
+    ww = np.add.reduceat(packed & 1, starts).astype(np.float64)
+    uniq = skey[starts]
+    return PairStatistics(n_items, uniq // n_items, uniq % n_items, nn, ww)
+
+
 def _aggregate(n_items, i, j, y, count) -> PairStatistics:
     a = np.minimum(i, j)
     b = np.maximum(i, j)
+    key = a * np.int64(n_items) + b
+    m = key.size
+    is_sorted = bool(m) and bool(np.all(key[1:] > key[:-1]))
+    if m and not is_sorted and (int(n_items) ** 2).bit_length() < 63:
+        if _unit_binary(y, count):
+            # Raw comparisons (count 1, outcome 0 or 1): pack a's outcome bit
+            # instead of the record index; the counts are then run lengths and
+            # the wins sums of bits, exact integers equal to bincount's (no gathers).
+            return _aggregate_unit_binary(n_items, key, (i < j) == (y == 1.0))
     # outcome for a: y if a is the first item, 1 - y otherwise
     ya = np.where(i == a, y, 1.0 - y) * count
-    key = a * np.int64(n_items) + b
-    if key.size and np.all(key[1:] > key[:-1]):
+    if is_sorted:
         return PairStatistics(n_items, a, b, count.copy(), ya)
-    m = key.size
     shift = max(1, int(m - 1).bit_length())
     if m and (int(n_items) ** 2).bit_length() + shift <= 63:
         # One SIMD value sort instead of an argsort (about 5x faster): the
