@@ -258,6 +258,9 @@ def main(argv=None):
         help="designs to run, e.g. c (default abc; the papers' checks run with a)",
     )
     args = parser.parse_args(argv)
+    bad = set(args.designs) - set("abc")
+    if bad or not args.designs:
+        parser.error(f"--designs takes letters of abc, got {args.designs!r}")
     sizes = [10_000] if args.quick else [1_000, 10_000, 100_000]
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(
@@ -278,9 +281,6 @@ def main(argv=None):
         f"# one-off start-up of the compiled loops (numba import, then load from the cache or "
         f"compile): {time.perf_counter() - t0:.2f} s, not in the times below"
     )
-    bad = set(args.designs) - set("abc")
-    if bad or not args.designs:
-        parser.error(f"--designs takes letters of abc, got {args.designs!r}")
     for n in sizes if set("ab") & set(args.designs) else []:
         comp, p, rng = er_design(n, 20251124 + n)
         gamma = 2.0 * np.sqrt(n * p * np.log(n))
