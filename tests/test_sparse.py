@@ -148,18 +148,24 @@ def test_sparse_er_simulator_has_the_dense_law():
     assert np.all(np.abs(fs - fd) < 5 * np.sqrt(0.25 * 2 / (p * reps)))
 
 
+@pytest.mark.parametrize("n", [50, 64, 65, 2**31 + 5])
 @pytest.mark.parametrize("raw", [False, True])
-def test_aggregation_by_packed_sort_equals_unique_bincount(raw):
+def test_aggregation_by_packed_sort_equals_unique_bincount(raw, n):
     """Pairs and sums equal np.unique + bincount's bit for bit (records summed in input order).
 
     ``raw``: counts 1 and outcomes 0/1, aggregated by packing the outcome bit.
+    ``n``: pair keys ``a << s | b`` (``s`` = 6 at n = 50 and 64, 7 at 65); at
+    n > 2^31 they no longer fit and ``a n + b`` with ``np.unique`` is used.
     """
     from dprank.comparisons import _aggregate, _unit_binary
 
     rng = np.random.default_rng(5)
-    n, m = 50, 4000  # about 1,000 distinct pairs: many repeated, both orders
-    i = rng.integers(0, n, m)
-    j = (i + rng.integers(1, n, m)) % n
+    m = 4000  # about 1,000 distinct pairs among 50 items: many repeated, both orders
+    items = np.sort(rng.choice(n - 1, 49, replace=False)) if n > 50 else np.arange(49)
+    items = np.append(items, n - 1)  # the largest index, so every key bit is used
+    k = rng.integers(0, 50, m)
+    i = items[k]
+    j = items[(k + rng.integers(1, 50, m)) % 50]
     if raw:
         y, count = (rng.random(m) < 0.3).astype(float), np.ones(m)
     else:  # real-valued outcomes, as released local-DP data, and weights
@@ -168,7 +174,7 @@ def test_aggregation_by_packed_sort_equals_unique_bincount(raw):
     got = _aggregate(n, i, j, y, count)
     a, b = np.minimum(i, j), np.maximum(i, j)
     ya = np.where(i == a, y, 1.0 - y) * count
-    uniq, inv = np.unique(a * n + b, return_inverse=True)
+    uniq, inv = np.unique(a * np.int64(n) + b, return_inverse=True)
     assert 0 < got.n_pairs < m // 2
     np.testing.assert_array_equal(got.a, uniq // n)
     np.testing.assert_array_equal(got.b, uniq % n)
@@ -215,3 +221,38 @@ def test_first_pass_at_zero_equals_the_general_pass():
     np.testing.assert_allclose(g0, g1, rtol=0, atol=1e-12)
     np.testing.assert_allclose(d0, d1, rtol=0, atol=1e-12)
     assert value0 == pytest.approx(sd.pair_value(np.zeros(n)), rel=1e-13)
+
+
+@pytest.mark.parametrize("spread", [8.0, 650.0])
+def test_compiled_pass_matches_the_logistic_formulas(spread):
+    """Gradient and Hessian weights of one pass against scipy's expit, pair by pair.
+
+    Spread 8: exponentials taken once per item (``F = u_a / (u_a + u_b)``);
+    spread 650 > ``NODE_EXP_SPREAD``: one ``exp(-|d|)`` per pair, finite at
+    ``|d|`` near 650.
+    """
+    from scipy.special import expit
+
+    from dprank import _sparse_kernels as kern
+
+    rng = np.random.default_rng(8)
+    n, m = 40, 600
+    i = rng.integers(0, n, m)
+    j = (i + rng.integers(1, n, m)) % n
+    comp = Comparisons(n_items=n, i=i, j=j, y=rng.random(m), count=rng.choice([1.0, 2.0], m))
+    sd = SparseData(comp)
+    theta = rng.uniform(-spread / 2, spread / 2, n)
+    theta[:2] = -spread / 2, spread / 2
+    assert (np.ptp(theta) <= kern.NODE_EXP_SPREAD) == (spread < 600)
+    grad, diag = np.zeros(n), np.zeros(n)
+    h = sd.accumulate(theta, grad, diag)
+    a, b = sd.indices()
+    f = expit(theta[a] - theta[b])
+    want_h = sd.cnt * f * expit(theta[b] - theta[a])  # not 1 - f: exact where f ~ 1
+    g = sd.cnt * f - sd.w
+    want_grad = np.bincount(a, g, n) - np.bincount(b, g, n)
+    want_diag = np.bincount(a, want_h, n) + np.bincount(b, want_h, n)
+    assert np.all(np.isfinite(h)) and np.any(want_h < 1e-100) == (spread > 600)
+    np.testing.assert_allclose(h, want_h, rtol=1e-12, atol=0)
+    np.testing.assert_allclose(grad, want_grad, rtol=0, atol=1e-12 * m)
+    np.testing.assert_allclose(diag, want_diag, rtol=1e-12, atol=0)

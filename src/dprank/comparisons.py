@@ -281,7 +281,7 @@ def _unit_binary(y, count) -> bool:
     return bool(np.all(count == 1.0) and np.all((y == 0.0) | (y == 1.0)))
 
 
-def _aggregate_unit_binary(n_items, key, a_won) -> PairStatistics:
+def _aggregate_unit_binary(n_items, key, a_won, split) -> PairStatistics:
     """Aggregate raw comparisons by one sort of ``key << 1 | a_won`` (see :func:`_aggregate`)."""
     m = key.size
     packed = np.sort((key << 1) | a_won)
@@ -290,30 +290,46 @@ def _aggregate_unit_binary(n_items, key, a_won) -> PairStatistics:
     first[0] = True
     np.not_equal(skey[1:], skey[:-1], out=first[1:])
     starts = np.flatnonzero(first)
-    nn = np.diff(np.append(starts, m)).astype(np.float64)
-    ww = np.add.reduceat(packed & 1, starts).astype(np.float64)
-    uniq = skey[starts]
-    return PairStatistics(n_items, uniq // n_items, uniq % n_items, nn, ww)
+    ends = np.append(starts[1:], m)
+    nn = (ends - starts).astype(np.float64)
+    # wins: differences of the running count of a's wins at the run ends (exact integers)
+    won = np.cumsum(packed & 1)[ends - 1]
+    ww = np.diff(won, prepend=0).astype(np.float64)
+    return PairStatistics(n_items, *split(skey[starts]), nn, ww)
+
+
+def _pair_key(n_items, a, b):
+    """Integer key of the pair ``a < b`` that sorts as ``(a, b)``, its bit length and its inverse.
+
+    ``a << s | b`` with ``s`` the bit length of ``n - 1`` (shifts and masks, no
+    integer division) where ``2 s <= 62``; ``a n + b`` beyond.
+    """
+    s = max(1, (int(n_items) - 1).bit_length())
+    if 2 * s <= 62:
+        mask = (1 << s) - 1
+        return (a << s) | b, 2 * s, lambda u: (u >> s, u & mask)
+    n = np.int64(n_items)
+    return a * n + b, (int(n_items) ** 2).bit_length(), lambda u: (u // n, u % n)
 
 
 def _aggregate(n_items, i, j, y, count) -> PairStatistics:
     a = np.minimum(i, j)
     b = np.maximum(i, j)
-    key = a * np.int64(n_items) + b
+    key, key_bits, split = _pair_key(n_items, a, b)
     m = key.size
     is_sorted = bool(m) and bool(np.all(key[1:] > key[:-1]))
-    if m and not is_sorted and (int(n_items) ** 2).bit_length() < 63:
+    if m and not is_sorted and key_bits < 63:
         if _unit_binary(y, count):
             # Raw comparisons (count 1, outcome 0 or 1): pack a's outcome bit
             # instead of the record index; the counts are then run lengths and
             # the wins sums of bits, exact integers equal to bincount's (no gathers).
-            return _aggregate_unit_binary(n_items, key, (i < j) == (y == 1.0))
+            return _aggregate_unit_binary(n_items, key, (i < j) == (y == 1.0), split)
     # outcome for a: y if a is the first item, 1 - y otherwise
     ya = np.where(i == a, y, 1.0 - y) * count
     if is_sorted:
         return PairStatistics(n_items, a, b, count.copy(), ya)
     shift = max(1, int(m - 1).bit_length())
-    if m and (int(n_items) ** 2).bit_length() + shift <= 63:
+    if m and key_bits + shift <= 63:
         # One SIMD value sort instead of an argsort (about 5x faster): the
         # record index in the low bits makes the sort stable and returns the
         # permutation. Within a pair the records are then summed in input
@@ -328,8 +344,8 @@ def _aggregate(n_items, i, j, y, count) -> PairStatistics:
         uniq = skey[first]
         nn = np.bincount(inv, weights=count[perm], minlength=uniq.size)
         ww = np.bincount(inv, weights=ya[perm], minlength=uniq.size)
-        return PairStatistics(n_items, uniq // n_items, uniq % n_items, nn, ww)
+        return PairStatistics(n_items, *split(uniq), nn, ww)
     uniq, inv = np.unique(key, return_inverse=True)
     nn = np.bincount(inv, weights=count, minlength=uniq.size)
     ww = np.bincount(inv, weights=ya, minlength=uniq.size)
-    return PairStatistics(n_items, uniq // n_items, uniq % n_items, nn, ww)
+    return PairStatistics(n_items, *split(uniq), nn, ww)
