@@ -53,7 +53,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
+import scipy  # scipy.linalg etc. load on first use, so jobs that never call them start faster
 
 from ._checks import binary, no_nan
 from .models import BTL, Link
@@ -122,7 +122,7 @@ def rr_flip_probability(eps) -> np.ndarray | float:
 
     Returns a float for scalar input; ``eps = inf`` gives 0.
     """
-    p = special.expit(-_eps_array(eps))
+    p = scipy.special.expit(-_eps_array(eps))
     return float(p) if np.ndim(p) == 0 else p
 
 

@@ -65,8 +65,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import linalg, sparse
-from scipy.special import expit
+import scipy  # scipy.linalg etc. load on first use, so jobs that never call them start faster
 
 __all__ = [
     "MixedEffectsFit",
@@ -157,7 +156,7 @@ class _Problem:
         cols = np.concatenate([np.arange(self.P), np.arange(self.P)])
         vals = np.concatenate([np.ones(self.P), -np.ones(self.P)])
         # E^T: (m, P) incidence, +1 at item i and -1 at item j of pair p.
-        self.Et = sparse.csr_matrix((vals, (rows, cols)), shape=(self.m, self.P))
+        self.Et = scipy.sparse.csr_matrix((vals, (rows, cols)), shape=(self.m, self.P))
 
     def _mask(self, x):
         return x if self.af is None else x * self.af
@@ -178,7 +177,10 @@ class _Problem:
     def derivatives(self, theta, gamma):
         """Gradient ``(dQ/dtheta, dQ/dgamma)`` and Hessian weights ``w = a F (1 - F)``."""
         eta = self.eta(theta, gamma)
-        F, Fm = expit(eta), expit(-eta)  # F(eta) and 1 - F(eta), both without cancellation
+        F, Fm = (
+            scipy.special.expit(eta),
+            scipy.special.expit(-eta),
+        )  # F(eta) and 1 - F(eta), both without cancellation
         r = self._mask(np.where(self.y1, -Fm, F))  # a (F(eta) - y)
         g_theta = self._scatter(r.sum(axis=0)) + 2.0 * self.lam * theta
         g_gamma = r.sum(axis=1) + 2.0 * self.ridge * gamma
@@ -206,11 +208,11 @@ class _Problem:
         S = H - C.T @ (C * Dinv[:, None])  # Schur complement, O(L m^2)
         rhs = -g_theta + C.T @ (g_gamma * Dinv)
         try:
-            dt = linalg.cho_solve(
-                linalg.cho_factor(S, lower=True, check_finite=False), rhs, check_finite=False
+            dt = scipy.linalg.cho_solve(
+                scipy.linalg.cho_factor(S, lower=True, check_finite=False), rhs, check_finite=False
             )
-        except linalg.LinAlgError:
-            dt = linalg.lstsq(S, rhs, check_finite=False)[0]
+        except scipy.linalg.LinAlgError:
+            dt = scipy.linalg.lstsq(S, rhs, check_finite=False)[0]
         dg = -(g_gamma + C @ dt) * Dinv
         return dt, dg
 
@@ -323,7 +325,7 @@ def simulate_mixed_effects_btl(
     gamma = rng.normal(0.0, sigma, L_int)
     a = rng.random((L_int, P)) < p
     eta = gamma[:, None] + (theta[iu] - theta[ju])[None, :]
-    y = (rng.random((L_int, P)) < expit(eta)).astype(np.uint8)
+    y = (rng.random((L_int, P)) < scipy.special.expit(eta)).astype(np.uint8)
     return gamma, y, a
 
 

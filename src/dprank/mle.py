@@ -49,7 +49,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import linalg
+import scipy  # scipy.linalg etc. load on first use, so jobs that never call them start faster
 
 from .comparisons import Comparisons
 from .models import BTL, Link
@@ -219,8 +219,8 @@ def _newton_direction(prob, grad, v):
         hess[np.diag_indices(n)] = diag
         if c:
             hess += c
-        factor = linalg.cho_factor(hess, lower=True, overwrite_a=True, check_finite=False)
-        return linalg.cho_solve(factor, -grad, check_finite=False), 0
+        factor = scipy.linalg.cho_factor(hess, lower=True, overwrite_a=True, check_finite=False)
+        return scipy.linalg.cho_solve(factor, -grad, check_finite=False), 0
 
     ones_eig = prob.gamma + c * n  # H 1 = (gamma + c n) 1 exactly
     inv_diag = 1.0 / diag
@@ -262,7 +262,7 @@ def _newton_direction(prob, grad, v):
     hess[np.diag_indices(n)] = diag
     if c:
         hess += c
-    return linalg.solve(hess, rhs, assume_a="pos", check_finite=False), it
+    return scipy.linalg.solve(hess, rhs, assume_a="pos", check_finite=False), it
 
 
 def _require_items(wins) -> None:

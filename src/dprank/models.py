@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
+import scipy  # scipy.linalg etc. load on first use, so jobs that never call them start faster
 
 __all__ = ["BTL", "LINKS", "THURSTONE", "Link", "get_link"]
 
@@ -56,28 +56,28 @@ class Link:
 @dataclass(frozen=True)
 class _Logistic(Link):
     def cdf(self, x):
-        return special.expit(x)
+        return scipy.special.expit(x)
 
     def loss(self, x):
         return np.logaddexp(0.0, -np.asarray(x, dtype=float))
 
     def loss_derivatives(self, x):
-        s = special.expit(x)
+        s = scipy.special.expit(x)
         return s - 1.0, s * (1.0 - s)
 
 
 @dataclass(frozen=True)
 class _Probit(Link):
     def cdf(self, x):
-        return special.ndtr(x)
+        return scipy.special.ndtr(x)
 
     def loss(self, x):
-        return -special.log_ndtr(x)
+        return -scipy.special.log_ndtr(x)
 
     def loss_derivatives(self, x):
         x = np.asarray(x, dtype=float)
         # inverse Mills ratio phi(x)/Phi(x), stable for very negative x
-        mills = np.exp((-(x**2) / 2.0 - _NORM_LOG_C) - special.log_ndtr(x))
+        mills = np.exp((-(x**2) / 2.0 - _NORM_LOG_C) - scipy.special.log_ndtr(x))
         return -mills, mills * (x + mills)
 
 

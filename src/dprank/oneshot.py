@@ -9,7 +9,7 @@ from one linear solve and the Dobrushin coefficient from one matrix product.
 from __future__ import annotations
 
 import numpy as np
-from scipy import linalg
+import scipy  # scipy.linalg etc. load on first use, so jobs that never call them start faster
 
 from ._checks import positive
 
@@ -50,7 +50,7 @@ def stationary_distribution(p: np.ndarray) -> np.ndarray:
     a[-1, :] = 1.0
     rhs = np.zeros(n)
     rhs[-1] = 1.0
-    return linalg.solve(a, rhs, check_finite=False)
+    return scipy.linalg.solve(a, rhs, check_finite=False)
 
 
 def dobrushin_coefficient(p: np.ndarray, off_diagonal_value: float) -> float:

@@ -48,7 +48,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import sparse as sp
+import scipy  # scipy.linalg etc. load on first use, so jobs that never call them start faster
 
 from .comparisons import Comparisons, PairStatistics
 from .models import BTL, Link
@@ -66,7 +66,7 @@ def check_connected(n_items: int, a: np.ndarray, b: np.ndarray) -> None:
     """Raise :class:`DisconnectedGraphError` naming the component sizes if not connected."""
     from scipy.sparse.csgraph import connected_components
 
-    adj = sp.coo_matrix((np.ones(a.size), (a, b)), shape=(n_items, n_items)).tocsr()
+    adj = scipy.sparse.coo_matrix((np.ones(a.size), (a, b)), shape=(n_items, n_items)).tocsr()
     k, lab = connected_components(adj, directed=False)
     if k > 1:
         sizes = np.sort(np.bincount(lab))[::-1]

@@ -44,7 +44,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import linalg, optimize
+import scipy  # scipy.linalg etc. load on first use, so jobs that never call them start faster
 
 from .comparisons import Comparisons, PairStatistics
 from .ldp import add_sufficient_statistics
@@ -195,8 +195,8 @@ def weighted_objective_gradient(theta, S, N, lam: float, link: Link = BTL, b=Non
 
 def _cholesky_ok(H) -> bool:
     try:
-        linalg.cho_factor(H, lower=True, check_finite=False)
-    except linalg.LinAlgError:
+        scipy.linalg.cho_factor(H, lower=True, check_finite=False)
+    except scipy.linalg.LinAlgError:
         return False
     return True
 
@@ -213,7 +213,7 @@ def _fallback(obj, theta, theta0, gtol, fallback_max_iter, theta_max, n_iter, me
             raise StopIteration
 
     method += ">trust-exact"
-    res = optimize.minimize(
+    res = scipy.optimize.minimize(
         obj.value,
         theta,
         jac=obj.gradient,
@@ -227,7 +227,7 @@ def _fallback(obj, theta, theta0, gtol, fallback_max_iter, theta_max, n_iter, me
     grad = obj.gradient(theta)
     if not np.max(np.abs(grad)) <= gtol or np.max(np.abs(theta)) > theta_max:
         method += ">lbfgs"
-        res = optimize.minimize(
+        res = scipy.optimize.minimize(
             obj.value,
             np.zeros(obj.m) if theta0 is None else np.array(theta0, dtype=np.float64),
             jac=obj.gradient,
@@ -337,11 +337,11 @@ def fit_weighted_mle(
     grad, H = obj.grad_hess(theta)
     while np.max(np.abs(grad)) > gtol and n_iter < max_iter:
         try:
-            factor = linalg.cho_factor(H, lower=True, check_finite=False)
-        except linalg.LinAlgError:
+            factor = scipy.linalg.cho_factor(H, lower=True, check_finite=False)
+        except scipy.linalg.LinAlgError:
             indefinite = True
             break
-        step = linalg.cho_solve(factor, -grad, check_finite=False)
+        step = scipy.linalg.cho_solve(factor, -grad, check_finite=False)
         slope = float(grad @ step)
         t = 1.0
         while True:
@@ -564,5 +564,5 @@ def hessian_min_nonzero_eigenvalue(S, N, theta, m: int | None = None, link: Link
     _, h = obj._pair_derivatives(theta)
     H = obj.laplacian(h)
     # Helmert-type orthonormal basis of 1^perp: columns of the null space of 1^T
-    U = linalg.null_space(np.ones((1, m)))
-    return float(linalg.eigvalsh(U.T @ H @ U, subset_by_index=[0, 0])[0])
+    U = scipy.linalg.null_space(np.ones((1, m)))
+    return float(scipy.linalg.eigvalsh(U.T @ H @ U, subset_by_index=[0, 0])[0])
