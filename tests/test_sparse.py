@@ -205,14 +205,18 @@ def test_compiled_hessian_product_is_the_laplacian():
     np.testing.assert_allclose(out, diag * x - upper @ x - upper.T @ x, rtol=0, atol=1e-12)
 
 
-def test_first_pass_at_zero_equals_the_general_pass():
-    """From theta = 0 the pass without exponentials gives the general pass's numbers."""
-    rng = np.random.default_rng(7)
-    n, m = 30, 400
+def _random_pair_data(rng, n, m, counts):
+    """Pair statistics of m random records (outcomes in [0, 1), multiplicities from counts)."""
     i = rng.integers(0, n, m)
     j = (i + rng.integers(1, n, m)) % n
-    comp = Comparisons(n_items=n, i=i, j=j, y=rng.random(m), count=rng.choice([1.0, 3.0], m))
-    sd = SparseData(comp)
+    comp = Comparisons(n_items=n, i=i, j=j, y=rng.random(m), count=rng.choice(counts, m))
+    return SparseData(comp)
+
+
+def test_first_pass_at_zero_equals_the_general_pass():
+    """From theta = 0 the pass without exponentials gives the general pass's numbers."""
+    n = 30
+    sd = _random_pair_data(np.random.default_rng(7), n, 400, counts=[1.0, 3.0])
     g0, d0 = np.zeros(n), np.zeros(n)
     h0, value0 = sd.accumulate_at_zero(g0, d0)
     g1, d1 = np.zeros(n), np.zeros(n)
@@ -237,10 +241,7 @@ def test_compiled_pass_matches_the_logistic_formulas(spread):
 
     rng = np.random.default_rng(8)
     n, m = 40, 600
-    i = rng.integers(0, n, m)
-    j = (i + rng.integers(1, n, m)) % n
-    comp = Comparisons(n_items=n, i=i, j=j, y=rng.random(m), count=rng.choice([1.0, 2.0], m))
-    sd = SparseData(comp)
+    sd = _random_pair_data(rng, n, m, counts=[1.0, 2.0])
     theta = rng.uniform(-spread / 2, spread / 2, n)
     theta[:2] = -spread / 2, spread / 2
     assert (np.ptp(theta) <= kern.NODE_EXP_SPREAD) == (spread < 600)
