@@ -3,12 +3,16 @@
 ``lines`` figures (4, 6, 7, 11, 12) plot the aggregated means against L;
 ``boxplot`` figures (3, 8, 9, 10, 13) and ``scatter`` figures (5) plot every
 replicate. The CSV beside the figure holds exactly the plotted numbers (and,
-for scatter figures, the fitted lines and correlations in a second CSV).
+for scatter figures, the fitted lines and correlations in a second CSV). Rule
+``plot_paper_b_figure_overlay`` runs it for the B2 figures whose numbers the paper prints
+in a table: it also draws the overlay version (the published table values as hollow
+markers over our curves, redrawn from the CSV).
 """
 
 import pandas as pd
 
 from dprank.io import atomic_path, read_csv, write_csv
+from dprank.plotting.overlay import draw_overlay
 from dprank.plotting.paper_b import draw_b2_figure, figure_data
 from dprank.plotting.paper_b_dist import box_data, draw_boxplots, draw_scatter_bands, scatter_data
 from dprank.plotting.style import save_figure
@@ -41,6 +45,18 @@ with job_logger(snakemake) as log:
             )
         data = data.merge(fits, on="panel", how="left", suffixes=("", "_fit"))
     log.info("%s (%s): %d plotted points", snakemake.wildcards.figure, kind, len(data))
-    with atomic_path(snakemake.output.pdf) as pdf, atomic_path(snakemake.output.png) as png:
+    out = snakemake.output
+    with atomic_path(out.pdf) as pdf, atomic_path(out.png) as png:
         save_figure(fig, pdf, png)
-    write_csv(snakemake.output.csv, data)
+    write_csv(out.csv, data)
+    if "overlay_pdf" in out.keys():
+        fig, shown = draw_overlay(
+            snakemake.wildcards.figure,
+            read_csv(out.csv),
+            read_csv(snakemake.input.comparison),
+            snakemake.params.figure,
+            snakemake.params.tables,
+        )
+        log.info("overlay: %d published points", shown)
+        with atomic_path(out.overlay_pdf) as pdf, atomic_path(out.overlay_png) as png:
+            save_figure(fig, pdf, png)

@@ -4,6 +4,8 @@ import os
 import socket
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +17,13 @@ from dprank.deps import module_files, script_files
 from dprank.grid import cell_blocks, cell_name, chunk_of, chunk_ranges, fmt_value, parse_value
 from dprank.io import atomic_path, load_arrays, save_arrays
 from dprank.studies import block_kwargs, cell_arrays, paper_a_edge, paper_a_individual, with_prefix
-from dprank.workflow import LOCK_OWNERS, canonical, record_lock_owner, release_stale_lock
+from dprank.workflow import (
+    LOCK_OWNERS,
+    canonical,
+    coalesce_scheduler_timers,
+    record_lock_owner,
+    release_stale_lock,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src"
@@ -107,6 +115,31 @@ def test_dependencies_follow_imports():
         )
     }
     assert "dprank/mle.py" not in sim and "dprank/simulate.py" in sim
+
+
+def test_dependencies_are_cached_until_a_file_they_read_changes(tmp_path):
+    """Snakemake asks for the same scripts' files hundreds of times per parse: the answer is
+    reused, but an edited import or a new module file is seen at once."""
+    pkg = tmp_path / "dprank"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("import numpy\n")
+    (pkg / "b.py").write_text("")
+    script = tmp_path / "run.py"
+    script.write_text("from dprank.a import f\nfrom dprank.c import g\n")
+    names = lambda: {Path(f).name for f in script_files(script, tmp_path)}  # noqa: E731
+    assert names() == {"__init__.py", "a.py"} == names()
+    time.sleep(0.01)  # a new modification time
+    (pkg / "a.py").write_text("def f():\n    from dprank import b\n")  # a lazy import
+    assert names() == {"__init__.py", "a.py", "b.py"}
+    time.sleep(0.01)
+    (pkg / "c.py").write_text("")  # dprank.c was a missing module: now it exists
+    assert names() == {"__init__.py", "a.py", "b.py", "c.py"}
+    assert {Path(f).name for f in module_files("dprank.a", tmp_path)} == {
+        "__init__.py",
+        "a.py",
+        "b.py",
+    }
 
 
 def test_arrays_round_trip_and_atomic_write(tmp_path):
@@ -259,3 +292,29 @@ def test_lock_owner_is_recorded_next_to_the_lock(tmp_path):
     locks = _locked(tmp_path, None)
     record_lock_owner(tmp_path)
     assert (locks / LOCK_OWNERS).read_text() == f"{socket.gethostname()} {os.getpid()}\n"
+
+
+def test_scheduler_timers_are_coalesced():
+    """Many re-evaluation requests while a timer is pending give one wake-up, not one each;
+    the wake-up re-arms, so the loop still runs once per timespan."""
+
+    class Scheduler:
+        def __init__(self):
+            self._open_jobs = threading.Semaphore(0)
+
+        def _schedule_reevalutation(self, delay):
+            raise AssertionError("not patched")
+
+    assert coalesce_scheduler_timers(Scheduler) and coalesce_scheduler_timers(Scheduler)
+    s = Scheduler()
+    for _ in range(50):
+        s._schedule_reevalutation(0.05)
+    assert s._open_jobs.acquire(timeout=5)
+    assert not s._open_jobs.acquire(timeout=0.3)  # one timer ran, not 50
+    s._schedule_reevalutation(0.05)  # the pass the wake-up triggered arms the next timer
+    assert s._open_jobs.acquire(timeout=5)
+    # and Snakemake's own scheduler still has the method this replaces
+    from snakemake.scheduling.job_scheduler import JobScheduler
+
+    assert coalesce_scheduler_timers()
+    assert JobScheduler._schedule_reevalutation._dprank_coalesced

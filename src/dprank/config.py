@@ -18,7 +18,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import jsonschema
-import yaml
+
+from dprank.yamlfile import read_yaml
 
 __all__ = [
     "ConfigError",
@@ -46,8 +47,7 @@ class ConfigError(ValueError):
 
 def load_schema(path: str | Path) -> dict:
     """Read a YAML JSON-schema file."""
-    with open(path) as fh:
-        return yaml.safe_load(fh)
+    return read_yaml(path)
 
 
 def _where(error: jsonschema.ValidationError) -> str:

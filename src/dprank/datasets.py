@@ -28,9 +28,8 @@ from pathlib import Path, PurePosixPath
 from typing import Any, NoReturn
 from urllib.parse import urlparse
 
-import yaml
-
 from dprank.io import atomic_path
+from dprank.yamlfile import read_yaml
 
 __all__ = [
     "CONFIG_KEY",
@@ -224,8 +223,7 @@ def load_registry(path: str | os.PathLike) -> dict[str, Dataset]:
     ValueError
         If the file's structure is wrong; the message names the offending entry and key.
     """
-    with open(path) as fh:
-        doc = yaml.safe_load(fh)
+    doc = read_yaml(path)
     if not isinstance(doc, Mapping) or not isinstance(doc.get("datasets"), Mapping):
         raise ValueError(f"{path}: expected a top-level mapping 'datasets: {{name: entry}}'")
     if not doc["datasets"]:

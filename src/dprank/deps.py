@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import os
 from pathlib import Path
 
 __all__ = ["module_files", "script_files"]
@@ -60,6 +61,33 @@ def _parsed_imports(module: str, path: str, _mtime_ns: int, _size: int) -> froze
     return frozenset(m for m in found if m == _PACKAGE or m.startswith(_PACKAGE + "."))
 
 
+#: Process-wide results of :func:`module_files` and :func:`script_files`, each with the
+#: (path, mtime, size) of every file and package folder it read: a hit re-checks those only.
+_RESULTS: dict[tuple, tuple[tuple, list[str]]] = {}
+
+
+def _stamp(paths) -> tuple:
+    out = []
+    for p in paths:
+        try:
+            st = os.stat(p)
+        except FileNotFoundError:
+            out.append((p, None, None))
+        else:
+            out.append((p, st.st_mtime_ns, st.st_size))
+    return tuple(out)
+
+
+def _cached(key: tuple, compute):
+    """``compute()`` -> (result, files read); reused while none of those files changes."""
+    hit = _RESULTS.get(key)
+    if hit is not None and _stamp(p for p, _, _ in hit[0]) == hit[0]:
+        return list(hit[1])
+    result, read = compute()
+    _RESULTS[key] = (_stamp(sorted(read)), result)
+    return list(result)
+
+
 def module_files(module: str, src: str | Path) -> list[str]:
     """Source files of ``module`` and every ``dprank`` module it imports, transitively.
 
@@ -76,9 +104,13 @@ def module_files(module: str, src: str | Path) -> list[str]:
         Sorted file paths (as ``src / relative path``), including the
         ``__init__.py`` of every package on the way.
     """
-    src = Path(src)
+    return _cached(("module", module, str(src)), lambda: _module_closure(module, Path(src)))
+
+
+def _module_closure(module: str, src: Path) -> tuple[list[str], set[str]]:
     seen: set[str] = set()
     files: set[Path] = set()
+    read: set[str] = set()
     todo = [module]
     while todo:
         name = todo.pop()
@@ -86,6 +118,8 @@ def module_files(module: str, src: str | Path) -> list[str]:
             continue
         seen.add(name)
         path = _module_path(name, src)
+        # the folder that holds (or would hold) the module: a new file there changes it
+        read.add(str(src.joinpath(*name.split(".")[:-1]) if "." in name else src))
         if path is None:
             continue  # a name imported from a module, not a module itself
         files.add(path)
@@ -93,7 +127,8 @@ def module_files(module: str, src: str | Path) -> list[str]:
         if parent:
             todo.append(parent)
         todo.extend(_imports(name, path) - seen)
-    return sorted(str(f) for f in files)
+    read.update(str(f) for f in files)
+    return sorted(str(f) for f in files), read
 
 
 def script_files(
@@ -104,6 +139,11 @@ def script_files(
     ``extra_modules`` names modules the script imports dynamically (a study's
     stage module chosen from a wildcard).
     """
+    key = ("script", str(script), str(src), tuple(extra_modules))
+    return _cached(key, lambda: _script_closure(script, src, extra_modules))
+
+
+def _script_closure(script, src, extra_modules) -> tuple[list[str], set[str]]:
     tree = ast.parse(Path(script).read_text(), filename=str(script))
     modules = set(extra_modules)
     for node in ast.walk(tree):
@@ -113,7 +153,10 @@ def script_files(
             modules.add(node.module)
             modules.update(f"{node.module}.{a.name}" for a in node.names)
     files: set[str] = set()
+    read = {str(script)}
     for m in modules:
         if m == _PACKAGE or m.startswith(_PACKAGE + "."):
-            files.update(module_files(m, src))
-    return sorted(files)
+            found = module_files(m, src)
+            files.update(found)
+            read.update(p for p, _, _ in _RESULTS[("module", m, str(src))][0])
+    return sorted(files), read

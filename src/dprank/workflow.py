@@ -10,6 +10,7 @@ import os
 import shutil
 import socket
 import sys
+import threading
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -20,6 +21,7 @@ __all__ = [
     "LOCK_OWNERS",
     "MACHINE_DEPENDENT",
     "canonical",
+    "coalesce_scheduler_timers",
     "job_logger",
     "record_lock_owner",
     "release_stale_lock",
@@ -189,3 +191,60 @@ def release_stale_lock(workdir: str | os.PathLike = ".") -> list[int]:
         return []
     shutil.rmtree(locks, ignore_errors=True)
     return pids
+
+
+def coalesce_scheduler_timers(scheduler_class=None) -> bool:
+    """Keep at most one of Snakemake's scheduler re-evaluation timers pending.
+
+    Snakemake 9 (up to 9.27.1, the newest release) ends every pass of its scheduling loop
+    by starting a ``threading.Timer`` that runs the loop again after the job rate
+    limiter's timespan (``--max-jobs-per-timespan``, default 100 per second), even when one
+    is pending: every job that finishes starts one more chain of timers, so after N jobs the
+    loop runs about N times per second, and each pass stats every input of every ready job
+    (upstream: snakemake/snakemake#3744). On this workflow's smoke run that was some 12,000
+    passes and two million ``stat`` calls in the main process, CPU the jobs on a 2-core
+    machine did not get (docs/performance.md).
+
+    This replaces ``JobScheduler._schedule_reevalutation`` by a version that starts a timer
+    only when none is pending, as a daemon thread (so that no timer holds up the exit). The
+    pending flag is cleared before the timer wakes the loop, so the pass it triggers arms
+    the next one: the loop still runs at least once per timespan, as the rate limiter
+    needs. Scheduling decisions do not change, only how often the loop re-runs them.
+
+    Parameters
+    ----------
+    scheduler_class : type, optional
+        The class to patch (default Snakemake's ``JobScheduler``); for tests.
+
+    Returns
+    -------
+    bool
+        Whether the patch is in place (``False`` where this Snakemake has no such method).
+    """
+    if scheduler_class is None:
+        try:
+            from snakemake.scheduling.job_scheduler import JobScheduler as scheduler_class
+        except ImportError:
+            return False
+    original = getattr(scheduler_class, "_schedule_reevalutation", None)
+    if original is None:
+        return False
+    if getattr(original, "_dprank_coalesced", False):
+        return True
+
+    def schedule_reevaluation(self, delay) -> None:
+        if getattr(self, "_dprank_timer_pending", False):
+            return
+        self._dprank_timer_pending = True
+
+        def wake() -> None:
+            self._dprank_timer_pending = False
+            self._open_jobs.release()
+
+        timer = threading.Timer(delay, wake)
+        timer.daemon = True
+        timer.start()
+
+    schedule_reevaluation._dprank_coalesced = True
+    scheduler_class._schedule_reevalutation = schedule_reevaluation
+    return True

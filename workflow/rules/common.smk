@@ -1,7 +1,6 @@
 import os
 import sys
 
-import yaml
 from pathlib import Path
 
 from snakemake.utils import min_version
@@ -23,8 +22,18 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 from dprank.config import validate_config
 from dprank.deps import script_files
+from dprank.yamlfile import read_yaml
 from dprank.studies import STUDIES, block_kwargs, paper_b2, study_module
-from dprank.workflow import canonical, record_lock_owner, release_stale_lock
+from dprank.workflow import (
+    canonical,
+    coalesce_scheduler_timers,
+    record_lock_owner,
+    release_stale_lock,
+)
+
+# At most one pending scheduler timer (a Snakemake inefficiency, snakemake/snakemake#3744:
+# the main process re-ran its scheduling loop hundreds of times a second; docs/performance.md).
+coalesce_scheduler_timers()
 
 validate_config(
     config,
@@ -76,10 +85,9 @@ SIM_TABLES = sorted(
 )
 FIG_EXT = ["pdf", "png", "csv"]
 #: Report captions: the paper item each figure reproduces and its settings
-CAPTIONS = yaml.safe_load(
-    (Path(workflow.basedir) / "workflow/report/captions.yaml").read_text()
-)
+CAPTIONS = read_yaml(Path(workflow.basedir) / "workflow/report/captions.yaml")
 REPORT_ITEM = "../report/item.rst"
+OVERLAY_ITEM = "../report/overlay_item.rst"
 # The report's categories: Paper A, Paper B1, Paper B2, Benchmark, Comparison, Audit, Runtime.
 REPORT_PAPER = {"paper_b1": "Paper B1", "paper_b2": "Paper B2"}
 
@@ -211,10 +219,45 @@ def paper_a_figure_files(figure):
     return files
 
 
+#: The overlay version of each Paper A figure (the published points over ours) is drawn by
+#: the figure's own job, where the comparison runs (the authors protocol is configured).
+PAPER_A_OVERLAY = (
+    dict(
+        overlay_pdf="results/figures/paper_a/{figure}_{protocol}_overlay.pdf",
+        overlay_png=report(
+            "results/figures/paper_a/{figure}_{protocol}_overlay.png",
+            caption=OVERLAY_ITEM,
+            category="Paper A",
+            subcategory="{figure}",
+            labels={"figure": "{figure}", "protocol": "{protocol} (overlay)"},
+        ),
+    )
+    if "authors" in PROTOCOLS
+    else {}
+)
+
+
+def paper_a_comparison(wildcards):
+    """Input function: the comparison table a Paper A figure's overlay reads (none without it)."""
+    if not PAPER_A_OVERLAY:
+        return []
+    if int(wildcards.figure[3:]) <= 4:
+        return "results/comparison/paper_a_edge.csv"
+    return "results/comparison/paper_a_individual.csv"
+
+
+#: B2 figures whose numbers the paper prints in tables: drawn with their overlay version
+B2_OVERLAID = [
+    name
+    for name, spec in config["paper_b2"]["figures"].items()
+    if spec.get("published")
+]
+
+
 def paper_b_figure_files(bpaper, figure):
     """A Paper B figure, and its overlay version where the paper prints its numbers."""
     files = expand(f"results/figures/{bpaper}/{figure}.{{ext}}", ext=FIG_EXT)
-    if config[bpaper]["figures"][figure].get("published"):
+    if bpaper == "paper_b2" and figure in B2_OVERLAID:
         files += expand(
             f"results/figures/{bpaper}/{figure}_overlay.{{ext}}", ext=["pdf", "png"]
         )

@@ -1,8 +1,10 @@
 rule plot_paper_a_figure:
     input:
         summaries=figure_summaries,
+        comparison=paper_a_comparison,
         library=lambda w: script_files(script_path("plot_paper_a_figure"), SRC),
     output:
+        **PAPER_A_OVERLAY,
         pdf="results/figures/paper_a/{figure}_{protocol}.pdf",
         png=report(
             "results/figures/paper_a/{figure}_{protocol}.png",
@@ -23,6 +25,11 @@ rule plot_paper_a_figure:
         caption=lambda w: (
             f"{CAPTIONS['paper_a'][w.figure]} Protocol: {w.protocol}. Published versus "
             "reproduced: Paper A's comparison summaries."
+        ),
+        overlay_caption=lambda w: (
+            f"{CAPTIONS['paper_a'][w.figure]} Protocol: {w.protocol}. Overlay: the published "
+            "points (the authors' stored results for Figures 1-4, points digitised from the "
+            "paper for Figures 5-8) as hollow markers over our curves."
         ),
     script:
         "../../scripts/plot_paper_a_figure.py"
@@ -66,6 +73,11 @@ rule paper_a_fig7:
 rule paper_a_fig8:
     input:
         paper_a_figure_files("fig8"),
+
+
+# The B2 figures whose numbers the paper prints in tables are drawn with their overlay
+# version, in one job (rule plot_paper_b_figure_overlay); the others by this rule.
+ruleorder: plot_paper_b_figure_overlay > plot_paper_b_figure
 
 
 rule plot_paper_b_figure:
@@ -175,72 +187,51 @@ rule paper_b1_fig6:
         paper_b_figure_files("paper_b1", "fig6"),
 
 
-rule overlay_paper_a_figure:
+rule plot_paper_b_figure_overlay:
     input:
-        data="results/figures/paper_a/{figure}_{protocol}.csv",
-        comparison=lambda w: (
-            "results/comparison/paper_a_edge.csv"
-            if int(w.figure[3:]) <= 4
-            else "results/comparison/paper_a_individual.csv"
-        ),
-        library=script_files(script_path("overlay_figure"), SRC),
-    output:
-        pdf="results/figures/paper_a/{figure}_{protocol}_overlay.pdf",
-        png=report(
-            "results/figures/paper_a/{figure}_{protocol}_overlay.png",
-            caption=REPORT_ITEM,
-            category="Paper A",
-            subcategory="{figure}",
-            labels={"figure": "{figure}", "protocol": "{protocol} (overlay)"},
-        ),
-    log:
-        "results/logs/figures/paper_a/{figure}_{protocol}_overlay.log",
-    benchmark:
-        "results/benchmarks/figures/paper_a/{figure}_{protocol}_overlay.tsv"
-    conda:
-        "../../envs/plot.yaml"
-    params:
-        caption=lambda w: (
-            f"{CAPTIONS['paper_a'][w.figure]} Protocol: {w.protocol}. Overlay: the published "
-            "points (the authors' stored results for Figures 1-4, points digitised from the "
-            "paper for Figures 5-8) as hollow markers over our curves."
-        ),
-    script:
-        "../../scripts/overlay_figure.py"
-
-
-rule overlay_paper_b_figure:
-    input:
-        data="results/figures/{bpaper}/{figure}.csv",
+        data=b_figure_inputs,
         comparison="results/comparison/{bpaper}.csv",
-        library=script_files(script_path("overlay_figure"), SRC),
+        library=script_files(script_path("plot_paper_b_figure"), SRC),
     output:
-        pdf="results/figures/{bpaper}/{figure}_overlay.pdf",
+        pdf="results/figures/{bpaper}/{figure}.pdf",
         png=report(
-            "results/figures/{bpaper}/{figure}_overlay.png",
+            "results/figures/{bpaper}/{figure}.png",
             caption=REPORT_ITEM,
+            category=report_paper,
+            subcategory="figures",
+            labels={"figure": "{figure}"},
+        ),
+        csv="results/figures/{bpaper}/{figure}.csv",
+        overlay_pdf="results/figures/{bpaper}/{figure}_overlay.pdf",
+        overlay_png=report(
+            "results/figures/{bpaper}/{figure}_overlay.png",
+            caption=OVERLAY_ITEM,
             category=report_paper,
             subcategory="figures",
             labels={"figure": "{figure} (overlay)"},
         ),
     log:
-        "results/logs/figures/{bpaper}/{figure}_overlay.log",
+        "results/logs/figures/{bpaper}/{figure}.log",
     benchmark:
-        "results/benchmarks/figures/{bpaper}/{figure}_overlay.tsv"
+        "results/benchmarks/figures/{bpaper}/{figure}.tsv"
+    wildcard_constraints:
+        bpaper="paper_b2",
+        figure="|".join(B2_OVERLAID) or "^$",
     conda:
         "../../envs/plot.yaml"
     params:
         figure=lambda w: canonical(config[w.bpaper]["figures"][w.figure]),
+        caption=lambda w: CAPTIONS[w.bpaper][w.figure],
         tables=lambda w: [
             f"B2 Table {t.removeprefix('table')}"
             for t in config[w.bpaper]["figures"][w.figure]["published"]
         ],
-        caption=lambda w: (
+        overlay_caption=lambda w: (
             f"{CAPTIONS[w.bpaper][w.figure]} Overlay: the published table values as hollow "
             "markers over our curves."
         ),
     script:
-        "../../scripts/overlay_figure.py"
+        "../../scripts/plot_paper_b_figure.py"
 
 
 rule paper_b1_fig7:

@@ -14,7 +14,12 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-__all__ = ["paper_a_published", "paper_b_box_published", "paper_b_published"]
+__all__ = [
+    "draw_overlay",
+    "paper_a_published",
+    "paper_b_box_published",
+    "paper_b_published",
+]
 
 
 def paper_a_published(figure: str, data: pd.DataFrame, comparison: pd.DataFrame) -> pd.DataFrame:
@@ -105,3 +110,47 @@ def paper_b_box_published(
             for _, r in p.iterrows()
         ]
     return pd.DataFrame(out, columns=["panel", "x", "value"])
+
+
+def draw_overlay(
+    figure: str,
+    data: pd.DataFrame,
+    comparison: pd.DataFrame,
+    spec: Mapping | None = None,
+    tables: list[str] | None = None,
+):
+    """The overlay version of a figure: the published points as hollow markers over ours.
+
+    Parameters
+    ----------
+    figure : str
+        The figure's name (``figN``).
+    data : DataFrame
+        The figure's CSV as written (the plotted numbers), so that the overlay shows exactly
+        the numbers the comparison table sets against the published ones.
+    comparison : DataFrame
+        The paper's comparison table (``results/comparison/<paper>.csv``).
+    spec : mapping, optional
+        A Paper B figure's spec (``config[paper]["figures"][figure]``); ``None`` for Paper A.
+    tables : list of str, optional
+        Paper B: the comparison labels of the tables holding the figure's numbers.
+
+    Returns
+    -------
+    (Figure, int)
+        The figure and the number of published points it shows.
+    """
+    from dprank.plotting import paper_a, paper_b
+    from dprank.plotting.paper_b_dist import draw_boxplots
+
+    if spec is None:
+        published = paper_a_published(figure, data, comparison)
+        return paper_a.draw_figure(figure, data, published=published), len(published)
+    if spec.get("type", "lines") == "boxplot":
+        spec = dict(spec)
+        if spec.get("methods"):
+            spec["order"] = {"method": list(spec["methods"])}
+        published = paper_b_box_published(spec, comparison, tables or [])
+        return draw_boxplots(data, spec, published=published), len(published)
+    data = paper_b_published(data, spec, comparison, tables or [])
+    return paper_b.draw_b2_figure(data, spec), int(data["published"].notna().sum())
