@@ -11,7 +11,8 @@ of ``profiles/slurm/config.yaml`` from it (:mod:`dprank.cluster`)::
     python benchmarks/slurm_resources.py --from-summary   # profile block from the CSV only
 
 Run it after a full (paper-scale) run on the machine whose timings should set the
-requests; the committed summary came from this project's 2-core development machine.
+requests; the committed summary came from a full run on a 2-core AMD EPYC machine
+(2026-11-25).
 """
 
 from __future__ import annotations

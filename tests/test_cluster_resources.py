@@ -13,6 +13,7 @@ import yaml
 from dprank.cluster import (
     BLOCK_BEGIN,
     BLOCK_END,
+    UNMEASURED,
     render_resources_block,
     replace_block,
     rule_resources,
@@ -45,8 +46,9 @@ def test_summary_takes_the_worst_job_of_each_rule(tmp_path):
     assert est["max_rss_mb"] == 200.5
     assert est["cpu_ratio_max"] == pytest.approx(29.0 / 30.0, abs=1e-3)  # 2.0/0.5 ignored
     assert summary.loc["deviations"].tolist() == [0, 0, 0, 0, 0]
-    # a rule never measured still gets the minimum request
-    assert rule_resources(summary.loc["deviations"]) == {"runtime": 5, "mem_mb": 1024, "threads": 1}
+    # a rule never measured gets a generous request, not the minimum
+    assert rule_resources(summary.loc["deviations"]) == UNMEASURED
+    assert UNMEASURED == {"runtime": 60, "mem_mb": 4096, "threads": 1}
     assert list(summary.index) == ["deviations", "estimate"]
 
 
