@@ -63,8 +63,8 @@ cd slurm
 SMK=("$PY" -m snakemake --profile profiles/slurm --configfile .test/config.yaml
 	--default-resources "slurm_account=$SLURM_TEST_ACCOUNT" "slurm_partition=$SLURM_TEST_PARTITION"
 	# The profile bundles 8 chunk chains per one-CPU allocation (paper scale, many
-	# nodes); the smoke DAG's 32 short chains go in two allocations here, one per CPU.
-	--group-components chain=16 summary_a=1000 summary_b=1000
+	# nodes); the smoke DAG's 31 short chains go in two allocations here, one per CPU.
+	--group-components chain=16
 	--slurm-init-seconds-before-status-checks 2 --seconds-between-status-checks 3
 	--latency-wait 10)
 

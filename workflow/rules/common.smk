@@ -151,21 +151,39 @@ def intermediate(path):
     return path if config.get("keep_intermediates", False) else temp(path)
 
 
+def _chunk_paths(kind, ext, study_name, experiment, protocol=None):
+    study = study_module(study_name)
+    exp = config[study_name]["experiments"][experiment]
+    parts = ["results", study_name, experiment] + ([protocol] if protocol else [])
+    base = "/".join(parts)
+    return [
+        f"{base}/{kind}/{block}/chunk{chunk}.{ext}"
+        for block in study.block_names(exp)
+        for chunk in range(study.chunk_count(config, experiment))
+    ]
+
+
 def chunk_files(kind, ext="npz"):
     """Input function: every block's chunk files of one experiment (and protocol)."""
 
     def files(wildcards):
-        study = study_module(wildcards.study)
-        exp = config[wildcards.study]["experiments"][wildcards.experiment]
-        parts = ["results", wildcards.study, wildcards.experiment]
-        if hasattr(wildcards, "protocol"):
-            parts.append(wildcards.protocol)
-        base = "/".join(parts)
-        return [
-            f"{base}/{kind}/{block}/chunk{chunk}.{ext}"
-            for block in study.block_names(exp)
-            for chunk in range(study.chunk_count(config, wildcards.experiment))
-        ]
+        protocol = getattr(wildcards, "protocol", None)
+        return _chunk_paths(kind, ext, wildcards.study, wildcards.experiment, protocol)
+
+    return files
+
+
+def protocol_chunk_files(kind, ext="npz"):
+    """Input function: every block's chunk files of one experiment, per protocol (named
+    ``<kind>_<protocol>``), for the rules that write one file per protocol."""
+
+    def files(wildcards):
+        return {
+            f"{kind}_{p}": _chunk_paths(
+                kind, ext, wildcards.study, wildcards.experiment, p
+            )
+            for p in PROTOCOLS
+        }
 
     return files
 

@@ -18,16 +18,18 @@ rule compute_metrics:
 
 rule aggregate_metrics:
     input:
-        metrics=chunk_files("metrics", "csv"),
+        unpack(protocol_chunk_files("metrics", "csv")),
         library=library("aggregate_metrics"),
     output:
-        "results/{study}/{experiment}/{protocol}/summary.csv",
+        **{p: f"results/{{study}}/{{experiment}}/{p}/summary.csv" for p in PROTOCOLS},
     log:
-        "results/logs/{study}/{experiment}/{protocol}/summary.log",
+        "results/logs/{study}/{experiment}/summary.log",
     benchmark:
-        "results/benchmarks/{study}/{experiment}/{protocol}/summary.tsv"
+        "results/benchmarks/{study}/{experiment}/summary.tsv"
     conda:
         "../../envs/estimate.yaml"
+    params:
+        protocols=PROTOCOLS,
     script:
         "../../scripts/aggregate_metrics.py"
 
@@ -43,7 +45,8 @@ rule collect_paper_b:
         ],
         library=library("collect_metrics"),
     output:
-        "results/{bpaper}/{experiment}/replicates.csv",
+        replicates="results/{bpaper}/{experiment}/replicates.csv",
+        summary="results/{bpaper}/{experiment}/summary.csv",
     log:
         "results/logs/{bpaper}/{experiment}/replicates.log",
     benchmark:
@@ -79,19 +82,3 @@ rule time_paper_b2:
         ),
     script:
         "../../scripts/time_paper_b2.py"
-
-
-rule aggregate_paper_b:
-    input:
-        metrics="results/{bpaper}/{experiment}/replicates.csv",
-        library=library("aggregate_metrics"),
-    output:
-        "results/{bpaper}/{experiment}/summary.csv",
-    log:
-        "results/logs/{bpaper}/{experiment}/summary.log",
-    benchmark:
-        "results/benchmarks/{bpaper}/{experiment}/summary.tsv"
-    conda:
-        "../../envs/estimate.yaml"
-    script:
-        "../../scripts/aggregate_metrics.py"

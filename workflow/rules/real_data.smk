@@ -18,16 +18,21 @@ rule real_data_metrics:
 
 rule aggregate_real_data:
     input:
-        metrics="results/paper_a_real/{dataset}/{protocol}/metrics.csv",
+        **{
+            f"metrics_{p}": f"results/paper_a_real/{{dataset}}/{p}/metrics.csv"
+            for p in PROTOCOLS
+        },
         library=library("aggregate_metrics"),
     output:
-        "results/paper_a_real/{dataset}/{protocol}/summary.csv",
+        **{p: f"results/paper_a_real/{{dataset}}/{p}/summary.csv" for p in PROTOCOLS},
     log:
-        "results/logs/paper_a_real/{dataset}/{protocol}/summary.log",
+        "results/logs/paper_a_real/{dataset}/summary.log",
     benchmark:
-        "results/benchmarks/paper_a_real/{dataset}/{protocol}/summary.tsv"
+        "results/benchmarks/paper_a_real/{dataset}/summary.tsv"
     conda:
         "../../envs/estimate.yaml"
+    params:
+        protocols=PROTOCOLS,
     script:
         "../../scripts/aggregate_metrics.py"
 
@@ -138,7 +143,8 @@ rule collect_movielens_paper_b1:
         ),
         library=library("collect_metrics"),
     output:
-        "results/paper_b1/movielens/replicates.csv",
+        replicates="results/paper_b1/movielens/replicates.csv",
+        summary="results/paper_b1/movielens/summary.csv",
     log:
         "results/logs/paper_b1/movielens/replicates.log",
     benchmark:
