@@ -268,7 +268,7 @@ def _simulation_jobs(config: Mapping, study: str, figure: str, bench: Path) -> l
                 folder = base / stage.format(protocol=protocol)
                 for block in module.block_names(exp):
                     files += [folder / block / f"chunk{chunk}.tsv" for chunk in chunks]
-            files.append(base / protocol / "summary.tsv")
+        files.append(base / "summary.tsv")  # one job writes every protocol's summary
     return files
 
 
@@ -276,9 +276,9 @@ def _real_data_jobs(config: Mapping, figure: str, bench: Path) -> list[Path]:
     files = []
     for dataset in config["paper_a_real"]["figures"][figure]["experiments"]:
         files += [bench / "data" / f"{dataset}.tsv", bench / "paper_a_real" / dataset / "wins.tsv"]
-        for protocol in config["protocols"]:
-            base = bench / "paper_a_real" / dataset / protocol
-            files += [base / "metrics.tsv", base / "summary.tsv"]
+        base = bench / "paper_a_real" / dataset
+        files += [base / protocol / "metrics.tsv" for protocol in config["protocols"]]
+        files.append(base / "summary.tsv")  # one job writes every protocol's summary
     return files
 
 
@@ -315,9 +315,8 @@ def b2_experiment_jobs(config: Mapping, experiment: str, bench: str | Path) -> l
         for block in paper_b2.cell_names(exp)
         for chunk in range(paper_b2.chunk_count(config, experiment))
     ]
-    files.append(base / "replicates.tsv")
-    summary = base / "summary.tsv"  # only for experiments with a table or a line figure
-    return [*files, summary] if summary.exists() else files
+    files.append(base / "replicates.tsv")  # collect_paper_b: replicates.csv and summary.csv
+    return files
 
 
 def b2_products(config: Mapping, experiment: str) -> str:
