@@ -211,8 +211,9 @@ def test_full_config_dry_run(tmp_path):
     counts = {r: sum(1 for rule, _ in jobs if rule == r) for r in rules}
     assert counts["simulate_comparisons"] == sum(chunks.values())
     for rule in ("privatize", "estimate", "compute_metrics"):
-        # two protocols (the figures use exp4_nonprivate under the authors' one only)
-        assert sum(chunks.values()) < counts[rule] <= 2 * sum(chunks.values()), rule
+        # one job per block and chunk writes both protocols' files
+        assert counts[rule] == sum(chunks.values()), rule
+        assert all("/paper/" in o and "/authors/" in o for r, o in jobs if r == rule), rule
     stages = {"simulate_comparisons", "privatize", "estimate", "compute_metrics"}
     assert all("/all/chunk" in o for r, o in jobs if r in stages)
     figures = {o for r, o in jobs if r == "plot_paper_a_figure"}
@@ -501,7 +502,10 @@ def test_editing_the_solver_reruns_estimation_and_only_recreates_its_inputs(smok
     assert "real_data_metrics" in rules  # the real-data releases are fitted by it too
     assert not rules & {"fetch_cems", "fetch_immig", "real_data_wins"}
     # the temporary data and noise files are re-created for exactly the re-estimated jobs
-    estimates = [o for r, o in jobs if r == "estimate"]
+    # (a job's outputs: one file per protocol)
+    outputs = [(r, f) for r, o in jobs for f in o.split(", ")]
+    estimates = [f for r, f in outputs if r == "estimate"]
+    assert len(estimates) == 2 * len([r for r, _ in jobs if r == "estimate"])
     # every Paper A block and chunk (the solver fits them all)
     assert set(estimates) == {
         f.relative_to(smoke).as_posix()
@@ -512,8 +516,8 @@ def test_editing_the_solver_reruns_estimation_and_only_recreates_its_inputs(smok
         for o in estimates
     }
     noise = {o.replace("estimates", "noise") for o in estimates}
-    assert {o for r, o in jobs if r == "simulate_comparisons"} == data
-    assert {o for r, o in jobs if r == "privatize"} == noise
+    assert {f for r, f in outputs if r == "simulate_comparisons"} == data
+    assert {f for r, f in outputs if r == "privatize"} == noise
 
 
 def test_editing_the_metrics_reruns_only_metrics_and_what_follows(smoke):
@@ -523,8 +527,8 @@ def test_editing_the_metrics_reruns_only_metrics_and_what_follows(smoke):
     rules = {r for r, _ in jobs}
     # no data, noise or fit: the estimates file holds the truth the metrics need
     assert not rules & {"simulate_comparisons", "privatize", "estimate"}
-    metrics = {o for r, o in jobs if r == "compute_metrics"}
-    assert metrics and all(o.startswith("results/paper_a_individual/") for o in metrics)
+    metrics = {f for r, o in jobs if r == "compute_metrics" for f in o.split(", ")}
+    assert metrics and all(f.startswith("results/paper_a_individual/") for f in metrics)
     # one job per experiment writes both protocols' summaries
     assert {o for r, o in jobs if r == "aggregate_metrics"} == {
         ", ".join(f"results/paper_a_individual/{e}/{p}/summary.csv" for p in ("paper", "authors"))

@@ -71,7 +71,9 @@ _PAPER_LABELS = {
 }
 
 _SIMULATION_STUDIES = ("paper_a_edge", "paper_a_individual")
-_STAGES = ("data", "{protocol}/noise", "{protocol}/estimates", "{protocol}/metrics")
+#: Benchmark folders of a Paper A simulation's stages (one job per block and chunk each; the
+#: stages after the data write every protocol's file)
+_STAGES = ("data", "noise", "estimates", "metrics")
 
 
 def _cell(value) -> str:
@@ -261,13 +263,9 @@ def _simulation_jobs(config: Mapping, study: str, figure: str, bench: Path) -> l
         exp = section["experiments"][experiment]
         base = bench / study / experiment
         chunks = range(module.chunk_count(config, experiment))
-        for protocol in config["protocols"]:
-            for stage in _STAGES:
-                if stage == "data" and protocol != config["protocols"][0]:
-                    continue
-                folder = base / stage.format(protocol=protocol)
-                for block in module.block_names(exp):
-                    files += [folder / block / f"chunk{chunk}.tsv" for chunk in chunks]
+        for stage in _STAGES:
+            for block in module.block_names(exp):
+                files += [base / stage / block / f"chunk{chunk}.tsv" for chunk in chunks]
         files.append(base / "summary.tsv")  # one job writes every protocol's summary
     return files
 

@@ -146,6 +146,41 @@ def job_params(stage):
     return params
 
 
+def protocol_job_params(stage):
+    """Params function: :func:`job_params` for each protocol of one job (protocol -> kwargs);
+    the Paper A stages after the data run both protocols of a block and chunk in one job.
+    """
+
+    def params(wildcards):
+        chunk = int(wildcards.chunk)
+        return {
+            p: canonical(
+                block_kwargs(
+                    wildcards.study,
+                    stage,
+                    config,
+                    wildcards.experiment,
+                    wildcards.block,
+                    chunk,
+                    p,
+                )
+            )
+            for p in PROTOCOLS
+        }
+
+    return params
+
+
+def per_protocol(pattern, flag=None):
+    """Named paths ``{protocol: pattern with that protocol}`` for one job's protocols.
+
+    ``pattern`` holds ``{protocol}``; other wildcards stay (doubled braces). ``flag``
+    (e.g. :func:`intermediate`) is applied to each path.
+    """
+    paths = {p: pattern.replace("{protocol}", p) for p in PROTOCOLS}
+    return {p: flag(path) if flag else path for p, path in paths.items()}
+
+
 def intermediate(path):
     """An output that seeds re-create cheaply: temporary unless ``keep_intermediates``."""
     return path if config.get("keep_intermediates", False) else temp(path)

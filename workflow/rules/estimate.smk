@@ -1,18 +1,26 @@
 rule estimate:
     input:
+        **{
+            f"noise_{p}": path
+            for p, path in per_protocol(
+                "results/{study}/{experiment}/{protocol}/noise/{block}/chunk{chunk}.npz"
+            ).items()
+        },
         data="results/{study}/{experiment}/data/{block}/chunk{chunk}.npz",
-        noise="results/{study}/{experiment}/{protocol}/noise/{block}/chunk{chunk}.npz",
         library=library("estimate", "estimate"),
     output:
-        "results/{study}/{experiment}/{protocol}/estimates/{block}/chunk{chunk}.npz",
+        **per_protocol(
+            "results/{study}/{experiment}/{protocol}/estimates/{block}/chunk{chunk}.npz"
+        ),
     log:
-        "results/logs/{study}/{experiment}/{protocol}/estimates/{block}/chunk{chunk}.log",
+        "results/logs/{study}/{experiment}/estimates/{block}/chunk{chunk}.log",
     benchmark:
-        "results/benchmarks/{study}/{experiment}/{protocol}/estimates/{block}/chunk{chunk}.tsv"
+        "results/benchmarks/{study}/{experiment}/estimates/{block}/chunk{chunk}.tsv"
     conda:
         "../../envs/estimate.yaml"
     params:
-        job=job_params("estimate"),
+        job=protocol_job_params("estimate"),
+        protocols=PROTOCOLS,
     script:
         "../../scripts/estimate.py"
 

@@ -1,17 +1,25 @@
 rule compute_metrics:
     input:
-        estimates="results/{study}/{experiment}/{protocol}/estimates/{block}/chunk{chunk}.npz",
+        **{
+            f"estimates_{p}": path
+            for p, path in per_protocol(
+                "results/{study}/{experiment}/{protocol}/estimates/{block}/chunk{chunk}.npz"
+            ).items()
+        },
         library=library("compute_metrics", "evaluate"),
     output:
-        "results/{study}/{experiment}/{protocol}/metrics/{block}/chunk{chunk}.csv",
+        **per_protocol(
+            "results/{study}/{experiment}/{protocol}/metrics/{block}/chunk{chunk}.csv"
+        ),
     log:
-        "results/logs/{study}/{experiment}/{protocol}/metrics/{block}/chunk{chunk}.log",
+        "results/logs/{study}/{experiment}/metrics/{block}/chunk{chunk}.log",
     benchmark:
-        "results/benchmarks/{study}/{experiment}/{protocol}/metrics/{block}/chunk{chunk}.tsv"
+        "results/benchmarks/{study}/{experiment}/metrics/{block}/chunk{chunk}.tsv"
     conda:
         "../../envs/estimate.yaml"
     params:
-        job=job_params("evaluate"),
+        job=protocol_job_params("evaluate"),
+        protocols=PROTOCOLS,
     script:
         "../../scripts/compute_metrics.py"
 

@@ -2,16 +2,18 @@ rule privatize:
     input:
         library=library("privatize", "privatize"),
     output:
-        intermediate(
-            "results/{study}/{experiment}/{protocol}/noise/{block}/chunk{chunk}.npz"
+        **per_protocol(
+            "results/{study}/{experiment}/{protocol}/noise/{block}/chunk{chunk}.npz",
+            intermediate,
         ),
     log:
-        "results/logs/{study}/{experiment}/{protocol}/noise/{block}/chunk{chunk}.log",
+        "results/logs/{study}/{experiment}/noise/{block}/chunk{chunk}.log",
     benchmark:
-        "results/benchmarks/{study}/{experiment}/{protocol}/noise/{block}/chunk{chunk}.tsv"
+        "results/benchmarks/{study}/{experiment}/noise/{block}/chunk{chunk}.tsv"
     conda:
         "../../envs/simulate.yaml"
     params:
-        job=job_params("privatize"),
+        job=protocol_job_params("privatize"),
+        protocols=PROTOCOLS,
     script:
         "../../scripts/privatize.py"
