@@ -186,26 +186,16 @@ def intermediate(path):
     return path if config.get("keep_intermediates", False) else temp(path)
 
 
-def _chunk_paths(kind, ext, study_name, experiment, protocol=None):
+def _chunk_paths(kind, ext, study_name, experiment, protocol):
+    """Every block's chunk files of one experiment and protocol."""
     study = study_module(study_name)
     exp = config[study_name]["experiments"][experiment]
-    parts = ["results", study_name, experiment] + ([protocol] if protocol else [])
-    base = "/".join(parts)
+    base = f"results/{study_name}/{experiment}/{protocol}"
     return [
         f"{base}/{kind}/{block}/chunk{chunk}.{ext}"
         for block in study.block_names(exp)
         for chunk in range(study.chunk_count(config, experiment))
     ]
-
-
-def chunk_files(kind, ext="npz"):
-    """Input function: every block's chunk files of one experiment (and protocol)."""
-
-    def files(wildcards):
-        protocol = getattr(wildcards, "protocol", None)
-        return _chunk_paths(kind, ext, wildcards.study, wildcards.experiment, protocol)
-
-    return files
 
 
 def protocol_chunk_files(kind, ext="npz"):
