@@ -201,9 +201,9 @@ def coalesce_scheduler_timers(scheduler_class=None) -> bool:
     limiter's timespan (``--max-jobs-per-timespan``, default 100 per second), even when one
     is pending: every job that finishes starts one more chain of timers, so after N jobs the
     loop runs about N times per second, and each pass stats every input of every ready job
-    (upstream: snakemake/snakemake#3744). On this workflow's smoke run that was some 12,000
-    passes and two million ``stat`` calls in the main process, CPU the jobs on a 2-core
-    machine did not get (docs/performance.md).
+    (the open pull request snakemake/snakemake#3744 reports the loop re-running too often).
+    On this workflow's smoke run that was some 12,000 passes and two million ``stat`` calls
+    in the main process, CPU the jobs on a 2-core machine did not get (docs/performance.md).
 
     This replaces ``JobScheduler._schedule_reevalutation`` by a version that starts a timer
     only when none is pending, as a daemon thread (so that no timer holds up the exit). The

@@ -31,7 +31,7 @@ from dprank.workflow import (
     release_stale_lock,
 )
 
-# At most one pending scheduler timer (a Snakemake inefficiency, snakemake/snakemake#3744:
+# At most one pending scheduler timer (a Snakemake inefficiency, see snakemake/snakemake#3744:
 # the main process re-ran its scheduling loop hundreds of times a second; docs/performance.md).
 coalesce_scheduler_timers()
 
