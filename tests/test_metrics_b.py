@@ -174,6 +174,19 @@ def test_ranking_errors_batch_equals_loop():
     assert both.shape == (6, 5)
 
 
+def test_kendall_all_pairs_and_item_loop_agree(monkeypatch):
+    """The all-pairs branch (small batches) and the item loop (large ones) count alike."""
+    import dprank.metrics_b as mb
+
+    rng = np.random.default_rng(8)
+    cases = [(rng.normal(size=(4, 30)), np.round(rng.normal(size=30), 1))]  # ties in truth
+    cases.append((rng.integers(0, 3, size=(2, 3, 9)).astype(float), rng.normal(size=9)))
+    small = [kendall_distance(a, b) for a, b in cases]
+    monkeypatch.setattr(mb, "_KENDALL_ALL_PAIRS_MAX", 0)
+    for (a, b), expected in zip(cases, small, strict=True):
+        np.testing.assert_array_equal(kendall_distance(a, b), expected)
+
+
 def test_ranking_error_invariances():
     rng = np.random.default_rng(6)
     for m in (2, 3, 10, 31, 160):

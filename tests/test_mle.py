@@ -147,3 +147,23 @@ def test_bad_perturbation_and_gamma_are_rejected():
     with pytest.raises(ValueError, match="gamma"):
         fit_penalized_mle(wins, -1.0)
     assert BTL.kappa1 == 1.0 and BTL.kappa2 == 0.25
+
+
+def test_direct_lapack_cholesky_matches_scipy_bit_for_bit():
+    """dprank._lapack makes scipy's cho_factor/cho_solve LAPACK calls without the wrappers."""
+    import scipy.linalg
+
+    from dprank._lapack import cholesky_factor, cholesky_solve
+
+    rng = np.random.default_rng(11)
+    for m in (1, 5, 40, 160):
+        a = rng.normal(size=(m, m))
+        h = a @ a.T + m * np.eye(m)
+        b = rng.normal(size=m)
+        ours = cholesky_solve(cholesky_factor(h), b)
+        theirs = scipy.linalg.cho_solve(
+            scipy.linalg.cho_factor(h, lower=True, check_finite=False), b, check_finite=False
+        )
+        np.testing.assert_array_equal(ours, theirs)
+    with pytest.raises(scipy.linalg.LinAlgError, match="not positive definite"):
+        cholesky_factor(-np.eye(3))

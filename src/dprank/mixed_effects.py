@@ -67,6 +67,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy  # scipy.linalg etc. load on first use, so jobs that never call them start faster
 
+from ._lapack import cholesky_factor, cholesky_solve
+
 __all__ = [
     "MixedEffectsFit",
     "fit_mixed_effects_btl",
@@ -208,9 +210,7 @@ class _Problem:
         S = H - C.T @ (C * Dinv[:, None])  # Schur complement, O(L m^2)
         rhs = -g_theta + C.T @ (g_gamma * Dinv)
         try:
-            dt = scipy.linalg.cho_solve(
-                scipy.linalg.cho_factor(S, lower=True, check_finite=False), rhs, check_finite=False
-            )
+            dt = cholesky_solve(cholesky_factor(S), rhs)
         except scipy.linalg.LinAlgError:
             dt = scipy.linalg.lstsq(S, rhs, check_finite=False)[0]
         dg = -(g_gamma + C @ dt) * Dinv

@@ -51,6 +51,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy  # scipy.linalg etc. load on first use, so jobs that never call them start faster
 
+from ._lapack import cholesky_factor, cholesky_solve
 from .comparisons import Comparisons
 from .models import BTL, Link
 from .sparse import SparseData, check_connected, sparse_newton
@@ -156,9 +157,11 @@ class _Problem:
 
     def _btl_probs(self, theta):
         a = np.exp(theta - theta.max())
-        denom = np.add.outer(a, a)
-        if not np.all(denom > 0):  # exp underflow: scores spread over > 700
+        # every a_i + a_j > 0 (diagonal included) exactly when every a_i > 0 (a >= 0);
+        # fails on exp underflow (scores spread over > 700) or NaN
+        if not np.all(a > 0):
             return None, None
+        denom = np.add.outer(a, a)
         return np.divide(a[:, None], denom, out=denom), a
 
     def value(self, theta):
@@ -168,8 +171,9 @@ class _Problem:
             # -log P(i beats j) = log(a_i + a_j) - log(a_i), log(a) = theta - max(theta)
             shifted = theta - theta.max()
             a = np.exp(shifted)
-            log_denom = np.log(np.add.outer(a, a))
-            if np.all(np.isfinite(log_denom)):
+            # log(a_i + a_j), a_i <= 1, is finite for every i, j exactly when every a_i > 0
+            if np.all(a > 0):
+                log_denom = np.log(np.add.outer(a, a))
                 if self.complete:
                     pair_sum = 0.5 * (log_denom.sum() - np.trace(log_denom))
                 else:
@@ -219,8 +223,7 @@ def _newton_direction(prob, grad, v):
         hess[np.diag_indices(n)] = diag
         if c:
             hess += c
-        factor = scipy.linalg.cho_factor(hess, lower=True, overwrite_a=True, check_finite=False)
-        return scipy.linalg.cho_solve(factor, -grad, check_finite=False), 0
+        return cholesky_solve(cholesky_factor(hess, overwrite_a=True), -grad), 0
 
     ones_eig = prob.gamma + c * n  # H 1 = (gamma + c n) 1 exactly
     inv_diag = 1.0 / diag

@@ -46,6 +46,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy  # scipy.linalg etc. load on first use, so jobs that never call them start faster
 
+from ._lapack import cholesky_factor, cholesky_solve
 from .comparisons import Comparisons, PairStatistics
 from .ldp import add_sufficient_statistics
 from .mle import DENSE_MAX_N, DENSE_MIN_DENSITY
@@ -195,7 +196,7 @@ def weighted_objective_gradient(theta, S, N, lam: float, link: Link = BTL, b=Non
 
 def _cholesky_ok(H) -> bool:
     try:
-        scipy.linalg.cho_factor(H, lower=True, check_finite=False)
+        cholesky_factor(H)
     except scipy.linalg.LinAlgError:
         return False
     return True
@@ -337,11 +338,11 @@ def fit_weighted_mle(
     grad, H = obj.grad_hess(theta)
     while np.max(np.abs(grad)) > gtol and n_iter < max_iter:
         try:
-            factor = scipy.linalg.cho_factor(H, lower=True, check_finite=False)
+            factor = cholesky_factor(H)
         except scipy.linalg.LinAlgError:
             indefinite = True
             break
-        step = scipy.linalg.cho_solve(factor, -grad, check_finite=False)
+        step = cholesky_solve(factor, -grad)
         slope = float(grad @ step)
         t = 1.0
         while True:

@@ -228,7 +228,11 @@ def user_comparisons(ratings, rng: np.random.Generator) -> np.ndarray:
     -------
     (U, P) uint8
     """
-    value, coin = _pair_rules(ratings)
+    return _apply_rules(*_pair_rules(ratings), rng)
+
+
+def _apply_rules(value, coin, rng: np.random.Generator) -> np.ndarray:
+    """:func:`user_comparisons` from the users' :func:`_pair_rules` (one uniform per entry)."""
     flips = rng.random(value.shape) < 0.5
     return np.where(coin, flips, value).astype(np.uint8)
 
@@ -329,6 +333,7 @@ def simulate_replicate(
     r: int,
     anchor_L: int = 100,
     K: int = 10,
+    rules: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> list[dict]:
     """One replicate of B1 Figure 7 for ``L`` users and one privacy scheme.
 
@@ -361,6 +366,9 @@ def simulate_replicate(
         the smallest ``L`` of the grid.
     K : int, default 10
         Size of the top set of the Hamming error (B1 Figure 7(b): ``H_10``).
+    rules : tuple of two (U, P) bool arrays, optional
+        ``_pair_rules(ratings)`` of all users, computed once by :func:`simulate_cell`
+        for all its replicates (the drawn users' rows are taken from it; same result).
 
     Returns
     -------
@@ -379,7 +387,8 @@ def simulate_replicate(
 
     data_rng = generator(seed, EXPERIMENT, key, r, Stream.DATA)
     users = data_rng.integers(0, U, size=L)
-    y = user_comparisons(r_all[users], data_rng)
+    value, coin = _pair_rules(r_all) if rules is None else rules
+    y = _apply_rules(value[users], coin[users], data_rng)
     wins = y.sum(axis=0, dtype=np.int64)
 
     eps = scheme_epsilon(scheme, m, L, 1.0, log_power=1, anchor_L=anchor_L)
@@ -433,7 +442,8 @@ def simulate_cell(
         Columns ``scheme, L, replicate, method, metric, value``.
     """
     indices = range(replicates) if isinstance(replicates, int | np.integer) else replicates
+    rules = _pair_rules(ratings)  # per user, shared by every replicate's draw of users
     rows = []
     for r in indices:
-        rows.extend(simulate_replicate(ratings, theta_ref, L, scheme, seed, r, anchor_L, K))
+        rows.extend(simulate_replicate(ratings, theta_ref, L, scheme, seed, r, anchor_L, K, rules))
     return pd.DataFrame(rows, columns=["scheme", "L", "replicate", "method", "metric", "value"])

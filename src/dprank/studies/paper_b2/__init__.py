@@ -27,13 +27,16 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from ...grid import cell_name, chunk_replicates, experiment_chunks
 from . import extensions, scenario5, scenarios, timing
 from .scenarios import METRICS, scheme_epsilon, true_scores, user_budgets
+
+if TYPE_CHECKING:  # pandas is imported by the functions that build frames (job start-up)
+    import pandas as pd
 
 __all__ = [
     "KINDS",
@@ -125,6 +128,8 @@ def simulate_block(cells: Sequence[Mapping], **kwargs) -> dict[str, np.ndarray]:
 
 def estimate_block(data: Mapping[str, np.ndarray], cells: Sequence[Mapping], **kwargs):
     """:func:`estimate_chunk` for every cell of a block (one frame)."""
+    import pandas as pd
+
     frames = []
     for i, cell in enumerate(cells):
         pre = _prefix(i)

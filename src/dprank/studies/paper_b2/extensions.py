@@ -18,9 +18,9 @@ gives model-selection rates far below Table 4).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from ...ldp import sample_rr_statistics_equal_eps
 from ...metrics_b import rms_error
@@ -29,6 +29,9 @@ from ...models import get_link
 from ...seeding import Stream, cell_key, generator
 from ...weighted_mle import fit_weighted_mle, weighted_objective
 from .scenarios import true_scores
+
+if TYPE_CHECKING:  # pandas is imported by the functions that build frames (job start-up)
+    import pandas as pd
 
 __all__ = [
     "MODELS",
@@ -75,6 +78,8 @@ def estimate_mixed_chunk(
     metrics: Sequence[str],
 ) -> pd.DataFrame:
     """Two-step estimates of every replicate: theta and sigma errors, convergence."""
+    import pandas as pd
+
     m = int(cell["m"])
     rows = []
     for i, r in enumerate(data["replicate"]):
@@ -131,6 +136,8 @@ def estimate_selection_chunk(
     max_iter: int,
 ) -> pd.DataFrame:
     """Fit BTL and TM, choose the smaller unpenalised loss; 1 if the choice is right."""
+    import pandas as pd
+
     m, L = int(cell["m"]), int(cell["L"])
     rows = []
     for i, r in enumerate(data["replicate"]):

@@ -22,9 +22,9 @@ concatenated: ``m`` and ``L`` give the offsets.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from ...ldp import privacy_constant, simulate_ldp_statistics
 from ...metrics_b import kendall_distance
@@ -32,6 +32,9 @@ from ...models import get_link
 from ...seeding import Stream, cell_key, generator
 from ...weighted_mle import default_lambda, fit_weighted_mle, noisy_obj_fit
 from .scenarios import METRICS, true_scores, user_budgets
+
+if TYPE_CHECKING:  # pandas is imported by the functions that build frames (job start-up)
+    import pandas as pd
 
 __all__ = ["METHODS", "estimate_chunk", "simulate_chunk", "split"]
 
@@ -128,6 +131,8 @@ def estimate_chunk(
     (B2 Table 10 has no TM entry). Its noise and the count method's
     tie-breaks come from the replicate's own streams.
     """
+    import pandas as pd
+
     link = get_link(cell["model"])
     key = cell_key({"role": "data", **cell})
     rows = []

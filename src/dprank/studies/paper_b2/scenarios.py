@@ -21,15 +21,18 @@ set); otherwise users are simulated chunk by chunk
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from ...ldp import privacy_constant, sample_rr_statistics_equal_eps, simulate_ldp_statistics
 from ...metrics_b import kendall_distance, max_error, rms_error, top_k_hamming
 from ...models import get_link
 from ...seeding import Stream, cell_key, generator
 from ...weighted_mle import default_lambda, fit_weighted_mle, hessian_min_nonzero_eigenvalue
+
+if TYPE_CHECKING:  # pandas is imported by the functions that build frames (job start-up)
+    import pandas as pd
 
 __all__ = [
     "METRICS",
@@ -212,6 +215,8 @@ def estimate_chunk(
     replicate's privacy constant ``B(eps)``, the x of Figure 5) and
     ``converged`` (1 or 0; a fit that did not converge is kept and counted).
     """
+    import pandas as pd
+
     m, L = int(cell["m"]), int(cell["L"])
     link = get_link(cell["model"])
     rows = []
@@ -244,6 +249,8 @@ def hessian_chunk(data: Mapping[str, np.ndarray], cell: Mapping) -> pd.DataFrame
     replicate's ADRR statistics, evaluated at the true scores (spec A13);
     metric ``hessian_min_eig``, method ``ADRR``.
     """
+    import pandas as pd
+
     link = get_link(cell["model"])
     rows = []
     for i, r in enumerate(data["replicate"]):

@@ -28,15 +28,18 @@ import os
 import platform
 import time
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from ...ldp import add_rr_statistics, adrr_weights, privacy_constant, rr_flip_probability
 from ...models import BTL
 from ...seeding import Stream, cell_key, generator
 from ...weighted_mle import default_lambda, fit_weighted_mle
 from .scenarios import true_scores, user_budgets
+
+if TYPE_CHECKING:  # pandas is imported by the functions that build frames (job start-up)
+    import pandas as pd
 
 __all__ = ["machine_info", "scaling_exponents", "time_cell"]
 
@@ -72,6 +75,8 @@ def time_cell(
     fit's ``l2_over_sqrt_m`` (a check that the timed work is the real
     estimator) and ``converged``.
     """
+    import pandas as pd
+
     m, L = int(cell["m"]), int(cell["L"])
     key = cell_key({"role": "data", **cell})
     rows = []
@@ -114,6 +119,8 @@ def scaling_exponents(replicates: pd.DataFrame) -> pd.DataFrame:
     One row per timed metric: ``log t = c + a log L + b log m`` fitted to the
     cell medians (B2 S.3 claims time doubles with L and quadruples with m).
     """
+    import pandas as pd
+
     rows = []
     for metric in ("seconds_aggregate", "seconds_solve", "seconds_total"):
         d = replicates[replicates["metric"] == metric]
