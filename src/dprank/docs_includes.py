@@ -287,15 +287,14 @@ def paper_a_figures(config: Mapping) -> list[str]:
 
 
 def figure_jobs(config: Mapping, figure: str, bench: str | Path) -> list[Path]:
-    """Benchmark files of every job a Paper A figure needs (both protocols, its plots)."""
+    """Benchmark files of every job a Paper A figure needs (both protocols, its plot job)."""
     bench = Path(bench)
     if figure in config["paper_a_real"]["figures"]:
         files = _real_data_jobs(config, figure, bench)
     else:
         study = next(s for s in _SIMULATION_STUDIES if figure in config[s]["figures"])
         files = _simulation_jobs(config, study, figure, bench)
-    for protocol in config["protocols"]:
-        files.append(bench / "figures" / "paper_a" / f"{figure}_{protocol}.tsv")
+    files.append(bench / "figures" / "paper_a" / f"{figure}.tsv")  # every protocol's plots
     return files
 
 

@@ -151,8 +151,10 @@ class _Problem:
                 raise ValueError(f"a must have the shape of y {y.shape}, got {a.shape}")
             if not np.all((a == 0) | (a == 1)):
                 raise ValueError("a must be boolean (or contain only 0 and 1)")
-            self.af = a.astype(np.float64)
+            # everything observed: masking multiplies by 1.0, which changes no bit; skip it
+            self.af = None if np.all(a == 1) else a.astype(np.float64)
         self.lam, self.ridge = _check_penalties(lam, ridge)
+        self._last_eta = None
         self.iu, self.ju = np.triu_indices(self.m, 1)
         rows = np.concatenate([self.iu, self.ju])
         cols = np.concatenate([np.arange(self.P), np.arange(self.P)])
@@ -164,7 +166,14 @@ class _Problem:
         return x if self.af is None else x * self.af
 
     def eta(self, theta, gamma):
-        return gamma[:, None] + (theta[self.iu] - theta[self.ju])[None, :]
+        """``gamma_l + theta_i - theta_j``; the fit asks for the same point twice in a row
+        (the value at an accepted step, then the derivatives there), so the last is kept."""
+        last = self._last_eta
+        if last is not None and last[0] is theta and last[1] is gamma:
+            return last[2]
+        eta = gamma[:, None] + (theta[self.iu] - theta[self.ju])[None, :]
+        self._last_eta = (theta, gamma, eta)
+        return eta
 
     def value(self, theta, gamma) -> float:
         eta = self.eta(theta, gamma)

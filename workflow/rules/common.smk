@@ -237,11 +237,18 @@ def figure_settings(figure):
     return config[PAPER_A_FIGURE_STUDY[figure]]["figures"][figure]
 
 
-def figure_summaries(wildcards):
-    """Input function: the aggregated summaries a figure plots."""
+def figure_summaries_by_protocol(wildcards):
+    """Params function: protocol -> the aggregated summaries a Paper A figure plots."""
     study = PAPER_A_FIGURE_STUDY[wildcards.figure]
     experiments = figure_settings(wildcards.figure)["experiments"]
-    return summary_files(study, experiments, wildcards.protocol)
+    return {p: summary_files(study, experiments, p) for p in PROTOCOLS}
+
+
+def figure_summaries(wildcards):
+    """Input function: the aggregated summaries a Paper A figure plots, every protocol's."""
+    return [
+        f for files in figure_summaries_by_protocol(wildcards).values() for f in files
+    ]
 
 
 def paper_a_figure_files(figure):
@@ -262,27 +269,43 @@ def paper_a_figure_files(figure):
     return files
 
 
-#: The overlay version of each Paper A figure (the published points over ours) is drawn by
-#: the figure's own job, where the comparison runs (the authors protocol is configured).
-PAPER_A_OVERLAY = (
-    dict(
-        overlay_pdf="results/figures/paper_a/{figure}_{protocol}_overlay.pdf",
-        overlay_png=report(
-            "results/figures/paper_a/{figure}_{protocol}_overlay.png",
-            caption=OVERLAY_ITEM,
+#: Whether the Paper A figure jobs also draw the overlay versions (the published points over
+#: ours): where the comparison runs (the authors protocol is configured).
+PAPER_A_OVERLAID = "authors" in PROTOCOLS
+
+
+def paper_a_figure_outputs():
+    """Outputs of one Paper A figure job: every protocol's figure (PDF, the report's PNG and
+    the CSV of the plotted numbers) and, where the comparison runs, its overlay version.
+    Named ``<kind>_<protocol>``: ``pdf_paper``, ``overlay_png_authors``, ...
+    """
+    out = {}
+    for p in PROTOCOLS:
+        stem = f"results/figures/paper_a/{{figure}}_{p}"
+        out[f"pdf_{p}"] = f"{stem}.pdf"
+        out[f"png_{p}"] = report(
+            f"{stem}.png",
+            caption=REPORT_ITEM,
             category="Paper A",
             subcategory="{figure}",
-            labels={"figure": "{figure}", "protocol": "{protocol} (overlay)"},
-        ),
-    )
-    if "authors" in PROTOCOLS
-    else {}
-)
+            labels={"figure": "{figure}", "protocol": p},
+        )
+        out[f"csv_{p}"] = f"{stem}.csv"
+        if PAPER_A_OVERLAID:
+            out[f"overlay_pdf_{p}"] = f"{stem}_overlay.pdf"
+            out[f"overlay_png_{p}"] = report(
+                f"{stem}_overlay.png",
+                caption=OVERLAY_ITEM,
+                category="Paper A",
+                subcategory="{figure}",
+                labels={"figure": "{figure}", "protocol": f"{p} (overlay)"},
+            )
+    return out
 
 
 def paper_a_comparison(wildcards):
     """Input function: the comparison table a Paper A figure's overlay reads (none without it)."""
-    if not PAPER_A_OVERLAY:
+    if not PAPER_A_OVERLAID:
         return []
     if int(wildcards.figure[3:]) <= 4:
         return "results/comparison/paper_a_edge.csv"

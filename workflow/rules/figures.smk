@@ -4,32 +4,27 @@ rule plot_paper_a_figure:
         comparison=paper_a_comparison,
         library=lambda w: script_files(script_path("plot_paper_a_figure"), SRC),
     output:
-        **PAPER_A_OVERLAY,
-        pdf="results/figures/paper_a/{figure}_{protocol}.pdf",
-        png=report(
-            "results/figures/paper_a/{figure}_{protocol}.png",
-            caption=REPORT_ITEM,
-            category="Paper A",
-            subcategory="{figure}",
-            labels={"figure": "{figure}", "protocol": "{protocol}"},
-        ),
-        csv="results/figures/paper_a/{figure}_{protocol}.csv",
+        # every protocol's figure in one job: they share the start-up and the imports
+        **paper_a_figure_outputs(),
     log:
-        "results/logs/figures/paper_a/{figure}_{protocol}.log",
+        "results/logs/figures/paper_a/{figure}.log",
     benchmark:
-        "results/benchmarks/figures/paper_a/{figure}_{protocol}.tsv"
+        "results/benchmarks/figures/paper_a/{figure}.tsv"
     conda:
         "../../envs/plot.yaml"
     params:
         figure=lambda w: canonical(figure_settings(w.figure)),
+        summaries=figure_summaries_by_protocol,
         caption=lambda w: (
-            f"{CAPTIONS['paper_a'][w.figure]} Protocol: {w.protocol}. Published versus "
-            "reproduced: Paper A's comparison summaries."
+            f"{CAPTIONS['paper_a'][w.figure]} The label 'protocol' says which protocol: "
+            "'paper' runs the algorithms as stated, 'authors' as the authors' code does. "
+            "Published versus reproduced: Paper A's comparison summaries."
         ),
         overlay_caption=lambda w: (
-            f"{CAPTIONS['paper_a'][w.figure]} Protocol: {w.protocol}. Overlay: the published "
-            "points (the authors' stored results for Figures 1-4, points digitised from the "
-            "paper for Figures 5-8) as hollow markers over our curves."
+            f"{CAPTIONS['paper_a'][w.figure]} The label 'protocol' says which protocol. "
+            "Overlay: the published points (the authors' stored results for Figures 1-4, "
+            "points digitised from the paper for Figures 5-8) as hollow markers over our "
+            "curves."
         ),
     script:
         "../../scripts/plot_paper_a_figure.py"
