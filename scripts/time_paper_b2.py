@@ -8,8 +8,9 @@ measured on.
 import json
 import os
 
-# One BLAS thread, whatever threads Snakemake gives the job (it takes every core only
-# so that nothing else runs beside the measurements): set before numpy is imported.
+# One BLAS thread, whatever threads Snakemake gives the job (it takes every core so that
+# nothing else runs beside the measurements; its threads generate the untimed data between
+# them): set before numpy is imported.
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = "1"
 
@@ -22,7 +23,7 @@ from dprank.workflow import job_logger  # noqa: E402
 with job_logger(snakemake) as log:
     frames = []
     for kwargs in snakemake.params.cells:
-        frame = timing.time_cell(**kwargs)
+        frame = timing.time_cell(**kwargs, workers=snakemake.threads)
         total = frame[frame["metric"] == "seconds_total"]["value"]
         cell = kwargs["cell"]
         log.info(

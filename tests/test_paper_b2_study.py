@@ -241,6 +241,9 @@ def test_timing_chunks_do_not_change_the_statistics():
     err = lambda f: f[f["metric"] == "l2_over_sqrt_m"]["value"].to_numpy()  # noqa: E731
     # one uniform stream consumed in order: the released data are the same
     np.testing.assert_allclose(err(a), err(b), rtol=1e-10)
+    # threads that generate the (untimed) releases split rows: exactly the same data
+    c = paper_b2.timing.time_cell(**kwargs, chunk_elements=500, workers=3)
+    np.testing.assert_array_equal(err(b), err(c))
 
 
 def test_blocks_group_cells_without_changing_numbers():

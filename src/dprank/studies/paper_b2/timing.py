@@ -19,11 +19,14 @@ marginal law: with one uniform ``u`` per comparison, ``a = [u < p]`` and
 ``y~ = [u < p q]``, ``q = p_eps + (1 - 2 p_eps) F(theta_i - theta_j)`` (Lemma 1),
 which given ``a = 1`` is ``Bern(q)``, the law of RR applied to ``y ~ Bern(F)``.
 Wall-clock times depend on the machine; the workflow runs this stage alone
-(the rule takes every core) with one BLAS thread.
+(the rule takes every core) with one BLAS thread. The timed steps run in one
+thread; the job's other cores only help generate the (untimed) released data
+between them (``workers``; the same data for any number of threads).
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 import platform
 import time
@@ -44,8 +47,14 @@ if TYPE_CHECKING:  # pandas is imported by the functions that build frames (job 
 __all__ = ["machine_info", "scaling_exponents", "time_cell"]
 
 
-def _released_chunks(theta, eps, p, rng, chunk_elements):
-    """Yield ``(users, y~, a)`` chunks of released RR data (marginal law, see module)."""
+def _released_chunks(theta, eps, p, rng, chunk_elements, pool=None, workers=1):
+    """Yield ``(users, y~, a)`` chunks of released RR data (marginal law, see module).
+
+    The uniforms are drawn in one stream; with a thread ``pool`` the element-wise work that
+    turns them into ``y~`` and ``a`` is split by rows over ``workers`` threads (numpy releases
+    the GIL), which changes no number. It finishes before a chunk is yielded, so the timed
+    work that follows still runs alone.
+    """
     iu, ju = np.triu_indices(theta.size, k=1)
     f = BTL.cdf(theta[iu] - theta[ju])
     step = max(1, int(chunk_elements) // iu.size)
@@ -53,7 +62,19 @@ def _released_chunks(theta, eps, p, rng, chunk_elements):
         users = slice(start, min(eps.size, start + step))
         pe = rr_flip_probability(eps[users])[:, None]
         u = rng.random((users.stop - start, iu.size))
-        yield users, u < p * (pe + (1.0 - 2.0 * pe) * f), u < p
+        parts = np.linspace(0, u.shape[0], min(workers, u.shape[0]) + 1).astype(int)
+        if pool is None or len(parts) == 2:
+            yt, a = u < p * (pe + (1.0 - 2.0 * pe) * f), u < p
+        else:
+            yt = np.empty(u.shape, dtype=bool)
+            a = np.empty(u.shape, dtype=bool)
+
+            def release(rows, u=u, pe=pe, yt=yt, a=a):
+                np.less(u[rows], p * (pe[rows] + (1.0 - 2.0 * pe[rows]) * f), out=yt[rows])
+                np.less(u[rows], p, out=a[rows])
+
+            list(pool.map(release, [slice(lo, hi) for lo, hi in itertools.pairwise(parts)]))
+        yield users, yt, a
 
 
 def time_cell(
@@ -67,49 +88,58 @@ def time_cell(
     gtol: float = 1e-8,
     max_iter: int = 100,
     chunk_elements: int = 4_000_000,
+    workers: int = 1,
 ) -> pd.DataFrame:
     """Timings of the ADRR aggregation and fit for some replicates of one ``(m, L)`` cell.
 
     Returns tidy rows ``(model, m, L, replicate, method, metric, value)`` with
     metrics ``seconds_aggregate``, ``seconds_solve``, ``seconds_total``, the
     fit's ``l2_over_sqrt_m`` (a check that the timed work is the real
-    estimator) and ``converged``.
+    estimator) and ``converged``. ``workers`` threads generate the (untimed)
+    released data between the timed steps (same data for any number); what is
+    timed runs in one thread.
     """
+    from concurrent.futures import ThreadPoolExecutor
+
     import pandas as pd
 
+    workers = max(1, int(workers))
     m, L = int(cell["m"]), int(cell["L"])
     key = cell_key({"role": "data", **cell})
     rows = []
-    for r in replicates:
-        theta = true_scores(cell, generator(seed, experiment, key, r, Stream.THETA))
-        budget = user_budgets(cell, eps, generator(seed, experiment, key, r, Stream.EPSILON))
-        rng = generator(seed, experiment, key, r, Stream.RELEASE)
-        P = m * (m - 1) // 2
-        S, N = np.zeros(P), np.zeros(P)
-        aggregate = 0.0
-        t = time.perf_counter()
-        w = adrr_weights(budget)
-        B = privacy_constant(budget)
-        aggregate += time.perf_counter() - t
-        for users, yt, a in _released_chunks(theta, budget, p, rng, chunk_elements):
+    with ThreadPoolExecutor(workers) as pool:  # threads start on first use (workers > 1)
+        for r in replicates:
+            theta = true_scores(cell, generator(seed, experiment, key, r, Stream.THETA))
+            budget = user_budgets(cell, eps, generator(seed, experiment, key, r, Stream.EPSILON))
+            rng = generator(seed, experiment, key, r, Stream.RELEASE)
+            P = m * (m - 1) // 2
+            S, N = np.zeros(P), np.zeros(P)
+            aggregate = 0.0
             t = time.perf_counter()
-            add_rr_statistics(S, N, yt, a, budget[users], w[users])
+            w = adrr_weights(budget)
+            B = privacy_constant(budget)
             aggregate += time.perf_counter() - t
-        t = time.perf_counter()
-        fit = fit_weighted_mle(
-            S, N, m, default_lambda(L, B, lambda_c), BTL, gtol=gtol, max_iter=max_iter
-        )
-        solve = time.perf_counter() - t
-        error = float(np.sqrt(np.mean((fit.theta - theta) ** 2)))
-        for metric, value in (
-            ("seconds_aggregate", aggregate),
-            ("seconds_solve", solve),
-            ("seconds_total", aggregate + solve),
-            ("l2_over_sqrt_m", error),
-            ("converged", float(fit.converged)),
-        ):
-            row = {"model": "btl", "m": m, "L": L, "replicate": int(r), "method": "ADRR"}
-            rows.append({**row, "metric": metric, "value": float(value)})
+            for users, yt, a in _released_chunks(
+                theta, budget, p, rng, chunk_elements, pool, workers
+            ):
+                t = time.perf_counter()
+                add_rr_statistics(S, N, yt, a, budget[users], w[users])
+                aggregate += time.perf_counter() - t
+            t = time.perf_counter()
+            fit = fit_weighted_mle(
+                S, N, m, default_lambda(L, B, lambda_c), BTL, gtol=gtol, max_iter=max_iter
+            )
+            solve = time.perf_counter() - t
+            error = float(np.sqrt(np.mean((fit.theta - theta) ** 2)))
+            for metric, value in (
+                ("seconds_aggregate", aggregate),
+                ("seconds_solve", solve),
+                ("seconds_total", aggregate + solve),
+                ("l2_over_sqrt_m", error),
+                ("converged", float(fit.converged)),
+            ):
+                row = {"model": "btl", "m": m, "L": L, "replicate": int(r), "method": "ADRR"}
+                rows.append({**row, "metric": metric, "value": float(value)})
     return pd.DataFrame(rows)
 
 
