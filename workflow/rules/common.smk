@@ -25,11 +25,18 @@ from dprank.deps import script_files
 from dprank.yamlfile import read_yaml
 from dprank.studies import STUDIES, block_kwargs, paper_b2, study_module
 from dprank.workflow import (
+    MALLOC_TUNING,
     canonical,
     coalesce_scheduler_timers,
     record_lock_owner,
     release_stale_lock,
 )
+
+# glibc's malloc keeps freed memory for the next array instead of returning it to the system
+# (docs/performance.md, "Memory reuse"): the default mmap/trim thresholds made every large
+# numpy temporary a fresh mapping, so the solvers spent most of their time in page faults.
+# Only the speed changes; a value the user has set is kept; other C libraries ignore these.
+os.environ.update({k: os.environ.get(k, v) for k, v in MALLOC_TUNING.items()})
 
 # At most one pending scheduler timer (a Snakemake inefficiency, see snakemake/snakemake#3744:
 # the main process re-ran its scheduling loop hundreds of times a second; docs/performance.md).
