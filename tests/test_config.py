@@ -65,6 +65,23 @@ def test_wrong_type_and_unknown_figure_experiment():
     assert "exp9" in msg
 
 
+def test_boolean_written_as_text_says_how_to_write_it():
+    # snakemake --config keep_intermediates=true passes the string 'true'
+    msg = _broken(lambda c: c.update(keep_intermediates="true"))
+    assert "--config keep_intermediates=True" in msg and "true in YAML" in msg
+    # a nested key cannot be set by --config key=value: only the YAML form is offered
+    cfg = _smoke()
+    nested = next(
+        (section, key)
+        for section, value in cfg.items()
+        if isinstance(value, dict)
+        for key, inner in value.items()
+        if isinstance(inner, bool)
+    )
+    msg = _broken(lambda c: c[nested[0]].update({nested[1]: "False"}))
+    assert f"{nested[0]}.{nested[1]}" in msg and "false in YAML" in msg and "--config" not in msg
+
+
 def test_several_problems_are_listed_together():
     def edit(c):
         c["seed"] = -3

@@ -73,6 +73,19 @@ def _explain(error: jsonschema.ValidationError) -> str:
         return f"{where}: must be {bound}, got {error.instance!r}"
     if error.validator == "required":
         return f"{where}: {error.message}"
+    if (
+        error.validator == "type"
+        and error.validator_value == "boolean"
+        and isinstance(error.instance, str)
+        and error.instance.lower() in ("true", "false")
+    ):
+        # Snakemake's --config reads only True and False (capitalised) as booleans
+        value = error.instance.lower() == "true"
+        cli = f"--config {where}={value} on the command line, " if where.isidentifier() else ""
+        return (
+            f"{where}: {error.instance!r} is a string, not a boolean; write "
+            f"{cli}{str(value).lower()} in YAML"
+        )
     desc = error.schema.get("description") if isinstance(error.schema, dict) else None
     return f"{where}: {error.message}" + (f" (expected: {desc})" if desc else "")
 

@@ -15,7 +15,7 @@ from enum import IntEnum
 
 import numpy as np
 
-__all__ = ["SHARED", "Stream", "cell_key", "generator", "stable_id"]
+__all__ = ["SHARED", "Stream", "cell_key", "generator", "stable_id", "uniforms"]
 
 #: Replicate index used for draws shared by all replicates (e.g. one theta per run).
 SHARED = 2**32 - 1
@@ -95,3 +95,53 @@ def generator(
         int(root), spawn_key=(stable_id(experiment), int(cell), int(replicate), int(stream))
     )
     return np.random.Generator(np.random.PCG64(ss))
+
+
+def uniforms(
+    rng: np.random.Generator, shape, pool=None, workers: int = 1, min_per_thread: int = 1 << 20
+) -> np.ndarray:
+    """``rng.random(shape)``, the same numbers, drawn by up to ``workers`` threads.
+
+    A float64 uniform takes exactly one 64-bit output of the bit generator, so
+    the block ``[lo, hi)`` of the serial draw is what a copy of the generator
+    advanced by ``lo`` steps draws next (:meth:`numpy.random.PCG64.advance`).
+    Each thread of ``pool`` fills its own block from such a copy (numpy drops
+    the GIL while it fills an array); ``rng`` is then advanced past all of
+    them, so later draws are also those of the serial code. Generators other
+    than PCG64, or fewer than ``min_per_thread`` numbers per thread, draw
+    serially.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The stream (a :func:`generator`); advanced by the number of values drawn.
+    shape : int or tuple of int
+    pool : concurrent.futures.Executor, optional
+        Thread pool to draw with; ``None`` draws in this thread.
+    workers : int
+        Number of blocks (threads) at most.
+    min_per_thread : int
+        Smallest block worth a thread.
+    """
+    out = np.empty(shape)
+    flat = out.reshape(-1)
+    bitgen = rng.bit_generator
+    blocks = min(int(workers), flat.size // max(1, int(min_per_thread)))
+    if pool is None or blocks < 2 or type(bitgen) is not np.random.PCG64:
+        rng.random(out=out)
+        return out
+    state = bitgen.state
+    bounds = np.linspace(0, flat.size, blocks + 1).astype(np.int64)
+
+    def fill(lo: int, hi: int) -> None:
+        copy = np.random.PCG64()
+        copy.state = state
+        np.random.Generator(copy.advance(lo)).random(out=flat[lo:hi])
+
+    list(pool.map(fill, bounds[:-1].tolist(), bounds[1:].tolist()))
+    bitgen.advance(flat.size)
+    # advance() clears the buffered 32-bit half-word, which drawing doubles keeps
+    after = bitgen.state
+    after["has_uint32"], after["uinteger"] = state["has_uint32"], state["uinteger"]
+    bitgen.state = after
+    return out

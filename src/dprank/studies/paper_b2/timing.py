@@ -37,7 +37,7 @@ import numpy as np
 
 from ...ldp import add_rr_statistics, adrr_weights, privacy_constant, rr_flip_probability
 from ...models import BTL
-from ...seeding import Stream, cell_key, generator
+from ...seeding import Stream, cell_key, generator, uniforms
 from ...weighted_mle import default_lambda, fit_weighted_mle
 from .scenarios import true_scores, user_budgets
 
@@ -50,9 +50,10 @@ __all__ = ["machine_info", "scaling_exponents", "time_cell"]
 def _released_chunks(theta, eps, p, rng, chunk_elements, pool=None, workers=1):
     """Yield ``(users, y~, a)`` chunks of released RR data (marginal law, see module).
 
-    The uniforms are drawn in one stream; with a thread ``pool`` the element-wise work that
-    turns them into ``y~`` and ``a`` is split by rows over ``workers`` threads (numpy releases
-    the GIL), which changes no number. It finishes before a chunk is yielded, so the timed
+    The uniforms are drawn in one stream; with a thread ``pool`` they are drawn in blocks of
+    that stream by ``workers`` threads (:func:`dprank.seeding.uniforms`) and the element-wise
+    work that turns them into ``y~`` and ``a`` is split by rows over the threads (numpy
+    releases the GIL), which changes no number. It finishes before a chunk is yielded, so the timed
     work that follows still runs alone.
     """
     iu, ju = np.triu_indices(theta.size, k=1)
@@ -61,7 +62,7 @@ def _released_chunks(theta, eps, p, rng, chunk_elements, pool=None, workers=1):
     for start in range(0, eps.size, step):
         users = slice(start, min(eps.size, start + step))
         pe = rr_flip_probability(eps[users])[:, None]
-        u = rng.random((users.stop - start, iu.size))
+        u = uniforms(rng, (users.stop - start, iu.size), pool, workers)
         parts = np.linspace(0, u.shape[0], min(workers, u.shape[0]) + 1).astype(int)
         if pool is None or len(parts) == 2:
             yt, a = u < p * (pe + (1.0 - 2.0 * pe) * f), u < p
