@@ -80,6 +80,9 @@ rule time_paper_b2:
         "results/benchmarks/paper_b2/{experiment}/timing.tsv"
     wildcard_constraints:
         experiment="|".join(TIMING_EXPERIMENTS) or "^$",
+    # First: Snakemake leaves a job that needs every core until nothing else is ready, so
+    # the run ended with it and then Figure 10 alone on one core (docs/performance.md).
+    priority: 10
     conda:
         "../../envs/estimate.yaml"
     # Every core: no other job runs while the timings are taken (Figure 10).
