@@ -22,6 +22,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+from dprank.workflow import MALLOC_TUNING  # noqa: E402
 
 
 def import_code(script: Path) -> str:
@@ -38,9 +41,9 @@ def import_code(script: Path) -> str:
 def start_up(code: str, src: Path) -> float:
     """Wall seconds of a fresh interpreter running ``code`` with ``src`` first on the path."""
     t0 = time.perf_counter()
-    subprocess.run(
-        [sys.executable, "-c", code], check=True, env={"PYTHONPATH": str(src), "PATH": "/usr/bin"}
-    )
+    # the environment the workflow gives its jobs (common.smk): one BLAS thread, malloc reuse
+    env = {"PYTHONPATH": str(src), "PATH": "/usr/bin", "OPENBLAS_NUM_THREADS": "1"}
+    subprocess.run([sys.executable, "-c", code], check=True, env={**env, **MALLOC_TUNING})
     return time.perf_counter() - t0
 
 
