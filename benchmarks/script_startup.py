@@ -21,10 +21,9 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
+from dprank.workflow import MALLOC_TUNING
 
-from dprank.workflow import MALLOC_TUNING  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def import_code(script: Path) -> str:
