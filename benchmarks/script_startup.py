@@ -8,6 +8,12 @@ are also timed against another copy of the library (``SRC``, e.g. the ``src`` fo
 
     python benchmarks/script_startup.py [--compare ../old/src] [--repeat 3] [NAME ...]
 
+``--floor`` prints instead what the stack costs before any of dprank: an empty interpreter,
+Snakemake's preamble import, then numpy, pandas and matplotlib's pyplot added one by one
+(the least a job that needs them can start in)::
+
+    python benchmarks/script_startup.py --floor
+
 The job's work (reading inputs, the mathematics, writing outputs) is not included; a
 run's ``benchmarks/job_startup.py`` gives the split of whole jobs instead.
 """
@@ -46,12 +52,39 @@ def start_up(code: str, src: Path) -> float:
     return time.perf_counter() - t0
 
 
+#: cumulative imports timed by ``--floor``
+FLOOR = {
+    "python": "pass",
+    "+ snakemake.script": "import snakemake.script",
+    "+ numpy": "import snakemake.script, numpy",
+    "+ pandas": "import snakemake.script, numpy, pandas",
+    "+ matplotlib.pyplot": "import snakemake.script, numpy, pandas, matplotlib.pyplot",
+}
+
+
+def floor(repeat: int) -> None:
+    """Best wall time of each cumulative import of :data:`FLOOR`, runs interleaved."""
+    best = dict.fromkeys(FLOOR, float("inf"))
+    for _ in range(repeat):
+        for name, code in FLOOR.items():
+            best[name] = min(best[name], start_up(code, ROOT / "src"))
+    print(f"{'imports':<24}{'s':>8}  (best of {repeat})")
+    for name, seconds in best.items():
+        print(f"{name:<24}{seconds:>8.3f}")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("names", nargs="*", help="script names (default: all of scripts/)")
     parser.add_argument("--repeat", type=int, default=3, help="runs per script (best kept)")
     parser.add_argument("--compare", type=Path, help="another library source folder")
+    parser.add_argument(
+        "--floor", action="store_true", help="time the stack's own imports instead (no dprank)"
+    )
     args = parser.parse_args(argv)
+    if args.floor:
+        floor(args.repeat)
+        return 0
     scripts = sorted((ROOT / "scripts").glob("*.py"))
     if args.names:
         scripts = [s for s in scripts if s.stem in args.names]

@@ -14,6 +14,7 @@ from scipy import integrate, stats
 from dprank.audit import (
     AuditResult,
     _complete_wins,
+    _cp_arrays,
     _fit_perturbed,
     _grad_hess_btl,
     _log_line_integral,
@@ -77,6 +78,20 @@ def test_clopper_pearson_matches_scipy_exact_interval(k, n):
     assert lo == pytest.approx(ci.low, rel=1e-9)
     assert hi == pytest.approx(ci.high, rel=1e-9)
     assert lo <= k / n <= hi
+
+
+def test_clopper_pearson_uses_the_same_beta_quantiles_as_scipy_stats():
+    """The limits are scipy.stats.beta.ppf's values, bit for bit (the audit avoids importing
+    scipy.stats for its start-up)."""
+    n = np.array([1.0, 10.0, 120.0, 1000.0, 20_000.0])[:, None]
+    k = np.floor(np.linspace(0, 1, 41) * n)
+    for alpha in (0.001, 0.05, 0.1):
+        lo, hi = _cp_arrays(k, n, alpha)
+        a, b = np.maximum(k, 1), n - k + 1
+        expect_lo = np.where(k > 0, stats.beta.ppf(alpha / 2, a, b), 0.0)
+        expect_hi = np.where(k < n, stats.beta.ppf(1 - alpha / 2, k + 1, np.maximum(n - k, 1)), 1.0)
+        assert lo.tobytes() == expect_lo.tobytes()
+        assert hi.tobytes() == expect_hi.tobytes()
 
 
 def test_clopper_pearson_rejects_bad_input():

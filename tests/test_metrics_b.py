@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
+from scipy import special, stats
 
 from dprank.metrics_b import (
     kendall_distance,
@@ -318,6 +318,19 @@ def test_paired_t_test_matches_scipy():
     np.testing.assert_allclose(res.pvalue, stats.ttest_rel(a, b).pvalue, rtol=1e-10)
     np.testing.assert_allclose(paired_t_test(a.T, b.T, axis=1).t, res.t, rtol=1e-12)
     assert paired_t_test(b, a).t == pytest.approx(-res.t)
+
+
+def test_t_distribution_values_are_scipy_stats_bit_for_bit():
+    """prediction_band and paired_t_test evaluate scipy.special's t functions, which give
+    scipy.stats.t's values exactly (the jobs do not import scipy.stats)."""
+    rng = np.random.default_rng(16)
+    a, b = rng.normal(size=(2, 12, 50)) * rng.uniform(0.1, 10, size=50)
+    res = paired_t_test(a, b)
+    assert res.pvalue.tobytes() == (2.0 * stats.t.sf(np.abs(res.t), res.df)).tobytes()
+    # prediction_band's quantile
+    q = np.r_[rng.uniform(0.5, 1, size=200), 0.75, 0.95, 0.975]
+    for df in (1, 3, 28, 998):
+        assert special.stdtrit(df, q).tobytes() == stats.t.ppf(q, df).tobytes()
 
 
 def test_paired_t_test_null_calibration():

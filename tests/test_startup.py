@@ -1,0 +1,68 @@
+"""Job start-up: what the workflow's scripts import before their first line of work.
+
+docs/performance.md ("Job start-up") gives the times; these tests keep the imports that
+make them from coming back: pandas (about 0.2 s) and matplotlib (about 0.3 s) only where a
+script's work needs them, ``scipy.stats`` (about 0.35 s) and ``scipy.optimize`` nowhere at
+start-up.
+"""
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPTS = {path.stem: path for path in sorted((ROOT / "scripts").glob("*.py"))}
+#: the jobs whose work needs neither pandas nor matplotlib
+ARRAY_STAGES = (
+    "estimate",
+    "fetch_dataset",
+    "fit_paper_b",
+    "privatize",
+    "simulate_comparisons",
+    "simulate_releases",
+)
+FIGURES = tuple(n for n in SCRIPTS if n.startswith("plot_") or n.endswith("_figure"))
+WATCHED = ("pandas", "matplotlib", "seaborn", "scipy.stats", "scipy.optimize")
+
+
+def module_imports(script: Path) -> list[str]:
+    """The module-level import statements of ``script``, as written."""
+    return [
+        ast.unparse(node)
+        for node in ast.parse(script.read_text()).body
+        if isinstance(node, ast.Import)
+        or (isinstance(node, ast.ImportFrom) and node.module != "__future__")
+    ]
+
+
+def loaded_at_startup(names) -> set[str]:
+    """Which of :data:`WATCHED` a fresh interpreter has loaded after the imports of ``names``."""
+    code = "\n".join(line for name in names for line in module_imports(SCRIPTS[name]))
+    code += f"\nimport json, sys\nprint(json.dumps([m for m in {WATCHED!r} if m in sys.modules]))"
+    env = {"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"}
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    return set(json.loads(out.stdout.splitlines()[-1]))
+
+
+def test_the_script_lists_are_current():
+    assert set(ARRAY_STAGES) <= set(SCRIPTS)
+    assert len(FIGURES) >= 4
+
+
+def test_array_stages_start_without_pandas_matplotlib_or_scipy_stats():
+    assert loaded_at_startup(ARRAY_STAGES) == set()
+
+
+@pytest.mark.parametrize("group", ["tables", "figures"])
+def test_no_script_imports_scipy_stats_or_optimize_and_only_figures_matplotlib(group):
+    if group == "figures":
+        assert loaded_at_startup(FIGURES) & {"scipy.stats", "scipy.optimize"} == set()
+    else:
+        others = [name for name in SCRIPTS if name not in FIGURES]
+        assert loaded_at_startup(others) <= {"pandas"}
