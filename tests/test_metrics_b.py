@@ -327,10 +327,20 @@ def test_t_distribution_values_are_scipy_stats_bit_for_bit():
     a, b = rng.normal(size=(2, 12, 50)) * rng.uniform(0.1, 10, size=50)
     res = paired_t_test(a, b)
     assert res.pvalue.tobytes() == (2.0 * stats.t.sf(np.abs(res.t), res.df)).tobytes()
-    # prediction_band's quantile
+    # prediction_band's quantile, and the band built on it, as scipy.stats.t.ppf gives them
     q = np.r_[rng.uniform(0.5, 1, size=200), 0.75, 0.95, 0.975]
     for df in (1, 3, 28, 998):
         assert special.stdtrit(df, q).tobytes() == stats.t.ppf(q, df).tobytes()
+    x = rng.uniform(0, 5, size=30)
+    y = 2 * x + rng.normal(size=30)
+    x0 = np.linspace(0, 5, 7)
+    sxx = np.sum((x - x.mean()) ** 2)
+    for level in (0.5, 0.9, 0.95):
+        band = prediction_band(x, y, x0, level)
+        half = stats.t.ppf(0.5 + level / 2.0, 28) * band.s
+        half = half * np.sqrt(1 + 1 / 30 + (x0 - x.mean()) ** 2 / sxx)
+        assert band.lower.tobytes() == (band.fit - half).tobytes()
+        assert band.upper.tobytes() == (band.fit + half).tobytes()
 
 
 def test_paired_t_test_null_calibration():

@@ -6,7 +6,7 @@ script's work needs them, ``scipy.stats`` (about 0.35 s) and ``scipy.optimize`` 
 start-up.
 """
 
-import ast
+import importlib.util
 import json
 import subprocess
 import sys
@@ -29,19 +29,24 @@ FIGURES = tuple(n for n in SCRIPTS if n.startswith("plot_") or n.endswith("_figu
 WATCHED = ("pandas", "matplotlib", "seaborn", "scipy.stats", "scipy.optimize")
 
 
-def module_imports(script: Path) -> list[str]:
-    """The module-level import statements of ``script``, as written."""
-    return [
-        ast.unparse(node)
-        for node in ast.parse(script.read_text()).body
-        if isinstance(node, ast.Import)
-        or (isinstance(node, ast.ImportFrom) and node.module != "__future__")
-    ]
+def _import_code():
+    """``import_code`` of ``benchmarks/script_startup.py``: the job's preamble import and the
+    script's module-level imports, as written (one parser for the benchmark and the tests)."""
+    spec = importlib.util.spec_from_file_location(
+        "script_startup", ROOT / "benchmarks" / "script_startup.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.import_code
+
+
+import_code = _import_code()
 
 
 def loaded_at_startup(names) -> set[str]:
-    """Which of :data:`WATCHED` a fresh interpreter has loaded after the imports of ``names``."""
-    code = "\n".join(line for name in names for line in module_imports(SCRIPTS[name]))
+    """Which of :data:`WATCHED` a fresh interpreter has loaded after the start-up imports of
+    the scripts ``names`` (Snakemake's preamble included)."""
+    code = "\n".join(import_code(SCRIPTS[name]) for name in names)
     code += f"\nimport json, sys\nprint(json.dumps([m for m in {WATCHED!r} if m in sys.modules]))"
     env = {"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"}
     out = subprocess.run(
