@@ -113,9 +113,13 @@ def test_car_data_nonprivate_rank_is_table_1(exported, tmp_path, capsys):
     assert code == 0, err
     assert _order(out) == [str(c) for c in TABLE1_ORDER]
     sidecar = json.loads(out.with_suffix(".json").read_text())
-    assert sidecar["mechanism"] == "nonprivate_mle"
-    assert sidecar["n_items"] == 10 and sidecar["n_users"] == 60
-    assert sidecar["n_comparisons"] == 2675 and sidecar["solver"]["converged"] is True
+    assert sidecar["mechanism"] == "nonprivate_mle" and sidecar["private"] is False
+    audit = tmp_path / "audit.json"
+    argv = ["rank", exported["car_preferences"], "--privacy", "none", "--out", "-"]
+    assert run([*argv, "--audit-record", audit], capsys)[0] == 0
+    record = json.loads(audit.read_text())
+    assert record["n_items"] == 10 and record["n_users"] == 60
+    assert record["n_comparisons"] == 2675 and record["solver"]["converged"] is True
 
 
 @pytest.mark.parametrize("name", DATASETS)
@@ -125,12 +129,12 @@ def test_every_subcommand_on_the_real_data(exported, name, tmp_path, capsys):
         ("none", []),
         ("edge", ["--epsilon", "1"]),
         ("edge", ["--epsilon", "1", "--method", "counts"]),
-        ("individual", ["--epsilon", "2"]),
-        ("individual", ["--epsilon", "2", "--method", "counts"]),
+        ("individual", ["--epsilon", "2", "--max-per-user", "10"]),
+        ("individual", ["--epsilon", "2", "--method", "counts", "--max-per-user", "10"]),
     ):
         out = tmp_path / f"{privacy}.csv"
         code, _, err = run(
-            ["rank", data, "--privacy", privacy, *extra, "--seed", 1, "--top-k", 3, "--out", out],
+            ["rank", data, "--privacy", privacy, *extra, "--top-k", 3, "--out", out],
             capsys,
         )
         assert code == 0, err
@@ -138,12 +142,11 @@ def test_every_subcommand_on_the_real_data(exported, name, tmp_path, capsys):
         assert frame["in_top_k"].sum() == 3
         record = json.loads(out.with_suffix(".json").read_text())
         assert record["privacy"] == privacy
+        assert record["private"] is (privacy != "none")
         if privacy == "individual":
-            assert record["L"] == int(pd.read_csv(data, dtype=str)["user"].value_counts().max())
+            assert record["max_per_user"] == 10
     released = tmp_path / "released.csv"
-    code, _, err = run(
-        ["privatize", data, "--epsilon", 1, "--seed", 3, "--out", released, "--quiet"], capsys
-    )
+    code, _, err = run(["privatize", data, "--epsilon", 1, "--out", released, "--quiet"], capsys)
     assert code == 0, err
     rel = pd.read_csv(released, dtype={"item_a": str, "item_b": str, "user": str})
     assert list(rel.columns) == ["item_a", "item_b", "outcome", "user", "epsilon"]
@@ -164,8 +167,8 @@ def test_synthetic_tsv_every_method(synthetic, tmp_path, capsys):
         ("edge", "mle", ["--epsilon", "2"]),
         ("edge", "counts", ["--epsilon", "2"]),
         ("edge", "noisy_obj", ["--epsilon", "2"]),
-        ("individual", "mle", ["--epsilon", "2"]),
-        ("individual", "counts", ["--epsilon", "2"]),
+        ("individual", "mle", ["--epsilon", "2", "--max-per-user", "45"]),
+        ("individual", "counts", ["--epsilon", "2", "--max-per-user", "45"]),
         ("none", "mle", ["--model", "tm"]),
     ]
     for privacy, method, extra in cases:
@@ -178,8 +181,6 @@ def test_synthetic_tsv_every_method(synthetic, tmp_path, capsys):
                 "--method",
                 method,
                 *extra,
-                "--seed",
-                4,
                 "--out",
                 "-",
             ],
@@ -189,10 +190,7 @@ def test_synthetic_tsv_every_method(synthetic, tmp_path, capsys):
         assert len(_order(pd.io.common.StringIO(out))) == 12
     # local: privatize (counts are split by randomized response), then every local method
     released = tmp_path / "released.csv"
-    assert (
-        run(["privatize", synthetic, "--epsilon", 1.5, "--seed", 1, "--out", released], capsys)[0]
-        == 0
-    )
+    assert run(["privatize", synthetic, "--epsilon", 1.5, "--out", released], capsys)[0] == 0
     rel = pd.read_csv(released)
     assert "count" in rel.columns
     assert rel["count"].sum() == pd.read_csv(synthetic, sep="\t")["count"].sum()
@@ -220,23 +218,38 @@ def test_nonprivate_ranking_recovers_the_truth_order(synthetic, capsys):
     assert order[0] in ("item 00", "item 01") and order[-1] in ("item 10", "item 11")
 
 
-def test_same_seed_same_bytes(synthetic, tmp_path, capsys):
+def test_same_insecure_seed_same_bytes_and_fresh_noise_otherwise(synthetic, tmp_path, capsys):
     paths = []
-    for k, seed in enumerate((11, 11, 12)):
+    for k, seed in enumerate((11, 11, 12, None, None)):
         out = tmp_path / f"r{k}.csv"
-        argv = ["rank", synthetic, "--privacy", "edge", "--epsilon", 1, "--seed", seed]
-        assert run([*argv, "--out", out], capsys)[0] == 0
+        argv = ["rank", synthetic, "--privacy", "edge", "--epsilon", 1, "--out", out]
+        code, _, err = run(argv if seed is None else [*argv, "--insecure-seed", seed], capsys)
+        assert code == 0
+        assert ("NOT private" in err) is (seed is not None)
         paths.append(out)
     assert paths[0].read_bytes() == paths[1].read_bytes()
     same_json = (p.with_suffix(".json").read_bytes() for p in paths[:2])
     assert next(same_json) == next(same_json)
     assert paths[0].read_bytes() != paths[2].read_bytes()
+    assert paths[3].read_bytes() != paths[4].read_bytes()  # the secure source: fresh noise
+    records = [json.loads(p.with_suffix(".json").read_text()) for p in paths]
+    assert [r["private"] for r in records] == [False, False, False, True, True]
+
+
+@pytest.mark.parametrize("command", ["rank", "privatize"])
+def test_plain_seed_is_refused_naming_the_opt_in(synthetic, tmp_path, capsys, command):
+    extra = ["--privacy", "edge"] if command == "rank" else []
+    out = tmp_path / "out.csv"
+    argv = [command, synthetic, *extra, "--epsilon", 1, "--seed", 7, "--out", out]
+    code, _, err = run(argv, capsys)
+    assert code == 2 and "--insecure-seed" in err
+    assert not out.exists()
 
 
 def test_out_dash_writes_only_the_result(synthetic, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     code, out, _ = run(
-        ["rank", synthetic, "--privacy", "edge", "--epsilon", 1, "--out", "-", "--seed", 1],
+        ["rank", synthetic, "--privacy", "edge", "--epsilon", 1, "--out", "-"],
         capsys,
     )
     assert code == 0
@@ -244,34 +257,48 @@ def test_out_dash_writes_only_the_result(synthetic, tmp_path, capsys, monkeypatc
     assert list(tmp_path.iterdir()) == []  # no sidecar, no default file
 
 
-def test_plot_and_sidecar_fields(synthetic, tmp_path, capsys):
-    out, plot = tmp_path / "r.csv", tmp_path / "r.png"
-    argv = ["rank", synthetic, "--privacy", "individual", "--epsilon", 1, "--seed", 2]
-    assert run([*argv, "--out", out, "--plot", plot], capsys)[0] == 0
+def test_plot_public_and_private_records(synthetic, tmp_path, capsys):
+    out, plot, audit = tmp_path / "r.csv", tmp_path / "r.png", tmp_path / "audit.json"
+    argv = ["rank", synthetic, "--privacy", "individual", "--epsilon", 1, "--max-per-user", 30]
+    assert run([*argv, "--out", out, "--plot", plot, "--audit-record", audit], capsys)[0] == 0
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    record = json.loads(out.with_suffix(".json").read_text())
+    text = out.with_suffix(".json").read_text()
+    assert text.endswith("}\n")
+    record = json.loads(text)
     for key in (
         "mechanism",
         "paper",
         "algorithm",
         "privacy_unit",
         "trust_model",
+        "private",
         "epsilon",
         "delta",
-        "L",
-        "seed",
-        "n_items",
-        "n_users",
-        "n_comparisons",
-        "solver",
+        "max_per_user",
+        "noise",
+        "public",
         "dprank_version",
     ):
         assert key in record
-    assert (
-        record["input"]["sha256"]
-        == __import__("hashlib").sha256(synthetic.read_bytes()).hexdigest()
-    )
-    assert record["privacy_unit"] == "user" and record["n_users"] == 20
+    assert record["privacy_unit"] == "user" and record["max_per_user"] == 30
+    # nothing computed from the data outside the mechanism: no seed, hash or exact count
+    digest = __import__("hashlib").sha256(synthetic.read_bytes()).hexdigest()
+    for secret in ("seed", "n_users", "n_comparisons", "n_components", "solver", "input", "L"):
+        assert secret not in record
+    assert digest not in text
+    assert set(record["noise"]) <= {
+        "noise",
+        "noise_scale",
+        "sensitivity",
+        "sampler",
+        "grid_exponent",
+        "max_per_user",
+    }
+    # the data owner's record: readable by its owner only
+    assert audit.stat().st_mode & 0o777 == 0o600
+    private = json.loads(audit.read_text())
+    assert private["input"]["sha256"] == digest
+    assert private["n_users"] == 20 and private["n_dropped_by_max_per_user"] > 0
 
 
 def test_disconnected_graph_warns_and_ranks(tmp_path, capsys):
@@ -340,7 +367,8 @@ def test_bad_file_exit_2_one_message_nothing_written(case, tmp_path, capsys):
     [
         (["--privacy", "none"], "no such file"),
         (["--privacy", "none", "DIR"], "is a directory"),
-        (["--privacy", "individual", "--epsilon", "1", "NOUSER"], "no 'user' column"),
+        (["--privacy", "individual", "--epsilon", "1", "--max-per-user", "3", "NOUSER"], "user"),
+        (["--privacy", "individual", "--epsilon", "1", "GOOD"], "--max-per-user"),
         (["--privacy", "local", "NOUSER"], "no 'user' column"),
         (["--privacy", "local", "GOOD"], "no 'epsilon' column"),
         (["--privacy", "local", "BADEPS"], "line 3, column 4 (epsilon)"),
@@ -391,8 +419,12 @@ def test_as_published_warns(tmp_path, capsys):
     path = tmp_path / "good.csv"
     path.write_text(GOOD)
     argv = ["rank", path, "--privacy", "individual", "--epsilon", 1, "--method", "counts"]
-    code, _, err = run([*argv, "--as-published", "--out", "-", "--seed", 1], capsys)
+    record = tmp_path / "record.json"
+    argv += ["--max-per-user", 2, "--as-published", "--out", tmp_path / "r.csv"]
+    code, _, err = run([*argv, "--sidecar", record], capsys)
     assert code == 0 and "2 eps-DP" in err
+    # the record states the guarantee actually given: 2 epsilon
+    assert json.loads(record.read_text())["epsilon"] == 2.0
 
 
 # --------------------------------------------------------------------------- help
@@ -409,7 +441,9 @@ def test_as_published_warns(tmp_path, capsys):
                 "--method",
                 "--model",
                 "--top-k",
-                "--seed",
+                "--insecure-seed",
+                "--max-per-user",
+                "--audit-record",
                 "--out",
                 "--plot",
                 "--quiet",
@@ -417,7 +451,10 @@ def test_as_published_warns(tmp_path, capsys):
                 "--sidecar",
             ],
         ),
-        ("privatize", ["--epsilon", "--user-epsilon-column", "--out", "--seed", "--mechanism"]),
+        (
+            "privatize",
+            ["--epsilon", "--user-epsilon-column", "--out", "--insecure-seed", "--mechanism"],
+        ),
         ("datasets", ["list", "export", "--out", "--data-dir"]),
         ("methods", []),
     ],
@@ -448,7 +485,7 @@ def test_privatize_budgets_from_a_column_and_errors(tmp_path, capsys):
     path = tmp_path / "raw.csv"
     path.write_text("winner,loser,user,budget\na,b,u1,0.5\nb,c,u1,0.5\nc,a,u2,3\n")
     out = tmp_path / "rel.csv"
-    argv = ["privatize", path, "--user-epsilon-column", "budget", "--seed", 1, "--out", out]
+    argv = ["privatize", path, "--user-epsilon-column", "budget", "--out", out]
     code, _, err = run(argv, capsys)
     assert code == 0, err
     rel = pd.read_csv(out)
@@ -470,7 +507,7 @@ def test_privatize_flip_rate_matches_randomized_response(tmp_path, capsys):
         path, index=False
     )
     out = tmp_path / "rel.csv"
-    assert run(["privatize", path, "--epsilon", 1, "--seed", 5, "--out", out], capsys)[0] == 0
+    assert run(["privatize", path, "--epsilon", 1, "--out", out], capsys)[0] == 0
     flipped = (pd.read_csv(out)["outcome"] == 0).mean()
     p = 1 / (np.e + 1)
     assert abs(flipped - p) < 4 * np.sqrt(p * (1 - p) / n)

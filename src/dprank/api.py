@@ -19,9 +19,10 @@ import pandas as pd
 
 from .comparisons import Comparisons
 from .inputs import comparisons_from_frame
-from .methods import Fit, Method, all_methods, get_method
+from .methods import PUBLIC_DETAILS, Fit, Method, all_methods, get_method
 from .metrics_b import ranks as rank_scores
 from .models import LINKS
+from .noise import NoiseSource, as_noise_source
 
 __all__ = [
     "DEFAULT_METHOD",
@@ -36,6 +37,25 @@ __all__ = [
 PRIVACY = {"edge": "edge", "individual": "individual", "local": "local", "none": "nonprivate"}
 #: The method used when ``method`` is not given.
 DEFAULT_METHOD = {"edge": "mle", "individual": "mle", "local": "adrr", "none": "mle"}
+
+#: Budgets outside this range are refused: below it the noise scale leaves the range
+#: of float64, above it the noise grid does.
+EPSILON_RANGE = (1e-9, 1e9)
+
+#: What each privacy model treats as public, written into a release's record.
+PUBLIC_QUANTITIES = {
+    "edge": (
+        "the items and the comparison graph (which pairs were compared, how often); "
+        "only the outcomes are private (Paper A: neighbours differ in one outcome)"
+    ),
+    "individual": (
+        "the items, the declared bound max_per_user and the number of users; a user's "
+        "comparisons (pairs and outcomes) are private (neighbours replace all of one user's "
+        "comparisons)"
+    ),
+    "local": "everything in the input: it is already each user's local-DP release",
+    "none": "everything: the non-private fit protects nothing",
+}
 
 
 class DisconnectedWarning(UserWarning):
@@ -66,9 +86,17 @@ class Ranking:
         What the method returned (convergence, calibration details).
     n_items, n_users, n_comparisons, n_components : int
         ``n_users`` is 0 when the input has no users; ``n_comparisons`` counts
-        the ``count`` multiplicities.
+        the ``count`` multiplicities (after bounding each user's contributions).
+        These are facts about the private data: they are in the data owner's
+        :meth:`audit_record`, never in the public :meth:`record`.
     L : int or None
-        The largest number of comparisons of one user (when users are given).
+        The declared bound on one user's comparisons (``max_per_user``) of an
+        individual-DP release; ``None`` otherwise.
+    private : bool
+        Whether the noise came from the operating system's secure generator
+        (``False`` for a seeded, reproducible run, and for ``privacy="none"``).
+    n_dropped : int
+        Comparisons removed to respect ``max_per_user`` (private).
     """
 
     items: np.ndarray
@@ -84,6 +112,8 @@ class Ranking:
     n_comparisons: int
     n_components: int
     L: int | None
+    private: bool = False
+    n_dropped: int = 0
 
     @property
     def order(self) -> np.ndarray:
@@ -100,9 +130,23 @@ class Ranking:
         """The ``delta`` of the guarantee (0 for pure ``eps``-DP)."""
         return float(self.fit.details.get("delta", self.method.delta))
 
+    @property
+    def epsilon_guaranteed(self) -> float | None:
+        """The ``epsilon`` actually guaranteed (``2 epsilon`` for the as-published counts)."""
+        if self.epsilon is None:
+            return None
+        return float(self.fit.details.get("epsilon_guaranteed", self.epsilon))
+
     def to_frame(self) -> pd.DataFrame:
-        """``item, score, rank`` (and ``in_top_k``), one row per item, sorted by rank."""
+        """The release: ``item, score, rank`` (and ``in_top_k``), one row per item, by rank.
+
+        For the one-shot method only its noisy top ``k`` is released: ``item,
+        rank`` for those ``k`` items.
+        """
         order = np.argsort(self.ranks, kind="stable")
+        if not self.fit.scores_released:
+            order = order[: self.top_k]
+            return pd.DataFrame({"item": self.items[order], "rank": self.ranks[order]})
         frame = pd.DataFrame(
             {
                 "item": self.items[order],
@@ -113,6 +157,52 @@ class Ranking:
         if self.top_k is not None:
             frame["in_top_k"] = self.in_top_k[order]
         return frame
+
+    def record(self) -> dict:
+        """The public record of the release: the mechanism and its public parameters.
+
+        Nothing computed from the private data outside the mechanism: no
+        counts of comparisons or users, no solver trace, no seed, no input hash
+        (those are in :meth:`audit_record`). ``epsilon`` and ``delta`` are the
+        guarantee actually given.
+        """
+        m = self.method
+        details = {k: v for k, v in self.fit.details.items() if k in PUBLIC_DETAILS}
+        details.pop("epsilon_guaranteed", None)
+        privacy = next(p for p, prefix in PRIVACY.items() if m.name.startswith(prefix + "_"))
+        out = {
+            "mechanism": m.name,
+            "description": m.description,
+            "paper": m.paper,
+            "algorithm": m.algorithm,
+            "privacy": privacy,
+            "privacy_unit": m.privacy_unit,
+            "trust_model": m.trust_model,
+            "private": self.private,
+            "epsilon": self.epsilon_guaranteed,
+            "delta": self.delta,
+            "epsilon_requested": self.epsilon,
+            "max_per_user": self.L,
+            "model": self.model,
+            "top_k": self.top_k,
+            "noise": details,
+            "public": PUBLIC_QUANTITIES[privacy],
+        }
+        if m.trust_model == "local" or not m.private:
+            out.pop("epsilon_requested")
+        return out
+
+    def audit_record(self) -> dict:
+        """Facts about the private data and the fit, for the data owner only (keep it secret)."""
+        return {
+            "n_items": self.n_items,
+            "n_users": self.n_users,
+            "n_comparisons": self.n_comparisons,
+            "n_components": self.n_components,
+            "n_dropped_by_max_per_user": self.n_dropped,
+            "solver": {"converged": self.fit.converged, "n_iter": self.fit.n_iter},
+            "calibration": dict(self.fit.details),
+        }
 
 
 def method_name(privacy: str, method: str | None = None, *, as_published: bool = False) -> str:
@@ -169,16 +259,35 @@ def _as_comparisons(comparisons, method: Method, real_outcomes: bool) -> Compari
 
 def _check_epsilon(epsilon, privacy: str) -> float | None:
     if privacy in ("none", "local"):
+        if epsilon is not None:
+            why = ": the users' budgets are in the data's epsilon column"
+            why = why if privacy == "local" else ""
+            raise ValueError(f"epsilon is not used with privacy {privacy!r}{why}")
         return None
     if epsilon is None:
         raise ValueError(f"privacy {privacy!r} needs epsilon")
+    if isinstance(epsilon, (bool, np.bool_)):
+        raise TypeError(f"epsilon must be a number, got {epsilon!r}")
     try:
         eps = float(epsilon)
     except (TypeError, ValueError):
-        raise ValueError(f"epsilon must be a number, got {epsilon!r}") from None
+        raise TypeError(f"epsilon must be a number, got {epsilon!r}") from None
     if not eps > 0 or math.isnan(eps) or math.isinf(eps):
         raise ValueError(f"epsilon must be a positive finite number, got {epsilon!r}")
+    low, high = EPSILON_RANGE
+    if not low <= eps <= high:
+        raise ValueError(f"epsilon must lie between {low:g} and {high:g}, got {epsilon!r}")
     return eps
+
+
+def _check_int(value, name: str, low: int, high: int | None = None) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {value!r}")
+    v = int(value)
+    if v < low or (high is not None and v > high):
+        span = f"at least {low}" if high is None else f"between {low} and {high}"
+        raise ValueError(f"{name} must be {span}, got {v}")
+    return v
 
 
 def rank(
@@ -188,8 +297,9 @@ def rank(
     method: str | None = None,
     model: str = "btl",
     top_k: int | None = None,
-    rng: np.random.Generator | int | None = None,
+    rng: NoiseSource | np.random.Generator | int | None = None,
     *,
+    max_per_user: int | None = None,
     as_published: bool = False,
     options: Mapping[str, Any] | None = None,
 ) -> Ranking:
@@ -206,7 +316,7 @@ def rank(
     privacy : {"edge", "individual", "local", "none"}
         What is protected. ``edge``: one comparison (Paper A, Algorithm 1 or 2).
         ``individual``: all comparisons of one user, at a trusted curator
-        (Paper A, Algorithm 3; ``L`` = the most comparisons any user made).
+        (Paper A, Algorithm 3, with ``L`` the declared ``max_per_user``).
         ``local``: the input is already released by its users with randomized
         response (``dprank privatize``) and carries each user's budget; it is
         estimated with Paper B's ADRR (B2 eq. (3)-(5)) or another plug-in.
@@ -223,15 +333,23 @@ def rank(
     top_k : int, optional
         Also report which items are among the top ``k`` (and the ``k`` of the
         one-shot method).
-    rng : numpy.random.Generator or int, optional
-        Source of the privacy noise (an int seeds a new generator). Give one
-        for reproducible output; never publish it with a private ranking.
+    rng : None, NoiseSource, int or numpy.random.Generator
+        Source of the privacy noise. ``None`` (the default): the operating
+        system's cryptographically secure generator through exact samplers
+        (:mod:`dprank.noise`). An int or a Generator is an explicit opt-in to
+        reproducible, **not private** noise (tests, teaching): anyone who knows
+        or guesses it can remove the noise; the result says ``private=False``.
+    max_per_user : int, optional
+        ``privacy="individual"`` (required): the declared public bound ``L`` on
+        the comparisons of one user. The noise is calibrated to it; a user with
+        more comparisons keeps ``L`` of them, chosen uniformly at random.
     as_published : bool
         Individual-DP counts with Algorithm 3's printed ``Laplace(L/eps)``,
         which is only ``2 eps``-DP (a warning says so); the default is the
         calibrated ``Laplace(2L/eps)``.
     options : dict, optional
-        Keyword options passed to the method (``gamma``, ``c0``, ``xtol``, ...).
+        Keyword options passed to the method (``gamma``, ``c0``, ``xtol``, ...);
+        an option the method does not take is an error.
 
     Returns
     -------
@@ -241,9 +359,12 @@ def rank(
     ------
     ValueError
         Unknown privacy or method, a bad epsilon, ``top_k`` larger than the
-        number of items; :class:`dprank.inputs.InputError` (a ValueError) for
-        bad comparisons, :class:`dprank.methods.MethodInputError` when the data
-        lack what the method needs.
+        number of items, a missing ``max_per_user``, an unknown option;
+        :class:`dprank.inputs.InputError` (a ValueError) for bad comparisons,
+        :class:`dprank.methods.MethodInputError` when the data lack what the
+        method needs (outcomes other than 0/1 for a central mechanism, say).
+    TypeError
+        ``rng``, ``top_k``, ``epsilon`` or ``max_per_user`` of the wrong type.
 
     Warns
     -----
@@ -259,13 +380,36 @@ def rank(
     >>> result = dprank.rank(games, privacy="none")
     >>> result.order.tolist()
     ['ann', 'cy', 'bob']
-    >>> private = dprank.rank(games, privacy="edge", epsilon=1.0, rng=7)
+    >>> private = dprank.rank(games, privacy="edge", epsilon=1.0)
     >>> private.to_frame().columns.tolist()
     ['item', 'score', 'rank']
+    >>> private.private
+    True
     """
     name = method_name(privacy, method, as_published=as_published)
     meth = get_method(name)
     eps = _check_epsilon(epsilon, privacy)
+    noise = as_noise_source(rng)
+    opts = dict(options or {})
+    accepted = meth.options
+    if accepted is not None:
+        unknown = sorted(set(opts) - set(accepted))
+        if unknown:
+            raise ValueError(
+                f"options {unknown} are not options of method {name} "
+                f"(it takes {list(accepted) or 'none'})"
+            )
+    if "max_per_user" in opts:
+        raise ValueError("give max_per_user as the argument max_per_user, not in options")
+    if privacy == "individual":
+        if max_per_user is None:
+            raise ValueError(
+                "privacy 'individual' needs max_per_user: the declared public bound on the "
+                "comparisons of one user (the noise is calibrated to it, never to the data)"
+            )
+        max_per_user = _check_int(max_per_user, "max_per_user", 1)
+    elif max_per_user is not None:
+        raise ValueError(f"max_per_user applies to privacy 'individual' only, not {privacy!r}")
     if model not in LINKS:
         raise ValueError(f"model must be one of {list(LINKS)}, got {model!r}")
     if meth.models and model not in meth.models:
@@ -281,9 +425,7 @@ def rank(
     meth.check(data)
     n = data.n_items
     if top_k is not None:
-        top_k = int(top_k)
-        if not 1 <= top_k <= n:
-            raise ValueError(f"top_k must be between 1 and the number of items {n}, got {top_k}")
+        top_k = _check_int(top_k, "top_k", 1, n)
     if meth.name == "edge_one_shot" and top_k is None:
         raise ValueError("the one-shot method selects a top k: give top_k")
     n_comp, _ = data.components()
@@ -294,18 +436,18 @@ def rank(
             DisconnectedWarning,
             stacklevel=2,
         )
-    if rng is None or isinstance(rng, (int, np.integer)):
-        rng = np.random.default_rng(rng)
-    opts = dict(options or {})
-    fit = meth.fit(data, np.inf if eps is None else eps, rng, model=model, top_k=top_k, **opts)
+    n_dropped = 0
+    if max_per_user is not None:
+        from .release import bound_user_contributions
+
+        data, n_dropped = bound_user_contributions(data, max_per_user, noise)
+        opts["max_per_user"] = max_per_user
+    fit = meth.fit(data, np.inf if eps is None else eps, noise, model=model, top_k=top_k, **opts)
     scores = np.asarray(fit.scores, dtype=np.float64)
     if scores.shape != (n,) or not np.all(np.isfinite(scores)):
         raise RuntimeError(f"method {name} returned scores of shape {scores.shape} or non-finite")
     ranks = fit.ranks if fit.ranks is not None else rank_scores(scores)
     labels = data.labels if data.labels is not None else np.arange(n).astype(str)
-    L = None
-    if data.user is not None:
-        L = math.ceil(float(np.max(data.per_user_counts())))
     return Ranking(
         items=np.asarray(labels).astype(str),
         scores=scores,
@@ -319,5 +461,7 @@ def rank(
         n_users=int(data.n_users) if data.user is not None else 0,
         n_comparisons=round(float(data.n_comparisons)),
         n_components=int(n_comp),
-        L=L,
+        L=max_per_user,
+        private=noise.secure and meth.private,
+        n_dropped=n_dropped,
     )

@@ -15,7 +15,15 @@ Conventions: results go to the ``--out`` file (or standard output with
 ``--out -``), messages and progress to standard error; exit status 0 on success,
 2 on a usage or input error (one message naming the file, line and column, and
 no output file written), 1 on an internal failure. Outputs are written through
-temporary names, so a failed run leaves nothing behind.
+temporary names, so a failed run leaves nothing behind; no output may be an
+input or another output (paths compared after resolving links).
+
+Releases (``rank --privacy edge|individual|local``, ``privatize``) draw their
+noise from the operating system's secure generator through exact samplers
+(:mod:`dprank.noise`); ``--insecure-seed`` is the explicit opt-in to
+reproducible, not private noise. The ranking file and its JSON record hold only
+the release and public parameters; ``--audit-record`` writes the private facts
+(input hash, counts, solver trace) to a file only its owner can read.
 """
 
 from __future__ import annotations
@@ -149,12 +157,15 @@ def _write_outputs(
     with ExitStack() as stack:
         to_stdout = []
         for path, writer in outputs:
+            mode = None
+            if isinstance(path, _Private):
+                path, mode = path.path, 0o600
             if path is None:
                 continue
             if path == "-":
                 to_stdout.append(writer)
                 continue
-            tmp = stack.enter_context(atomic_path(path))
+            tmp = stack.enter_context(atomic_path(path, mode=mode))
             writer(tmp)
         for writer in to_stdout:
             buffer = io.StringIO()
@@ -182,6 +193,34 @@ def _json_writer(record: dict) -> Callable:
     return write
 
 
+class _Private:
+    """An output written with mode 0600 (the audit record)."""
+
+    def __init__(self, path: str | None):
+        self.path = path
+
+
+def _check_paths(inputs: dict[str, str], outputs: dict[str, str | None]) -> None:
+    """Refuse an output that is an input or another output (links and relative paths resolved).
+
+    ``inputs`` and ``outputs`` map an option name (``COMPARISONS``, ``--out``,
+    ...) to its path; ``None`` and ``"-"`` (standard output) are skipped.
+    """
+    seen: dict[Path, str] = {}
+    for name, path in inputs.items():
+        seen.setdefault(Path(path).resolve(), f"the input {name} ({path})")
+    for name, path in outputs.items():
+        if path is None or path == "-":
+            continue
+        resolved = Path(path).resolve()
+        if resolved in seen:
+            raise UsageError(
+                f"{name} {path} is also {seen[resolved]}: choose another file name "
+                "(an output must never overwrite an input or another output)"
+            )
+        seen[resolved] = f"the output {name} ({path})"
+
+
 def _plain(value):
     """JSON-ready copy of a value (numpy scalars and arrays to Python)."""
     if isinstance(value, dict):
@@ -200,8 +239,25 @@ def _plain(value):
     return value
 
 
-def _fresh_seed() -> int:
-    return int(np.random.SeedSequence().entropy % (2**63))
+def _noise_source(args, name: str, domain: str):
+    """The release's noise: the OS's secure generator, or ``--insecure-seed``'s stream."""
+    from .noise import NoiseSource
+    from .seeding import Stream, generator, stable_id
+
+    if args.seed is not None:
+        raise UsageError(
+            "--seed is refused for a release: its noise would be a function of a guessable "
+            "number. The noise comes from the operating system's secure generator; for "
+            "reproducible noise that is NOT private (tests, teaching) use --insecure-seed S"
+        )
+    if args.insecure_seed is None:
+        return NoiseSource.system()
+    gen = generator(args.insecure_seed, domain, stable_id(name), 0, Stream.RELEASE)
+    _stderr(
+        "warning: --insecure-seed: the noise is reproducible from the seed, so this output is "
+        'NOT private (its record says "private": false)'
+    )
+    return NoiseSource.from_seed(gen)
 
 
 # --------------------------------------------------------------------------- rank
@@ -218,6 +274,8 @@ def _plot_writer(ranking, path: str, max_items: int = 50) -> Callable:
         import matplotlib.pyplot as plt
 
         frame = ranking.to_frame().head(max_items)
+        if "score" not in frame:  # the one-shot release: its top k only, no scores
+            frame = frame.assign(score=-frame["rank"].astype(float))
         k = len(frame)
         fig, ax = plt.subplots(figsize=(6.0, 1.0 + 0.22 * k))
         pos = np.arange(k)[::-1]
@@ -247,7 +305,6 @@ def _cmd_rank(args) -> int:
     from .api import method_name, rank
     from .inputs import read_comparisons
     from .methods import get_method
-    from .seeding import Stream, generator, stable_id
 
     if args.privacy in ("edge", "individual") and args.epsilon is None:
         raise UsageError(f"--privacy {args.privacy} needs --epsilon")
@@ -258,6 +315,14 @@ def _cmd_rank(args) -> int:
         )
     if args.as_published and not (args.privacy == "individual" and args.method == "counts"):
         raise UsageError("--as-published applies only to --privacy individual --method counts")
+    if args.privacy == "individual" and args.max_per_user is None:
+        raise UsageError(
+            "--privacy individual needs --max-per-user L: the declared, public bound on the "
+            "comparisons of one user (the noise is calibrated to it; a user with more keeps L "
+            "of them, chosen at random)"
+        )
+    if args.max_per_user is not None and args.privacy != "individual":
+        raise UsageError("--max-per-user applies only to --privacy individual")
     try:
         name = method_name(args.privacy, args.method, as_published=args.as_published)
     except ValueError as exc:
@@ -265,6 +330,19 @@ def _cmd_rank(args) -> int:
     method = get_method(name)
     if args.plot is not None and args.plot == "-":
         raise UsageError("--plot needs a file name")
+    if args.audit_record == "-":
+        raise UsageError("--audit-record needs a file name (it is written with mode 0600)")
+    sidecar = _sidecar_path(args)
+    _check_paths(
+        {"COMPARISONS": args.comparisons},
+        {
+            "--out": args.out,
+            "--sidecar": sidecar,
+            "--plot": args.plot,
+            "--audit-record": args.audit_record,
+        },
+    )
+    noise = _noise_source(args, name, "dprank.rank")
 
     progress = _Progress(3, args.quiet)
     try:
@@ -277,8 +355,6 @@ def _cmd_rank(args) -> int:
         )
         progress.done()
         progress.stage("fitting")
-        seed = _fresh_seed() if args.seed is None else args.seed
-        rng = generator(seed, "dprank.rank", stable_id(name), 0, Stream.RELEASE)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             ranking = rank(
@@ -288,7 +364,8 @@ def _cmd_rank(args) -> int:
                 method=args.method,
                 model=args.model,
                 top_k=args.top_k,
-                rng=rng,
+                rng=noise,
+                max_per_user=args.max_per_user,
                 as_published=args.as_published,
             )
         for w in caught:
@@ -296,43 +373,30 @@ def _cmd_rank(args) -> int:
         progress.done()
         progress.stage("writing")
         c = table.comparisons
-        record = {
-            "dprank_version": __version__,
-            "mechanism": method.name,
-            "description": method.description,
-            "paper": method.paper,
-            "algorithm": method.algorithm,
-            "privacy": args.privacy,
-            "privacy_unit": method.privacy_unit,
-            "trust_model": method.trust_model,
-            "epsilon": ranking.epsilon,
-            "delta": ranking.delta,
-            "L": ranking.L,
-            "model": ranking.model,
-            "top_k": ranking.top_k,
-            "seed": seed,
-            "n_items": ranking.n_items,
-            "n_users": ranking.n_users,
-            "n_comparisons": ranking.n_comparisons,
-            "n_components": ranking.n_components,
-            "solver": {"converged": ranking.fit.converged, "n_iter": ranking.fit.n_iter},
-            "calibration": dict(ranking.fit.details),
-            "input": {
-                "file": Path(args.comparisons).name,
-                "sha256": table.sha256,
-                "layout": table.layout,
-                "rows": table.n_rows,
-            },
-        }
-        if method.trust_model == "local":
-            eps_user = np.asarray(c.user_epsilon)
-            record["user_epsilon"] = {"min": eps_user.min(), "max": eps_user.max()}
+        record = {"dprank_version": __version__, **ranking.record()}
         outputs = [
             (args.out, _csv_writer(ranking.to_frame())),
-            (_sidecar_path(args), _json_writer(_plain(record))),
+            (sidecar, _json_writer(_plain(record))),
         ]
         if args.plot is not None:
             outputs.append((args.plot, _plot_writer(ranking, args.plot)))
+        if args.audit_record is not None:
+            audit = {
+                "dprank_version": __version__,
+                "warning": "private: facts about the input data; do not publish",
+                "insecure_seed": args.insecure_seed,
+                "input": {
+                    "file": Path(args.comparisons).name,
+                    "sha256": table.sha256,
+                    "layout": table.layout,
+                    "rows": table.n_rows,
+                },
+                **ranking.audit_record(),
+            }
+            if method.trust_model == "local":
+                eps_user = np.asarray(c.user_epsilon)
+                audit["user_epsilon"] = {"min": eps_user.min(), "max": eps_user.max()}
+            outputs.append((_Private(args.audit_record), _json_writer(_plain(audit))))
         _write_outputs(outputs)
         progress.done()
     finally:
@@ -347,11 +411,12 @@ def _cmd_privatize(args) -> int:
     import pandas as pd
 
     from .inputs import read_comparisons
-    from .methods import release_local
-    from .seeding import Stream, generator, stable_id
+    from .release import local_release
 
     if (args.epsilon is None) == (args.user_epsilon_column is None):
         raise UsageError("give exactly one of --epsilon and --user-epsilon-column")
+    _check_paths({"COMPARISONS": args.comparisons}, {"--out": args.out})
+    noise = _noise_source(args, args.mechanism, "dprank.privatize")
     table = read_comparisons(
         args.comparisons,
         need_users=True,
@@ -360,9 +425,8 @@ def _cmd_privatize(args) -> int:
     )
     c = table.comparisons
     eps_user = np.full(c.n_users, args.epsilon) if args.epsilon is not None else c.user_epsilon
-    seed = _fresh_seed() if args.seed is None else args.seed
-    rng = generator(seed, "dprank.privatize", stable_id(args.mechanism), 0, Stream.RELEASE)
-    rel = release_local(c, eps_user, rng, args.mechanism)
+    aggregate = table.has_count and args.mechanism == "rr"
+    rel = local_release(c, eps_user, noise, args.mechanism, aggregate=aggregate)
     labels = np.asarray(c.labels).astype(str)
     columns = {
         "item_a": labels[rel.i],
@@ -370,15 +434,16 @@ def _cmd_privatize(args) -> int:
         "outcome": rel.y if args.mechanism == "laplace" else rel.y.astype(np.int64),
         "user": np.asarray(table.user_labels)[rel.user],
     }
-    if table.has_count and args.mechanism == "rr":
+    if aggregate:
         columns["count"] = rel.count.astype(np.int64)
     columns["epsilon"] = eps_user[rel.user]
     frame = pd.DataFrame(columns)
     _write_outputs([(args.out, _csv_writer(frame))])
     if args.out != "-" and not args.quiet:
         _stderr(
-            f"released {len(frame)} rows ({args.mechanism}, {c.n_users} users) to {args.out}; "
-            "each comparison is eps-LDP with its user's budget"
+            f"released {len(frame)} rows ({args.mechanism}) to {args.out}; each comparison "
+            "is eps-LDP with its user's budget"
+            + ("" if noise.secure else " only if the seed stays secret (--insecure-seed)")
         )
     return EXIT_OK
 
@@ -435,17 +500,29 @@ methods per privacy (--method):
   local       adrr (default), debiased_rr, classic_rr, laplace, count
   none        mle (default), counts
 
+privacy: the noise comes from the operating system's secure generator through
+exact samplers (docs/privacy.md). ranking.csv and ranking.json are the release:
+the ranking, the mechanism and its public parameters (epsilon, delta, declared
+bounds), nothing else about the data. Keep the input and any --audit-record
+file secret. --insecure-seed S makes the noise reproducible and the output NOT
+private (tests, teaching).
+
 example:
-  dprank rank games.csv --privacy edge --epsilon 1 --seed 7 --out ranking.csv
-writes ranking.csv (item,score,rank) and ranking.json (mechanism, eps, seed, ...).
-The seed reproduces the noise: keep it (and ranking.json) private.
+  dprank rank games.csv --privacy edge --epsilon 1 --out ranking.csv
+  dprank rank survey.csv --privacy individual --epsilon 1 --max-per-user 20
+writes ranking.csv (item,score,rank) and ranking.json (the public record).
 """
 
 _PRIVATIZE_EPILOG = """\
-Each comparison is released with randomized response (flipped with probability
-1/(e^eps + 1); Paper B) or, with --mechanism laplace, as outcome + Laplace(1/eps).
+Each comparison is released on its own with randomized response (flipped with
+probability 1/(e^eps + 1), exactly; Paper B) or, with --mechanism laplace, as
+outcome + exact Laplace(1/eps) noise on a power-of-two grid. The noise comes
+from the operating system's secure generator (docs/privacy.md). Rows are
+oriented (item_a before item_b in label order) and sorted canonically, so
+neither order nor orientation tells the true outcome; with a count column the
+released comparisons are counted again per user, pair and released outcome.
 The input needs a user column; the output has item_a,item_b,outcome,user[,count],epsilon
-and is the input of `dprank rank --privacy local`.
+and is the input of `dprank rank --privacy local`. Keep the input secret.
 
 example:
   dprank privatize survey.csv --epsilon 1 --out released.csv
@@ -460,6 +537,18 @@ example:
   dprank datasets list
   dprank datasets export car_preferences --out cars.csv
 """
+
+
+def _add_seed_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--insecure-seed",
+        type=_seed,
+        metavar="S",
+        help="reproducible noise from seed S for tests and teaching: the output is NOT "
+        "private (default: the operating system's secure generator)",
+    )
+    # refused with a message that names --insecure-seed (see _noise_source)
+    p.add_argument("--seed", type=_seed, help=argparse.SUPPRESS)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -516,11 +605,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="add an in_top_k column (at most the number of items)",
     )
     p.add_argument(
-        "--seed",
-        type=_seed,
-        metavar="S",
-        help="seed of the privacy noise (default: fresh entropy, recorded in the sidecar)",
+        "--max-per-user",
+        type=_positive_int,
+        metavar="L",
+        help="individual (required): declared public bound on one user's comparisons; the "
+        "noise is calibrated to it and a user with more keeps L, chosen at random",
     )
+    _add_seed_options(p)
     p.add_argument(
         "--out",
         default="ranking.csv",
@@ -531,13 +622,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--sidecar",
         metavar="FILE",
-        help="JSON record of the run (default: the --out file with .json; none with --out -)",
+        help="public JSON record of the release: mechanism, epsilon, delta, declared bounds "
+        "(default: the --out file with .json; none with --out -)",
+    )
+    p.add_argument(
+        "--audit-record",
+        metavar="FILE",
+        help="private JSON record for the data owner (input hash, counts, solver trace), "
+        "written with mode 0600; never publish it",
     )
     p.add_argument("--plot", metavar="FILE", help="dot plot of the scores (top 50 items)")
     p.add_argument(
         "--as-published",
         action="store_true",
-        help="individual counts with Algorithm 3's printed Laplace(L/eps): only 2 eps-DP",
+        help="individual counts with Algorithm 3's printed Laplace(L/eps): only 2 eps-DP "
+        "(the record says epsilon = 2 EPS)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress display")
     p.set_defaults(func=_cmd_rank)
@@ -564,7 +663,7 @@ def build_parser() -> argparse.ArgumentParser:
         default="rr",
         help="randomized response (default) or the Laplace mechanism",
     )
-    p.add_argument("--seed", type=_seed, metavar="S", help="seed (default: fresh entropy)")
+    _add_seed_options(p)
     p.add_argument(
         "--out", required=True, metavar="FILE", help="released CSV ('-' for standard output)"
     )

@@ -28,10 +28,12 @@ def _umask() -> int:
 
 
 @contextmanager
-def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
+def atomic_path(path: str | os.PathLike, mode: int | None = None) -> Iterator[Path]:
     """Yield a temporary path next to ``path``; rename it onto ``path`` on success.
 
     A failure leaves no partial file at ``path`` (the temporary is removed).
+    ``mode`` (e.g. ``0o600`` for a private record) replaces the usual
+    ``0o666 & ~umask``; the temporary is created ``0o600`` either way.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -40,7 +42,8 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     tmp_path = Path(tmp)
     try:
         yield tmp_path
-        os.chmod(tmp_path, 0o666 & ~_umask())  # mkstemp creates 0600; give the usual mode
+        # mkstemp creates 0600; give the usual mode unless asked otherwise
+        os.chmod(tmp_path, (0o666 & ~_umask()) if mode is None else mode)
         os.replace(tmp_path, path)
     finally:
         if tmp_path.exists():

@@ -1,9 +1,14 @@
 """The registry of private ranking methods: one uniform call for every mechanism of both papers.
 
 Every method takes the comparisons (:class:`dprank.comparisons.Comparisons`, the
-sparse edge list), a privacy budget ``eps`` and an explicit
-:class:`numpy.random.Generator`, and returns a :class:`Fit` (scores, higher =
-better, or a ranking). Each declares what it protects and whom it trusts, in the
+sparse edge list), a privacy budget ``eps`` and an explicit source of randomness
+``rng``, and returns a :class:`Fit` (scores, higher = better, or a ranking).
+``rng`` is either a :class:`dprank.noise.NoiseSource` (a *release*: exact,
+floating-point-safe samplers, by default on the operating system's secure
+generator; what :func:`dprank.rank` and the command line pass) or a
+:class:`numpy.random.Generator` (a *simulation*: numpy's samplers on a seeded
+stream, as the papers' studies and the benchmark of methods draw them; not for
+releasing anyone's data). Each declares what it protects and whom it trusts, in the
 manner of scikit-learn's estimator tags:
 
 ``privacy_unit``
@@ -65,12 +70,14 @@ from .mechanisms import (
 )
 from .mle import fit_penalized_mle
 from .models import Link, get_link
+from .noise import NoiseSource, grid_exponent, laplace_scale
 from .oneshot import one_shot_scores
 from .ranking import copeland_counts
 from .weighted_mle import default_lambda, fit_weighted_mle, noisy_obj_fit
 
 __all__ = [
     "PRIVACY_UNITS",
+    "PUBLIC_DETAILS",
     "TRUST_MODELS",
     "Fit",
     "Method",
@@ -111,8 +118,14 @@ class Fit:
     n_iter : int or None
         Solver iterations.
     details : dict
-        Calibration actually used (ridge, noise scale, ``L``, ``delta``, ...),
-        recorded in the output's sidecar.
+        Calibration actually used (ridge, noise scale, sensitivity, ``L``,
+        ``delta``, ...). Keys named in :data:`PUBLIC_DETAILS` depend only on the
+        budget and declared bounds and go into a release's public record; the
+        others (a data-dependent ridge, say) only into the data owner's private
+        audit record.
+    scores_released : bool
+        Whether the scores are part of the release. The one-shot method
+        releases only its noisy top ``k``, in order.
     """
 
     scores: np.ndarray
@@ -120,6 +133,22 @@ class Fit:
     converged: bool | None = None
     n_iter: int | None = None
     details: Mapping[str, Any] = field(default_factory=dict)
+    scores_released: bool = True
+
+
+#: ``Fit.details`` keys that are functions of public parameters only (the budget, the
+#: declared bounds, the mechanism), recorded in a release's public record.
+PUBLIC_DETAILS = (
+    "noise",
+    "noise_scale",
+    "sensitivity",
+    "sampler",
+    "grid_exponent",
+    "delta",
+    "k",
+    "max_per_user",
+    "epsilon_guaranteed",
+)
 
 
 @dataclass(frozen=True)
@@ -206,8 +235,22 @@ class Method:
             raise MethodInputError(
                 f"method {self.name} needs each user's release budget (user_epsilon)"
             )
+        if self.trust_model == "central":
+            _check_binary(comparisons, self.name)
         if self.needs_complete_graph:
             _check_tournament(comparisons, self.name)
+
+    @property
+    def options(self) -> tuple[str, ...] | None:
+        """Names of the keyword options ``fit`` takes (``None``: it takes any)."""
+        import inspect
+
+        params = inspect.signature(self.fit).parameters.values()
+        if any(p.kind is p.VAR_KEYWORD and p.name != "_" for p in params):
+            return None
+        return tuple(
+            p.name for p in params if p.kind is p.KEYWORD_ONLY and p.name not in ("model", "top_k")
+        )
 
 
 _REGISTRY: dict[str, Method] = {}
@@ -274,8 +317,81 @@ def _wins_per_item(c: Comparisons) -> np.ndarray:
 
 
 def _max_user_count(c: Comparisons) -> int:
-    """``L``: the largest number of comparisons any one user made."""
+    """``L``: the largest number of comparisons any one user made (simulations only)."""
     return math.ceil(float(np.max(c.per_user_counts())))
+
+
+def _user_bound(c: Comparisons, rng, max_per_user, name: str) -> int:
+    """The per-user bound ``L`` of an individual-DP method.
+
+    A release (``rng`` a :class:`NoiseSource`) needs the declared bound
+    ``max_per_user``, and the data must respect it
+    (:func:`dprank.release.bound_user_contributions`). A simulation, whose
+    design fixes ``L``, may leave it out: then it is the most comparisons of
+    any user.
+    """
+    if max_per_user is None:
+        if isinstance(rng, NoiseSource):
+            raise MethodInputError(
+                f"method {name} needs a declared bound max_per_user on the comparisons of one "
+                "user (its noise is calibrated to it, never to the data)"
+            )
+        return _max_user_count(c)
+    if isinstance(max_per_user, bool) or not isinstance(max_per_user, (int, np.integer)):
+        raise MethodInputError(f"max_per_user must be a positive integer, got {max_per_user!r}")
+    L = int(max_per_user)
+    if L < 1:
+        raise MethodInputError(f"max_per_user must be a positive integer, got {max_per_user!r}")
+    if c.user is not None and c.n_records and float(np.max(c.per_user_counts())) > L:
+        raise MethodInputError(
+            f"method {name}: a user has more than max_per_user = {L} comparisons; bound them "
+            "first (dprank.release.bound_user_contributions)"
+        )
+    return L
+
+
+def _check_binary(c: Comparisons, name: str) -> None:
+    """Central mechanisms are calibrated to 0/1 outcomes and whole-number counts."""
+    y = c.y
+    bad = ~((y == 0) | (y == 1))
+    if np.any(bad):
+        k = int(np.flatnonzero(bad)[0])
+        raise MethodInputError(
+            f"method {name} needs outcomes 0 or 1 (its sensitivity assumes them); "
+            f"record {k} has {y[k]!r}"
+        )
+    if not np.array_equal(c.count, np.rint(c.count)):
+        k = int(np.flatnonzero(c.count != np.rint(c.count))[0])
+        raise MethodInputError(
+            f"method {name} needs whole-number counts; record {k} has count {c.count[k]!r}"
+        )
+
+
+def _laplace_details(rng, scale: float, sensitivity: float | None = None) -> dict:
+    """Public details of Laplace noise of ``scale`` (for ``l1`` sensitivity ``sensitivity``)."""
+    out = {"noise": "laplace", "noise_scale": scale}
+    if sensitivity is not None:
+        out["sensitivity"] = sensitivity
+    if isinstance(rng, NoiseSource):
+        out["sampler"] = "exact discrete Laplace on a power-of-two grid"
+        out["grid_exponent"] = grid_exponent(scale)
+    return out
+
+
+def _noisy_counts(c: Comparisons, rng, sensitivity: float, eps: float):
+    """Wins per item plus Laplace(``sensitivity / eps``): exact for a release, numpy otherwise."""
+    wins = _wins_per_item(c)
+    if isinstance(rng, NoiseSource):
+        return rng.laplace_mechanism(wins, sensitivity, eps), laplace_scale(sensitivity, eps)
+    scale = sensitivity / eps
+    return wins + scale * standard_laplace(rng, c.n_items), scale
+
+
+def _laplace_vector(rng, scale: float, n: int) -> np.ndarray:
+    """Laplace(``scale``) noise of an objective perturbation: exact for a release."""
+    if isinstance(rng, NoiseSource):
+        return rng.laplace(scale, n)
+    return scale * standard_laplace(rng, n)
 
 
 def _check_dense(c: Comparisons, name: str) -> None:
@@ -372,24 +488,33 @@ def _fit_edge_mle(
         )
     g = _edge_gamma(c, eps, c0, kappa2) if gamma is None else float(gamma)
     scale = edge_mle_noise_scale(eps, kappa1)
-    b = scale * standard_laplace(rng, c.n_items)
+    b = _laplace_vector(rng, scale, c.n_items)
     fit = fit_penalized_mle(_mle_data(c), g, b, link=link, xtol=xtol, max_iter=max_iter)
-    return _fit_result(fit, gamma=g, noise="laplace", noise_scale=scale)
+    return _fit_result(fit, gamma=g, **_laplace_details(rng, scale))
 
 
 def _fit_edge_counts(c: Comparisons, eps, rng: np.random.Generator, **_) -> Fit:
     eps = _finite_eps(eps, "edge_counts")
-    scale = edge_count_noise_scale(eps)
-    scores = _wins_per_item(c) + scale * standard_laplace(rng, c.n_items)
-    return Fit(scores=scores, details={"noise": "laplace", "noise_scale": scale})
+    # one flipped outcome moves two counts by 1 each: l1 sensitivity 2 (Algorithm 2's 2/eps)
+    if isinstance(rng, NoiseSource):
+        scores, scale = _noisy_counts(c, rng, 2.0, eps)
+    else:
+        scale = edge_count_noise_scale(eps)
+        scores = _wins_per_item(c) + scale * standard_laplace(rng, c.n_items)
+    return Fit(scores=scores, details=_laplace_details(rng, scale, 2.0))
 
 
 def _fit_one_shot(c: Comparisons, eps, rng: np.random.Generator, *, top_k=None, **_) -> Fit:
     eps = _finite_eps(eps, "edge_one_shot")
     k = 1 if top_k is None else int(top_k)
     wins = c.to_wins()
-    scores = one_shot_scores(wins, 1.0, k, eps, standard_laplace(rng, c.n_items))
-    return Fit(scores=scores, details={"k": k, "delta": 1.0 / c.n_items**2})
+    scores = one_shot_scores(wins, 1.0, k, eps, _laplace_vector(rng, 1.0, c.n_items))
+    # the mechanism releases the noisy top k (in order), not the noisy scores
+    return Fit(
+        scores=scores,
+        details={"k": k, "delta": 1.0 / c.n_items**2},
+        scores_released=not isinstance(rng, NoiseSource),
+    )
 
 
 # --------------------------------------------------------------------------- Paper A, individual DP
@@ -401,6 +526,7 @@ def _fit_individual_mle(
     rng: np.random.Generator,
     *,
     model="btl",
+    max_per_user: int | None = None,
     xtol: float = 1e-10,
     max_iter: int = 100,
     **_,
@@ -412,32 +538,44 @@ def _fit_individual_mle(
             f"the individual-DP perturbed MLE needs a link with a bounded loss gradient; "
             f"{link.name} has none (use --model btl)"
         )
-    L = _max_user_count(c)
+    L = _user_bound(c, rng, max_per_user, "individual_mle")
     g = individual_gamma(eps, L, link.kappa2)
     scale = individual_mle_noise_scale(eps, L, link.kappa1)
-    b = scale * standard_laplace(rng, c.n_items)
+    b = _laplace_vector(rng, scale, c.n_items)
     fit = fit_penalized_mle(
         _mle_data(c), g, b, link=link, sum_zero=True, xtol=xtol, max_iter=max_iter
     )
-    return _fit_result(fit, L=L, gamma=g, noise="laplace", noise_scale=scale)
+    return _fit_result(fit, L=L, max_per_user=L, gamma=g, **_laplace_details(rng, scale))
 
 
-def _individual_counts(c, eps, rng, factor: float, name: str) -> Fit:
+def _individual_counts(c, eps, rng, max_per_user, factor: float, name: str) -> Fit:
+    """Noisy counts with ``Laplace(factor L / eps)``; the real l1 sensitivity is ``2 L``."""
     eps = _finite_eps(eps, name)
-    L = _max_user_count(c)
-    scale = factor * individual_count_noise_scale(eps, L)
-    scores = _wins_per_item(c) + scale * standard_laplace(rng, c.n_items)
-    return Fit(scores=scores, details={"L": L, "noise": "laplace", "noise_scale": scale})
+    L = _user_bound(c, rng, max_per_user, name)
+    if isinstance(rng, NoiseSource):
+        scores, scale = _noisy_counts(c, rng, factor * L, eps)
+    else:
+        scale = factor * individual_count_noise_scale(eps, L)
+        scores = _wins_per_item(c) + scale * standard_laplace(rng, c.n_items)
+    details = {"L": L, "max_per_user": L, **_laplace_details(rng, scale, float(factor * L))}
+    # calibrated to factor * L against a sensitivity of 2 L: (2 / factor) eps-DP
+    details["epsilon_guaranteed"] = eps * 2.0 / factor
+    details["sensitivity"] = 2.0 * L
+    return Fit(scores=scores, details=details)
 
 
-def _fit_individual_counts(c: Comparisons, eps, rng: np.random.Generator, **_) -> Fit:
+def _fit_individual_counts(
+    c: Comparisons, eps, rng: np.random.Generator, *, max_per_user: int | None = None, **_
+) -> Fit:
     # One user's L comparisons can move two counts by L each: l1 sensitivity 2L.
-    return _individual_counts(c, eps, rng, 2.0, "individual_counts")
+    return _individual_counts(c, eps, rng, max_per_user, 2.0, "individual_counts")
 
 
-def _fit_individual_counts_as_published(c: Comparisons, eps, rng: np.random.Generator, **_) -> Fit:
+def _fit_individual_counts_as_published(
+    c: Comparisons, eps, rng: np.random.Generator, *, max_per_user: int | None = None, **_
+) -> Fit:
     # Algorithm 3 as printed: Laplace(L/eps), which is only 2 eps-DP.
-    return _individual_counts(c, eps, rng, 1.0, "individual_counts_as_published")
+    return _individual_counts(c, eps, rng, max_per_user, 1.0, "individual_counts_as_published")
 
 
 # --------------------------------------------------------------------------- Paper B, local DP
@@ -586,6 +724,12 @@ def release_local(
     ``Laplace(1 / eps_l)`` per comparison (:func:`dprank.ldp.laplace_release`;
     records with a count are expanded). Each comparison is ``eps_l``-LDP.
 
+    With a :class:`dprank.noise.NoiseSource` as ``rng`` (a release of real
+    data) the exact samplers of :func:`dprank.release.local_release` are used
+    instead: every comparison flipped on its own and the records in canonical
+    order. With a :class:`numpy.random.Generator` (a simulation) the records
+    stay in input order as described above.
+
     Parameters
     ----------
     comparisons : Comparisons
@@ -603,6 +747,10 @@ def release_local(
     c = comparisons
     if c.user is None:
         raise MethodInputError("a local release needs the user of every comparison")
+    if isinstance(rng, NoiseSource):
+        from .release import local_release
+
+        return local_release(c, user_epsilon, rng, mechanism)
     eps_user = np.asarray(user_epsilon, dtype=np.float64)
     if eps_user.shape != (c.n_users,) or not np.all(eps_user > 0):
         raise MethodInputError(f"user_epsilon must hold {c.n_users} positive budgets")

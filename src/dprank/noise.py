@@ -1,0 +1,381 @@
+"""Randomness for releases: the operating system's secure generator through exact samplers.
+
+A release of somebody's data (``dprank rank``, ``dprank privatize``,
+:func:`dprank.rank`) draws its noise from a :class:`NoiseSource`. By default
+(:meth:`NoiseSource.system`) every random bit comes from the operating system's
+cryptographically secure generator (``os.urandom``: ``getrandom(2)`` on Linux),
+so nobody can replay the noise from a seed, and the samplers built on those bits
+are *exact*: they produce the distribution they claim in integer arithmetic, with
+no floating-point rounding inside the sampler, so the low bits of a released
+number say nothing about the private value (Mironov 2012, "On significance of the
+least significant bits for differential privacy"). The constructions:
+
+* **Laplace** (:meth:`NoiseSource.laplace_mechanism`, :meth:`NoiseSource.laplace`):
+  the discrete Laplace distribution ``P(Z = z) ~ exp(-|z| g / b)`` on the grid
+  ``g = 2^k`` with ``k = floor(log2 b) - 30``, sampled with Canonne, Kamath and
+  Steinke's exact algorithm ("The discrete Gaussian for differential privacy",
+  NeurIPS 2020, Algorithms 1 and 2) from uniform integers. A value ``x`` on the
+  grid (integer counts, 0/1 outcomes) is released as ``x + g Z``, rounded to the
+  nearest float64 only after the exact sum is formed (IEEE addition is correctly
+  rounded, so the rounding is post-processing of ``x + g Z``). With ``l1``
+  sensitivity ``D`` (a multiple of ``g``) the release is ``D / b``-DP *exactly*;
+  the scale ``b`` is rounded up to a float, never down, so the guarantee is at
+  least the stated ``eps = D / b``. This is what OpenDP's ``make_laplace`` does
+  (its floats use a finer grid); ``tests/test_noise.py`` checks the two
+  distributions against each other.
+* **Randomized response** (:meth:`NoiseSource.randomized_response`): each bit
+  flips independently with probability ``p' = ceil(p 2^64) / 2^64`` (at most
+  ``1/2``), where ``p = 1 / (e^eps + 1)``, decided by comparing a uniform 64-bit
+  integer with ``p' 2^64``: exact, and ``p' >= p`` so the privacy loss
+  ``log((1 - p') / p')`` is at most ``eps``
+  (:func:`rr_effective_epsilon` gives it).
+* **Gaussian** (:meth:`NoiseSource.normal`, the NoisyObj baseline only): OpenDP's
+  exact ``make_gaussian`` sampler.
+* **Uniform choices** (subsampling a user's comparisons to a declared bound,
+  random tie-breaking): uniform 64-bit keys.
+
+:meth:`NoiseSource.from_seed` drives the same samplers from a seeded
+:class:`numpy.random.Generator` (PCG64 through ``SeedSequence``): reproducible
+noise for tests and teaching, **not** private (anyone who learns or guesses the
+seed can remove the noise); such a release is marked ``"private": false``.
+
+The papers' simulations are not releases: they keep drawing from seeded
+generators with numpy's samplers (:mod:`dprank.mechanisms`, :mod:`dprank.ldp`),
+so their results do not change.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from decimal import Decimal, localcontext
+from fractions import Fraction
+
+import numpy as np
+
+__all__ = [
+    "GRID_BITS",
+    "NoiseSource",
+    "as_noise_source",
+    "grid_exponent",
+    "laplace_scale",
+    "rr_effective_epsilon",
+    "rr_flip_threshold",
+]
+
+#: The Laplace grid lies this many binary orders below the noise scale:
+#: ``g = 2^(floor(log2 b) - GRID_BITS)``.
+GRID_BITS = 30
+
+_U64 = np.uint64
+_TWO64 = 1 << 64
+
+
+def grid_exponent(scale: float) -> int:
+    """``k`` of the Laplace grid ``2^k`` for noise scale ``scale`` (``floor(log2 scale) - 30``)."""
+    if not (scale > 0 and math.isfinite(scale)):
+        raise ValueError(f"scale must be a positive finite number, got {scale!r}")
+    return math.frexp(scale)[1] - 1 - GRID_BITS
+
+
+def laplace_scale(sensitivity: float, epsilon: float) -> float:
+    """``sensitivity / epsilon`` rounded *up* to a float (the guarantee never exceeds ``epsilon``)."""
+    exact = Fraction(sensitivity) / Fraction(epsilon)
+    b = float(exact)
+    if Fraction(b) < exact:
+        b = math.nextafter(b, math.inf)
+    return b
+
+
+def rr_flip_threshold(epsilon: float) -> int:
+    """``ceil(2^64 / (e^eps + 1))`` capped at ``2^63``: flip when a uniform 64-bit word is below.
+
+    Computed in 60-digit decimal arithmetic; the flip probability
+    ``threshold / 2^64`` is at least ``1 / (e^eps + 1)``, so the loss is at most
+    ``eps``.
+    """
+    eps = float(epsilon)
+    if not eps > 0 or math.isnan(eps):
+        raise ValueError(f"epsilon must be positive, got {epsilon!r}")
+    if math.isinf(eps):
+        return 0
+    with localcontext() as ctx:
+        ctx.prec = 60
+        p = Decimal(1) / (Decimal(eps).exp() + 1)
+        scaled = p * _TWO64
+        threshold = int(scaled.to_integral_value(rounding="ROUND_FLOOR")) + 1
+    return min(threshold, 1 << 63)
+
+
+def rr_effective_epsilon(epsilon: float) -> float:
+    """The exact privacy loss ``log((1 - p') / p')`` of :meth:`NoiseSource.randomized_response`."""
+    t = rr_flip_threshold(epsilon)
+    if t == 0:
+        return math.inf
+    with localcontext() as ctx:
+        ctx.prec = 60
+        return float(((Decimal(_TWO64 - t)) / Decimal(t)).ln())
+
+
+class NoiseSource:
+    """Random bits plus the exact samplers that releases use.
+
+    Parameters
+    ----------
+    generator : numpy.random.Generator or None
+        ``None`` (the default): the operating system's secure generator.
+        A generator: reproducible, *not private* bits (:meth:`from_seed`).
+
+    Attributes
+    ----------
+    secure : bool
+        Whether the bits come from the operating system's secure generator.
+    """
+
+    def __init__(self, generator: np.random.Generator | None = None):
+        if generator is not None and not isinstance(generator, np.random.Generator):
+            raise TypeError(
+                f"generator must be a numpy.random.Generator or None, got {type(generator)}"
+            )
+        self._gen = generator
+        self.secure = generator is None
+
+    @classmethod
+    def system(cls) -> NoiseSource:
+        """Bits from the operating system's cryptographically secure generator."""
+        return cls(None)
+
+    @classmethod
+    def from_seed(cls, seed: int | np.random.Generator) -> NoiseSource:
+        """Reproducible, **not private** bits from ``seed`` (an int or a Generator)."""
+        if isinstance(seed, np.random.Generator):
+            return cls(seed)
+        if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+            raise TypeError(f"seed must be an int or a numpy.random.Generator, got {seed!r}")
+        if seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, got {seed}")
+        return cls(np.random.default_rng(int(seed)))
+
+    def __repr__(self) -> str:
+        return "NoiseSource.system()" if self.secure else "NoiseSource.from_seed(...)"
+
+    # ------------------------------------------------------------------ bits
+
+    def words(self, size: int) -> np.ndarray:
+        """``size`` uniform 64-bit words (uint64)."""
+        size = int(size)
+        if size <= 0:
+            return np.empty(0, dtype=_U64)
+        if self._gen is None:
+            return np.frombuffer(os.urandom(8 * size), dtype=_U64).copy()
+        return self._gen.bit_generator.random_raw(size)
+
+    def uniform_below(self, bound, size: int | None = None) -> np.ndarray:
+        """Uniform integers in ``[0, bound)`` (elementwise ``bound``, each in ``[1, 2^64)``).
+
+        Rejection sampling on 64-bit words: a word ``u`` is kept when
+        ``u < 2^64 - (2^64 mod bound)``, so ``u mod bound`` is exactly uniform.
+        """
+        d = np.asarray(bound, dtype=_U64)
+        if size is not None:
+            d = np.broadcast_to(d, (int(size),))
+        d = np.ascontiguousarray(d).ravel()
+        if d.size and d.min() < 1:
+            raise ValueError("bound must be at least 1")
+        out = np.empty(d.size, dtype=_U64)
+        # 2^64 mod d, and the largest accepted word 2^64 - 1 - (2^64 mod d)
+        top = ~((_U64(0) - d) % d)
+        pending = np.arange(d.size)
+        while pending.size:
+            u = self.words(pending.size)
+            ok = u <= top[pending]
+            idx = pending[ok]
+            out[idx] = u[ok] % d[idx]
+            pending = pending[~ok]
+        return out
+
+    def bits(self, size: int) -> np.ndarray:
+        """``size`` fair coin flips (bool)."""
+        return (self.words(size) & _U64(1)).astype(bool)
+
+    def random_keys(self, size: int) -> np.ndarray:
+        """Uniform 64-bit sort keys (for uniform subsets and random tie-breaking)."""
+        return self.words(size)
+
+    def random(self, size=None) -> np.ndarray | float:
+        """Uniform floats on ``[0, 1)`` with 53 random bits (tie-breaking keys; the signature of
+        :meth:`numpy.random.Generator.random`)."""
+        n = 1 if size is None else int(np.prod(size))
+        u = np.ldexp((self.words(n) >> _U64(11)).astype(np.float64), -53)
+        return u[0] if size is None else u.reshape(size)
+
+    # ------------------------------------------------------------------ exact samplers
+
+    def _bernoulli_exp(self, num: np.ndarray, den: np.ndarray) -> np.ndarray:
+        """Bernoulli(``exp(-num / den)``) for ``0 <= num <= den`` (CKS 2020, Algorithm 1).
+
+        ``K <- 1``; while Bernoulli(``num / (den K)``) succeeds, ``K <- K + 1``;
+        return ``K`` odd. Vectorised over the elements still in the loop.
+        """
+        num = np.asarray(num, dtype=_U64)
+        den = np.asarray(den, dtype=_U64)
+        k = np.ones(num.size, dtype=_U64)
+        active = np.flatnonzero(num > 0)
+        while active.size:
+            hit = self.uniform_below(den[active] * k[active]) < num[active]
+            active = active[hit]
+            k[active] += _U64(1)
+        return (k & _U64(1)).astype(bool)
+
+    def discrete_laplace(self, scale, size: int) -> np.ndarray:
+        """Exact discrete Laplace draws, ``P(Z = z) ~ exp(-|z| / scale)`` on the integers.
+
+        Canonne, Kamath and Steinke (2020), Algorithm 2, vectorised: with
+        ``scale = t / s`` (a fraction), ``X = U + t V`` is geometric with ratio
+        ``exp(-1/t)`` (``U`` uniform on ``[0, t)`` kept with probability
+        ``exp(-U/t)``, ``V`` geometric with ratio ``exp(-1)``), ``Y = floor(X / s)``
+        and a fair sign, rejecting ``-0``.
+
+        Parameters
+        ----------
+        scale : float or fractions.Fraction
+            Positive; as a fraction ``t / s`` with ``t < 2^53`` (a float scale is
+            exactly such a fraction once :func:`grid_exponent` has brought it into
+            ``[2^30, 2^31)``).
+        size : int
+
+        Returns
+        -------
+        (size,) numpy.ndarray of int64
+        """
+        frac = Fraction(scale)
+        if frac <= 0:
+            raise ValueError(f"scale must be positive, got {scale!r}")
+        t, s = frac.numerator, frac.denominator
+        if t >= 1 << 53 or s >= 1 << 63:
+            raise ValueError(f"scale {scale!r} has too many bits for the exact sampler")
+        size = int(size)
+        out = np.empty(size, dtype=np.int64)
+        pending = np.arange(size)
+        t64, s64 = _U64(t), _U64(s)
+        while pending.size:
+            m = pending.size
+            u = self.uniform_below(t64, m)
+            keep = self._bernoulli_exp(u, np.full(m, t64))
+            idx, u = pending[keep], u[keep]
+            retry = [pending[~keep]]
+            # V: the number of Bernoulli(exp(-1)) successes before the first failure
+            v = np.zeros(idx.size, dtype=_U64)
+            active = np.arange(idx.size)
+            while active.size:
+                ones = np.ones(active.size, dtype=_U64)
+                hit = self._bernoulli_exp(ones, ones)
+                active = active[hit]
+                v[active] += _U64(1)
+            if v.size and int(v.max()) >= (1 << 63) // max(t, 1):
+                raise OverflowError("discrete Laplace: geometric draw out of range")
+            y = (u + t64 * v) // s64
+            neg = self.bits(idx.size)
+            ok = ~(neg & (y == 0))
+            z = y[ok].astype(np.int64)
+            out[idx[ok]] = np.where(neg[ok], -z, z)
+            retry.append(idx[~ok])
+            pending = np.concatenate(retry)
+        return out
+
+    def laplace(self, scale: float, size: int) -> np.ndarray:
+        """Laplace(``scale``) noise on the grid ``2^k``, ``k = floor(log2 scale) - 30`` (float64).
+
+        Each value is ``2^k Z`` with ``Z`` exact discrete Laplace of scale
+        ``scale / 2^k`` (:meth:`discrete_laplace`); ``|Z| < 2^53``, so the values
+        are exact floats.
+        """
+        k = grid_exponent(scale)
+        z = self.discrete_laplace(Fraction(scale) / Fraction(2) ** k, size)
+        return np.ldexp(z.astype(np.float64), k)
+
+    def laplace_mechanism(self, values, sensitivity: float, epsilon: float) -> np.ndarray:
+        """``values + Laplace(sensitivity / epsilon)``, exactly ``epsilon``-DP (module text).
+
+        Parameters
+        ----------
+        values : array_like of float
+            On the noise grid (integer counts and 0/1 outcomes always are).
+        sensitivity : float
+            The declared ``l1`` sensitivity of ``values``; a multiple of the grid.
+        epsilon : float
+            Positive.
+
+        Returns
+        -------
+        numpy.ndarray
+            Same shape as ``values``.
+        """
+        x = np.asarray(values, dtype=np.float64)
+        scale = laplace_scale(sensitivity, epsilon)
+        k = grid_exponent(scale)
+        if not np.all(np.ldexp(x, -k) == np.round(np.ldexp(x, -k))):
+            raise ValueError(f"values must lie on the noise grid 2^{k} (integers do)")
+        units = Fraction(sensitivity) / Fraction(2) ** k
+        if units != int(units):
+            raise ValueError(f"sensitivity {sensitivity} is not a multiple of the grid 2^{k}")
+        return x + self.laplace(scale, x.size).reshape(x.shape)
+
+    def randomized_response(self, y, epsilon) -> np.ndarray:
+        """Each bit of ``y`` flipped independently with probability ``~1 / (e^eps + 1)`` (exact).
+
+        ``epsilon`` is a scalar or one value per bit; see :func:`rr_flip_threshold`.
+        Returns uint8.
+        """
+        y = np.asarray(y)
+        if y.size and not np.all((y == 0) | (y == 1)):
+            raise ValueError("y must hold 0/1 outcomes")
+        eps = np.broadcast_to(np.asarray(epsilon, dtype=np.float64), y.shape).ravel()
+        values, inverse = np.unique(eps, return_inverse=True)
+        thresholds = np.array([rr_flip_threshold(e) for e in values], dtype=_U64)
+        flip = self.words(y.size) < thresholds[inverse]
+        return (y.ravel().astype(np.uint8) ^ flip.astype(np.uint8)).reshape(y.shape)
+
+    def normal(self, loc: float = 0.0, scale: float = 1.0, size: int | None = None) -> np.ndarray:
+        """Gaussian noise: OpenDP's exact sampler (secure source) or the seeded generator's.
+
+        The signature of :meth:`numpy.random.Generator.normal`, so that code written for a
+        generator (:func:`dprank.weighted_mle.noisy_obj_fit`) takes a noise source too.
+        """
+        n = 1 if size is None else int(np.prod(size))
+        if self._gen is not None:
+            draws = self._gen.normal(0.0, scale, size=n)
+        elif scale == 0 or n == 0:
+            draws = np.zeros(n)
+        else:
+            import opendp.prelude as dp
+
+            dp.enable_features("contrib")
+            domain = dp.vector_domain(dp.atom_domain(T=float, nan=False))
+            meas = dp.m.make_gaussian(domain, dp.l2_distance(T=float), scale=float(scale))
+            draws = np.asarray(meas([0.0] * n), dtype=np.float64)
+        out = loc + draws
+        return out[0] if size is None else out.reshape(size)
+
+
+def as_noise_source(rng) -> NoiseSource:
+    """``rng`` as a :class:`NoiseSource`: ``None`` -> the secure source; an int or Generator ->
+    seeded (not private); a :class:`NoiseSource` as it is.
+
+    Raises
+    ------
+    TypeError
+        For anything else, naming ``rng``.
+    """
+    if rng is None:
+        return NoiseSource.system()
+    if isinstance(rng, NoiseSource):
+        return rng
+    if isinstance(rng, np.random.Generator) or (
+        isinstance(rng, (int, np.integer)) and not isinstance(rng, (bool, np.bool_))
+    ):
+        return NoiseSource.from_seed(rng)
+    raise TypeError(
+        "rng must be None (the operating system's secure generator), an int or a "
+        f"numpy.random.Generator (reproducible, not private), got {type(rng).__name__}"
+    )

@@ -1,0 +1,175 @@
+"""Releases of a user's comparisons: declared contribution bounds and the local-DP release.
+
+Two steps that every release of real data takes before or instead of a fit
+(:func:`dprank.rank`, ``dprank rank``, ``dprank privatize``):
+
+* :func:`bound_user_contributions`: individual DP calibrates its noise to a
+  *declared* bound ``L`` on the comparisons of one user, never to the most
+  comparisons any user made (which would let one heavy user move the noise scale
+  and so reveal themselves). A user with more than ``L`` comparisons keeps ``L``
+  of them, chosen uniformly at random from the noise source, as OpenDP and
+  Tumult Analytics bound contributions.
+* :func:`local_release`: each comparison released with local DP (randomized
+  response, or the outcome plus exact Laplace noise), every flip independent,
+  oriented and ordered canonically (by item index, which follows the sorted item
+  labels, then user, then released outcome) so that neither a row's position nor
+  its orientation says anything about the true outcome.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .comparisons import Comparisons
+from .noise import NoiseSource
+
+__all__ = ["bound_user_contributions", "local_release"]
+
+
+def _integer_counts(c: Comparisons) -> np.ndarray:
+    count = np.rint(c.count)
+    if not np.array_equal(count, c.count):
+        k = int(np.flatnonzero(count != c.count)[0])
+        raise ValueError(
+            f"count[{k}] = {c.count[k]} is not a whole number: a release needs integer counts"
+        )
+    return count.astype(np.int64)
+
+
+def bound_user_contributions(
+    comparisons: Comparisons, max_per_user: int, noise: NoiseSource
+) -> tuple[Comparisons, int]:
+    """Keep at most ``max_per_user`` comparisons of each user, a uniform random subset.
+
+    Parameters
+    ----------
+    comparisons : Comparisons
+        With users and whole-number counts (a record with count ``c`` is ``c``
+        comparisons).
+    max_per_user : int
+        The declared bound ``L`` (a positive integer).
+    noise : NoiseSource
+        Source of the random subset.
+
+    Returns
+    -------
+    (Comparisons, int)
+        The bounded comparisons (records whose count drops to 0 removed; users
+        and labels kept) and the number of comparisons dropped.
+    """
+    c = comparisons
+    if isinstance(max_per_user, bool) or not isinstance(max_per_user, (int, np.integer)):
+        raise TypeError(f"max_per_user must be a positive integer, got {max_per_user!r}")
+    L = int(max_per_user)
+    if L < 1:
+        raise ValueError(f"max_per_user must be a positive integer, got {max_per_user!r}")
+    if c.user is None:
+        raise ValueError("bounding contributions needs the user of every comparison")
+    count = _integer_counts(c)
+    per_user = np.bincount(c.user, weights=count, minlength=c.n_users)
+    if per_user.size == 0 or per_user.max() <= L:
+        return c, 0
+    record = np.repeat(np.arange(c.n_records), count)
+    user = c.user[record]
+    order = np.lexsort((noise.random_keys(record.size), user))
+    user_sorted = user[order]
+    first = np.searchsorted(user_sorted, user_sorted, side="left")
+    kept = order[np.arange(order.size) - first < L]
+    new_count = np.bincount(record[kept], minlength=c.n_records)
+    keep = new_count > 0
+    bounded = Comparisons(
+        n_items=c.n_items,
+        i=c.i[keep],
+        j=c.j[keep],
+        y=c.y[keep],
+        count=new_count[keep].astype(np.float64),
+        user=c.user[keep],
+        labels=c.labels,
+        user_epsilon=c.user_epsilon,
+    )
+    return bounded, int(count.sum() - new_count.sum())
+
+
+def local_release(
+    comparisons: Comparisons,
+    user_epsilon,
+    noise: NoiseSource,
+    mechanism: str = "rr",
+    *,
+    aggregate: bool = False,
+) -> Comparisons:
+    """Each user's comparisons released with local DP at the user's budget (exact samplers).
+
+    Every comparison (a record with count ``c`` is ``c`` comparisons) is
+    oriented so that its first item has the smaller index, then released on its
+    own: randomized response flips it independently with probability
+    ``~1 / (e^eps_l + 1)`` (:meth:`NoiseSource.randomized_response`), or
+    ``"laplace"`` adds exact ``Laplace(1 / eps_l)`` noise
+    (:meth:`NoiseSource.laplace_mechanism`, sensitivity 1). Each comparison is
+    ``eps_l``-LDP. The released records are sorted by user, first item, second
+    item and released outcome; with ``aggregate`` identical released records are
+    merged into one with a count (randomized response only).
+
+    Parameters
+    ----------
+    comparisons : Comparisons
+        Raw comparisons with users, 0/1 outcomes and whole-number counts.
+    user_epsilon : (n_users,) array_like
+        Each user's budget (positive, finite).
+    noise : NoiseSource
+    mechanism : {"rr", "laplace"}
+    aggregate : bool
+        Merge identical released records (randomized response).
+
+    Returns
+    -------
+    Comparisons
+        The release, with ``user_epsilon`` set.
+    """
+    c = comparisons
+    if c.user is None:
+        raise ValueError("a local release needs the user of every comparison")
+    if mechanism not in ("rr", "laplace"):
+        raise ValueError(f"mechanism must be 'rr' or 'laplace', got {mechanism!r}")
+    eps_user = np.asarray(user_epsilon, dtype=np.float64)
+    if eps_user.shape != (c.n_users,) or not np.all((eps_user > 0) & np.isfinite(eps_user)):
+        raise ValueError(f"user_epsilon must hold {c.n_users} positive finite budgets")
+    y = np.asarray(c.y)
+    if y.size and not np.all((y == 0) | (y == 1)):
+        raise ValueError("a local release needs 0/1 outcomes")
+    count = _integer_counts(c)
+    record = np.repeat(np.arange(c.n_records), count)
+    i, j, user = c.i[record], c.j[record], c.user[record]
+    y = y[record]
+    swap = i > j
+    i, j = np.where(swap, j, i), np.where(swap, i, j)
+    y = np.where(swap, 1.0 - y, y)
+    eps = eps_user[user]
+    if mechanism == "rr":
+        y_out = noise.randomized_response(y.astype(np.uint8), eps).astype(np.float64)
+    else:
+        y_out = np.empty(y.size)
+        values, inverse = np.unique(eps, return_inverse=True)
+        for k, e in enumerate(values):
+            sel = inverse == k
+            y_out[sel] = noise.laplace_mechanism(y[sel], 1.0, float(e))
+    order = np.lexsort((y_out, j, i, user))
+    i, j, user, y_out = i[order], j[order], user[order], y_out[order]
+    n_out = np.ones(i.size)
+    if aggregate and mechanism == "rr" and i.size:
+        new = np.ones(i.size, dtype=bool)
+        new[1:] = (i[1:] != i[:-1]) | (j[1:] != j[:-1]) | (user[1:] != user[:-1])
+        new[1:] |= y_out[1:] != y_out[:-1]
+        start = np.flatnonzero(new)
+        n_out = np.diff(np.append(start, i.size)).astype(np.float64)
+        i, j, user, y_out = i[start], j[start], user[start], y_out[start]
+    return Comparisons(
+        n_items=c.n_items,
+        i=i,
+        j=j,
+        y=y_out,
+        count=n_out,
+        user=user,
+        labels=c.labels,
+        user_epsilon=eps_user,
+    )
