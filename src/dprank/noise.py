@@ -79,7 +79,7 @@ def grid_exponent(scale: float) -> int:
 
 
 def laplace_scale(sensitivity: float, epsilon: float) -> float:
-    """``sensitivity / epsilon`` rounded *up* to a float (the guarantee never exceeds ``epsilon``)."""
+    """``sensitivity / epsilon`` rounded *up* to a float: the guarantee is at most ``epsilon``."""
     exact = Fraction(sensitivity) / Fraction(epsilon)
     b = float(exact)
     if Fraction(b) < exact:
