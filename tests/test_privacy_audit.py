@@ -1,5 +1,7 @@
 """The audit stage: every mechanism audited, seeded, and the broken control caught."""
 
+from functools import cache
+
 from dprank.studies.privacy_audit import run_audits
 
 SMOKE = {
@@ -13,8 +15,13 @@ SMOKE = {
 }
 
 
+@cache
+def _table():
+    return run_audits(SMOKE, seed=3)
+
+
 def test_stage_flags_the_broken_control_and_the_findings_only():
-    table = run_audits(SMOKE, seed=3).set_index("audit")
+    table = _table().set_index("audit")
     flagged = set(table.index[table["verdict"] == "VIOLATION"])
     assert "Laplace LDP, half the noise (broken)" in flagged
     # reusing one noise vector makes neighbouring releases distinguishable
@@ -26,12 +33,12 @@ def test_stage_flags_the_broken_control_and_the_findings_only():
 
 
 def test_stage_is_reproducible():
-    a, b = run_audits(SMOKE, seed=3), run_audits(SMOKE, seed=3)
+    a, b = _table(), run_audits(SMOKE, seed=3)
     assert a["lower_bound"].tolist() == b["lower_bound"].tolist()
 
 
 def test_stage_audits_the_individual_mle_and_the_one_shot_method():
-    table = run_audits(SMOKE, seed=3).set_index("audit")
+    table = _table().set_index("audit")
     for name in (
         "Alg. 3 MLE (individual), flip",
         "Alg. 3 MLE (individual), replaced",
@@ -46,3 +53,17 @@ def test_stage_audits_the_individual_mle_and_the_one_shot_method():
     assert one_shot["trials"] == SMOKE["trials"]
     assert one_shot["claimed_delta"] == 1 / 25
     assert 0.0 < one_shot["exact_eps"] < 0.1  # the coded noise scale is huge at n = 5
+
+
+def test_stage_audits_the_command_lines_releases_as_shipped():
+    table = _table().set_index("audit")
+    release = table[table["paper"] == "release"]
+    assert len(release) == 5
+    # tight where one trial is cheap: the exact samplers lose nothing against the claim.
+    # A tight mechanism's 95% lower bound passes its exact epsilon about one time in 20
+    # (seed 3 does so for randomized response, by 0.004): allow that sampling slack.
+    for name in ("privatize: randomized response", "privatize: Laplace", "rank: edge counts"):
+        assert 0.5 < table.loc[name, "lower_bound"] <= 1.0 + 0.02
+    for name in ("rank: individual counts, heavy user", "rank: edge MLE"):
+        assert table.loc[name, "verdict"] == "consistent"
+    assert table.loc["rank: individual counts, heavy user", "trials"] == SMOKE["fit_trials"]
