@@ -362,7 +362,13 @@ def test_fingerprint_differs_for_changed_data_and_keys():
     changed = {
         "row removed": GAMES.iloc[1:],
         "outcome reversed": GAMES.assign(winner=GAMES["loser"], loser=GAMES["winner"]),
-        "user changed": GAMES.assign(user=["user_bob_42"] * 5),
+        "one users' comparisons": GAMES.assign(user=["user_bob_42"] * 5),
+        "comparison moved": GAMES.assign(
+            user=GAMES["user"].replace({"user_dan_44": "user_bob_42"})
+        ),
+        "comparison moved to another user": GAMES.assign(
+            user=["user_bob_42", "user_carol_43", "user_carol_43", "user_bob_42", "user_dan_44"]
+        ),
         "item renamed": GAMES.replace("item_gamma_9", "item_delta"),
         "no users": GAMES.drop(columns="user"),
         "row repeated": pd.concat([GAMES, GAMES.iloc[:1]]),
@@ -381,6 +387,21 @@ def test_fingerprint_of_comparisons_without_labels_uses_indices():
         fingerprint(dup, KEY)
     with pytest.raises(TypeError, match="Comparisons"):
         fingerprint([(0, 1)], KEY)
+
+
+def test_fingerprint_does_not_depend_on_user_names_or_numbers():
+    reference = fingerprint(_table(), KEY)
+    renamed = {"user_bob_42": "zed", "user_carol_43": "amy", "user_dan_44": "7"}
+    assert fingerprint(_table(GAMES.replace(renamed)), KEY) == reference
+    c = _table().comparisons
+    perm = np.array([2, 0, 1])  # the API caller's own user numbering
+    renumbered = Comparisons(c.n_items, c.i, c.j, c.y, c.count, perm[c.user], c.labels)
+    assert fingerprint(renumbered, KEY) == reference
+    # two users with the same comparisons are interchangeable
+    twins = pd.DataFrame({"winner": ["x", "x"], "loser": ["y", "y"], "user": ["u1", "u2"]})
+    assert fingerprint(_table(twins), KEY) == fingerprint(_table(twins.iloc[::-1]), KEY)
+    one = twins.assign(user="u1")
+    assert fingerprint(_table(one), KEY) != fingerprint(_table(twins), KEY)
 
 
 @settings(max_examples=60, deadline=None)

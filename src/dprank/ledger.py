@@ -85,6 +85,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from fractions import Fraction
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
@@ -284,11 +285,25 @@ def _text_block(names: np.ndarray) -> bytes:
     return np.uint64(len(encoded)).astype("<u8").tobytes() + lengths.tobytes() + b"".join(encoded)
 
 
-def _content_chunks(data, user_labels=None) -> Iterator[bytes]:
-    comparisons = getattr(data, "comparisons", data)
-    if user_labels is None:
-        user_labels = getattr(data, "user_labels", None)
-    c = comparisons
+_RECORD = np.dtype([("a", "<i8"), ("b", "<i8"), ("y", "<f8"), ("count", "<f8")])
+
+
+def _merged(keys: list[np.ndarray], count: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
+    """Records sorted by ``keys`` (most significant first), then by count; equal keys merged."""
+    order = np.lexsort((count, *reversed(keys)))
+    keys, count = [k[order] for k in keys], count[order]
+    if not count.size:
+        return keys, count
+    new = np.zeros(count.size, dtype=bool)
+    new[0] = True
+    for k in keys:
+        new[1:] |= k[1:] != k[:-1]
+    starts = np.flatnonzero(new)
+    return [k[starts] for k in keys], np.add.reduceat(count, starts)
+
+
+def _content_chunks(data) -> Iterator[bytes]:
+    c = getattr(data, "comparisons", data)
     for attr in ("n_items", "i", "j", "y", "count", "user", "labels"):
         if not hasattr(c, attr):
             raise TypeError(
@@ -300,49 +315,55 @@ def _content_chunks(data, user_labels=None) -> Iterator[bytes]:
     flip = a > b
     a, b = np.where(flip, b, a), np.where(flip, a, b)
     y = np.where(flip, 1.0 - c.y, c.y) + 0.0  # + 0.0: -0.0 -> 0.0
-    if c.user is None:
-        u, users = np.full(a.size, -1, dtype=np.int64), None
-    else:
-        n_users = int(c.user.max()) + 1 if c.user.size else 0
-        u, users = _ranks(c.user, _names(user_labels, n_users, "user"), "user")
     count = np.asarray(c.count, dtype=np.float64)
-    # Sort by (a, b, user, outcome, count), then merge identical records (counts added).
-    order = np.lexsort((count, y, u, b, a))
-    a, b, u, y, count = a[order], b[order], u[order], y[order], count[order]
-    if a.size:
-        new = np.ones(a.size, dtype=bool)
-        new[1:] = (a[1:] != a[:-1]) | (b[1:] != b[:-1]) | (u[1:] != u[:-1]) | (y[1:] != y[:-1])
-        starts = np.flatnonzero(new)
-        a, b, u, y = a[starts], b[starts], u[starts], y[starts]
-        count = np.add.reduceat(count, starts)
     yield _CONTENT_TAG
     yield _text_block(items)
-    yield b"\0" if users is None else b"\1" + _text_block(users)
+    if c.user is None:
+        (a, b, y), count = _merged([a, b, y], count)
+        yield b"\0" + np.uint64(a.size).astype("<u8").tobytes()
+        for arr, dtype in ((a, "<i8"), (b, "<i8"), (y, "<f8"), (count, "<f8")):
+            yield np.ascontiguousarray(arr, dtype=dtype).tobytes()
+        return
+    # Users are numbered by their own records, not by label or index: each user's
+    # records (sorted, merged) are hashed and users sorted by that digest. Users
+    # with equal digests hold the same records, so their order does not matter.
+    (user, a, b, y), count = _merged([np.asarray(c.user), a, b, y], count)
+    records = np.empty(a.size, dtype=_RECORD)
+    records["a"], records["b"], records["y"], records["count"] = a, b, y, count
+    bounds = np.flatnonzero(np.r_[True, user[1:] != user[:-1], True]) if user.size else [0]
+    digests = [hashlib.sha256(records[lo:hi].tobytes()).digest() for lo, hi in pairwise(bounds)]
+    rank = np.empty(len(digests), dtype=np.int64)
+    rank[sorted(range(len(digests)), key=digests.__getitem__)] = np.arange(len(digests))
+    group = np.repeat(np.arange(len(digests)), np.diff(bounds))
+    order = np.argsort(rank[group], kind="stable")
+    yield b"\1" + np.uint64(len(digests)).astype("<u8").tobytes()
     yield np.uint64(a.size).astype("<u8").tobytes()
-    for arr, dtype in ((a, "<i8"), (b, "<i8"), (u, "<i8"), (y, "<f8"), (count, "<f8")):
-        yield np.ascontiguousarray(arr, dtype=dtype).tobytes()
+    yield np.ascontiguousarray(rank[group][order], dtype="<i8").tobytes()
+    yield records[order].tobytes()
 
 
-def canonical_content(data, user_labels=None) -> bytes:
+def canonical_content(data) -> bytes:
     """The comparisons as canonical bytes: the same data in any row order or layout, the same bytes.
 
-    Items and users are named by their labels (as text; ``0..n-1`` where there
-    are none) and numbered in the sorted order of the labels that occur. Each
-    record is oriented so that its first item has the smaller label (the
-    outcome ``y`` becomes ``1 - y``), and records equal in (first item, second
-    item, user, outcome) are merged with their counts added, so ``winner,loser``
-    rows, ``item_a,item_b,outcome`` rows, a ``count`` column and repeated rows
-    all give the same content for the same comparisons. The users' local-DP
-    budgets (``epsilon`` column) are not part of it.
+    Items are named by their labels (as text; ``0..n-1`` where there are none)
+    and numbered in the sorted order of the labels that occur. Each record is
+    oriented so that its first item has the smaller label (the outcome ``y``
+    becomes ``1 - y``), and records equal in (user, first item, second item,
+    outcome) are merged with their counts added, so ``winner,loser`` rows,
+    ``item_a,item_b,outcome`` rows, a ``count`` column and repeated rows all give
+    the same content for the same comparisons. Users are identified by the
+    comparisons they made, not by their labels or indices: each user's records
+    are sorted and the users are numbered in the order of a hash of their
+    records, so a renaming or renumbering of the users (the command line's
+    labels, an API caller's indices) leaves the content unchanged while moving a
+    comparison from one user to another changes it. The users' local-DP budgets
+    (``epsilon`` column) are not part of it.
 
     Parameters
     ----------
     data : Comparisons or ComparisonTable
         The comparisons (a :class:`dprank.comparisons.Comparisons`, or the table
-        :func:`dprank.inputs.read_comparisons` returns, whose user labels are used).
-    user_labels : array-like, optional
-        The users' labels in user-index order (default: the table's, else the
-        indices).
+        :func:`dprank.inputs.read_comparisons` returns).
 
     Returns
     -------
@@ -352,23 +373,25 @@ def canonical_content(data, user_labels=None) -> bytes:
     Raises
     ------
     ValueError
-        Two items (or users) with the same label.
+        Two items with the same label.
+    TypeError
+        ``data`` is not comparisons.
     """
-    return b"".join(_content_chunks(data, user_labels))
+    return b"".join(_content_chunks(data))
 
 
-def fingerprint(data, key: bytes, user_labels=None) -> str:
+def fingerprint(data, key: bytes) -> str:
     """``HMAC-SHA256(key, canonical_content(data))`` as 64 hex digits.
 
     Parameters
     ----------
-    data, user_labels
+    data : Comparisons or ComparisonTable
         As in :func:`canonical_content`.
     key : bytes
         The ledger's key (:attr:`Ledger.key`).
     """
     mac = hmac.new(bytes(key), digestmod=hashlib.sha256)
-    for chunk in _content_chunks(data, user_labels):
+    for chunk in _content_chunks(data):
         mac.update(chunk)
     return mac.hexdigest()
 
@@ -661,9 +684,9 @@ class Ledger:
         """The ledger's HMAC key (:class:`LedgerError` if there is no ledger yet)."""
         return bytes.fromhex(self._read(missing_ok=False)["key"])
 
-    def fingerprint(self, data, user_labels=None) -> str:
+    def fingerprint(self, data) -> str:
         """The keyed fingerprint of ``data`` in this ledger (:func:`fingerprint`)."""
-        return fingerprint(data, self.key, user_labels)
+        return fingerprint(data, self.key)
 
     @contextlib.contextmanager
     def release(
@@ -673,7 +696,6 @@ class Ledger:
         *,
         budget: float | None = None,
         name: str | None = None,
-        user_labels=None,
     ) -> Iterator[Receipt]:
         """Check a release against the budget, and record it if the ``with`` block succeeds.
 
@@ -698,8 +720,6 @@ class Ledger:
         name : str, optional
             A label of the data set (e.g. the input file's name), recorded with
             its first release.
-        user_labels : array-like, optional
-            As in :func:`canonical_content`.
 
         Yields
         ------
@@ -723,7 +743,7 @@ class Ledger:
             raise ValueError(f"name must be a string, got {name!r}")
         with self._locked():
             state = self._read(missing_ok=True) or self._new_state()
-            fp = fingerprint(data, bytes.fromhex(state["key"]), user_labels)
+            fp = fingerprint(data, bytes.fromhex(state["key"]))
             ds = state["datasets"].get(fp)
             releases = [Release.from_json(r) for r in ds["releases"]] if ds else []
             unit = entry.privacy_unit
