@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import multiprocessing
@@ -443,3 +444,16 @@ def test_module_example_runs():
 
     result = doctest.testmod(dprank.ledger)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_the_block_may_settle_delta_but_not_epsilon(tmp_path):
+    ledger = Ledger(tmp_path / "ledger.json")
+    with ledger.release(_table(), EDGE, name="games.csv") as receipt:
+        receipt.entry = dataclasses.replace(receipt.entry, delta=1 / 9)
+    (summary,) = ledger.summary()
+    assert summary.releases[0].delta == 1 / 9
+    before = ledger.path.read_bytes()
+    with pytest.raises(ValueError, match="only its delta or bounds"):
+        with ledger.release(_table(), EDGE, budget=2) as receipt:
+            receipt.entry = dataclasses.replace(receipt.entry, epsilon=5.0)
+    assert ledger.path.read_bytes() == before

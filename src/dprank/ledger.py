@@ -498,7 +498,7 @@ def compose(releases, privacy_unit: str) -> Composition:
 # --------------------------------------------------------------------------- the ledger
 
 
-@dataclass(frozen=True)
+@dataclass
 class Receipt:
     """What :meth:`Ledger.release` found: the data set and its budget before and after.
 
@@ -508,8 +508,13 @@ class Receipt:
     privacy_unit : str
         The unit of the release (and of the totals and budget).
     spent_before, spent_after : float
-        Total ``epsilon`` at that unit without and with this release.
+        Total ``epsilon`` at that unit without and with this release
+        (``math.inf`` where the user-level total is unbounded).
     budget : float or None
+    entry : Release
+        What will be recorded. The ``with`` block may replace it by one that
+        differs only in ``delta`` or ``bounds`` (a ``delta`` known only after the
+        fit); a change of anything else, ``epsilon`` above all, is refused.
     """
 
     fingerprint: str
@@ -517,6 +522,7 @@ class Receipt:
     spent_before: float
     spent_after: float
     budget: float | None
+    entry: Release
 
 
 @dataclass(frozen=True)
@@ -724,7 +730,9 @@ class Ledger:
         Yields
         ------
         Receipt
-            The fingerprint and the totals before and after the release.
+            The fingerprint and the totals before and after the release; its
+            ``entry`` (what is recorded) may be given another ``delta`` or
+            ``bounds`` in the block.
 
         Raises
         ------
@@ -761,7 +769,7 @@ class Ledger:
                         requested=entry.epsilon,
                         budget=budget,
                     )
-                receipt = Receipt(fp, unit, math.inf, math.inf, budget)
+                receipt = Receipt(fp, unit, math.inf, math.inf, budget, entry)
             else:
                 after = before + request
                 if budget is not None and after > _exact(budget):
@@ -777,13 +785,24 @@ class Ledger:
                         requested=entry.epsilon,
                         budget=budget,
                     )
-                receipt = Receipt(fp, unit, float(before), float(after), budget)
+                receipt = Receipt(fp, unit, float(before), float(after), budget, entry)
             yield receipt
+            final = receipt.entry
+            fixed = ("command", "mechanism", "privacy_unit", "epsilon")
+            if not isinstance(final, Release) or any(
+                getattr(final, f) != getattr(entry, f) for f in fixed
+            ):
+                raise ValueError(
+                    "the release to record may change only its delta or bounds after the "
+                    f"budget check; got {final!r} for {entry!r} (nothing was recorded)"
+                )
             stamped = replace(
-                entry, time=datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+                final, time=datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
             )
             if ds is None:
                 ds = state["datasets"][fp] = {"name": name, "releases": []}
+            elif ds.get("name") is None:
+                ds["name"] = name
             ds["releases"].append(stamped.to_json())
             self._write(state)
 
