@@ -430,6 +430,10 @@ class Composition:
         return self.epsilon is not None
 
 
+def _plural(n: int, what: str) -> str:
+    return f"{n} {what}" + ("" if n == 1 else "s")
+
+
 def _compose_exact(releases, unit) -> tuple[Fraction | None, float | None, str]:
     if unit not in PRIVACY_UNITS:
         raise ValueError(f"privacy_unit must be one of {PRIVACY_UNITS}, got {unit!r}")
@@ -443,25 +447,29 @@ def _compose_exact(releases, unit) -> tuple[Fraction | None, float | None, str]:
         for r in other:  # user-level DP implies comparison-level DP at the same (eps, delta)
             eps += _exact(r.epsilon)
             deltas.append(r.delta)
-        note = (
-            f"basic composition of {len(same)} comparison-level and {len(other)} user-level "
-            "release(s) at face value"
-        )
+        parts = [_plural(len(same), "comparison-level release")] if same else []
+        if other:
+            parts.append(_plural(len(other), "user-level release") + " at face value")
+        note = "basic composition of " + " and ".join(parts) if parts else "no releases"
         return eps, math.fsum(deltas), note
     unbounded = [r for r in other if r.max_per_user is None]
     if unbounded:
         note = (
-            f"unbounded: {len(unbounded)} comparison-level release(s) declare no per-user "
-            "bound (max_per_user), so they cannot be converted to a user-level guarantee"
+            f"unbounded: {_plural(len(unbounded), 'comparison-level release')} without a "
+            "declared per-user bound (max_per_user), which cannot be converted to a user-level "
+            "guarantee"
         )
         return None, None, note
     for r in other:  # group privacy for groups of L comparisons
         L = r.max_per_user
         eps += L * _exact(r.epsilon)
         deltas.append(L * math.exp((L - 1) * r.epsilon) * r.delta if r.delta else 0.0)
-    note = f"basic composition of {len(same)} user-level release(s) at face value"
+    parts = [_plural(len(same), "user-level release")] if same else []
     if other:
-        note += f" and {len(other)} comparison-level release(s) at L * epsilon (group privacy)"
+        parts.append(
+            _plural(len(other), "comparison-level release") + " at L * epsilon (group privacy)"
+        )
+    note = "basic composition of " + " and ".join(parts) if parts else "no releases"
     return eps, math.fsum(deltas), note
 
 
