@@ -457,3 +457,21 @@ def test_the_block_may_settle_delta_but_not_epsilon(tmp_path):
         with ledger.release(_table(), EDGE, budget=2) as receipt:
             receipt.entry = dataclasses.replace(receipt.entry, epsilon=5.0)
     assert ledger.path.read_bytes() == before
+
+
+def test_release_to_an_optional_ledger(tmp_path):
+    from dprank.ledger import release_to
+
+    with release_to(None, _table(), EDGE) as receipt:
+        assert receipt is None
+    with pytest.raises(ValueError, match="budget needs a ledger"):
+        release_to(None, _table(), EDGE, budget=1.0)
+    path = tmp_path / "ledger.json"
+    with release_to(path, _table(), EDGE, budget=1.5) as receipt:
+        pass
+    assert receipt.describe().endswith(
+        "spent epsilon 1.0 of the budget 1.5 at the comparison level"
+    )
+    with pytest.raises(BudgetExceeded):
+        with release_to(Ledger(path), _table(), EDGE, budget=1.5):
+            pass

@@ -106,6 +106,7 @@ __all__ = [
     "fingerprint",
     "format_summary",
     "main_ledger",
+    "release_to",
 ]
 
 FORMAT = "dprank-ledger"
@@ -532,6 +533,15 @@ class Receipt:
     budget: float | None
     entry: Release
 
+    def describe(self) -> str:
+        """One line for the user: the data set's total at the release's unit, and the budget."""
+        total = "unbounded" if math.isinf(self.spent_after) else repr(self.spent_after)
+        budget = "" if self.budget is None else f" of the budget {self.budget!r}"
+        return (
+            f"data set {self.fingerprint[:12]} has spent epsilon {total}{budget} at the "
+            f"{self.privacy_unit} level"
+        )
+
 
 @dataclass(frozen=True)
 class DataSetSummary:
@@ -842,6 +852,32 @@ class Ledger:
                 )
             )
         return out
+
+
+def release_to(ledger, data, entry: Release, *, budget: float | None = None, name=None):
+    """:meth:`Ledger.release` where there is a ledger; otherwise a context that yields None.
+
+    The one call of the command line and of :func:`dprank.rank`.
+
+    Parameters
+    ----------
+    ledger : Ledger, path-like or None
+        The ledger (a path is opened as :class:`Ledger`); None: no ledger.
+    data, entry, budget, name
+        As in :meth:`Ledger.release`.
+
+    Raises
+    ------
+    ValueError
+        A ``budget`` without a ledger (there is nothing to check it against).
+    """
+    if ledger is None:
+        if budget is not None:
+            raise ValueError("a budget needs a ledger to check it against (give a ledger file)")
+        return contextlib.nullcontext()
+    if not isinstance(ledger, Ledger):
+        ledger = Ledger(ledger)
+    return ledger.release(data, entry, budget=budget, name=name)
 
 
 # --------------------------------------------------------------------------- text
