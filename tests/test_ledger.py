@@ -200,7 +200,9 @@ def test_user_level_budget_refused_when_an_edge_release_has_no_bound(tmp_path):
     with pytest.raises(BudgetExceeded, match="unbounded") as info:
         ledger.record(_table(), _user(0.1), budget=100)
     assert info.value.spent is None
-    ledger.record(_table(), _user(0.1))  # without a budget it is recorded
+    with ledger.release(_table(), _user(0.1)) as receipt:  # without a budget it is recorded
+        pass
+    assert "unbounded total at the user level" in receipt.describe()
     text = main_ledger(ledger.path)
     assert "spent at the user level: unbounded" in text
 

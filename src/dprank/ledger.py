@@ -535,12 +535,15 @@ class Receipt:
 
     def describe(self) -> str:
         """One line for the user: the data set's total at the release's unit, and the budget."""
-        total = "unbounded" if math.isinf(self.spent_after) else repr(self.spent_after)
+        name = f"data set {self.fingerprint[:12]}"
+        if math.isinf(self.spent_after):
+            return (
+                f"{name} has an unbounded total at the {self.privacy_unit} level (a "
+                "comparison-level release declares no max_per_user)"
+            )
         budget = "" if self.budget is None else f" of the budget {self.budget!r}"
-        return (
-            f"data set {self.fingerprint[:12]} has spent epsilon {total}{budget} at the "
-            f"{self.privacy_unit} level"
-        )
+        unit = self.privacy_unit
+        return f"{name} has spent epsilon {self.spent_after!r}{budget} at the {unit} level"
 
 
 @dataclass(frozen=True)
