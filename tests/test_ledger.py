@@ -9,6 +9,7 @@ import multiprocessing
 import os
 import re
 import stat
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -477,3 +478,19 @@ def test_release_to_an_optional_ledger(tmp_path):
     with pytest.raises(BudgetExceeded):
         with release_to(Ledger(path), _table(), EDGE, budget=1.5):
             pass
+
+
+def test_docs_example_prints_what_the_page_shows(tmp_path, monkeypatch, capsys):
+    page = (Path(__file__).resolve().parents[1] / "docs" / "ledger.md").read_text()
+    (code,) = re.findall(r"```python\n(.*?)```", page, flags=re.S)
+    games, shown = re.findall(r"```text\n(.*?)```", page, flags=re.S)[:2]
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "games.csv").write_text(games)
+    exec(compile(code, "ledger.md", "exec"), {})
+    printed = capsys.readouterr().out
+
+    def normal(text):
+        text = re.sub(r"\b[0-9a-f]{12}\b", "FINGERPRINT", text)
+        return re.sub(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", "TIME", text)
+
+    assert normal(printed) == normal(shown)
