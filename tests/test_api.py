@@ -172,3 +172,19 @@ def test_as_published_always_warns():
     for kwargs in ({"method": "counts", "as_published": True}, {"method": "counts_as_published"}):
         with pytest.warns(UserWarning, match="2 eps-DP"):
             dprank.rank(frame, privacy="individual", epsilon=1.0, max_per_user=1, **kwargs)
+
+
+def test_ledger_in_the_api_refuses_a_release_past_the_budget(tmp_path):
+    from dprank.ledger import BudgetExceeded, Ledger
+
+    winners, losers = _games()
+    frame = pd.DataFrame({"winner": winners, "loser": losers})
+    path = tmp_path / "budget.ledger"
+    for _ in range(2):
+        dprank.rank(frame, privacy="edge", epsilon=1.0, ledger=path, budget=2.5)
+    with pytest.raises(BudgetExceeded, match=r"budget 2\.5"):
+        dprank.rank(frame, privacy="edge", epsilon=1.0, ledger=path, budget=2.5)
+    (summary,) = Ledger(path).summary()
+    assert summary.comparison.epsilon == 2.0 and len(summary.releases) == 2
+    with pytest.raises(ValueError, match="ledger"):
+        dprank.rank(frame, privacy="none", ledger=path)

@@ -302,6 +302,8 @@ def rank(
     max_per_user: int | None = None,
     as_published: bool = False,
     options: Mapping[str, Any] | None = None,
+    ledger=None,
+    budget: float | None = None,
 ) -> Ranking:
     """Rank items from pairwise comparisons under differential privacy.
 
@@ -350,6 +352,13 @@ def rank(
     options : dict, optional
         Keyword options passed to the method (``gamma``, ``c0``, ``xtol``, ...);
         an option the method does not take is an error.
+    ledger : dprank.ledger.Ledger or path, optional
+        Record the release in this privacy-budget ledger (private releases of raw
+        data: ``edge`` and ``individual``); see :mod:`dprank.ledger`.
+    budget : float, optional
+        With ``ledger``: refuse (:class:`dprank.ledger.BudgetExceeded`, a
+        ValueError, before any noise is drawn) a release that would take the
+        data set's total epsilon past ``budget``.
 
     Returns
     -------
@@ -436,13 +445,32 @@ def rank(
             DisconnectedWarning,
             stacklevel=2,
         )
-    n_dropped = 0
-    if max_per_user is not None:
-        from .release import bound_user_contributions
+    entry = None
+    if ledger is not None:
+        from .ledger import Release
 
-        data, n_dropped = bound_user_contributions(data, max_per_user, noise)
-        opts["max_per_user"] = max_per_user
-    fit = meth.fit(data, np.inf if eps is None else eps, noise, model=model, top_k=top_k, **opts)
+        if not meth.private or meth.trust_model == "local":
+            raise ValueError("a ledger records private releases of raw data (edge, individual)")
+        bounds = {} if max_per_user is None else {"max_per_user": max_per_user}
+        given = eps * (2 if name == "individual_counts_as_published" else 1)
+        entry = Release("rank", name, meth.privacy_unit, given, meth.delta, bounds)
+    from .ledger import release_to
+
+    raw = data
+    with release_to(ledger, raw, entry, budget=budget) as receipt:
+        n_dropped = 0
+        if max_per_user is not None:
+            from .release import bound_user_contributions
+
+            data, n_dropped = bound_user_contributions(raw, max_per_user, noise)
+            opts["max_per_user"] = max_per_user
+        eps_fit = np.inf if eps is None else eps
+        fit = meth.fit(data, eps_fit, noise, model=model, top_k=top_k, **opts)
+        if receipt is not None:
+            from dataclasses import replace
+
+            delta = float(fit.details.get("delta", meth.delta))
+            receipt.entry = replace(receipt.entry, delta=delta)
     scores = np.asarray(fit.scores, dtype=np.float64)
     if scores.shape != (n,) or not np.all(np.isfinite(scores)):
         raise RuntimeError(f"method {name} returned scores of shape {scores.shape} or non-finite")

@@ -9,7 +9,9 @@ Subcommands (``dprank SUBCOMMAND --help`` for each):
   ``rank --privacy local``;
 * ``dprank datasets list`` / ``dprank datasets export NAME --out FILE.csv``: the
   registered real data sets in the input format;
-* ``dprank methods``: every registered method.
+* ``dprank methods``: every registered method;
+* ``dprank ledger FILE``: the releases recorded with ``--ledger`` and the budget
+  spent per data set (:mod:`dprank.ledger`).
 
 Conventions: results go to the ``--out`` file (or standard output with
 ``--out -``), messages and progress to standard error; exit status 0 on success,
@@ -302,8 +304,11 @@ def _sidecar_path(args) -> str | None:
 
 
 def _cmd_rank(args) -> int:
+    from dataclasses import replace
+
     from .api import method_name, rank
     from .inputs import read_comparisons
+    from .ledger import release_to
     from .methods import get_method
 
     if args.privacy in ("edge", "individual") and args.epsilon is None:
@@ -340,9 +345,11 @@ def _cmd_rank(args) -> int:
             "--sidecar": sidecar,
             "--plot": args.plot,
             "--audit-record": args.audit_record,
+            "--ledger": args.ledger,
         },
     )
     noise = _noise_source(args, name, "dprank.rank")
+    receipt = None
 
     progress = _Progress(3, args.quiet)
     try:
@@ -354,54 +361,95 @@ def _cmd_rank(args) -> int:
             real_outcomes=name == "local_laplace",
         )
         progress.done()
-        progress.stage("fitting")
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            ranking = rank(
-                table.comparisons,
-                privacy=args.privacy,
-                epsilon=args.epsilon,
-                method=args.method,
-                model=args.model,
-                top_k=args.top_k,
-                rng=noise,
-                max_per_user=args.max_per_user,
-                as_published=args.as_published,
+        # the guarantee actually given: 2 eps for the as-published counts
+        eps_given = None if args.epsilon is None else args.epsilon * (2 if args.as_published else 1)
+        entry = _ledger_entry(
+            args, "rank", method.name, method.privacy_unit, method.private, eps_given
+        )
+        if entry is not None and method.trust_model == "local":
+            raise UsageError(
+                "--ledger records releases of raw data: ranking a local release spends no "
+                "budget (record the budget where the data were privatized)"
             )
-        for w in caught:
-            _stderr(f"warning: {w.message}")
-        progress.done()
-        progress.stage("writing")
-        c = table.comparisons
-        record = {"dprank_version": __version__, **ranking.record()}
-        outputs = [
-            (args.out, _csv_writer(ranking.to_frame())),
-            (sidecar, _json_writer(_plain(record))),
-        ]
-        if args.plot is not None:
-            outputs.append((args.plot, _plot_writer(ranking, args.plot)))
-        if args.audit_record is not None:
-            audit = {
-                "dprank_version": __version__,
-                "warning": "private: facts about the input data; do not publish",
-                "insecure_seed": args.insecure_seed,
-                "input": {
-                    "file": Path(args.comparisons).name,
-                    "sha256": table.sha256,
-                    "layout": table.layout,
-                    "rows": table.n_rows,
-                },
-                **ranking.audit_record(),
-            }
-            if method.trust_model == "local":
-                eps_user = np.asarray(c.user_epsilon)
-                audit["user_epsilon"] = {"min": eps_user.min(), "max": eps_user.max()}
-            outputs.append((_Private(args.audit_record), _json_writer(_plain(audit))))
-        _write_outputs(outputs)
+        with release_to(
+            args.ledger, table, entry, budget=args.budget, name=Path(args.comparisons).name
+        ) as receipt:
+            progress.stage("fitting")
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                ranking = rank(
+                    table.comparisons,
+                    privacy=args.privacy,
+                    epsilon=args.epsilon,
+                    method=args.method,
+                    model=args.model,
+                    top_k=args.top_k,
+                    rng=noise,
+                    max_per_user=args.max_per_user,
+                    as_published=args.as_published,
+                )
+            for w in caught:
+                _stderr(f"warning: {w.message}")
+            progress.done()
+            progress.stage("writing")
+            if receipt is not None:
+                receipt.entry = replace(receipt.entry, delta=ranking.delta)
+            _write_outputs(_rank_outputs(args, table, ranking, sidecar, method))
         progress.done()
     finally:
         progress.close()
+    if receipt is not None and not args.quiet:
+        _stderr(f"ledger {args.ledger}: {receipt.describe()}")
     return EXIT_OK
+
+
+def _ledger_entry(args, command: str, mechanism: str, unit: str, private: bool, epsilon):
+    """The ledger's record of this release (None without ``--ledger``)."""
+    from .ledger import Release
+
+    if args.budget is not None and args.ledger is None:
+        raise UsageError("--budget needs --ledger FILE (the ledger holds the total so far)")
+    if args.ledger is None:
+        return None
+    if not private:
+        raise UsageError("--ledger records private releases (--privacy edge or individual)")
+    if args.ledger == "-":
+        raise UsageError("--ledger needs a file name")
+    bounds = {}
+    if getattr(args, "max_per_user", None) is not None:
+        bounds["max_per_user"] = args.max_per_user
+    if epsilon is None:  # ranking a local release: no budget of its own
+        return None
+    return Release(command, mechanism, unit, float(epsilon), 0.0, bounds)
+
+
+def _rank_outputs(args, table, ranking, sidecar, method) -> list:
+    """The ranking CSV, its public record, the plot and the private audit record."""
+    record = {"dprank_version": __version__, **ranking.record()}
+    outputs = [
+        (args.out, _csv_writer(ranking.to_frame())),
+        (sidecar, _json_writer(_plain(record))),
+    ]
+    if args.plot is not None:
+        outputs.append((args.plot, _plot_writer(ranking, args.plot)))
+    if args.audit_record is not None:
+        audit = {
+            "dprank_version": __version__,
+            "warning": "private: facts about the input data; do not publish",
+            "insecure_seed": args.insecure_seed,
+            "input": {
+                "file": Path(args.comparisons).name,
+                "sha256": table.sha256,
+                "layout": table.layout,
+                "rows": table.n_rows,
+            },
+            **ranking.audit_record(),
+        }
+        if method.trust_model == "local":
+            eps_user = np.asarray(table.comparisons.user_epsilon)
+            audit["user_epsilon"] = {"min": eps_user.min(), "max": eps_user.max()}
+        outputs.append((_Private(args.audit_record), _json_writer(_plain(audit))))
+    return outputs
 
 
 # --------------------------------------------------------------------------- privatize
@@ -411,11 +459,12 @@ def _cmd_privatize(args) -> int:
     import pandas as pd
 
     from .inputs import read_comparisons
+    from .ledger import release_to
     from .release import local_release
 
     if (args.epsilon is None) == (args.user_epsilon_column is None):
         raise UsageError("give exactly one of --epsilon and --user-epsilon-column")
-    _check_paths({"COMPARISONS": args.comparisons}, {"--out": args.out})
+    _check_paths({"COMPARISONS": args.comparisons}, {"--out": args.out, "--ledger": args.ledger})
     noise = _noise_source(args, args.mechanism, "dprank.privatize")
     table = read_comparisons(
         args.comparisons,
@@ -426,19 +475,25 @@ def _cmd_privatize(args) -> int:
     c = table.comparisons
     eps_user = np.full(c.n_users, args.epsilon) if args.epsilon is not None else c.user_epsilon
     aggregate = table.has_count and args.mechanism == "rr"
-    rel = local_release(c, eps_user, noise, args.mechanism, aggregate=aggregate)
-    labels = np.asarray(c.labels).astype(str)
-    columns = {
-        "item_a": labels[rel.i],
-        "item_b": labels[rel.j],
-        "outcome": rel.y if args.mechanism == "laplace" else rel.y.astype(np.int64),
-        "user": np.asarray(table.user_labels)[rel.user],
-    }
-    if aggregate:
-        columns["count"] = rel.count.astype(np.int64)
-    columns["epsilon"] = eps_user[rel.user]
-    frame = pd.DataFrame(columns)
-    _write_outputs([(args.out, _csv_writer(frame))])
+    entry = _ledger_entry(args, "privatize", args.mechanism, "user", True, np.max(eps_user))
+    with release_to(
+        args.ledger, table, entry, budget=args.budget, name=Path(args.comparisons).name
+    ) as receipt:
+        rel = local_release(c, eps_user, noise, args.mechanism, aggregate=aggregate)
+        labels = np.asarray(c.labels).astype(str)
+        columns = {
+            "item_a": labels[rel.i],
+            "item_b": labels[rel.j],
+            "outcome": rel.y if args.mechanism == "laplace" else rel.y.astype(np.int64),
+            "user": np.asarray(table.user_labels)[rel.user],
+        }
+        if aggregate:
+            columns["count"] = rel.count.astype(np.int64)
+        columns["epsilon"] = eps_user[rel.user]
+        frame = pd.DataFrame(columns)
+        _write_outputs([(args.out, _csv_writer(frame))])
+    if receipt is not None and not args.quiet:
+        _stderr(f"ledger {args.ledger}: {receipt.describe()}")
     if args.out != "-" and not args.quiet:
         _stderr(
             f"released {len(frame)} rows ({args.mechanism}) to {args.out}; each comparison "
@@ -537,6 +592,29 @@ example:
   dprank datasets list
   dprank datasets export car_preferences --out cars.csv
 """
+
+
+def _add_ledger_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--ledger",
+        metavar="FILE",
+        help="record the release in this privacy-budget ledger (created if missing, mode "
+        "0600; see 'dprank ledger')",
+    )
+    p.add_argument(
+        "--budget",
+        type=_positive_float,
+        metavar="EPS",
+        help="with --ledger: refuse (exit 2, nothing written) a release that would take the "
+        "data set's total epsilon past EPS",
+    )
+
+
+def _cmd_ledger(args) -> int:
+    from .ledger import main_ledger
+
+    sys.stdout.write(main_ledger(args.file))
+    return EXIT_OK
 
 
 def _add_seed_options(p: argparse.ArgumentParser) -> None:
@@ -638,6 +716,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="individual counts with Algorithm 3's printed Laplace(L/eps): only 2 eps-DP "
         "(the record says epsilon = 2 EPS)",
     )
+    _add_ledger_options(p)
     p.add_argument("--quiet", action="store_true", help="no progress display")
     p.set_defaults(func=_cmd_rank)
 
@@ -667,8 +746,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--out", required=True, metavar="FILE", help="released CSV ('-' for standard output)"
     )
+    _add_ledger_options(p)
     p.add_argument("--quiet", action="store_true", help="no summary on standard error")
     p.set_defaults(func=_cmd_privatize)
+
+    p = sub.add_parser(
+        "ledger",
+        help="list a privacy-budget ledger: data sets, releases, budget spent",
+        description="List the data sets of a privacy-budget ledger (--ledger of rank and "
+        "privatize), their releases and the epsilon spent per privacy unit.",
+        formatter_class=fmt,
+    )
+    p.add_argument("file", metavar="FILE", help="the ledger file")
+    p.set_defaults(func=_cmd_ledger)
 
     p = sub.add_parser(
         "datasets",
