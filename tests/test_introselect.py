@@ -3,7 +3,7 @@
 Reference: numpy's own generic introselect, run in a subprocess with
 ``NPY_DISABLE_CPU_FEATURES`` set. On numpy 2.4.6 for x86 this switches off the
 AVX2/AVX-512 x86-simd-sort ``argselect`` that would otherwise handle a single
-``kth`` (spec/paper-a.md, section 0 item 5 and section 2.7). A table of golden
+``kth`` (docs/papers/paper-a.md#s0 item 5 and #s2-7). A table of golden
 cases, produced once by that generic path, checks the port on every machine.
 """
 

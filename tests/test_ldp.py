@@ -1,4 +1,4 @@
-"""Local DP releases of Paper B2 (section 3, spec/paper-b.md sections 1.1-1.4).
+"""Local DP releases of Paper B2 (section 3, docs/papers/paper-b.md#s1-1 to #s1-4).
 
 Statistical checks use fixed seeds and 5-sd tolerances computed from the
 exact variance of the statistic under test.

@@ -1,4 +1,4 @@
-"""Paper B metrics (spec/paper-b.md, section 1.5): brute-force references, invariances,
+"""Paper B metrics (docs/papers/paper-b.md#s1-5): brute-force references, invariances,
 random tie-breaking, the prediction band and the paired t-test of B2 Table 2."""
 
 import itertools

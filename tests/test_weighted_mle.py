@@ -1,7 +1,7 @@
 """B2 objective (5) on sufficient statistics, baselines and Hessian eigenvalues.
 
 Reference solutions come from an independent L-BFGS fit of the objective
-written from its definition (spec/paper-b.md section 1.3); statistical checks
+written from its definition (docs/papers/paper-b.md#s1-3); statistical checks
 use fixed seeds and tolerances from the asymptotic (sandwich) covariance.
 """
 

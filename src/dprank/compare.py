@@ -1,7 +1,7 @@
 """Published versus reproduced numbers, with tolerances derived from the data.
 
 Paper A's edge-DP figures average over data randomness only, with one theta
-draw per run (spec/paper-a.md, section 0, items 1 and 4). Two faithful runs
+draw per run (docs/papers/paper-a.md#s0, items 1 and 4). Two faithful runs
 therefore differ by more than their standard errors: the authors' own
 Experiments 2 and 3 overlap in 32 settings and differ there by up to 0.033
 (log l2), 0.107 (log l_inf) and 0.022 (Hamming). The tolerance of a cell is

@@ -1,8 +1,8 @@
 """Platform-independent port of numpy's generic (non-SIMD) ``argpartition``.
 
 The authors of Paper A take the "top-k" of a score vector ``x`` to be the last
-``k`` entries of ``np.argpartition(x, k)`` (spec/paper-a.md, section 0 item 5
-and sections 2.5 and 2.7). ``argpartition`` only guarantees that position ``k``
+``k`` entries of ``np.argpartition(x, k)`` (docs/papers/paper-a.md#s0 item 5,
+#s2-5 and #s2-7). ``argpartition`` only guarantees that position ``k``
 holds the element of rank ``k``; which indices land in the other positions
 depends on numpy's selection algorithm. The authors' machine (Python 3.9,
 macOS) ran numpy's generic ``introselect``. numpy >= 2.0 on x86 instead sends a
@@ -309,7 +309,7 @@ def authors_top_k(x: np.ndarray, k: int) -> np.ndarray:
     """What Paper A's individual-DP code calls "top-k": last ``k`` of ``argpartition(x, k)``.
 
     The authors compute ``A(x) = np.argpartition(x, k)[-k:]`` for the
-    Hamming metrics of Figures 5-7 (spec/paper-a.md, section 2.5,
+    Hamming metrics of Figures 5-7 (docs/papers/paper-a.md#s2-5,
     ``hit_at_k`` and ``hit_at_k_by_count``). This function gives that set as
     numpy's generic introselect computes it (:func:`argpartition_generic`),
     which is the algorithm the authors' numpy ran, so the result does not

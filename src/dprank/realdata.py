@@ -13,7 +13,7 @@
 
 ``W[i, j]`` is the number of times item i beat item j. The constants ``L``
 (comparisons per individual, which sets the noise scales) and ``m`` (number
-of individuals) are those of ``spec/paper-a.md``, Figure 8.
+of individuals) are those of ``docs/papers/paper-a.md#fig8``.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ B2's estimator minimises, over ``theta in R^m``,
                                   + (w_l - z_ij^(l)) log(1 - F(d_ij)) } + lambda ||theta||^2,
 
 ``d_ij = theta_i - theta_j``. It depends on the data only through the per-pair
-sufficient statistics (spec/paper-b.md section 1.3)
+sufficient statistics (docs/papers/paper-b.md#s1-3)
 
     S_ij = sum_l a_ij^(l) w_l z~_ij^(l),       N_ij = sum_l a_ij^(l) w_l,
 
@@ -33,7 +33,7 @@ Solver
   fit continues from there with scipy's ``trust-exact`` trust-region method
   (which handles indefinite Hessians) and, if that fails, with L-BFGS-B from
   ``theta = 0``. The result records which path was taken and whether the
-  gradient tolerance (``||grad||_inf <= gtol``, default ``1e-8``, spec A3) was
+  gradient tolerance (``||grad||_inf <= gtol``, default ``1e-8``, docs/papers/paper-b.md#a3) was
   met; non-convergence is never silent (``converged=False``, and
   ``diverged=True`` when the iterates ran past ``theta_max``).
 """
@@ -291,9 +291,9 @@ def fit_weighted_mle(
         Linear term ``b^T theta`` added to the objective (NoisyObj); with
         ``b = None`` the minimiser satisfies ``1^T theta = 0`` (B2 Lemma 3).
     theta0 : (m,) array_like, optional
-        Start (default 0, spec A3).
+        Start (default 0, docs/papers/paper-b.md#a3).
     gtol : float
-        Convergence: ``||grad||_inf <= gtol`` (spec A3: 1e-8).
+        Convergence: ``||grad||_inf <= gtol`` (docs/papers/paper-b.md#a3: 1e-8).
     max_iter : int
         Newton iterations.
     fallback_max_iter : int

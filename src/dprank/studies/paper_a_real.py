@@ -1,7 +1,7 @@
 """Paper A, real data (Figure 8): how far private rankings move from non-private ones.
 
 For a fixed win matrix (CEMS or immigration, :mod:`dprank.realdata`) and each
-epsilon, ``reps`` independent releases are drawn (spec/paper-a.md, Figure 8):
+epsilon, ``reps`` independent releases are drawn (docs/papers/paper-a.md#fig8):
 
 * perturbed MLE: ridge ``gamma = 8 kappa2 L / eps`` (``2L/eps``), Laplace
   ``8 kappa1 L / eps`` perturbation, sum-to-zero constraint (Proposition 3.1);

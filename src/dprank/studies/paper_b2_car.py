@@ -4,7 +4,7 @@ Paper B2 (Xu, Sun & Cheng, "Rate-Optimal Rank Aggregation with Private Pairwise
 Rankings", later version) applies its private rank aggregation to experiment 1
 of the car preference data of Abbasnejad et al. (2013): 10 cars, 60 Amazon
 Mechanical Turk users, every user asked every one of the 45 pairs
-(spec/paper-b.md section 4.1).
+(docs/papers/paper-b.md#s4-1).
 
 * :func:`read_car_data` reads ``items1.csv``, ``users1.csv`` and ``prefs1.csv``
   (B2 Table 1 attributes, the ``(L, P)`` comparison array; spec A17).

@@ -1,6 +1,6 @@
 """B2 Scenario V: ADRR against NoisyObj, Laplace, classic RR and the count method.
 
-Figures 8, 9 and 13, Tables 10 and 11 (spec/paper-b.md B2-Fig8/9/13). Every
+Figures 8, 9 and 13, Tables 10 and 11 (docs/papers/paper-b.md#b2-fig8). Every
 replicate draws its own size, ``m ~ Unif{m_lo..m_hi}`` and
 ``L ~ Unif{L_lo..L_hi}``, budgets ``eps_l ~ U(a, b)`` and ``theta* ~ U(-1, 1)``
 centred, then one raw data set (observation probability ``p``) released in

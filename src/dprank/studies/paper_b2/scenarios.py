@@ -8,7 +8,7 @@ privacy *scheme* of Scenario III, or Figure 3's ``eps = 2``), every user's
 comparisons of every pair (observed with probability ``p``) and their
 randomized-response releases; the third party debiases them, weights them by
 the ADRR weights and fits objective (5) with ``lambda = c / (L B(eps))``
-(spec/paper-b.md sections 1.2-1.3, 2).
+(docs/papers/paper-b.md#s1-2, #s1-3, #s2).
 
 Only the per-pair sufficient statistics of the releases are stored. Where all
 users share one budget, every comparison of a pair has the same law, and the
