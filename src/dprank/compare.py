@@ -308,7 +308,7 @@ B2_MODELS = {"btl": "btl", "tm": "tm", "btl_mixed_effects": None, "btl_or_tm_ran
 
 
 def _published_se(r: pd.Series, published_reps: int) -> tuple[float, str]:
-    """Standard error of a published mean and how it was derived (spec 1.5, A31)."""
+    """Standard error of a published mean and how it was derived (docs/papers/paper-b.md#a31)."""
     kind = str(r.get("se_kind", "sd_over_replicates"))
     if kind == "se_of_mean":
         return float(r["dispersion"]), "published se"

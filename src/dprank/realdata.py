@@ -309,7 +309,7 @@ def load_real_dataset(name: str, path: str | os.PathLike) -> RealDataSet:
     Returns
     -------
     RealDataSet
-        Items, win matrix and the spec's constants L and m.
+        Items, win matrix and the constants L and m of docs/papers/paper-a.md#fig8.
     """
     if name not in _SPECS:
         raise ValueError(f"unknown real data set {name!r}; known: {list(_SPECS)}")

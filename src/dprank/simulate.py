@@ -153,7 +153,7 @@ def sample_user_comparisons(
 
     Every user draws ``L`` pairs uniformly, with replacement, from the
     ``n (n - 1) / 2`` unordered pairs, and item ``i`` beats ``j`` with
-    probability ``F(theta_i - theta_j)`` (Paper A section 3, spec section 2.1).
+    probability ``F(theta_i - theta_j)`` (Paper A section 3, docs/papers/paper-a.md#s2-1).
     The estimators only see the aggregated counts ``W[i, j]``, whose law is
     sampled directly: the ``m L`` pair draws are one multinomial vector and the
     wins of each pair a binomial given its count (no per-comparison loop).

@@ -13,7 +13,7 @@ and the metric is the mean absolute rank difference
 (:func:`dprank.metrics.mean_rank_difference`).
 
 Protocols: ``authors`` takes as reference the MLE with the *same* ridge as the
-private fit (so it changes with epsilon; spec section 0 item 9); ``paper``
+private fit (so it changes with epsilon; docs/papers/paper-a.md#s0 item 9); ``paper``
 takes the unpenalised MLE (``gamma = 0``), the non-private estimator the
 figure's text describes.
 """

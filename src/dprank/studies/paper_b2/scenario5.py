@@ -9,11 +9,11 @@ methods, the same RR outputs (so the methods are paired):
 
 * ``ADRR``: debiased RR outputs with the ADRR weights, objective (5);
 * ``ClassicRR`` and ``Laplace``: the raw RR or Laplace outputs plugged into
-  the same objective, unweighted (``w_l = 1/L``), the same ``lambda`` (spec 1.4);
+  the same objective, unweighted (``w_l = 1/L``), the same ``lambda`` (docs/papers/paper-b.md#s1-4);
 * ``NoisyObj`` (BTL only): Gaussian objective perturbation on the raw
-  comparisons with ``(min eps_l, delta)``, the spec's assumed constants
-  (:func:`dprank.weighted_mle.noisy_obj_fit`, spec A10);
-* ``Count``: ranks by the RR wins, ties broken at random (spec 1.4, A12).
+  comparisons with ``(min eps_l, delta)``, the assumed constants
+  (:func:`dprank.weighted_mle.noisy_obj_fit`, docs/papers/paper-b.md#a10);
+* ``Count``: ranks by the RR wins, ties broken at random (docs/papers/paper-b.md#s1-4, A12).
 
 Replicates differ in ``m``, so a chunk stores its per-replicate arrays
 concatenated: ``m`` and ``L`` give the offsets.
