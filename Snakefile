@@ -36,7 +36,7 @@
 # study: a config section (paper_a_edge, paper_a_individual); experiment: one of its grids;
 # cell: one grid point with its own data (n300_p0.25); block: the cells of one Paper A job
 # (config job_keys; "all" for a whole grid, docs/performance.md); chunk: a range of replicates;
-# protocol: paper | authors (spec/paper-a.md section 0); bpaper: paper_b1 | paper_b2 (Paper B's
+# protocol: paper | authors (docs/papers/paper-a.md#s0); bpaper: paper_b1 | paper_b2 (Paper B's
 # two versions); block: the cells of one B job (config job_keys).
 #
 # Targets: all, paper_a, paper_a_fig1 ... paper_a_fig8, paper_a_compare, fetch_data,

@@ -1,7 +1,7 @@
 """How far apart two faithful runs of the authors' edge-DP code can land.
 
 The authors drew theta once per n, without a seed, and shared it across all
-replicates (spec/paper-a.md, section 0, item 4); with the fixed perturbation
+replicates (docs/papers/paper-a.md#s0, item 4); with the fixed perturbation
 vector of their code, the replicate mean of a cell then depends on that one
 theta draw far more than its standard error says. This script measures the
 spread: for several independent theta draws it runs a cell exactly as the

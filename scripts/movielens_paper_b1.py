@@ -4,7 +4,7 @@ Reads ml-latest-small's ratings (the 40 most-rated movies), fits the
 non-private reference theta* on all 610 users, and runs every replicate of
 every L for the scheme: L users drawn with replacement, comparisons from their
 ratings (coin flips for ties and pairs neither rated), one RR budget for all,
-the debiased mean, the BTL fit (spec 4.2, B1-Fig7, A28).
+the debiased mean, the BTL fit (docs/papers/paper-b.md#s4-2, B1-Fig7, A28).
 """
 
 import pandas as pd

@@ -3,7 +3,7 @@
 Reference: numpy's own generic introselect, run in a subprocess with
 ``NPY_DISABLE_CPU_FEATURES`` set. On numpy 2.4.6 for x86 this switches off the
 AVX2/AVX-512 x86-simd-sort ``argselect`` that would otherwise handle a single
-``kth`` (spec/paper-a.md, section 0 item 5 and section 2.7). A table of golden
+``kth`` (docs/papers/paper-a.md#s0 item 5 and #s2-7). A table of golden
 cases, produced once by that generic path, checks the port on every machine.
 """
 
@@ -24,7 +24,7 @@ from dprank.introselect import argpartition_generic, authors_top_k
 nan = np.nan
 inf = np.inf
 
-#: Disables the SIMD dispatch targets of numpy 2.4.6 on x86 (spec section 2.7).
+#: Disables the SIMD dispatch targets of numpy 2.4.6 on x86 (docs/papers/paper-a.md#s2-7).
 GENERIC_ENV = {"NPY_DISABLE_CPU_FEATURES": "X86_V3 X86_V4 AVX512_ICL AVX512_SPR"}
 
 # ---------------------------------------------------------------------------
@@ -405,7 +405,7 @@ def test_authors_top_k_miss_rate_matches_spec(numpy_reference):
     ours = _miss_rates(np.stack([authors_top_k(row, THETA_K) for row in theta]))
     gen = _generic_or_none(numpy_reference)
     if gen is None:
-        # numpy's generic path could not be run here, so compare with the spec's
+        # numpy's generic path could not be run here, so compare with the documented
         # value (~0.24) with a wide band instead of a measured reference.
         assert 0.15 < ours.mean() < 0.35
         return

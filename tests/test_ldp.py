@@ -1,4 +1,4 @@
-"""Local DP releases of Paper B2 (section 3, spec/paper-b.md sections 1.1-1.4).
+"""Local DP releases of Paper B2 (section 3, docs/papers/paper-b.md#s1-1 to #s1-4).
 
 Statistical checks use fixed seeds and 5-sd tolerances computed from the
 exact variance of the statistic under test.
@@ -158,7 +158,7 @@ def test_fused_rr_statistics_and_chunking():
     y, a = sample_user_comparisons_b(theta, L, 0.6, rng)
     yt = randomized_response(y, eps, rng)
     S_ref, N_ref = sufficient_statistics(debias(yt, eps), a, w)
-    # explicit formula of spec 1.3
+    # explicit formula of docs/papers/paper-b.md#s1-3
     np.testing.assert_allclose(S_ref, (a * w[:, None] * debias(yt, eps)).sum(axis=0), atol=1e-14)
     np.testing.assert_allclose(N_ref, (a * w[:, None]).sum(axis=0), atol=1e-14)
     S, N = np.zeros(21), np.zeros(21)

@@ -1,4 +1,4 @@
-"""Paper B metrics (spec/paper-b.md, section 1.5): brute-force references, invariances,
+"""Paper B metrics (docs/papers/paper-b.md#s1-5): brute-force references, invariances,
 random tie-breaking, the prediction band and the paired t-test of B2 Table 2."""
 
 import itertools
@@ -361,7 +361,7 @@ PUBLISHED_T = {
 
 
 def _p_from_t(t, df=199):
-    """Two-sided p as the spec states it, 2 * t_df.sf(t), from paired_t_test itself."""
+    """Two-sided p (docs/papers/paper-b.md#s1-5), 2 * t_df.sf(t), from paired_t_test itself."""
     # a paired sample whose t statistic is exactly t: d = (c + e) with mean c, sd 1
     e = np.array([1.0, -1.0] * ((df + 1) // 2))
     e = e / e.std(ddof=1)

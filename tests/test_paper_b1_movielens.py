@@ -1,4 +1,4 @@
-"""Tests of the B1 MovieLens study (B1 section 5.3, Figure 7; spec paper-b.md 4.2, A28)."""
+"""Tests of the B1 MovieLens study (B1 section 5.3, Figure 7; docs/papers/paper-b.md#s4-2, A28)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 from functools import cache
 
-from dprank.studies.privacy_audit import run_audits
+from dprank.studies.privacy_audit import EXPECTED_VIOLATIONS, run_audits
 
 SMOKE = {
     "eps": 1.0,
@@ -26,6 +26,11 @@ def test_stage_flags_the_broken_control_and_the_findings_only():
     assert "Laplace LDP, half the noise (broken)" in flagged
     # reusing one noise vector makes neighbouring releases distinguishable
     assert "Alg. 2 counts (edge), fixed noise" in flagged
+    # the log calls these expected: every flagged audit is one of them, and each exists;
+    # beside them only a tight mechanism may pass its claim, by the 95% bound's sampling slack
+    assert set(EXPECTED_VIOLATIONS) <= set(table.index)
+    for name in flagged - set(EXPECTED_VIOLATIONS):
+        assert table.loc[name, "lower_bound"] <= table.loc[name, "claimed_eps"] + 0.02, name
     for name in ("classic RR", "debiased RR (ADRR)", "Laplace LDP", "Alg. 2 counts (edge)"):
         assert table.loc[name, "verdict"] == "consistent"
         assert 0.5 < table.loc[name, "lower_bound"] <= 1.0  # tight for the simple mechanisms

@@ -175,7 +175,7 @@ def test_writer_options():
 
 # ---------------------------------------------------------------- published tables
 
-# rows and NA means per file (spec/paper-b.md, section 10)
+# rows and NA means per file (docs/papers/paper-b.md#s10)
 EXPECTED_ROWS = {
     "B2-Table1": (10, 0),
     "B2-Table2": (20, 6),

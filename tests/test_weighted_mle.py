@@ -1,7 +1,7 @@
 """B2 objective (5) on sufficient statistics, baselines and Hessian eigenvalues.
 
 Reference solutions come from an independent L-BFGS fit of the objective
-written from its definition (spec/paper-b.md section 1.3); statistical checks
+written from its definition (docs/papers/paper-b.md#s1-3); statistical checks
 use fixed seeds and tolerances from the asymptotic (sandwich) covariance.
 """
 
@@ -99,7 +99,8 @@ def test_tm_matches_reference_on_convex_nonprivate_data():
 
 @pytest.mark.parametrize("link", [BTL, THURSTONE])
 def test_gradient_formula(link):
-    """Analytic gradient (spec 1.3) against central differences, S outside [0, N] too."""
+    """Analytic gradient (docs/papers/paper-b.md#s1-3) against central differences, S outside
+    [0, N] too."""
     rng = np.random.default_rng(9)
     m = 6
     S = rng.uniform(-0.5, 1.5, 15)
@@ -116,7 +117,7 @@ def test_gradient_formula(link):
         for e in np.eye(m)
     ]
     np.testing.assert_allclose(g, num, atol=1e-6)
-    # BTL pair gradient N F(d) - S (spec 1.3)
+    # BTL pair gradient N F(d) - S (docs/papers/paper-b.md#s1-3)
     if link is BTL:
         iu, ju = np.triu_indices(m, 1)
         gd = N * special.expit(theta[iu] - theta[ju]) - S
@@ -313,7 +314,7 @@ def test_scenario_i_smoke(link, paper_mean, paper_sd):
     """B2 Table 5 cell (m, L) = (20, 200), eps_l ~ U(1, 5), p = 0.5, lambda = 1/(L B).
 
     Tolerance: 5 SE of a 40-replicate mean (paper SD) plus 10% for the known
-    gap between the spec's re-implementation and the paper (spec section 8:
+    gap between an independent re-implementation and the paper (docs/papers/paper-b.md#checks:
     0.0545 vs 0.0551 BTL, 0.0360 vs 0.0376 TM).
     """
     errs = _scenario_i(link, 20, 200, 40, seed=2025)
@@ -321,10 +322,10 @@ def test_scenario_i_smoke(link, paper_mean, paper_sd):
 
 
 def test_scenario_v_smoke_btl():
-    """B2 Scenario V (Table 10, BTL) with the spec's checked values (section 8).
+    """B2 Scenario V (Table 10, BTL) with the checked values of docs/papers/paper-b.md#checks.
 
     L ~ U{150..400}, m ~ U{10..30}, eps_l ~ U(0.2, 2), p = 0.5; 40 replicates.
-    Tolerance: 5 SE (SD = paper SE * sqrt(200)) plus 10% of the spec's value.
+    Tolerance: 5 SE (SD = paper SE * sqrt(200)) plus 10% of the checked value.
     """
     rng = np.random.default_rng(31)
     R = 40

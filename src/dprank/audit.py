@@ -38,7 +38,7 @@ Mechanism audits (worst-case neighbours under each paper's adjacency):
   :func:`audit_perturbed_mle_individual`) and the one-shot top-1 selection
   of Experiment 4 under edge DP, on the worst tournament pair found by
   exhaustive search (:func:`audit_one_shot`, :func:`one_shot_worst_neighbours`);
-* Paper B2's NoisyObj baseline with the spec's assumed calibration
+* Paper B2's NoisyObj baseline with the assumed calibration (docs/papers/paper-b.md#a10)
   (:func:`audit_noisy_obj`).
 
 Statistics. Where the output density is known the audits use the
@@ -596,7 +596,7 @@ def audit_noisy_counts_individual(
 
 
 def coded_edge_gamma(n: int, p: float = 1.0) -> float:
-    """The authors' edge-DP ridge ``gamma = 2 sqrt(n p log n)`` (spec paper-a 1.1)."""
+    """The authors' edge-DP ridge ``gamma = 2 sqrt(n p log n)`` (docs/papers/paper-a.md#s1-1)."""
     return 2.0 * math.sqrt(n * p * math.log(n))
 
 
@@ -606,7 +606,7 @@ def private_edge_gamma(eps: float, kappa2: float = BTL.kappa2) -> float:
     With the logistic link's curvature bound ``kappa2 = 1/4`` (the only
     property of ``kappa2`` the privacy proof uses) this is ``1/eps``; the
     printed condition (A2) would also ask ``min_{|x|<=4} sigma'(x) > 1/kappa2``,
-    i.e. ``kappa2 >= 57`` (spec ambiguity A11).
+    i.e. ``kappa2 >= 57`` (docs/papers/paper-a.md#a11).
     """
     if not eps > 0:
         raise ValueError("eps must be positive")
@@ -1317,7 +1317,7 @@ def audit_one_shot(
 
 
 # ---------------------------------------------------------------------------
-# NoisyObj (Paper B2 baseline, spec paper-b 1.4)
+# NoisyObj (Paper B2 baseline, docs/papers/paper-b.md#s1-4)
 
 
 def audit_noisy_obj(
@@ -1328,7 +1328,8 @@ def audit_noisy_obj(
     m: int = 3,
     alpha: float = 0.05,
 ) -> AuditResult:
-    """Audit B2's NoisyObj (:func:`dprank.weighted_mle.noisy_obj_fit`) as calibrated by the spec.
+    """Audit B2's NoisyObj (:func:`dprank.weighted_mle.noisy_obj_fit`), calibrated per
+    docs/papers/paper-b.md#a10.
 
     Data: one comparison of every pair of ``m`` items (lower index wins); the
     neighbour flips the outcome of ``(0, 1)``. Statistic ``theta~_0 - theta~_1``

@@ -1,7 +1,7 @@
 """Published versus reproduced numbers, with tolerances derived from the data.
 
 Paper A's edge-DP figures average over data randomness only, with one theta
-draw per run (spec/paper-a.md, section 0, items 1 and 4). Two faithful runs
+draw per run (docs/papers/paper-a.md#s0, items 1 and 4). Two faithful runs
 therefore differ by more than their standard errors: the authors' own
 Experiments 2 and 3 overlap in 32 settings and differ there by up to 0.033
 (log l2), 0.107 (log l_inf) and 0.022 (Hamming). The tolerance of a cell is
@@ -308,7 +308,7 @@ B2_MODELS = {"btl": "btl", "tm": "tm", "btl_mixed_effects": None, "btl_or_tm_ran
 
 
 def _published_se(r: pd.Series, published_reps: int) -> tuple[float, str]:
-    """Standard error of a published mean and how it was derived (spec 1.5, A31)."""
+    """Standard error of a published mean and how it was derived (docs/papers/paper-b.md#a31)."""
     kind = str(r.get("se_kind", "sd_over_replicates"))
     if kind == "se_of_mean":
         return float(r["dispersion"]), "published se"

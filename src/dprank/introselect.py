@@ -1,8 +1,8 @@
 """Platform-independent port of numpy's generic (non-SIMD) ``argpartition``.
 
 The authors of Paper A take the "top-k" of a score vector ``x`` to be the last
-``k`` entries of ``np.argpartition(x, k)`` (spec/paper-a.md, section 0 item 5
-and sections 2.5 and 2.7). ``argpartition`` only guarantees that position ``k``
+``k`` entries of ``np.argpartition(x, k)`` (docs/papers/paper-a.md#s0 item 5,
+#s2-5 and #s2-7). ``argpartition`` only guarantees that position ``k``
 holds the element of rank ``k``; which indices land in the other positions
 depends on numpy's selection algorithm. The authors' machine (Python 3.9,
 macOS) ran numpy's generic ``introselect``. numpy >= 2.0 on x86 instead sends a
@@ -309,11 +309,11 @@ def authors_top_k(x: np.ndarray, k: int) -> np.ndarray:
     """What Paper A's individual-DP code calls "top-k": last ``k`` of ``argpartition(x, k)``.
 
     The authors compute ``A(x) = np.argpartition(x, k)[-k:]`` for the
-    Hamming metrics of Figures 5-7 (spec/paper-a.md, section 2.5,
+    Hamming metrics of Figures 5-7 (docs/papers/paper-a.md#s2-5,
     ``hit_at_k`` and ``hit_at_k_by_count``). This function gives that set as
     numpy's generic introselect computes it (:func:`argpartition_generic`),
     which is the algorithm the authors' numpy ran, so the result does not
-    depend on this machine's CPU or numpy build (spec section 2.7, option A).
+    depend on this machine's CPU or numpy build (docs/papers/paper-a.md#s2-7, option A).
 
     This is **not** the set of the ``k`` largest entries in general.
     ``argpartition(x, k)`` only puts the element of rank ``k`` (0-based,
@@ -321,10 +321,10 @@ def authors_top_k(x: np.ndarray, k: int) -> np.ndarray:
     and larger or equal ones after it. The last ``k`` positions therefore hold
     some ``k`` of the ``n - k - 1`` elements above rank ``k``, and which ones
     depends on the selection algorithm. The true top-k would be
-    ``argpartition(x, n - k)[-k:]``. On the spec's setting
+    ``argpartition(x, n - k)[-k:]``. On the authors' setting
     (``theta* = concat(zeros(4), log(U))``, ``U ~ Unif(0.2, 0.7)``, n = 16,
     k = 4) this set misses about 24 % of the true top-k on average, which
-    gives the error floor near 0.25 of Figures 5-7 (d) (spec section 0
+    gives the error floor near 0.25 of Figures 5-7 (d) (docs/papers/paper-a.md#s0
     item 5).
 
     Parameters

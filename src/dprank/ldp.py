@@ -1,6 +1,6 @@
 """Local differential privacy releases of Paper B (Xu, Sun, Cheng), version B2.
 
-Data model (B2 section 4, spec/paper-b.md section 1.1): users ``l = 1..L``
+Data model (B2 section 4, docs/papers/paper-b.md#s1-1): users ``l = 1..L``
 each compare every pair ``i < j`` of ``m`` items; the comparison is observed
 with probability ``p`` (``a_ij^(l) ~ Bern(p)``) and ``y_ij^(l) ~
 Bern(F(theta_i - theta_j))``, independently over pairs and users.

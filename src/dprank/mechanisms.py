@@ -52,7 +52,7 @@ def individual_gamma(eps: float, L: int, kappa2: float = 0.25) -> float:
     """Ridge ``gamma = 8 L kappa2 / eps`` of the individual-DP MLE (Proposition 3.1).
 
     ``0`` at ``eps = inf`` (the unpenalised, sum-to-zero constrained MLE, as the
-    authors coded it; spec/paper-a.md section 2.2 and ambiguity A11).
+    authors coded it; docs/papers/paper-a.md#s2-2 and #a11).
     """
     return 8.0 * positive(kappa2, "kappa2") * count(L, "L", 1) * _inv(eps)
 

@@ -1,4 +1,4 @@
-"""Accuracy metrics and inference helpers of Paper B (Xu, Sun & Cheng), spec section 1.5.
+"""Accuracy metrics and inference helpers of Paper B (Xu, Sun & Cheng), docs/papers/paper-b.md#s1-5.
 
 Estimation errors (B2 Tables 3, 5-7, 10; B1 Figures 2-3, 5-7), ranking errors (the top-K
 Hamming error ``H_K`` of B2 Table 9, the Kendall distance ``K`` that both versions call the
@@ -8,8 +8,8 @@ line with its 95% prediction band (B2 Figures 5 and 14) and the paired t-test of
 Every metric works along the last axis (the ``m`` items) and broadcasts over leading axes, so
 one call scores a whole batch of replicates. Ranks are 1-based in *decreasing* order of the
 scores (rank 1 = best). Ties, which occur only for the count method, are broken uniformly at
-random when a :class:`numpy.random.Generator` is passed (spec default A12) and otherwise by
-the stable rule (the lower index wins).
+random when a :class:`numpy.random.Generator` is passed (docs/papers/paper-b.md#a12) and
+otherwise by the stable rule (the lower index wins).
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ def max_error(theta_hat: np.ndarray, theta: np.ndarray) -> np.ndarray:
 
 
 def ranks(scores: np.ndarray, rng: np.random.Generator | None = None) -> np.ndarray:
-    """Ranks ``σ(θ)_i`` in decreasing order of the scores, 1 = best (spec section 1.5).
+    """Ranks ``σ(θ)_i`` in decreasing order of the scores, 1 = best (docs/papers/paper-b.md#s1-5).
 
     Parameters
     ----------
@@ -256,7 +256,7 @@ def prediction_band(
     """OLS fit of ``y`` on ``x``, Pearson ``r`` and the prediction band (B2 Figures 5, 14).
 
     The band is ``ŷ(x0) ± t_{(1+level)/2, n−2} · s · sqrt(1 + 1/n + (x0 − x̄)²/Σ(x − x̄)²)``
-    (spec section 1.5), where in the paper ``x = B(ε)^{-1/2}`` per replicate and ``y`` is
+    (docs/papers/paper-b.md#s1-5), where in the paper ``x = B(ε)^{-1/2}`` per replicate and ``y`` is
     that replicate's error.
 
     Parameters

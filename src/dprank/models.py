@@ -33,7 +33,7 @@ class Link:
         Bound on ``F'/(F(1-F))`` (condition (A1)); 1 for the logistic link.
     kappa2 : float
         Bound on ``(-log F)''`` (condition (A2)); the authors' code uses 1/4
-        for the logistic link (spec/paper-a.md, ambiguity A11).
+        for the logistic link (docs/papers/paper-a.md#a11).
     """
 
     name: str

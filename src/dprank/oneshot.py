@@ -1,8 +1,8 @@
 """One-shot private top-k selection from a rank-centrality walk (Qiao, Su, Zhang 2021).
 
 Reimplements the authors' R functions ``top_k_one_shot_spectral``,
-``top_k_one_shot`` and ``ergodicity_coef`` (Paper A, Experiment 4; spec/paper-a.md
-section 1.3) without their O(n^3) memory: the stationary distribution comes
+``top_k_one_shot`` and ``ergodicity_coef`` (Paper A, Experiment 4;
+docs/papers/paper-a.md#s1-3) without their O(n^3) memory: the stationary distribution comes
 from one linear solve and the Dobrushin coefficient from one matrix product.
 """
 
@@ -81,8 +81,8 @@ def one_shot_noise_scale(n: int, k: int, d: float, rho: float, eps: float) -> fl
     """Laplace scale of the one-shot mechanism as the authors coded it.
 
     Sensitivity ``s = 2 / (d L (1 - rho))`` with ``L = 1``, ``delta = 1/n^2``,
-    scale ``8 s sqrt(k log(n / delta)) / eps`` (spec/paper-a.md section 1.3,
-    ambiguity A7).
+    scale ``8 s sqrt(k log(n / delta)) / eps`` (docs/papers/paper-a.md#s1-3
+    and #a7).
     """
     positive(eps, "eps")
     positive(d, "d")

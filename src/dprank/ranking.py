@@ -4,7 +4,7 @@ Ties matter in the Paper A figures only where scores are integers (counting
 without noise at epsilon = infinity). Two rules are provided:
 
 * ``"stable"``: ties go to the lower index, as R's ``order(decreasing=TRUE)``
-  in the authors' code (spec/paper-a.md, section 1.2 and ambiguity A9);
+  in the authors' code (docs/papers/paper-a.md#s1-2 and #a9);
 * random keys: ties are broken by independent uniform keys, the noise-free
   limit of Algorithm 2 (used by the ``paper`` protocol).
 """

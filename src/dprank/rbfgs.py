@@ -1,7 +1,7 @@
 """R's ``optim(method = "BFGS")`` (the C routine ``vmmin``), ported step for step.
 
 The authors of Paper A fit the perturbed MLE with ``optim(theta_star, f, g,
-method = "BFGS")`` started at the true scores (spec/paper-a.md section 1.1).
+method = "BFGS")`` started at the true scores (docs/papers/paper-a.md#s1-1).
 R's BFGS stops on a relative change of the objective (``reltol``), so its
 result sits 1e-4 to 1e-3 away from the exact minimiser; where the exact
 estimates tie (equal win counts on a complete graph at epsilon = inf), that

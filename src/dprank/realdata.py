@@ -13,7 +13,7 @@
 
 ``W[i, j]`` is the number of times item i beat item j. The constants ``L``
 (comparisons per individual, which sets the noise scales) and ``m`` (number
-of individuals) are those of ``spec/paper-a.md``, Figure 8.
+of individuals) are those of ``docs/papers/paper-a.md#fig8``.
 """
 
 from __future__ import annotations
@@ -309,7 +309,7 @@ def load_real_dataset(name: str, path: str | os.PathLike) -> RealDataSet:
     Returns
     -------
     RealDataSet
-        Items, win matrix and the spec's constants L and m.
+        Items, win matrix and the constants L and m of docs/papers/paper-a.md#fig8.
     """
     if name not in _SPECS:
         raise ValueError(f"unknown real data set {name!r}; known: {list(_SPECS)}")

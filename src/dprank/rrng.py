@@ -2,7 +2,7 @@
 
 The Paper A authors' edge-DP code calls ``set.seed(13); runif(n)`` inside the
 objective function, so its Laplace perturbation vector is the same in every
-replication (spec/paper-a.md, section 0, item 1). The ``authors`` protocol
+replication (docs/papers/paper-a.md#s0, item 1). The ``authors`` protocol
 reproduces that vector bit for bit: R scrambles the seed with the linear
 congruential map ``s <- 69069 s + 1`` (50 warm-up steps, then one step per
 state word), fills the 624-word Mersenne-Twister state and scales the 32-bit

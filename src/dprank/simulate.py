@@ -41,7 +41,7 @@ def theta_paper_a_edge(n: int, rng: np.random.Generator) -> np.ndarray:
 
     ``exp(theta_i) ~ Unif(0.2, 0.7)`` for the first ``n - k`` items and
     ``exp(theta_i) = 1`` for the last ``k = round(n/4)`` items (the authors'
-    code puts the top items last; spec/paper-a.md section 1), then centred to
+    code puts the top items last; docs/papers/paper-a.md#s1), then centred to
     sum zero. The true top-k set is therefore ``{n-k, ..., n-1}``.
     """
     k = top_k_size(count(n, "n", 1))
@@ -140,7 +140,7 @@ def theta_paper_a_individual(n: int, rng: np.random.Generator) -> np.ndarray:
 
     ``theta = (0, ..., 0, log U_1, ..., log U_{n-k})`` with ``k = n // 4`` and
     ``U_i ~ Unif(0.2, 0.7)``: the top-k items are the first ``k``
-    (spec/paper-a.md section 2.1; the authors' code does not centre it).
+    (docs/papers/paper-a.md#s2-1; the authors' code does not centre it).
     """
     k = top_k_size_individual(count(n, "n", 1))
     return np.concatenate([np.zeros(k), np.log(rng.uniform(0.2, 0.7, size=n - k))])
@@ -153,7 +153,7 @@ def sample_user_comparisons(
 
     Every user draws ``L`` pairs uniformly, with replacement, from the
     ``n (n - 1) / 2`` unordered pairs, and item ``i`` beats ``j`` with
-    probability ``F(theta_i - theta_j)`` (Paper A section 3, spec section 2.1).
+    probability ``F(theta_i - theta_j)`` (Paper A section 3, docs/papers/paper-a.md#s2-1).
     The estimators only see the aggregated counts ``W[i, j]``, whose law is
     sampled directly: the ``m L`` pair draws are one multinomial vector and the
     wins of each pair a binomial given its count (no per-comparison loop).

@@ -4,8 +4,8 @@ The paper prints each cell as ``mean (dispersion)`` with a fixed number of decim
 B2 Tables 2, 3 and 5-11, 3 in Table 4 (proportions, no parenthetical); Table 2's p-values
 have two significant digits (``5.5 × 10^-5``). The parenthetical is a sample SD over the
 replicates in Tables 3 and 5-9 and a standard error of the mean in Tables 2, 10 and 11,
-although the paper calls all of them "standard errors" (spec/paper-b.md, section 1.5 and
-ambiguity A31); captions written here say which.
+although the paper calls all of them "standard errors" (docs/papers/paper-b.md#s1-5 and
+#a31); captions written here say which.
 
 A *tidy* frame (one row per cell: row keys, column keys, ``mean``, ``dispersion``,
 ``dispersion_kind`` ``'sd'`` or ``'se'``) goes through :func:`pivot_table` to a frame of
@@ -59,7 +59,7 @@ PUBLISHED_DIGITS: dict[str, int] = {
     "B2-Table11": 4,
 }
 
-#: Row and column keys of the published CSVs (spec/paper-b.md, section 10).
+#: Row and column keys of the published CSVs (docs/papers/paper-b.md#s10).
 KEY_COLUMNS = ("table", "model", "metric", "scheme", "m", "L", "Delta", "method")
 
 _KIND_NOTE = {"sd": "sample SD over replicates", "se": "standard error of the mean"}

@@ -6,7 +6,7 @@ B2's estimator minimises, over ``theta in R^m``,
                                   + (w_l - z_ij^(l)) log(1 - F(d_ij)) } + lambda ||theta||^2,
 
 ``d_ij = theta_i - theta_j``. It depends on the data only through the per-pair
-sufficient statistics (spec/paper-b.md section 1.3)
+sufficient statistics (docs/papers/paper-b.md#s1-3)
 
     S_ij = sum_l a_ij^(l) w_l z~_ij^(l),       N_ij = sum_l a_ij^(l) w_l,
 
@@ -33,7 +33,7 @@ Solver
   fit continues from there with scipy's ``trust-exact`` trust-region method
   (which handles indefinite Hessians) and, if that fails, with L-BFGS-B from
   ``theta = 0``. The result records which path was taken and whether the
-  gradient tolerance (``||grad||_inf <= gtol``, default ``1e-8``, spec A3) was
+  gradient tolerance (``||grad||_inf <= gtol``, default ``1e-8``, docs/papers/paper-b.md#a3) was
   met; non-convergence is never silent (``converged=False``, and
   ``diverged=True`` when the iterates ran past ``theta_max``).
 """
@@ -188,7 +188,7 @@ def weighted_objective_gradient(theta, S, N, lam: float, link: Link = BTL, b=Non
     """Gradient of B2 objective (5) (plus ``b``) at ``theta``.
 
     Per pair, ``d/dd`` is ``N F(d) - S`` for BTL and
-    ``-S phi/Phi(d) + (N - S) phi(d)/Phi(-d)`` for TM (spec 1.3).
+    ``-S phi/Phi(d) + (N - S) phi(d)/Phi(-d)`` for TM (docs/papers/paper-b.md#s1-3).
     """
     theta = np.asarray(theta, dtype=np.float64)
     return _Objective(S, N, theta.size, lam, link, b).gradient(theta)
@@ -265,7 +265,7 @@ def fit_weighted_mle(
     fallback_max_iter: int = 500,
     theta_max: float = 1e3,
 ) -> WeightedFit:
-    """Minimise B2 objective (5) on per-pair sufficient statistics (spec 1.3).
+    """Minimise B2 objective (5) on per-pair sufficient statistics (docs/papers/paper-b.md#s1-3).
 
     Parameters
     ----------
@@ -291,9 +291,9 @@ def fit_weighted_mle(
         Linear term ``b^T theta`` added to the objective (NoisyObj); with
         ``b = None`` the minimiser satisfies ``1^T theta = 0`` (B2 Lemma 3).
     theta0 : (m,) array_like, optional
-        Start (default 0, spec A3).
+        Start (default 0, docs/papers/paper-b.md#a3).
     gtol : float
-        Convergence: ``||grad||_inf <= gtol`` (spec A3: 1e-8).
+        Convergence: ``||grad||_inf <= gtol`` (docs/papers/paper-b.md#a3: 1e-8).
     max_iter : int
         Newton iterations.
     fallback_max_iter : int
@@ -413,7 +413,7 @@ def _fit_weighted_sparse(sdata, lam, b, theta0, gtol, max_iter) -> WeightedFit |
 
 
 def default_lambda(L: int, B: float, c: float = 1.0) -> float:
-    """Ridge ``lambda = c / (L B(eps))`` (B2 Theorem 1 scale; spec 1.3 / A1 default ``c = 1``).
+    """Ridge ``lambda = c / (L B(eps))`` (B2 Theorem 1; docs/papers/paper-b.md#a1: ``c = 1``).
 
     ``B`` is :func:`dprank.ldp.privacy_constant` (1 without privacy).
     """
@@ -423,7 +423,7 @@ def default_lambda(L: int, B: float, c: float = 1.0) -> float:
 
 
 # ---------------------------------------------------------------------------
-# baselines (spec 1.4)
+# baselines (docs/papers/paper-b.md#s1-4)
 
 
 def classic_rr_plugin_statistics(y_tilde, a, L: int | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -439,7 +439,7 @@ def classic_rr_plugin_statistics(y_tilde, a, L: int | None = None) -> tuple[np.n
 def laplace_plugin_statistics(y_laplace, a, L: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``(S, N)`` of the Laplace plug-in: ``y + Laplace(1/eps_l)`` for ``z``, ``w_l = 1/L``.
 
-    Unweighted, as checked against B2 Table 10 (spec 1.4, A11).
+    Unweighted, as checked against B2 Table 10 (docs/papers/paper-b.md#s1-4, A11).
     """
     return _plugin(y_laplace, a, L)
 
@@ -459,9 +459,9 @@ def _plugin(values, a, L):
 def noisy_obj_calibration(
     eps: float, delta: float = 1e-6, zeta: float = math.sqrt(2.0), beta: float = 0.5
 ) -> tuple[float, float]:
-    """``(gamma, sigma)`` of the Gaussian objective perturbation (spec 1.4 default, A10).
+    """``(gamma, sigma)`` of the Gaussian objective perturbation (docs/papers/paper-b.md#a10).
 
-    ASSUMPTION (spec default, not from B2): Kifer-Smith-Thakurta (2012)
+    ASSUMPTION (not from B2): Kifer-Smith-Thakurta (2012)
     calibration for losses with rank-one Hessians, per-comparison gradient
     norm ``zeta = sqrt(2)`` and Hessian bound ``beta = 1/2``:
     ``gamma = 2 beta / eps = 1/eps`` and
@@ -487,15 +487,15 @@ def noisy_obj_fit(
     gtol: float = 1e-8,
     max_iter: int = 100,
 ) -> WeightedFit:
-    """NoisyObj baseline (Cai, Wang & Zhang 2023) with the spec's assumed constants.
+    """NoisyObj baseline (Cai, Wang & Zhang 2023) with assumed constants.
 
-    Estimator (spec 1.4 [default]; BTL only, as in B2 Table 10)::
+    Estimator (docs/papers/paper-b.md#s1-4 [default]; BTL only, as in B2 Table 10)::
 
         theta~ = argmin sum_{l, i<j} a_ij l_BTL(theta; y_ij) + (gamma/2)||theta||^2 + w^T theta,
         w ~ N(0, sigma^2 I_m),                then  theta~ <- theta~ - mean(theta~).
 
     ASSUMPTION: B2 gives neither the noise scale, nor ``gamma``, nor the loss
-    normalisation; the constants are the spec's stated assumption
+    normalisation; the constants are the stated assumption of docs/papers/paper-b.md#a10
     (:func:`noisy_obj_calibration`: KST-2012 Gaussian objective perturbation,
     ``zeta = sqrt(2)``, ``beta = 1/2``, ``gamma = 1/eps``), with the loss an
     unnormalised sum over the raw comparisons. Centring is post-processing.
@@ -544,7 +544,8 @@ def noisy_obj_fit(
 
 
 def hessian_min_nonzero_eigenvalue(S, N, theta, m: int | None = None, link: Link = BTL) -> float:
-    """``Lambda_min,perp(grad^2 L_0(theta))``: smallest eigenvalue on ``1^perp`` (spec 1.5).
+    """``Lambda_min,perp(grad^2 L_0(theta))``: smallest eigenvalue on ``1^perp``
+    (docs/papers/paper-b.md#s1-5).
 
     ``grad^2 L_0 = sum_{i<j} h_ij (e_i - e_j)(e_i - e_j)^T`` with
     ``h_ij = S_ij l''(d_ij) + (N_ij - S_ij) l''(-d_ij)``, ``l = -log F``

@@ -1,7 +1,7 @@
 """Figures 1-8 of Paper A from the aggregated summaries.
 
 Each paper figure is one file with all its panels, labelled (a)-(d) in the
-paper's order (spec/paper-a.md, ambiguity A1: (a) log relative l2, (b) log
+paper's order (docs/papers/paper-a.md#a1: (a) log relative l2, (b) log
 relative l_inf, (c) Hamming via estimation, (d) Hamming via counting), in the
 authors' plot style (section 2.8): errorbar lines with zero-height caps,
 markers o/s/D/^, x ticks at the plotted values, no error bars.

@@ -4,8 +4,8 @@ Every such figure plots average errors against the number of users L, one
 line per combination of the figure's ``series`` keys (e.g. model and m in B2
 Figure 4, scheme and m in Figures 6 and 11, m and delta in Figures 7 and 12;
 m in B1 Figure 2), one panel per configured filter (metric plus any cell keys:
-model, eps, m, ...; spec/paper-b.md, sections 2 and 5). B1's figures add 95%
-confidence intervals, ``mean +- 1.96 se`` (spec A29).
+model, eps, m, ...; docs/papers/paper-b.md#s2 and #s5). B1's figures add 95%
+confidence intervals, ``mean +- 1.96 se`` (docs/papers/paper-b.md#a29).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Input frames are tidy per-replicate rows with columns ``replicate``, ``metric``,
 ``value``, ``method`` and the cell keys (among ``model``, ``m``, ``L``, ``p``).
 
-* Boxplots (spec/paper-b.md, section 2): B2 Figure 3 (smallest Hessian
+* Boxplots (docs/papers/paper-b.md#s2): B2 Figure 3 (smallest Hessian
   eigenvalue against m and against p), Figures 8 and 13 (estimation error per
   method in Scenario V), Figure 9 (full ranking error, ADRR against Count) and
   Figure 10 (runtime against L, a box per m, log scale).

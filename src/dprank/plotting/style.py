@@ -1,4 +1,4 @@
-"""Plot style of the Paper A authors' notebooks (spec/paper-a.md, section 2.8)."""
+"""Plot style of the Paper A authors' notebooks (docs/papers/paper-a.md#s2-8)."""
 
 from __future__ import annotations
 

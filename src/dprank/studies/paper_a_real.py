@@ -1,7 +1,7 @@
 """Paper A, real data (Figure 8): how far private rankings move from non-private ones.
 
 For a fixed win matrix (CEMS or immigration, :mod:`dprank.realdata`) and each
-epsilon, ``reps`` independent releases are drawn (spec/paper-a.md, Figure 8):
+epsilon, ``reps`` independent releases are drawn (docs/papers/paper-a.md#fig8):
 
 * perturbed MLE: ridge ``gamma = 8 kappa2 L / eps`` (``2L/eps``), Laplace
   ``8 kappa1 L / eps`` perturbation, sum-to-zero constraint (Proposition 3.1);
@@ -13,7 +13,7 @@ and the metric is the mean absolute rank difference
 (:func:`dprank.metrics.mean_rank_difference`).
 
 Protocols: ``authors`` takes as reference the MLE with the *same* ridge as the
-private fit (so it changes with epsilon; spec section 0 item 9); ``paper``
+private fit (so it changes with epsilon; docs/papers/paper-a.md#s0 item 9); ``paper``
 takes the unpenalised MLE (``gamma = 0``), the non-private estimator the
 figure's text describes.
 """

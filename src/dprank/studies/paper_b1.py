@@ -18,7 +18,7 @@ import pandas as pd
 
 __all__ = ["EPSILON_ORDER", "scheme_table", "scheme_trends", "trend_word"]
 
-#: our scheme number (by formula, spec A26) -> B1 Table 1's epsilon order
+#: our scheme number (by formula, docs/papers/paper-b.md#a26) -> B1 Table 1's epsilon order
 EPSILON_ORDER = {
     1: "eps ~ log(mL)/sqrt(mL)",
     2: "eps ~ 1/sqrt(mL)",

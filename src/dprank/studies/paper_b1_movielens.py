@@ -8,13 +8,13 @@ against the non-private fit as the number of users grows (B1 Figure 7; spec
 ``paper-b.md`` sections 4.2 and B1-Fig7).
 
 * :func:`read_ratings` reads ``ratings.csv`` of ml-latest-small (the release
-  whose counts B1 quotes, spec 4.2 / A28) into a users-by-movies matrix of the
+  whose counts B1 quotes, docs/papers/paper-b.md#s4-2 / A28) into a users-by-movies matrix of the
   ``n_movies`` most-rated movies.
 * :func:`user_comparisons` turns ratings into the users' pairwise comparisons
   (higher rating preferred, a rated movie beats an unrated one, coin flips
-  otherwise; spec 4.2, A28); :func:`expected_comparisons` is their expectation.
+  otherwise; docs/papers/paper-b.md#s4-2, A28); :func:`expected_comparisons` is their expectation.
 * :func:`reference_theta` is the non-private BTL fit on all users, the
-  ``theta*`` that Figure 7 measures errors against (spec 4.2).
+  ``theta*`` that Figure 7 measures errors against (docs/papers/paper-b.md#s4-2).
 * :func:`simulate_replicate` runs one replicate of B1 Figure 7 for one number
   of users ``L`` and one scheme; :func:`simulate_cell` runs many.
 
@@ -30,7 +30,7 @@ Protocol of one replicate (spec B1-Fig7 defaults, A28)
    on every comparison, then B1's unweighted debiased mean
    ``z_bar = (1/L) sum_l z~`` (B1 eq. (1); = ADRR with equal budgets).
 4. BTL fit of B1 objective (3) (= B2 objective (5) with ``N = 1``) with the
-   ridge ``lambda = G(eps)/L = 1/(L B(eps))`` (spec 1.3, A2).
+   ridge ``lambda = G(eps)/L = 1/(L B(eps))`` (docs/papers/paper-b.md#s1-3, A2).
 5. Errors against the reference: Kendall distance ``K`` (panel a), top-10
    Hamming ``H_10`` (b), ``m^{-1/2} ||.||_2`` (c) and ``||.||_inf`` (d).
 
@@ -75,7 +75,7 @@ __all__ = [
 EXPERIMENT = "movielens"
 #: numbers of users of B1 Figure 7 (spec B1-Fig7 / A28 default: drawn with replacement)
 L_GRID = (100, 200, 400, 800, 1600)
-#: the three privacy schemes of B1 Figure 3 (formula-based labels, spec A26)
+#: the three privacy schemes of B1 Figure 3 (formula-based labels, docs/papers/paper-b.md#a26)
 SCHEMES = (1, 2, 3)
 #: method label of the rows: B1's debiased RR (unweighted mean of the debiased outputs)
 METHOD = "DebiasedRR"
@@ -89,7 +89,7 @@ _COLUMNS = ("userId", "movieId", "rating")
 
 @dataclass(frozen=True, eq=False)
 class MovieLensData:
-    """Ratings of the most-rated movies of ml-latest-small (B1 section 5.3, spec 4.2).
+    """Ratings of the most-rated movies of ml-latest-small (B1 5.3, docs/papers/paper-b.md#s4-2).
 
     Attributes
     ----------
@@ -123,11 +123,11 @@ class MovieLensData:
 
 
 def read_ratings(path: str | Path, n_movies: int = 40) -> MovieLensData:
-    """Read ``ratings.csv`` and keep the ``n_movies`` most-rated movies (spec 4.2).
+    """Read ``ratings.csv``, keep the ``n_movies`` most-rated movies (docs/papers/paper-b.md#s4-2).
 
     B1 section 5.3 uses "the 40 most-rated movies" of the data it calls
     MovieLens 100K; its counts (100,836 ratings, 610 users) are those of
-    ml-latest-small, the release used here (spec 4.2, A28).
+    ml-latest-small, the release used here (docs/papers/paper-b.md#s4-2, A28).
 
     Parameters
     ----------
@@ -190,7 +190,7 @@ def read_ratings(path: str | Path, n_movies: int = 40) -> MovieLensData:
 
 
 def _pair_rules(ratings) -> tuple[np.ndarray, np.ndarray]:
-    """``(deterministic value, is coin flip)`` per user and pair (spec 4.2)."""
+    """``(deterministic value, is coin flip)`` per user and pair (docs/papers/paper-b.md#s4-2)."""
     r = np.asarray(ratings, dtype=np.float64)
     if r.ndim != 2 or r.shape[1] < 2:
         raise ValueError(f"ratings must be a (users, movies >= 2) array, got shape {r.shape}")
@@ -205,7 +205,7 @@ def _pair_rules(ratings) -> tuple[np.ndarray, np.ndarray]:
 
 
 def user_comparisons(ratings, rng: np.random.Generator) -> np.ndarray:
-    """Pairwise comparisons implied by the users' ratings (B1 section 5.3; spec 4.2, A28).
+    """Pairwise comparisons implied by the users' ratings (B1 5.3; docs/papers/paper-b.md#a28).
 
     For every user and pair ``i < j`` (``numpy.triu_indices(m, 1)`` order),
     ``y = 1`` iff movie ``i`` is preferred:
@@ -213,7 +213,7 @@ def user_comparisons(ratings, rng: np.random.Generator) -> np.ndarray:
     * both rated: the higher rating is preferred; equal ratings ``y ~ Bern(1/2)``;
     * exactly one rated: the rated movie is preferred ("items without ratings
       are considered less preferred");
-    * neither rated: ``y ~ Bern(1/2)`` (spec A28 default; B1 is silent).
+    * neither rated: ``y ~ Bern(1/2)`` (docs/papers/paper-b.md#a28 default; B1 is silent).
 
     Parameters
     ----------
@@ -250,14 +250,14 @@ def expected_comparisons(ratings) -> np.ndarray:
 
 
 def reference_theta(ratings, gtol: float = 1e-10) -> np.ndarray:
-    """Non-private BTL scores of all users, the ``theta*`` of B1 Figure 7 (spec 4.2).
+    """Non-private BTL scores of all users, ``theta*`` of B1 Figure 7 (docs/papers/paper-b.md#s4-2).
 
     Minimises B2 objective (5) (= B1 objective (3)) with
     ``S_ij = (1/U) sum_u E y_ij^(u)`` (:func:`expected_comparisons`), ``N_ij = 1``
-    and ``lambda = 1/U`` (spec 4.2 / A28 default ``lambda = 1/L`` with
+    and ``lambda = 1/U`` (docs/papers/paper-b.md#s4-2 / A28 default ``lambda = 1/L`` with
     ``L = U`` users), then centres the result.
 
-    Our reading of spec 4.2: the coin flips of ties and unrated pairs are
+    Our reading of docs/papers/paper-b.md#s4-2: the coin flips of ties and unrated pairs are
     replaced by their mean 1/2, so the reference is deterministic. Objective
     (5) is linear in ``S``, so this is the minimiser of the objective averaged
     over the coin flips (rather than of one random draw of them).
@@ -297,7 +297,7 @@ def sample_released_wins(wins, L: int, eps: float, rng: np.random.Generator) -> 
 
     A pair compared by ``L`` users of which ``k = wins`` said "1": RR keeps each
     1 with probability ``1 - p_eps`` and turns each 0 into a 1 with probability
-    ``p_eps = 1/(e^eps + 1)`` (spec 1.2). The flips are independent across
+    ``p_eps = 1/(e^eps + 1)`` (docs/papers/paper-b.md#s1-2). The flips are independent across
     comparisons (users and pairs) and do not depend on anything but the
     comparison's own value, so given the raw comparisons the released count of
     ones is exactly ``Bin(k, 1 - p_eps) + Bin(L - k, p_eps)``, independently over
@@ -345,7 +345,7 @@ def simulate_replicate(
     ``S = (k~ - p_eps L) / ((1 - 2 p_eps) L)`` with ``N = 1``
     (:meth:`dprank.ldp.RRPairCounts.adrr_statistics`; equal budgets make ADRR
     B1's unweighted debiased RR), and the BTL fit with
-    ``lambda = 1/(L B(eps)) = G(eps)/L`` (spec A2).
+    ``lambda = 1/(L B(eps)) = G(eps)/L`` (docs/papers/paper-b.md#a2).
 
     Parameters
     ----------
@@ -354,7 +354,7 @@ def simulate_replicate(
     theta_ref : (m,) array_like
         Reference scores (:func:`reference_theta`).
     L : int
-        Number of users drawn (spec default grid :data:`L_GRID`).
+        Number of users drawn (default grid :data:`L_GRID`, docs/papers/paper-b.md#a28).
     scheme : {1, 2, 3}
         ``eps ~ log(mL)/sqrt(mL)``, ``1/sqrt(mL)``, ``1/(log(mL) sqrt(mL))``.
     seed : int

@@ -4,14 +4,14 @@ Paper B2 (Xu, Sun & Cheng, "Rate-Optimal Rank Aggregation with Private Pairwise
 Rankings", later version) applies its private rank aggregation to experiment 1
 of the car preference data of Abbasnejad et al. (2013): 10 cars, 60 Amazon
 Mechanical Turk users, every user asked every one of the 45 pairs
-(spec/paper-b.md section 4.1).
+(docs/papers/paper-b.md#s4-1).
 
 * :func:`read_car_data` reads ``items1.csv``, ``users1.csv`` and ``prefs1.csv``
-  (B2 Table 1 attributes, the ``(L, P)`` comparison array; spec A17).
+  (B2 Table 1 attributes, the ``(L, P)`` comparison array; docs/papers/paper-b.md#a17).
 * :func:`intransitivity` computes the two check numbers of B2 section 5.2
-  (42 of 60 users intransitive, 6.98% conflicting comparisons; spec A18).
+  (42 of 60 users intransitive, 6.98% conflicting comparisons; docs/papers/paper-b.md#a18).
 * :func:`nonprivate_fits` fits BTL, TM and the count method on the raw data: the
-  ranking of B2 Table 1 and the reference ``theta*`` of B2 Figure 14 (spec A16).
+  ranking of B2 Table 1 and the reference ``theta*`` of B2 Figure 14 (docs/papers/paper-b.md#a16).
 * :func:`simulate_replicate` runs one replicate of the B2 Table 2 protocol
   (ADRR, classic RR, Laplace under BTL and TM, and the count method, all on the
   same budgets and the same RR outputs); :func:`simulate_replicates` runs many.
@@ -21,13 +21,13 @@ Mechanical Turk users, every user asked every one of the 45 pairs
 
 Data caveat
 -----------
-B2 says "45 pairs per user", and the spec's default (A17) expects exactly 45
+B2 says "45 pairs per user", and the choice of docs/papers/paper-b.md#a17 expects exactly 45
 comparisons per user once the control rows are dropped. The shipped copy of
 ``prefs1.csv`` (``shared/data/PROVENANCE.md`` section 3) has 2675 non-control
 rows, not 2700: 13 users miss 1 to 6 pairs (25 in all). :func:`read_car_data`
 therefore raises by default and, with ``allow_missing=True``, records the
 missing pairs in an observation mask (``a_ij^(l) = 0``, which B2's objective (5)
-and every function here support; spec 1.1).
+and every function here support; docs/papers/paper-b.md#s1-1).
 
 All randomness comes from :func:`dprank.seeding.generator` keyed by
 ``(seed, "car", cell, replicate, stream)``, so a replicate does not depend on
@@ -133,7 +133,7 @@ class CarData:
     y : (L, P) numpy.ndarray of uint8
         ``y[l, k] = 1`` iff user ``l`` preferred the lower-id item of pair ``k``,
         pairs in ``numpy.triu_indices(m, 1)`` order of the item ids sorted
-        ascending (spec 1.1). 0 where the pair was not observed.
+        ascending (docs/papers/paper-b.md#s1-1). 0 where the pair was not observed.
     observed : (L, P) numpy.ndarray of bool
         ``a_ij^(l)``: the user answered the pair (outside the control questions).
         All true for complete data.
@@ -172,7 +172,7 @@ def _decode(raw: pd.Series, labels: Mapping[int, str], column: str) -> pd.Series
 
 
 def read_car_data(folder, *, allow_missing: bool = False) -> CarData:
-    """Read the car preference data (B2 section 5.2, Table 1; spec 4.1, A17).
+    """Read the car preference data (B2 section 5.2, Table 1; docs/papers/paper-b.md#s4-1, A17).
 
     Each row of ``prefs1.csv`` is ``User ID, Item1 ID, Item2 ID, Is Control``
     with ``Item1`` the preferred car. Rows with ``Is Control == 1`` repeat an
@@ -300,9 +300,9 @@ def _wins(y: np.ndarray, a: np.ndarray, m: int) -> np.ndarray:
 
 
 def intransitivity(y, m: int, observed=None) -> dict:
-    """Intransitive users and conflicting comparisons (B2 section 5.2; spec 4.1, A18).
+    """Intransitive users and conflicting comparisons (B2 5.2; docs/papers/paper-b.md#a18).
 
-    Definitions (spec defaults; B2 gives the numbers, not the rule):
+    Definitions (docs/papers/paper-b.md#a18; B2 gives the numbers, not the rule):
 
     * user ``l`` is intransitive iff its ``m`` win counts are not all distinct,
       i.e. they are not the score sequence ``(0, 1, ..., m-1)`` of a transitive
@@ -375,14 +375,15 @@ def _order(rank: np.ndarray) -> tuple[int, ...]:
 
 
 def nonprivate_fits(y, m: int, observed=None, *, gtol: float = 1e-8) -> dict:
-    """Non-private BTL, TM and count fits of the car data (B2 Table 1; spec 4.1, A16).
+    """Non-private BTL, TM and count fits of the car data (B2 Table 1; docs/papers/paper-b.md#a16).
 
     BTL and TM minimise B2 objective (5) with ``z = y`` (no privacy),
     ``w_l = 1/L`` and ``lambda = 1/L`` (:func:`dprank.weighted_mle.default_lambda`
     with ``B = 1``); the estimates are centred (Lemma 3 makes them centred up to
     the solver tolerance). They are the reference ``theta*_F`` of B2 Figure 14
-    (spec A16). The count method ranks by raw wins (spec 1.4); ties, if any,
-    are broken by the stable rule (lower index first) and reported.
+    (docs/papers/paper-b.md#a16). The count method ranks by raw wins
+    (docs/papers/paper-b.md#s1-4); ties, if any, are broken by the stable rule (lower index
+    first) and reported.
 
     Parameters
     ----------
@@ -391,7 +392,7 @@ def nonprivate_fits(y, m: int, observed=None, *, gtol: float = 1e-8) -> dict:
     observed : (L, P) array_like of bool, optional
         Observation mask (default: all observed).
     gtol : float
-        Solver tolerance (spec A3).
+        Solver tolerance (docs/papers/paper-b.md#a3).
 
     Returns
     -------
@@ -467,11 +468,12 @@ def simulate_replicate(
       classic RR and the count method, then the Laplace release
       ``y + Lap(1/eps_l)`` (:func:`dprank.ldp.laplace_release`). All methods see
       the same budgets, so the t-tests of Table 2 are paired (spec B2-Table2).
-    * Fits of objective (5) with ``lambda = 1/(L B(eps))`` (spec A1) under BTL and
+    * Fits of objective (5) with ``lambda = 1/(L B(eps))`` (docs/papers/paper-b.md#a1) under BTL and
       TM: ``ADRR`` (debiased outputs, ADRR weights; B2 eq. (3)-(4)), ``ClassicRR``
-      (raw RR outputs, ``w_l = 1/L``) and ``Laplace`` (``w_l = 1/L``; spec 1.4, A11).
+      (raw RR outputs, ``w_l = 1/L``) and ``Laplace`` (``w_l = 1/L``;
+      docs/papers/paper-b.md#s1-4, #a11).
     * ``Count``: wins of the RR outputs, ties broken at random (stream
-      ``TIEBREAK``; spec 1.4, A12).
+      ``TIEBREAK``; docs/papers/paper-b.md#s1-4, A12).
 
     Parameters
     ----------
@@ -617,11 +619,11 @@ def table2(rows) -> pd.DataFrame:
 
     For every (model, method) the mean over replicates of ``kendall_tau_K``
     and its standard error ``sd / sqrt(R)`` (B2 Table 2 prints the SE of the
-    mean; spec 1.5, A31); for every method other than ADRR the paired t-test
+    mean; docs/papers/paper-b.md#s1-5, A31); for every method other than ADRR the paired t-test
     of ``d_r = K_other,r - K_ADRR,r`` within the same model
     (:func:`dprank.metrics_b.paired_t_test`: ``t = mean(d) / (sd(d)/sqrt(R))``,
     ``df = R - 1``, two-sided ``p``; the same as :func:`scipy.stats.ttest_rel`).
-    B2 prints the tests for the BTL block only (spec A19); the TM ones are
+    B2 prints the tests for the BTL block only (docs/papers/paper-b.md#a19); the TM ones are
     computed as well.
 
     Parameters

@@ -7,7 +7,7 @@ levels ``epsilon``. Its *cells* are the ``(n, p)`` points (also ``epsilon`` when
 grid row separately). Every replicate of a cell is one Erdos-Renyi data set on
 which all methods and all of the cell's epsilons are fitted.
 
-Protocols (spec/paper-a.md, section 0):
+Protocols (docs/papers/paper-a.md#s0):
 
 ``paper``
     Algorithms 1 and 2 as the paper states them: fresh Laplace noise for every
@@ -100,7 +100,7 @@ def edge_gamma(n: int, p: float, eps: float, protocol: str, c0: float, kappa2: f
     authors use ``c0 = 2``, also at ``eps = inf``). The ``paper`` protocol also
     enforces Proposition 2.1's privacy condition ``gamma >= 4 kappa2 / eps``;
     with the code's ``kappa2 = 1/4`` it never binds on the papers' grids (see
-    spec/paper-a.md, ambiguity A11, on whether 1/4 is the right ``kappa2``).
+    docs/papers/paper-a.md#a11, on whether 1/4 is the right ``kappa2``).
     """
     base = c0 * math.sqrt(n * p * math.log(n))
     if protocol == "authors" or math.isinf(eps):

@@ -33,7 +33,7 @@ def authors_tie_keys(
     """Keys that order exact ties of the perturbed MLE as the authors' R code does.
 
     The authors minimise (2.2) with R's ``optim(method = "BFGS")`` started at
-    the true scores (spec/paper-a.md section 1.1), which stops within about
+    the true scores (docs/papers/paper-a.md#s1-1), which stops within about
     1e-3 of the exact minimiser. Where the exact estimate ``theta_hat`` ties
     across the top-k boundary (equal win counts on a complete graph at
     epsilon = inf), that early stop decides which tied items are selected.

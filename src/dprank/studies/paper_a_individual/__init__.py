@@ -4,10 +4,10 @@ An experiment (a ``paper_a_individual.experiments`` entry of the config) is a
 grid over the number of items ``n``, the number of users ``m`` and the privacy
 level ``epsilon``. Every grid point is a *cell* with its own data, as in the
 authors' code, which redrew everything (theta, noise, data) for every
-repetition of every cell (spec/paper-a.md section 2.1). Each user compares
+repetition of every cell (docs/papers/paper-a.md#s2-1). Each user compares
 ``L`` pairs drawn uniformly with replacement.
 
-Protocols (spec/paper-a.md sections 0 and 2.7):
+Protocols (docs/papers/paper-a.md#s0 and #s2-7):
 
 ``paper``
     The algorithms as stated: errors measured against the centred truth,

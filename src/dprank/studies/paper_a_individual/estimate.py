@@ -18,7 +18,7 @@ def select_top_k(scores: np.ndarray, k: int, protocol: str, tie_keys=None) -> np
 
     ``paper``: the ``k`` largest (ties by ``tie_keys``); ``authors``: the last
     ``k`` entries of numpy's generic ``argpartition(scores, k)``
-    (spec/paper-a.md section 2.5).
+    (docs/papers/paper-a.md#s2-5).
     """
     if protocol == "authors":
         return authors_top_k(scores, k)

@@ -22,7 +22,7 @@ def metrics_chunk(
     """One row per (replicate, method, metric).
 
     ``authors``: errors against the uncentred truth and top-k sets by
-    argpartition (spec section 2.5); ``paper``: the centred truth and the true
+    argpartition (docs/papers/paper-a.md#s2-5); ``paper``: the centred truth and the true
     top-k set (the first ``k`` items).
     """
     n, m, eps = int(cell["n"]), int(cell["m"]), float(cell["eps"])

@@ -1,6 +1,6 @@
 """B2 supplement S.1.2 and S.1.3: mixed effects (Table 3) and model selection (Table 4).
 
-Both are non-private (spec A20, A22: the settings the paper omits were
+Both are non-private (docs/papers/paper-b.md#a20, A22: the settings the paper omits were
 chosen because they reproduce its numbers; the private Scenario I setting
 gives model-selection rates far below Table 4).
 

@@ -1,6 +1,6 @@
 """B2 Scenario V: ADRR against NoisyObj, Laplace, classic RR and the count method.
 
-Figures 8, 9 and 13, Tables 10 and 11 (spec/paper-b.md B2-Fig8/9/13). Every
+Figures 8, 9 and 13, Tables 10 and 11 (docs/papers/paper-b.md#b2-fig8). Every
 replicate draws its own size, ``m ~ Unif{m_lo..m_hi}`` and
 ``L ~ Unif{L_lo..L_hi}``, budgets ``eps_l ~ U(a, b)`` and ``theta* ~ U(-1, 1)``
 centred, then one raw data set (observation probability ``p``) released in
@@ -9,11 +9,11 @@ methods, the same RR outputs (so the methods are paired):
 
 * ``ADRR``: debiased RR outputs with the ADRR weights, objective (5);
 * ``ClassicRR`` and ``Laplace``: the raw RR or Laplace outputs plugged into
-  the same objective, unweighted (``w_l = 1/L``), the same ``lambda`` (spec 1.4);
+  the same objective, unweighted (``w_l = 1/L``), the same ``lambda`` (docs/papers/paper-b.md#s1-4);
 * ``NoisyObj`` (BTL only): Gaussian objective perturbation on the raw
-  comparisons with ``(min eps_l, delta)``, the spec's assumed constants
-  (:func:`dprank.weighted_mle.noisy_obj_fit`, spec A10);
-* ``Count``: ranks by the RR wins, ties broken at random (spec 1.4, A12).
+  comparisons with ``(min eps_l, delta)``, the assumed constants
+  (:func:`dprank.weighted_mle.noisy_obj_fit`, docs/papers/paper-b.md#a10);
+* ``Count``: ranks by the RR wins, ties broken at random (docs/papers/paper-b.md#s1-4, A12).
 
 Replicates differ in ``m``, so a chunk stores its per-replicate arrays
 concatenated: ``m`` and ``L`` give the offsets.

@@ -8,7 +8,7 @@ privacy *scheme* of Scenario III, or Figure 3's ``eps = 2``), every user's
 comparisons of every pair (observed with probability ``p``) and their
 randomized-response releases; the third party debiases them, weights them by
 the ADRR weights and fits objective (5) with ``lambda = c / (L B(eps))``
-(spec/paper-b.md sections 1.2-1.3, 2).
+(docs/papers/paper-b.md#s1-2, #s1-3, #s2).
 
 Only the per-pair sufficient statistics of the releases are stored. Where all
 users share one budget, every comparison of a pair has the same law, and the
@@ -76,7 +76,7 @@ def scheme_epsilon(
 
 
 def true_scores(cell: Mapping, rng: np.random.Generator, law: str = "uniform") -> np.ndarray:
-    """``theta*`` of one replicate (spec 1.6, B2-Fig3).
+    """``theta*`` of one replicate (docs/papers/paper-b.md#s1-6, B2-Fig3).
 
     Evenly spaced with gap ``delta`` (item 1 best) if the cell has one; else
     ``law = "uniform"``: ``U(-1, 1)`` centred (B2), ``"uniform2"``: ``U(-2, 2)``
@@ -246,7 +246,7 @@ def hessian_chunk(data: Mapping[str, np.ndarray], cell: Mapping) -> pd.DataFrame
     """``Lambda_min,perp`` of the unpenalised loss's Hessian at ``theta*`` (B2 Figure 3).
 
     The Hessian of ``L_0`` (objective (5) without the ridge) built from the
-    replicate's ADRR statistics, evaluated at the true scores (spec A13);
+    replicate's ADRR statistics, evaluated at the true scores (docs/papers/paper-b.md#a13);
     metric ``hessian_min_eig``, method ``ADRR``.
     """
     import pandas as pd

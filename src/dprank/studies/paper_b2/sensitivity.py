@@ -9,10 +9,10 @@ any, reproduce the printed numbers (target ``sensitivity``, docs/sensitivity.md)
 
 * **Scenario V** (Tables 10, 11): the half-width ``h`` of ``theta* ~ U(-h, h)``,
   the observation probability ``p`` and the ridge constant ``c`` of
-  ``lambda = c / (L B(eps))`` (spec A7, A9, A1), as a full grid.
+  ``lambda = c / (L B(eps))`` (docs/papers/paper-b.md#a7, A9, A1), as a full grid.
 * **Scenario III** (Tables 6, 7): the two constants the paper leaves open, the
   common budget ``eps0`` at the anchor ``(m, L) = (10, 100)``, where the three
-  schemes coincide (spec A6), and ``p``. They are fitted on Table 6 alone, by the
+  schemes coincide (docs/papers/paper-b.md#a6), and ``p``. They are fitted on Table 6 alone, by the
   RMS of ``log(ours / printed)`` over its cells on a grid, refined by the vertex
   of a parabola through the grid minimum and its two neighbours. Table 7 is the
   held-out check, compared cell by cell with the comparison's tolerance
@@ -58,7 +58,7 @@ S3_METRICS = ("l2_over_sqrt_m", "linf")
 #: metrics of Scenario V (Table 10: l2, l_inf; Table 11: Kendall)
 S5_METRICS = ("l2_over_sqrt_m", "linf", "kendall_tau_K")
 #: methods of Scenario V whose published numbers the study checks (NoisyObj's
-#: calibration is a separate open question, spec A10)
+#: calibration is a separate open question, docs/papers/paper-b.md#a10)
 S5_METHODS = ("ADRR", "Laplace", "ClassicRR", "Count")
 _S5_KEYS = ["theta_half", "p", "lambda_c"]
 
