@@ -372,7 +372,8 @@ def test_bad_file_exit_2_one_message_nothing_written(case, tmp_path, capsys):
         (["--privacy", "local", "NOUSER"], "no 'user' column"),
         (["--privacy", "local", "GOOD"], "no 'epsilon' column"),
         (["--privacy", "local", "BADEPS"], "line 3, column 4 (epsilon)"),
-        (["--privacy", "edge", "--epsilon", "1", "--top-k", "4", "GOOD"], "top_k"),
+        (["--privacy", "edge", "--epsilon", "1", "--top-k", "4", "GOOD"], "--top-k must be"),
+        (["--privacy", "edge", "--epsilon", "1e-320", "GOOD"], "epsilon must lie between"),
     ],
 )
 def test_bad_use_exit_2(argv, expect, tmp_path, capsys):

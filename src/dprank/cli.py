@@ -42,7 +42,7 @@ import threading
 import traceback
 import warnings
 from collections.abc import Callable, Sequence
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -375,7 +375,7 @@ def _cmd_rank(args) -> int:
             args.ledger, table, entry, budget=args.budget, name=Path(args.comparisons).name
         ) as receipt:
             progress.stage("fitting")
-            with warnings.catch_warnings(record=True) as caught:
+            with warnings.catch_warnings(record=True) as caught, _option_names():
                 warnings.simplefilter("always")
                 ranking = rank(
                     table.comparisons,
@@ -401,6 +401,18 @@ def _cmd_rank(args) -> int:
     if receipt is not None and not args.quiet:
         _stderr(f"ledger {args.ledger}: {receipt.describe()}")
     return EXIT_OK
+
+
+@contextmanager
+def _option_names():
+    """Library errors name the API's arguments (``top_k``); say the option (``--top-k``)."""
+    try:
+        yield
+    except ValueError as exc:
+        text = str(exc)
+        for arg, option in (("top_k", "--top-k"), ("max_per_user", "--max-per-user")):
+            text = text.replace(arg, option)
+        raise UsageError(text) from None
 
 
 def _ledger_entry(args, command: str, mechanism: str, unit: str, private: bool, epsilon):
