@@ -319,9 +319,12 @@ class _Equation:
         return self.expected_wins(t) + self.rho * t - target
 
     def value(self, t, target):
+        # Lambda(t_a - t_b) + t_b per comparison: its gradient is F for a and 1 - F for b
         d = t[self.a] - t[self.b]
         return float(
-            np.sum(self.N * _antiderivative(self.link, d)) + 0.5 * self.rho * t @ t - target @ t
+            np.sum(self.N * (_antiderivative(self.link, d) + t[self.b]))
+            + 0.5 * self.rho * t @ t
+            - target @ t
         )
 
     def hessian_weights(self, t):
@@ -354,33 +357,24 @@ class _Equation:
         return off, diag
 
     def solve(self, target, theta0=None, tol=1e-9, max_iter=200):
-        """Newton for ``G(t) = target``: it minimises a convex function.
-
-        Logistic link: step length ``min(1, 1 / spread(step))``, which decreases
-        that function (as in :func:`dprank.mle.fit_penalized_mle`); probit:
-        backtracking.
-        """
+        """Newton with Armijo backtracking for ``G(t) = target`` (a convex minimisation)."""
         t = np.zeros(self.n) if theta0 is None else np.array(theta0, dtype=np.float64)
-        btl = self.link.name == "btl"
-        f = None if btl else self.value(t, target)
+        f = self.value(t, target)
         for _ in range(max_iter):
             g = self.gradient(t, target)
             step = -self.solve_hessian(self.hessian_weights(t), g)
-            spread = float(step.max() - step.min())
-            if btl:
-                s = min(1.0, 1.0 / max(spread, 1e-300))
-                t = t + s * step
-            else:
-                slope = float(g @ step)
-                s = 1.0
-                while True:
-                    cand = t + s * step
-                    fc = self.value(cand, target)
-                    if fc <= f + 1e-4 * s * slope or s < 1e-10:
-                        break
-                    s *= 0.5
-                t, f = cand, fc
-            if s * float(np.max(np.abs(step))) <= tol:
+            slope = float(g @ step)
+            s = 1.0
+            while True:
+                cand = t + s * step
+                fc = self.value(cand, target)
+                if fc <= f + 1e-4 * s * slope or s < 1e-10:
+                    break
+                if abs(fc - f) <= 1e-13 * max(1.0, abs(f)):
+                    break  # round-off level: the step is at the minimum already
+                s *= 0.5
+            t, f = cand, fc
+            if float(np.max(np.abs(step - step.mean()))) <= tol:
                 break
         return t
 
@@ -577,7 +571,10 @@ def intervals(
         raise IntervalError(
             f"method {meth.name} supports the model(s) {list(meth.models)}, not {model!r}"
         )
-    link = get_link(model)
+    try:
+        link = get_link(model)
+    except ValueError as err:
+        raise IntervalError(f"method {meth.name}: {err}") from None
     des = _design_for(meth, design, n)
     if meth.private and meth.trust_model != "local":
         if epsilon is None or not float(epsilon) > 0 or math.isinf(float(epsilon)):
