@@ -54,12 +54,14 @@ Construction (:func:`intervals`)
    among the top ``k``. All are *marginal* (per item), not simultaneous.
 
 ``kind="asymptotic"`` (edge DP and non-private methods only) replaces the
-refits by their linearisation at ``t``: a draw is
-``t + H^-1 (xi + e)`` with ``H`` the Hessian of step 1 at ``t`` (the Laplacian
-of weights ``N f(t_i - t_j)`` plus ``rho``), ``xi`` Gaussian with the sampling
-covariance of the win totals and ``e`` the noise on ``W~`` drawn from the
-mechanism's law; the ``n_boot`` systems are solved together by a block
-preconditioned conjugate gradient. It is the fast form for large designs.
+refits by their linearisation at ``t``, Gaussian with mean ``t - H^-1 rho t``
+and covariance ``H^-1 (S + noise) H^-1``: ``H`` the Hessian of step 1 at ``t``
+(the Laplacian of weights ``N f(t_i - t_j)`` plus ``rho``), ``S`` the sampling
+covariance of the win totals (the Laplacian of weights ``N F (1 - F)``) and
+the noise's variance on ``W~`` from the mechanism's law. Up to
+:data:`DENSE_MAX` items the covariance is exact; above, its diagonal
+(``O(1 / degree)`` off-diagonal terms dropped, independent draws per item),
+which makes it the fast form for large, well-connected designs.
 
 The score bounds refer to the model's parameters ``theta`` centred to mean 0,
 for every method, including the count methods, whose released score is a
@@ -122,6 +124,9 @@ _FAMILY = {
     "individual_counts_as_published": "counts",
     "nonprivate_counts": "counts",
 }
+
+#: Largest number of items solved with dense matrices (above: conjugate gradients).
+DENSE_MAX = 2000
 
 #: Ridge of the debiased fit (step 1), relative to the mean information per item.
 RELATIVE_RIDGE = 0.02
@@ -331,38 +336,24 @@ class _Equation:
         return self.N * _pdf(self.link, t[self.a] - t[self.b])
 
     def solve_hessian(self, v, rhs, tol=1e-8, max_iter=500):
-        """``H x = rhs`` for ``H = Laplacian(v) + rho I``; ``rhs`` (n,) or (n, k)."""
+        """``H x = rhs`` for ``H = Laplacian(v) + rho I`` (dense up to :data:`DENSE_MAX` items)."""
         n, a, b = self.n, self.a, self.b
-        if n <= 2000:
-            H = np.zeros((n, n))
-            np.add.at(H, (a, b), -v)
-            np.add.at(H, (b, a), -v)
-            diag = np.bincount(a, v, n) + np.bincount(b, v, n) + self.rho
-            H[np.diag_indices(n)] = diag
-            return np.linalg.solve(H, rhs)
-        return _block_pcg(self._laplacian_operator(v), rhs, tol, max_iter)
+        if n <= DENSE_MAX:
+            return np.linalg.solve(_dense_laplacian(n, a, b, v, self.rho), rhs)
+        diag = np.bincount(a, v, n) + np.bincount(b, v, n) + self.rho
 
-    def _laplacian_operator(self, v):
-        import scipy.sparse as sp
+        def matvec(x):
+            return diag * x - np.bincount(a, v * x[b], n) - np.bincount(b, v * x[a], n)
 
-        n = self.n
-        off = sp.coo_matrix(
-            (
-                np.concatenate([-v, -v]),
-                (np.concatenate([self.a, self.b]), np.concatenate([self.b, self.a])),
-            ),
-            shape=(n, n),
-        ).tocsr()
-        diag = np.bincount(self.a, v, n) + np.bincount(self.b, v, n) + self.rho
-        return off, diag
+        return _pcg(matvec, diag, rhs, tol, max_iter)
 
-    def solve(self, target, theta0=None, tol=1e-9, max_iter=200):
+    def solve(self, target, theta0=None, tol=1e-6, max_iter=200):
         """Newton with Armijo backtracking for ``G(t) = target`` (a convex minimisation)."""
         t = np.zeros(self.n) if theta0 is None else np.array(theta0, dtype=np.float64)
         f = self.value(t, target)
         for _ in range(max_iter):
             g = self.gradient(t, target)
-            step = -self.solve_hessian(self.hessian_weights(t), g)
+            step = -self.solve_hessian(self.hessian_weights(t), g, tol=1e-6)
             slope = float(g @ step)
             s = 1.0
             while True:
@@ -379,29 +370,26 @@ class _Equation:
         return t
 
 
-def _block_pcg(operator, rhs, tol, max_iter):
-    """Jacobi-preconditioned conjugate gradient for all columns of ``rhs`` at once."""
-    off, diag = operator
-    one = rhs.ndim == 1
-    B = rhs[:, None] if one else rhs
-    X = np.zeros_like(B)
-    R = B.copy()
-    Z = R / diag[:, None]
-    P = Z.copy()
-    rz = np.einsum("ij,ij->j", R, Z)
-    stop = tol * np.linalg.norm(B, axis=0)
+def _pcg(matvec, diag, rhs, tol, max_iter):
+    """Jacobi-preconditioned conjugate gradient for ``A x = rhs`` (``A`` given by ``matvec``)."""
+    x = np.zeros_like(rhs)
+    r = rhs.copy()
+    z = r / diag
+    p = z.copy()
+    rz = float(r @ z)
+    stop = tol * float(np.linalg.norm(rhs))
     for _ in range(max_iter):
-        AP = off @ P + diag[:, None] * P
-        alpha = rz / np.maximum(np.einsum("ij,ij->j", P, AP), 1e-300)
-        X += alpha * P
-        R -= alpha * AP
-        if np.all(np.linalg.norm(R, axis=0) <= stop):
+        ap = matvec(p)
+        alpha = rz / max(float(p @ ap), 1e-300)
+        x += alpha * p
+        r -= alpha * ap
+        if float(np.linalg.norm(r)) <= stop:
             break
-        Z = R / diag[:, None]
-        rz_new = np.einsum("ij,ij->j", R, Z)
-        P = Z + (rz_new / np.maximum(rz, 1e-300)) * P
+        z = r / diag
+        rz_new = float(r @ z)
+        p = z + (rz_new / max(rz, 1e-300)) * p
         rz = rz_new
-    return X[:, 0] if one else X
+    return x
 
 
 # --------------------------------------------------------------------------- release -> win totals
@@ -602,7 +590,11 @@ def intervals(
     rho = float(ridge) * 2.0 * total / n * float(np.mean(_pdf(link, np.zeros(1))))
     eq_release = _Equation(n, a, b, N, link, 0.0)
     eq = _Equation(n, a, b, N, link, rho)
-    t = eq.solve(_win_totals(meth.name, s, calibration, eq_release, eps, total))
+    w_obs = _win_totals(meth.name, s, calibration, eq_release, eps, total)
+    # start: one Jacobi step from 0 (a Newton step with the Hessian's diagonal)
+    h0 = _pdf(link, np.zeros(1))[0] * (np.bincount(a, N, n) + np.bincount(b, N, n)) + rho
+    half = 0.5 * (np.bincount(a, N, n) + np.bincount(b, N, n))
+    t = eq.solve(w_obs, theta0=(w_obs - half) / h0)
     t -= t.mean()
 
     if kind == "asymptotic":
@@ -638,51 +630,58 @@ def intervals(
 
 
 def _ranks(draws: np.ndarray) -> np.ndarray:
-    """Rank (1 = highest) of every item in every row of ``draws``."""
-    order = np.argsort(-draws, axis=1, kind="stable")
-    ranks = np.empty_like(order)
-    rows = np.arange(draws.shape[0])[:, None]
-    ranks[rows, order] = np.arange(1, draws.shape[1] + 1)
+    """Rank (1 = highest) of every item in every row of ``draws`` (continuous: no ties)."""
+    ranks = np.empty(draws.shape, dtype=np.int64)
+    positions = np.arange(1, draws.shape[1] + 1)
+    for r, row in enumerate(draws):
+        ranks[r, np.argsort(-row)] = positions
     return ranks
 
 
 def _linearised_draws(meth, des, eq: _Equation, t, details, eps, n_boot, rng):
-    """``t + H^-1 (xi + e)``: the bootstrap's refits linearised at ``t``."""
+    """Gaussian draws of the bootstrap's refits linearised at ``t``.
+
+    A refit is ``t + H^-1 (xi + e - rho t)`` to first order, ``H`` the Hessian of
+    the debiased fit at ``t``, ``xi`` the win totals' sampling error (covariance
+    ``Laplacian(N F (1 - F))``) and ``e`` the noise on the win totals (variance
+    ``2 s^2`` for Laplace(s), ``sigma^2`` for Gaussian, per item). Up to
+    :data:`DENSE_MAX` items the draws have the exact covariance
+    ``H^-1 (Laplacian + noise) H^-1``; above, its diagonal approximation
+    ``(Laplacian_ii + noise) / H_ii^2`` (off-diagonal terms are ``O(1 / degree)``
+    on well-connected graphs), with independent draws per item.
+    """
     if not isinstance(des, EdgeDesign):
         raise IntervalError(
             f"method {meth.name}: kind='asymptotic' covers edge DP and non-private methods; "
             "use kind='bootstrap'"
         )
-    n = eq.n
-    p = eq.link.cdf(t[eq.a] - t[eq.b])
-    sd_pair = np.sqrt(eq.N * p * (1.0 - p))  # sampling sd of each pair's wins
+    n, a, b = eq.n, eq.a, eq.b
+    p = eq.link.cdf(t[a] - t[b])
+    vs = eq.N * p * (1.0 - p)  # sampling variance of each pair's wins
     v = eq.hessian_weights(t)
-    noise = details.get("noise")
     if meth.name == "edge_noisy_obj":
-        scale = noisy_obj_calibration(eps, float(details.get("delta", 1e-6)))[1]
-        noise = "gaussian"
+        noise_var = noisy_obj_calibration(eps, float(details.get("delta", 1e-6)))[1] ** 2
+    elif details.get("noise") == "laplace":
+        noise_var = 2.0 * float(details["noise_scale"]) ** 2
     else:
-        scale = float(details.get("noise_scale", 0.0))
-    import scipy.sparse as sp
+        noise_var = 0.0
+    if n <= DENSE_MAX:
+        H = _dense_laplacian(n, a, b, v, eq.rho)
+        M = _dense_laplacian(n, a, b, vs, noise_var)
+        Hinv = np.linalg.inv(H)
+        mean = t - Hinv @ (eq.rho * t)
+        cov = Hinv @ M @ Hinv
+        w, U = np.linalg.eigh(0.5 * (cov + cov.T))
+        root = U * np.sqrt(np.clip(w, 0.0, None))
+        return mean + rng.standard_normal((n_boot, n)) @ root.T
+    h = np.bincount(a, v, n) + np.bincount(b, v, n) + eq.rho
+    var = (np.bincount(a, vs, n) + np.bincount(b, vs, n) + noise_var) / h**2
+    return (t - eq.rho * t / h) + np.sqrt(var) * rng.standard_normal((n_boot, n))
 
-    P = eq.a.size
-    inc = sp.csr_matrix(
-        (
-            np.concatenate([sd_pair, -sd_pair]),
-            (np.concatenate([eq.a, eq.b]), np.tile(np.arange(P), 2)),
-        ),
-        shape=(n, P),
-    )
-    out = np.empty((n_boot, n))
-    chunk = max(1, min(n_boot, int(2e8 // max(P, 1) // 8)))
-    for lo in range(0, n_boot, chunk):
-        k = min(chunk, n_boot - lo)
-        rhs = inc @ rng.standard_normal((P, k))
-        if noise == "laplace":
-            rhs += scale * rng.laplace(size=(n, k))
-        elif noise == "gaussian":
-            rhs += scale * rng.standard_normal((n, k))
-        rhs -= rhs.mean(axis=0, keepdims=True)  # W~ is shifted to its known total
-        rhs -= eq.rho * t[:, None]
-        out[lo : lo + k] = (t[:, None] + eq.solve_hessian(v, rhs, tol=1e-6)).T
-    return out
+
+def _dense_laplacian(n, a, b, v, diag_add):
+    H = np.zeros((n, n))
+    np.add.at(H, (a, b), -v)
+    np.add.at(H, (b, a), -v)
+    H[np.diag_indices(n)] = np.bincount(a, v, n) + np.bincount(b, v, n) + diag_add
+    return H
