@@ -193,9 +193,7 @@ def test_asymptotic_form_agrees_with_the_bootstrap():
     w_asym = (asym.score_hi - asym.score_lo).mean()
     assert w_asym == pytest.approx(w_boot, rel=0.15)
     with pytest.raises(IntervalError, match="kind='asymptotic' covers edge DP"):
-        intervals(
-            fit.scores[:8], "individual_mle", 1.0, UserDesign(8, 50, 4), kind="asymptotic"
-        )
+        intervals(fit.scores[:8], "individual_mle", 1.0, UserDesign(8, 50, 4), kind="asymptotic")
 
 
 def test_study_config_checks():
@@ -213,3 +211,31 @@ def test_study_config_checks():
     assert "'zz' is not a design" in problems
     assert "edge_one_shot has no intervals" in problems
     assert "individual_mle protects users" in problems
+
+
+@pytest.mark.parametrize("name", [m.name for m in all_methods() if supports(m)])
+def test_every_scoring_method_gets_intervals_from_its_release(name):
+    # what Ranking.intervals does: the release's scores, its calibration and the public design
+    meth = get_method(name)
+    rng = np.random.default_rng(21)
+    theta = _theta(8, seed=3)
+    if meth.privacy_unit == "user":
+        spec = {"method": name, "epsilon": 2.0, "users": 400, "per_user": 6}
+        data = simulate_design(spec, theta, rng)
+    else:
+        data = _design(n=8, per_pair=30).simulate(theta, BTL, rng)
+    eps = 2.0 if meth.private and meth.trust_model != "local" else None
+    if meth.trust_model == "local":
+        data = release_local(data, np.full(data.n_users, 2.0), rng, meth.release or "rr")
+    fit = meth.fit(data, np.inf if eps is None else eps, rng)
+    design = public_design(data, meth)
+    labels = np.array(list("abcdefgh"))
+    f = intervals(
+        fit.scores, meth, eps, design, n_boot=40, rng=2, calibration=fit.details, items=labels
+    )
+    assert f["item"].tolist() == labels.tolist()
+    assert np.all(np.isfinite(f[["score_lo", "score_hi"]].to_numpy()))
+    assert np.all(f.score_lo <= f.score_hi) and np.all(f.rank_lo <= f.rank_hi)
+    # the truth's order is not contradicted wholesale: most true ranks are covered
+    covered = (f.rank_lo <= rank_scores(theta)) & (rank_scores(theta) <= f.rank_hi)
+    assert covered.mean() >= 0.5
