@@ -46,7 +46,7 @@ def plot_coverage(summary: pd.DataFrame, level: float, target: float):
             ax.text(
                 xi,
                 min(c, 1.0) - 0.02,
-                f"w={w:.2g}",
+                f"w={w:.3g}",
                 ha="center",
                 va="top",
                 fontsize=8,
