@@ -46,8 +46,9 @@ Construction (:func:`intervals`)
    users' randomized response, then the fit) with a seeded
    :class:`numpy.random.Generator`, then step 1 on the refit's scores
    (warm-started at ``t``).
-3. **Intervals.** ``interval="basic"`` (default, the better coverage in the
-   coverage study): draws ``2 t - t*_b``; ``"percentile"``: draws ``t*_b``.
+3. **Intervals.** ``interval="basic"`` (default): draws ``2 t - t*_b``, which
+   correct the remaining first-order bias of ``t`` (the small ridge ``rho``);
+   ``"percentile"``: draws ``t*_b``, shifted by that bias twice.
    Score bounds are the ``(1 - level)/2`` and ``(1 + level)/2`` quantiles of the
    draws per item; rank bounds the lower and upper quantiles of each item's
    rank among the draws; ``p_top_k`` the share of draws in which the item is
