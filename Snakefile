@@ -32,6 +32,9 @@
 #   results/benchmark/{dataset}/{method}.csv, .json                              benchmark_method
 #   results/figures/benchmark/{dataset}.{pdf,png,csv}                            benchmark_figure
 #   results/tables/benchmark/thresholds.{csv,md,tex}, timing.csv, findings.md    benchmark_tables
+#   results/intervals/{design}.csv                                               intervals_design
+#   results/tables/intervals/coverage.{csv,md}                                   intervals_table
+#   results/figures/intervals/coverage.{pdf,png,csv}                             intervals_figure
 #
 # study: a config section (paper_a_edge, paper_a_individual); experiment: one of its grids;
 # cell: one grid point with its own data (n300_p0.25); block: the cells of one Paper A job
@@ -44,7 +47,8 @@
 # paper_b2_fig14, paper_b2_table1 ... paper_b2_table11, report_pages; benchmark (not in all:
 # the benchmark of methods, docs/benchmark.md), sensitivity (not in all: B2's unstated settings,
 # docs/sensitivity.md; results/sensitivity/), beyond_scale (not in all: Figure 1's errors
-# at 10^3 to 10^5 items, docs/scale-study.md; results/beyond/, results/figures/beyond/).
+# at 10^3 to 10^5 items, docs/scale-study.md; results/beyond/, results/figures/beyond/),
+# intervals (not in all: coverage of the intervals for scores and ranks, docs/intervals.md).
 # Report: snakemake --report results/report.html (after a run).
 
 
@@ -65,6 +69,7 @@ include: "workflow/rules/report.smk"
 include: "workflow/rules/beyond.smk"
 include: "workflow/rules/benchmark.smk"
 include: "workflow/rules/sensitivity.smk"
+include: "workflow/rules/intervals.smk"
 
 
 report: "workflow/report/workflow.rst"

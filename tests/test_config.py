@@ -158,3 +158,16 @@ def test_missing_data_mirror_variable_is_rejected(monkeypatch, tmp_path):
     assert f"environment variable {MIRROR_ENV_VAR}" in message and "gone" in message
     monkeypatch.setenv(MIRROR_ENV_VAR, str(tmp_path))
     validate_config(copy.deepcopy(_smoke()), SCHEMA)
+
+
+def test_intervals_study_is_checked():
+    # schema: a typo in a design, a design with both a graph and users
+    msg = _broken(lambda c: c["intervals"]["designs"]["smoke_edge"].update(per_pairs=3))
+    assert "intervals.designs.smoke_edge" in msg and "per_pairs" in msg
+    msg = _broken(lambda c: c["intervals"]["designs"]["smoke_edge"].update(users=3))
+    assert "intervals.designs.smoke_edge" in msg
+    # cross-key rules: an unknown selected design, a method without intervals
+    msg = _broken(lambda c: c["intervals"].update(selected=["smoke_edge", "nope"]))
+    assert "intervals.selected: 'nope' is not a design" in msg
+    msg = _broken(lambda c: c["intervals"]["designs"]["smoke_edge"].update(method="local_count"))
+    assert "local_count has no intervals" in msg

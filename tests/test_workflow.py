@@ -131,10 +131,17 @@ def smoke(tmp_path_factory) -> Path:
     (cwd / SMOKE_MANIFEST).write_text(manifest)  # before any test edits the copy
     if path := os.environ.get("DPRANK_SMOKE_MANIFEST"):
         Path(path).write_text(manifest)
-    # The scale and sensitivity studies (not part of `all`) at their smoke size, after the
-    # manifest of `all`.
+    # The scale, sensitivity and intervals studies (not part of `all`) at their smoke size,
+    # after the manifest of `all`.
     snakemake(
-        cwd, "beyond_scale", "sensitivity", "--cores", "2", "--configfile", ".test/config.yaml"
+        cwd,
+        "beyond_scale",
+        "sensitivity",
+        "intervals",
+        "--cores",
+        "2",
+        "--configfile",
+        ".test/config.yaml",
     )
     return cwd
 
@@ -174,6 +181,19 @@ def test_smoke_sensitivity_study(smoke):
     assert "Scenario III, fitted on Table 6 alone" in findings and "At the default" in findings
     assert (smoke / "results/figures/sensitivity/sensitivity.png").stat().st_size > 10_000
     assert (smoke / "results/report/sensitivity/findings.html").exists()
+
+
+def test_smoke_intervals_study(smoke):
+    """The intervals' coverage study, small: every selected design in the table and figure."""
+    config = yaml.safe_load((smoke / ".test/config.yaml").read_text())["intervals"]
+    table = pd.read_csv(smoke / "results/tables/intervals/coverage.csv")
+    assert table["design"].tolist() == config["selected"]
+    assert (table["pairs"] == config["n_items"] * config["reps"]).all()
+    assert table[["score_cover", "rank_cover"]].stack().between(0, 1).all()
+    md = (smoke / "results/tables/intervals/coverage.md").read_text()
+    assert all(name in md for name in config["selected"])
+    assert (smoke / "results/figures/intervals/coverage.png").stat().st_size > 10_000
+    assert len(pd.read_csv(smoke / "results/figures/intervals/coverage.csv")) == 2 * len(table)
 
 
 def test_full_config_dry_run(tmp_path):

@@ -143,6 +143,10 @@ def _cross_checks(config: Mapping) -> list[str]:
                         f"{section}.figures.{name}.experiments: {exp!r} is not defined under "
                         f"{section}.experiments (defined: {defined})"
                     )
+    if section := config.get("intervals"):
+        from .studies.intervals import check_section as check_intervals
+
+        problems.extend(check_intervals(section))
     if scale := config.get("beyond_scale"):
         from .studies.beyond_scale import check_section
 

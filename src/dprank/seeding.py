@@ -33,6 +33,7 @@ class Stream(IntEnum):
     RELEASE = 6
     AUDIT = 7
     EPSILON = 8  # per-user privacy budgets (Paper B)
+    BOOTSTRAP = 9  # interval bootstrap (dprank.intervals)
 
 
 def _canonical(value: object) -> str:

@@ -1,0 +1,13 @@
+"""Rule ``intervals_figure``: the coverage study's figure and the numbers it plots."""
+
+from dprank.io import read_csv, write_csv
+from dprank.plotting.intervals import plot_coverage
+from dprank.plotting.style import save_figure
+from dprank.workflow import job_logger
+
+with job_logger(snakemake) as log:
+    summary = read_csv(snakemake.input.table)
+    fig, numbers = plot_coverage(summary, snakemake.params.level, snakemake.params.target)
+    save_figure(fig, snakemake.output.pdf, snakemake.output.png)
+    write_csv(snakemake.output.csv, numbers)
+    log.info("%d plotted bars", len(numbers))

@@ -1,0 +1,16 @@
+"""Rule ``intervals_table``: coverage and mean widths per design (CSV and Markdown)."""
+
+import pandas as pd
+
+from dprank.io import atomic_path, read_csv, write_csv
+from dprank.studies.intervals import coverage_markdown, summarise
+from dprank.workflow import job_logger
+
+with job_logger(snakemake) as log:
+    frame = pd.concat([read_csv(f) for f in snakemake.input.rows], ignore_index=True)
+    p = snakemake.params
+    summary = summarise(frame, p.designs, p.target)
+    log.info("coverage:\n%s", summary.to_string(index=False))
+    write_csv(snakemake.output.csv, summary)
+    with atomic_path(snakemake.output.md) as tmp:
+        tmp.write_text(coverage_markdown(summary, p.level, p.target))

@@ -1,0 +1,106 @@
+# The coverage study of the intervals for scores and ranks (issue 36, docs/intervals.md):
+# synthetic BTL designs, edge, individual and local DP. Its own target, not part of `all`.
+#
+#   results/intervals/{design}.csv                    intervals_design (one job per design)
+#   results/tables/intervals/coverage.{csv,md}        intervals_table
+#   results/figures/intervals/coverage.{pdf,png,csv}  intervals_figure
+# Target: intervals.
+
+from dprank.studies import intervals as _iv
+
+IV = config.get("intervals") or {}
+IV_DESIGNS = _iv.selected_designs(IV)
+IV_SETTINGS = {
+    k: IV[k]
+    for k in ("n_items", "spread", "level", "n_boot", "interval", "ridge")
+    if k in IV
+}
+
+
+rule intervals_design:
+    input:
+        library=script_files(script_path("intervals_design"), SRC),
+    output:
+        "results/intervals/{design}.csv",
+    log:
+        "results/logs/intervals/{design}.log",
+    benchmark:
+        "results/benchmarks/intervals/{design}.tsv"
+    wildcard_constraints:
+        design="|".join(IV_DESIGNS) or "none",
+    conda:
+        "../../envs/estimate.yaml"
+    resources:
+        mem_mb=1000,
+    params:
+        job=lambda w: canonical(
+            {
+                "design": w.design,
+                "spec": IV_DESIGNS[w.design],
+                "settings": IV_SETTINGS,
+                "reps": IV["reps"],
+                "seed": config["seed"],
+            }
+        ),
+    script:
+        "../../scripts/intervals_design.py"
+
+
+rule intervals_table:
+    input:
+        rows=expand("results/intervals/{design}.csv", design=IV_DESIGNS),
+        library=script_files(script_path("intervals_table"), SRC),
+    output:
+        csv=report(
+            "results/tables/intervals/coverage.csv",
+            caption="../report/intervals.rst",
+            category="Benchmark",
+            subcategory="intervals",
+            labels={"table": "coverage of score and rank intervals"},
+        ),
+        md="results/tables/intervals/coverage.md",
+    log:
+        "results/logs/intervals/table.log",
+    benchmark:
+        "results/benchmarks/intervals/table.tsv"
+    conda:
+        "../../envs/estimate.yaml"
+    params:
+        designs=IV_DESIGNS,
+        level=IV.get("level"),
+        target=IV.get("target"),
+    script:
+        "../../scripts/intervals_table.py"
+
+
+rule intervals_figure:
+    input:
+        table="results/tables/intervals/coverage.csv",
+        library=script_files(script_path("intervals_figure"), SRC),
+    output:
+        pdf="results/figures/intervals/coverage.pdf",
+        png=report(
+            "results/figures/intervals/coverage.png",
+            caption="../report/intervals.rst",
+            category="Benchmark",
+            subcategory="intervals",
+            labels={"figure": "coverage of score and rank intervals"},
+        ),
+        csv="results/figures/intervals/coverage.csv",
+    log:
+        "results/logs/intervals/figure.log",
+    benchmark:
+        "results/benchmarks/intervals/figure.tsv"
+    conda:
+        "../../envs/plot.yaml"
+    params:
+        level=IV.get("level"),
+        target=IV.get("target"),
+    script:
+        "../../scripts/intervals_figure.py"
+
+
+rule intervals:
+    input:
+        rules.intervals_table.output,
+        rules.intervals_figure.output,
