@@ -521,3 +521,22 @@ def test_unwritable_output_is_a_usage_error(tmp_path, capsys):
     blocker.write_text("")
     code, _, err = run(["rank", path, "--privacy", "none", "--out", blocker / "r.csv"], capsys)
     assert code == 2 and "error:" in err and len(err.strip().splitlines()) == 1
+
+
+def test_intervals_columns_and_rejections(synthetic, tmp_path, capsys):
+    out = tmp_path / "r.csv"
+    argv = ["rank", synthetic, "--privacy", "edge", "--epsilon", 4, "--top-k", 3]
+    code, _, err = run([*argv, "--intervals", 0.9, "--out", out], capsys)
+    assert code == 0, err
+    frame = pd.read_csv(out)
+    for column in ("score_lo", "score_hi", "rank_lo", "rank_hi", "p_top_k"):
+        assert column in frame
+    assert (frame["rank_lo"] <= frame["rank"]).all() and (frame["rank"] <= frame["rank_hi"]).all()
+    assert json.loads(out.with_suffix(".json").read_text())["intervals"]["level"] == 0.9
+    code, _, err = run([*argv, "--intervals", 1.5, "--out", out], capsys)
+    assert code == 2 and "--intervals must lie" in err
+    released = tmp_path / "rel.csv"
+    assert run(["privatize", synthetic, "--epsilon", 1, "--out", released], capsys)[0] == 0
+    local = ["rank", released, "--privacy", "local", "--method", "count", "--intervals", 0.9]
+    code, _, err = run([*local, "--out", tmp_path / "l.csv"], capsys)
+    assert code == 2 and "method local_count has no intervals" in err

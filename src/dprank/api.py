@@ -97,6 +97,11 @@ class Ranking:
         (``False`` for a seeded, reproducible run, and for ``privacy="none"``).
     n_dropped : int
         Comparisons removed to respect ``max_per_user`` (private).
+    design : object
+        The public inputs of the method (:func:`dprank.intervals.public_design`):
+        what :meth:`intervals` may use.
+    options : dict
+        The options the method was fitted with.
     """
 
     items: np.ndarray
@@ -114,6 +119,8 @@ class Ranking:
     L: int | None
     private: bool = False
     n_dropped: int = 0
+    design: object = None
+    options: Mapping[str, Any] | None = None
 
     @property
     def order(self) -> np.ndarray:
@@ -157,6 +164,39 @@ class Ranking:
         if self.top_k is not None:
             frame["in_top_k"] = self.in_top_k[order]
         return frame
+
+    def intervals(
+        self, level: float = 0.95, *, n_boot: int = 200, rng=None, kind: str = "bootstrap"
+    ) -> pd.DataFrame:
+        """Intervals for each item's score and rank, post-processing of the release.
+
+        Computed only from the released scores and what the privacy model
+        treats as public (:func:`dprank.intervals.intervals`, which states the
+        construction); they cost no privacy budget. Returns ``item, estimate,
+        score_lo, score_hi, rank_lo, rank_hi`` (and ``p_top_k`` with ``top_k``).
+
+        Raises
+        ------
+        dprank.intervals.IntervalError
+            A ValueError naming the method, for methods without intervals.
+        """
+        from .intervals import intervals
+
+        return intervals(
+            self.scores,
+            self.method,
+            self.epsilon,
+            self.design,
+            model=self.model or "btl",
+            level=level,
+            top_k=self.top_k,
+            n_boot=n_boot,
+            rng=rng,
+            kind=kind,
+            calibration=self.fit.details,
+            items=self.items,
+            options=self.options,
+        )
 
     def record(self) -> dict:
         """The public record of the release: the mechanism and its public parameters.
@@ -476,6 +516,8 @@ def rank(
         raise RuntimeError(f"method {name} returned scores of shape {scores.shape} or non-finite")
     ranks = fit.ranks if fit.ranks is not None else rank_scores(scores)
     labels = data.labels if data.labels is not None else np.arange(n).astype(str)
+    from .intervals import public_design
+
     return Ranking(
         items=np.asarray(labels).astype(str),
         scores=scores,
@@ -492,4 +534,6 @@ def rank(
         L=max_per_user,
         private=noise.secure and meth.private,
         n_dropped=n_dropped,
+        design=public_design(data, meth, max_per_user=max_per_user),
+        options=opts,
     )

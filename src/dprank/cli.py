@@ -337,6 +337,13 @@ def _cmd_rank(args) -> int:
         raise UsageError("--plot needs a file name")
     if args.audit_record == "-":
         raise UsageError("--audit-record needs a file name (it is written with mode 0600)")
+    if args.intervals is not None:
+        from .intervals import NO_INTERVALS, supports
+
+        if not 0 < args.intervals < 1:
+            raise UsageError(f"--intervals must lie strictly between 0 and 1, got {args.intervals}")
+        if not supports(method):
+            raise UsageError(f"--intervals: method {name} has no intervals: {NO_INTERVALS[name]}")
     sidecar = _sidecar_path(args)
     _check_paths(
         {"COMPARISONS": args.comparisons},
@@ -391,10 +398,14 @@ def _cmd_rank(args) -> int:
             for w in caught:
                 _stderr(f"warning: {w.message}")
             progress.done()
+            frame = ranking.to_frame()
+            if args.intervals is not None:
+                progress.stage("intervals")
+                frame = _with_intervals(args, ranking, frame, name)
             progress.stage("writing")
             if receipt is not None:
                 receipt.entry = replace(receipt.entry, delta=ranking.delta)
-            _write_outputs(_rank_outputs(args, table, ranking, sidecar, method))
+            _write_outputs(_rank_outputs(args, table, ranking, frame, sidecar, method))
         progress.done()
     finally:
         progress.close()
@@ -435,11 +446,32 @@ def _ledger_entry(args, command: str, mechanism: str, unit: str, private: bool, 
     return Release(command, mechanism, unit, float(epsilon), 0.0, bounds)
 
 
-def _rank_outputs(args, table, ranking, sidecar, method) -> list:
+def _with_intervals(args, ranking, frame, name: str):
+    """``frame`` with the intervals of ``--intervals`` (post-processing: no privacy spent).
+
+    The bootstrap's randomness is fresh entropy, or ``--insecure-seed``'s stream.
+    """
+    from .seeding import Stream, generator, stable_id
+
+    if args.insecure_seed is None:
+        rng = np.random.default_rng()
+    else:
+        rng = generator(args.insecure_seed, "dprank.rank", stable_id(name), 0, Stream.BOOTSTRAP)
+    iv = ranking.intervals(args.intervals, rng=rng)
+    return frame.merge(iv.drop(columns="estimate"), on="item", how="left")
+
+
+def _rank_outputs(args, table, ranking, frame, sidecar, method) -> list:
     """The ranking CSV, its public record, the plot and the private audit record."""
     record = {"dprank_version": __version__, **ranking.record()}
+    if args.intervals is not None:
+        record["intervals"] = {
+            "level": args.intervals,
+            "kind": "parametric bootstrap (dprank.intervals), 200 draws",
+            "columns": "score_lo, score_hi: the model's centred parameters; rank_lo, rank_hi",
+        }
     outputs = [
-        (args.out, _csv_writer(ranking.to_frame())),
+        (args.out, _csv_writer(frame)),
         (sidecar, _json_writer(_plain(record))),
     ]
     if args.plot is not None:
@@ -693,6 +725,14 @@ def build_parser() -> argparse.ArgumentParser:
         type=_positive_int,
         metavar="K",
         help="add an in_top_k column (at most the number of items)",
+    )
+    p.add_argument(
+        "--intervals",
+        type=float,
+        metavar="LEVEL",
+        help="add score_lo, score_hi, rank_lo, rank_hi (and p_top_k with --top-k): marginal "
+        "intervals at this level (e.g. 0.95), computed from the release and public inputs "
+        "only (docs/intervals.md)",
     )
     p.add_argument(
         "--max-per-user",
