@@ -2,6 +2,7 @@
 #
 # Results path scheme (every rule's log and benchmark mirror its output path
 # under results/logs/ and results/benchmarks/):
+# (results/ is the config key results_dir: .test/config.yaml writes under results/smoke/)
 #
 #   results/{study}/{experiment}/data/{block}/chunk{chunk}.npz (temporary)      simulate_comparisons
 #   results/{study}/{experiment}/{protocol}/noise/{block}/chunk{chunk}.npz (t.) privatize

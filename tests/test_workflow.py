@@ -55,6 +55,8 @@ TARGET_RULES = (
     | {f"paper_a_fig{i}" for i in range(1, 9)}
 )
 FIGURES = [f"fig{i}" for i in range(1, 9)]
+#: results_dir of .test/config.yaml: smoke runs write apart from the paper-scale results/
+SMOKE_RESULTS = "results/smoke"
 MIRROR = Path(os.environ.get("DPRANK_DATA_MIRROR", ROOT.parent / "shared" / "data")).resolve()
 
 
@@ -127,7 +129,7 @@ def smoke(tmp_path_factory) -> Path:
     """
     cwd = copy_repo(tmp_path_factory.mktemp("smoke"))
     snakemake(cwd, "--cores", "2", "--configfile", ".test/config.yaml")
-    manifest = json.dumps(results_manifest(cwd / "results"), indent=0, sort_keys=True)
+    manifest = json.dumps(results_manifest(cwd / SMOKE_RESULTS), indent=0, sort_keys=True)
     (cwd / SMOKE_MANIFEST).write_text(manifest)  # before any test edits the copy
     if path := os.environ.get("DPRANK_SMOKE_MANIFEST"):
         Path(path).write_text(manifest)
@@ -145,35 +147,35 @@ SMOKE_MANIFEST = "smoke-manifest.json"
 def test_smoke_scale_study(smoke):
     """The scale study's small version: figure, numbers, and one rate constant per eps."""
     config = yaml.safe_load((smoke / ".test/config.yaml").read_text())["beyond_scale"]
-    fit = pd.read_csv(smoke / "results/beyond/scale_fit.csv")
+    fit = pd.read_csv(smoke / "results/smoke/beyond/scale_fit.csv")
     assert sorted(fit["epsilon"]) == sorted(config["epsilon"])
     assert (fit["constant"] > 0).all() and (fit["n_values"] == len(config["n"])).all()
-    summary = pd.read_csv(smoke / "results/beyond/summary.csv")
+    summary = pd.read_csv(smoke / "results/smoke/beyond/summary.csv")
     assert set(summary["n"]) == set(config["n"]) and (summary["reps"] == config["reps"]).all()
-    assert (smoke / "results/figures/beyond/scale.png").stat().st_size > 10_000
-    assert len(pd.read_csv(smoke / "results/figures/beyond/scale.csv")) > 0
+    assert (smoke / "results/smoke/figures/beyond/scale.png").stat().st_size > 10_000
+    assert len(pd.read_csv(smoke / "results/smoke/figures/beyond/scale.csv")) > 0
 
 
 def test_smoke_sensitivity_study(smoke):
     """The sensitivity study's small version: the fit, the held-out check, every setting."""
     config = yaml.safe_load((smoke / ".test/config.yaml").read_text())["sensitivity"]
-    fit = pd.read_csv(smoke / "results/sensitivity/scenario3/fit.csv")
+    fit = pd.read_csv(smoke / "results/smoke/sensitivity/scenario3/fit.csv")
     assert sorted(fit["p"]) == sorted(config["scenario3"]["p"]) and fit["best"].sum() >= 1
     eps0 = config["scenario3"]["eps0"]
     assert fit["eps0"].between(min(eps0), max(eps0)).all()
-    check = pd.read_csv(smoke / "results/sensitivity/scenario3/check_summary.csv")
+    check = pd.read_csv(smoke / "results/smoke/sensitivity/scenario3/check_summary.csv")
     assert set(check["table"]) == {"B2 Table 6", "B2 Table 7"}
     # every cell of the smoke grid that the paper prints, at both settings
     assert (check["compared"] == 8).all()
-    settings = pd.read_csv(smoke / "results/sensitivity/settings.csv")
+    settings = pd.read_csv(smoke / "results/smoke/sensitivity/settings.csv")
     s5 = config["scenario5"]
     assert len(settings) == len(s5["theta_half"]) * len(s5["p"]) * len(s5["lambda_c"])
     # Tables 10 (ADRR, Laplace, classic RR: 12 cells) and 11 (4 cells); NoisyObj not run
     assert (settings["compared"] == 16).all()
-    findings = (smoke / "results/sensitivity/findings.md").read_text()
+    findings = (smoke / "results/smoke/sensitivity/findings.md").read_text()
     assert "Scenario III, fitted on Table 6 alone" in findings and "At the default" in findings
-    assert (smoke / "results/figures/sensitivity/sensitivity.png").stat().st_size > 10_000
-    assert (smoke / "results/report/sensitivity/findings.html").exists()
+    assert (smoke / "results/smoke/figures/sensitivity/sensitivity.png").stat().st_size > 10_000
+    assert (smoke / "results/smoke/report/sensitivity/findings.html").exists()
 
 
 def test_full_config_dry_run(tmp_path):
@@ -248,7 +250,7 @@ def test_bad_config_fails_before_any_job(tmp_path, edit, expected):
 
 
 def test_smoke_outputs(smoke):
-    figdir = smoke / "results/figures/paper_a"
+    figdir = smoke / "results/smoke/figures/paper_a"
     for fig in FIGURES:
         for protocol in ("paper", "authors"):
             for ext in ("pdf", "png"):
@@ -258,24 +260,26 @@ def test_smoke_outputs(smoke):
             assert panels == ({"a", "b"} if fig in ("fig4", "fig8") else {"a", "b", "c", "d"})
             assert table["mean"].notna().all()
     for name in ("paper_a_edge", "paper_a_individual"):
-        summary = pd.read_csv(smoke / f"results/comparison/{name}_summary.csv")
+        summary = pd.read_csv(smoke / f"results/smoke/comparison/{name}_summary.csv")
         assert (summary["within"] <= summary["compared"]).all()
     # Paper B (B2): every figure, every table in three formats, the comparison
     for fig in range(3, 15):
-        assert (smoke / f"results/figures/paper_b2/fig{fig}.png").stat().st_size > 10_000
-        assert len(pd.read_csv(smoke / f"results/figures/paper_b2/fig{fig}.csv")) > 0
-    markdown = (smoke / "results/tables/paper_b2/table5.md").read_text()
+        assert (smoke / f"results/smoke/figures/paper_b2/fig{fig}.png").stat().st_size > 10_000
+        assert len(pd.read_csv(smoke / f"results/smoke/figures/paper_b2/fig{fig}.csv")) > 0
+    markdown = (smoke / "results/smoke/tables/paper_b2/table5.md").read_text()
     assert "| BTL |" in markdown and "(0." in markdown
-    assert "\\toprule" in (smoke / "results/tables/paper_b2/table5.tex").read_text()
-    table10 = (smoke / "results/tables/paper_b2/table10.md").read_text()
+    assert "\\toprule" in (smoke / "results/smoke/tables/paper_b2/table5.tex").read_text()
+    table10 = (smoke / "results/smoke/tables/paper_b2/table10.md").read_text()
     assert "| TM | linf |" in table10 and "standard error" in table10
-    assert "(" not in (smoke / "results/tables/paper_b2/table4.md").read_text().split("|", 1)[1]
-    compared = pd.read_csv(smoke / "results/comparison/paper_b2.csv")
+    assert (
+        "(" not in (smoke / "results/smoke/tables/paper_b2/table4.md").read_text().split("|", 1)[1]
+    )
+    compared = pd.read_csv(smoke / "results/smoke/comparison/paper_b2.csv")
     assert {f"B2 Table {i}" for i in range(1, 12)} == set(compared["figure"])
     # car data: the non-private rankings are B2 Table 1's, whatever the replicate count
     table1 = compared[compared["figure"] == "B2 Table 1"]
     assert len(table1) == 30 and (table1["verdict"] == "within").all()
-    assert "t (p), BTL, vs ADRR" in (smoke / "results/tables/paper_b2/table2.md").read_text()
+    assert "t (p), BTL, vs ADRR" in (smoke / "results/smoke/tables/paper_b2/table2.md").read_text()
     # overlays: the published points over ours; one comparison table per paper
     for path in (
         "paper_a/fig1_authors_overlay.png",
@@ -283,31 +287,31 @@ def test_smoke_outputs(smoke):
         "paper_b2/fig4_overlay.png",
         "paper_b2/fig9_overlay.png",
     ):
-        assert (smoke / "results/figures" / path).stat().st_size > 10_000, path
-    paper_a = pd.read_csv(smoke / "results/comparison/paper_a.csv")
+        assert (smoke / "results/smoke/figures" / path).stat().st_size > 10_000, path
+    paper_a = pd.read_csv(smoke / "results/smoke/comparison/paper_a.csv")
     assert "ours_paper_protocol_mean" in paper_a and set(paper_a["part"]) == {"edge", "individual"}
     fig8 = paper_a[paper_a["figure"] == "Figure 8"]
     assert fig8["ours_paper_protocol_mean"].notna().any()  # both protocols beside the paper
-    b1 = pd.read_csv(smoke / "results/comparison/paper_b1_summary.csv")
+    b1 = pd.read_csv(smoke / "results/smoke/comparison/paper_b1_summary.csv")
     assert "B1 Table 1" in set(b1["figure"])
     # privacy audit: every mechanism, the broken control flagged
-    audit = pd.read_csv(smoke / "results/audit/privacy.csv").set_index("audit")
+    audit = pd.read_csv(smoke / "results/smoke/audit/privacy.csv").set_index("audit")
     assert audit.loc["Laplace LDP, half the noise (broken)", "verdict"] == "VIOLATION"
     assert audit.loc["classic RR", "verdict"] == "consistent"
     # Paper B (B1): Figures 2-7 and Table 1 from the measured trends
     for fig in range(2, 8):
-        assert (smoke / f"results/figures/paper_b1/fig{fig}.png").stat().st_size > 10_000
-    b1_table1 = pd.read_csv(smoke / "results/tables/paper_b1/table1.csv")
+        assert (smoke / f"results/smoke/figures/paper_b1/fig{fig}.png").stat().st_size > 10_000
+    b1_table1 = pd.read_csv(smoke / "results/smoke/tables/paper_b1/table1.csv")
     assert len(b1_table1) == 3 and "linf observed" in b1_table1.columns
-    scaling = pd.read_csv(smoke / "results/paper_b2/timing/scaling.csv")
+    scaling = pd.read_csv(smoke / "results/smoke/paper_b2/timing/scaling.csv")
     assert set(scaling["metric"]) == {"seconds_aggregate", "seconds_solve", "seconds_total"}
     # the real data's win matrices come out of the fetched files
-    wins = pd.read_csv(smoke / "results/paper_a_real/cems/wins.csv", index_col=0)
+    wins = pd.read_csv(smoke / "results/smoke/paper_a_real/cems/wins.csv", index_col=0)
     assert wins.to_numpy().sum() == 3967
     # every metric chunk: all fits converged
-    paths = list((smoke / "results").glob("paper_a_*/*/*/metrics/*/chunk*.csv"))
-    paths += list((smoke / "results/paper_a_real").glob("*/*/metrics.csv"))
-    paths += list((smoke / "results/paper_b2").glob("*/metrics/*/chunk*.csv"))
+    paths = list((smoke / SMOKE_RESULTS).glob("paper_a_*/*/*/metrics/*/chunk*.csv"))
+    paths += list((smoke / "results/smoke/paper_a_real").glob("*/*/metrics.csv"))
+    paths += list((smoke / "results/smoke/paper_b2").glob("*/metrics/*/chunk*.csv"))
     assert len(paths) >= 36  # 22 Paper A block chunks, 4 real-data runs, 10 B2 chunks (smoke)
     for path in paths:
         rows = pd.read_csv(path)
@@ -318,20 +322,20 @@ def test_smoke_outputs(smoke):
         conv = rows[rows["metric"] == "converged"]["value"]
         assert (conv == 1).all(), path
     # Paper A's data and noise are temporary (keep_intermediates: false); estimates stay
-    results = smoke / "results"
+    results = smoke / SMOKE_RESULTS
     assert not list(results.glob("paper_a_*/*/data/*/*.npz"))
     assert not list(results.glob("paper_a_*/*/*/noise/*/*.npz"))
     assert list(results.glob("paper_a_*/*/*/estimates/*/*.npz"))
     # logs and benchmarks for every job
-    assert list((smoke / "results/logs").rglob("*.log"))
-    assert list((smoke / "results/benchmarks").rglob("*.tsv"))
+    assert list((smoke / "results/smoke/logs").rglob("*.log"))
+    assert list((smoke / "results/smoke/benchmarks").rglob("*.tsv"))
     assert "Nothing to be done" in (lambda p: p.stdout + p.stderr)(
         snakemake(smoke, "-n", "--configfile", ".test/config.yaml")
     )
 
 
 def test_report_holds_every_figure_table_and_page(smoke):
-    report = smoke / "results/report.html"
+    report = smoke / "results/smoke/report.html"
     snakemake(smoke, "--report", str(report), "--configfile", ".test/config.yaml")
     html = report.read_text()
     names = [f"fig{i}_{p}.png" for i in range(1, 9) for p in ("paper", "authors")]
@@ -343,14 +347,14 @@ def test_report_holds_every_figure_table_and_page(smoke):
     missing = [n for n in names if n not in html]
     assert not missing, missing
     assert "Paper B (B2) Figure 14" in html  # captions name the paper item
-    deviations = (smoke / "results/report/deviations.html").read_text()
+    deviations = (smoke / "results/smoke/report/deviations.html").read_text()
     assert "B2 Table 11:" in deviations and "within" in deviations
-    runtime = pd.read_csv(smoke / "results/report/runtime.csv")
+    runtime = pd.read_csv(smoke / "results/smoke/report/runtime.csv")
     assert runtime["jobs"].sum() > 100 and (runtime["seconds_sum"] > 0).all()
 
 
 #: A small part of the smoke DAG (17 jobs, several running at once on 2 cores)
-RESUME_TARGET = "results/paper_a_individual/exp5/paper/summary.csv"
+RESUME_TARGET = "results/smoke/paper_a_individual/exp5/paper/summary.csv"
 
 
 def _incomplete(cwd: Path) -> list[Path]:
@@ -412,13 +416,15 @@ def test_resume_after_sigkill_with_the_same_command(smoke, tmp_path):
         assert "rerun-incomplete" in plain.stdout + plain.stderr
     snakemake(cwd, *command)
     assert not _incomplete(cwd)
-    resumed = results_manifest(cwd / "results")
+    resumed = results_manifest(cwd / SMOKE_RESULTS)
     reference = json.loads((smoke / SMOKE_MANIFEST).read_text())
     assert resumed and resumed == {k: reference[k] for k in resumed}
 
 
 def _metrics(cwd: Path, study: str, experiment: str, protocol: str) -> pd.DataFrame:
-    files = sorted((cwd / f"results/{study}/{experiment}/{protocol}/metrics").glob("*/chunk*.csv"))
+    files = sorted(
+        (cwd / f"results/smoke/{study}/{experiment}/{protocol}/metrics").glob("*/chunk*.csv")
+    )
     frame = pd.concat([pd.read_csv(f, dtype=str) for f in files])
     return frame.sort_values(list(frame.columns)).reset_index(drop=True)
 
@@ -440,7 +446,7 @@ def test_bit_identical_across_cores_and_chunk_sizes(smoke, tmp_path):
 
     config = write_config(cwd, rechunk)
     targets = [
-        f"results/{s}/{e}/{p}/summary.csv"
+        f"results/smoke/{s}/{e}/{p}/summary.csv"
         for s, e in (
             ("paper_a_edge", "exp1"),
             ("paper_a_edge", "exp4_eps"),
@@ -448,18 +454,18 @@ def test_bit_identical_across_cores_and_chunk_sizes(smoke, tmp_path):
         )
         for p in ("paper", "authors")
     ]
-    targets += [f"results/paper_b2/{e}/replicates.csv" for e in ("scenario2", "scenario5")]
+    targets += [f"results/smoke/paper_b2/{e}/replicates.csv" for e in ("scenario2", "scenario5")]
     snakemake(
         cwd, *targets, "--cores", "1", "--configfile", config
     )  # --configfile takes several values
     # keep_intermediates keeps the data and noise files (one per block and chunk)
-    assert len(list((cwd / "results/paper_a_edge/exp1/data").glob("*/chunk*.npz"))) == 3
-    assert len(list((cwd / "results/paper_a_edge/exp4_eps/paper/noise").glob("*/*.npz"))) == 4
+    assert len(list((cwd / "results/smoke/paper_a_edge/exp1/data").glob("*/chunk*.npz"))) == 3
+    assert len(list((cwd / "results/smoke/paper_a_edge/exp4_eps/paper/noise").glob("*/*.npz"))) == 4
     for target in targets:
         assert (cwd / target).read_bytes() == (smoke / target).read_bytes(), target
         if "paper_b2" in target:
             continue
-        _, study, exp, protocol, _ = target.split("/")
+        study, exp, protocol, _ = target.split("/")[-4:]
         pd.testing.assert_frame_equal(
             _metrics(cwd, study, exp, protocol), _metrics(smoke, study, exp, protocol)
         )
@@ -509,7 +515,7 @@ def test_editing_the_solver_reruns_estimation_and_only_recreates_its_inputs(smok
     # every Paper A block and chunk (the solver fits them all)
     assert set(estimates) == {
         f.relative_to(smoke).as_posix()
-        for f in smoke.glob("results/paper_a_*/*/*/estimates/*/chunk*.npz")
+        for f in smoke.glob("results/smoke/paper_a_*/*/*/estimates/*/chunk*.npz")
     }
     data = {
         o.replace("/paper/", "/").replace("/authors/", "/").replace("estimates", "data")
@@ -528,10 +534,12 @@ def test_editing_the_metrics_reruns_only_metrics_and_what_follows(smoke):
     # no data, noise or fit: the estimates file holds the truth the metrics need
     assert not rules & {"simulate_comparisons", "privatize", "estimate"}
     metrics = {f for r, o in jobs if r == "compute_metrics" for f in o.split(", ")}
-    assert metrics and all(f.startswith("results/paper_a_individual/") for f in metrics)
+    assert metrics and all(f.startswith("results/smoke/paper_a_individual/") for f in metrics)
     # one job per experiment writes both protocols' summaries
     assert {o for r, o in jobs if r == "aggregate_metrics"} == {
-        ", ".join(f"results/paper_a_individual/{e}/{p}/summary.csv" for p in ("paper", "authors"))
+        ", ".join(
+            f"results/smoke/paper_a_individual/{e}/{p}/summary.csv" for p in ("paper", "authors")
+        )
         for e in ("exp5", "exp6", "exp7")
     }
 
@@ -549,7 +557,7 @@ def test_changing_one_grid_reruns_only_its_cells(smoke):
     # smoke exp1 has job_keys [n]: a block per n, so the new n is a block of its own
     assert per_cell and all("/exp1/" in o and "/n56/" in o for o in per_cell)
     assert [o for r, o in jobs if r == "aggregate_metrics"] == [
-        ", ".join(f"results/paper_a_edge/exp1/{p}/summary.csv" for p in ("paper", "authors"))
+        ", ".join(f"results/smoke/paper_a_edge/exp1/{p}/summary.csv" for p in ("paper", "authors"))
     ]
     # Figure 1 (its data changed) and, with it, the overlays of Figures 1-4: the edge-DP
     # comparison table they show changed (each figure's job draws its overlay too)
@@ -563,3 +571,25 @@ def test_changing_one_grid_reruns_only_its_cells(smoke):
     jobs = planned_jobs(smoke, "--configfile", write_config(smoke, replot))
     assert {r for r, _ in jobs} == {"plot_paper_a_figure", "runtime_report"}
     assert all("/fig2_" in o for r, o in jobs if r != "runtime_report")
+
+
+def test_a_run_removes_the_temporaries_killed_jobs_left_and_the_manifest_skips_them(tmp_path):
+    """kill -9 of a job leaves ``.<name>.XXXXXXXX.tmp`` beside its output (dprank.io.atomic_path):
+    the next run that writes that output removes it when it starts; a temporary of an output
+    the run does not write (another run may be writing it) stays, and no manifest counts it."""
+    cwd = copy_repo(tmp_path)
+    wins = cwd / SMOKE_RESULTS / "paper_a_real/cems/wins.csv"
+    stale = wins.with_name(".wins.csv.k1ll3d_9.tmp")
+    elsewhere = cwd / SMOKE_RESULTS / "figures/paper_a/.fig5_paper.pdf.a1b2c3d4.tmp"
+    unrelated = wins.with_name(".wins.csv.notes.tmp")  # not atomic_path's pattern
+    for path in (stale, elsewhere, unrelated):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"half a file")
+    target = wins.relative_to(cwd).as_posix()
+    proc = snakemake(cwd, target, "--cores", "1", *SMOKE)
+    assert "removed 1 temporary file(s) of killed jobs" in proc.stderr
+    assert wins.exists() and not stale.exists()
+    assert elsewhere.exists() and unrelated.exists()
+    manifest = results_manifest(cwd / SMOKE_RESULTS, exclude=())
+    assert "paper_a_real/cems/wins.csv" in manifest
+    assert not any(name.endswith("a1b2c3d4.tmp") for name in manifest)

@@ -12,10 +12,12 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+from dprank.io import atomic_target
 
 __all__ = [
     "LOCK_OWNERS",
@@ -26,6 +28,7 @@ __all__ = [
     "job_logger",
     "record_lock_owner",
     "release_stale_lock",
+    "remove_stale_temporaries",
     "results_manifest",
 ]
 
@@ -134,16 +137,59 @@ def results_manifest(
         Relative POSIX path -> hex digest, sorted by path. Two runs of the same
         configuration (any ``--cores``, executor or order) must give equal
         manifests; ``tests/cluster/run_slurm.sh`` compares a Slurm run with a
-        local one this way.
+        local one this way. Temporaries of :func:`dprank.io.atomic_path` (a killed
+        job's leftovers) are never counted.
     """
     root = Path(results)
     out = {}
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
         rel = path.relative_to(root).as_posix()
+        if atomic_target(path) is not None:
+            continue
         if any(fnmatch.fnmatchcase(rel, pattern) for pattern in exclude):
             continue
         out[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
     return out
+
+
+def remove_stale_temporaries(
+    root: str | os.PathLike, targets: Iterable[str | os.PathLike] | None = None
+) -> list[Path]:
+    """Remove the temporaries of :func:`dprank.io.atomic_path` under ``root`` left by killed jobs.
+
+    A job killed with SIGKILL (or a power loss) cannot remove the temporary it was
+    writing (``.<name>.XXXXXXXX.tmp`` next to its output ``<name>``). The workflow calls
+    this when a run starts, with the outputs that run will write: it holds their lock,
+    so no other process can be writing their temporaries. Other files, and temporaries
+    of other targets (another Snakemake run may be writing those), are left alone.
+
+    Parameters
+    ----------
+    root : path-like
+        Folder searched recursively (the workflow's ``results_dir``); may be missing.
+    targets : iterable of path-like, optional
+        Outputs whose temporaries are removed (relative to the working directory or
+        absolute); None removes every temporary under ``root``.
+
+    Returns
+    -------
+    list of Path
+        The removed files.
+    """
+    root = Path(root)
+    if not root.is_dir():
+        return []
+    wanted = None if targets is None else {os.path.abspath(t) for t in targets}
+    removed = []
+    for path in sorted(root.rglob(".*.tmp")):
+        target = atomic_target(path)
+        if target is None or not path.is_file():
+            continue
+        if wanted is not None and os.path.abspath(target) not in wanted:
+            continue
+        path.unlink(missing_ok=True)
+        removed.append(path)
+    return removed
 
 
 def _lock_dir(workdir: str | os.PathLike) -> Path:
