@@ -22,6 +22,7 @@ import pandas as pd
 import pytest
 import yaml
 
+from dprank.datasets import sha256
 from dprank.workflow import results_manifest
 
 pytestmark = pytest.mark.workflow
@@ -593,3 +594,32 @@ def test_a_run_removes_the_temporaries_killed_jobs_left_and_the_manifest_skips_t
     manifest = results_manifest(cwd / SMOKE_RESULTS, exclude=())
     assert "paper_a_real/cems/wins.csv" in manifest
     assert not any(name.endswith("a1b2c3d4.tmp") for name in manifest)
+
+
+def test_a_job_reading_an_edited_or_damaged_data_file_fails_with_both_hashes(tmp_path):
+    """Files of resources/data/ are checked where a job reads them, not only when fetched:
+    one edited line of prefs1.csv, a truncated CEMS.rda (no raw BadGzipFile)."""
+    cwd = copy_repo(tmp_path)
+    snakemake(cwd, "fetch_car_preferences", "fetch_cems", "--cores", "1", *SMOKE)
+    prefs = cwd / "resources/data/car_preferences/prefs1.csv"
+    cems = cwd / "resources/data/cems/CEMS.rda"
+    registry = yaml.safe_load((cwd / "resources/datasets.yaml").read_text())["datasets"]
+    expected = {f["path"]: f["sha256"] for d in registry.values() for f in d["files"]}
+    lines = prefs.read_text().splitlines(keepends=True)
+    lines[1] = lines[1].replace("1", "2", 1)
+    prefs.write_text("".join(lines))
+    cems.write_bytes(cems.read_bytes()[:2000])
+    targets = [
+        f"{SMOKE_RESULTS}/paper_b2/car/table2.csv",
+        f"{SMOKE_RESULTS}/paper_a_real/cems/wins.csv",
+    ]
+    proc = snakemake(cwd, *targets, "--cores", "1", "--keep-going", *SMOKE, check=False)
+    text = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    for path in (prefs, cems):
+        rel = path.relative_to(cwd / "resources/data").as_posix()
+        assert f"resources/data/{rel} (data set" in text, rel
+        assert expected[rel] in text and sha256(path) in text, rel
+    assert "delete it and run the same command again" in text
+    assert "BadGzipFile" not in text
+    assert not any((cwd / t).exists() for t in targets)

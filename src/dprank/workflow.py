@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from dprank.datasets import verify_local
 from dprank.io import atomic_target
 
 __all__ = [
@@ -89,6 +90,10 @@ def job_logger(snakemake, name: str | None = None) -> Iterator[logging.Logger]:
 
         with job_logger(snakemake) as log:
             log.info("...")
+
+    Every input file of the data folder (``resources/data``) is first checked against
+    its sha256 in the data set registry (:func:`dprank.datasets.verify_local`): a local
+    copy edited or damaged since its fetch fails the job with both hashes.
     """
     name = name or getattr(snakemake, "rule", "dprank")
     logger = logging.getLogger(f"dprank.{name}")
@@ -106,6 +111,9 @@ def job_logger(snakemake, name: str | None = None) -> Iterator[logging.Logger]:
     logger.info("start %s %s", name, wildcards)
     t0 = time.perf_counter()
     try:
+        # a data set file the job reads: checked against its registered sha256 first
+        for path in verify_local(list(getattr(snakemake, "input", []))):
+            logger.info("verified %s (sha256 as registered)", path)
         yield logger
     except Exception:
         logger.exception("failed after %.2f s", time.perf_counter() - t0)
