@@ -239,6 +239,30 @@ def test_full_config_dry_run(tmp_path):
             "exp1: the cell with n = 1000000 needs about",
         ),
         (lambda c: c.update(data_mirror="/nonexistent"), "data_mirror: the folder '/nonexistent'"),
+        (
+            lambda c: c["paper_a_edge"]["experiments"]["exp1"].update(epsilon=[float("nan"), 1.0]),
+            "paper_a_edge.experiments.exp1.epsilon[0]: NaN is not a value here",
+        ),
+        (
+            lambda c: c["paper_a_edge"]["experiments"]["exp1"].update(p=[float("nan")]),
+            "paper_a_edge.experiments.exp1.p[0]: NaN is not a value here",
+        ),
+        (
+            lambda c: c["paper_b2"]["experiments"]["scenario1"].update(eps={"range": [5.0, 1.0]}),
+            "paper_b2.experiments.scenario1.eps.range: a range [low, high] must not descend",
+        ),
+        (
+            lambda c: c["paper_a_real"].update(epsilon=[float("inf"), 4.0]),
+            "paper_a_real.epsilon[0]: must be a finite number, got inf",
+        ),
+        (
+            lambda c: c["beyond_scale"].update(n=[100_000_000]),
+            "beyond_scale: the cell with n = 100000000, degree = 20 needs about",
+        ),
+        (
+            lambda c: c["benchmark"]["synthetic"]["btl20"].update(n=1_000_000),
+            "benchmark.synthetic.btl20: the cell with n = 1000000",
+        ),
     ],
 )
 def test_bad_config_fails_before_any_job(tmp_path, edit, expected):
@@ -247,6 +271,26 @@ def test_bad_config_fails_before_any_job(tmp_path, edit, expected):
     assert proc.returncode != 0
     assert expected in proc.stdout + proc.stderr
     assert "invalid configuration" in proc.stdout + proc.stderr
+    assert not (cwd / "results").exists()
+
+
+def test_nested_config_overrides_are_typed_and_a_missing_configfile_is_named(tmp_path):
+    """--config passes nested values as strings: they are read as YAML where the schema
+    expects another type. A missing --configfile stops Snakemake before the Snakefile runs
+    (docs/robustness.md): its last line names the file."""
+    cwd = copy_repo(tmp_path)
+    proc = snakemake(
+        cwd, "-n", *SMOKE, "--config", "paper_a_real={reps: 5, epsilon: [0.5, 4]}", check=False
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "invalid configuration" not in proc.stdout + proc.stderr
+    proc = snakemake(cwd, "-n", *SMOKE, "--config", "paper_a_real={reps: five}", check=False)
+    assert proc.returncode != 0
+    assert "paper_a_real.reps: 'five' is not of type 'integer'" in proc.stdout + proc.stderr
+    proc = snakemake(cwd, "-n", "--configfile", "nope.yaml", check=False)
+    assert proc.returncode != 0
+    last = proc.stdout.strip().splitlines()[-1]  # Snakemake prints its traceback there
+    assert "No such file or directory: 'nope.yaml'" in last
     assert not (cwd / "results").exists()
 
 
