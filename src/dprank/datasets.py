@@ -41,6 +41,7 @@ __all__ = [
     "DATA_DIR",
     "ENV_VAR",
     "REGISTRY",
+    "WORKFLOW_MIRROR_HINT",
     "DataError",
     "DataFile",
     "Dataset",
@@ -484,7 +485,9 @@ def _brief(exc: BaseException, limit: int = 200) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _download_help(dataset: Dataset, failed: list[tuple[DataFile, list[str]]]) -> str:
+def _download_help(
+    dataset: Dataset, failed: list[tuple[DataFile, list[str]]], mirror_hint: str
+) -> str:
     lines = [
         f"cannot download data set '{dataset.name}' and no data mirror is configured.",
         "Missing files (and the URLs tried):",
@@ -495,13 +498,19 @@ def _download_help(dataset: Dataset, failed: list[tuple[DataFile, list[str]]]) -
     lines += [
         "Get these files by other means and put them in a mirror folder with this layout:",
         *(f"  <mirror>/{f.path}  (sha256 {f.sha256})" for f in dataset.files),
-        f"then set the config key '{CONFIG_KEY}' to that folder, or the environment "
-        f"variable {ENV_VAR} (which overrides the config key).",
+        f"then {mirror_hint}",
     ]
     return "\n".join(lines)
 
 
-def _from_web(dataset: Dataset, dest_dir: Path) -> list[Path]:
+#: How to point the workflow at a mirror (the default hint of :func:`fetch`'s messages).
+WORKFLOW_MIRROR_HINT = (
+    f"set the config key '{CONFIG_KEY}' to that folder, or the environment "
+    f"variable {ENV_VAR} (which overrides the config key)."
+)
+
+
+def _from_web(dataset: Dataset, dest_dir: Path, mirror_hint: str) -> list[Path]:
     installed: dict[str, Path] = {}
     failed: list[tuple[DataFile, list[str]]] = []
     dest_dir.mkdir(parents=True, exist_ok=True)
@@ -514,7 +523,7 @@ def _from_web(dataset: Dataset, dest_dir: Path) -> list[Path]:
             for f, path in zip(files, local, strict=True):
                 installed[f.path] = _install(path, f, dest_dir / f.path, url)
     if failed:
-        raise DataError(_download_help(dataset, failed))
+        raise DataError(_download_help(dataset, failed, mirror_hint))
     return [installed[f.path] for f in dataset.files]
 
 
@@ -526,6 +535,8 @@ def fetch(
     registry: Mapping[str, Dataset],
     dest_dir: str | os.PathLike,
     mirror: str | os.PathLike | None = None,
+    *,
+    mirror_hint: str = WORKFLOW_MIRROR_HINT,
 ) -> list[Path]:
     """Put a data set's files at ``dest_dir/<path>``, verified against their sha256.
 
@@ -541,6 +552,9 @@ def fetch(
         A folder laid out as ``<mirror>/<path>`` to copy the files from; None to
         download them with pooch (archive members are extracted with pooch's
         Untar/Unzip processors, then checked).
+    mirror_hint : str
+        How to supply a mirror, the end of the message when a download fails (default:
+        the workflow's config key and environment variable).
 
     Returns
     -------
@@ -561,4 +575,4 @@ def fetch(
     dataset, dest = registry[name], Path(dest_dir)
     if mirror is not None:
         return _from_mirror(dataset, dest, Path(mirror))
-    return _from_web(dataset, dest)
+    return _from_web(dataset, dest, mirror_hint)
