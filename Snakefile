@@ -46,7 +46,8 @@
 # the benchmark of methods, docs/benchmark.md), sensitivity (not in all: B2's unstated settings,
 # docs/sensitivity.md; results/sensitivity/), beyond_scale (not in all: Figure 1's errors
 # at 10^3 to 10^5 items, docs/scale-study.md; results/beyond/, results/figures/beyond/).
-# Report: snakemake --report results/report.html (after a run).
+# Report: snakemake --report results/report.html (after a run; smoke scale:
+# snakemake --report results/smoke/report.html --configfile .test/config.yaml).
 
 
 configfile: "config.yaml"

@@ -241,6 +241,13 @@ def test_results_manifest_hashes_seeded_results_only(tmp_path):
     (tmp_path / "paper_a_edge/exp1/paper/summary.csv").write_bytes(b"a,b\n1,3\n")
     assert results_manifest(tmp_path)["paper_a_edge/exp1/paper/summary.csv"] != before
     assert results_manifest(tmp_path, exclude=()).keys() == {*files}
+    # the smoke run's results/smoke is not part of the paper-scale manifest, and its own
+    # manifest is the same whether it lies inside results/ or not
+    smoke = tmp_path / "smoke"
+    (smoke / "paper_a_edge/exp1/paper").mkdir(parents=True)
+    (smoke / "paper_a_edge/exp1/paper/summary.csv").write_bytes(b"a,b\n0,0\n")
+    assert set(results_manifest(tmp_path)) == set(manifest)
+    assert list(results_manifest(smoke)) == ["paper_a_edge/exp1/paper/summary.csv"]
 
 
 def _killed_write(target: Path) -> Path:

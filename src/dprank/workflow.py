@@ -24,6 +24,7 @@ __all__ = [
     "LOCK_OWNERS",
     "MACHINE_DEPENDENT",
     "MALLOC_TUNING",
+    "NESTED_RESULTS",
     "canonical",
     "coalesce_scheduler_timers",
     "job_logger",
@@ -65,6 +66,12 @@ MACHINE_DEPENDENT = (
     "figures/paper_b2/fig10.*",
     "report/runtime.csv",
 )
+
+
+#: Results folders of other configurations that lie inside ``results/`` (the smoke run's
+#: ``results/smoke``, the ``results_dir`` of .test/config.yaml): not part of the manifest of
+#: ``results/`` (patterns relative to it, as :data:`MACHINE_DEPENDENT`).
+NESTED_RESULTS = ("smoke/*",)
 
 
 def canonical(value: Any) -> Any:
@@ -127,7 +134,7 @@ def job_logger(snakemake, name: str | None = None) -> Iterator[logging.Logger]:
 
 
 def results_manifest(
-    results: str | Path, exclude: tuple[str, ...] = MACHINE_DEPENDENT
+    results: str | Path, exclude: tuple[str, ...] = MACHINE_DEPENDENT + NESTED_RESULTS
 ) -> dict[str, str]:
     """SHA-256 of every file under ``results`` that a seeded run must reproduce exactly.
 
@@ -137,7 +144,8 @@ def results_manifest(
         A ``results/`` directory.
     exclude : tuple of str
         ``fnmatch`` patterns on the paths relative to ``results`` to leave out;
-        default :data:`MACHINE_DEPENDENT`.
+        default :data:`MACHINE_DEPENDENT` and :data:`NESTED_RESULTS` (the smoke run's
+        ``results/smoke`` is not part of the paper-scale ``results``).
 
     Returns
     -------
