@@ -17,9 +17,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from dprank.datasets import verify_local
-from dprank.io import atomic_target
-
 __all__ = [
     "LOCK_OWNERS",
     "MACHINE_DEPENDENT",
@@ -118,9 +115,14 @@ def job_logger(snakemake, name: str | None = None) -> Iterator[logging.Logger]:
     logger.info("start %s %s", name, wildcards)
     t0 = time.perf_counter()
     try:
-        # a data set file the job reads: checked against its registered sha256 first
-        for path in verify_local(list(getattr(snakemake, "input", []))):
-            logger.info("verified %s (sha256 as registered)", path)
+        # a data set file the job reads: checked against its registered sha256 first (the
+        # checking module is imported only by the jobs that read such files)
+        inputs = [os.fspath(f) for f in getattr(snakemake, "input", [])]
+        if any("resources/data/" in Path(f).as_posix() for f in inputs):
+            from dprank.datasets import verify_local
+
+            for path in verify_local(inputs):
+                logger.info("verified %s (sha256 as registered)", path)
         yield logger
     except Exception:
         logger.exception("failed after %.2f s", time.perf_counter() - t0)
@@ -156,6 +158,8 @@ def results_manifest(
         local one this way. Temporaries of :func:`dprank.io.atomic_path` (a killed
         job's leftovers) are never counted.
     """
+    from dprank.io import atomic_target
+
     root = Path(results)
     out = {}
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
@@ -192,6 +196,8 @@ def remove_stale_temporaries(
     list of Path
         The removed files.
     """
+    from dprank.io import atomic_target
+
     root = Path(root)
     if not root.is_dir():
         return []
