@@ -197,6 +197,10 @@ def test_full_config_dry_run(tmp_path):
         "real_data_wins",
         "real_data_metrics",
     } <= rules
+    # paper scale writes results/ (results_dir: results), never the smoke run's results/smoke
+    outputs = [f for r, o in jobs if not r.startswith("fetch_") for f in o.split(", ")]
+    assert outputs and all(f.startswith("results/") for f in outputs)
+    assert not [f for f in outputs if f.startswith(f"{SMOKE_RESULTS}/")]
     b2 = {r for r, _ in planned_jobs(cwd, "paper_b2")}
     assert {"simulate_releases", "fit_paper_b", "table_paper_b", "compare_paper_b2"} <= b2
     # Paper A at paper scale: one job per stage, experiment and chunk (job_keys: [])
