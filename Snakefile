@@ -2,6 +2,7 @@
 #
 # Results path scheme (every rule's log and benchmark mirror its output path
 # under results/logs/ and results/benchmarks/):
+# (results/ is the config key results_dir: .test/config.yaml writes under results/smoke/)
 #
 #   results/{study}/{experiment}/data/{block}/chunk{chunk}.npz (temporary)      simulate_comparisons
 #   results/{study}/{experiment}/{protocol}/noise/{block}/chunk{chunk}.npz (t.) privatize
@@ -49,7 +50,8 @@
 # docs/sensitivity.md; results/sensitivity/), beyond_scale (not in all: Figure 1's errors
 # at 10^3 to 10^5 items, docs/scale-study.md; results/beyond/, results/figures/beyond/),
 # intervals (not in all: coverage of the intervals for scores and ranks, docs/intervals.md).
-# Report: snakemake --report results/report.html (after a run).
+# Report: snakemake --report results/report.html (after a run; smoke scale:
+# snakemake --report results/smoke/report.html --configfile .test/config.yaml).
 
 
 configfile: "config.yaml"

@@ -7,7 +7,7 @@ from dprank.report import runtime_by_stage
 from dprank.workflow import job_logger
 
 with job_logger(snakemake) as log:
-    root = Path("results/benchmarks")
+    root = Path(snakemake.params.bench)
     files = sorted(root.rglob("*.tsv"))
     table = runtime_by_stage(files, root)
     log.info(

@@ -231,12 +231,12 @@ def test_benchmark_workflow_runs_the_example_and_isolates_a_broken_method(tmp_pa
     args = ("benchmark", "--cores", "2", "--configfile", ".test/config.yaml", "tiny.yaml")
     proc = _snakemake(repo, *args, "--keep-going")
     assert proc.returncode != 0
-    log = (repo / "results/logs/benchmark/cems/broken.log").read_text()
+    log = (repo / "results/smoke/logs/benchmark/cems/broken.log").read_text()
     assert "method 'broken' failed on cems" in log and "RuntimeError: boom" in log
     for d in ("btl20", "cems"):  # every other method completed
         for m in ("individual_counts", "local_adrr", "edge_one_shot", "noisy_borda"):
-            assert (repo / f"results/benchmark/{d}/{m}.json").exists(), (d, m)
-    note = json.loads((repo / "results/benchmark/cems/edge_one_shot.json").read_text())
+            assert (repo / f"results/smoke/benchmark/{d}/{m}.json").exists(), (d, m)
+    note = json.loads((repo / "results/smoke/benchmark/cems/edge_one_shot.json").read_text())
     assert note["status"] == "not_applicable" and "complete tournament" in note["message"]
     # allow_failures: the failure is recorded and the figures and tables are built
     config["benchmark"]["allow_failures"] = True
@@ -245,19 +245,19 @@ def test_benchmark_workflow_runs_the_example_and_isolates_a_broken_method(tmp_pa
     assert proc.returncode == 0, proc.stderr[-3000:]
     for d in ("btl20", "cems"):
         for ext in ("pdf", "png", "csv"):
-            assert (repo / f"results/figures/benchmark/{d}.{ext}").stat().st_size > 0
-        fig = pd.read_csv(repo / f"results/figures/benchmark/{d}.csv")
+            assert (repo / f"results/smoke/figures/benchmark/{d}.{ext}").stat().st_size > 0
+        fig = pd.read_csv(repo / f"results/smoke/figures/benchmark/{d}.csv")
         assert "noisy_borda" in set(fig["method"])
-    table = pd.read_csv(repo / "results/tables/benchmark/thresholds.csv")
+    table = pd.read_csv(repo / "results/smoke/tables/benchmark/thresholds.csv")
     assert "noisy_borda" in set(table["method"])
     for ext in ("md", "tex"):
-        assert "noisy" in (repo / f"results/tables/benchmark/thresholds.{ext}").read_text()
-    timing = pd.read_csv(repo / "results/tables/benchmark/timing.csv").set_index(
+        assert "noisy" in (repo / f"results/smoke/tables/benchmark/thresholds.{ext}").read_text()
+    timing = pd.read_csv(repo / "results/smoke/tables/benchmark/timing.csv").set_index(
         ["dataset", "method"]
     )
     assert timing.loc[("cems", "broken"), "status"] == "failed"
     assert timing.loc[("cems", "individual_counts"), "seconds_per_fit"] > 0
-    findings = (repo / "results/tables/benchmark/findings.md").read_text()
+    findings = (repo / "results/smoke/tables/benchmark/findings.md").read_text()
     assert findings.startswith("btl20: ") and "\n\ncems: " in findings
 
 

@@ -95,6 +95,73 @@ def test_datasets_list(capsys, mirror):
     assert [line.split("\t")[0] for line in out.splitlines()] == list(DATASETS)
 
 
+def _source_tree(tmp_path: Path, mirror: Path, names: list[str]) -> Path:
+    """A registry with the workflow's data folder beside it holding copies of ``names``."""
+    import shutil
+
+    resources = tmp_path / "tree" / "resources"
+    (resources / "data").mkdir(parents=True)
+    shutil.copy(ROOT / "resources" / "datasets.yaml", resources / "datasets.yaml")
+    for name in names:
+        shutil.copytree(mirror / name, resources / "data" / name)
+    return resources / "datasets.yaml"
+
+
+@pytest.fixture
+def offline(monkeypatch) -> list[str]:
+    """No data mirror and no network: the URLs a download tried."""
+    import pooch
+
+    tried: list[str] = []
+
+    def blocked(url, *args, **kwargs):
+        tried.append(url)
+        raise ConnectionError(f"network blocked in tests: {url}")
+
+    monkeypatch.delenv(ENV_VAR, raising=False)
+    monkeypatch.setattr(pooch, "retrieve", blocked)
+    return tried
+
+
+def test_export_uses_the_verified_local_copies(exported, mirror, offline, tmp_path, capsys):
+    """The workflow's resources/data/ beside the registry: no mirror, no network needed."""
+    registry = _source_tree(tmp_path, mirror, ["cems", "car_preferences"])
+    for name in ("cems", "car_preferences"):
+        out = tmp_path / f"{name}.csv"
+        code, _, err = run(
+            ["datasets", "export", name, "--registry", registry, "--out", out], capsys
+        )
+        assert code == 0, err
+        assert out.read_bytes() == exported[name].read_bytes()
+    assert offline == []  # nothing was downloaded
+
+
+def test_export_refuses_a_damaged_local_copy_with_both_hashes(mirror, offline, tmp_path, capsys):
+    from dprank.datasets import sha256
+
+    registry = _source_tree(tmp_path, mirror, ["car_preferences"])
+    prefs = registry.parent / "data" / "car_preferences" / "prefs1.csv"
+    lines = prefs.read_text().splitlines(keepends=True)
+    lines[1] = lines[1].replace("1", "2", 1)
+    prefs.write_text("".join(lines))
+    expected = sha256(mirror / "car_preferences" / "prefs1.csv")
+    code, _, err = run(
+        ["datasets", "export", "car_preferences", "--registry", registry, "--out", "-"], capsys
+    )
+    assert code == 2 and err.count("error:") == 1
+    assert "prefs1.csv" in err and expected in err and sha256(prefs) in err
+    assert "delete it" in err and offline == []
+
+
+def test_export_offline_without_copies_names_the_environment_variable(offline, tmp_path, capsys):
+    out = tmp_path / "cems.csv"
+    registry = _source_tree(tmp_path, Path(), [])
+    code, _, err = run(["datasets", "export", "cems", "--registry", registry, "--out", out], capsys)
+    assert code == 2 and offline and not out.exists()
+    assert f"set the environment variable {ENV_VAR} to that folder" in err
+    assert "cems/CEMS.rda" in err and "data_mirror" not in err and "config key" not in err
+
+
 @pytest.mark.parametrize("name", DATASETS)
 def test_exported_data_set_has_the_input_format(exported, name):
     frame = pd.read_csv(exported[name], dtype=str)

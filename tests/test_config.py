@@ -65,12 +65,12 @@ def test_wrong_type_and_unknown_figure_experiment():
     assert "exp9" in msg
 
 
-def test_boolean_written_as_text_says_how_to_write_it():
+def test_boolean_written_as_text_is_read_as_yaml():
     # snakemake --config keep_intermediates=true passes the string 'true'
-    msg = _broken(lambda c: c.update(keep_intermediates="true"))
-    assert "--config keep_intermediates=True" in msg and "true in YAML" in msg
-    # a nested key cannot be set by --config key=value: only the YAML form is offered
-    cfg = _smoke()
+    cfg = copy.deepcopy(_smoke())
+    cfg["keep_intermediates"] = "true"
+    assert validate_config(cfg, SCHEMA)["keep_intermediates"] is True
+    # a nested boolean from --config arrives as text too
     nested = next(
         (section, key)
         for section, value in cfg.items()
@@ -78,8 +78,10 @@ def test_boolean_written_as_text_says_how_to_write_it():
         for key, inner in value.items()
         if isinstance(inner, bool)
     )
-    msg = _broken(lambda c: c[nested[0]].update({nested[1]: "False"}))
-    assert f"{nested[0]}.{nested[1]}" in msg and "false in YAML" in msg and "--config" not in msg
+    cfg[nested[0]][nested[1]] = "False"
+    assert validate_config(cfg, SCHEMA)[nested[0]][nested[1]] is False
+    msg = _broken(lambda c: c.update(keep_intermediates="yes please"))
+    assert "keep_intermediates: 'yes please' is not of type 'boolean'" in msg
 
 
 def test_several_problems_are_listed_together():
@@ -171,3 +173,149 @@ def test_intervals_study_is_checked():
     assert "intervals.selected: 'nope' is not a design" in msg
     msg = _broken(lambda c: c["intervals"]["designs"]["smoke_edge"].update(method="local_count"))
     assert "local_count has no intervals" in msg
+
+
+NAN, INF = float("nan"), float("inf")
+
+
+@pytest.mark.parametrize(
+    ("edit", "key"),
+    [
+        (lambda c: _exp1(c).update(epsilon=[NAN, 1.0]), "paper_a_edge.experiments.exp1.epsilon[0]"),
+        (lambda c: _exp1(c).update(p=[NAN]), "paper_a_edge.experiments.exp1.p[0]"),
+        (lambda c: _exp1(c).update(n=[20, NAN]), "paper_a_edge.experiments.exp1.n[1]"),
+        (lambda c: c.update(seed=NAN), "seed"),
+        (
+            lambda c: c["paper_a_real"]["constants"].update(kappa1=NAN),
+            "paper_a_real.constants.kappa1",
+        ),
+        (lambda c: c["beyond_scale"].update(degree=NAN), "beyond_scale.degree"),
+        (
+            lambda c: c["paper_b2"]["experiments"]["scenario1"].update(p=NAN),
+            "paper_b2.experiments.scenario1.p",
+        ),
+    ],
+)
+def test_nan_is_rejected_everywhere_once_naming_the_key(edit, key):
+    message = _broken(edit)
+    assert f"  - {key}: NaN is not a value here" in message
+    assert "(1 problem)" in message
+
+
+@pytest.mark.parametrize(
+    ("edit", "key"),
+    [
+        (lambda c: c["paper_a_real"].update(epsilon=[INF, 4.0]), "paper_a_real.epsilon[0]"),
+        (lambda c: c["benchmark"].update(epsilon=[0.5, INF]), "benchmark.epsilon[1]"),
+        (lambda c: c["beyond_scale"].update(degree=INF), "beyond_scale.degree"),
+        (lambda c: c.update(memory_limit_gb=INF), "memory_limit_gb"),
+        (lambda c: _exp1(c).update(p=[0.5, INF]), "paper_a_edge.experiments.exp1.p[1]"),
+        (
+            lambda c: c["paper_b2"]["experiments"]["scenario1"].update(eps={"range": [1.0, INF]}),
+            "paper_b2.experiments.scenario1.eps.range[1]",
+        ),
+    ],
+)
+def test_infinity_is_rejected_where_no_study_can_use_it(edit, key):
+    message = _broken(edit)
+    assert f"  - {key}: must be a finite number, got inf" in message
+
+
+def test_infinity_is_accepted_where_it_means_non_private():
+    cfg = copy.deepcopy(_smoke())
+    _exp1(cfg).update(epsilon=[0.5, INF])
+    cfg["paper_a_individual"]["experiments"]["exp5"]["epsilon"] = [INF]
+    cfg["beyond_scale"]["epsilon"] = [INF, 1.0]
+    validate_config(cfg, SCHEMA)
+    message = _broken(lambda c: _exp1(c).update(epsilon=[-INF, 1.0]))
+    assert "paper_a_edge.experiments.exp1.epsilon[0]: must be > 0, got -inf" in message
+
+
+@pytest.mark.parametrize(
+    ("edit", "key", "pair"),
+    [
+        (
+            lambda c: c["paper_b2"]["experiments"]["scenario1"].update(eps={"range": [5.0, 1.0]}),
+            "paper_b2.experiments.scenario1.eps.range",
+            "[5.0, 1.0]",
+        ),
+        (
+            lambda c: c["paper_b2"]["car"].update(eps={"shifted": [2.0, 1.0], "width": 1.0}),
+            "paper_b2.car.eps.shifted",
+            "[2.0, 1.0]",
+        ),
+        (
+            lambda c: c["paper_b2"]["experiments"]["scenario5"]["draws"].update(L=[150, 100]),
+            "paper_b2.experiments.scenario5.draws.L",
+            "[150, 100]",
+        ),
+    ],
+)
+def test_descending_ranges_are_rejected(edit, key, pair):
+    message = _broken(edit)
+    assert f"  - {key}: a range [low, high] must not descend, got {pair}" in message
+    cfg = copy.deepcopy(_smoke())
+    cfg["paper_b2"]["experiments"]["scenario1"]["eps"] = {"range": [2.0, 2.0]}  # one value
+    validate_config(cfg, SCHEMA)
+
+
+def test_memory_estimate_covers_the_scale_study_and_the_benchmark():
+    message = _broken(lambda c: c["beyond_scale"].update(n=[200, 100_000_000]))
+    assert "beyond_scale: the cell with n = 100000000, degree = 20 needs about" in message
+    assert "n = 200," not in message
+    message = _broken(lambda c: c["benchmark"]["synthetic"]["btl20"].update(n=1_000_000))
+    assert "benchmark.synthetic.btl20: the cell with n = 1000000, users = 200, L = 5" in message
+    # the estimates grow with what the jobs hold: pairs (sparse), n x n (benchmark)
+    scale = [estimate_cell_memory("beyond_scale", {"n": n, "degree": 50}) for n in (10**4, 10**5)]
+    assert 9 * scale[0] < scale[1] < 11 * scale[0]
+    bench = [estimate_cell_memory("benchmark", {"n": n, "users": 10, "L": 5}) for n in (100, 200)]
+    assert 3.9 * bench[0] < bench[1] < 4 * bench[0]
+    # the paper-scale designs fit in 1 GB
+    paper = _load("config.yaml")
+    paper["memory_limit_gb"] = 1.0
+    validate_config(paper, SCHEMA)
+
+
+def test_nested_command_line_values_are_read_as_yaml():
+    """Snakemake's --config gives nested values as strings ('paper_a_real={reps: 5}')."""
+    from snakemake.cli import parse_config
+
+    cfg = copy.deepcopy(_smoke())
+    override = parse_config(
+        [
+            "paper_a_real={reps: 5, epsilon: [0.5, 4]}",
+            "paper_a_edge={experiments: {exp1: {chunk_size: null, epsilon: [0.5, .inf]}}}",
+            "paper_b2={experiments: {scenario3: {grid: {scheme: [1, 2]}}}}",
+            "keep_intermediates=true",
+            "protocols=[paper]",
+        ]
+    )
+    assert override["paper_a_real"]["reps"] == "5"  # what Snakemake passes
+    from snakemake.utils import update_config
+
+    update_config(cfg, override)
+    validate_config(cfg, SCHEMA)
+    assert cfg["paper_a_real"]["reps"] == 5 and cfg["paper_a_real"]["epsilon"] == [0.5, 4]
+    exp1 = _exp1(cfg)
+    assert exp1["chunk_size"] is None and exp1["epsilon"] == [0.5, INF]
+    assert cfg["paper_b2"]["experiments"]["scenario3"]["grid"]["scheme"] == [1, 2]
+    assert cfg["keep_intermediates"] is True and cfg["protocols"] == ["paper"]
+    # a string stays a string where the schema wants one, and a wrong value still fails
+    assert isinstance(cfg["results_dir"], str)
+    bad = copy.deepcopy(_smoke())
+    update_config(bad, parse_config(["paper_a_real={reps: five, epsilon: [.nan]}"]))
+    with pytest.raises(ConfigError) as info:
+        validate_config(bad, SCHEMA)
+    assert "paper_a_real.reps: 'five' is not of type 'integer'" in str(info.value)
+    assert "paper_a_real.epsilon[0]: NaN is not a value here" in str(info.value)
+
+
+def test_results_dir_must_be_a_relative_folder_inside_the_working_directory():
+    for value in ("/tmp/results", "../results", "results/../x", "results/", "", "."):
+        assert "results_dir" in _broken(lambda c, v=value: c.update(results_dir=v)), value
+    cfg = copy.deepcopy(_smoke())
+    assert (
+        cfg["results_dir"] == "results/smoke" and _load("config.yaml")["results_dir"] == "results"
+    )
+    cfg["results_dir"] = "out/run_2"
+    validate_config(cfg, SCHEMA)

@@ -32,6 +32,7 @@ from dprank.datasets import (
     load_registry,
     resolve_mirror,
     sha256,
+    verify_local,
 )
 from dprank.realdata import (
     CEMS_ITEMS,
@@ -182,6 +183,40 @@ def test_corrupted_mirror_file_is_rejected(registry, mirror, tmp_path):
     assert "cems/CEMS.rda" in message and expected in message and sha256(target) in message
     assert not (dest / "cems" / "CEMS.rda").exists()
     assert not [p for p in dest.rglob("*") if p.is_file()], "a file was left behind"
+
+
+def test_local_copies_are_verified_where_a_job_reads_them(registry, mirror, tmp_path):
+    """A copy in the data folder edited or damaged after its fetch: both hashes, the fix."""
+    data = tmp_path / "resources" / "data"
+    fetch("car_preferences", registry, data, mirror=mirror)
+    fetch("cems", registry, data, mirror=mirror)
+    prefs, cems = data / "car_preferences/prefs1.csv", data / "cems/CEMS.rda"
+    outside = tmp_path / "other.csv"
+    outside.write_text("not registered, not in the data folder\n")
+    assert verify_local([prefs, cems, outside], registry, data) == [prefs, cems]
+    assert verify_local([outside], REGISTRY_PATH, data) == []
+    # one line of the CSV edited
+    lines = prefs.read_text().splitlines(keepends=True)
+    lines[1] = lines[1].replace("1", "2", 1)
+    prefs.write_text("".join(lines))
+    (entry,) = [f for f in registry["car_preferences"].files if f.path.endswith("/prefs1.csv")]
+    with pytest.raises(DataError) as err:
+        verify_local([cems, prefs], REGISTRY_PATH, data)
+    message = str(err.value)
+    assert str(prefs) in message and "data set 'car_preferences'" in message
+    assert entry.sha256 in message and sha256(prefs) in message and sha256(prefs) != entry.sha256
+    assert "delete it" in message and "fetch_car_preferences" in message and ENV_VAR in message
+    # a damaged .rda: the hash message, before any reader could fail on its gzip stream
+    cems.write_bytes(cems.read_bytes()[:1000])
+    with pytest.raises(DataError, match=r"CEMS\.rda \(data set 'cems'\) does not match"):
+        verify_local([cems], registry, data)
+    cems.unlink()
+    with pytest.raises(DataError, match=r"CEMS\.rda .*is missing.*fetch_cems"):
+        verify_local([cems], registry, data)
+    stray = data / "cems" / "extra.csv"
+    stray.write_text("x\n")
+    with pytest.raises(DataError, match="not a file of the data set registry"):
+        verify_local([stray], registry, data)
 
 
 def test_stale_destination_file_is_replaced_or_removed(registry, mirror, tmp_path):

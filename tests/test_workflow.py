@@ -22,6 +22,7 @@ import pandas as pd
 import pytest
 import yaml
 
+from dprank.datasets import sha256
 from dprank.workflow import results_manifest
 
 pytestmark = pytest.mark.workflow
@@ -55,6 +56,8 @@ TARGET_RULES = (
     | {f"paper_a_fig{i}" for i in range(1, 9)}
 )
 FIGURES = [f"fig{i}" for i in range(1, 9)]
+#: results_dir of .test/config.yaml: smoke runs write apart from the paper-scale results/
+SMOKE_RESULTS = "results/smoke"
 MIRROR = Path(os.environ.get("DPRANK_DATA_MIRROR", ROOT.parent / "shared" / "data")).resolve()
 
 
@@ -127,7 +130,7 @@ def smoke(tmp_path_factory) -> Path:
     """
     cwd = copy_repo(tmp_path_factory.mktemp("smoke"))
     snakemake(cwd, "--cores", "2", "--configfile", ".test/config.yaml")
-    manifest = json.dumps(results_manifest(cwd / "results"), indent=0, sort_keys=True)
+    manifest = json.dumps(results_manifest(cwd / SMOKE_RESULTS), indent=0, sort_keys=True)
     (cwd / SMOKE_MANIFEST).write_text(manifest)  # before any test edits the copy
     if path := os.environ.get("DPRANK_SMOKE_MANIFEST"):
         Path(path).write_text(manifest)
@@ -152,48 +155,50 @@ SMOKE_MANIFEST = "smoke-manifest.json"
 def test_smoke_scale_study(smoke):
     """The scale study's small version: figure, numbers, and one rate constant per eps."""
     config = yaml.safe_load((smoke / ".test/config.yaml").read_text())["beyond_scale"]
-    fit = pd.read_csv(smoke / "results/beyond/scale_fit.csv")
+    fit = pd.read_csv(smoke / "results/smoke/beyond/scale_fit.csv")
     assert sorted(fit["epsilon"]) == sorted(config["epsilon"])
     assert (fit["constant"] > 0).all() and (fit["n_values"] == len(config["n"])).all()
-    summary = pd.read_csv(smoke / "results/beyond/summary.csv")
+    summary = pd.read_csv(smoke / "results/smoke/beyond/summary.csv")
     assert set(summary["n"]) == set(config["n"]) and (summary["reps"] == config["reps"]).all()
-    assert (smoke / "results/figures/beyond/scale.png").stat().st_size > 10_000
-    assert len(pd.read_csv(smoke / "results/figures/beyond/scale.csv")) > 0
+    assert (smoke / "results/smoke/figures/beyond/scale.png").stat().st_size > 10_000
+    assert len(pd.read_csv(smoke / "results/smoke/figures/beyond/scale.csv")) > 0
 
 
 def test_smoke_sensitivity_study(smoke):
     """The sensitivity study's small version: the fit, the held-out check, every setting."""
     config = yaml.safe_load((smoke / ".test/config.yaml").read_text())["sensitivity"]
-    fit = pd.read_csv(smoke / "results/sensitivity/scenario3/fit.csv")
+    fit = pd.read_csv(smoke / "results/smoke/sensitivity/scenario3/fit.csv")
     assert sorted(fit["p"]) == sorted(config["scenario3"]["p"]) and fit["best"].sum() >= 1
     eps0 = config["scenario3"]["eps0"]
     assert fit["eps0"].between(min(eps0), max(eps0)).all()
-    check = pd.read_csv(smoke / "results/sensitivity/scenario3/check_summary.csv")
+    check = pd.read_csv(smoke / "results/smoke/sensitivity/scenario3/check_summary.csv")
     assert set(check["table"]) == {"B2 Table 6", "B2 Table 7"}
     # every cell of the smoke grid that the paper prints, at both settings
     assert (check["compared"] == 8).all()
-    settings = pd.read_csv(smoke / "results/sensitivity/settings.csv")
+    settings = pd.read_csv(smoke / "results/smoke/sensitivity/settings.csv")
     s5 = config["scenario5"]
     assert len(settings) == len(s5["theta_half"]) * len(s5["p"]) * len(s5["lambda_c"])
     # Tables 10 (ADRR, Laplace, classic RR: 12 cells) and 11 (4 cells); NoisyObj not run
     assert (settings["compared"] == 16).all()
-    findings = (smoke / "results/sensitivity/findings.md").read_text()
+    findings = (smoke / "results/smoke/sensitivity/findings.md").read_text()
     assert "Scenario III, fitted on Table 6 alone" in findings and "At the default" in findings
-    assert (smoke / "results/figures/sensitivity/sensitivity.png").stat().st_size > 10_000
-    assert (smoke / "results/report/sensitivity/findings.html").exists()
+    assert (smoke / "results/smoke/figures/sensitivity/sensitivity.png").stat().st_size > 10_000
+    assert (smoke / "results/smoke/report/sensitivity/findings.html").exists()
 
 
 def test_smoke_intervals_study(smoke):
     """The intervals' coverage study, small: every selected design in the table and figure."""
     config = yaml.safe_load((smoke / ".test/config.yaml").read_text())["intervals"]
-    table = pd.read_csv(smoke / "results/tables/intervals/coverage.csv")
+    table = pd.read_csv(smoke / SMOKE_RESULTS / "tables/intervals/coverage.csv")
     assert table["design"].tolist() == config["selected"]
     assert (table["pairs"] == config["n_items"] * config["reps"]).all()
     assert table[["score_cover", "rank_cover"]].stack().between(0, 1).all()
-    md = (smoke / "results/tables/intervals/coverage.md").read_text()
+    md = (smoke / SMOKE_RESULTS / "tables/intervals/coverage.md").read_text()
     assert all(name in md for name in config["selected"])
-    assert (smoke / "results/figures/intervals/coverage.png").stat().st_size > 10_000
-    assert len(pd.read_csv(smoke / "results/figures/intervals/coverage.csv")) == 2 * len(table)
+    assert (smoke / SMOKE_RESULTS / "figures/intervals/coverage.png").stat().st_size > 10_000
+    assert len(pd.read_csv(smoke / SMOKE_RESULTS / "figures/intervals/coverage.csv")) == 2 * len(
+        table
+    )
 
 
 def test_full_config_dry_run(tmp_path):
@@ -214,6 +219,10 @@ def test_full_config_dry_run(tmp_path):
         "real_data_wins",
         "real_data_metrics",
     } <= rules
+    # paper scale writes results/ (results_dir: results), never the smoke run's results/smoke
+    outputs = [f for r, o in jobs if not r.startswith("fetch_") for f in o.split(", ")]
+    assert outputs and all(f.startswith("results/") for f in outputs)
+    assert not [f for f in outputs if f.startswith(f"{SMOKE_RESULTS}/")]
     b2 = {r for r, _ in planned_jobs(cwd, "paper_b2")}
     assert {"simulate_releases", "fit_paper_b", "table_paper_b", "compare_paper_b2"} <= b2
     # Paper A at paper scale: one job per stage, experiment and chunk (job_keys: [])
@@ -256,6 +265,30 @@ def test_full_config_dry_run(tmp_path):
             "exp1: the cell with n = 1000000 needs about",
         ),
         (lambda c: c.update(data_mirror="/nonexistent"), "data_mirror: the folder '/nonexistent'"),
+        (
+            lambda c: c["paper_a_edge"]["experiments"]["exp1"].update(epsilon=[float("nan"), 1.0]),
+            "paper_a_edge.experiments.exp1.epsilon[0]: NaN is not a value here",
+        ),
+        (
+            lambda c: c["paper_a_edge"]["experiments"]["exp1"].update(p=[float("nan")]),
+            "paper_a_edge.experiments.exp1.p[0]: NaN is not a value here",
+        ),
+        (
+            lambda c: c["paper_b2"]["experiments"]["scenario1"].update(eps={"range": [5.0, 1.0]}),
+            "paper_b2.experiments.scenario1.eps.range: a range [low, high] must not descend",
+        ),
+        (
+            lambda c: c["paper_a_real"].update(epsilon=[float("inf"), 4.0]),
+            "paper_a_real.epsilon[0]: must be a finite number, got inf",
+        ),
+        (
+            lambda c: c["beyond_scale"].update(n=[100_000_000]),
+            "beyond_scale: the cell with n = 100000000, degree = 20 needs about",
+        ),
+        (
+            lambda c: c["benchmark"]["synthetic"]["btl20"].update(n=1_000_000),
+            "benchmark.synthetic.btl20: the cell with n = 1000000",
+        ),
     ],
 )
 def test_bad_config_fails_before_any_job(tmp_path, edit, expected):
@@ -267,8 +300,28 @@ def test_bad_config_fails_before_any_job(tmp_path, edit, expected):
     assert not (cwd / "results").exists()
 
 
+def test_nested_config_overrides_are_typed_and_a_missing_configfile_is_named(tmp_path):
+    """--config passes nested values as strings: they are read as YAML where the schema
+    expects another type. A missing --configfile stops Snakemake before the Snakefile runs
+    (docs/robustness.md): its last line names the file."""
+    cwd = copy_repo(tmp_path)
+    proc = snakemake(
+        cwd, "-n", *SMOKE, "--config", "paper_a_real={reps: 5, epsilon: [0.5, 4]}", check=False
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "invalid configuration" not in proc.stdout + proc.stderr
+    proc = snakemake(cwd, "-n", *SMOKE, "--config", "paper_a_real={reps: five}", check=False)
+    assert proc.returncode != 0
+    assert "paper_a_real.reps: 'five' is not of type 'integer'" in proc.stdout + proc.stderr
+    proc = snakemake(cwd, "-n", "--configfile", "nope.yaml", check=False)
+    assert proc.returncode != 0
+    last = proc.stdout.strip().splitlines()[-1]  # Snakemake prints its traceback there
+    assert "No such file or directory: 'nope.yaml'" in last
+    assert not (cwd / "results").exists()
+
+
 def test_smoke_outputs(smoke):
-    figdir = smoke / "results/figures/paper_a"
+    figdir = smoke / "results/smoke/figures/paper_a"
     for fig in FIGURES:
         for protocol in ("paper", "authors"):
             for ext in ("pdf", "png"):
@@ -278,24 +331,26 @@ def test_smoke_outputs(smoke):
             assert panels == ({"a", "b"} if fig in ("fig4", "fig8") else {"a", "b", "c", "d"})
             assert table["mean"].notna().all()
     for name in ("paper_a_edge", "paper_a_individual"):
-        summary = pd.read_csv(smoke / f"results/comparison/{name}_summary.csv")
+        summary = pd.read_csv(smoke / f"results/smoke/comparison/{name}_summary.csv")
         assert (summary["within"] <= summary["compared"]).all()
     # Paper B (B2): every figure, every table in three formats, the comparison
     for fig in range(3, 15):
-        assert (smoke / f"results/figures/paper_b2/fig{fig}.png").stat().st_size > 10_000
-        assert len(pd.read_csv(smoke / f"results/figures/paper_b2/fig{fig}.csv")) > 0
-    markdown = (smoke / "results/tables/paper_b2/table5.md").read_text()
+        assert (smoke / f"results/smoke/figures/paper_b2/fig{fig}.png").stat().st_size > 10_000
+        assert len(pd.read_csv(smoke / f"results/smoke/figures/paper_b2/fig{fig}.csv")) > 0
+    markdown = (smoke / "results/smoke/tables/paper_b2/table5.md").read_text()
     assert "| BTL |" in markdown and "(0." in markdown
-    assert "\\toprule" in (smoke / "results/tables/paper_b2/table5.tex").read_text()
-    table10 = (smoke / "results/tables/paper_b2/table10.md").read_text()
+    assert "\\toprule" in (smoke / "results/smoke/tables/paper_b2/table5.tex").read_text()
+    table10 = (smoke / "results/smoke/tables/paper_b2/table10.md").read_text()
     assert "| TM | linf |" in table10 and "standard error" in table10
-    assert "(" not in (smoke / "results/tables/paper_b2/table4.md").read_text().split("|", 1)[1]
-    compared = pd.read_csv(smoke / "results/comparison/paper_b2.csv")
+    assert (
+        "(" not in (smoke / "results/smoke/tables/paper_b2/table4.md").read_text().split("|", 1)[1]
+    )
+    compared = pd.read_csv(smoke / "results/smoke/comparison/paper_b2.csv")
     assert {f"B2 Table {i}" for i in range(1, 12)} == set(compared["figure"])
     # car data: the non-private rankings are B2 Table 1's, whatever the replicate count
     table1 = compared[compared["figure"] == "B2 Table 1"]
     assert len(table1) == 30 and (table1["verdict"] == "within").all()
-    assert "t (p), BTL, vs ADRR" in (smoke / "results/tables/paper_b2/table2.md").read_text()
+    assert "t (p), BTL, vs ADRR" in (smoke / "results/smoke/tables/paper_b2/table2.md").read_text()
     # overlays: the published points over ours; one comparison table per paper
     for path in (
         "paper_a/fig1_authors_overlay.png",
@@ -303,31 +358,31 @@ def test_smoke_outputs(smoke):
         "paper_b2/fig4_overlay.png",
         "paper_b2/fig9_overlay.png",
     ):
-        assert (smoke / "results/figures" / path).stat().st_size > 10_000, path
-    paper_a = pd.read_csv(smoke / "results/comparison/paper_a.csv")
+        assert (smoke / "results/smoke/figures" / path).stat().st_size > 10_000, path
+    paper_a = pd.read_csv(smoke / "results/smoke/comparison/paper_a.csv")
     assert "ours_paper_protocol_mean" in paper_a and set(paper_a["part"]) == {"edge", "individual"}
     fig8 = paper_a[paper_a["figure"] == "Figure 8"]
     assert fig8["ours_paper_protocol_mean"].notna().any()  # both protocols beside the paper
-    b1 = pd.read_csv(smoke / "results/comparison/paper_b1_summary.csv")
+    b1 = pd.read_csv(smoke / "results/smoke/comparison/paper_b1_summary.csv")
     assert "B1 Table 1" in set(b1["figure"])
     # privacy audit: every mechanism, the broken control flagged
-    audit = pd.read_csv(smoke / "results/audit/privacy.csv").set_index("audit")
+    audit = pd.read_csv(smoke / "results/smoke/audit/privacy.csv").set_index("audit")
     assert audit.loc["Laplace LDP, half the noise (broken)", "verdict"] == "VIOLATION"
     assert audit.loc["classic RR", "verdict"] == "consistent"
     # Paper B (B1): Figures 2-7 and Table 1 from the measured trends
     for fig in range(2, 8):
-        assert (smoke / f"results/figures/paper_b1/fig{fig}.png").stat().st_size > 10_000
-    b1_table1 = pd.read_csv(smoke / "results/tables/paper_b1/table1.csv")
+        assert (smoke / f"results/smoke/figures/paper_b1/fig{fig}.png").stat().st_size > 10_000
+    b1_table1 = pd.read_csv(smoke / "results/smoke/tables/paper_b1/table1.csv")
     assert len(b1_table1) == 3 and "linf observed" in b1_table1.columns
-    scaling = pd.read_csv(smoke / "results/paper_b2/timing/scaling.csv")
+    scaling = pd.read_csv(smoke / "results/smoke/paper_b2/timing/scaling.csv")
     assert set(scaling["metric"]) == {"seconds_aggregate", "seconds_solve", "seconds_total"}
     # the real data's win matrices come out of the fetched files
-    wins = pd.read_csv(smoke / "results/paper_a_real/cems/wins.csv", index_col=0)
+    wins = pd.read_csv(smoke / "results/smoke/paper_a_real/cems/wins.csv", index_col=0)
     assert wins.to_numpy().sum() == 3967
     # every metric chunk: all fits converged
-    paths = list((smoke / "results").glob("paper_a_*/*/*/metrics/*/chunk*.csv"))
-    paths += list((smoke / "results/paper_a_real").glob("*/*/metrics.csv"))
-    paths += list((smoke / "results/paper_b2").glob("*/metrics/*/chunk*.csv"))
+    paths = list((smoke / SMOKE_RESULTS).glob("paper_a_*/*/*/metrics/*/chunk*.csv"))
+    paths += list((smoke / "results/smoke/paper_a_real").glob("*/*/metrics.csv"))
+    paths += list((smoke / "results/smoke/paper_b2").glob("*/metrics/*/chunk*.csv"))
     assert len(paths) >= 36  # 22 Paper A block chunks, 4 real-data runs, 10 B2 chunks (smoke)
     for path in paths:
         rows = pd.read_csv(path)
@@ -338,20 +393,20 @@ def test_smoke_outputs(smoke):
         conv = rows[rows["metric"] == "converged"]["value"]
         assert (conv == 1).all(), path
     # Paper A's data and noise are temporary (keep_intermediates: false); estimates stay
-    results = smoke / "results"
+    results = smoke / SMOKE_RESULTS
     assert not list(results.glob("paper_a_*/*/data/*/*.npz"))
     assert not list(results.glob("paper_a_*/*/*/noise/*/*.npz"))
     assert list(results.glob("paper_a_*/*/*/estimates/*/*.npz"))
     # logs and benchmarks for every job
-    assert list((smoke / "results/logs").rglob("*.log"))
-    assert list((smoke / "results/benchmarks").rglob("*.tsv"))
+    assert list((smoke / "results/smoke/logs").rglob("*.log"))
+    assert list((smoke / "results/smoke/benchmarks").rglob("*.tsv"))
     assert "Nothing to be done" in (lambda p: p.stdout + p.stderr)(
         snakemake(smoke, "-n", "--configfile", ".test/config.yaml")
     )
 
 
 def test_report_holds_every_figure_table_and_page(smoke):
-    report = smoke / "results/report.html"
+    report = smoke / "results/smoke/report.html"
     snakemake(smoke, "--report", str(report), "--configfile", ".test/config.yaml")
     html = report.read_text()
     names = [f"fig{i}_{p}.png" for i in range(1, 9) for p in ("paper", "authors")]
@@ -363,14 +418,14 @@ def test_report_holds_every_figure_table_and_page(smoke):
     missing = [n for n in names if n not in html]
     assert not missing, missing
     assert "Paper B (B2) Figure 14" in html  # captions name the paper item
-    deviations = (smoke / "results/report/deviations.html").read_text()
+    deviations = (smoke / "results/smoke/report/deviations.html").read_text()
     assert "B2 Table 11:" in deviations and "within" in deviations
-    runtime = pd.read_csv(smoke / "results/report/runtime.csv")
+    runtime = pd.read_csv(smoke / "results/smoke/report/runtime.csv")
     assert runtime["jobs"].sum() > 100 and (runtime["seconds_sum"] > 0).all()
 
 
 #: A small part of the smoke DAG (17 jobs, several running at once on 2 cores)
-RESUME_TARGET = "results/paper_a_individual/exp5/paper/summary.csv"
+RESUME_TARGET = "results/smoke/paper_a_individual/exp5/paper/summary.csv"
 
 
 def _incomplete(cwd: Path) -> list[Path]:
@@ -432,13 +487,15 @@ def test_resume_after_sigkill_with_the_same_command(smoke, tmp_path):
         assert "rerun-incomplete" in plain.stdout + plain.stderr
     snakemake(cwd, *command)
     assert not _incomplete(cwd)
-    resumed = results_manifest(cwd / "results")
+    resumed = results_manifest(cwd / SMOKE_RESULTS)
     reference = json.loads((smoke / SMOKE_MANIFEST).read_text())
     assert resumed and resumed == {k: reference[k] for k in resumed}
 
 
 def _metrics(cwd: Path, study: str, experiment: str, protocol: str) -> pd.DataFrame:
-    files = sorted((cwd / f"results/{study}/{experiment}/{protocol}/metrics").glob("*/chunk*.csv"))
+    files = sorted(
+        (cwd / f"results/smoke/{study}/{experiment}/{protocol}/metrics").glob("*/chunk*.csv")
+    )
     frame = pd.concat([pd.read_csv(f, dtype=str) for f in files])
     return frame.sort_values(list(frame.columns)).reset_index(drop=True)
 
@@ -460,7 +517,7 @@ def test_bit_identical_across_cores_and_chunk_sizes(smoke, tmp_path):
 
     config = write_config(cwd, rechunk)
     targets = [
-        f"results/{s}/{e}/{p}/summary.csv"
+        f"results/smoke/{s}/{e}/{p}/summary.csv"
         for s, e in (
             ("paper_a_edge", "exp1"),
             ("paper_a_edge", "exp4_eps"),
@@ -468,18 +525,18 @@ def test_bit_identical_across_cores_and_chunk_sizes(smoke, tmp_path):
         )
         for p in ("paper", "authors")
     ]
-    targets += [f"results/paper_b2/{e}/replicates.csv" for e in ("scenario2", "scenario5")]
+    targets += [f"results/smoke/paper_b2/{e}/replicates.csv" for e in ("scenario2", "scenario5")]
     snakemake(
         cwd, *targets, "--cores", "1", "--configfile", config
     )  # --configfile takes several values
     # keep_intermediates keeps the data and noise files (one per block and chunk)
-    assert len(list((cwd / "results/paper_a_edge/exp1/data").glob("*/chunk*.npz"))) == 3
-    assert len(list((cwd / "results/paper_a_edge/exp4_eps/paper/noise").glob("*/*.npz"))) == 4
+    assert len(list((cwd / "results/smoke/paper_a_edge/exp1/data").glob("*/chunk*.npz"))) == 3
+    assert len(list((cwd / "results/smoke/paper_a_edge/exp4_eps/paper/noise").glob("*/*.npz"))) == 4
     for target in targets:
         assert (cwd / target).read_bytes() == (smoke / target).read_bytes(), target
         if "paper_b2" in target:
             continue
-        _, study, exp, protocol, _ = target.split("/")
+        study, exp, protocol, _ = target.split("/")[-4:]
         pd.testing.assert_frame_equal(
             _metrics(cwd, study, exp, protocol), _metrics(smoke, study, exp, protocol)
         )
@@ -529,7 +586,7 @@ def test_editing_the_solver_reruns_estimation_and_only_recreates_its_inputs(smok
     # every Paper A block and chunk (the solver fits them all)
     assert set(estimates) == {
         f.relative_to(smoke).as_posix()
-        for f in smoke.glob("results/paper_a_*/*/*/estimates/*/chunk*.npz")
+        for f in smoke.glob("results/smoke/paper_a_*/*/*/estimates/*/chunk*.npz")
     }
     data = {
         o.replace("/paper/", "/").replace("/authors/", "/").replace("estimates", "data")
@@ -548,10 +605,12 @@ def test_editing_the_metrics_reruns_only_metrics_and_what_follows(smoke):
     # no data, noise or fit: the estimates file holds the truth the metrics need
     assert not rules & {"simulate_comparisons", "privatize", "estimate"}
     metrics = {f for r, o in jobs if r == "compute_metrics" for f in o.split(", ")}
-    assert metrics and all(f.startswith("results/paper_a_individual/") for f in metrics)
+    assert metrics and all(f.startswith("results/smoke/paper_a_individual/") for f in metrics)
     # one job per experiment writes both protocols' summaries
     assert {o for r, o in jobs if r == "aggregate_metrics"} == {
-        ", ".join(f"results/paper_a_individual/{e}/{p}/summary.csv" for p in ("paper", "authors"))
+        ", ".join(
+            f"results/smoke/paper_a_individual/{e}/{p}/summary.csv" for p in ("paper", "authors")
+        )
         for e in ("exp5", "exp6", "exp7")
     }
 
@@ -569,7 +628,7 @@ def test_changing_one_grid_reruns_only_its_cells(smoke):
     # smoke exp1 has job_keys [n]: a block per n, so the new n is a block of its own
     assert per_cell and all("/exp1/" in o and "/n56/" in o for o in per_cell)
     assert [o for r, o in jobs if r == "aggregate_metrics"] == [
-        ", ".join(f"results/paper_a_edge/exp1/{p}/summary.csv" for p in ("paper", "authors"))
+        ", ".join(f"results/smoke/paper_a_edge/exp1/{p}/summary.csv" for p in ("paper", "authors"))
     ]
     # Figure 1 (its data changed) and, with it, the overlays of Figures 1-4: the edge-DP
     # comparison table they show changed (each figure's job draws its overlay too)
@@ -583,3 +642,54 @@ def test_changing_one_grid_reruns_only_its_cells(smoke):
     jobs = planned_jobs(smoke, "--configfile", write_config(smoke, replot))
     assert {r for r, _ in jobs} == {"plot_paper_a_figure", "runtime_report"}
     assert all("/fig2_" in o for r, o in jobs if r != "runtime_report")
+
+
+def test_a_run_removes_the_temporaries_killed_jobs_left_and_the_manifest_skips_them(tmp_path):
+    """kill -9 of a job leaves ``.<name>.XXXXXXXX.tmp`` beside its output (dprank.io.atomic_path):
+    the next run that writes that output removes it when it starts; a temporary of an output
+    the run does not write (another run may be writing it) stays, and no manifest counts it."""
+    cwd = copy_repo(tmp_path)
+    wins = cwd / SMOKE_RESULTS / "paper_a_real/cems/wins.csv"
+    stale = wins.with_name(".wins.csv.k1ll3d_9.tmp")
+    elsewhere = cwd / SMOKE_RESULTS / "figures/paper_a/.fig5_paper.pdf.a1b2c3d4.tmp"
+    unrelated = wins.with_name(".wins.csv.notes.tmp")  # not atomic_path's pattern
+    for path in (stale, elsewhere, unrelated):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"half a file")
+    target = wins.relative_to(cwd).as_posix()
+    proc = snakemake(cwd, target, "--cores", "1", *SMOKE)
+    assert "removed 1 temporary file(s) of killed jobs" in proc.stderr
+    assert wins.exists() and not stale.exists()
+    assert elsewhere.exists() and unrelated.exists()
+    manifest = results_manifest(cwd / SMOKE_RESULTS, exclude=())
+    assert "paper_a_real/cems/wins.csv" in manifest
+    assert not any(name.endswith("a1b2c3d4.tmp") for name in manifest)
+
+
+def test_a_job_reading_an_edited_or_damaged_data_file_fails_with_both_hashes(tmp_path):
+    """Files of resources/data/ are checked where a job reads them, not only when fetched:
+    one edited line of prefs1.csv, a truncated CEMS.rda (no raw BadGzipFile)."""
+    cwd = copy_repo(tmp_path)
+    snakemake(cwd, "fetch_car_preferences", "fetch_cems", "--cores", "1", *SMOKE)
+    prefs = cwd / "resources/data/car_preferences/prefs1.csv"
+    cems = cwd / "resources/data/cems/CEMS.rda"
+    registry = yaml.safe_load((cwd / "resources/datasets.yaml").read_text())["datasets"]
+    expected = {f["path"]: f["sha256"] for d in registry.values() for f in d["files"]}
+    lines = prefs.read_text().splitlines(keepends=True)
+    lines[1] = lines[1].replace("1", "2", 1)
+    prefs.write_text("".join(lines))
+    cems.write_bytes(cems.read_bytes()[:2000])
+    targets = [
+        f"{SMOKE_RESULTS}/paper_b2/car/table2.csv",
+        f"{SMOKE_RESULTS}/paper_a_real/cems/wins.csv",
+    ]
+    proc = snakemake(cwd, *targets, "--cores", "1", "--keep-going", *SMOKE, check=False)
+    text = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    for path in (prefs, cems):
+        rel = path.relative_to(cwd / "resources/data").as_posix()
+        assert f"resources/data/{rel} (data set" in text, rel
+        assert expected[rel] in text and sha256(path) in text, rel
+    assert "delete it and run the same command again" in text
+    assert "BadGzipFile" not in text
+    assert not any((cwd / t).exists() for t in targets)

@@ -241,6 +241,56 @@ def test_results_manifest_hashes_seeded_results_only(tmp_path):
     (tmp_path / "paper_a_edge/exp1/paper/summary.csv").write_bytes(b"a,b\n1,3\n")
     assert results_manifest(tmp_path)["paper_a_edge/exp1/paper/summary.csv"] != before
     assert results_manifest(tmp_path, exclude=()).keys() == {*files}
+    # the smoke run's results/smoke is not part of the paper-scale manifest, and its own
+    # manifest is the same whether it lies inside results/ or not
+    smoke = tmp_path / "smoke"
+    (smoke / "paper_a_edge/exp1/paper").mkdir(parents=True)
+    (smoke / "paper_a_edge/exp1/paper/summary.csv").write_bytes(b"a,b\n0,0\n")
+    assert set(results_manifest(tmp_path)) == set(manifest)
+    assert list(results_manifest(smoke)) == ["paper_a_edge/exp1/paper/summary.csv"]
+
+
+def _killed_write(target: Path) -> Path:
+    """The temporary a write of ``target`` leaves when its process is killed (kill -9)."""
+    code = (
+        "import os, signal, sys\n"
+        "from dprank.io import atomic_path\n"
+        "with atomic_path(sys.argv[1]) as tmp:\n"
+        "    tmp.write_bytes(b'half')\n"
+        "    os.kill(os.getpid(), signal.SIGKILL)\n"
+    )
+    target.parent.mkdir(parents=True, exist_ok=True)
+    before = set(target.parent.iterdir())
+    proc = subprocess.run([sys.executable, "-c", code, str(target)], check=False)
+    assert proc.returncode == -9 and not target.exists()
+    (left,) = set(target.parent.iterdir()) - before
+    return left
+
+
+def test_stale_temporaries_are_recognised_removed_for_this_run_and_never_hashed(tmp_path):
+    from dprank.io import atomic_target
+    from dprank.workflow import remove_stale_temporaries, results_manifest
+
+    pdf = tmp_path / "figures/paper_a/fig5_paper.pdf"
+    png = tmp_path / "figures/paper_a/fig5_paper.png"
+    other = tmp_path / "paper_b2/x/summary.csv"
+    stale = {f: _killed_write(f) for f in (pdf, png, other)}
+    assert atomic_target(stale[pdf]) == pdf and stale[pdf].name.startswith(".fig5_paper.pdf.")
+    assert atomic_target(pdf) is None and atomic_target(tmp_path / ".hidden.tmp") is None
+    own = tmp_path / "figures/.notes.tmp"  # not the pattern of atomic_path: kept
+    own.write_text("mine")
+    (tmp_path / "figures/paper_a/fig5_paper.csv").write_text("a\n1\n")
+    # the manifest never counts a temporary, whatever the exclusions
+    assert set(results_manifest(tmp_path, exclude=())) == {
+        "figures/.notes.tmp",
+        "figures/paper_a/fig5_paper.csv",
+    }
+    # only the temporaries of the outputs the starting run writes (it holds their lock)
+    removed = remove_stale_temporaries(tmp_path, [str(pdf), str(png)])
+    assert sorted(removed) == sorted([stale[pdf], stale[png]])
+    assert stale[other].exists() and own.exists() and not stale[pdf].exists()
+    assert remove_stale_temporaries(tmp_path) == [stale[other]]
+    assert own.exists() and remove_stale_temporaries(tmp_path / "missing") == []
 
 
 def _locked(workdir: Path, owners: list[str] | None) -> Path:

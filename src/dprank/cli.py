@@ -629,8 +629,9 @@ example:
 """
 
 _DATASETS_EPILOG = """\
-The files come from the data mirror $DPRANK_DATA_MIRROR or are downloaded, and
-are checked against the sha256 of resources/datasets.yaml.
+The files are the workflow's copies in resources/data/ when it has them all,
+else they come from the data mirror $DPRANK_DATA_MIRROR or are downloaded;
+either way they are checked against the sha256 of resources/datasets.yaml.
 
 example:
   dprank datasets list

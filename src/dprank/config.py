@@ -7,17 +7,25 @@ between keys, it checks the config against the machine: every simulation cell
 must fit in memory (:func:`estimate_cell_memory` against ``memory_limit_gb``,
 default the machine's memory) and a data mirror (config key ``data_mirror`` or
 ``$DPRANK_DATA_MIRROR``) must be an existing folder.
+
+Values given on the command line (``--config``) arrive as strings below the top level
+(Snakemake reads nested values with YAML's base loader); where the schema expects
+another type, such a string is read as YAML first (``'paper_a_real={reps: 5}'``). NaN is
+rejected everywhere, infinite values wherever the schema does not allow them
+(``allowInfinite: true``: the privacy levels where ``.inf`` means non-private).
 """
 
 from __future__ import annotations
 
 import copy
 import itertools
+import math
 import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import jsonschema
+import yaml
 
 from dprank.yamlfile import read_yaml
 
@@ -39,6 +47,15 @@ _WORK_ARRAYS = 8
 _B_USER_CHUNK = 256
 #: Released comparisons per chunk of the B2 timing experiment (dprank.studies.paper_b2.timing).
 _B_TIMING_CHUNK = 4_000_000
+#: Arrays of one entry per compared pair a sparse fit holds at once (the scale study: pair
+#: indices, outcomes and counts, the sampler's pair numbers, the solver's differences,
+#: probabilities and weights): a deliberately round upper bound.
+_SPARSE_PAIR_ARRAYS = 10
+#: Arrays of one entry per comparison the benchmark holds per replicate (items, outcome,
+#: count, user, the users' releases).
+_BENCH_COMPARISON_ARRAYS = 8
+#: Schema keyword of a number that may be infinite (``.inf``); numbers are finite otherwise.
+ALLOW_INFINITE = "allowInfinite"
 
 
 class ConfigError(ValueError):
@@ -50,11 +67,38 @@ def load_schema(path: str | Path) -> dict:
     return read_yaml(path)
 
 
-def _where(error: jsonschema.ValidationError) -> str:
+_TYPE = jsonschema.Draft202012Validator.VALIDATORS["type"]
+
+
+def _finite_type(validator, types, instance, schema):
+    """The ``type`` keyword, with numbers finite unless the schema says ``allowInfinite``."""
+    if (
+        isinstance(instance, float)
+        and math.isinf(instance)
+        and not schema.get(ALLOW_INFINITE, False)
+        and "number" in ([types] if isinstance(types, str) else types)
+    ):
+        yield jsonschema.ValidationError(
+            f"must be a finite number, got {instance!r} (.inf is allowed only for privacy "
+            "levels where it means non-private)"
+        )
+        return
+    yield from _TYPE(validator, types, instance, schema)
+
+
+#: Draft 2020-12 with finite numbers (``allowInfinite: true`` lets ``.inf`` through).
+_Validator = jsonschema.validators.extend(jsonschema.Draft202012Validator, {"type": _finite_type})
+
+
+def _key(path) -> str:
     parts = []
-    for p in error.absolute_path:
+    for p in path:
         parts.append(f"[{p}]" if isinstance(p, int) else (f".{p}" if parts else str(p)))
     return "".join(parts) or "<top level>"
+
+
+def _where(error: jsonschema.ValidationError) -> str:
+    return _key(error.absolute_path)
 
 
 def _explain(error: jsonschema.ValidationError) -> str:
@@ -73,19 +117,6 @@ def _explain(error: jsonschema.ValidationError) -> str:
         return f"{where}: must be {bound}, got {error.instance!r}"
     if error.validator == "required":
         return f"{where}: {error.message}"
-    if (
-        error.validator == "type"
-        and error.validator_value == "boolean"
-        and isinstance(error.instance, str)
-        and error.instance.lower() in ("true", "false")
-    ):
-        # Snakemake's --config reads only True and False (capitalised) as booleans
-        value = error.instance.lower() == "true"
-        cli = f"--config {where}={value} on the command line, " if where.isidentifier() else ""
-        return (
-            f"{where}: {error.instance!r} is a string, not a boolean; write "
-            f"{cli}{str(value).lower()} in YAML"
-        )
     desc = error.schema.get("description") if isinstance(error.schema, dict) else None
     return f"{where}: {error.message}" + (f" (expected: {desc})" if desc else "")
 
@@ -117,8 +148,78 @@ def _fill_defaults(instance, schema, root):
                 _fill_defaults(value, extra, root)
 
 
+def _nan_keys(value, path=()) -> Iterator[str]:
+    """Key paths of every NaN in ``value`` (no config key takes NaN)."""
+    if isinstance(value, float) and math.isnan(value):
+        yield _key(path)
+    elif isinstance(value, Mapping):
+        for k, v in value.items():
+            yield from _nan_keys(v, (*path, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _nan_keys(v, (*path, i))
+
+
+def _type_errors(errors) -> Iterator[jsonschema.ValidationError]:
+    for error in errors:
+        if error.validator in ("type", "enum", "const"):
+            yield error
+        yield from _type_errors(error.context or ())
+
+
+def _parse_strings(config: dict, validator) -> None:
+    """Read as YAML the strings that stand where the schema expects another type.
+
+    Snakemake's ``--config key={a: 5}`` merges ``{"a": "5"}`` into the config: it reads
+    values below the top level with YAML's base loader, which makes every scalar a string.
+    Such a string (``"5"``, ``"true"``, ``"null"``, ``".inf"``, ``"[1, 2]"``) is replaced
+    by its YAML value where that is not a string; strings where the schema wants a string
+    stay as they are.
+    """
+    for _ in range(8):  # a parsed list or mapping may hold strings in turn
+        changed = False
+        for error in _type_errors(validator.iter_errors(config)):
+            if not isinstance(error.instance, str) or not error.absolute_path:
+                continue
+            try:
+                value = yaml.safe_load(error.instance)
+            except yaml.YAMLError:
+                continue
+            if isinstance(value, str):
+                continue
+            *parents, last = error.absolute_path
+            node = config
+            for part in parents:
+                node = node[part]
+            if node[last] is error.instance:
+                node[last] = value
+                changed = True
+        if not changed:
+            return
+
+
+def _range_checks(config: Mapping) -> list[str]:
+    """Two-value ranges ``[low, high]`` must not descend."""
+    pairs = []
+    for section in ("paper_b1", "paper_b2"):
+        for name, exp in ((config.get(section) or {}).get("experiments") or {}).items():
+            where = f"{section}.experiments.{name}"
+            for key in ("range", "shifted"):
+                pairs.append((f"{where}.eps.{key}", (exp.get("eps") or {}).get(key)))
+            for key in ("m", "L"):
+                pairs.append((f"{where}.draws.{key}", (exp.get("draws") or {}).get(key)))
+    car = (config.get("paper_b2") or {}).get("car") or {}
+    pairs.append(("paper_b2.car.eps.shifted", (car.get("eps") or {}).get("shifted")))
+    return [
+        f"{where}: a range [low, high] must not descend, got {list(pair)} "
+        f"(write [{pair[1]}, {pair[0]}])"
+        for where, pair in pairs
+        if pair is not None and len(pair) == 2 and pair[0] > pair[1]
+    ]
+
+
 def _cross_checks(config: Mapping) -> list[str]:
-    problems = []
+    problems = _range_checks(config)
     edge = config.get("paper_a_edge", {})
     for name, exp in edge.get("experiments", {}).items():
         where = f"paper_a_edge.experiments.{name}"
@@ -211,6 +312,12 @@ def estimate_cell_memory(section: str, cell: Mapping, replicates: int = 1) -> in
       chunk of users, ``(users, m(m-1)/2)`` (all ``L`` users at once for the
       ``mixed_effects`` and ``model_selection`` kinds), and the ``m x m``
       Hessian.
+    * ``beyond_scale`` (``n``, ``degree``): the sparse data and fit of one
+      replicate, arrays of one entry per compared pair (``n degree / 2``) and
+      per item.
+    * ``benchmark`` (a synthetic design's ``n``, ``users``, ``L``): a replicate's
+      ``users L`` comparisons and the dense ``n x n`` arrays of the methods that
+      work on win matrices.
 
     Parameters
     ----------
@@ -234,6 +341,14 @@ def estimate_cell_memory(section: str, cell: Mapping, replicates: int = 1) -> in
     if section == "paper_a_individual":
         n2 = int(cell["n"]) ** 2
         return R * n2 * f8 * (1 + _WORK_ARRAYS)
+    if section == "beyond_scale":
+        n = int(cell["n"])
+        pairs = n * float(cell["degree"]) / 2  # expected compared pairs, n p / 2 per item
+        return int(_SPARSE_PAIR_ARRAYS * f8 * pairs + _WORK_ARRAYS * f8 * n)
+    if section == "benchmark":
+        n = int(cell["n"])
+        comparisons = int(cell["users"]) * int(cell["L"])
+        return _BENCH_COMPARISON_ARRAYS * f8 * comparisons + _WORK_ARRAYS * f8 * n * n
     if section in ("paper_b1", "paper_b2"):
         m, L = int(cell["m"]), int(cell["L"])
         pairs = m * (m - 1) // 2
@@ -250,13 +365,13 @@ def estimate_cell_memory(section: str, cell: Mapping, replicates: int = 1) -> in
 
 
 def _memory_cells(config: Mapping) -> Iterator[tuple[str, str, dict, int]]:
-    """(section, experiment, cell sizes, replicates per job) of the largest jobs."""
+    """(where, section, cell sizes, replicates per job) of the largest jobs."""
     top_chunk = int(config.get("chunk_size", 1))
     for section in ("paper_a_edge", "paper_a_individual"):
         for name, exp in config.get(section, {}).get("experiments", {}).items():
             reps = min(int(exp.get("chunk_size") or top_chunk), int(exp.get("reps", 1)))
             for n in sorted(set(exp.get("n", []))):
-                yield section, name, {"n": n}, reps
+                yield f"{section}.experiments.{name}", section, {"n": n}, reps
     for section in ("paper_b1", "paper_b2"):
         for name, exp in (config.get(section) or {}).get("experiments", {}).items():
             grid, draws = exp.get("grid", {}), exp.get("draws") or {}
@@ -264,7 +379,18 @@ def _memory_cells(config: Mapping) -> Iterator[tuple[str, str, dict, int]]:
             Ls = grid.get("L") or draws.get("L") or []
             kind = exp.get("kind", "adrr")
             for m, L in itertools.product(sorted(set(ms)), sorted(set(Ls))):
-                yield section, name, {"m": m, "L": L, "kind": kind}, 1
+                cell = {"m": m, "L": L, "kind": kind}
+                yield f"{section}.experiments.{name}", section, cell, 1
+    if scale := config.get("beyond_scale"):
+        for n in sorted(set(scale.get("n", []))):
+            cell = {"n": n, "degree": scale.get("degree", 0)}
+            yield "beyond_scale", "beyond_scale", cell, 1
+    bench = config.get("benchmark") or {}
+    chosen = bench.get("datasets")
+    for name, spec in (bench.get("synthetic") or {}).items():
+        if chosen is None or name in chosen:
+            cell = {k: spec[k] for k in ("n", "users", "L")}
+            yield f"benchmark.synthetic.{name}", "benchmark", cell, 1
 
 
 def _memory_checks(config: Mapping, machine: int | None) -> list[str]:
@@ -276,12 +402,12 @@ def _memory_checks(config: Mapping, machine: int | None) -> list[str]:
     else:
         return []
     problems = []
-    for section, name, cell, reps in _memory_cells(config):
+    for where, section, cell, reps in _memory_cells(config):
         need = estimate_cell_memory(section, cell, reps)
         if need > limit:
             sizes = ", ".join(f"{k} = {v}" for k, v in cell.items() if k != "kind")
             problems.append(
-                f"{section}.experiments.{name}: the cell with {sizes} needs about "
+                f"{where}: the cell with {sizes} needs about "
                 f"{need / 1e9:.3g} GB ({reps} replicate{'s' if reps > 1 else ''} per job), "
                 f"more than the limit ({source}); make it smaller, lower chunk_size, "
                 "or raise memory_limit_gb"
@@ -330,9 +456,13 @@ def validate_config(
     """
     if not isinstance(schema, dict):
         schema = load_schema(schema)
-    validator = jsonschema.Draft202012Validator(schema)
+    validator = _Validator(schema)
+    _parse_strings(config, validator)
+    nan = [f"{key}: NaN is not a value here (write a number)" for key in _nan_keys(config)]
     errors = sorted(validator.iter_errors(config), key=lambda e: list(map(str, e.absolute_path)))
-    messages = [_explain(e) for e in errors]
+    # a NaN is reported once, above, whatever else its key expects
+    errors = [e for e in errors if not (isinstance(e.instance, float) and math.isnan(e.instance))]
+    messages = nan + [_explain(e) for e in errors]
     if not messages:
         _fill_defaults(config, schema, schema)
         messages = _cross_checks(config)

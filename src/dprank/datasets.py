@@ -11,6 +11,11 @@ nothing or the verified file.
 
 The mirror is chosen by :func:`resolve_mirror`: the environment variable
 ``DPRANK_DATA_MIRROR`` overrides the workflow's config key ``data_mirror``.
+
+Every workflow job that reads a file of the data folder checks it again first
+(:func:`verify_local`, called by :func:`dprank.workflow.job_logger`): a local
+copy edited or damaged after its fetch stops the job with both hashes and how
+to restore it.
 """
 
 from __future__ import annotations
@@ -33,7 +38,10 @@ from dprank.yamlfile import read_yaml
 
 __all__ = [
     "CONFIG_KEY",
+    "DATA_DIR",
     "ENV_VAR",
+    "REGISTRY",
+    "WORKFLOW_MIRROR_HINT",
     "DataError",
     "DataFile",
     "Dataset",
@@ -41,10 +49,14 @@ __all__ = [
     "load_registry",
     "resolve_mirror",
     "sha256",
+    "verify_local",
 ]
 
 ENV_VAR = "DPRANK_DATA_MIRROR"
 CONFIG_KEY = "data_mirror"
+#: The workflow's data folder and registry, relative to its working directory.
+DATA_DIR = "resources/data"
+REGISTRY = "resources/datasets.yaml"
 ARCHIVE_TYPES = ("tar.gz", "zip")
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -281,6 +293,82 @@ def _install(source: Path, entry: DataFile, dest: Path, origin: str) -> Path:
     return dest
 
 
+def _restore_help(local: Path, dataset: str) -> str:
+    return (
+        f"To restore it, delete it and run the same command again: the rule fetch_{dataset} "
+        f"copies the registered file from the data mirror (environment variable {ENV_VAR} "
+        f"or config key '{CONFIG_KEY}') or downloads it (rm {local.as_posix()})."
+    )
+
+
+def verify_local(
+    paths: Sequence[str | os.PathLike],
+    registry: Mapping[str, Dataset] | str | os.PathLike = REGISTRY,
+    data_dir: str | os.PathLike = DATA_DIR,
+) -> list[Path]:
+    """Check every file of ``paths`` inside ``data_dir`` against its registered sha256.
+
+    The data sets are hash-checked when they are fetched; this checks the local
+    copies again where a job reads them (a file edited or damaged since its fetch
+    would otherwise be used silently). Paths outside ``data_dir`` are skipped; the
+    registry is read only if some path lies inside it. Hashing costs about 1 ms per
+    megabyte.
+
+    Parameters
+    ----------
+    paths : sequence of path-like
+        A job's input files.
+    registry : mapping of str to Dataset, or path-like
+        As returned by :func:`load_registry`, or the registry file
+        (default ``resources/datasets.yaml``).
+    data_dir : path-like
+        The data folder the registry's paths are relative to (default ``resources/data``).
+
+    Returns
+    -------
+    list of Path
+        The files checked.
+
+    Raises
+    ------
+    DataError
+        For a file in ``data_dir`` that is missing, not registered, or whose sha256
+        differs from the registry's: the message names the file, both hashes and how
+        to restore it.
+    """
+    root = Path(os.path.abspath(data_dir))
+    inside = []
+    for path in map(Path, paths):
+        try:
+            rel = Path(os.path.abspath(path)).relative_to(root).as_posix()
+        except ValueError:
+            continue
+        inside.append((path, rel))
+    if not inside:
+        return []
+    if not isinstance(registry, Mapping):
+        registry = load_registry(registry)
+    entries = {f.path: (name, f) for name, ds in registry.items() for f in ds.files}
+    for path, rel in inside:
+        if rel not in entries:
+            raise DataError(
+                f"{path} is in the data folder {data_dir} but not a file of the data set "
+                f"registry ({', '.join(sorted(entries))}); register it or move it elsewhere"
+            )
+        name, entry = entries[rel]
+        if not path.is_file():
+            raise DataError(f"{path} (data set '{name}') is missing. {_restore_help(path, name)}")
+        actual = sha256(path)
+        if actual != entry.sha256:
+            raise DataError(
+                f"{path} (data set '{name}') does not match the registry: expected sha256 "
+                f"{entry.sha256} ({entry.size} bytes), got sha256 {actual} "
+                f"({path.stat().st_size} bytes); it was edited or damaged after its fetch. "
+                + _restore_help(path, name)
+            )
+    return [path for path, _ in inside]
+
+
 # --------------------------------------------------------------------------- mirror
 
 
@@ -397,7 +485,9 @@ def _brief(exc: BaseException, limit: int = 200) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _download_help(dataset: Dataset, failed: list[tuple[DataFile, list[str]]]) -> str:
+def _download_help(
+    dataset: Dataset, failed: list[tuple[DataFile, list[str]]], mirror_hint: str
+) -> str:
     lines = [
         f"cannot download data set '{dataset.name}' and no data mirror is configured.",
         "Missing files (and the URLs tried):",
@@ -408,13 +498,19 @@ def _download_help(dataset: Dataset, failed: list[tuple[DataFile, list[str]]]) -
     lines += [
         "Get these files by other means and put them in a mirror folder with this layout:",
         *(f"  <mirror>/{f.path}  (sha256 {f.sha256})" for f in dataset.files),
-        f"then set the config key '{CONFIG_KEY}' to that folder, or the environment "
-        f"variable {ENV_VAR} (which overrides the config key).",
+        f"then {mirror_hint}",
     ]
     return "\n".join(lines)
 
 
-def _from_web(dataset: Dataset, dest_dir: Path) -> list[Path]:
+#: How to point the workflow at a mirror (the default hint of :func:`fetch`'s messages).
+WORKFLOW_MIRROR_HINT = (
+    f"set the config key '{CONFIG_KEY}' to that folder, or the environment "
+    f"variable {ENV_VAR} (which overrides the config key)."
+)
+
+
+def _from_web(dataset: Dataset, dest_dir: Path, mirror_hint: str) -> list[Path]:
     installed: dict[str, Path] = {}
     failed: list[tuple[DataFile, list[str]]] = []
     dest_dir.mkdir(parents=True, exist_ok=True)
@@ -427,7 +523,7 @@ def _from_web(dataset: Dataset, dest_dir: Path) -> list[Path]:
             for f, path in zip(files, local, strict=True):
                 installed[f.path] = _install(path, f, dest_dir / f.path, url)
     if failed:
-        raise DataError(_download_help(dataset, failed))
+        raise DataError(_download_help(dataset, failed, mirror_hint))
     return [installed[f.path] for f in dataset.files]
 
 
@@ -439,6 +535,8 @@ def fetch(
     registry: Mapping[str, Dataset],
     dest_dir: str | os.PathLike,
     mirror: str | os.PathLike | None = None,
+    *,
+    mirror_hint: str = WORKFLOW_MIRROR_HINT,
 ) -> list[Path]:
     """Put a data set's files at ``dest_dir/<path>``, verified against their sha256.
 
@@ -454,6 +552,9 @@ def fetch(
         A folder laid out as ``<mirror>/<path>`` to copy the files from; None to
         download them with pooch (archive members are extracted with pooch's
         Untar/Unzip processors, then checked).
+    mirror_hint : str
+        How to supply a mirror, the end of the message when a download fails (default:
+        the workflow's config key and environment variable).
 
     Returns
     -------
@@ -474,4 +575,4 @@ def fetch(
     dataset, dest = registry[name], Path(dest_dir)
     if mirror is not None:
         return _from_mirror(dataset, dest, Path(mirror))
-    return _from_web(dataset, dest)
+    return _from_web(dataset, dest, mirror_hint)

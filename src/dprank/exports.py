@@ -1,9 +1,11 @@
 """The registered real data sets in the input format of ``dprank rank`` (``dprank datasets``).
 
-Each data set of ``resources/datasets.yaml`` is fetched as the workflow does
-(:func:`dprank.datasets.fetch`: from the data mirror ``$DPRANK_DATA_MIRROR`` or
-by download, hash-checked) and turned into one comparison per row, ``winner,
-loser, user``, with the library's own readers:
+Each data set of ``resources/datasets.yaml`` is read from the workflow's verified
+local copies in ``resources/data/`` (the data folder beside the registry) when they
+are all there, hash-checked again (:func:`dprank.datasets.verify_local`); otherwise it
+is fetched as the workflow does (:func:`dprank.datasets.fetch`: from the data mirror
+``$DPRANK_DATA_MIRROR`` or by download, hash-checked). It is turned into one
+comparison per row, ``winner, loser, user``, with the library's own readers:
 
 * ``cems``: the 3967 decided comparisons of 301 of the 303 students
   (:func:`dprank.realdata.cems_comparisons`);
@@ -25,9 +27,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .datasets import Dataset, fetch, load_registry, resolve_mirror
+from .datasets import ENV_VAR, Dataset, fetch, load_registry, resolve_mirror, verify_local
 
-__all__ = ["EXPORTABLE", "MOVIELENS_MOVIES", "default_registry_path", "export_frame", "registry"]
+__all__ = [
+    "EXPORTABLE",
+    "MOVIELENS_MOVIES",
+    "default_registry_path",
+    "export_frame",
+    "local_copy",
+    "registry",
+]
 
 #: Movies kept from MovieLens (B1 uses the 40 most-rated).
 MOVIELENS_MOVIES = 40
@@ -36,6 +45,13 @@ MOVIELENS_MOVIES = 40
 def default_registry_path() -> Path:
     """``resources/datasets.yaml`` of the source tree the package was installed from."""
     return Path(__file__).resolve().parents[2] / "resources" / "datasets.yaml"
+
+
+#: How to supply a data mirror to the command (the end of its offline message).
+CLI_MIRROR_HINT = (
+    f"set the environment variable {ENV_VAR} to that folder "
+    f"(export {ENV_VAR}=/path/to/mirror) and run the command again."
+)
 
 
 def registry(path: str | os.PathLike | None = None) -> dict[str, Dataset]:
@@ -97,6 +113,35 @@ def _movielens(folder: Path) -> pd.DataFrame:
     )
 
 
+def local_copy(dataset: Dataset, folders: list[str | os.PathLike]) -> Path | None:
+    """The first of ``folders`` holding every file of ``dataset``, hash-checked.
+
+    Parameters
+    ----------
+    dataset : Dataset
+        A registered data set.
+    folders : list of path-like
+        Data folders laid out as ``<folder>/<path>`` (the workflow's ``resources/data``).
+
+    Returns
+    -------
+    Path or None
+        The folder, or None if none holds all the files.
+
+    Raises
+    ------
+    dprank.datasets.DataError
+        If the files are there but one does not match its registered sha256 (the
+        message gives both hashes and how to restore it).
+    """
+    for folder in map(Path, folders):
+        paths = [folder / f.path for f in dataset.files]
+        if all(p.is_file() for p in paths):
+            verify_local(paths, {dataset.name: dataset}, folder)
+            return folder
+    return None
+
+
 #: Data set name -> converter of its fetched folder to ``winner, loser, user`` rows.
 EXPORTABLE = {
     "cems": _cems,
@@ -112,6 +157,7 @@ def export_frame(
     *,
     registry_path: str | os.PathLike | None = None,
     mirror: str | os.PathLike | None = None,
+    local_dirs: list[str | os.PathLike] | None = None,
 ) -> pd.DataFrame:
     """One registered data set as comparisons ``winner, loser, user``.
 
@@ -120,21 +166,38 @@ def export_frame(
     name : str
         A registered data set (see :data:`EXPORTABLE`).
     data_dir : path-like
-        Where the verified files are put (``<data_dir>/<path>``).
+        Where the verified files are put (``<data_dir>/<path>``) when they are fetched;
+        files already there are used (hash-checked).
     registry_path : path-like, optional
         The registry file (default: the source tree's ``resources/datasets.yaml``).
     mirror : path-like, optional
         A data mirror; default ``$DPRANK_DATA_MIRROR`` (else download).
+    local_dirs : list of path-like, optional
+        Data folders whose copies are used when they hold every file of the data set
+        (hash-checked); default the ``data`` folder beside the registry, the workflow's
+        ``resources/data``.
 
     Returns
     -------
     pandas.DataFrame
+
+    Raises
+    ------
+    dprank.datasets.DataError
+        If a local copy does not match its sha256, or the files cannot be fetched
+        (offline without ``$DPRANK_DATA_MIRROR``: the message names the variable).
     """
-    reg = registry(registry_path)
+    path = default_registry_path() if registry_path is None else Path(registry_path)
+    reg = registry(path)
     if name not in reg or name not in EXPORTABLE:
         raise ValueError(
             f"unknown data set {name!r}; registered: {sorted(set(reg) & set(EXPORTABLE))}"
         )
-    source = resolve_mirror(mirror)
-    fetch(name, reg, data_dir, mirror=source)
-    return EXPORTABLE[name](Path(data_dir))
+    if local_dirs is None:
+        local_dirs = [path.parent / "data"]
+    folder = local_copy(reg[name], [data_dir, *local_dirs])
+    if folder is None:
+        source = resolve_mirror(mirror)
+        fetch(name, reg, data_dir, mirror=source, mirror_hint=CLI_MIRROR_HINT)
+        folder = Path(data_dir)
+    return EXPORTABLE[name](folder)

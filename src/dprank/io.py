@@ -7,6 +7,7 @@ start without it (about 0.5 s of every job's start-up).
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -18,7 +19,18 @@ import numpy as np
 if TYPE_CHECKING:  # pandas is imported where a CSV is read or written (job start-up)
     import pandas as pd
 
-__all__ = ["atomic_path", "load_arrays", "read_csv", "save_arrays", "write_csv"]
+__all__ = [
+    "atomic_path",
+    "atomic_target",
+    "load_arrays",
+    "read_csv",
+    "save_arrays",
+    "write_csv",
+]
+
+#: Name of a temporary of :func:`atomic_path`: ``.<name of the target>.<8 random
+#: characters of tempfile.mkstemp>.tmp``, next to the target.
+_ATOMIC_TEMPORARY = re.compile(r"\.(?P<target>.+)\.[a-z0-9_]{8}\.tmp")
 
 
 def _umask() -> int:
@@ -48,6 +60,25 @@ def atomic_path(path: str | os.PathLike, mode: int | None = None) -> Iterator[Pa
     finally:
         if tmp_path.exists():
             tmp_path.unlink()
+
+
+def atomic_target(path: str | os.PathLike) -> Path | None:
+    """The file a temporary of :func:`atomic_path` was to become, or None if ``path`` is none.
+
+    Parameters
+    ----------
+    path : path-like
+        Any path.
+
+    Returns
+    -------
+    Path or None
+        ``dir/name`` for ``dir/.name.XXXXXXXX.tmp`` (the pattern :func:`atomic_path`
+        creates), else None.
+    """
+    path = Path(path)
+    match = _ATOMIC_TEMPORARY.fullmatch(path.name)
+    return path.with_name(match["target"]) if match else None
 
 
 def _write_with(path, writer: Callable[[Path], None]) -> None:

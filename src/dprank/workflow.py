@@ -12,7 +12,7 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -21,11 +21,13 @@ __all__ = [
     "LOCK_OWNERS",
     "MACHINE_DEPENDENT",
     "MALLOC_TUNING",
+    "NESTED_RESULTS",
     "canonical",
     "coalesce_scheduler_timers",
     "job_logger",
     "record_lock_owner",
     "release_stale_lock",
+    "remove_stale_temporaries",
     "results_manifest",
 ]
 
@@ -63,6 +65,12 @@ MACHINE_DEPENDENT = (
 )
 
 
+#: Results folders of other configurations that lie inside ``results/`` (the smoke run's
+#: ``results/smoke``, the ``results_dir`` of .test/config.yaml): not part of the manifest of
+#: ``results/`` (patterns relative to it, as :data:`MACHINE_DEPENDENT`).
+NESTED_RESULTS = ("smoke/*",)
+
+
 def canonical(value: Any) -> Any:
     """``value`` with every mapping's keys sorted, recursively.
 
@@ -86,6 +94,10 @@ def job_logger(snakemake, name: str | None = None) -> Iterator[logging.Logger]:
 
         with job_logger(snakemake) as log:
             log.info("...")
+
+    Every input file of the data folder (``resources/data``) is first checked against
+    its sha256 in the data set registry (:func:`dprank.datasets.verify_local`): a local
+    copy edited or damaged since its fetch fails the job with both hashes.
     """
     name = name or getattr(snakemake, "rule", "dprank")
     logger = logging.getLogger(f"dprank.{name}")
@@ -103,6 +115,14 @@ def job_logger(snakemake, name: str | None = None) -> Iterator[logging.Logger]:
     logger.info("start %s %s", name, wildcards)
     t0 = time.perf_counter()
     try:
+        # a data set file the job reads: checked against its registered sha256 first (the
+        # checking module is imported only by the jobs that read such files)
+        inputs = [os.fspath(f) for f in getattr(snakemake, "input", [])]
+        if any("resources/data/" in Path(f).as_posix() for f in inputs):
+            from dprank.datasets import verify_local
+
+            for path in verify_local(inputs):
+                logger.info("verified %s (sha256 as registered)", path)
         yield logger
     except Exception:
         logger.exception("failed after %.2f s", time.perf_counter() - t0)
@@ -116,7 +136,7 @@ def job_logger(snakemake, name: str | None = None) -> Iterator[logging.Logger]:
 
 
 def results_manifest(
-    results: str | Path, exclude: tuple[str, ...] = MACHINE_DEPENDENT
+    results: str | Path, exclude: tuple[str, ...] = MACHINE_DEPENDENT + NESTED_RESULTS
 ) -> dict[str, str]:
     """SHA-256 of every file under ``results`` that a seeded run must reproduce exactly.
 
@@ -126,7 +146,8 @@ def results_manifest(
         A ``results/`` directory.
     exclude : tuple of str
         ``fnmatch`` patterns on the paths relative to ``results`` to leave out;
-        default :data:`MACHINE_DEPENDENT`.
+        default :data:`MACHINE_DEPENDENT` and :data:`NESTED_RESULTS` (the smoke run's
+        ``results/smoke`` is not part of the paper-scale ``results``).
 
     Returns
     -------
@@ -134,16 +155,63 @@ def results_manifest(
         Relative POSIX path -> hex digest, sorted by path. Two runs of the same
         configuration (any ``--cores``, executor or order) must give equal
         manifests; ``tests/cluster/run_slurm.sh`` compares a Slurm run with a
-        local one this way.
+        local one this way. Temporaries of :func:`dprank.io.atomic_path` (a killed
+        job's leftovers) are never counted.
     """
+    from dprank.io import atomic_target
+
     root = Path(results)
     out = {}
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
         rel = path.relative_to(root).as_posix()
+        if atomic_target(path) is not None:
+            continue
         if any(fnmatch.fnmatchcase(rel, pattern) for pattern in exclude):
             continue
         out[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
     return out
+
+
+def remove_stale_temporaries(
+    root: str | os.PathLike, targets: Iterable[str | os.PathLike] | None = None
+) -> list[Path]:
+    """Remove the temporaries of :func:`dprank.io.atomic_path` under ``root`` left by killed jobs.
+
+    A job killed with SIGKILL (or a power loss) cannot remove the temporary it was
+    writing (``.<name>.XXXXXXXX.tmp`` next to its output ``<name>``). The workflow calls
+    this when a run starts, with the outputs that run will write: it holds their lock,
+    so no other process can be writing their temporaries. Other files, and temporaries
+    of other targets (another Snakemake run may be writing those), are left alone.
+
+    Parameters
+    ----------
+    root : path-like
+        Folder searched recursively (the workflow's ``results_dir``); may be missing.
+    targets : iterable of path-like, optional
+        Outputs whose temporaries are removed (relative to the working directory or
+        absolute); None removes every temporary under ``root``.
+
+    Returns
+    -------
+    list of Path
+        The removed files.
+    """
+    from dprank.io import atomic_target
+
+    root = Path(root)
+    if not root.is_dir():
+        return []
+    wanted = None if targets is None else {os.path.abspath(t) for t in targets}
+    removed = []
+    for path in sorted(root.rglob(".*.tmp")):
+        target = atomic_target(path)
+        if target is None or not path.is_file():
+            continue
+        if wanted is not None and os.path.abspath(target) not in wanted:
+            continue
+        path.unlink(missing_ok=True)
+        removed.append(path)
+    return removed
 
 
 def _lock_dir(workdir: str | os.PathLike) -> Path:

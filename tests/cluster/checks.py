@@ -66,7 +66,7 @@ def main(argv: list[str]) -> int:
         differ = sorted(k for k in set(expected) & set(got) if expected[k] != got[k])
         for name, paths in (("missing", missing), ("unexpected", extra), ("different", differ)):
             for p in paths[:20]:
-                print(f"{name}: results/{p}")
+                print(f"{name}: {results}/{p}")
         if missing or extra or differ:
             print(
                 f"FAIL: {len(differ)} different, {len(missing)} missing, "

@@ -11,7 +11,8 @@
 #    fail, name the rule and show the job's log with the error.
 # 3. Restores the script: a dry run must plan only the failed rule and rules downstream
 #    of it; the rerun through Slurm must succeed without redoing finished jobs.
-# 4. Compares the SHA-256 of every seeded result with a local run: the manifest the
+# 4. Compares the SHA-256 of every seeded result (results/smoke/, the results_dir of
+#    .test/config.yaml) with a local run: the manifest the
 #    test suite wrote ($DPRANK_SMOKE_MANIFEST, set by .ci/run), or, without one, a
 #    local smoke run this script makes.
 #
@@ -55,7 +56,7 @@ if [[ -z $REF || ! -s $REF ]]; then
 	copy_repo local
 	(cd local && "$PY" -m snakemake --cores "$(nproc)" --configfile .test/config.yaml --quiet)
 	REF=$WORK/local.json
-	"$PY" "$ROOT/tests/cluster/checks.py" manifest local/results "$REF"
+	"$PY" "$ROOT/tests/cluster/checks.py" manifest local/results/smoke "$REF"
 fi
 
 copy_repo slurm
@@ -108,5 +109,5 @@ left=$("$PY" -m snakemake --configfile .test/config.yaml -n 2>&1)
 grep -q "Nothing to be done" <<<"$left" || fail "jobs left after the rerun: $left"
 
 say "results against the local run"
-"$PY" "$ROOT/tests/cluster/checks.py" compare "$REF" results
+"$PY" "$ROOT/tests/cluster/checks.py" compare "$REF" results/smoke
 say "Slurm smoke test passed"

@@ -37,12 +37,12 @@ rule benchmark_method:
         data=lambda w: DATA_FILES.get(BENCH_DATA.get(w.dataset), []),
         library=script_files(script_path("benchmark_method"), SRC),
     output:
-        rows="results/benchmark/{dataset}/{method}.csv",
-        note="results/benchmark/{dataset}/{method}.json",
+        rows=R("benchmark/{dataset}/{method}.csv"),
+        note=R("benchmark/{dataset}/{method}.json"),
     log:
-        "results/logs/benchmark/{dataset}/{method}.log",
+        R("logs/benchmark/{dataset}/{method}.log"),
     benchmark:
-        "results/benchmarks/benchmark/{dataset}/{method}.tsv"
+        R("benchmarks/benchmark/{dataset}/{method}.tsv")
     wildcard_constraints:
         dataset="|".join(BENCH_DATASETS) or "none",
         method="|".join(BENCH_METHODS) or "none",
@@ -70,26 +70,26 @@ rule benchmark_method:
 rule benchmark_figure:
     input:
         rows=lambda w: expand(
-            "results/benchmark/{{dataset}}/{method}.csv", method=BENCH_METHODS
+            R("benchmark/{{dataset}}/{method}.csv"), method=BENCH_METHODS
         ),
         notes=lambda w: expand(
-            "results/benchmark/{{dataset}}/{method}.json", method=BENCH_METHODS
+            R("benchmark/{{dataset}}/{method}.json"), method=BENCH_METHODS
         ),
         library=script_files(script_path("benchmark_figure"), SRC),
     output:
-        pdf="results/figures/benchmark/{dataset}.pdf",
+        pdf=R("figures/benchmark/{dataset}.pdf"),
         png=report(
-            "results/figures/benchmark/{dataset}.png",
+            R("figures/benchmark/{dataset}.png"),
             caption="../report/benchmark.rst",
             category="Benchmark",
             subcategory="figures",
             labels={"dataset": "{dataset}"},
         ),
-        csv="results/figures/benchmark/{dataset}.csv",
+        csv=R("figures/benchmark/{dataset}.csv"),
     log:
-        "results/logs/benchmark/figures/{dataset}.log",
+        R("logs/benchmark/figures/{dataset}.log"),
     benchmark:
-        "results/benchmarks/benchmark/figures/{dataset}.tsv"
+        R("benchmarks/benchmark/figures/{dataset}.tsv")
     wildcard_constraints:
         dataset="|".join(BENCH_DATASETS) or "none",
     conda:
@@ -100,43 +100,41 @@ rule benchmark_figure:
 
 rule benchmark_tables:
     input:
-        summaries=expand(
-            "results/figures/benchmark/{dataset}.csv", dataset=BENCH_DATASETS
-        ),
+        summaries=expand(R("figures/benchmark/{dataset}.csv"), dataset=BENCH_DATASETS),
         notes=expand(
-            "results/benchmark/{dataset}/{method}.json",
+            R("benchmark/{dataset}/{method}.json"),
             dataset=BENCH_DATASETS,
             method=BENCH_METHODS,
         ),
         library=script_files(script_path("benchmark_tables"), SRC),
     output:
         csv=report(
-            "results/tables/benchmark/thresholds.csv",
+            R("tables/benchmark/thresholds.csv"),
             caption="../report/benchmark.rst",
             category="Benchmark",
             subcategory="tables",
             labels={"table": "thresholds"},
         ),
-        md="results/tables/benchmark/thresholds.md",
-        tex="results/tables/benchmark/thresholds.tex",
+        md=R("tables/benchmark/thresholds.md"),
+        tex=R("tables/benchmark/thresholds.tex"),
         timing=report(
-            "results/tables/benchmark/timing.csv",
+            R("tables/benchmark/timing.csv"),
             caption="../report/benchmark.rst",
             category="Benchmark",
             subcategory="tables",
             labels={"table": "timing and notes"},
         ),
-        findings="results/tables/benchmark/findings.md",
+        findings=R("tables/benchmark/findings.md"),
         html=report(
-            "results/report/benchmark/findings.html",
+            R("report/benchmark/findings.html"),
             caption="../report/benchmark.rst",
             category="Benchmark",
             labels={"page": "findings"},
         ),
     log:
-        "results/logs/benchmark/tables.log",
+        R("logs/benchmark/tables.log"),
     benchmark:
-        "results/benchmarks/benchmark/tables.tsv"
+        R("benchmarks/benchmark/tables.tsv")
     conda:
         "../../envs/estimate.yaml"
     params:
@@ -155,7 +153,7 @@ rule benchmark:
     input:
         rules.benchmark_tables.output,
         expand(
-            "results/figures/benchmark/{dataset}.{ext}",
+            R("figures/benchmark/{dataset}.{ext}"),
             dataset=BENCH_DATASETS,
             ext=FIG_EXT,
         ),

@@ -20,11 +20,11 @@ rule beyond_scale_chunk:
     input:
         library=script_files(script_path("beyond_scale_chunk"), SRC),
     output:
-        "results/beyond/metrics/n{n}/chunk{chunk}.csv",
+        R("beyond/metrics/n{n}/chunk{chunk}.csv"),
     log:
-        "results/logs/beyond/metrics/n{n}/chunk{chunk}.log",
+        R("logs/beyond/metrics/n{n}/chunk{chunk}.log"),
     benchmark:
-        "results/benchmarks/beyond/metrics/n{n}/chunk{chunk}.tsv"
+        R("benchmarks/beyond/metrics/n{n}/chunk{chunk}.tsv")
     wildcard_constraints:
         n=r"\d+",
     conda:
@@ -58,21 +58,21 @@ rule beyond_scale_chunk:
 
 rule beyond_scale_summary:
     input:
-        metrics=expand("results/beyond/metrics/{job}.csv", job=SCALE_JOBS),
+        metrics=expand(R("beyond/metrics/{job}.csv"), job=SCALE_JOBS),
         library=script_files(script_path("beyond_scale_summary"), SRC),
     output:
-        summary="results/beyond/summary.csv",
+        summary=R("beyond/summary.csv"),
         fit=report(
-            "results/beyond/scale_fit.csv",
+            R("beyond/scale_fit.csv"),
             caption="../report/beyond_scale.rst",
             category="Benchmark",
             subcategory="scale study",
             labels={"table": "rate fit (Theorem 2.1)"},
         ),
     log:
-        "results/logs/beyond/summary.log",
+        R("logs/beyond/summary.log"),
     benchmark:
-        "results/benchmarks/beyond/summary.tsv"
+        R("benchmarks/beyond/summary.tsv")
     conda:
         "../../envs/estimate.yaml"
     script:
@@ -81,23 +81,23 @@ rule beyond_scale_summary:
 
 rule beyond_scale_figure:
     input:
-        summary="results/beyond/summary.csv",
-        fit="results/beyond/scale_fit.csv",
+        summary=R("beyond/summary.csv"),
+        fit=R("beyond/scale_fit.csv"),
         library=script_files(script_path("beyond_scale_figure"), SRC),
     output:
-        pdf="results/figures/beyond/scale.pdf",
+        pdf=R("figures/beyond/scale.pdf"),
         png=report(
-            "results/figures/beyond/scale.png",
+            R("figures/beyond/scale.png"),
             caption="../report/beyond_scale.rst",
             category="Benchmark",
             subcategory="scale study",
             labels={"figure": "errors at scale"},
         ),
-        csv="results/figures/beyond/scale.csv",
+        csv=R("figures/beyond/scale.csv"),
     log:
-        "results/logs/beyond/figure.log",
+        R("logs/beyond/figure.log"),
     benchmark:
-        "results/benchmarks/beyond/figure.tsv"
+        R("benchmarks/beyond/figure.tsv")
     conda:
         "../../envs/plot.yaml"
     params:

@@ -30,6 +30,7 @@ from dprank.workflow import (
     coalesce_scheduler_timers,
     record_lock_owner,
     release_stale_lock,
+    remove_stale_temporaries,
 )
 
 # glibc's malloc keeps freed memory for the next array instead of returning it to the system
@@ -57,9 +58,31 @@ if workflow.is_main_process and (_dead := release_stale_lock()):
     )
 
 
+#: Folder of every result, log and benchmark file (config results_dir): results at paper
+#: scale, results/smoke in .test/config.yaml, so that a smoke run never overwrites them.
+RESULTS = config["results_dir"]
+
+
+def R(path):
+    """``path`` (relative) under the results folder, ``<results_dir>/<path>``."""
+    return f"{RESULTS}/{path}"
+
+
 onstart:
     if workflow.is_main_process:
         record_lock_owner()
+        # Temporaries of atomic writes left by killed jobs (kill -9, power loss) next to an
+        # output this run writes: this run holds that output's lock, so nothing else can
+        # be writing them (docs/robustness.md).
+        _stale = remove_stale_temporaries(
+            RESULTS, workflow.persistence.all_outputfiles()
+        )
+        if _stale:
+            print(
+                f"dprank: removed {len(_stale)} temporary file(s) of killed jobs: "
+                + ", ".join(map(str, _stale)),
+                file=sys.stderr,
+            )
 
 
 PROTOCOLS = config["protocols"]
@@ -197,7 +220,7 @@ def _chunk_paths(kind, ext, study_name, experiment, protocol):
     """Every block's chunk files of one experiment and protocol."""
     study = study_module(study_name)
     exp = config[study_name]["experiments"][experiment]
-    base = f"results/{study_name}/{experiment}/{protocol}"
+    base = R(f"{study_name}/{experiment}/{protocol}")
     return [
         f"{base}/{kind}/{block}/chunk{chunk}.{ext}"
         for block in study.block_names(exp)
@@ -221,7 +244,7 @@ def protocol_chunk_files(kind, ext="npz"):
 
 
 def summary_files(study, experiments, protocol):
-    return [f"results/{study}/{e}/{protocol}/summary.csv" for e in experiments]
+    return [R(f"{study}/{e}/{protocol}/summary.csv") for e in experiments]
 
 
 def real_data_kwargs(dataset, protocol):
@@ -261,14 +284,14 @@ def figure_summaries(wildcards):
 def paper_a_figure_files(figure):
     """A Paper A figure per protocol, and its overlay version if the comparison runs."""
     files = expand(
-        "results/figures/paper_a/{figure}_{protocol}.{ext}",
+        R("figures/paper_a/{figure}_{protocol}.{ext}"),
         figure=figure,
         protocol=PROTOCOLS,
         ext=FIG_EXT,
     )
     if "authors" in PROTOCOLS:
         files += expand(
-            "results/figures/paper_a/{figure}_{protocol}_overlay.{ext}",
+            R("figures/paper_a/{figure}_{protocol}_overlay.{ext}"),
             figure=figure,
             protocol=PROTOCOLS,
             ext=["pdf", "png"],
@@ -288,7 +311,7 @@ def paper_a_figure_outputs():
     """
     out = {}
     for p in PROTOCOLS:
-        stem = f"results/figures/paper_a/{{figure}}_{p}"
+        stem = R(f"figures/paper_a/{{figure}}_{p}")
         out[f"pdf_{p}"] = f"{stem}.pdf"
         out[f"png_{p}"] = report(
             f"{stem}.png",
@@ -315,8 +338,8 @@ def paper_a_comparison(wildcards):
     if not PAPER_A_OVERLAID:
         return []
     if int(wildcards.figure[3:]) <= 4:
-        return "results/comparison/paper_a_edge.csv"
-    return "results/comparison/paper_a_individual.csv"
+        return R("comparison/paper_a_edge.csv")
+    return R("comparison/paper_a_individual.csv")
 
 
 #: B2 figures whose numbers the paper prints in tables: drawn with their overlay version
@@ -329,10 +352,10 @@ B2_OVERLAID = [
 
 def paper_b_figure_files(bpaper, figure):
     """A Paper B figure, and its overlay version where the paper prints its numbers."""
-    files = expand(f"results/figures/{bpaper}/{figure}.{{ext}}", ext=FIG_EXT)
+    files = expand(R(f"figures/{bpaper}/{figure}.{{ext}}"), ext=FIG_EXT)
     if bpaper == "paper_b2" and figure in B2_OVERLAID:
         files += expand(
-            f"results/figures/{bpaper}/{figure}_overlay.{{ext}}", ext=["pdf", "png"]
+            R(f"figures/{bpaper}/{figure}_overlay.{{ext}}"), ext=["pdf", "png"]
         )
     return files
 
@@ -343,4 +366,4 @@ def b_figure_inputs(wildcards):
     experiments = spec["experiment"]
     experiments = [experiments] if isinstance(experiments, str) else experiments
     name = "summary" if spec.get("type", "lines") == "lines" else "replicates"
-    return [f"results/{wildcards.bpaper}/{e}/{name}.csv" for e in experiments]
+    return [R(f"{wildcards.bpaper}/{e}/{name}.csv") for e in experiments]

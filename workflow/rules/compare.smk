@@ -13,17 +13,17 @@ rule compare_paper_a_edge:
         ),
         library=script_files(script_path("compare_paper_a_edge"), SRC),
     output:
-        table="results/comparison/paper_a_edge.csv",
+        table=R("comparison/paper_a_edge.csv"),
         summary=report(
-            "results/comparison/paper_a_edge_summary.csv",
+            R("comparison/paper_a_edge_summary.csv"),
             caption="../report/comparison.rst",
             category="Comparison",
             labels={"comparison": "paper_a_edge"},
         ),
     log:
-        "results/logs/comparison/paper_a_edge.log",
+        R("logs/comparison/paper_a_edge.log"),
     benchmark:
-        "results/benchmarks/comparison/paper_a_edge.tsv"
+        R("benchmarks/comparison/paper_a_edge.tsv")
     conda:
         "../../envs/estimate.yaml"
     params:
@@ -46,17 +46,17 @@ rule compare_paper_a_individual:
         ),
         library=script_files(script_path("compare_paper_a_individual"), SRC),
     output:
-        table="results/comparison/paper_a_individual.csv",
+        table=R("comparison/paper_a_individual.csv"),
         summary=report(
-            "results/comparison/paper_a_individual_summary.csv",
+            R("comparison/paper_a_individual_summary.csv"),
             caption="../report/comparison.rst",
             category="Comparison",
             labels={"comparison": "paper_a_individual"},
         ),
     log:
-        "results/logs/comparison/paper_a_individual.log",
+        R("logs/comparison/paper_a_individual.log"),
     benchmark:
-        "results/benchmarks/comparison/paper_a_individual.tsv"
+        R("benchmarks/comparison/paper_a_individual.tsv")
     conda:
         "../../envs/estimate.yaml"
     params:
@@ -68,29 +68,29 @@ rule compare_paper_a_individual:
 rule compare_paper_b2:
     input:
         summaries=[
-            f"results/paper_b2/{spec['experiment']}/summary.csv"
+            R(f"paper_b2/{spec['experiment']}/summary.csv")
             for spec in config["paper_b2"]["tables"].values()
         ],
         published=[spec["published"] for spec in config["paper_b2"]["tables"].values()],
-        car_ranks="results/paper_b2/car/nonprivate.json",
-        car_table2="results/paper_b2/car/table2.csv",
+        car_ranks=R("paper_b2/car/nonprivate.json"),
+        car_table2=R("paper_b2/car/table2.csv"),
         car_published=[
             "resources/published/paper_b/B2-Table1_car_attributes_ranking.csv",
             "resources/published/paper_b/B2-Table2_car_full_ranking_error_ttests.csv",
         ],
         library=script_files(script_path("compare_paper_b2"), SRC),
     output:
-        table="results/comparison/paper_b2.csv",
+        table=R("comparison/paper_b2.csv"),
         summary=report(
-            "results/comparison/paper_b2_summary.csv",
+            R("comparison/paper_b2_summary.csv"),
             caption="../report/comparison.rst",
             category="Comparison",
             labels={"comparison": "paper_b2"},
         ),
     log:
-        "results/logs/comparison/paper_b2.log",
+        R("logs/comparison/paper_b2.log"),
     benchmark:
-        "results/benchmarks/comparison/paper_b2.tsv"
+        R("benchmarks/comparison/paper_b2.tsv")
     conda:
         "../../envs/estimate.yaml"
     params:
@@ -104,19 +104,19 @@ rule paper_b2:
     input:
         [paper_b_figure_files("paper_b2", f) for f in config["paper_b2"]["figures"]],
         expand(
-            "results/tables/paper_b2/{table}.{ext}",
+            R("tables/paper_b2/{table}.{ext}"),
             table=config["paper_b2"]["tables"],
             ext=TABLE_EXT,
         ),
         rules.car_tables_paper_b2.output,
-        [f"results/paper_b2/{e}/scaling.csv" for e in TIMING_EXPERIMENTS],
+        [R(f"paper_b2/{e}/scaling.csv") for e in TIMING_EXPERIMENTS],
         rules.compare_paper_b2.output,
 
 
 rule paper_b1:
     input:
         expand(
-            "results/figures/paper_b1/{figure}.{ext}",
+            R("figures/paper_b1/{figure}.{ext}"),
             figure=config["paper_b1"]["figures"],
             ext=FIG_EXT,
         ),

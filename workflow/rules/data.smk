@@ -32,9 +32,9 @@ for _dataset in DATASETS:
         output:
             DATA_FILES[_dataset],
         log:
-            f"results/logs/data/{_dataset}.log",
+            R(f"logs/data/{_dataset}.log"),
         benchmark:
-            f"results/benchmarks/data/{_dataset}.tsv"
+            R(f"benchmarks/data/{_dataset}.tsv")
         localrule: True
         conda:
             "../../envs/data.yaml"
@@ -57,11 +57,11 @@ rule real_data_wins:
         data=lambda w: DATA_FILES[w.dataset][0],
         library=script_files(script_path("real_data_wins"), SRC),
     output:
-        wins="results/paper_a_real/{dataset}/wins.csv",
+        wins=R("paper_a_real/{dataset}/wins.csv"),
     log:
-        "results/logs/paper_a_real/{dataset}/wins.log",
+        R("logs/paper_a_real/{dataset}/wins.log"),
     benchmark:
-        "results/benchmarks/paper_a_real/{dataset}/wins.tsv"
+        R("benchmarks/paper_a_real/{dataset}/wins.tsv")
     wildcard_constraints:
         dataset="|".join(REAL_DATASETS),
     conda:
@@ -72,4 +72,4 @@ rule real_data_wins:
 
 rule paper_a_real_wins:
     input:
-        expand("results/paper_a_real/{dataset}/wins.csv", dataset=REAL_DATASETS),
+        expand(R("paper_a_real/{dataset}/wins.csv"), dataset=REAL_DATASETS),

@@ -3,19 +3,19 @@ rule estimate:
         **{
             f"noise_{p}": path
             for p, path in per_protocol(
-                "results/{study}/{experiment}/{protocol}/noise/{block}/chunk{chunk}.npz"
+                R("{study}/{experiment}/{protocol}/noise/{block}/chunk{chunk}.npz")
             ).items()
         },
-        data="results/{study}/{experiment}/data/{block}/chunk{chunk}.npz",
+        data=R("{study}/{experiment}/data/{block}/chunk{chunk}.npz"),
         library=library("estimate", "estimate"),
     output:
         **per_protocol(
-            "results/{study}/{experiment}/{protocol}/estimates/{block}/chunk{chunk}.npz"
+            R("{study}/{experiment}/{protocol}/estimates/{block}/chunk{chunk}.npz")
         ),
     log:
-        "results/logs/{study}/{experiment}/estimates/{block}/chunk{chunk}.log",
+        R("logs/{study}/{experiment}/estimates/{block}/chunk{chunk}.log"),
     benchmark:
-        "results/benchmarks/{study}/{experiment}/estimates/{block}/chunk{chunk}.tsv"
+        R("benchmarks/{study}/{experiment}/estimates/{block}/chunk{chunk}.tsv")
     conda:
         "../../envs/estimate.yaml"
     params:
@@ -27,14 +27,14 @@ rule estimate:
 
 rule fit_paper_b:
     input:
-        releases="results/{bpaper}/{experiment}/releases/{cell}/chunk{chunk}.npz",
+        releases=R("{bpaper}/{experiment}/releases/{cell}/chunk{chunk}.npz"),
         library=script_files(script_path("fit_paper_b"), SRC),
     output:
-        "results/{bpaper}/{experiment}/metrics/{cell}/chunk{chunk}.csv",
+        R("{bpaper}/{experiment}/metrics/{cell}/chunk{chunk}.csv"),
     log:
-        "results/logs/{bpaper}/{experiment}/metrics/{cell}/chunk{chunk}.log",
+        R("logs/{bpaper}/{experiment}/metrics/{cell}/chunk{chunk}.log"),
     benchmark:
-        "results/benchmarks/{bpaper}/{experiment}/metrics/{cell}/chunk{chunk}.tsv"
+        R("benchmarks/{bpaper}/{experiment}/metrics/{cell}/chunk{chunk}.tsv")
     conda:
         "../../envs/estimate.yaml"
     params:

@@ -7,9 +7,9 @@ rule plot_paper_a_figure:
         # every protocol's figure in one job: they share the start-up and the imports
         **paper_a_figure_outputs(),
     log:
-        "results/logs/figures/paper_a/{figure}.log",
+        R("logs/figures/paper_a/{figure}.log"),
     benchmark:
-        "results/benchmarks/figures/paper_a/{figure}.tsv"
+        R("benchmarks/figures/paper_a/{figure}.tsv")
     conda:
         "../../envs/plot.yaml"
     params:
@@ -80,19 +80,19 @@ rule plot_paper_b_figure:
         data=b_figure_inputs,
         library=script_files(script_path("plot_paper_b_figure"), SRC),
     output:
-        pdf="results/figures/{bpaper}/{figure}.pdf",
+        pdf=R("figures/{bpaper}/{figure}.pdf"),
         png=report(
-            "results/figures/{bpaper}/{figure}.png",
+            R("figures/{bpaper}/{figure}.png"),
             caption=REPORT_ITEM,
             category=report_paper,
             subcategory="figures",
             labels={"figure": "{figure}"},
         ),
-        csv="results/figures/{bpaper}/{figure}.csv",
+        csv=R("figures/{bpaper}/{figure}.csv"),
     log:
-        "results/logs/figures/{bpaper}/{figure}.log",
+        R("logs/figures/{bpaper}/{figure}.log"),
     benchmark:
-        "results/benchmarks/figures/{bpaper}/{figure}.tsv"
+        R("benchmarks/figures/{bpaper}/{figure}.tsv")
     conda:
         "../../envs/plot.yaml"
     params:
@@ -185,30 +185,30 @@ rule paper_b1_fig6:
 rule plot_paper_b_figure_overlay:
     input:
         data=b_figure_inputs,
-        comparison="results/comparison/{bpaper}.csv",
+        comparison=R("comparison/{bpaper}.csv"),
         library=script_files(script_path("plot_paper_b_figure"), SRC),
     output:
-        pdf="results/figures/{bpaper}/{figure}.pdf",
+        pdf=R("figures/{bpaper}/{figure}.pdf"),
         png=report(
-            "results/figures/{bpaper}/{figure}.png",
+            R("figures/{bpaper}/{figure}.png"),
             caption=REPORT_ITEM,
             category=report_paper,
             subcategory="figures",
             labels={"figure": "{figure}"},
         ),
-        csv="results/figures/{bpaper}/{figure}.csv",
-        overlay_pdf="results/figures/{bpaper}/{figure}_overlay.pdf",
+        csv=R("figures/{bpaper}/{figure}.csv"),
+        overlay_pdf=R("figures/{bpaper}/{figure}_overlay.pdf"),
         overlay_png=report(
-            "results/figures/{bpaper}/{figure}_overlay.png",
+            R("figures/{bpaper}/{figure}_overlay.png"),
             caption=OVERLAY_ITEM,
             category=report_paper,
             subcategory="figures",
             labels={"figure": "{figure} (overlay)"},
         ),
     log:
-        "results/logs/figures/{bpaper}/{figure}.log",
+        R("logs/figures/{bpaper}/{figure}.log"),
     benchmark:
-        "results/benchmarks/figures/{bpaper}/{figure}.tsv"
+        R("benchmarks/figures/{bpaper}/{figure}.tsv")
     wildcard_constraints:
         bpaper="paper_b2",
         figure="|".join(B2_OVERLAID) or "^$",

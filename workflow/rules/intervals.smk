@@ -21,11 +21,11 @@ rule intervals_design:
     input:
         library=script_files(script_path("intervals_design"), SRC),
     output:
-        "results/intervals/{design}.csv",
+        R("intervals/{design}.csv"),
     log:
-        "results/logs/intervals/{design}.log",
+        R("logs/intervals/{design}.log"),
     benchmark:
-        "results/benchmarks/intervals/{design}.tsv"
+        R("benchmarks/intervals/{design}.tsv")
     wildcard_constraints:
         design="|".join(IV_DESIGNS) or "none",
     conda:
@@ -48,21 +48,21 @@ rule intervals_design:
 
 rule intervals_table:
     input:
-        rows=expand("results/intervals/{design}.csv", design=IV_DESIGNS),
+        rows=expand(R("intervals/{design}.csv"), design=IV_DESIGNS),
         library=script_files(script_path("intervals_table"), SRC),
     output:
         csv=report(
-            "results/tables/intervals/coverage.csv",
+            R("tables/intervals/coverage.csv"),
             caption="../report/intervals.rst",
             category="Benchmark",
             subcategory="intervals",
             labels={"table": "coverage of score and rank intervals"},
         ),
-        md="results/tables/intervals/coverage.md",
+        md=R("tables/intervals/coverage.md"),
     log:
-        "results/logs/intervals/table.log",
+        R("logs/intervals/table.log"),
     benchmark:
-        "results/benchmarks/intervals/table.tsv"
+        R("benchmarks/intervals/table.tsv")
     conda:
         "../../envs/estimate.yaml"
     params:
@@ -75,22 +75,22 @@ rule intervals_table:
 
 rule intervals_figure:
     input:
-        table="results/tables/intervals/coverage.csv",
+        table=R("tables/intervals/coverage.csv"),
         library=script_files(script_path("intervals_figure"), SRC),
     output:
-        pdf="results/figures/intervals/coverage.pdf",
+        pdf=R("figures/intervals/coverage.pdf"),
         png=report(
-            "results/figures/intervals/coverage.png",
+            R("figures/intervals/coverage.png"),
             caption="../report/intervals.rst",
             category="Benchmark",
             subcategory="intervals",
             labels={"figure": "coverage of score and rank intervals"},
         ),
-        csv="results/figures/intervals/coverage.csv",
+        csv=R("figures/intervals/coverage.csv"),
     log:
-        "results/logs/intervals/figure.log",
+        R("logs/intervals/figure.log"),
     benchmark:
-        "results/benchmarks/intervals/figure.tsv"
+        R("benchmarks/intervals/figure.tsv")
     conda:
         "../../envs/plot.yaml"
     params:

@@ -3,18 +3,18 @@ rule compute_metrics:
         **{
             f"estimates_{p}": path
             for p, path in per_protocol(
-                "results/{study}/{experiment}/{protocol}/estimates/{block}/chunk{chunk}.npz"
+                R("{study}/{experiment}/{protocol}/estimates/{block}/chunk{chunk}.npz")
             ).items()
         },
         library=library("compute_metrics", "evaluate"),
     output:
         **per_protocol(
-            "results/{study}/{experiment}/{protocol}/metrics/{block}/chunk{chunk}.csv"
+            R("{study}/{experiment}/{protocol}/metrics/{block}/chunk{chunk}.csv")
         ),
     log:
-        "results/logs/{study}/{experiment}/metrics/{block}/chunk{chunk}.log",
+        R("logs/{study}/{experiment}/metrics/{block}/chunk{chunk}.log"),
     benchmark:
-        "results/benchmarks/{study}/{experiment}/metrics/{block}/chunk{chunk}.tsv"
+        R("benchmarks/{study}/{experiment}/metrics/{block}/chunk{chunk}.tsv")
     conda:
         "../../envs/estimate.yaml"
     params:
@@ -29,11 +29,11 @@ rule aggregate_metrics:
         unpack(protocol_chunk_files("metrics", "csv")),
         library=library("aggregate_metrics"),
     output:
-        **{p: f"results/{{study}}/{{experiment}}/{p}/summary.csv" for p in PROTOCOLS},
+        **{p: R(f"{{study}}/{{experiment}}/{p}/summary.csv") for p in PROTOCOLS},
     log:
-        "results/logs/{study}/{experiment}/summary.log",
+        R("logs/{study}/{experiment}/summary.log"),
     benchmark:
-        "results/benchmarks/{study}/{experiment}/summary.tsv"
+        R("benchmarks/{study}/{experiment}/summary.tsv")
     conda:
         "../../envs/estimate.yaml"
     params:
@@ -45,7 +45,7 @@ rule aggregate_metrics:
 rule collect_paper_b:
     input:
         metrics=lambda w: [
-            f"results/{w.bpaper}/{w.experiment}/metrics/{cell}/chunk{chunk}.csv"
+            R(f"{w.bpaper}/{w.experiment}/metrics/{cell}/chunk{chunk}.csv")
             for cell in paper_b2.cell_names(
                 config[w.bpaper]["experiments"][w.experiment]
             )
@@ -53,12 +53,12 @@ rule collect_paper_b:
         ],
         library=library("collect_metrics"),
     output:
-        replicates="results/{bpaper}/{experiment}/replicates.csv",
-        summary="results/{bpaper}/{experiment}/summary.csv",
+        replicates=R("{bpaper}/{experiment}/replicates.csv"),
+        summary=R("{bpaper}/{experiment}/summary.csv"),
     log:
-        "results/logs/{bpaper}/{experiment}/replicates.log",
+        R("logs/{bpaper}/{experiment}/replicates.log"),
     benchmark:
-        "results/benchmarks/{bpaper}/{experiment}/replicates.tsv"
+        R("benchmarks/{bpaper}/{experiment}/replicates.tsv")
     wildcard_constraints:
         experiment="|".join(SIM_EXPERIMENTS),
     conda:
@@ -71,13 +71,13 @@ rule time_paper_b2:
     input:
         library=script_files(script_path("time_paper_b2"), SRC),
     output:
-        replicates="results/paper_b2/{experiment}/replicates.csv",
-        scaling="results/paper_b2/{experiment}/scaling.csv",
-        machine="results/paper_b2/{experiment}/machine.json",
+        replicates=R("paper_b2/{experiment}/replicates.csv"),
+        scaling=R("paper_b2/{experiment}/scaling.csv"),
+        machine=R("paper_b2/{experiment}/machine.json"),
     log:
-        "results/logs/paper_b2/{experiment}/timing.log",
+        R("logs/paper_b2/{experiment}/timing.log"),
     benchmark:
-        "results/benchmarks/paper_b2/{experiment}/timing.tsv"
+        R("benchmarks/paper_b2/{experiment}/timing.tsv")
     wildcard_constraints:
         experiment="|".join(TIMING_EXPERIMENTS) or "^$",
     # First: Snakemake leaves a job that needs every core until nothing else is ready, so

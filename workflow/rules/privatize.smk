@@ -3,13 +3,13 @@ rule privatize:
         library=library("privatize", "privatize"),
     output:
         **per_protocol(
-            "results/{study}/{experiment}/{protocol}/noise/{block}/chunk{chunk}.npz",
+            R("{study}/{experiment}/{protocol}/noise/{block}/chunk{chunk}.npz"),
             intermediate,
         ),
     log:
-        "results/logs/{study}/{experiment}/noise/{block}/chunk{chunk}.log",
+        R("logs/{study}/{experiment}/noise/{block}/chunk{chunk}.log"),
     benchmark:
-        "results/benchmarks/{study}/{experiment}/noise/{block}/chunk{chunk}.tsv"
+        R("benchmarks/{study}/{experiment}/noise/{block}/chunk{chunk}.tsv")
     conda:
         "../../envs/simulate.yaml"
     params:

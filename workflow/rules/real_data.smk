@@ -1,13 +1,13 @@
 rule real_data_metrics:
     input:
-        wins="results/paper_a_real/{dataset}/wins.csv",
+        wins=R("paper_a_real/{dataset}/wins.csv"),
         library=script_files(script_path("real_data_metrics"), SRC),
     output:
-        "results/paper_a_real/{dataset}/{protocol}/metrics.csv",
+        R("paper_a_real/{dataset}/{protocol}/metrics.csv"),
     log:
-        "results/logs/paper_a_real/{dataset}/{protocol}/metrics.log",
+        R("logs/paper_a_real/{dataset}/{protocol}/metrics.log"),
     benchmark:
-        "results/benchmarks/paper_a_real/{dataset}/{protocol}/metrics.tsv"
+        R("benchmarks/paper_a_real/{dataset}/{protocol}/metrics.tsv")
     conda:
         "../../envs/estimate.yaml"
     params:
@@ -19,16 +19,16 @@ rule real_data_metrics:
 rule aggregate_real_data:
     input:
         **{
-            f"metrics_{p}": f"results/paper_a_real/{{dataset}}/{p}/metrics.csv"
+            f"metrics_{p}": R(f"paper_a_real/{{dataset}}/{p}/metrics.csv")
             for p in PROTOCOLS
         },
         library=library("aggregate_metrics"),
     output:
-        **{p: f"results/paper_a_real/{{dataset}}/{p}/summary.csv" for p in PROTOCOLS},
+        **{p: R(f"paper_a_real/{{dataset}}/{p}/summary.csv") for p in PROTOCOLS},
     log:
-        "results/logs/paper_a_real/{dataset}/summary.log",
+        R("logs/paper_a_real/{dataset}/summary.log"),
     benchmark:
-        "results/benchmarks/paper_a_real/{dataset}/summary.tsv"
+        R("benchmarks/paper_a_real/{dataset}/summary.tsv")
     conda:
         "../../envs/estimate.yaml"
     params:
@@ -42,13 +42,13 @@ rule car_paper_b2:
         data=DATA_FILES["car_preferences"],
         library=script_files(script_path("car_paper_b2"), SRC),
     output:
-        replicates="results/paper_b2/car/replicates.csv",
-        table2="results/paper_b2/car/table2.csv",
-        nonprivate="results/paper_b2/car/nonprivate.json",
+        replicates=R("paper_b2/car/replicates.csv"),
+        table2=R("paper_b2/car/table2.csv"),
+        nonprivate=R("paper_b2/car/nonprivate.json"),
     log:
-        "results/logs/paper_b2/car/replicates.log",
+        R("logs/paper_b2/car/replicates.log"),
     benchmark:
-        "results/benchmarks/paper_b2/car/replicates.tsv"
+        R("benchmarks/paper_b2/car/replicates.tsv")
     conda:
         "../../envs/estimate.yaml"
     params:
@@ -59,36 +59,36 @@ rule car_paper_b2:
 
 rule car_tables_paper_b2:
     input:
-        nonprivate="results/paper_b2/car/nonprivate.json",
-        table2="results/paper_b2/car/table2.csv",
+        nonprivate=R("paper_b2/car/nonprivate.json"),
+        table2=R("paper_b2/car/table2.csv"),
         library=script_files(script_path("table_car_paper_b2"), SRC),
     output:
         table1=[
             report(
-                "results/tables/paper_b2/table1.csv",
+                R("tables/paper_b2/table1.csv"),
                 caption="../report/car_table1.rst",
                 category="Paper B2",
                 subcategory="tables",
                 labels={"table": "table1"},
             ),
-            "results/tables/paper_b2/table1.md",
-            "results/tables/paper_b2/table1.tex",
+            R("tables/paper_b2/table1.md"),
+            R("tables/paper_b2/table1.tex"),
         ],
         table2=[
             report(
-                "results/tables/paper_b2/table2.csv",
+                R("tables/paper_b2/table2.csv"),
                 caption="../report/car_table2.rst",
                 category="Paper B2",
                 subcategory="tables",
                 labels={"table": "table2"},
             ),
-            "results/tables/paper_b2/table2.md",
-            "results/tables/paper_b2/table2.tex",
+            R("tables/paper_b2/table2.md"),
+            R("tables/paper_b2/table2.tex"),
         ],
     log:
-        "results/logs/tables/paper_b2/car.log",
+        R("logs/tables/paper_b2/car.log"),
     benchmark:
-        "results/benchmarks/tables/paper_b2/car.tsv"
+        R("benchmarks/tables/paper_b2/car.tsv")
     conda:
         "../../envs/plot.yaml"
     script:
@@ -110,11 +110,11 @@ rule movielens_paper_b1:
         ratings=DATA_FILES["movielens_latest_small"][0],
         library=script_files(script_path("movielens_paper_b1"), SRC),
     output:
-        "results/paper_b1/movielens/metrics/scheme{scheme}.csv",
+        R("paper_b1/movielens/metrics/scheme{scheme}.csv"),
     log:
-        "results/logs/paper_b1/movielens/metrics/scheme{scheme}.log",
+        R("logs/paper_b1/movielens/metrics/scheme{scheme}.log"),
     benchmark:
-        "results/benchmarks/paper_b1/movielens/metrics/scheme{scheme}.tsv"
+        R("benchmarks/paper_b1/movielens/metrics/scheme{scheme}.tsv")
     wildcard_constraints:
         scheme="[123]",
     conda:
@@ -138,17 +138,17 @@ rule movielens_paper_b1:
 rule collect_movielens_paper_b1:
     input:
         metrics=expand(
-            "results/paper_b1/movielens/metrics/scheme{scheme}.csv",
+            R("paper_b1/movielens/metrics/scheme{scheme}.csv"),
             scheme=config["paper_b1"]["movielens"]["schemes"],
         ),
         library=library("collect_metrics"),
     output:
-        replicates="results/paper_b1/movielens/replicates.csv",
-        summary="results/paper_b1/movielens/summary.csv",
+        replicates=R("paper_b1/movielens/replicates.csv"),
+        summary=R("paper_b1/movielens/summary.csv"),
     log:
-        "results/logs/paper_b1/movielens/replicates.log",
+        R("logs/paper_b1/movielens/replicates.log"),
     benchmark:
-        "results/benchmarks/paper_b1/movielens/replicates.tsv"
+        R("benchmarks/paper_b1/movielens/replicates.tsv")
     conda:
         "../../envs/estimate.yaml"
     script:

@@ -1,25 +1,26 @@
 # The report's own pages and Paper-level comparison tables. Build the report with
-#   snakemake --report results/report.html   (after a run; add --configfile for the smoke scale)
+#   snakemake --report results/report.html   (after a run; at the smoke scale:
+#   snakemake --report results/smoke/report.html --configfile .test/config.yaml)
 
 
 rule compare_paper_a:
     input:
         tables=[
-            "results/comparison/paper_a_edge.csv",
-            "results/comparison/paper_a_individual.csv",
+            R("comparison/paper_a_edge.csv"),
+            R("comparison/paper_a_individual.csv"),
         ],
         summaries=[
-            "results/comparison/paper_a_edge_summary.csv",
-            "results/comparison/paper_a_individual_summary.csv",
+            R("comparison/paper_a_edge_summary.csv"),
+            R("comparison/paper_a_individual_summary.csv"),
         ],
         paper_summaries=(
             [
-                f"results/{study}/{e}/paper/summary.csv"
+                R(f"{study}/{e}/paper/summary.csv")
                 for study in ("paper_a_edge", "paper_a_individual")
                 for e in config[study]["experiments"]
             ]
             + [
-                f"results/paper_a_real/{d}/paper/summary.csv"
+                R(f"paper_a_real/{d}/paper/summary.csv")
                 for d in config["paper_a_real"]["datasets"]
             ]
             if "paper" in PROTOCOLS
@@ -27,12 +28,12 @@ rule compare_paper_a:
         ),
         library=script_files(script_path("compare_paper_a"), SRC),
     output:
-        table="results/comparison/paper_a.csv",
-        summary="results/comparison/paper_a_summary.csv",
+        table=R("comparison/paper_a.csv"),
+        summary=R("comparison/paper_a_summary.csv"),
     log:
-        "results/logs/comparison/paper_a.log",
+        R("logs/comparison/paper_a.log"),
     benchmark:
-        "results/benchmarks/comparison/paper_a.tsv"
+        R("benchmarks/comparison/paper_a.tsv")
     conda:
         "../../envs/estimate.yaml"
     script:
@@ -41,22 +42,22 @@ rule compare_paper_a:
 
 rule compare_paper_b1:
     input:
-        table1="results/tables/paper_b1/table1.csv",
-        scenario3="results/paper_b1/scenario3/summary.csv",
+        table1=R("tables/paper_b1/table1.csv"),
+        scenario3=R("paper_b1/scenario3/summary.csv"),
         ratings=DATA_FILES["movielens_latest_small"][0],
         library=script_files(script_path("compare_paper_b1"), SRC),
     output:
-        table="results/comparison/paper_b1.csv",
+        table=R("comparison/paper_b1.csv"),
         summary=report(
-            "results/comparison/paper_b1_summary.csv",
+            R("comparison/paper_b1_summary.csv"),
             caption="../report/comparison.rst",
             category="Comparison",
             labels={"comparison": "paper_b1"},
         ),
     log:
-        "results/logs/comparison/paper_b1.log",
+        R("logs/comparison/paper_b1.log"),
     benchmark:
-        "results/benchmarks/comparison/paper_b1.tsv"
+        R("benchmarks/comparison/paper_b1.tsv")
     conda:
         "../../envs/estimate.yaml"
     script:
@@ -67,24 +68,22 @@ rule deviations:
     input:
         deviations="resources/deviations.yaml",
         summaries=(
-            ["results/comparison/paper_a_summary.csv"]
-            if "authors" in PROTOCOLS
-            else []
+            [R("comparison/paper_a_summary.csv")] if "authors" in PROTOCOLS else []
         )
         + [
-            "results/comparison/paper_b1_summary.csv",
-            "results/comparison/paper_b2_summary.csv",
+            R("comparison/paper_b1_summary.csv"),
+            R("comparison/paper_b2_summary.csv"),
         ],
         library=script_files(script_path("deviations"), SRC),
     output:
         report(
-            "results/report/deviations.html",
+            R("report/deviations.html"),
             caption="../report/deviations.rst",
             category="Comparison",
             subcategory="Deviations",
         ),
     log:
-        "results/logs/report/deviations.log",
+        R("logs/report/deviations.log"),
     conda:
         "../../envs/plot.yaml"
     script:
@@ -99,21 +98,23 @@ rule runtime_report:
         library=script_files(script_path("runtime_report"), SRC),
     output:
         report(
-            "results/report/runtime.csv",
+            R("report/runtime.csv"),
             caption="../report/runtime.rst",
             category="Runtime",
         ),
     log:
-        "results/logs/report/runtime.log",
+        R("logs/report/runtime.log"),
     conda:
         "../../envs/plot.yaml"
+    params:
+        bench=R("benchmarks"),
     script:
         "../../scripts/runtime_report.py"
 
 
 rule report_pages:
     input:
-        "results/audit/privacy.csv",
+        R("audit/privacy.csv"),
         rules.compare_paper_a.output if "authors" in PROTOCOLS else [],
         rules.compare_paper_b1.output,
         rules.deviations.output,
@@ -130,8 +131,8 @@ DOCS_COMPARISONS = (
 rule docs_includes:
     input:
         rules.runtime_report.output,
-        summaries=[f"results/comparison/{c}_summary.csv" for c in DOCS_COMPARISONS],
-        audit="results/audit/privacy.csv",
+        summaries=[R(f"comparison/{c}_summary.csv") for c in DOCS_COMPARISONS],
+        audit=R("audit/privacy.csv"),
         deviations="resources/deviations.yaml",
         library=script_files(script_path("docs_includes"), SRC),
     output:
@@ -147,13 +148,13 @@ rule docs_includes:
             )
         ],
     log:
-        "results/logs/report/docs_includes.log",
+        R("logs/report/docs_includes.log"),
     conda:
         "../../envs/plot.yaml"
     params:
         names=DOCS_COMPARISONS,
         outdir=lambda w, output: str(Path(output[0]).parent),
-        bench="results/benchmarks",
+        bench=R("benchmarks"),
     script:
         "../../scripts/docs_includes.py"
 
@@ -163,14 +164,14 @@ rule audit_privacy:
         library=script_files(script_path("audit_privacy"), SRC),
     output:
         report(
-            "results/audit/privacy.csv",
+            R("audit/privacy.csv"),
             caption="../report/audit.rst",
             category="Audit",
         ),
     log:
-        "results/logs/audit/privacy.log",
+        R("logs/audit/privacy.log"),
     benchmark:
-        "results/benchmarks/audit/privacy.tsv"
+        R("benchmarks/audit/privacy.tsv")
     conda:
         "../../envs/estimate.yaml"
     params:

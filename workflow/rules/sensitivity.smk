@@ -55,11 +55,11 @@ rule sensitivity_scenario3_grid:
     input:
         library=script_files(script_path("sensitivity_scenario3_grid"), SRC),
     output:
-        "results/sensitivity/scenario3/grid/{model}_p{p}.csv",
+        R("sensitivity/scenario3/grid/{model}_p{p}.csv"),
     log:
-        "results/logs/sensitivity/scenario3/grid/{model}_p{p}.log",
+        R("logs/sensitivity/scenario3/grid/{model}_p{p}.log"),
     benchmark:
-        "results/benchmarks/sensitivity/scenario3/grid/{model}_p{p}.tsv"
+        R("benchmarks/sensitivity/scenario3/grid/{model}_p{p}.tsv")
     wildcard_constraints:
         model="btl|tm",
         p="|".join(re.escape(p) for p in SENS_P3) or "none",
@@ -84,27 +84,27 @@ rule sensitivity_scenario3_grid:
 rule sensitivity_scenario3_fit:
     input:
         grid=expand(
-            "results/sensitivity/scenario3/grid/{model}_p{p}.csv",
+            R("sensitivity/scenario3/grid/{model}_p{p}.csv"),
             model=SENS_EXP3.get("grid", {}).get("model", []),
             p=SENS_P3,
         ),
         published=SENS_PUBLISHED["scenario3"],
         library=script_files(script_path("sensitivity_scenario3_fit"), SRC),
     output:
-        curve="results/sensitivity/scenario3/curve.csv",
-        fit="results/sensitivity/scenario3/fit.csv",
-        check="results/sensitivity/scenario3/check.csv",
+        curve=R("sensitivity/scenario3/curve.csv"),
+        fit=R("sensitivity/scenario3/fit.csv"),
+        check=R("sensitivity/scenario3/check.csv"),
         summary=report(
-            "results/sensitivity/scenario3/check_summary.csv",
+            R("sensitivity/scenario3/check_summary.csv"),
             caption="../report/sensitivity.rst",
             category="Comparison",
             subcategory="sensitivity (B2)",
             labels={"table": "Scenario III: fit and held-out check"},
         ),
     log:
-        "results/logs/sensitivity/scenario3/fit.log",
+        R("logs/sensitivity/scenario3/fit.log"),
     benchmark:
-        "results/benchmarks/sensitivity/scenario3/fit.tsv"
+        R("benchmarks/sensitivity/scenario3/fit.tsv")
     conda:
         "../../envs/estimate.yaml"
     params:
@@ -126,11 +126,11 @@ rule sensitivity_scenario5:
     input:
         library=script_files(script_path("sensitivity_scenario5"), SRC),
     output:
-        "results/sensitivity/scenario5/{model}_p{p}.csv",
+        R("sensitivity/scenario5/{model}_p{p}.csv"),
     log:
-        "results/logs/sensitivity/scenario5/{model}_p{p}.log",
+        R("logs/sensitivity/scenario5/{model}_p{p}.log"),
     benchmark:
-        "results/benchmarks/sensitivity/scenario5/{model}_p{p}.tsv"
+        R("benchmarks/sensitivity/scenario5/{model}_p{p}.tsv")
     wildcard_constraints:
         model="btl|tm",
         p="|".join(re.escape(p) for p in SENS_P5) or "none",
@@ -155,35 +155,35 @@ rule sensitivity_scenario5:
 rule sensitivity_summary:
     input:
         scenario5=expand(
-            "results/sensitivity/scenario5/{model}_p{p}.csv",
+            R("sensitivity/scenario5/{model}_p{p}.csv"),
             model=SENS_EXP5.get("grid", {}).get("model", []),
             p=SENS_P5,
         ),
-        fit="results/sensitivity/scenario3/fit.csv",
-        check="results/sensitivity/scenario3/check_summary.csv",
+        fit=R("sensitivity/scenario3/fit.csv"),
+        check=R("sensitivity/scenario3/check_summary.csv"),
         published=SENS_PUBLISHED["scenario5"],
         library=script_files(script_path("sensitivity_summary"), SRC),
     output:
-        cells="results/sensitivity/cells.csv",
+        cells=R("sensitivity/cells.csv"),
         settings=report(
-            "results/sensitivity/settings.csv",
+            R("sensitivity/settings.csv"),
             caption="../report/sensitivity.rst",
             category="Comparison",
             subcategory="sensitivity (B2)",
             labels={"table": "Scenario V: every setting"},
         ),
-        findings="results/sensitivity/findings.md",
+        findings=R("sensitivity/findings.md"),
         html=report(
-            "results/report/sensitivity/findings.html",
+            R("report/sensitivity/findings.html"),
             caption="../report/sensitivity.rst",
             category="Comparison",
             subcategory="sensitivity (B2)",
             labels={"page": "findings"},
         ),
     log:
-        "results/logs/sensitivity/summary.log",
+        R("logs/sensitivity/summary.log"),
     benchmark:
-        "results/benchmarks/sensitivity/summary.tsv"
+        R("benchmarks/sensitivity/summary.tsv")
     conda:
         "../../envs/estimate.yaml"
     params:
@@ -204,24 +204,24 @@ rule sensitivity_summary:
 
 rule sensitivity_figure:
     input:
-        curve="results/sensitivity/scenario3/curve.csv",
-        fit="results/sensitivity/scenario3/fit.csv",
-        cells="results/sensitivity/cells.csv",
+        curve=R("sensitivity/scenario3/curve.csv"),
+        fit=R("sensitivity/scenario3/fit.csv"),
+        cells=R("sensitivity/cells.csv"),
         library=script_files(script_path("sensitivity_figure"), SRC),
     output:
-        pdf="results/figures/sensitivity/sensitivity.pdf",
+        pdf=R("figures/sensitivity/sensitivity.pdf"),
         png=report(
-            "results/figures/sensitivity/sensitivity.png",
+            R("figures/sensitivity/sensitivity.png"),
             caption="../report/sensitivity.rst",
             category="Comparison",
             subcategory="sensitivity (B2)",
             labels={"figure": "sensitivity"},
         ),
-        csv="results/figures/sensitivity/sensitivity.csv",
+        csv=R("figures/sensitivity/sensitivity.csv"),
     log:
-        "results/logs/sensitivity/figure.log",
+        R("logs/sensitivity/figure.log"),
     benchmark:
-        "results/benchmarks/sensitivity/figure.tsv"
+        R("benchmarks/sensitivity/figure.tsv")
     conda:
         "../../envs/plot.yaml"
     params:

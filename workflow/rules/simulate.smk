@@ -2,11 +2,11 @@ rule simulate_comparisons:
     input:
         library=library("simulate_comparisons", "simulate"),
     output:
-        intermediate("results/{study}/{experiment}/data/{block}/chunk{chunk}.npz"),
+        intermediate(R("{study}/{experiment}/data/{block}/chunk{chunk}.npz")),
     log:
-        "results/logs/{study}/{experiment}/data/{block}/chunk{chunk}.log",
+        R("logs/{study}/{experiment}/data/{block}/chunk{chunk}.log"),
     benchmark:
-        "results/benchmarks/{study}/{experiment}/data/{block}/chunk{chunk}.tsv"
+        R("benchmarks/{study}/{experiment}/data/{block}/chunk{chunk}.tsv")
     conda:
         "../../envs/simulate.yaml"
     params:
@@ -19,11 +19,11 @@ rule simulate_releases:
     input:
         library=script_files(script_path("simulate_releases"), SRC),
     output:
-        intermediate("results/{bpaper}/{experiment}/releases/{cell}/chunk{chunk}.npz"),
+        intermediate(R("{bpaper}/{experiment}/releases/{cell}/chunk{chunk}.npz")),
     log:
-        "results/logs/{bpaper}/{experiment}/releases/{cell}/chunk{chunk}.log",
+        R("logs/{bpaper}/{experiment}/releases/{cell}/chunk{chunk}.log"),
     benchmark:
-        "results/benchmarks/{bpaper}/{experiment}/releases/{cell}/chunk{chunk}.tsv"
+        R("benchmarks/{bpaper}/{experiment}/releases/{cell}/chunk{chunk}.tsv")
     conda:
         "../../envs/simulate.yaml"
     params:

@@ -1,23 +1,25 @@
 rule table_paper_b:
     input:
         summary=lambda w: (
-            f"results/{w.bpaper}/{config[w.bpaper]['tables'][w.table]['experiment']}/summary.csv"
+            R(
+                f"{w.bpaper}/{config[w.bpaper]['tables'][w.table]['experiment']}/summary.csv"
+            )
         ),
         library=script_files(script_path("table_paper_b"), SRC),
     output:
         csv=report(
-            "results/tables/{bpaper}/{table}.csv",
+            R("tables/{bpaper}/{table}.csv"),
             caption=REPORT_ITEM,
             category=report_paper,
             subcategory="tables",
             labels={"table": "{table}"},
         ),
-        md="results/tables/{bpaper}/{table}.md",
-        tex="results/tables/{bpaper}/{table}.tex",
+        md=R("tables/{bpaper}/{table}.md"),
+        tex=R("tables/{bpaper}/{table}.tex"),
     log:
-        "results/logs/tables/{bpaper}/{table}.log",
+        R("logs/tables/{bpaper}/{table}.log"),
     benchmark:
-        "results/benchmarks/tables/{bpaper}/{table}.tsv"
+        R("benchmarks/tables/{bpaper}/{table}.tsv")
     wildcard_constraints:
         table="|".join(SIM_TABLES),
     conda:
@@ -31,69 +33,69 @@ rule table_paper_b:
 
 rule paper_b2_table3:
     input:
-        expand("results/tables/paper_b2/table3.{ext}", ext=TABLE_EXT),
+        expand(R("tables/paper_b2/table3.{ext}"), ext=TABLE_EXT),
 
 
 rule paper_b2_table4:
     input:
-        expand("results/tables/paper_b2/table4.{ext}", ext=TABLE_EXT),
+        expand(R("tables/paper_b2/table4.{ext}"), ext=TABLE_EXT),
 
 
 rule paper_b2_table5:
     input:
-        expand("results/tables/paper_b2/table5.{ext}", ext=TABLE_EXT),
+        expand(R("tables/paper_b2/table5.{ext}"), ext=TABLE_EXT),
 
 
 rule paper_b2_table6:
     input:
-        expand("results/tables/paper_b2/table6.{ext}", ext=TABLE_EXT),
+        expand(R("tables/paper_b2/table6.{ext}"), ext=TABLE_EXT),
 
 
 rule paper_b2_table7:
     input:
-        expand("results/tables/paper_b2/table7.{ext}", ext=TABLE_EXT),
+        expand(R("tables/paper_b2/table7.{ext}"), ext=TABLE_EXT),
 
 
 rule paper_b2_table8:
     input:
-        expand("results/tables/paper_b2/table8.{ext}", ext=TABLE_EXT),
+        expand(R("tables/paper_b2/table8.{ext}"), ext=TABLE_EXT),
 
 
 rule paper_b2_table9:
     input:
-        expand("results/tables/paper_b2/table9.{ext}", ext=TABLE_EXT),
+        expand(R("tables/paper_b2/table9.{ext}"), ext=TABLE_EXT),
 
 
 rule paper_b2_table10:
     input:
-        expand("results/tables/paper_b2/table10.{ext}", ext=TABLE_EXT),
+        expand(R("tables/paper_b2/table10.{ext}"), ext=TABLE_EXT),
 
 
 rule paper_b2_table11:
     input:
-        expand("results/tables/paper_b2/table11.{ext}", ext=TABLE_EXT),
+        expand(R("tables/paper_b2/table11.{ext}"), ext=TABLE_EXT),
 
 
 rule table1_paper_b1:
     input:
-        summary="results/paper_b1/scenario2/summary.csv",
+        summary=R("paper_b1/scenario2/summary.csv"),
         published="resources/published/paper_b/B1-Table1_scheme_behavior.csv",
         library=script_files(script_path("table1_paper_b1"), SRC),
     output:
         csv=report(
-            "results/tables/paper_b1/table1.csv",
+            R("tables/paper_b1/table1.csv"),
             caption=REPORT_ITEM,
             category="Paper B1",
             subcategory="tables",
             labels={"table": "table1"},
         ),
-        md="results/tables/paper_b1/table1.md",
-        tex="results/tables/paper_b1/table1.tex",
-        trends="results/paper_b1/scenario2/trends.csv",
+        md=R("tables/paper_b1/table1.md"),
+        tex=R("tables/paper_b1/table1.tex"),
+        trends=R("paper_b1/scenario2/trends.csv"),
     log:
-        "results/logs/tables/paper_b1/table1.log",
+        R("logs/tables/paper_b1/table1.log"),
     benchmark:
-        "results/benchmarks/tables/paper_b1/table1.tsv"
+        R("benchmarks/tables/paper_b1/table1.tsv")
     conda:
         "../../envs/plot.yaml"
     params:
