@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["Comparisons", "PairStatistics"]
+__all__ = ["Comparisons", "PairStatistics", "PairSums", "connected_components"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -213,6 +213,36 @@ class Comparisons:
         i, j = np.nonzero(w)
         return cls(n_items=w.shape[0], i=i, j=j, y=np.ones(i.size), count=w[i, j])
 
+    @classmethod
+    def from_pair_statistics(cls, stats: PairStatistics, labels=None) -> Comparisons:
+        """Comparisons whose :meth:`pair_statistics` are ``stats`` (0/1 outcomes, whole counts).
+
+        One record per pair and winner: ``a`` beat ``b`` ``w`` times and ``b`` beat
+        ``a`` ``n - w`` times (records of count 0 left out). ``stats`` is cached as
+        given, so nothing is aggregated again; every estimator that reads the pairs
+        (all of ``--privacy none`` and ``edge``) gives the same result as on the
+        rows they sum.
+
+        Raises
+        ------
+        ValueError
+            If a count or win total is not a whole number in ``0 <= w <= n``.
+        """
+        if not isinstance(stats, PairStatistics):
+            raise TypeError(f"expected PairStatistics, got {type(stats).__name__}")
+        n, w = stats.n, stats.w
+        lost = n - w
+        whole = np.all(w == np.round(w)) and np.all(n == np.round(n))
+        if not whole or np.any(w < 0) or np.any(lost < 0) or np.any(n <= 0):
+            raise ValueError("pair statistics of 0/1 comparisons hold whole numbers 0 <= w <= n")
+        a_won, b_won = w > 0, lost > 0
+        i = np.concatenate([stats.a[a_won], stats.b[b_won]])
+        j = np.concatenate([stats.b[a_won], stats.a[b_won]])
+        count = np.concatenate([w[a_won], lost[b_won]])
+        out = cls(n_items=stats.n_items, i=i, j=j, y=np.ones(i.size), count=count, labels=labels)
+        out._cache["pairs"] = stats
+        return out
+
     def to_wins(self) -> np.ndarray:
         """Dense ``(n, n)`` matrix: ``wins[a, b]`` = count-weighted outcomes of a against b.
 
@@ -259,15 +289,13 @@ class Comparisons:
         return np.bincount(ps.a, minlength=self.n_items) + np.bincount(ps.b, minlength=self.n_items)
 
     def components(self) -> tuple[int, np.ndarray]:
-        """Connected components of the comparison graph (number, label per item)."""
-        from scipy.sparse import coo_matrix
-        from scipy.sparse.csgraph import connected_components
+        """Connected components of the comparison graph (number, label per item).
 
+        On the aggregated pairs (:meth:`pair_statistics`, shared with the fit), by
+        :func:`connected_components`.
+        """
         ps = self.pair_statistics()
-        n = self.n_items
-        adj = coo_matrix((np.ones(ps.n_pairs), (ps.a, ps.b)), shape=(n, n)).tocsr()
-        k, lab = connected_components(adj, directed=False)
-        return int(k), lab
+        return connected_components(self.n_items, ps.a, ps.b)
 
     def per_user_counts(self) -> np.ndarray:
         """Comparisons (sum of counts) made by each user."""
@@ -349,3 +377,125 @@ def _aggregate(n_items, i, j, y, count) -> PairStatistics:
     nn = np.bincount(inv, weights=count, minlength=uniq.size)
     ww = np.bincount(inv, weights=ya, minlength=uniq.size)
     return PairStatistics(n_items, *split(uniq), nn, ww)
+
+
+def connected_components(n_items: int, a: np.ndarray, b: np.ndarray) -> tuple[int, np.ndarray]:
+    """Connected components of the graph on ``n_items`` nodes with edges ``(a_k, b_k)``.
+
+    The edges are taken as they come (repeats allowed); ``a`` sorted, as the pairs
+    of :class:`PairStatistics` are, builds the adjacency's rows without a sort.
+    Returns the number of components and a label per node (scipy's
+    :func:`scipy.sparse.csgraph.connected_components`).
+    """
+    from scipy.sparse import csr_array
+    from scipy.sparse.csgraph import connected_components as scipy_components
+
+    n = int(n_items)
+    a = np.asarray(a)
+    b = np.asarray(b)
+    if a.size and np.any(a[1:] < a[:-1]):
+        order = np.argsort(a, kind="stable")
+        a, b = a[order], b[order]
+    index = np.int32 if max(n, a.size) < 2**31 - 1 else np.int64
+    indptr = np.zeros(n + 1, dtype=index)
+    np.cumsum(np.bincount(a, minlength=n), out=indptr[1:])
+    adj = csr_array((np.ones(a.size), b.astype(index), indptr), shape=(n, n))
+    k, labels = scipy_components(adj, directed=True, connection="weak")
+    return int(k), labels
+
+
+class PairSums:
+    """Comparisons summed over unordered pairs as they arrive in blocks (a stream).
+
+    Memory follows the number of distinct pairs: each block is reduced to its
+    pairs at once, and the reduced blocks are merged whenever they hold more
+    entries than twice the merged pairs (amortised ``O(P log)`` per entry). Item
+    ids are below ``2**31``; counts and wins are sums of whole numbers, exact in
+    any order, so the result equals :meth:`Comparisons.pair_statistics` of all
+    the rows bit for bit.
+    """
+
+    _BITS = 31
+
+    def __init__(self):
+        self._parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self._pending = 0
+        self._merged = 0
+
+    def add(self, i, j, y=None, count=None) -> None:
+        """Add comparisons: ``i`` against ``j``, outcome ``y`` for ``i`` (0/1; None = all 1)."""
+        i = np.asarray(i, dtype=np.int64)
+        j = np.asarray(j, dtype=np.int64)
+        if not i.size:
+            return
+        if max(int(i.max()), int(j.max())) >= 2**self._BITS:
+            raise ValueError(f"PairSums takes item ids below 2**{self._BITS}")
+        lo = np.minimum(i, j)
+        key = (lo << self._BITS) | np.maximum(i, j)
+        a_won = i == lo if y is None else (i == lo) == (np.asarray(y) == 1.0)
+        if count is None:
+            # one sort of key << 1 | a_won: counts are run lengths, wins sums of bits
+            packed = np.sort((key << 1) | a_won)
+            skey = packed >> 1
+            first = np.empty(skey.size, dtype=bool)
+            first[0] = True
+            np.not_equal(skey[1:], skey[:-1], out=first[1:])
+            starts = np.flatnonzero(first)
+            ends = np.append(starts[1:], skey.size)
+            won = np.cumsum(packed & 1)[ends - 1]
+            part = (
+                skey[starts],
+                (ends - starts).astype(np.float64),
+                np.diff(won, prepend=0).astype(np.float64),
+            )
+        else:
+            count = np.asarray(count, dtype=np.float64)
+            uniq, inverse = np.unique(key, return_inverse=True)
+            part = (
+                uniq,
+                np.bincount(inverse, weights=count, minlength=uniq.size),
+                np.bincount(inverse, weights=count * a_won, minlength=uniq.size),
+            )
+        self._parts.append(part)
+        self._pending += part[0].size
+        if self._pending > max(2 * self._merged, 1 << 22):
+            self._merge()
+
+    def _merge(self) -> None:
+        if len(self._parts) <= 1:
+            return
+        key = np.concatenate([p[0] for p in self._parts])
+        order = np.argsort(key, kind="stable")  # sorted runs: a merge
+        key = key[order]
+        first = np.empty(key.size, dtype=bool)
+        first[0] = True
+        np.not_equal(key[1:], key[:-1], out=first[1:])
+        starts = np.flatnonzero(first)
+        n = np.add.reduceat(np.concatenate([p[1] for p in self._parts])[order], starts)
+        w = np.add.reduceat(np.concatenate([p[2] for p in self._parts])[order], starts)
+        self._parts = [(key[starts], n, w)]
+        self._merged = starts.size
+        self._pending = 0
+
+    def result(self, rank=None, n_items: int | None = None) -> PairStatistics:
+        """The pairs, with the ids renumbered by ``rank`` (``rank[id]`` = item index) if given."""
+        self._merge()
+        if not self._parts:
+            raise ValueError("no comparisons were added")
+        key, n, w = self._parts[0]
+        self._parts = []
+        mask = (1 << self._BITS) - 1
+        a, b = key >> self._BITS, key & mask
+        if rank is not None:
+            rank = np.asarray(rank, dtype=np.int64)
+            a, b = rank[a], rank[b]
+            swap = a > b
+            a, b = np.where(swap, b, a), np.where(swap, a, b)
+            w = np.where(swap, n - w, w)
+        if n_items is None:
+            n_items = int(b.max()) + 1
+        key = _pair_key(n_items, a, b)[0]
+        if np.any(key[1:] < key[:-1]):
+            order = np.argsort(key)
+            a, b, n, w = a[order], b[order], n[order], w[order]
+        return PairStatistics(int(n_items), a, b, n, w)
