@@ -467,13 +467,15 @@ class PairSums:
         key = np.concatenate([p[0] for p in self._parts])
         order = np.argsort(key, kind="stable")  # sorted runs: a merge
         key = key[order]
-        first = np.empty(key.size, dtype=bool)
-        first[0] = True
-        np.not_equal(key[1:], key[:-1], out=first[1:])
-        starts = np.flatnonzero(first)
-        n = np.add.reduceat(np.concatenate([p[1] for p in self._parts])[order], starts)
-        w = np.add.reduceat(np.concatenate([p[2] for p in self._parts])[order], starts)
-        self._parts = [(key[starts], n, w)]
+        starts = np.flatnonzero(key[1:] != key[:-1]) + 1
+        starts = np.concatenate([[0], starts])
+        key = key[starts]
+        sums = []
+        for col in (1, 2):  # one column at a time: a few arrays of the entries' length alive
+            values = np.concatenate([p[col] for p in self._parts])
+            sums.append(np.add.reduceat(values[order], starts))
+            del values
+        self._parts = [(key, *sums)]
         self._merged = starts.size
         self._pending = 0
 
@@ -484,18 +486,23 @@ class PairSums:
             raise ValueError("no comparisons were added")
         key, n, w = self._parts[0]
         self._parts = []
-        mask = (1 << self._BITS) - 1
-        a, b = key >> self._BITS, key & mask
+        a = key >> self._BITS
+        np.bitwise_and(key, (1 << self._BITS) - 1, out=key)
+        b = key
         if rank is not None:
             rank = np.asarray(rank, dtype=np.int64)
             a, b = rank[a], rank[b]
             swap = a > b
-            a, b = np.where(swap, b, a), np.where(swap, a, b)
-            w = np.where(swap, n - w, w)
+            lo = np.minimum(a, b)
+            np.maximum(a, b, out=b)
+            a = lo
+            np.subtract(n, w, out=w, where=swap)
+            del swap, lo
         if n_items is None:
             n_items = int(b.max()) + 1
         key = _pair_key(n_items, a, b)[0]
         if np.any(key[1:] < key[:-1]):
             order = np.argsort(key)
+            del key
             a, b, n, w = a[order], b[order], n[order], w[order]
         return PairStatistics(int(n_items), a, b, n, w)
