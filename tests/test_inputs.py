@@ -182,6 +182,7 @@ def test_pair_sums_over_blocks_equal_one_aggregation(records, block):
     i, j, y, c = (np.array(x) for x in zip(*records, strict=True))
     y = y.astype(float)
     sums, unit = PairSums(), PairSums()
+    sums._MERGE_MIN = unit._MERGE_MIN = 5  # merge as the blocks come
     for s in range(0, i.size, block):
         sums.add(i[s : s + block], j[s : s + block], y[s : s + block], c[s : s + block])
         unit.add(i[s : s + block], j[s : s + block], y[s : s + block])
