@@ -52,6 +52,10 @@ def test_aggregated_reading_gives_every_edge_and_nonprivate_method_the_same_resu
     c = summed.comparisons
     again = _aggregate(c.n_items, c.i, c.j, c.y, c.count)
     np.testing.assert_array_equal(again.w, c.pair_statistics().w)
+    # and they pass the constructor's checks, which from_pair_statistics skips
+    checked = Comparisons(n_items=c.n_items, i=c.i, j=c.j, y=c.y, count=c.count, labels=c.labels)
+    _same_pairs(checked, c)
+    assert not c.i.flags.writeable and not c.count.flags.writeable
     for privacy, method, eps, top_k in EDGE_AND_NONE:
         kw = dict(privacy=privacy, method=method, epsilon=eps, top_k=top_k, rng=5)
         r1, r2 = rank(rows.comparisons, **kw), rank(summed.comparisons, **kw)

@@ -17,6 +17,7 @@ outcomes for ``a``. For 0/1 outcomes these are the win matrix's entries
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -239,7 +240,27 @@ class Comparisons:
         i = np.concatenate([stats.a[a_won], stats.b[b_won]])
         j = np.concatenate([stats.b[a_won], stats.a[b_won]])
         count = np.concatenate([w[a_won], lost[b_won]])
-        out = cls(n_items=stats.n_items, i=i, j=j, y=np.ones(i.size), count=count, labels=labels)
+        del a_won, b_won, lost
+        if labels is not None:
+            labels = np.asarray(labels)
+            if labels.shape != (stats.n_items,):
+                raise ValueError(f"labels must have shape ({stats.n_items},), got {labels.shape}")
+        # Valid by construction (pairs a < b of PairStatistics, counts >= 1): the
+        # records are set as built, without the constructor's copies of every array.
+        fields = {f.name: f for f in dataclasses.fields(cls)}
+        values = {"n_items": int(stats.n_items), "i": i, "j": j, "y": np.ones(i.size)}
+        values.update(count=count, labels=labels)
+        out = cls.__new__(cls)
+        for name, spec in fields.items():
+            if name in values:
+                value = values[name]
+            elif spec.default_factory is not dataclasses.MISSING:
+                value = spec.default_factory()
+            else:
+                value = spec.default
+            if isinstance(value, np.ndarray) and name != "labels":
+                value.flags.writeable = False
+            object.__setattr__(out, name, value)
         out._cache["pairs"] = stats
         return out
 
