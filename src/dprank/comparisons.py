@@ -513,12 +513,13 @@ class PairSums:
         b = key
         if rank is not None:
             rank = np.asarray(rank, dtype=np.int64)
-            a, b = rank[a], rank[b]
+            a = rank[a]
+            b = rank[b]
             swap = a > b
             lo = np.minimum(a, b)
             np.maximum(a, b, out=b)
             a = lo
-            w = np.where(swap, n - w, w)
+            np.subtract(n, w, out=w, where=swap)  # the wins of the new first item
             del swap, lo
         if n_items is None:
             n_items = int(b.max()) + 1
@@ -531,17 +532,18 @@ class PairSums:
 def _sum_by_key(key, key_bits: int, n, w):
     """Distinct ``key`` values in ascending order and the sums of ``n`` and ``w`` over each.
 
-    One SIMD value sort of ``key`` with the position in the low bits where the
-    bits allow (about 5x an argsort), else a stable argsort. The sums are of whole
-    numbers here, exact in any order.
+    ``key`` is overwritten. One SIMD value sort of ``key`` with the position in the
+    low bits where the bits allow (about 5x an argsort), else a stable argsort. The
+    sums are of whole numbers here, exact in any order.
     """
     m = key.size
     shift = max(1, (m - 1).bit_length())
-    if key_bits + shift <= 63:
-        packed = np.sort((key << shift) | np.arange(m, dtype=np.int64))
-        order = packed & ((1 << shift) - 1)
-        key = packed >> shift
-        del packed
+    if key_bits + shift <= 63:  # in place: ``key`` is the caller's temporary
+        np.left_shift(key, shift, out=key)
+        key |= np.arange(m, dtype=np.int64)
+        key.sort()
+        order = key & ((1 << shift) - 1)
+        key >>= shift
     else:
         order = np.argsort(key, kind="stable")
         key = key[order]
