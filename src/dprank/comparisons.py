@@ -428,19 +428,21 @@ def connected_components(n_items: int, a: np.ndarray, b: np.ndarray) -> tuple[in
 class PairSums:
     """Comparisons summed over unordered pairs as they arrive in blocks (a stream).
 
-    Memory follows the number of distinct pairs: each block is reduced to its
-    pairs at once, and the reduced blocks are merged whenever they hold more
-    entries than twice the merged pairs (amortised ``O(P log)`` per entry). Item
-    ids are below ``2**31``; counts and wins are sums of whole numbers, exact in
-    any order, so the result equals :meth:`Comparisons.pair_statistics` of all
-    the rows bit for bit.
+    Memory follows the number of distinct pairs: a block of unit comparisons is
+    kept as one packed integer per row (the pair and who won), a block with counts
+    as its distinct pairs, and everything kept is merged into distinct pairs
+    whenever it holds more than twice the entries of the last merge (amortised
+    ``O(log)`` sorting per entry). Item ids are below ``2**31``; counts and wins
+    are sums of whole numbers, exact in any order, so the result equals
+    :meth:`Comparisons.pair_statistics` of all the rows bit for bit.
     """
 
     _BITS = 31
-    _MERGE_MIN = 1 << 22  # entries pending before a merge, at the least
+    _MERGE_MIN = 1 << 22  # entries kept before a merge, at the least
 
     def __init__(self):
-        self._parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        # (key, n, w): key = lo << 31 | hi; n None for unit rows, w then their a-won bits
+        self._parts: list[tuple[np.ndarray, np.ndarray | None, np.ndarray]] = []
         self._pending = 0
         self._merged = 0
 
@@ -450,26 +452,15 @@ class PairSums:
         j = np.asarray(j, dtype=np.int64)
         if not i.size:
             return
-        if max(int(i.max()), int(j.max())) >= 2**self._BITS:
-            raise ValueError(f"PairSums takes item ids below 2**{self._BITS}")
+        if min(int(i.min()), int(j.min())) < 0 or max(int(i.max()), int(j.max())) >= 2**self._BITS:
+            raise ValueError(f"PairSums takes item ids from 0 to 2**{self._BITS} - 1")
         lo = np.minimum(i, j)
-        key = (lo << self._BITS) | np.maximum(i, j)
         a_won = i == lo if y is None else (i == lo) == (np.asarray(y) == 1.0)
+        key = np.maximum(i, j)
+        key |= lo << self._BITS
+        del lo
         if count is None:
-            # one sort of key << 1 | a_won: counts are run lengths, wins sums of bits
-            packed = np.sort((key << 1) | a_won)
-            skey = packed >> 1
-            first = np.empty(skey.size, dtype=bool)
-            first[0] = True
-            np.not_equal(skey[1:], skey[:-1], out=first[1:])
-            starts = np.flatnonzero(first)
-            ends = np.append(starts[1:], skey.size)
-            won = np.cumsum(packed & 1)[ends - 1]
-            part = (
-                skey[starts],
-                (ends - starts).astype(np.float64),
-                np.diff(won, prepend=0).astype(np.float64),
-            )
+            part = (key, None, a_won)
         else:
             count = np.asarray(count, dtype=np.float64)
             uniq, inverse = np.unique(key, return_inverse=True)
@@ -483,31 +474,17 @@ class PairSums:
         if self._pending > max(2 * self._merged, self._MERGE_MIN):
             self._merge()
 
-    def _concat(self):
+    def _combine(self, rank=None, n_items: int | None = None):
+        """Merge the parts: ``(n_items, a, b, n, w)`` of the distinct pairs, sorted by pair."""
         parts, self._parts = self._parts, []
-        if len(parts) == 1:
-            return parts[0]
-        return tuple(np.concatenate([p[k] for p in parts]) for k in range(3))
-
-    def _merge(self) -> None:
-        if len(self._parts) <= 1:
-            return
-        key, n, w = self._concat()
-        mask = (1 << self._BITS) - 1
-        lo, hi = key >> self._BITS, key & mask
-        del key
-        s = max(1, int(max(lo.max(), hi.max())).bit_length())  # the ids seen so far
-        key, n, w = _sum_by_key((lo << s) | hi, 2 * s, n, w)
-        del lo, hi
-        self._parts = [(((key >> s) << self._BITS) | (key & ((1 << s) - 1)), n, w)]
-        self._merged = key.size
-        self._pending = 0
-
-    def result(self, rank=None, n_items: int | None = None) -> PairStatistics:
-        """The pairs, with the ids renumbered by ``rank`` (``rank[id]`` = item index) if given."""
-        if not self._parts:
-            raise ValueError("no comparisons were added")
-        key, n, w = self._concat()
+        key = np.concatenate([p[0] for p in parts]) if len(parts) > 1 else parts[0][0]
+        unit = all(p[1] is None for p in parts)
+        if unit:
+            won = np.concatenate([p[2] for p in parts]) if len(parts) > 1 else parts[0][2]
+        else:
+            n = np.concatenate([np.ones(p[0].size) if p[1] is None else p[1] for p in parts])
+            w = np.concatenate([p[2].astype(np.float64) for p in parts])
+        del parts
         a = key >> self._BITS
         np.bitwise_and(key, (1 << self._BITS) - 1, out=key)
         b = key
@@ -519,14 +496,54 @@ class PairSums:
             lo = np.minimum(a, b)
             np.maximum(a, b, out=b)
             a = lo
-            np.subtract(n, w, out=w, where=swap)  # the wins of the new first item
+            if unit:
+                won = won ^ swap  # the new first item won
+            else:
+                np.subtract(n, w, out=w, where=swap)
             del swap, lo
         if n_items is None:
-            n_items = int(b.max()) + 1
+            n_items = int(max(a.max(), b.max())) + 1
         key, key_bits, split = _pair_key(n_items, a, b)
         del a, b
-        key, n, w = _sum_by_key(key, key_bits, n, w)
-        return PairStatistics(int(n_items), *split(key), n, w)
+        if unit and key_bits < 63:
+            # one sort of key << 1 | a_won: counts are run lengths, wins sums of bits
+            np.left_shift(key, 1, out=key)
+            key |= won
+            del won
+            key.sort()
+            m = key.size
+            first = np.empty(m, dtype=bool)
+            first[0] = True
+            np.not_equal(key[1:] >> 1, key[:-1] >> 1, out=first[1:])
+            starts = np.flatnonzero(first)
+            del first
+            ends = np.append(starts[1:], m)
+            wins = np.cumsum(key & 1)[ends - 1]
+            n = (ends - starts).astype(np.float64)
+            w = np.diff(wins, prepend=0).astype(np.float64)
+            del wins, ends
+            key = key[starts] >> 1
+        else:
+            if unit:
+                n, w = np.ones(key.size), won.astype(np.float64)
+            key, n, w = _sum_by_key(key, key_bits, n, w)
+        return int(n_items), *split(key), n, w
+
+    def _merge(self) -> None:
+        if not self._parts:
+            return
+        _, a, b, n, w = self._combine()
+        a <<= self._BITS
+        a |= b
+        self._parts = [(a, n, w)]
+        self._merged = a.size
+        self._pending = 0
+
+    def result(self, rank=None, n_items: int | None = None) -> PairStatistics:
+        """The pairs, with the ids renumbered by ``rank`` (``rank[id]`` = item index) if given."""
+        if not self._parts:
+            raise ValueError("no comparisons were added")
+        return PairStatistics(*self._combine(rank, n_items))
 
 
 def _sum_by_key(key, key_bits: int, n, w):
