@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dprank import comparisons
 from dprank.api import rank
 from dprank.comparisons import Comparisons, PairSums, _aggregate, connected_components
 from dprank.inputs import InputError, comparisons_from_frame, read_comparisons
@@ -205,12 +206,23 @@ def test_pair_sums_over_blocks_equal_one_aggregation(records, block):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 15), st.integers(0, 15)), max_size=40))
-def test_connected_components_match_a_breadth_first_search(edges):
+@given(
+    st.lists(st.tuples(st.integers(0, 15), st.integers(0, 15)), max_size=40),
+    st.sampled_from([64, 1]),
+)
+def test_connected_components_match_a_breadth_first_search(edges, rounds):
+    """The union-find (and, after one round, its hand-over to scipy) against a plain search;
+    components numbered by their smallest node, as scipy numbers them."""
     n = 16
     a = np.array([e[0] for e in edges], dtype=np.int64)
     b = np.array([e[1] for e in edges], dtype=np.int64)
-    k, labels = connected_components(n, a, b)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(comparisons, "_UNION_ROUNDS", rounds)
+        k, labels = connected_components(n, a, b)
+    labels = labels.tolist()
+    assert sorted(set(labels)) == list(range(k))
+    smallest = [labels.index(x) for x in range(k)]  # each component's smallest node
+    assert smallest == sorted(smallest)
     neighbours = {v: set() for v in range(n)}
     for u, v in edges:
         neighbours[u].add(v)
@@ -230,3 +242,19 @@ def test_connected_components_match_a_breadth_first_search(edges):
     for u in range(n):
         for v in range(n):
             assert (labels[u] == labels[v]) == (seen[u] == seen[v])
+
+
+def test_connected_components_of_long_paths_and_scipy_agree():
+    rng = np.random.default_rng(8)
+    n = 5000
+    order = rng.permutation(n)
+    a, b = order[:-1], order[1:]  # one path through every node, in random order
+    keep = rng.random(a.size) < 0.999  # cut in a few places
+    k, labels = connected_components(n, a[keep], b[keep])
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components as scipy_components
+
+    adj = coo_matrix((np.ones(int(keep.sum())), (a[keep], b[keep])), shape=(n, n))
+    k_ref, labels_ref = scipy_components(adj, directed=False)
+    assert k == k_ref == int((~keep).sum()) + 1
+    np.testing.assert_array_equal(labels, labels_ref)

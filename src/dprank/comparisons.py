@@ -400,27 +400,56 @@ def _aggregate(n_items, i, j, y, count) -> PairStatistics:
     return PairStatistics(n_items, *split(uniq), nn, ww)
 
 
+_UNION_ROUNDS = 64
+
+
 def connected_components(n_items: int, a: np.ndarray, b: np.ndarray) -> tuple[int, np.ndarray]:
     """Connected components of the graph on ``n_items`` nodes with edges ``(a_k, b_k)``.
 
-    The edges are taken as they come (repeats allowed); ``a`` sorted, as the pairs
-    of :class:`PairStatistics` are, builds the adjacency's rows without a sort.
-    Returns the number of components and a label per node (scipy's
-    :func:`scipy.sparse.csgraph.connected_components`).
+    Returns the number of components and a label per node, the components
+    numbered by their smallest node (scipy's
+    :func:`scipy.sparse.csgraph.connected_components` numbers them alike).
+    Vectorised union-find: each round hooks every edge's larger root under the
+    smaller one and then compresses the paths, and drops the edges already
+    inside one tree; without scipy's import (about 0.4 s of start-up). Past 64
+    rounds it hands over to scipy.
     """
+    n = int(n_items)
+    parent = np.arange(n, dtype=np.int64)
+    a = np.asarray(a, dtype=np.int64)
+    b = np.asarray(b, dtype=np.int64)
+    for k in range(_UNION_ROUNDS):
+        if k:
+            ra, rb = parent[a], parent[b]
+            apart = ra != rb
+            if not apart.any():
+                break
+            a, b, ra, rb = a[apart], b[apart], ra[apart], rb[apart]
+        else:  # every node its own root: the edges themselves
+            ra, rb = a, b
+        np.minimum.at(parent, np.maximum(ra, rb), np.minimum(ra, rb))
+        while True:  # parent[x] <= x throughout: jump until every node points at its root
+            grand = parent[parent]
+            if np.array_equal(grand, parent):
+                break
+            parent = grand
+    else:
+        return _scipy_components(n, a, b, parent)
+    roots, labels = np.unique(parent, return_inverse=True)
+    return int(roots.size), labels
+
+
+def _scipy_components(n: int, a: np.ndarray, b: np.ndarray, parent: np.ndarray):
+    """Components by scipy, of the edges left and the trees built so far."""
     from scipy.sparse import csr_array
     from scipy.sparse.csgraph import connected_components as scipy_components
 
-    n = int(n_items)
-    a = np.asarray(a)
-    b = np.asarray(b)
-    if a.size and np.any(a[1:] < a[:-1]):
-        order = np.argsort(a, kind="stable")
-        a, b = a[order], b[order]
-    index = np.int32 if max(n, a.size) < 2**31 - 1 else np.int64
-    indptr = np.zeros(n + 1, dtype=index)
-    np.cumsum(np.bincount(a, minlength=n), out=indptr[1:])
-    adj = csr_array((np.ones(a.size), b.astype(index), indptr), shape=(n, n))
+    src = np.concatenate([a, np.arange(n)])
+    dst = np.concatenate([b, parent])
+    order = np.argsort(src, kind="stable")
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(src, minlength=n), out=indptr[1:])
+    adj = csr_array((np.ones(src.size), dst[order], indptr), shape=(n, n))
     k, labels = scipy_components(adj, directed=True, connection="weak")
     return int(k), labels
 
