@@ -1,5 +1,7 @@
 """The comparison-file reader (dprank.inputs): blocks, Parquet, aggregation while reading."""
 
+import json
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -258,3 +260,25 @@ def test_connected_components_of_long_paths_and_scipy_agree():
     k_ref, labels_ref = scipy_components(adj, directed=False)
     assert k == k_ref == int((~keep).sum()) + 1
     np.testing.assert_array_equal(labels, labels_ref)
+
+
+@pytest.mark.parametrize("privacy", ["none", "edge"])
+def test_command_ranks_parquet_as_it_ranks_the_same_csv(privacy, tmp_path, capsys):
+    from dprank.cli import main
+
+    rng = np.random.default_rng(9)
+    a, b = _games(rng, rows=4000, items=60)
+    frame = pd.DataFrame({"winner": [f"p{k}" for k in a], "loser": [f"p{k}" for k in b]})
+    frame.to_csv(tmp_path / "g.csv", index=False)
+    pq.write_table(pa.Table.from_pandas(frame), tmp_path / "g.parquet", row_group_size=1000)
+    outputs = []
+    for name in ("g.csv", "g.parquet"):
+        out = tmp_path / f"{name}.ranking.csv"
+        argv = ["rank", str(tmp_path / name), "--privacy", privacy, "--seed", "3"]
+        argv += ["--epsilon", "1"] if privacy == "edge" else []
+        assert main([*argv, "--quiet", "--out", str(out)]) == 0
+        outputs.append(out.read_bytes())
+        sidecar = json.loads(out.with_suffix(".json").read_text())
+        assert sidecar["input"]["rows"] == 4000 and sidecar["n_comparisons"] == 4000
+    assert outputs[0] == outputs[1]
+    capsys.readouterr()
