@@ -1,23 +1,34 @@
-"""Benchmark: ``dprank rank`` end to end on a 2.5-million-row file of 10^5 items.
+"""Benchmark: ``dprank rank`` end to end on a large comparison file, against its floor.
 
-Writes (once, then reuses) a CSV of ``--rows`` comparisons ``winner,loser`` among
-``--items`` items: each row a uniformly random pair, the winner drawn from BTL
-with scores spread over 4 logits (mean degree 50 distinct opponents). Then it
-times, on one core, the whole command as a user runs it (a new process: start-up,
-reading and validating the file, the fit, writing the ranking and its sidecar)
-and, in this process, the reading and the fit separately. Run::
+Writes (once, then reuses) a file of ``--rows`` comparisons ``winner,loser`` among
+``--items`` items, scores spread over 4 logits, winners drawn from BTL. Each row is
+a uniformly random pair, or, with ``--edges E``, one of ``E`` fixed random pairs
+(a league where the same opponents meet again: the distinct pairs stay at ``E``
+however many rows). Then, on one core and interleaved round by round, it runs in
+new processes:
 
-    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/bench_cli.py \
-        [--rows 2500000] [--items 100000] [--privacy edge] [--method mle] \
-        [--baseline OTHER_CHECKOUT/src]
+* the floor: reading the same file with pandas (``pd.read_csv`` or
+  ``pd.read_parquet``) in a fresh interpreter;
+* the whole command as a user runs it (start-up, reading and validation, the fit,
+  writing the ranking and its sidecar), with the installed ``dprank`` (or the
+  one on ``PYTHONPATH``);
+* with ``--baseline SRC``, the same command with another source tree first on
+  the path (e.g. the main branch: ``git archive main src | tar -x -C /tmp/old``,
+  then ``--baseline /tmp/old/src``); both outputs must be byte-identical.
 
-``--baseline`` times the same command with another source tree first on
-``PYTHONPATH`` (for example a ``git worktree`` of an older commit), the two
-interleaved repeat by repeat, and prints the ratio of the best times.
+It prints the best wall time and the peak memory (``ru_maxrss`` of each child) of
+each, their ratios, and the file's size. ``--first-run`` adds the first run after
+``make setup`` against a warm run: a fresh numba cache directory filled by
+``python -m dprank._sparse_kernels`` (what ``make setup`` runs), then the command
+twice; and, for scale, the command on an empty cache (what a first run would cost
+without that step). Run::
 
-The target (issue 18) is under 10 s for the whole command on one core. Timings
-depend on the machine and its load (run ``uptime`` beside it); nothing here is
-asserted in the tests.
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/bench_cli.py \\
+        [--rows 2500000] [--items 100000] [--edges 0] [--format csv|parquet] \\
+        [--privacy none] [--method mle] [--baseline /tmp/old/src] [--first-run]
+
+Timings depend on the machine and its load (run ``uptime`` beside it); only
+ratios from one run mean much. Nothing here is asserted in the tests.
 """
 
 from __future__ import annotations
@@ -36,76 +47,168 @@ ONE_CORE = {
     "OMP_NUM_THREADS": "1",
     "OPENBLAS_NUM_THREADS": "1",
     "MKL_NUM_THREADS": "1",
+    "NUMBA_NUM_THREADS": "1",
 }
+_CHUNK = 5_000_000
 
 
-def make_file(path: Path, rows: int, items: int, seed: int = 2026) -> None:
-    """A BTL comparison file (uniform random pairs, scores over 4 logits)."""
+def make_file(path: Path, rows: int, items: int, edges: int = 0, seed: int = 2026) -> None:
+    """A BTL comparison file (random pairs, or rows over ``edges`` fixed pairs), CSV or Parquet."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+    import pyarrow.parquet as pq
+
     rng = np.random.default_rng(seed)
     theta = np.linspace(2.0, -2.0, items)[rng.permutation(items)]
-    a = rng.integers(0, items, rows)
-    b = (a + rng.integers(1, items, rows)) % items  # b != a
-    first = rng.random(rows) < 1.0 / (1.0 + np.exp(-(theta[a] - theta[b])))
-    winner, loser = np.where(first, a, b), np.where(first, b, a)
+    if edges:
+        ea = rng.integers(0, items, edges)
+        eb = (ea + rng.integers(1, items, edges)) % items
     tmp = path.with_suffix(".tmp")
-    with open(tmp, "w") as fh:
-        fh.write("winner,loser\n")
-        np.savetxt(fh, np.column_stack([winner, loser]), fmt="%d", delimiter=",")
+    parquet = path.suffix == ".parquet"
+    schema = pa.schema([("winner", pa.int64()), ("loser", pa.int64())])
+    writer = pq.ParquetWriter(tmp, schema) if parquet else open(tmp, "wb")
+    try:
+        if not parquet:
+            writer.write(b"winner,loser\n")
+        for start in range(0, rows, _CHUNK):
+            k = min(_CHUNK, rows - start)
+            if edges:
+                e = rng.integers(0, edges, k)
+                a, b = ea[e], eb[e]
+            else:
+                a = rng.integers(0, items, k)
+                b = (a + rng.integers(1, items, k)) % items  # b != a
+            first = rng.random(k) < 1.0 / (1.0 + np.exp(-(theta[a] - theta[b])))
+            table = pa.table([np.where(first, a, b), np.where(first, b, a)], schema=schema)
+            if parquet:
+                writer.write_table(table)
+            else:
+                pcsv.write_csv(table, writer, pcsv.WriteOptions(include_header=False))
+    finally:
+        writer.close()
     os.replace(tmp, path)
+
+
+def run_child(cmd: list[str], env: dict) -> tuple[float, float]:
+    """Wall time (s) and peak resident memory (MB) of one child process."""
+    if _has_taskset():
+        cmd = ["taskset", "-c", "0", *cmd]
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode:
+        raise SystemExit(f"{' '.join(cmd)} failed with exit code {proc.returncode}")
+    return wall, usage.ru_maxrss / 1024.0
+
+
+def _has_taskset() -> bool:
+    from shutil import which
+
+    return which("taskset") is not None
+
+
+def _env(pythonpath: str | None = None, **extra) -> dict:
+    env = {**os.environ, **ONE_CORE, **extra}
+    if pythonpath is not None:
+        env["PYTHONPATH"] = pythonpath
+    return env
+
+
+def _summary(name: str, runs: list[tuple[float, float]]) -> tuple[float, float]:
+    wall = min(w for w, _ in runs)
+    peak = max(m for _, m in runs)
+    walls = ", ".join(f"{w:.2f}" for w, _ in runs)
+    print(f"  {name:<34} best {wall:6.2f} s (all {walls}), peak {peak:6.0f} MB")
+    return wall, peak
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=2_500_000)
     parser.add_argument("--items", type=int, default=100_000)
-    parser.add_argument("--privacy", default="edge")
+    parser.add_argument("--edges", type=int, default=0, help="fixed pairs the rows repeat")
+    parser.add_argument("--format", choices=("csv", "parquet"), default="csv")
+    parser.add_argument("--privacy", default="none")
     parser.add_argument("--method", default="mle")
     parser.add_argument("--epsilon", default="1")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--data", type=Path, help="where to keep the generated file")
-    parser.add_argument(
-        "--baseline", type=Path, help="a src/ folder of another checkout to time side by side"
-    )
+    parser.add_argument("--baseline", help="another dprank source tree (its src folder)")
+    parser.add_argument("--first-run", action="store_true", help="first run after make setup")
+    parser.add_argument("--no-floor", action="store_true", help="skip the pandas reading")
     args = parser.parse_args()
     os.environ.update(ONE_CORE)
 
     folder = args.data or Path(tempfile.gettempdir())
-    data = folder / f"bench_cli_{args.rows}x{args.items}.csv"
+    stem = f"bench_cli_{args.rows}x{args.items}" + (f"e{args.edges}" if args.edges else "")
+    data = folder / f"{stem}.{args.format}"
     if not data.exists():
         t0 = time.perf_counter()
-        make_file(data, args.rows, args.items)
-        print(
-            f"wrote {data} ({data.stat().st_size / 1e6:.0f} MB) in {time.perf_counter() - t0:.1f} s"
-        )
-    cmd = [sys.executable, "-m", "dprank", "rank", str(data), "--privacy", args.privacy]
-    cmd += ["--method", args.method, "--quiet"]
-    if args.privacy in ("edge", "individual"):
-        cmd += ["--epsilon", args.epsilon]
-    if args.privacy == "individual":
-        cmd += ["--max-per-user", "1000000"]
-    trees = {"this checkout": None}
-    if args.baseline is not None:
-        trees["baseline " + str(args.baseline)] = args.baseline.resolve()
-    walls: dict[str, list[float]] = {name: [] for name in trees}
+        make_file(data, args.rows, args.items, args.edges)
+        print(f"wrote {data} in {time.perf_counter() - t0:.1f} s")
+    size_mb = data.stat().st_size / 2**20
+    py = sys.executable
+    read = "read_parquet" if args.format == "parquet" else "read_csv"
+    floor = [py, "-c", f"import pandas as pd; pd.{read}({str(data)!r})"]
+
     with tempfile.TemporaryDirectory() as out:
-        cmd += ["--out", str(Path(out) / "ranking.csv")]
+
+        def command(tag: str, seed_option: tuple[str, ...] = ()) -> list[str]:
+            cmd = [py, "-m", "dprank", "rank", str(data), "--privacy", args.privacy]
+            cmd += ["--method", args.method, *seed_option, "--quiet"]
+            if args.privacy in ("edge", "individual"):
+                cmd += ["--epsilon", args.epsilon]
+            if args.privacy == "individual":
+                cmd += ["--max-per-user", "1000000"]
+            return [*cmd, "--out", str(Path(out) / f"{tag}.csv")]
+
+        # a release draws fresh noise from the operating system (no seed); a baseline tree
+        # older than the secure releases is given the --seed it then took
+        old_seed = ("--seed", "1") if args.privacy != "none" else ()
+        contenders = [("dprank rank", command("new"), _env())]
+        if args.baseline:
+            contenders.append(("baseline", command("old", old_seed), _env(args.baseline)))
+        if not args.no_floor:
+            contenders.insert(0, (f"pandas {read}, fresh process", floor, _env()))
+        runs: dict[str, list] = {name: [] for name, _, _ in contenders}
         for _ in range(args.repeats):
-            for name, src in trees.items():
-                env = {**os.environ, **ONE_CORE}
-                if src is not None:
-                    env["PYTHONPATH"] = str(src)
-                t0 = time.perf_counter()
-                subprocess.run(
-                    ["taskset", "-c", "0", *cmd] if _has_taskset() else cmd, check=True, env=env
-                )
-                walls[name].append(time.perf_counter() - t0)
-    print(f"dprank rank ({args.privacy}, {args.method}), {args.rows} rows, {args.items} items:")
-    for name, w in walls.items():
-        times = ", ".join(f"{x:.2f}" for x in w)
-        print(f"  whole command, {name}: best {min(w):.2f} s, all {times}")
-    if args.baseline is not None:
-        best = [min(w) for w in walls.values()]
-        print(f"  ratio this / baseline (best times): {best[0] / best[1]:.2f}")
+            for name, cmd, env in contenders:
+                runs[name].append(run_child(cmd, env))
+        print(
+            f"{data.name}: {args.rows} rows, {args.items} items, {size_mb:.1f} MiB; "
+            f"dprank rank --privacy {args.privacy} --method {args.method}; "
+            f"one core, best of {args.repeats}, interleaved"
+        )
+        best = {name: _summary(name, r) for name, r in runs.items()}
+        wall, peak = best["dprank rank"]
+        if not args.no_floor:
+            fw = best[f"pandas {read}, fresh process"][0]
+            print(f"  command / pandas floor: {wall / fw:.2f}x")
+        print(f"  peak memory / file size: {peak / size_mb:.1f}x")
+        if args.baseline:
+            bw, bp = best["baseline"]
+            print(f"  baseline / command: time {bw / wall:.2f}x, peak memory {bp / peak:.2f}x")
+            if args.privacy == "none":  # releases draw fresh noise: nothing to compare
+                same = (Path(out) / "new.csv").read_bytes() == (Path(out) / "old.csv").read_bytes()
+                print(f"  rankings byte-identical: {same}")
+                if not same:
+                    raise SystemExit("the rankings differ")
+
+        if args.first_run:
+            with tempfile.TemporaryDirectory() as cache:
+                env = _env(NUMBA_CACHE_DIR=cache)
+                setup = run_child([py, "-m", "dprank._sparse_kernels"], env)
+                first = run_child(command("first"), env)
+                warm = min(run_child(command("warm"), env) for _ in range(2))
+            with tempfile.TemporaryDirectory() as cache:
+                cold = run_child(command("cold"), _env(NUMBA_CACHE_DIR=cache))
+            print(f"  make setup's kernel compilation: {setup[0]:.2f} s")
+            print(
+                f"  first run after setup {first[0]:.2f} s, warm run {warm[0]:.2f} s: "
+                f"{first[0] / warm[0]:.2f}x (on an empty cache: {cold[0]:.2f} s)"
+            )
 
     from dprank.api import rank
     from dprank.inputs import read_comparisons
@@ -118,13 +221,12 @@ def main() -> None:
     bound = {"max_per_user": 1_000_000} if args.privacy == "individual" else {}
     rank(table.comparisons, privacy=args.privacy, epsilon=eps, method=args.method, **bound)
     t_fit = time.perf_counter() - t0
-    print(f"  in process: reading and validation {t_read:.2f} s, fit {t_fit:.2f} s")
-
-
-def _has_taskset() -> bool:
-    from shutil import which
-
-    return which("taskset") is not None
+    c = table.comparisons
+    print(
+        f"  in process: reading and validation {t_read:.2f} s "
+        f"({c.pair_statistics().n_pairs} distinct pairs, summed while reading: "
+        f"{table.aggregated}), components and fit {t_fit:.2f} s"
+    )
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ start-up.
 
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -71,3 +72,35 @@ def test_no_script_imports_scipy_stats_or_optimize_and_only_figures_matplotlib(g
     else:
         others = [name for name in SCRIPTS if name not in FIGURES]
         assert loaded_at_startup(others) <= {"pandas"}
+
+
+def test_setup_compiles_the_sparse_kernels_so_a_first_fit_compiles_nothing(tmp_path):
+    """``make setup`` runs ``python -m dprank._sparse_kernels``; a later process's sparse fits
+    (ridge and sum-to-zero) must then load every kernel from numba's cache."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    assert "_sparse_kernels" in (ROOT / "Makefile").read_text()
+    warm = subprocess.run(
+        [sys.executable, "-m", "dprank._sparse_kernels"], env=env, capture_output=True, text=True
+    )
+    assert warm.returncode == 0 and warm.stdout.startswith("compiled "), warm.stderr
+    code = """
+import json
+import os
+import numpy as np
+from dprank import _sparse_kernels as k
+from dprank.comparisons import Comparisons
+from dprank.sparse import SparseData, sparse_newton
+rng = np.random.default_rng(0)
+a = rng.integers(0, 300, 3000)
+b = (a + rng.integers(1, 300, 3000)) % 300
+c = Comparisons.from_winner_loser(a, b, n_items=300)
+sparse_newton(SparseData(c), 2.0)
+sparse_newton(SparseData(c), 0.0, sum_zero=True)
+kernels = (k.btl_pass, k.btl_value, k.scatter_pairs, k.laplacian_mv, k._precondition, k.pcg)
+print(json.dumps({f.__name__: [len(f._cache_misses), len(f._cache_hits)] for f in kernels}))
+"""
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    counts = json.loads(out.stdout)
+    assert all(misses == 0 for misses, _ in counts.values()), counts
+    assert counts["btl_pass"][1] > 0 and counts["pcg"][1] > 0

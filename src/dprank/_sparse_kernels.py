@@ -197,3 +197,35 @@ def pcg(a, b, h, diag, rhs, c, ones_eig, rtol, atol_update, max_iter):  # pragma
             p[i] = z[i] + beta * p[i]
         rz = rz_new
     return x, it, True
+
+
+def warm() -> list[str]:
+    """Compile every kernel for the argument types :mod:`dprank.sparse` passes, into the cache.
+
+    ``make setup`` runs it (``python -m dprank._sparse_kernels``), so that a user's
+    first fit loads machine code instead of compiling it (about 5 s). Returns the
+    names of the kernels that had to be compiled (none when the cache was warm).
+    """
+    idx = np.array([0, 1, 0], dtype=np.int32), np.array([1, 2, 2], dtype=np.int32)
+    n, m = 3, 3
+    theta = np.array([0.3, -0.1, -0.2])
+    cnt, w = np.array([2.0, 1.0, 3.0]), np.array([1.0, 1.0, 2.0])
+    grad, diag, h = np.zeros(n), np.full(n, 1.0), np.empty(m)
+    btl_pass(theta, *idx, cnt, w, grad, diag, h)
+    btl_pass(np.array([0.0, 700.0, -1.0]), *idx, cnt, w, grad, diag, h)  # the wide-spread branch
+    btl_value(theta, *idx, cnt, w)
+    scatter_pairs(*idx, 0.5 * cnt - w, 0.25 * cnt, grad, diag)
+    out = np.empty(n)
+    laplacian_mv(theta, *idx, h, diag, out)
+    _precondition(theta, 1.0 / diag, 3.0, out)
+    pcg(*idx, h, diag, -grad, 1.0, 4.0, 0.1, 0.0, 2000)
+    kernels = (btl_pass, btl_value, scatter_pairs, laplacian_mv, _precondition, pcg)
+    return [k.__name__ for k in kernels if k._cache_misses]
+
+
+if __name__ == "__main__":
+    # through the package, so the cache is that of dprank._sparse_kernels, not of __main__
+    from dprank._sparse_kernels import warm as warm_package
+
+    compiled = warm_package()
+    print("compiled " + ", ".join(compiled) if compiled else "all kernels loaded from the cache")

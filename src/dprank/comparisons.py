@@ -17,11 +17,12 @@ outcomes for ``a``. For 0/1 outcomes these are the win matrix's entries
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["Comparisons", "PairStatistics"]
+__all__ = ["Comparisons", "PairStatistics", "PairSums", "connected_components"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -213,6 +214,56 @@ class Comparisons:
         i, j = np.nonzero(w)
         return cls(n_items=w.shape[0], i=i, j=j, y=np.ones(i.size), count=w[i, j])
 
+    @classmethod
+    def from_pair_statistics(cls, stats: PairStatistics, labels=None) -> Comparisons:
+        """Comparisons whose :meth:`pair_statistics` are ``stats`` (0/1 outcomes, whole counts).
+
+        One record per pair and winner: ``a`` beat ``b`` ``w`` times and ``b`` beat
+        ``a`` ``n - w`` times (records of count 0 left out). ``stats`` is cached as
+        given, so nothing is aggregated again; every estimator that reads the pairs
+        (all of ``--privacy none`` and ``edge``) gives the same result as on the
+        rows they sum.
+
+        Raises
+        ------
+        ValueError
+            If a count or win total is not a whole number in ``0 <= w <= n``.
+        """
+        if not isinstance(stats, PairStatistics):
+            raise TypeError(f"expected PairStatistics, got {type(stats).__name__}")
+        n, w = stats.n, stats.w
+        lost = n - w
+        whole = np.all(w == np.round(w)) and np.all(n == np.round(n))
+        if not whole or np.any(w < 0) or np.any(lost < 0) or np.any(n <= 0):
+            raise ValueError("pair statistics of 0/1 comparisons hold whole numbers 0 <= w <= n")
+        a_won, b_won = w > 0, lost > 0
+        i = np.concatenate([stats.a[a_won], stats.b[b_won]])
+        j = np.concatenate([stats.b[a_won], stats.a[b_won]])
+        count = np.concatenate([w[a_won], lost[b_won]])
+        del a_won, b_won, lost
+        if labels is not None:
+            labels = np.asarray(labels)
+            if labels.shape != (stats.n_items,):
+                raise ValueError(f"labels must have shape ({stats.n_items},), got {labels.shape}")
+        # Valid by construction (pairs a < b of PairStatistics, counts >= 1): the
+        # records are set as built, without the constructor's copies of every array.
+        fields = {f.name: f for f in dataclasses.fields(cls)}
+        values = {"n_items": int(stats.n_items), "i": i, "j": j, "y": np.ones(i.size)}
+        values.update(count=count, labels=labels)
+        out = cls.__new__(cls)
+        for name, spec in fields.items():
+            if name in values:
+                value = values[name]
+            elif spec.default_factory is not dataclasses.MISSING:
+                value = spec.default_factory()
+            else:
+                value = spec.default
+            if isinstance(value, np.ndarray) and name != "labels":
+                value.flags.writeable = False
+            object.__setattr__(out, name, value)
+        out._cache["pairs"] = stats
+        return out
+
     def to_wins(self) -> np.ndarray:
         """Dense ``(n, n)`` matrix: ``wins[a, b]`` = count-weighted outcomes of a against b.
 
@@ -259,15 +310,13 @@ class Comparisons:
         return np.bincount(ps.a, minlength=self.n_items) + np.bincount(ps.b, minlength=self.n_items)
 
     def components(self) -> tuple[int, np.ndarray]:
-        """Connected components of the comparison graph (number, label per item)."""
-        from scipy.sparse import coo_matrix
-        from scipy.sparse.csgraph import connected_components
+        """Connected components of the comparison graph (number, label per item).
 
+        On the aggregated pairs (:meth:`pair_statistics`, shared with the fit), by
+        :func:`connected_components`.
+        """
         ps = self.pair_statistics()
-        n = self.n_items
-        adj = coo_matrix((np.ones(ps.n_pairs), (ps.a, ps.b)), shape=(n, n)).tocsr()
-        k, lab = connected_components(adj, directed=False)
-        return int(k), lab
+        return connected_components(self.n_items, ps.a, ps.b)
 
     def per_user_counts(self) -> np.ndarray:
         """Comparisons (sum of counts) made by each user."""
@@ -349,3 +398,205 @@ def _aggregate(n_items, i, j, y, count) -> PairStatistics:
     nn = np.bincount(inv, weights=count, minlength=uniq.size)
     ww = np.bincount(inv, weights=ya, minlength=uniq.size)
     return PairStatistics(n_items, *split(uniq), nn, ww)
+
+
+_UNION_ROUNDS = 64
+
+
+def connected_components(n_items: int, a: np.ndarray, b: np.ndarray) -> tuple[int, np.ndarray]:
+    """Connected components of the graph on ``n_items`` nodes with edges ``(a_k, b_k)``.
+
+    Returns the number of components and a label per node, the components
+    numbered by their smallest node (scipy's
+    :func:`scipy.sparse.csgraph.connected_components` numbers them alike).
+    Vectorised union-find: each round hooks every edge's larger root under the
+    smaller one and then compresses the paths, and drops the edges already
+    inside one tree; without scipy's import (about 0.4 s of start-up). Past 64
+    rounds it hands over to scipy.
+    """
+    n = int(n_items)
+    parent = np.arange(n, dtype=np.int64)
+    a = np.asarray(a, dtype=np.int64)
+    b = np.asarray(b, dtype=np.int64)
+    for k in range(_UNION_ROUNDS):
+        if k:
+            ra, rb = parent[a], parent[b]
+            apart = ra != rb
+            if not apart.any():
+                break
+            a, b, ra, rb = a[apart], b[apart], ra[apart], rb[apart]
+        else:  # every node its own root: the edges themselves
+            ra, rb = a, b
+        np.minimum.at(parent, np.maximum(ra, rb), np.minimum(ra, rb))
+        while True:  # parent[x] <= x throughout: jump until every node points at its root
+            grand = parent[parent]
+            if np.array_equal(grand, parent):
+                break
+            parent = grand
+    else:
+        return _scipy_components(n, a, b, parent)
+    roots, labels = np.unique(parent, return_inverse=True)
+    return int(roots.size), labels
+
+
+def _scipy_components(n: int, a: np.ndarray, b: np.ndarray, parent: np.ndarray):
+    """Components by scipy, of the edges left and the trees built so far."""
+    from scipy.sparse import csr_array
+    from scipy.sparse.csgraph import connected_components as scipy_components
+
+    src = np.concatenate([a, np.arange(n)])
+    dst = np.concatenate([b, parent])
+    order = np.argsort(src, kind="stable")
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(src, minlength=n), out=indptr[1:])
+    adj = csr_array((np.ones(src.size), dst[order], indptr), shape=(n, n))
+    k, labels = scipy_components(adj, directed=True, connection="weak")
+    return int(k), labels
+
+
+class PairSums:
+    """Comparisons summed over unordered pairs as they arrive in blocks (a stream).
+
+    Memory follows the number of distinct pairs: a block of unit comparisons is
+    kept as one packed integer per row (the pair and who won), a block with counts
+    as its distinct pairs, and everything kept is merged into distinct pairs
+    whenever it holds more than twice the entries of the last merge (amortised
+    ``O(log)`` sorting per entry). Item ids are below ``2**31``; counts and wins
+    are sums of whole numbers, exact in any order, so the result equals
+    :meth:`Comparisons.pair_statistics` of all the rows bit for bit.
+    """
+
+    _BITS = 31
+    _MERGE_MIN = 1 << 22  # entries kept before a merge, at the least
+
+    def __init__(self):
+        # (key, n, w): key = lo << 31 | hi; n None for unit rows, w then their a-won bits
+        self._parts: list[tuple[np.ndarray, np.ndarray | None, np.ndarray]] = []
+        self._pending = 0
+        self._merged = 0
+
+    def add(self, i, j, y=None, count=None) -> None:
+        """Add comparisons: ``i`` against ``j``, outcome ``y`` for ``i`` (0/1; None = all 1)."""
+        i = np.asarray(i, dtype=np.int64)
+        j = np.asarray(j, dtype=np.int64)
+        if not i.size:
+            return
+        if min(int(i.min()), int(j.min())) < 0 or max(int(i.max()), int(j.max())) >= 2**self._BITS:
+            raise ValueError(f"PairSums takes item ids from 0 to 2**{self._BITS} - 1")
+        lo = np.minimum(i, j)
+        a_won = i == lo if y is None else (i == lo) == (np.asarray(y) == 1.0)
+        key = np.maximum(i, j)
+        key |= lo << self._BITS
+        del lo
+        if count is None:
+            part = (key, None, a_won)
+        else:
+            count = np.asarray(count, dtype=np.float64)
+            uniq, inverse = np.unique(key, return_inverse=True)
+            part = (
+                uniq,
+                np.bincount(inverse, weights=count, minlength=uniq.size),
+                np.bincount(inverse, weights=count * a_won, minlength=uniq.size),
+            )
+        self._parts.append(part)
+        self._pending += part[0].size
+        if self._pending > max(2 * self._merged, self._MERGE_MIN):
+            self._merge()
+
+    def _combine(self, rank=None, n_items: int | None = None):
+        """Merge the parts: ``(n_items, a, b, n, w)`` of the distinct pairs, sorted by pair."""
+        parts, self._parts = self._parts, []
+        key = np.concatenate([p[0] for p in parts]) if len(parts) > 1 else parts[0][0]
+        unit = all(p[1] is None for p in parts)
+        if unit:
+            won = np.concatenate([p[2] for p in parts]) if len(parts) > 1 else parts[0][2]
+        else:
+            n = np.concatenate([np.ones(p[0].size) if p[1] is None else p[1] for p in parts])
+            w = np.concatenate([p[2].astype(np.float64) for p in parts])
+        del parts
+        a = key >> self._BITS
+        np.bitwise_and(key, (1 << self._BITS) - 1, out=key)
+        b = key
+        if rank is not None:
+            rank = np.asarray(rank, dtype=np.int64)
+            a = rank[a]
+            b = rank[b]
+            swap = a > b
+            lo = np.minimum(a, b)
+            np.maximum(a, b, out=b)
+            a = lo
+            if unit:
+                won = won ^ swap  # the new first item won
+            else:
+                np.subtract(n, w, out=w, where=swap)
+            del swap, lo
+        if n_items is None:
+            n_items = int(max(a.max(), b.max())) + 1
+        key, key_bits, split = _pair_key(n_items, a, b)
+        del a, b
+        if unit and key_bits < 63:
+            # one sort of key << 1 | a_won: counts are run lengths, wins sums of bits
+            np.left_shift(key, 1, out=key)
+            key |= won
+            del won
+            key.sort()
+            m = key.size
+            first = np.empty(m, dtype=bool)
+            first[0] = True
+            np.not_equal(key[1:] >> 1, key[:-1] >> 1, out=first[1:])
+            starts = np.flatnonzero(first)
+            del first
+            ends = np.append(starts[1:], m)
+            wins = np.cumsum(key & 1)[ends - 1]
+            n = (ends - starts).astype(np.float64)
+            w = np.diff(wins, prepend=0).astype(np.float64)
+            del wins, ends
+            key = key[starts] >> 1
+        else:
+            if unit:
+                n, w = np.ones(key.size), won.astype(np.float64)
+            key, n, w = _sum_by_key(key, key_bits, n, w)
+        return int(n_items), *split(key), n, w
+
+    def _merge(self) -> None:
+        if not self._parts:
+            return
+        _, a, b, n, w = self._combine()
+        a <<= self._BITS
+        a |= b
+        self._parts = [(a, n, w)]
+        self._merged = a.size
+        self._pending = 0
+
+    def result(self, rank=None, n_items: int | None = None) -> PairStatistics:
+        """The pairs, with the ids renumbered by ``rank`` (``rank[id]`` = item index) if given."""
+        if not self._parts:
+            raise ValueError("no comparisons were added")
+        return PairStatistics(*self._combine(rank, n_items))
+
+
+def _sum_by_key(key, key_bits: int, n, w):
+    """Distinct ``key`` values in ascending order and the sums of ``n`` and ``w`` over each.
+
+    ``key`` is overwritten. One SIMD value sort of ``key`` with the position in the
+    low bits where the bits allow (about 5x an argsort), else a stable argsort. The
+    sums are of whole numbers here, exact in any order.
+    """
+    m = key.size
+    shift = max(1, (m - 1).bit_length())
+    if key_bits + shift <= 63:  # in place: ``key`` is the caller's temporary
+        np.left_shift(key, shift, out=key)
+        key |= np.arange(m, dtype=np.int64)
+        key.sort()
+        order = key & ((1 << shift) - 1)
+        key >>= shift
+    else:
+        order = np.argsort(key, kind="stable")
+        key = key[order]
+    first = np.empty(m, dtype=bool)
+    first[:1] = True
+    np.not_equal(key[1:], key[:-1], out=first[1:])
+    starts = np.flatnonzero(first)
+    del first
+    sums = [np.add.reduceat(values[order], starts) for values in (n, w)]
+    return key[starts], sums[0], sums[1]

@@ -48,7 +48,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import scipy  # scipy.linalg etc. load on first use, so jobs that never call them start faster
 
 from .comparisons import Comparisons, PairStatistics
 from .models import BTL, Link
@@ -64,10 +63,9 @@ class DisconnectedGraphError(ValueError):
 
 def check_connected(n_items: int, a: np.ndarray, b: np.ndarray) -> None:
     """Raise :class:`DisconnectedGraphError` naming the component sizes if not connected."""
-    from scipy.sparse.csgraph import connected_components
+    from .comparisons import connected_components
 
-    adj = scipy.sparse.coo_matrix((np.ones(a.size), (a, b)), shape=(n_items, n_items)).tocsr()
-    k, lab = connected_components(adj, directed=False)
+    k, lab = connected_components(n_items, a, b)
     if k > 1:
         sizes = np.sort(np.bincount(lab))[::-1]
         shown = ", ".join(str(int(s)) for s in sizes[:10]) + (", ..." if k > 10 else "")
