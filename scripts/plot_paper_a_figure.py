@@ -23,7 +23,12 @@ with job_logger(snakemake) as log:
             save_figure(draw_figure(figure, data), pdf, png)
         write_csv(out[f"csv_{protocol}"], data)
         if overlaid:
-            fig, shown = draw_overlay(figure, read_csv(out[f"csv_{protocol}"]), comparison)
+            fig, shown = draw_overlay(
+                figure,
+                read_csv(out[f"csv_{protocol}"]),
+                comparison,
+                settings=snakemake.params.figure,
+            )
             log.info("overlay: %d published points", shown)
             with (
                 atomic_path(out[f"overlay_pdf_{protocol}"]) as pdf,
