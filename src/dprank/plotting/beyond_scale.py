@@ -19,6 +19,17 @@ _PANELS = (
 )
 
 
+#: the methods as Paper A names them
+_METHODS = {"perturbed_mle": "perturbed MLE", "noisy_counting": "noisy counting"}
+
+
+def _r2_text(r2: float) -> str:
+    """$R^2$ of the rate fit; a value at or below 0 is said to mean no fit (flat errors)."""
+    if r2 <= 0:
+        return f"$R^2$ = {r2:.2f} (no better than a constant: the errors are flat in $n$)"
+    return f"$R^2$ = {r2:.2f}"
+
+
 def _eps_label(eps: float) -> str:
     return "$\\varepsilon = \\infty$" if math.isinf(eps) else f"$\\varepsilon = {eps:g}$"
 
@@ -56,7 +67,9 @@ def plot_scale(summary: pd.DataFrame, fit: pd.DataFrame, degree: float):
                 ].sort_values("n")
                 if part.empty:
                     continue
-                label = _eps_label(eps) + ("" if metric != "rel_hamming" else f", {method}")
+                label = _eps_label(eps) + (
+                    "" if metric != "rel_hamming" else f", {_METHODS[method]}"
+                )
                 ax.errorbar(
                     part["n"], part["mean"], yerr=1.96 * part["se"], color=COLORS[e],
                     marker=MARKERS[e], linestyle="-" if m == 0 else "--", capsize=3,
@@ -85,7 +98,7 @@ def plot_scale(summary: pd.DataFrame, fit: pd.DataFrame, degree: float):
         ax.plot(n, measured, color=COLORS[e], marker=MARKERS[e], linestyle="none")
         ax.plot(
             n, fitted, color=COLORS[e], linestyle=":",
-            label=f"{_eps_label(eps)}: C = {row['constant']:.3g}, $R^2$ = {row['r2']:.2f}",
+            label=f"{_eps_label(eps)}: $C$ = {row['constant']:.3g}, {_r2_text(row['r2'])}",
         )  # fmt: skip
         numbers.append(part.assign(panel="linf_vs_rate", measured=measured, fitted=fitted))
     ax.set_xscale("log")
@@ -93,14 +106,15 @@ def plot_scale(summary: pd.DataFrame, fit: pd.DataFrame, degree: float):
     ax.set_xlabel("number of items $n$")
     ax.set_title(
         "$\\|\\tilde\\theta - \\theta^*\\|_\\infty$ (markers: geometric mean over replicates)\n"
-        "vs $C_\\varepsilon$ (sqrt(log n / np) + log n / (np $\\varepsilon$)) (dotted, Thm 2.1)",
+        "vs $C_\\varepsilon\\,(\\sqrt{\\log n / (np)} + \\log n / (np\\varepsilon))$ "
+        "(dotted, Theorem 2.1)",
         fontsize=11,
     )
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=8)
     fig.suptitle(
         f"Beyond the papers (not a figure of Paper A): Figure 1's errors at average degree "
-        f"np = {degree:g}, sparse Erdos-Renyi graphs, paper protocol\n"
+        f"$np$ = {degree:g}, sparse Erdős-Rényi graphs, paper protocol\n"
         "solid: perturbed MLE (Algorithm 1); dashed, hollow: noisy counting (Algorithm 2); "
         "bars: 95% intervals over replicates",
         fontsize=12,

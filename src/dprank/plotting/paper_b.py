@@ -36,6 +36,10 @@ METRIC_LABELS = {
 KEY_LABELS = {"model": "", "m": "m", "scheme": "Scheme ", "delta": "Δ", "eps": "ε", "method": ""}
 #: panel keys that are options, not filters
 _OPTIONS = ("metric", "title")
+#: why two methods' lines coincide exactly, said in the legend (B1 Figure 6 (c), (f))
+SAME_LINE_REASONS = {
+    frozenset({"ADRR", "ClassicRR"}): "one budget for all users gives both the same ranking",
+}
 
 
 def _label(key: str, value, labels: Mapping | None = None) -> str:
@@ -87,6 +91,16 @@ def _title(letter: str, panel: Mapping) -> str:
     return f"({letter})" + (f" {', '.join(parts)}" if parts else "")
 
 
+def _same_line_label(label: str, values: tuple, points: tuple, drawn: list) -> str:
+    """A line's legend label, saying so where it lies exactly on an earlier line (and why)."""
+    for other_values, other_label, other_points in drawn:
+        if other_points == points:
+            reason = SAME_LINE_REASONS.get(frozenset(map(str, (*values, *other_values))))
+            under = other_label.split(" (")[0]
+            return f"{label} (on {under}" + (f": {reason})" if reason else ")")
+    return label
+
+
 def draw_b2_figure(data: pd.DataFrame, spec: Mapping):
     """One panel per configured filter: error against L, a line per series.
 
@@ -105,17 +119,22 @@ def draw_b2_figure(data: pd.DataFrame, spec: Mapping):
         for ax, letter, panel in zip(axes.flat, "abcdefgh", spec["panels"], strict=False):
             d = data[data["panel"] == letter]
             groups = d[spec["series"]].drop_duplicates().itertuples(index=False)
+            drawn: list[tuple[tuple, str, tuple]] = []  # (values, label, (L, mean)) per line
             for i, values in enumerate(groups):
                 mask = (d[spec["series"]] == pd.Series(values, index=spec["series"])).all(axis=1)
                 line = d[mask].sort_values("L")
+                label = ", ".join(
+                    _label(k, v, labels) for k, v in zip(spec["series"], values, strict=True)
+                )
+                points = (tuple(line["L"]), tuple(line["mean"]))
+                label = _same_line_label(label, values, points, drawn)
+                drawn.append((tuple(values), label, points))
                 style = {
                     "marker": MARKERS[i % len(MARKERS)],
                     "color": COLORS[i % len(COLORS)],
                     "linestyle": ("-", "--", ":")[(i // len(COLORS)) % 3],
                     "markersize": 7,
-                    "label": ", ".join(
-                        _label(k, v, labels) for k, v in zip(spec["series"], values, strict=True)
-                    ),
+                    "label": label,
                 }
                 if spec.get("ci"):
                     ax.errorbar(line["L"], line["mean"], yerr=1.96 * line["se"], capsize=3, **style)
