@@ -15,11 +15,20 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "PAPER_PROTOCOL_NOTE",
     "draw_overlay",
     "paper_a_published",
     "paper_b_box_published",
     "paper_b_published",
 ]
+
+
+#: Under every overlay of Paper A's ``paper`` protocol: why its gaps are expected.
+PAPER_PROTOCOL_NOTE = (
+    "Protocol 'paper' (the algorithms as stated): the published points come from the authors' "
+    "code (protocol 'authors'), so gaps where the two differ are expected by design "
+    "(docs/protocols.md)"
+)
 
 
 def paper_a_published(
@@ -189,7 +198,10 @@ def draw_overlay(
 
     if spec is None:
         published = paper_a_published(figure, data, comparison, settings)
-        return paper_a.draw_figure(figure, data, published=published), len(published)
+        fig = paper_a.draw_figure(figure, data, published=published)
+        if "protocol" in data and set(data["protocol"]) == {"paper"}:
+            fig.supxlabel(PAPER_PROTOCOL_NOTE, fontsize=11)
+        return fig, len(published)
     if spec.get("type", "lines") == "boxplot":
         spec = dict(spec)
         if spec.get("methods"):

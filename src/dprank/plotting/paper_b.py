@@ -116,10 +116,12 @@ def draw_b2_figure(data: pd.DataFrame, spec: Mapping):
         fig, axes = panel_grid(nrows, ncols)
         for ax in axes.flat[n:]:
             ax.remove()
+        shared = None  # the panel whose legend is the figure's
         for ax, letter, panel in zip(axes.flat, "abcdefgh", spec["panels"], strict=False):
             d = data[data["panel"] == letter]
-            groups = d[spec["series"]].drop_duplicates().itertuples(index=False)
+            groups = list(d[spec["series"]].drop_duplicates().itertuples(index=False))
             drawn: list[tuple[tuple, str, tuple]] = []  # (values, label, (L, mean)) per line
+            styles = _series_styles(groups)
             for i, values in enumerate(groups):
                 mask = (d[spec["series"]] == pd.Series(values, index=spec["series"])).all(axis=1)
                 line = d[mask].sort_values("L")
@@ -129,13 +131,7 @@ def draw_b2_figure(data: pd.DataFrame, spec: Mapping):
                 points = (tuple(line["L"]), tuple(line["mean"]))
                 label = _same_line_label(label, values, points, drawn)
                 drawn.append((tuple(values), label, points))
-                style = {
-                    "marker": MARKERS[i % len(MARKERS)],
-                    "color": COLORS[i % len(COLORS)],
-                    "linestyle": ("-", "--", ":")[(i // len(COLORS)) % 3],
-                    "markersize": 7,
-                    "label": label,
-                }
+                style = {**styles[i], "markersize": 7, "label": label}
                 if spec.get("ci"):
                     ax.errorbar(line["L"], line["mean"], yerr=1.96 * line["se"], capsize=3, **style)
                 else:
@@ -152,9 +148,58 @@ def draw_b2_figure(data: pd.DataFrame, spec: Mapping):
             ax.set_xticks(ticks, [f"{v:g}" for v in ticks])
             ax.set_xlabel("L")
             ax.set_ylabel(METRIC_LABELS.get(panel["metric"], panel["metric"]))
-            if "published" in d:
+            if len(groups) > _SHARED_LEGEND:  # many lines: one legend beside the panels
+                shared = ax
+            elif "published" in d:
                 published_legend(ax)
             else:
-                ax.legend(loc="best", fontsize=9, ncol=2 if len(d) > 24 else 1)
+                ax.legend(loc="best", fontsize=9)
             ax.set_title(_title(letter, panel), loc="left", fontsize=18, fontweight="bold")
+        if shared is not None:
+            handles, texts = shared.get_legend_handles_labels()
+            if "published" in data:
+                handles.append(_hollow_handle())
+                texts.append("published (hollow)")
+            fig.legend(handles, texts, loc="outside right upper", fontsize=12, frameon=False)
     return fig
+
+
+#: more lines than this share one legend beside the panels
+_SHARED_LEGEND = 4
+
+
+def _series_styles(groups: list) -> list[dict]:
+    """Colour, marker and line style of each line.
+
+    With two series keys (scheme and m, m and Delta) the colour follows the first key and
+    the marker the second, so that every legend entry differs in colour or shape (a dash
+    does not show in a legend); with one key, each line its own colour and marker.
+    """
+    if groups and len(groups[0]) == 2:
+        first = list(dict.fromkeys(g[0] for g in groups))
+        second = list(dict.fromkeys(g[1] for g in groups))
+        return [
+            {
+                "color": COLORS[first.index(g[0]) % len(COLORS)],
+                "marker": MARKERS[second.index(g[1]) % len(MARKERS)],
+                "linestyle": "-",
+            }
+            for g in groups
+        ]
+    return [
+        {
+            "color": COLORS[i % len(COLORS)],
+            "marker": MARKERS[i % len(MARKERS)],
+            "linestyle": ("-", "--", ":")[(i // len(COLORS)) % 3],
+        }
+        for i in range(len(groups))
+    ]
+
+
+def _hollow_handle():
+    from matplotlib.lines import Line2D
+
+    return Line2D(
+        [], [], linestyle="none", marker="o", markerfacecolor="none", markeredgecolor="black",
+        markersize=10,
+    )  # fmt: skip
