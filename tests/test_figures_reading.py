@@ -64,7 +64,7 @@ def test_a_line_drawn_over_another_says_so_in_the_legend():
         {"panel": "a", "method": method, "L": L, "mean": value, "se": 0.01}
         for method, values in (
             ("ClassicRR", (0.3, 0.2)),
-            ("ADRR", (0.3, 0.2)),
+            ("ADRR", (0.3, 0.201)),  # within 2% at every L
             ("Laplace", (0.5, 0.4)),
         )
         for L, value in zip((100, 200), values, strict=True)
@@ -77,5 +77,7 @@ def test_a_line_drawn_over_another_says_so_in_the_legend():
     fig = draw_b2_figure(pd.DataFrame(rows), spec)
     labels = fig.axes[0].get_legend_handles_labels()[1]
     assert labels[0] == "Classic RR" and labels[2] == "Laplace"
-    assert labels[1].startswith("Debiased RR (on Classic RR: one budget for all users")
+    assert (
+        labels[1] == "Debiased RR (≈ Classic RR: one budget for all users, nearly the same ranking)"
+    )
     plt.close(fig)
