@@ -64,26 +64,28 @@ rule car_tables_paper_b2:
         library=script_files(script_path("table_car_paper_b2"), SRC),
     output:
         table1=[
+            "results/tables/paper_b2/table1.csv",
+            "results/tables/paper_b2/table1.md",
+            "results/tables/paper_b2/table1.tex",
             report(
-                "results/tables/paper_b2/table1.csv",
+                "results/tables/paper_b2/table1.html",
                 caption="../report/car_table1.rst",
                 category="Paper B2",
                 subcategory="tables",
-                labels={"table": "table1"},
+                labels={"table": "Table 01"},
             ),
-            "results/tables/paper_b2/table1.md",
-            "results/tables/paper_b2/table1.tex",
         ],
         table2=[
+            "results/tables/paper_b2/table2.csv",
+            "results/tables/paper_b2/table2.md",
+            "results/tables/paper_b2/table2.tex",
             report(
-                "results/tables/paper_b2/table2.csv",
+                "results/tables/paper_b2/table2.html",
                 caption="../report/car_table2.rst",
                 category="Paper B2",
                 subcategory="tables",
-                labels={"table": "table2"},
+                labels={"table": "Table 02"},
             ),
-            "results/tables/paper_b2/table2.md",
-            "results/tables/paper_b2/table2.tex",
         ],
     log:
         "results/logs/tables/paper_b2/car.log",

@@ -5,15 +5,16 @@ rule table_paper_b:
         ),
         library=script_files(script_path("table_paper_b"), SRC),
     output:
-        csv=report(
-            "results/tables/{bpaper}/{table}.csv",
+        csv="results/tables/{bpaper}/{table}.csv",
+        md="results/tables/{bpaper}/{table}.md",
+        tex="results/tables/{bpaper}/{table}.tex",
+        html=report(
+            "results/tables/{bpaper}/{table}.html",
             caption=REPORT_ITEM,
             category=report_paper,
             subcategory="tables",
-            labels={"table": "{table}"},
+            labels=table_labels,
         ),
-        md="results/tables/{bpaper}/{table}.md",
-        tex="results/tables/{bpaper}/{table}.tex",
     log:
         "results/logs/tables/{bpaper}/{table}.log",
     benchmark:
@@ -80,15 +81,16 @@ rule table1_paper_b1:
         published="resources/published/paper_b/B1-Table1_scheme_behavior.csv",
         library=script_files(script_path("table1_paper_b1"), SRC),
     output:
-        csv=report(
-            "results/tables/paper_b1/table1.csv",
+        csv="results/tables/paper_b1/table1.csv",
+        md="results/tables/paper_b1/table1.md",
+        tex="results/tables/paper_b1/table1.tex",
+        html=report(
+            "results/tables/paper_b1/table1.html",
             caption=REPORT_ITEM,
             category="Paper B1",
             subcategory="tables",
-            labels={"table": "table1"},
+            labels={"table": "Table 01"},
         ),
-        md="results/tables/paper_b1/table1.md",
-        tex="results/tables/paper_b1/table1.tex",
         trends="results/paper_b1/scenario2/trends.csv",
     log:
         "results/logs/tables/paper_b1/table1.log",

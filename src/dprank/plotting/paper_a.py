@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .style import COLORS, MARKERS, authors_style, overlay_published, panel_grid, published_legend
+from .style import COLORS, MARKERS, authors_style, overlay_published, panel_grid
 
 __all__ = ["FIGURES", "Panel", "draw_figure", "figure_data", "protocols_agree"]
 
@@ -286,6 +286,25 @@ def protocols_agree(figure: str, datas: Mapping[str, pd.DataFrame]) -> None:
         )
 
 
+def _figure_legend(fig, axes, published: bool) -> None:
+    """One legend beside the panels (every panel plots the same series), off the data.
+
+    A label a panel spells its own way (Figure 8's capitalisation) keeps the first spelling.
+    """
+    entries: dict[str, object] = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            entries.setdefault(label.lower(), (handle, label))
+    handles = [h for h, _ in entries.values()]
+    labels = [lab for _, lab in entries.values()]
+    if published:
+        from .style import hollow_marker
+
+        handles.append(hollow_marker())
+        labels.append("published (hollow)")
+    fig.legend(handles, labels, loc="outside right upper", frameon=False)
+
+
 def draw_figure(
     figure: str,
     data: pd.DataFrame,
@@ -343,14 +362,11 @@ def draw_figure(
                 bottom, top = ax.get_ylim()
                 if bottom == 0.0:  # the authors' floor: leave room for markers at 0
                     ax.set_ylim(-0.03 * top, top)
-            if published is None:
-                ax.legend(loc="best")
-            else:
-                published_legend(ax)
             title = f"({panel.letter}) {panel.title}".strip()
             ax.set_title(title, loc="left", fontsize=18, fontweight="bold")
         for ax in axes.ravel()[len(panels) :]:
             ax.set_visible(False)
+        _figure_legend(fig, axes.ravel()[: len(panels)], published is not None)
         if protocols:
             fig.supxlabel(
                 f"Protocols {protocols}: equal means (their one difference, the ridge of the "

@@ -19,6 +19,7 @@ from .style import (
     COLORS,
     MARKERS,
     authors_style,
+    hollow_marker,
     overlay_published,
     panel_grid,
     published_legend,
@@ -193,7 +194,7 @@ def draw_b2_figure(data: pd.DataFrame, spec: Mapping):
         if shared is not None:
             handles, texts = shared.get_legend_handles_labels()
             if "published" in data:
-                handles.append(_hollow_handle())
+                handles.append(hollow_marker())
                 texts.append("published (hollow)")
             fig.legend(handles, texts, loc="outside right upper", fontsize=12, frameon=False)
     return fig
@@ -229,12 +230,3 @@ def _series_styles(groups: list) -> list[dict]:
         }
         for i in range(len(groups))
     ]
-
-
-def _hollow_handle():
-    from matplotlib.lines import Line2D
-
-    return Line2D(
-        [], [], linestyle="none", marker="o", markerfacecolor="none", markeredgecolor="black",
-        markersize=10,
-    )  # fmt: skip
