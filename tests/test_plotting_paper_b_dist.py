@@ -159,7 +159,7 @@ def test_draw_boxplots_methods_in_two_model_panels():
     try:
         axes = fig.get_axes()
         assert [ax.get_title(loc="left") for ax in axes] == ["(a) BTL", "(b) TM"]
-        assert [t.get_text() for t in axes[1].get_xticklabels()] == ["ADRR", "Count"]
+        assert [t.get_text() for t in axes[1].get_xticklabels()] == ["ADRR", "Count Method"]
         assert axes[0].get_xlabel() == "" and axes[0].get_ylabel() == "Full ranking error K"
         (legend,) = fig.legends  # no hue: the legend says only what the diamond is
         assert [t.get_text() for t in legend.get_texts()] == ["mean over replicates"]

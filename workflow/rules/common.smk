@@ -95,7 +95,8 @@ FIG_EXT = ["pdf", "png", "csv"]
 CAPTIONS = read_yaml(Path(workflow.basedir) / "workflow/report/captions.yaml")
 REPORT_ITEM = "../report/item.rst"
 OVERLAY_ITEM = "../report/overlay_item.rst"
-# The report's categories: Paper A, Paper B1, Paper B2, Benchmark, Comparison, Audit, Runtime.
+# The report's categories: Agreement with the papers, Paper A, Paper B1, Paper B2, Benchmark,
+# Audit, Runtime.
 REPORT_PAPER = {"paper_b1": "Paper B1", "paper_b2": "Paper B2"}
 
 

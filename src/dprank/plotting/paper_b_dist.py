@@ -134,6 +134,10 @@ def _value_text(key: str, value) -> str:
         return str(value).upper()
     if _is_number(value):
         return f"{value:g}"
+    if key == "method":  # as the papers name them: "Classic RR", "Count Method"
+        from dprank.tables import paper_label
+
+        return paper_label(str(value))
     return str(value)
 
 
