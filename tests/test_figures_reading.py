@@ -78,6 +78,7 @@ def test_a_line_drawn_over_another_says_so_in_the_legend():
     labels = fig.axes[0].get_legend_handles_labels()[1]
     assert labels[0] == "Classic RR" and labels[2] == "Laplace"
     assert (
-        labels[1] == "Debiased RR (≈ Classic RR: one budget for all users, nearly the same ranking)"
+        labels[1]
+        == "Debiased RR\n(≈ Classic RR: one budget for all\nusers, nearly the same ranking)"
     )
     plt.close(fig)

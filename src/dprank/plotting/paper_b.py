@@ -67,7 +67,7 @@ def name_data_set(fig, bpaper: str, figure: str) -> None:
 _OPTIONS = ("metric", "title")
 #: why two methods' lines coincide, said in the legend (B1 Figure 6 (c), (f))
 SAME_LINE_REASONS = {
-    frozenset({"ADRR", "ClassicRR"}): "one budget for all users, nearly the same ranking",
+    frozenset({"ADRR", "ClassicRR"}): "one budget for all\nusers, nearly the same ranking",
 }
 
 
@@ -133,7 +133,7 @@ def _same_line_label(
             sign = "=" if np.array_equal(mine, theirs) else "≈"
             reason = SAME_LINE_REASONS.get(frozenset(map(str, (*values, *other_values))))
             under = other_label.split(" (")[0]
-            return f"{label} ({sign} {under}" + (f": {reason})" if reason else ")")
+            return f"{label}\n({sign} {under}" + (f": {reason})" if reason else ")")
     return label
 
 
