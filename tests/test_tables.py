@@ -417,6 +417,6 @@ def test_the_html_page_is_a_table():
 def test_pvalue_text_as_printed():
     from dprank.tables import pvalue_text
 
-    assert pvalue_text(5.5e-5) == "5.5 × 10^-5"
+    assert pvalue_text(5.5e-5) == "5.5 × 10⁻⁵"
     assert pvalue_text(5.5e-5, tex=True) == r"$5.5 \times 10^{-5}$"
     assert pvalue_text(0.012) == "0.012"

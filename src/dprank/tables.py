@@ -414,7 +414,7 @@ def to_latex(
 _HTML_STYLE = (
     "body{font-family:sans-serif;font-size:14px;margin:12px}"
     "table{border-collapse:collapse;margin-top:8px}"
-    "th,td{border:1px solid #bbb;padding:3px 8px;vertical-align:top}"
+    "th,td{border:1px solid #bbb;padding:3px 8px;vertical-align:top}th.row{text-align:left}"
     "th{background:#f2f2f2}td.num{text-align:right;white-space:nowrap}"
     "p.caption{max-width:60em}"
 )
@@ -466,7 +466,7 @@ def to_html(
     out.append("<tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in header) + "</tr>")
     for row in body:
         cells = [
-            f"<th>{html.escape(c)}</th>"
+            f"<th class='row'>{html.escape(c)}</th>"
             if i < n_index
             else f"<td class='num'>{html.escape(c)}</td>"
             for i, c in enumerate(row)
@@ -629,14 +629,17 @@ def _map_index(index: pd.Index, func) -> pd.Index:
 
 
 def pvalue_text(p: float, tex: bool = False, sig: int = 2) -> str:
-    """A p-value as B2 Table 2 prints it: ``5.5 × 10^-5`` (LaTeX ``$5.5 \\times 10^{-5}$``)."""
+    """A p-value as B2 Table 2 prints it: ``5.5 × 10⁻⁵`` (LaTeX ``$5.5 \\times 10^{-5}$``)."""
     text = format_pvalue(p, sig)
     if "e" not in text:
         return text
     mantissa, exponent = text.split("e")
     if tex:
         return rf"${mantissa} \times 10^{{{int(exponent)}}}$"
-    return f"{mantissa} × 10^{int(exponent)}"
+    return f"{mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 # --------------------------------------------------------------------------- published tables
