@@ -396,7 +396,8 @@ def to_latex(
     if label:
         lines.append(r"\label{" + label + "}")
     cell = latex_escape if escape else str
-    wide = table.shape[1] + n_index > 6
+    # many columns or long rows (B1 Table 1's sentences): scale to the text width
+    wide = table.shape[1] + n_index > 6 or max(len(" ".join(r)) for r in [header, *body]) > 100
     if wide:
         lines.append(r"\resizebox{\textwidth}{!}{%")
     lines += [r"\begin{tabular}{" + spec + "}", r"\toprule"]
