@@ -19,14 +19,16 @@ _PANELS = (
 )
 
 
+#: a legend under its panel
+_BELOW = {"fontsize": 9, "loc": "upper center", "bbox_to_anchor": (0.5, -0.14), "frameon": False}
 #: the methods as Paper A names them
 _METHODS = {"perturbed_mle": "perturbed MLE", "noisy_counting": "noisy counting"}
 
 
 def _r2_text(r2: float) -> str:
-    """$R^2$ of the rate fit; a value at or below 0 is said to mean no fit (flat errors)."""
+    """$R^2$ of the rate fit; a value at or below 0 is said to mean no fit."""
     if r2 <= 0:
-        return f"$R^2$ = {r2:.2f} (no better than a constant: the errors are flat in $n$)"
+        return f"$R^2$ = {r2:.2f} (the rate explains none of the change in $n$)"
     return f"$R^2$ = {r2:.2f}"
 
 
@@ -80,7 +82,10 @@ def plot_scale(summary: pd.DataFrame, fit: pd.DataFrame, degree: float):
         ax.set_xlabel("number of items $n$")
         ax.set_title(title, fontsize=12)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8, ncol=2 if metric == "rel_hamming" else 1)
+        if metric == "rel_hamming":  # the bottom row: legends under the panels, off the data
+            ax.legend(**_BELOW, ncol=2)
+        else:
+            ax.legend(fontsize=8)
     ax = axes.flat[3]
     constants = fit.set_index("epsilon")
     for e, eps in enumerate(epsilons):
@@ -111,7 +116,7 @@ def plot_scale(summary: pd.DataFrame, fit: pd.DataFrame, degree: float):
         fontsize=11,
     )
     ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=8)
+    ax.legend(**_BELOW)
     fig.suptitle(
         f"Beyond the papers (not a figure of Paper A): Figure 1's errors at average degree "
         f"$np$ = {degree:g}, sparse Erdős-Rényi graphs, paper protocol\n"
