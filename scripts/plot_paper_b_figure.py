@@ -13,7 +13,7 @@ import pandas as pd
 
 from dprank.io import atomic_path, read_csv, write_csv
 from dprank.plotting.overlay import draw_overlay
-from dprank.plotting.paper_b import draw_b2_figure, figure_data
+from dprank.plotting.paper_b import draw_b2_figure, figure_data, name_data_set
 from dprank.plotting.paper_b_dist import box_data, draw_boxplots, draw_scatter_bands, scatter_data
 from dprank.plotting.style import save_figure
 from dprank.workflow import job_logger
@@ -44,6 +44,7 @@ with job_logger(snakemake) as log:
                 r["n"],
             )
         data = data.merge(fits, on="panel", how="left", suffixes=("", "_fit"))
+    name_data_set(fig, snakemake.wildcards.bpaper, snakemake.wildcards.figure)
     log.info("%s (%s): %d plotted points", snakemake.wildcards.figure, kind, len(data))
     out = snakemake.output
     with atomic_path(out.pdf) as pdf, atomic_path(out.png) as png:

@@ -1,32 +1,45 @@
 """Rule ``table_paper_b``: a Paper B simulation table (B2 Tables 3-11) laid out like the paper.
 
-Writes CSV, Markdown and LaTeX. Cells print ``mean (dispersion)`` with the
-table's decimals; the dispersion is what the paper prints there (the sd over
-replicates, the se of the mean, or nothing).
+Writes the CSV in the config's layout (``index``, ``columns``: the machine-readable copy) and
+Markdown, LaTeX and HTML (the report's copy) in the paper's layout with the paper's labels
+(:func:`dprank.tables.paper_table`). Cells print ``mean (dispersion)`` with the table's
+decimals; the dispersion is what the paper prints there (the sd over replicates, the se of the
+mean, or nothing).
 """
 
 from dprank.io import atomic_path, read_csv
-from dprank.tables import order_rows, pivot_table, to_csv, to_latex, to_markdown
+from dprank.tables import (
+    order_rows,
+    paper_table,
+    pivot_table,
+    to_csv,
+    to_html,
+    to_latex,
+    to_markdown,
+)
 from dprank.workflow import job_logger
 
 with job_logger(snakemake) as log:
     summary = read_csv(snakemake.input.summary)
     spec = snakemake.params.table
-    rows = order_rows(summary, spec)
+    name = snakemake.wildcards.table
     dispersion = spec.get("dispersion", "sd")
     table = pivot_table(
-        rows,
+        order_rows(summary, spec),
         spec["index"],
         spec["columns"],
         int(spec.get("digits", 4)),
         dispersion=None if dispersion == "none" else dispersion,
     )
+    shown = paper_table(summary, spec, name)
+    tex = paper_table(summary, spec, name, tex=True)
     caption = spec["caption"]
     for path, text in (
         (snakemake.output.csv, to_csv(table)),
-        (snakemake.output.md, to_markdown(table, caption)),
-        (snakemake.output.tex, to_latex(table, caption, snakemake.wildcards.table)),
+        (snakemake.output.md, to_markdown(shown, caption, sparsify=True)),
+        (snakemake.output.tex, to_latex(tex, caption, name, sparsify=True, escape=False)),
+        (snakemake.output.html, to_html(shown, caption)),
     ):
         with atomic_path(path) as tmp:
             tmp.write_text(text)
-    log.info("%s: %d rows x %d columns", snakemake.wildcards.table, *table.shape)
+    log.info("%s: %d rows x %d columns", name, *table.shape)

@@ -128,3 +128,80 @@ def test_paper_b_box_means_per_panel_and_method():
         {"panel": "a", "x": "ADRR", "value": 0.15},
         {"panel": "b", "x": "ADRR", "value": 0.19},
     ]
+
+
+def _fig4_panel_a(epsilons=(0.1, 2.0), in_paper=(False, True)):
+    """Figure 4 (a) at epsilon = 2 and published rows at every epsilon of the stored run."""
+    data = pd.DataFrame(
+        [
+            {
+                "figure": "fig4",
+                "panel": "a",
+                "x_var": "n",
+                "x": float(n),
+                "series_var": "method",
+                "series": m,
+                "method": m,
+                "metric": "rel_hamming",
+                "mean": 0.2,
+            }
+            for n in (150, 250)
+            for m in ("noisy_counting", "perturbed_mle")
+        ]
+    )
+    comparison = pd.DataFrame(
+        [
+            {
+                "figure": "Figure 4",
+                "panel": "a",
+                "n": n,
+                "p": 1.0,
+                "epsilon": e,
+                "method": m,
+                "metric": "rel_hamming",
+                "in_paper_figure": shown,
+                "published_mean": 0.3 if e == 2.0 else 0.9,
+            }
+            for n in (150, 250, 350)  # 350: run by the authors, not plotted by us
+            for e, shown in zip(epsilons, in_paper, strict=True)
+            for m in ("noisy_counting", "perturbed_mle")
+        ]
+    )
+    return data, comparison
+
+
+def test_paper_a_overlay_keeps_only_the_panels_epsilon():
+    data, comparison = _fig4_panel_a(in_paper=(True, True))  # even if flagged as plotted
+    out = paper_a_published("fig4", data, comparison, {"epsilon": 2.0})
+    assert len(out) == 4
+    assert (out["value"] == 0.3).all()  # the epsilon = 0.1 values (0.9) are not drawn
+    assert set(out["x"]) == {150, 250}  # n = 350 is not a plotted point
+
+
+def test_paper_a_overlay_skips_points_the_paper_did_not_plot():
+    data, comparison = _fig4_panel_a()
+    out = paper_a_published("fig4", data, comparison)  # no settings: in_paper_figure decides
+    assert (out["value"] == 0.3).all() and len(out) == 4
+
+
+def test_paper_a_overlay_draws_no_marker_off_the_panels_settings():
+    """The drawn figure: every hollow marker sits on a plotted (x, series) at epsilon = 2."""
+    import matplotlib.pyplot as plt
+
+    from dprank.plotting.overlay import draw_overlay
+
+    data, comparison = _fig4_panel_a(in_paper=(True, True))
+    b = data.assign(panel="b", x_var="epsilon", x=data["x"].map({150.0: 0.5, 250.0: 2.0}))
+    data = pd.concat([data, b], ignore_index=True)
+    fig, shown = draw_overlay("fig4", data, comparison, settings={"epsilon": 2.0})
+    hollow = [
+        line
+        for ax in fig.axes
+        for line in ax.get_lines()
+        if line.get_markerfacecolor() == "none" and len(line.get_xdata())
+    ]
+    ys = np.concatenate([line.get_ydata() for line in hollow])
+    xs = np.concatenate([line.get_xdata() for line in hollow])
+    assert shown == 4 and len(ys) == 4
+    assert np.allclose(ys, 0.3) and set(xs) <= {150.0, 250.0}
+    plt.close(fig)

@@ -129,7 +129,13 @@ def test_draw_boxplots_with_hue_and_log_axis():
         assert a.get_ylabel() == "Runtime (s)"
         assert a.get_title(loc="left") == "(a) Runtime"
         (legend,) = fig.legends
-        assert [t.get_text() for t in legend.get_texts()] == ["m=10", "m=20", "m=40", "m=80"]
+        assert [t.get_text() for t in legend.get_texts()] == [
+            "m=10",
+            "m=20",
+            "m=40",
+            "m=80",
+            "mean over replicates",  # what the white diamond is
+        ]
         assert a.get_legend() is None and b.get_legend() is None
     finally:
         plt.close(fig)
@@ -153,9 +159,10 @@ def test_draw_boxplots_methods_in_two_model_panels():
     try:
         axes = fig.get_axes()
         assert [ax.get_title(loc="left") for ax in axes] == ["(a) BTL", "(b) TM"]
-        assert [t.get_text() for t in axes[1].get_xticklabels()] == ["ADRR", "Count"]
+        assert [t.get_text() for t in axes[1].get_xticklabels()] == ["ADRR", "Count Method"]
         assert axes[0].get_xlabel() == "" and axes[0].get_ylabel() == "Full ranking error K"
-        assert fig.legends == []
+        (legend,) = fig.legends  # no hue: the legend says only what the diamond is
+        assert [t.get_text() for t in legend.get_texts()] == ["mean over replicates"]
     finally:
         plt.close(fig)
 
@@ -243,3 +250,21 @@ def test_draw_scatter_bands_missing_panel_rows_raise():
     data = scatter_data(_scatter_frame(), SCATTER)
     with pytest.raises(ValueError, match=r"panel \(c\)"):
         draw_scatter_bands(data[data["panel"] != "c"], SCATTER)
+
+
+def test_a_far_replicate_does_not_flatten_its_panel():
+    """B2 Figure 13 (a): one replicate far above the rest; the axis ends above the bulk."""
+    rows = [
+        {"replicate": r, "method": me, "metric": "linf", "value": 0.1 + r / 1000}
+        for me in ("ADRR", "Laplace")
+        for r in range(100)
+    ]
+    rows[5]["value"] = 3.8
+    spec = {"panels": [{"metric": "linf"}], "x": "method"}
+    fig = draw_boxplots(box_data(pd.DataFrame(rows), spec), spec)
+    try:
+        (ax,) = fig.get_axes()
+        assert ax.get_ylim()[1] < 0.5
+        assert any("1 replicate above, up to 3.8" in t.get_text() for t in ax.texts)
+    finally:
+        plt.close(fig)

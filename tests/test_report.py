@@ -61,7 +61,8 @@ def test_report_categories_are_the_documented_ones():
     import re
     from pathlib import Path
 
-    allowed = {"Paper A", "Paper B1", "Paper B2", "Benchmark", "Comparison", "Audit", "Runtime"}
+    allowed = {"Paper A", "Paper B1", "Paper B2", "Benchmark", "Agreement with the papers"}
+    allowed |= {"Audit", "Runtime"}
     rules = "".join(p.read_text() for p in Path("workflow/rules").glob("*.smk"))
     literal = re.findall(r'\bcategory="([^"]*)"', rules)
     called = re.findall(r"\bcategory=(\w+),", rules)
@@ -70,3 +71,32 @@ def test_report_categories_are_the_documented_ones():
     assert set(called) <= {"report_paper"}
     mapping = re.search(r"REPORT_PAPER = (\{.*?\})", common).group(1)
     assert set(ast.literal_eval(mapping).values()) <= allowed
+
+
+def _comparison_labels():
+    """Every line name the comparison rules write into results/comparison/*_summary.csv."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "resources" / "published"
+    labels = {"Figure 7 (printed rerun)", "B1 Table 1", "B1 text (Scenario III)"}
+    labels.add("B1 text (MovieLens)")
+    for f in (root / "paper_a").glob("*.csv"):
+        frame = pd.read_csv(f, comment="#")
+        if "figure" in frame:
+            labels |= {str(v) for v in frame["figure"].dropna() if str(v).startswith("Figure")}
+    for f in (root / "paper_b").glob("B2-Table*.csv"):
+        labels.add("B2 Table " + f.name.split("_")[0].removeprefix("B2-Table"))
+    return labels
+
+
+def test_every_deviation_names_a_comparison_line():
+    """A name the summaries do not hold would print 'not compared in this run' for ever."""
+    from pathlib import Path
+
+    from dprank.report import load_deviations
+
+    labels = _comparison_labels()
+    assert {"Figure 5", "Figure 8", "B2 Table 11"} <= labels
+    path = Path(__file__).resolve().parents[1] / "resources" / "deviations.yaml"
+    named = {n for e in load_deviations(path) for n in e.get("comparison", [])}
+    assert named and named <= labels, sorted(named - labels)

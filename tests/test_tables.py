@@ -283,3 +283,140 @@ def test_read_unknown_layout(tmp_path):
     path.write_text("a,b\n1,2\n")
     with pytest.raises(ValueError, match="unrecognised"):
         read_published_table(path)
+
+
+# ----------------------------------------------------------------- the papers' layout and labels
+
+
+def _summary(metrics, methods=("ADRR",), **grid):
+    """A small summary frame: every combination of the grid keys, metric and method."""
+    import itertools
+
+    keys = list(grid)
+    rows = []
+    for values in itertools.product(*grid.values()):
+        for metric in metrics:
+            for method in methods:
+                rows.append(
+                    {
+                        **dict(zip(keys, values, strict=True)),
+                        "metric": metric,
+                        "method": method,
+                        "mean": 0.1,
+                        "sd": 0.01,
+                        "se": 0.001,
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def _b2_spec(name):
+    import yaml
+
+    root = Path(__file__).resolve().parents[1]
+    return yaml.safe_load((root / "config.yaml").read_text())["paper_b2"]["tables"][name]
+
+
+def test_table11_rows_are_btl_and_tm():
+    from dprank.tables import paper_table
+
+    summary = _summary(["kendall_tau_K"], ("ADRR", "Count", "Laplace"), model=["btl", "tm"])
+    table = paper_table(summary, _b2_spec("table11"), "table11")
+    assert [key[0] for key in table.index] == ["BTL", "TM"]
+    assert list(table.columns) == ["ADRR", "Count Method"]
+    assert list(table.index.names) == ["Model", "Error"]
+
+
+def test_table5_blocks_in_the_papers_order():
+    from dprank.tables import paper_table
+
+    summary = _summary(["linf", "l2_over_sqrt_m"], model=["tm", "btl"], m=[10, 20], L=[100, 200])
+    table = paper_table(summary, _b2_spec("table5"), "table5")
+    blocks = list(dict.fromkeys((k[0], k[1]) for k in table.index))
+    l2, linf = "m^(-1/2) ‖θ̂ − θ*‖₂", "‖θ̂ − θ*‖∞"
+    assert blocks == [(l2, "BTL"), (l2, "TM"), (linf, "BTL"), (linf, "TM")]
+
+
+def test_tables_8_and_9_group_rows_by_m_and_columns_by_model():
+    from dprank.tables import paper_table
+
+    summary = _summary(
+        ["kendall_tau_K"], model=["btl", "tm"], delta=[0.05, 0.1], m=[10, 20], L=[100, 200]
+    )
+    table = paper_table(summary, _b2_spec("table8"), "table8")
+    assert [k[0] for k in table.index] == [10, 10, 20, 20]
+    assert list(table.columns) == [
+        "L = 100, BTL",
+        "L = 200, BTL",
+        "L = 100, TM",
+        "L = 200, TM",
+    ]
+
+
+def test_no_table_file_holds_a_code_name():
+    """Every B2 simulation table, written as Markdown, LaTeX and HTML, with the papers' labels."""
+    import re
+
+    from dprank.tables import (
+        CODE_NAMES,
+        PAPER_LAYOUTS,
+        paper_table,
+        to_html,
+        to_latex,
+        to_markdown,
+    )
+
+    root = Path(__file__).resolve().parents[1]
+    import yaml
+
+    specs = yaml.safe_load((root / "config.yaml").read_text())["paper_b2"]["tables"]
+    values = {"model": ["btl", "tm"], "m": [10], "L": [100], "scheme": [1], "delta": [0.1]}
+    for name, spec in specs.items():
+        layout = PAPER_LAYOUTS.get(name, spec)
+        keys = {*spec["index"], *spec["columns"], *layout["index"], *layout["columns"]}
+        grid = {k: v for k, v in values.items() if k in keys}
+        summary = _summary(spec["metrics"], spec.get("methods", ["ADRR"]), **grid)
+        shown = paper_table(summary, spec, name)
+        texts = [
+            to_markdown(shown, sparsify=True),
+            to_html(shown),
+            to_latex(paper_table(summary, spec, name, tex=True), escape=False),
+        ]
+        for text in texts:
+            found = [c for c in CODE_NAMES if re.search(rf"(?<![A-Za-z]){re.escape(c)}", text)]
+            assert not found, (name, found)
+
+
+def test_the_html_page_is_a_table():
+    from html.parser import HTMLParser
+
+    from dprank.tables import pivot_table, to_html
+
+    frame = pd.DataFrame({"m": [10, 20], "L": [100, 100], "mean": [0.1, 0.2], "sd": [1.0, 2.0]})
+    page = to_html(pivot_table(frame, "m", "L", 4, dispersion="sd"), "Caption <b>")
+
+    class Cells(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.tags, self.text = [], []
+
+        def handle_starttag(self, tag, attrs):
+            self.tags.append(tag)
+
+        def handle_data(self, data):
+            self.text.append(data)
+
+    parser = Cells()
+    parser.feed(page)
+    assert parser.tags.count("table") == 1 and parser.tags.count("tr") == 3
+    assert "0.2000 (2.0000)" in parser.text and "Caption <b>. In parentheses" in "".join(
+        parser.text
+    )
+
+
+def test_pvalue_text_as_printed():
+    from dprank.tables import pvalue_text
+
+    assert pvalue_text(5.5e-5) == "5.5 × 10⁻⁵"
+    assert pvalue_text(5.5e-5, tex=True) == r"$5.5 \times 10^{-5}$"
+    assert pvalue_text(0.012) == "0.012"

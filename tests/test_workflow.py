@@ -246,9 +246,12 @@ def test_full_config_dry_run(tmp_path):
     stages = {"simulate_comparisons", "privatize", "estimate", "compute_metrics"}
     assert all("/all/chunk" in o for r, o in jobs if r in stages)
     figures = {o for r, o in jobs if r == "plot_paper_a_figure"}
-    for fig in FIGURES:
+    for fig in FIGURES[:-1]:
         for protocol in ("paper", "authors"):
             assert any(f"{fig}_{protocol}.pdf" in o for o in figures), (fig, protocol)
+    # Figure 8: one figure for both protocols (their means are equal there)
+    single = [o for r, o in jobs if r == "plot_paper_a_single"]
+    assert len(single) == 1 and "/fig8.pdf" in single[0]
 
 
 @pytest.mark.parametrize(
@@ -323,13 +326,19 @@ def test_nested_config_overrides_are_typed_and_a_missing_configfile_is_named(tmp
 def test_smoke_outputs(smoke):
     figdir = smoke / "results/smoke/figures/paper_a"
     for fig in FIGURES:
-        for protocol in ("paper", "authors"):
+        for protocol in ("paper", "authors") if fig != "fig8" else ("",):
+            stem = f"{fig}_{protocol}" if protocol else fig
             for ext in ("pdf", "png"):
-                assert (figdir / f"{fig}_{protocol}.{ext}").stat().st_size > 10_000
-            table = pd.read_csv(figdir / f"{fig}_{protocol}.csv")
+                assert (figdir / f"{stem}.{ext}").stat().st_size > 10_000
+            table = pd.read_csv(figdir / f"{stem}.csv")
             panels = set(table["panel"])
             assert panels == ({"a", "b"} if fig in ("fig4", "fig8") else {"a", "b", "c", "d"})
             assert table["mean"].notna().all()
+    # one Figure 8: both protocols' rows, equal means
+    fig8 = pd.read_csv(figdir / "fig8.csv")
+    by = [c for c in fig8 if c not in ("protocol", "mean", "sd", "se")]
+    means = fig8.pivot_table(index=by, columns="protocol", values="mean")
+    assert (means["paper"] == means["authors"]).all() and len(means) == len(fig8) // 2
     for name in ("paper_a_edge", "paper_a_individual"):
         summary = pd.read_csv(smoke / f"results/smoke/comparison/{name}_summary.csv")
         assert (summary["within"] <= summary["compared"]).all()
@@ -339,22 +348,26 @@ def test_smoke_outputs(smoke):
         assert len(pd.read_csv(smoke / f"results/smoke/figures/paper_b2/fig{fig}.csv")) > 0
     markdown = (smoke / "results/smoke/tables/paper_b2/table5.md").read_text()
     assert "| BTL |" in markdown and "(0." in markdown
-    assert "\\toprule" in (smoke / "results/smoke/tables/paper_b2/table5.tex").read_text()
-    table10 = (smoke / "results/smoke/tables/paper_b2/table10.md").read_text()
-    assert "| TM | linf |" in table10 and "standard error" in table10
+    assert "\\toprule" in (smoke / SMOKE_RESULTS / "tables/paper_b2/table5.tex").read_text()
+    table10 = (smoke / SMOKE_RESULTS / "tables/paper_b2/table10.md").read_text()
+    assert "| TM | m^(-1/2) ‖θ̂ − θ*‖₂ |" in table10 and "|  | ‖θ̂ − θ*‖∞ |" in table10
+    assert "standard error" in table10
+    assert "| Classic RR |" in table10 and "ClassicRR" not in table10
     assert (
-        "(" not in (smoke / "results/smoke/tables/paper_b2/table4.md").read_text().split("|", 1)[1]
+        "("
+        not in (smoke / SMOKE_RESULTS / "tables/paper_b2/table4.md").read_text().split("|", 1)[1]
     )
-    compared = pd.read_csv(smoke / "results/smoke/comparison/paper_b2.csv")
+    compared = pd.read_csv(smoke / SMOKE_RESULTS / "comparison/paper_b2.csv")
     assert {f"B2 Table {i}" for i in range(1, 12)} == set(compared["figure"])
     # car data: the non-private rankings are B2 Table 1's, whatever the replicate count
     table1 = compared[compared["figure"] == "B2 Table 1"]
     assert len(table1) == 30 and (table1["verdict"] == "within").all()
-    assert "t (p), BTL, vs ADRR" in (smoke / "results/smoke/tables/paper_b2/table2.md").read_text()
+    table2 = (smoke / SMOKE_RESULTS / "tables/paper_b2/table2.md").read_text()
+    assert "| Paired t-test: p-value |" in table2 and "t statistic (ours) |" in table2
     # overlays: the published points over ours; one comparison table per paper
     for path in (
         "paper_a/fig1_authors_overlay.png",
-        "paper_a/fig8_paper_overlay.png",
+        "paper_a/fig8_overlay.png",
         "paper_b2/fig4_overlay.png",
         "paper_b2/fig9_overlay.png",
     ):
@@ -405,20 +418,71 @@ def test_smoke_outputs(smoke):
     )
 
 
+def _embedded_html(report: str) -> dict[str, str]:
+    """The HTML items of a Snakemake report: file name -> decoded page."""
+    import base64
+
+    pattern = r"data:text/html;charset=[^;]+;filename=([^;]+);base64,([A-Za-z0-9+/=]+)"
+    return {m[0]: base64.b64decode(m[1]).decode() for m in re.findall(pattern, report)}
+
+
+def _table_cells(page: str) -> list[list[str]]:
+    """The rows of the first <table> of an HTML page, as lists of cell texts."""
+    from html.parser import HTMLParser
+
+    class Parser(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.rows, self.depth, self.cell = [], 0, None
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "table":
+                self.depth += 1
+            elif tag == "tr" and self.depth == 1:
+                self.rows.append([])
+            elif tag in ("td", "th") and self.depth == 1:
+                self.cell = ""
+
+        def handle_endtag(self, tag):
+            if tag in ("td", "th") and self.cell is not None:
+                self.rows[-1].append(self.cell)
+                self.cell = None
+            elif tag == "table":
+                self.depth += 1  # only the first table
+
+        def handle_data(self, data):
+            if self.cell is not None:
+                self.cell += data
+
+    parser = Parser()
+    parser.feed(page)
+    return parser.rows
+
+
 def test_report_holds_every_figure_table_and_page(smoke):
     report = smoke / "results/smoke/report.html"
     snakemake(smoke, "--report", str(report), "--configfile", ".test/config.yaml")
     html = report.read_text()
-    names = [f"fig{i}_{p}.png" for i in range(1, 9) for p in ("paper", "authors")]
+    names = [f"fig{i}_{p}.png" for i in range(1, 8) for p in ("paper", "authors")]
+    names += ["paper_a/fig8.png", "paper_a/fig8_overlay.png"]
     names += [f"paper_b2/fig{i}.png" for i in range(3, 15)]
     names += [f"paper_b1/fig{i}.png" for i in range(2, 8)]
-    names += [f"paper_b2/table{i}.csv" for i in range(1, 12)] + ["paper_b1/table1.csv"]
-    names += [f"{c}_summary.csv" for c in ("paper_a_edge", "paper_a_individual", "paper_b1")]
-    names += ["paper_b2_summary.csv", "deviations.html", "runtime.csv", "privacy.csv"]
+    # every table inline: an HTML page each (also the comparison summaries, audit, runtime)
+    names += [f"paper_b2/table{i}.html" for i in range(1, 12)] + ["paper_b1/table1.html"]
+    pages = ("paper_a_edge", "paper_a_individual", "paper_b2", "paper_b1", "audit", "runtime")
+    names += [f"pages/{page}.html" for page in pages]
+    names += ["deviations.html", "overview.html"]
     missing = [n for n in names if n not in html]
     assert not missing, missing
     assert "Paper B (B2) Figure 14" in html  # captions name the paper item
-    deviations = (smoke / "results/smoke/report/deviations.html").read_text()
+    # the table items render as HTML tables: decode the embedded pages and parse them
+    pages = _embedded_html(html)
+    tables = [n for n in pages if n.startswith("table")]
+    assert len(tables) == 11, sorted(pages)  # B2 Tables 1-11 (and B1 Table 1, same name)
+    for name in [*tables, "paper_b2.html", "audit.html", "runtime.html", "overview.html"]:
+        cells = _table_cells(pages[name])
+        assert len(cells) >= 2 and all(len(row) == len(cells[0]) for row in cells), name
+    deviations = (smoke / SMOKE_RESULTS / "report/deviations.html").read_text()
     assert "B2 Table 11:" in deviations and "within" in deviations
     runtime = pd.read_csv(smoke / "results/smoke/report/runtime.csv")
     assert runtime["jobs"].sum() > 100 and (runtime["seconds_sum"] > 0).all()
@@ -567,7 +631,7 @@ def test_editing_a_plot_script_reruns_only_figures(smoke):
         rules = {r for r, _ in planned_jobs(smoke, *SMOKE)}
     # the figures with their overlay versions (one job each) and the runtime page (which
     # reads every benchmark)
-    assert rules == {"plot_paper_a_figure", "runtime_report"}
+    assert rules == {"plot_paper_a_figure", "plot_paper_a_single", "runtime_report", "report_page"}
     assert planned_jobs(smoke, *SMOKE) == []
 
 
@@ -640,8 +704,8 @@ def test_changing_one_grid_reruns_only_its_cells(smoke):
         c["paper_a_edge"]["figures"]["fig2"]["x_values"] = [0.25, 1.0]
 
     jobs = planned_jobs(smoke, "--configfile", write_config(smoke, replot))
-    assert {r for r, _ in jobs} == {"plot_paper_a_figure", "runtime_report"}
-    assert all("/fig2_" in o for r, o in jobs if r != "runtime_report")
+    assert {r for r, _ in jobs} == {"plot_paper_a_figure", "runtime_report", "report_page"}
+    assert all("/fig2_" in o for r, o in jobs if r == "plot_paper_a_figure")
 
 
 def test_a_run_removes_the_temporaries_killed_jobs_left_and_the_manifest_skips_them(tmp_path):

@@ -349,7 +349,9 @@ def runtime_paper_a_table(config: Mapping, bench: str | Path) -> str:
     rows = []
     for figure in paper_a_figures(config):
         jobs, seconds, rss = _job_stats(figure, figure_jobs(config, figure, bench))
-        outputs = f"results/figures/paper_a/{figure}_{{{protocols}}}.{{pdf,png,csv}}"
+        single = figure in config["paper_a_real"]["figures"]  # one figure for both protocols
+        stem = figure if single else f"{figure}_{{{protocols}}}"
+        outputs = f"results/figures/paper_a/{stem}.{{pdf,png,csv}}"
         rows.append(
             [
                 f"Paper A Fig. {figure.removeprefix('fig')}",

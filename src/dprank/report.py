@@ -15,7 +15,14 @@ from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["agreement", "deviations_html", "load_deviations", "runtime_by_stage"]
+__all__ = [
+    "agreement",
+    "csv_page",
+    "deviations_html",
+    "load_deviations",
+    "overview_html",
+    "runtime_by_stage",
+]
 
 _CHUNK = re.compile(r"chunk\d+\.tsv$")
 
@@ -97,3 +104,93 @@ def deviations_html(entries: Iterable[Mapping], summaries: pd.DataFrame) -> str:
         "<h1>Deviations from the papers' text</h1>\n"
         f"<table>\n<tr>{header}</tr>\n{rows}\n</table>\n</body></html>\n"
     )
+
+
+#: Column headers of the report's pages (comparison summaries, audit, runtime)
+PAGE_HEADERS = {
+    "figure": "Figure or table",
+    "compared": "Cells compared",
+    "within": "Within tolerance",
+    "plotted_compared": "Plotted cells compared",
+    "plotted_within": "Plotted cells within",
+    "max_abs_diff": "Largest |difference|",
+    "claimed_eps": "Claimed ε",
+    "claimed_delta": "Claimed δ",
+    "lower_bound": "Lower bound on ε",
+    "exact_eps": "Exact ε",
+    "seconds_sum": "Seconds (sum)",
+    "seconds_max": "Seconds (largest job)",
+    "max_rss_mb": "Largest RSS (MB)",
+}
+
+
+def _cell(value) -> str:
+    if isinstance(value, float):
+        if value != value:  # NaN
+            return "–"
+        return f"{value:.4g}" if abs(value) < 1e5 else f"{value:.0f}"
+    return str(value)
+
+
+def csv_page(frame: pd.DataFrame, caption: str, notes: Iterable[str] = ()) -> str:
+    """An HTML page showing a CSV output as a table (numbers to 4 significant digits).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The CSV as read.
+    caption : str
+        The paragraph above the table.
+    notes : iterable of str
+        Paragraphs below it.
+    """
+    from dprank.tables import to_html
+
+    shown = frame.map(_cell).rename(columns=lambda c: PAGE_HEADERS.get(c, str(c).replace("_", " ")))
+    shown = shown.set_index(shown.columns[0])
+    return to_html(shown, caption, sparsify=False, notes=tuple(notes))
+
+
+def overview_html(summaries: Mapping[str, pd.DataFrame]) -> str:
+    """The report's landing page: the headline agreement of each paper part and its items.
+
+    Parameters
+    ----------
+    summaries : mapping
+        Paper part (``"Paper A"``, ...) -> its comparison summary lines (columns
+        ``figure, compared, within``); a part absent from this run is left out.
+    """
+    head = "<tr><th>Paper</th><th>Cells within tolerance / compared</th><th>Per item</th></tr>"
+    rows = []
+    for part, frame in summaries.items():
+        within, compared = int(frame["within"].sum()), int(frame["compared"].sum())
+        items = "; ".join(
+            f"{r['figure']}: {int(r['within'])} / {int(r['compared'])}"
+            for _, r in _natural(frame).iterrows()
+        )
+        rows.append(
+            f"<tr><td>{html.escape(part)}</td><td class='num'>{within} / {compared}</td>"
+            f"<td>{html.escape(items)}</td></tr>"
+        )
+    return (
+        "<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>Agreement</title>"
+        "<style>body{font-family:sans-serif;font-size:14px;margin:12px}"
+        "table{border-collapse:collapse}td,th{border:1px solid #bbb;padding:4px 8px;"
+        "vertical-align:top}th{background:#f2f2f2}td.num{white-space:nowrap}</style>"
+        "</head><body>\n<h1>Agreement with the published numbers</h1>\n"
+        "<p>Every published number each paper prints or plots, set beside ours: a cell is "
+        "within tolerance when the difference is at most the tolerance of the comparison "
+        "(the combined standard errors and, for Paper A's edge-DP figures, the authors' own "
+        "rerun spread; docs/fidelity.md). The per-item lines, the cell-by-cell tables and "
+        "the deviations are in this category; the figures and tables are under each paper.</p>\n"
+        f"<table>\n{head}\n" + "\n".join(rows) + "\n</table>\n</body></html>\n"
+    )
+
+
+def _natural(frame: pd.DataFrame) -> pd.DataFrame:
+    """Summary lines in natural order ("Figure 2" before "Figure 10")."""
+
+    def key(name: str):
+        return tuple(int(t) if t.isdigit() else t for t in re.split(r"(\d+)", str(name)))
+
+    return frame.iloc[sorted(range(len(frame)), key=lambda i: key(frame["figure"].iloc[i]))]

@@ -27,16 +27,23 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "CODE_NAMES",
     "KEY_COLUMNS",
     "MISSING",
+    "PAPER_LABELS",
+    "PAPER_LAYOUTS",
     "PUBLISHED_DIGITS",
     "format_cell",
     "format_pvalue",
     "latex_escape",
     "order_rows",
+    "paper_label",
+    "paper_table",
     "pivot_table",
+    "pvalue_text",
     "read_published_table",
     "to_csv",
+    "to_html",
     "to_latex",
     "to_markdown",
 ]
@@ -353,6 +360,7 @@ def to_latex(
     note: bool = True,
     sparsify: bool = False,
     escape_caption: bool = True,
+    escape: bool = True,
 ) -> str:
     """A ``table`` environment with a booktabs ``tabular`` (needs ``\\usepackage{booktabs}``).
 
@@ -368,11 +376,15 @@ def to_latex(
         As in :func:`to_markdown`.
     escape_caption : bool, default True
         Escape special characters in the caption.
+    escape : bool, default True
+        Escape headers and cells; ``False`` for a table whose labels are LaTeX already
+        (:func:`paper_table` with ``tex=True``).
 
     Returns
     -------
     str
-        Ends with a newline. Headers and cells are always escaped.
+        Ends with a newline. A table wider than the text is scaled down to its width
+        (``\\resizebox``, needs ``\\usepackage{graphicx}``).
     """
     header, body = _rows(table, sparsify)
     n_index = table.index.nlevels
@@ -383,13 +395,252 @@ def to_latex(
         lines.append(r"\caption{" + (latex_escape(text) if escape_caption else text) + "}")
     if label:
         lines.append(r"\label{" + label + "}")
+    cell = latex_escape if escape else str
+    # many columns or long rows (B1 Table 1's sentences): scale to the text width
+    wide = table.shape[1] + n_index > 6 or max(len(" ".join(r)) for r in [header, *body]) > 100
+    if wide:
+        lines.append(r"\resizebox{\textwidth}{!}{%")
     lines += [r"\begin{tabular}{" + spec + "}", r"\toprule"]
-    lines.append(" & ".join(latex_escape(h) for h in header) + r" \\")
+    lines.append(" & ".join(cell(h) for h in header) + r" \\")
     lines.append(r"\midrule")
     for row in body:
-        lines.append(" & ".join(latex_escape(c) for c in row) + r" \\")
-    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
+        lines.append(" & ".join(cell(c) for c in row) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    if wide:
+        lines.append("}")
+    lines.append(r"\end{table}")
     return "\n".join(lines) + "\n"
+
+
+_HTML_STYLE = (
+    "body{font-family:sans-serif;font-size:14px;margin:12px}"
+    "table{border-collapse:collapse;margin-top:8px}"
+    "th,td{border:1px solid #bbb;padding:3px 8px;vertical-align:top}th.row{text-align:left}"
+    "th{background:#f2f2f2}td.num{text-align:right;white-space:nowrap}"
+    "p.caption{max-width:60em}"
+)
+
+
+def to_html(
+    table: pd.DataFrame,
+    caption: str | None = None,
+    *,
+    note: bool = True,
+    sparsify: bool = True,
+    title: str | None = None,
+    notes: Sequence[str] = (),
+) -> str:
+    """A standalone HTML page holding the table (what the report shows inline).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Output of :func:`pivot_table` or :func:`paper_table` (any frame of strings works).
+    caption : str, optional
+        Paragraph above the table; with ``note`` it ends with what the parentheses hold.
+    note, sparsify : bool
+        As in :func:`to_markdown` (here ``sparsify`` defaults to True).
+    title : str, optional
+        The page title (default: the caption's first sentence).
+    notes : sequence of str
+        Paragraphs below the table.
+
+    Returns
+    -------
+    str
+        A complete HTML document; every text is escaped.
+    """
+    import html
+
+    header, body = _rows(table, sparsify)
+    n_index = table.index.nlevels
+    text = _caption_text(table, caption, note)
+    title = title or (text or "Table").split(". ")[0]
+    out = [
+        "<!DOCTYPE html>",
+        f"<html><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
+        f"<style>{_HTML_STYLE}</style></head><body>",
+    ]
+    if text:
+        out.append(f"<p class='caption'>{html.escape(text)}</p>")
+    out.append("<table>")
+    out.append("<tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in header) + "</tr>")
+    for row in body:
+        cells = [
+            f"<th class='row'>{html.escape(c)}</th>"
+            if i < n_index
+            else f"<td class='num'>{html.escape(c)}</td>"
+            for i, c in enumerate(row)
+        ]
+        out.append("<tr>" + "".join(cells) + "</tr>")
+    out.append("</table>")
+    out += [f"<p>{html.escape(n)}</p>" for n in notes]
+    out.append("</body></html>")
+    return "\n".join(out) + "\n"
+
+
+# --------------------------------------------------------------------------- the papers' labels
+
+#: How the papers print the code's names: (plain text for Markdown and HTML, LaTeX).
+PAPER_LABELS: dict[str, tuple[str, str]] = {
+    "l2_over_sqrt_m": ("m^(-1/2) ‖θ̂ − θ*‖₂", r"$m^{-1/2}\|\hat{\theta} - \theta^*\|_2$"),
+    "l2_over_sqrt_m_theta": ("m^(-1/2) ‖θ̂ − θ*‖₂", r"$m^{-1/2}\|\hat{\theta} - \theta^*\|_2$"),
+    "linf": ("‖θ̂ − θ*‖∞", r"$\|\hat{\theta} - \theta^*\|_\infty$"),
+    "abs_sigma_hat_minus_sigma": ("|σ̂ − σ|", r"$|\hat{\sigma} - \sigma|$"),
+    "kendall_tau_K": ("Full ranking error", "Full ranking error"),
+    "topK_hamming_HK_K=m/2": ("Top-K ranking error", "Top-$K$ ranking error"),
+    "prop_correct_model_selected": ("Share of correct models", "Share of correct models"),
+    "ADRR": ("ADRR", "ADRR"),
+    "NoisyObj": ("NoisyObj", "NoisyObj"),
+    "Laplace": ("Laplace", "Laplace"),
+    "ClassicRR": ("Classic RR", "Classic RR"),
+    "Count": ("Count Method", "Count Method"),
+    "btl": ("BTL", "BTL"),
+    "tm": ("TM", "TM"),
+    "BTL": ("BTL", "BTL"),
+    "TM": ("TM", "TM"),
+    # row and column keys
+    "delta": ("Δ", r"$\Delta$"),
+    "m": ("m", "$m$"),
+    "L": ("L", "$L$"),
+    "model": ("Model", "Model"),
+    "metric": ("Error", "Error"),
+    "scheme": ("Scheme", "Scheme"),
+    "method": ("Method", "Method"),
+    "epsilon_order": ("ε", r"$\epsilon$"),
+}
+
+#: Code names that must not appear as labels in a table file (Markdown, LaTeX, HTML).
+CODE_NAMES = (
+    "l2_over_sqrt_m",
+    "abs_sigma_hat_minus_sigma",
+    "kendall_tau_K",
+    "topK_hamming",
+    "prop_correct_model_selected",
+    "epsilon_order",
+    "ClassicRR",
+    "linf",
+    "delta",
+)
+
+
+def paper_label(name: object, tex: bool = False) -> str:
+    """The papers' label of a code name (``"linf"`` -> ``"‖θ̂ − θ*‖∞"``); others unchanged.
+
+    With ``tex`` the label is LaTeX (math in ``$...$``) and other names are escaped.
+    """
+    if isinstance(name, str) and name in PAPER_LABELS:
+        return PAPER_LABELS[name][1 if tex else 0]
+    return latex_escape(str(name)) if tex else str(name)
+
+
+#: The papers' layout of each B2 simulation table (row keys, column keys), where it differs
+#: from the machine-readable CSV's (the config's ``index`` and ``columns``).
+PAPER_LAYOUTS: dict[str, dict[str, list[str]]] = {
+    "table5": {"index": ["metric", "model", "m"], "columns": ["L"]},  # BTL, TM per error
+    "table8": {"index": ["m", "delta"], "columns": ["model", "L"]},  # BTL block, TM block
+    "table9": {"index": ["m", "delta"], "columns": ["model", "L"]},
+    "table11": {"index": ["model", "metric"], "columns": ["method"]},  # rows BTL, TM
+}
+
+
+def _value_label(key: str, value: object, tex: bool) -> object:
+    if _is_missing(value):
+        return value
+    if key == "scheme":
+        return f"Scheme {value}"
+    if key in ("metric", "method", "model"):
+        return paper_label(value, tex)
+    return value
+
+
+def paper_table(
+    summary: pd.DataFrame, spec: Mapping, name: str | None = None, *, tex: bool = False
+) -> pd.DataFrame:
+    """A simulation table in the paper's layout with the paper's labels (Markdown, LaTeX, HTML).
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        The experiment's summary (as for :func:`order_rows`).
+    spec : mapping
+        The table's config (``metrics``, ``methods``, ``index``, ``columns``, ``digits``,
+        ``dispersion``).
+    name : str, optional
+        The table (``"table8"``): its :data:`PAPER_LAYOUTS` entry, if any, replaces the
+        config's ``index`` and ``columns``.
+    tex : bool, default False
+        LaTeX labels (pass the result to :func:`to_latex` with ``escape=False``); the
+        cells are escaped here.
+
+    Returns
+    -------
+    pandas.DataFrame
+        As :func:`pivot_table`; the same cells as the CSV's table, laid out and
+        labelled as the paper prints them (``"L = 100, BTL"``, ``"Scheme 1"``, ``Δ``).
+    """
+    layout = {**{k: list(spec[k]) for k in ("index", "columns")}, **PAPER_LAYOUTS.get(name, {})}
+    rows = order_rows(summary, {**spec, **layout})
+    keys = [*layout["index"], *layout["columns"]]
+    for key in keys:
+        if key in ("scheme", "metric", "method", "model"):
+            rows[key] = [_value_label(key, v, tex) for v in rows[key]]
+
+    def label(keys: Mapping[str, object]) -> str:
+        parts = []
+        for k in ("L", "m", "delta"):
+            if k in keys:
+                v = keys[k]
+                parts.append(f"{paper_label(k, tex)} = {v:g}" if not _is_missing(v) else MISSING)
+        parts += [str(v) for k, v in keys.items() if k not in ("L", "m", "delta")]
+        return ", ".join(parts)
+
+    dispersion = spec.get("dispersion", "sd")
+    table = pivot_table(
+        rows,
+        layout["index"],
+        layout["columns"],
+        int(spec.get("digits", 4)),
+        dispersion=None if dispersion == "none" else dispersion,
+        label=label,
+    )
+    names = [paper_label(n, tex) for n in table.index.names]
+    if "metric" in layout["index"] and "method" in layout["columns"]:
+        names = [
+            ("Estimation error" if len(spec["metrics"]) > 1 else "Error")
+            if n == paper_label("metric", tex)
+            else n
+            for n in names
+        ]
+    table.index = table.index.set_names(names)
+    if tex:
+        table = table.map(latex_escape)
+        table.index = _map_index(
+            table.index, lambda v: v if isinstance(v, str) and "$" in v else latex_escape(str(v))
+        )
+    return table
+
+
+def _map_index(index: pd.Index, func) -> pd.Index:
+    if isinstance(index, pd.MultiIndex):
+        return pd.MultiIndex.from_tuples(
+            [tuple(func(v) for v in key) for key in index], names=index.names
+        )
+    return pd.Index([func(v) for v in index], name=index.name)
+
+
+def pvalue_text(p: float, tex: bool = False, sig: int = 2) -> str:
+    """A p-value as B2 Table 2 prints it: ``5.5 × 10⁻⁵`` (LaTeX ``$5.5 \\times 10^{-5}$``)."""
+    text = format_pvalue(p, sig)
+    if "e" not in text:
+        return text
+    mantissa, exponent = text.split("e")
+    if tex:
+        return rf"${mantissa} \times 10^{{{int(exponent)}}}$"
+    return f"{mantissa} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 # --------------------------------------------------------------------------- published tables

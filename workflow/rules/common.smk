@@ -118,7 +118,8 @@ FIG_EXT = ["pdf", "png", "csv"]
 CAPTIONS = read_yaml(Path(workflow.basedir) / "workflow/report/captions.yaml")
 REPORT_ITEM = "../report/item.rst"
 OVERLAY_ITEM = "../report/overlay_item.rst"
-# The report's categories: Paper A, Paper B1, Paper B2, Benchmark, Comparison, Audit, Runtime.
+# The report's categories: Agreement with the papers, Paper A, Paper B1, Paper B2, Benchmark,
+# Audit, Runtime.
 REPORT_PAPER = {"paper_b1": "Paper B1", "paper_b2": "Paper B2"}
 
 
@@ -127,7 +128,36 @@ def report_paper(wildcards):
     return REPORT_PAPER[wildcards.bpaper]
 
 
-TABLE_EXT = ["csv", "md", "tex"]
+TABLE_EXT = ["csv", "md", "tex", "html"]
+
+
+def item_label(name):
+    """The report's label of a figure or table wildcard: "fig3" -> "Figure 03", "table11" ->
+    "Table 11" (zero-padded: the report sorts labels as text)."""
+    kind, number = (
+        ("Figure", name[3:]) if name.startswith("fig") else ("Table", name[5:])
+    )
+    return f"{kind} {int(number):02d}"
+
+
+def paper_a_subcategory(wildcards):
+    """Report subcategory of a Paper A figure ("Figure 01")."""
+    return item_label(wildcards.figure)
+
+
+def table_labels(wildcards):
+    """Report labels of a table."""
+    return {"table": item_label(wildcards.table)}
+
+
+def figure_labels(wildcards):
+    """Report labels of a Paper B figure."""
+    return {"figure": item_label(wildcards.figure)}
+
+
+def overlay_labels(wildcards):
+    """Report labels of a Paper B figure's overlay version."""
+    return {"figure": f"{item_label(wildcards.figure)} (overlay)"}
 
 
 wildcard_constraints:
@@ -282,7 +312,15 @@ def figure_summaries(wildcards):
 
 
 def paper_a_figure_files(figure):
-    """A Paper A figure per protocol, and its overlay version if the comparison runs."""
+    """A Paper A figure per protocol, and its overlay version if the comparison runs (one
+    figure for all protocols for the figures of PAPER_A_SINGLE)."""
+    if figure in PAPER_A_SINGLE:
+        files = expand(R(f"figures/paper_a/{figure}.{{ext}}"), ext=FIG_EXT)
+        if "authors" in PROTOCOLS:
+            files += expand(
+                R(f"figures/paper_a/{figure}_overlay.{{ext}}"), ext=["pdf", "png"]
+            )
+        return files
     files = expand(
         R("figures/paper_a/{figure}_{protocol}.{ext}"),
         figure=figure,
@@ -317,8 +355,8 @@ def paper_a_figure_outputs():
             f"{stem}.png",
             caption=REPORT_ITEM,
             category="Paper A",
-            subcategory="{figure}",
-            labels={"figure": "{figure}", "protocol": p},
+            subcategory=paper_a_subcategory,
+            labels=lambda w, p=p: {"figure": item_label(w.figure), "protocol": p},
         )
         out[f"csv_{p}"] = f"{stem}.csv"
         if PAPER_A_OVERLAID:
@@ -327,9 +365,51 @@ def paper_a_figure_outputs():
                 f"{stem}_overlay.png",
                 caption=OVERLAY_ITEM,
                 category="Paper A",
-                subcategory="{figure}",
-                labels={"figure": "{figure}", "protocol": f"{p} (overlay)"},
+                subcategory=paper_a_subcategory,
+                labels=lambda w, p=p: {
+                    "figure": item_label(w.figure),
+                    "protocol": f"{p} (overlay)",
+                },
             )
+    return out
+
+
+#: Paper A figures drawn once for both protocols (by plot_paper_a_single): the real-data
+#: Figure 8, where the protocols differ only in the ridge of the non-private reference fit,
+#: which does not change its ranking on either data set (docs/protocols.md); the job checks
+#: that the means agree and fails if they do not.
+PAPER_A_SINGLE = list(config["paper_a_real"]["figures"])
+
+
+def paper_a_single_outputs():
+    """Outputs of a Paper A figure drawn once for every protocol (``{figure}.pdf`` ...)."""
+    stem = R("figures/paper_a/{figure}")
+    out = {
+        "pdf": f"{stem}.pdf",
+        "png": report(
+            f"{stem}.png",
+            caption=REPORT_ITEM,
+            category="Paper A",
+            subcategory=paper_a_subcategory,
+            labels=lambda w: {
+                "figure": item_label(w.figure),
+                "protocol": " = ".join(PROTOCOLS),
+            },
+        ),
+        "csv": f"{stem}.csv",
+    }
+    if PAPER_A_OVERLAID:
+        out["overlay_pdf"] = f"{stem}_overlay.pdf"
+        out["overlay_png"] = report(
+            f"{stem}_overlay.png",
+            caption=OVERLAY_ITEM,
+            category="Paper A",
+            subcategory=paper_a_subcategory,
+            labels=lambda w: {
+                "figure": item_label(w.figure),
+                "protocol": " = ".join(PROTOCOLS) + " (overlay)",
+            },
+        )
     return out
 
 

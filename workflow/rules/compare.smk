@@ -14,12 +14,7 @@ rule compare_paper_a_edge:
         library=script_files(script_path("compare_paper_a_edge"), SRC),
     output:
         table=R("comparison/paper_a_edge.csv"),
-        summary=report(
-            R("comparison/paper_a_edge_summary.csv"),
-            caption="../report/comparison.rst",
-            category="Comparison",
-            labels={"comparison": "paper_a_edge"},
-        ),
+        summary=R("comparison/paper_a_edge_summary.csv"),
     log:
         R("logs/comparison/paper_a_edge.log"),
     benchmark:
@@ -47,12 +42,7 @@ rule compare_paper_a_individual:
         library=script_files(script_path("compare_paper_a_individual"), SRC),
     output:
         table=R("comparison/paper_a_individual.csv"),
-        summary=report(
-            R("comparison/paper_a_individual_summary.csv"),
-            caption="../report/comparison.rst",
-            category="Comparison",
-            labels={"comparison": "paper_a_individual"},
-        ),
+        summary=R("comparison/paper_a_individual_summary.csv"),
     log:
         R("logs/comparison/paper_a_individual.log"),
     benchmark:
@@ -81,12 +71,7 @@ rule compare_paper_b2:
         library=script_files(script_path("compare_paper_b2"), SRC),
     output:
         table=R("comparison/paper_b2.csv"),
-        summary=report(
-            R("comparison/paper_b2_summary.csv"),
-            caption="../report/comparison.rst",
-            category="Comparison",
-            labels={"comparison": "paper_b2"},
-        ),
+        summary=R("comparison/paper_b2_summary.csv"),
     log:
         R("logs/comparison/paper_b2.log"),
     benchmark:

@@ -64,26 +64,28 @@ rule car_tables_paper_b2:
         library=script_files(script_path("table_car_paper_b2"), SRC),
     output:
         table1=[
+            R("tables/paper_b2/table1.csv"),
+            R("tables/paper_b2/table1.md"),
+            R("tables/paper_b2/table1.tex"),
             report(
-                R("tables/paper_b2/table1.csv"),
+                R("tables/paper_b2/table1.html"),
                 caption="../report/car_table1.rst",
                 category="Paper B2",
                 subcategory="tables",
-                labels={"table": "table1"},
+                labels={"table": "Table 01"},
             ),
-            R("tables/paper_b2/table1.md"),
-            R("tables/paper_b2/table1.tex"),
         ],
         table2=[
+            R("tables/paper_b2/table2.csv"),
+            R("tables/paper_b2/table2.md"),
+            R("tables/paper_b2/table2.tex"),
             report(
-                R("tables/paper_b2/table2.csv"),
+                R("tables/paper_b2/table2.html"),
                 caption="../report/car_table2.rst",
                 category="Paper B2",
                 subcategory="tables",
-                labels={"table": "table2"},
+                labels={"table": "Table 02"},
             ),
-            R("tables/paper_b2/table2.md"),
-            R("tables/paper_b2/table2.tex"),
         ],
     log:
         R("logs/tables/paper_b2/car.log"),

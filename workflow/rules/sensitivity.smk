@@ -97,8 +97,8 @@ rule sensitivity_scenario3_fit:
         summary=report(
             R("sensitivity/scenario3/check_summary.csv"),
             caption="../report/sensitivity.rst",
-            category="Comparison",
-            subcategory="sensitivity (B2)",
+            category="Agreement with the papers",
+            subcategory="Sensitivity study (B2)",
             labels={"table": "Scenario III: fit and held-out check"},
         ),
     log:
@@ -168,16 +168,16 @@ rule sensitivity_summary:
         settings=report(
             R("sensitivity/settings.csv"),
             caption="../report/sensitivity.rst",
-            category="Comparison",
-            subcategory="sensitivity (B2)",
+            category="Agreement with the papers",
+            subcategory="Sensitivity study (B2)",
             labels={"table": "Scenario V: every setting"},
         ),
         findings=R("sensitivity/findings.md"),
         html=report(
             R("report/sensitivity/findings.html"),
             caption="../report/sensitivity.rst",
-            category="Comparison",
-            subcategory="sensitivity (B2)",
+            category="Agreement with the papers",
+            subcategory="Sensitivity study (B2)",
             labels={"page": "findings"},
         ),
     log:
@@ -213,8 +213,8 @@ rule sensitivity_figure:
         png=report(
             R("figures/sensitivity/sensitivity.png"),
             caption="../report/sensitivity.rst",
-            category="Comparison",
-            subcategory="sensitivity (B2)",
+            category="Agreement with the papers",
+            subcategory="Sensitivity study (B2)",
             labels={"figure": "sensitivity"},
         ),
         csv=R("figures/sensitivity/sensitivity.csv"),

@@ -1,21 +1,20 @@
 rule table_paper_b:
     input:
         summary=lambda w: (
-            R(
-                f"{w.bpaper}/{config[w.bpaper]['tables'][w.table]['experiment']}/summary.csv"
-            )
+            R(f"{w.bpaper}/{config[w.bpaper]['tables'][w.table]['experiment']}/summary.csv")
         ),
         library=script_files(script_path("table_paper_b"), SRC),
     output:
-        csv=report(
-            R("tables/{bpaper}/{table}.csv"),
+        csv=R("tables/{bpaper}/{table}.csv"),
+        md=R("tables/{bpaper}/{table}.md"),
+        tex=R("tables/{bpaper}/{table}.tex"),
+        html=report(
+            R("tables/{bpaper}/{table}.html"),
             caption=REPORT_ITEM,
             category=report_paper,
             subcategory="tables",
-            labels={"table": "{table}"},
+            labels=table_labels,
         ),
-        md=R("tables/{bpaper}/{table}.md"),
-        tex=R("tables/{bpaper}/{table}.tex"),
     log:
         R("logs/tables/{bpaper}/{table}.log"),
     benchmark:
@@ -82,15 +81,16 @@ rule table1_paper_b1:
         published="resources/published/paper_b/B1-Table1_scheme_behavior.csv",
         library=script_files(script_path("table1_paper_b1"), SRC),
     output:
-        csv=report(
-            R("tables/paper_b1/table1.csv"),
+        csv=R("tables/paper_b1/table1.csv"),
+        md=R("tables/paper_b1/table1.md"),
+        tex=R("tables/paper_b1/table1.tex"),
+        html=report(
+            R("tables/paper_b1/table1.html"),
             caption=REPORT_ITEM,
             category="Paper B1",
             subcategory="tables",
-            labels={"table": "table1"},
+            labels={"table": "Table 01"},
         ),
-        md=R("tables/paper_b1/table1.md"),
-        tex=R("tables/paper_b1/table1.tex"),
         trends=R("paper_b1/scenario2/trends.csv"),
     log:
         R("logs/tables/paper_b1/table1.log"),

@@ -1,7 +1,7 @@
 """Figure of the benchmark of methods: error versus user-level eps, central against local.
 
-Central methods are drawn in blues with circles, local methods in oranges and
-reds with squares (solid: ``eps / S_l`` per comparison, the per-user
+Central methods are drawn in blues, local methods in oranges and reds, each
+method of a group with its own marker shape (solid: ``eps / S_l`` per comparison, the per-user
 accounting; dashed: ``eps`` per comparison), the non-private references as
 grey horizontal lines. The accounting is written under every figure.
 """
@@ -16,6 +16,8 @@ __all__ = ["plot_benchmark", "save_figure"]
 
 _CENTRAL = ("#08306B", "#2171B5", "#4292C6", "#6BAED6", "#9ECAE1", "#3182BD", "#084594")
 _LOCAL = ("#D94801", "#F16913", "#A63603", "#FD8D3C", "#E6550D", "#7F2704", "#FDAE6B")
+#: one marker shape per method within its trust model, so that lines of similar colour differ
+_SHAPES = ("o", "s", "D", "^", "v", "P", "X", "*")
 _LABELS = {
     "kendall": "Kendall distance",
     "top_k": "top-k Hamming error",
@@ -60,16 +62,15 @@ def plot_benchmark(summary: pd.DataFrame, title: str, note: str):
                 ax.axhline(y, color=h.get_color(), lw=1.2, ls=h.get_linestyle())
                 handles[name] = (h, f"{name} (non-private)")
                 continue
-            if tm == "central":
-                color, marker = _CENTRAL[central.index(name) % len(_CENTRAL)], "o"
-            else:
-                color, marker = _LOCAL[local.index(name) % len(_LOCAL)], "s"
+            group, palette = (central, _CENTRAL) if tm == "central" else (local, _LOCAL)
+            i = group.index(name)
+            color, marker = palette[i % len(palette)], _SHAPES[i % len(_SHAPES)]
             for acc, ls in (("user", "-"), ("comparison", "--")):
                 a = g[g["accounting"] == acc].sort_values("eps")
                 if a.empty:
                     continue
                 e, m, se = a["eps"].to_numpy(), a["mean"].to_numpy(), a["se"].to_numpy()
-                (h,) = ax.plot(e, m, ls=ls, marker=marker, color=color, lw=1.6, ms=4)
+                (h,) = ax.plot(e, m, ls=ls, marker=marker, color=color, lw=1.6, ms=5)
                 ax.fill_between(e, m - 1.96 * se, m + 1.96 * se, color=color, alpha=0.08, lw=0)
                 label = f"{name} ({tm})" if acc == "user" else f"{name} (eps per comparison)"
                 handles.setdefault(f"{name}/{acc}", (h, label))
@@ -78,8 +79,8 @@ def plot_benchmark(summary: pd.DataFrame, title: str, note: str):
         ax.set_ylabel(_LABELS[metric])
         if metric == "l2":
             ax.set_yscale("log")
-        else:
-            ax.set_ylim(bottom=0)
+        else:  # from 0, with room for the markers at 0
+            ax.set_ylim(bottom=-0.03 * ax.get_ylim()[1])
         ax.grid(alpha=0.3)
     fig.suptitle(title, fontsize=12)
     fig.legend(

@@ -19,6 +19,19 @@ _PANELS = (
 )
 
 
+#: a legend under its panel
+_BELOW = {"fontsize": 9, "loc": "upper center", "bbox_to_anchor": (0.5, -0.14), "frameon": False}
+#: the methods as Paper A names them
+_METHODS = {"perturbed_mle": "perturbed MLE", "noisy_counting": "noisy counting"}
+
+
+def _r2_text(r2: float) -> str:
+    """$R^2$ of the rate fit; a value at or below 0 is said to mean no fit."""
+    if r2 <= 0:
+        return f"$R^2$ = {r2:.2f} (the rate explains none of the change in $n$)"
+    return f"$R^2$ = {r2:.2f}"
+
+
 def _eps_label(eps: float) -> str:
     return "$\\varepsilon = \\infty$" if math.isinf(eps) else f"$\\varepsilon = {eps:g}$"
 
@@ -56,7 +69,9 @@ def plot_scale(summary: pd.DataFrame, fit: pd.DataFrame, degree: float):
                 ].sort_values("n")
                 if part.empty:
                     continue
-                label = _eps_label(eps) + ("" if metric != "rel_hamming" else f", {method}")
+                label = _eps_label(eps) + (
+                    "" if metric != "rel_hamming" else f", {_METHODS[method]}"
+                )
                 ax.errorbar(
                     part["n"], part["mean"], yerr=1.96 * part["se"], color=COLORS[e],
                     marker=MARKERS[e], linestyle="-" if m == 0 else "--", capsize=3,
@@ -67,7 +82,10 @@ def plot_scale(summary: pd.DataFrame, fit: pd.DataFrame, degree: float):
         ax.set_xlabel("number of items $n$")
         ax.set_title(title, fontsize=12)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8, ncol=2 if metric == "rel_hamming" else 1)
+        if metric == "rel_hamming":  # the bottom row: legends under the panels, off the data
+            ax.legend(**_BELOW, ncol=2)
+        else:
+            ax.legend(fontsize=8)
     ax = axes.flat[3]
     constants = fit.set_index("epsilon")
     for e, eps in enumerate(epsilons):
@@ -85,7 +103,7 @@ def plot_scale(summary: pd.DataFrame, fit: pd.DataFrame, degree: float):
         ax.plot(n, measured, color=COLORS[e], marker=MARKERS[e], linestyle="none")
         ax.plot(
             n, fitted, color=COLORS[e], linestyle=":",
-            label=f"{_eps_label(eps)}: C = {row['constant']:.3g}, $R^2$ = {row['r2']:.2f}",
+            label=f"{_eps_label(eps)}: $C$ = {row['constant']:.3g}, {_r2_text(row['r2'])}",
         )  # fmt: skip
         numbers.append(part.assign(panel="linf_vs_rate", measured=measured, fitted=fitted))
     ax.set_xscale("log")
@@ -93,14 +111,15 @@ def plot_scale(summary: pd.DataFrame, fit: pd.DataFrame, degree: float):
     ax.set_xlabel("number of items $n$")
     ax.set_title(
         "$\\|\\tilde\\theta - \\theta^*\\|_\\infty$ (markers: geometric mean over replicates)\n"
-        "vs $C_\\varepsilon$ (sqrt(log n / np) + log n / (np $\\varepsilon$)) (dotted, Thm 2.1)",
+        "vs $C_\\varepsilon\\,(\\sqrt{\\log n / (np)} + \\log n / (np\\varepsilon))$ "
+        "(dotted, Theorem 2.1)",
         fontsize=11,
     )
     ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=8)
+    ax.legend(**_BELOW)
     fig.suptitle(
         f"Beyond the papers (not a figure of Paper A): Figure 1's errors at average degree "
-        f"np = {degree:g}, sparse Erdos-Renyi graphs, paper protocol\n"
+        f"$np$ = {degree:g}, sparse Erdős-Rényi graphs, paper protocol\n"
         "solid: perturbed MLE (Algorithm 1); dashed, hollow: noisy counting (Algorithm 2); "
         "bars: 95% intervals over replicates",
         fontsize=12,

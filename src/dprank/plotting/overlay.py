@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "PAPER_PROTOCOL_NOTE",
     "draw_overlay",
     "paper_a_published",
     "paper_b_box_published",
@@ -22,16 +23,54 @@ __all__ = [
 ]
 
 
-def paper_a_published(figure: str, data: pd.DataFrame, comparison: pd.DataFrame) -> pd.DataFrame:
+#: Under every overlay of Paper A's ``paper`` protocol: why its gaps are expected.
+PAPER_PROTOCOL_NOTE = (
+    "Protocol 'paper' (the algorithms as stated): the published points come from the authors' "
+    "code (protocol 'authors'), so gaps where the two differ are expected by design "
+    "(docs/protocols.md)"
+)
+
+
+def paper_a_published(
+    figure: str,
+    data: pd.DataFrame,
+    comparison: pd.DataFrame,
+    settings: Mapping | None = None,
+) -> pd.DataFrame:
     """Published points of Paper A figure ``figN`` in the figure's coordinates.
 
-    Returns ``panel, x, series, value``: one row per published number of the
-    figure's panels (digitised points where the source is a figure).
+    A published number is shown only where the panel plots it: the paper plotted it
+    (``in_paper_figure``), it is at the panel's fixed settings (Figure 4 (a): the
+    figure's ``epsilon``), and its (x, series) is one of the panel's plotted points.
+    So no hollow marker stands at an epsilon, p or n its panel does not show.
+
+    Parameters
+    ----------
+    figure : str
+        ``figN``.
+    data : DataFrame
+        The figure's CSV (:func:`dprank.plotting.paper_a.figure_data`).
+    comparison : DataFrame
+        The comparison table of the figure's paper part.
+    settings : mapping, optional
+        The figure's config (``epsilon`` of the panels drawn at one epsilon).
+
+    Returns
+    -------
+    DataFrame
+        ``panel, x, series, value``: one row per published number shown (digitised
+        points where the source is a figure).
     """
+    from dprank.plotting.paper_a import FIGURES
+
     label = f"Figure {figure.removeprefix('fig')}"
     rows = comparison[(comparison["figure"] == label) & comparison["published_mean"].notna()]
     if "source" in rows:
         rows = rows[rows["source"].fillna("").str.startswith("digitised")]
+    if "in_paper_figure" in rows:
+        rows = rows[rows["in_paper_figure"].astype(str).str.lower().isin(("true", "1", "1.0"))]
+    fixed_epsilon = (settings or {}).get("epsilon")
+    at_epsilon = {p.letter for p in FIGURES[figure][0] if p.at_epsilon} if figure in FIGURES else ()
     out = []
     for letter, d in data.groupby("panel"):
         x_var, s_var = d["x_var"].iloc[0], d["series_var"].iloc[0]
@@ -42,6 +81,9 @@ def paper_a_published(figure: str, data: pd.DataFrame, comparison: pd.DataFrame)
             p = p[p["metric"] == d["metric"].iloc[0]]
         if p.empty or x_var not in p or s_var not in p:
             continue
+        if letter in at_epsilon and fixed_epsilon is not None and "epsilon" in p:
+            p = p[np.isclose(p["epsilon"].astype(float), float(fixed_epsilon))]
+        p = p[[_plotted(d, x, s, s_var) for x, s in zip(p[x_var], p[s_var], strict=True)]]
         out.append(
             pd.DataFrame(
                 {"panel": letter, "x": p[x_var], "series": p[s_var], "value": p["published_mean"]}
@@ -49,6 +91,14 @@ def paper_a_published(figure: str, data: pd.DataFrame, comparison: pd.DataFrame)
         )
     columns = ["panel", "x", "series", "value"]
     return pd.concat(out, ignore_index=True) if out else pd.DataFrame(columns=columns)
+
+
+def _plotted(panel: pd.DataFrame, x, series, series_var: str) -> bool:
+    """Whether ``(x, series)`` is one of a panel's plotted points."""
+    at_x = np.isclose(panel["x"].astype(float), float(x))
+    if series_var == "method":
+        return bool((at_x & (panel["series"].astype(str) == str(series))).any())
+    return bool((at_x & np.isclose(panel["series"].astype(float), float(series))).any())
 
 
 def _key(value):
@@ -118,6 +168,7 @@ def draw_overlay(
     comparison: pd.DataFrame,
     spec: Mapping | None = None,
     tables: list[str] | None = None,
+    settings: Mapping | None = None,
 ):
     """The overlay version of a figure: the published points as hollow markers over ours.
 
@@ -134,6 +185,8 @@ def draw_overlay(
         A Paper B figure's spec (``config[paper]["figures"][figure]``); ``None`` for Paper A.
     tables : list of str, optional
         Paper B: the comparison labels of the tables holding the figure's numbers.
+    settings : mapping, optional
+        Paper A: the figure's config (the epsilon of Figure 4 (a)).
 
     Returns
     -------
@@ -144,8 +197,11 @@ def draw_overlay(
     from dprank.plotting.paper_b_dist import draw_boxplots
 
     if spec is None:
-        published = paper_a_published(figure, data, comparison)
-        return paper_a.draw_figure(figure, data, published=published), len(published)
+        published = paper_a_published(figure, data, comparison, settings)
+        fig = paper_a.draw_figure(figure, data, published=published)
+        if "protocol" in data and set(data["protocol"]) == {"paper"}:
+            fig.supxlabel(PAPER_PROTOCOL_NOTE, fontsize=11)
+        return fig, len(published)
     if spec.get("type", "lines") == "boxplot":
         spec = dict(spec)
         if spec.get("methods"):

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .style import COLORS, MARKERS, authors_style, overlay_published, panel_grid, published_legend
+from .style import COLORS, MARKERS, authors_style, overlay_published, panel_grid
 
-__all__ = ["FIGURES", "Panel", "draw_figure", "figure_data"]
+__all__ = ["FIGURES", "Panel", "draw_figure", "figure_data", "protocols_agree"]
 
 L2_LABEL = r"log relative L$_2$ error"
 LINF_LABEL = r"log relative L$_\infty$ error"
@@ -47,6 +47,7 @@ class Panel:
     xtick_format: str = "g"  # format spec of the x tick labels
     method_labels: tuple[tuple[str, str], ...] = ()  # legend labels overriding METHOD_LABELS
     capsize: float = 2.0
+    title: str = ""  # after the panel letter (Figure 8: the data set)
 
 
 def _standard(
@@ -146,7 +147,7 @@ FIGURES: dict[str, tuple[tuple[Panel, ...], tuple[int, int], str]] = {
         "Paper A, Figure 6: individual DP errors versus the number of users m (n = 16, L = 5).",
     ),
     "fig7": (
-        _standard("epsilon", "m", r"$\epsilon$", hamming_ylim=(0.0, None), xtick_format=".2f"),
+        _standard("epsilon", "m", r"$\epsilon$", hamming_ylim=(0.0, None)),
         (2, 2),
         "Paper A, Figure 7: individual DP errors versus epsilon (n = 16, L = 5).",
     ),
@@ -163,10 +164,11 @@ FIGURES: dict[str, tuple[tuple[Panel, ...], tuple[int, int], str]] = {
                 "Mean rank difference",
                 method_labels=(("perturbed_mle", mle), ("noisy_counting", counts)),
                 capsize=3.0,
+                title=title,
             )
-            for letter, index, mle, counts in (
-                ("a", 0, "Parametric estimation", "Nonparametric ranking"),
-                ("b", 1, "Parametric Estimation", "Nonparametric Ranking"),
+            for letter, index, mle, counts, title in (
+                ("a", 0, "Parametric estimation", "Nonparametric ranking", "CEMS"),
+                ("b", 1, "Parametric Estimation", "Nonparametric Ranking", "Immigration"),
             )
         ),
         (1, 2),
@@ -245,11 +247,76 @@ def _crowded(ticks, min_gap: float = 0.1) -> bool:
     return bool(gaps.min() < min_gap)
 
 
-def draw_figure(figure: str, data: pd.DataFrame, published: pd.DataFrame | None = None):
+def _tick_labels(ticks, fmt: str, min_gap: float = 0.1) -> list[str]:
+    """Tick labels; a label too close to the one before it moves one line down (staggered),
+    so that e.g. epsilon = 0.5 and 1 on a 0-10 axis do not overlap."""
+    labels = [format(t, fmt) for t in ticks]
+    if not _crowded(ticks, min_gap):
+        return labels
+    span = ticks[-1] - ticks[0]
+    lowered = False
+    for i in range(1, len(ticks)):
+        lowered = (ticks[i] - ticks[i - 1]) / span < min_gap and not lowered
+        if lowered:
+            labels[i] = "\n" + labels[i]
+    return labels
+
+
+def protocols_agree(figure: str, datas: Mapping[str, pd.DataFrame]) -> None:
+    """Check that every protocol plots the same numbers (a figure drawn once for all).
+
+    Raises
+    ------
+    ValueError
+        Naming the first panel, series and x where two protocols' means differ.
+    """
+    columns = ["panel", "x_var", "x", "series_var", "series", "method", "metric", "mean"]
+    (first, base), *others = datas.items()
+    for protocol, other in others:
+        a = base[columns].reset_index(drop=True)
+        b = other[columns].reset_index(drop=True)
+        if a.shape == b.shape and a.equals(b):
+            continue
+        diff = a.merge(b, how="outer", indicator=True).query("_merge != 'both'")
+        where = diff.iloc[0].to_dict() if len(diff) else {}
+        raise ValueError(
+            f"{figure}: protocols {first!r} and {protocol!r} plot different means "
+            f"(first difference: {where}); draw one figure per protocol (remove {figure} "
+            "from PAPER_A_SINGLE in workflow/rules/common.smk)"
+        )
+
+
+def _figure_legend(fig, axes, published: bool) -> None:
+    """One legend beside the panels (every panel plots the same series), off the data.
+
+    A label a panel spells its own way (Figure 8's capitalisation) keeps the first spelling.
+    """
+    entries: dict[str, object] = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            entries.setdefault(label.lower(), (handle, label))
+    handles = [h for h, _ in entries.values()]
+    labels = [lab for _, lab in entries.values()]
+    if published:
+        from .style import hollow_marker
+
+        handles.append(hollow_marker())
+        labels.append("published (hollow)")
+    fig.legend(handles, labels, loc="outside right upper", frameon=False)
+
+
+def draw_figure(
+    figure: str,
+    data: pd.DataFrame,
+    published: pd.DataFrame | None = None,
+    protocols: str | None = None,
+):
     """Draw the figure from :func:`figure_data`'s table; returns the matplotlib Figure.
 
     ``published`` (columns ``panel, series, x, value``) adds the published points as
     hollow markers in each series' colour (the overlay version of the figure).
+    ``protocols`` (e.g. ``"paper = authors"``) says below the panels that one figure
+    stands for these protocols, whose means are equal.
     """
 
     panels, (nrows, ncols), _ = FIGURES[figure]
@@ -287,18 +354,23 @@ def draw_figure(figure: str, data: pd.DataFrame, published: pd.DataFrame | None 
                         ax, pp["x"], pp["value"], COLORS[i % len(COLORS)], MARKERS[i % len(MARKERS)]
                     )
             ticks = sorted(set(d["x"]))
-            ax.set_xticks(ticks, [format(t, panel.xtick_format) for t in ticks])
-            if _crowded(ticks):  # e.g. epsilon = 0.2 and 0.5 on a 0-5 axis
-                ax.tick_params(axis="x", labelrotation=45)
+            ax.set_xticks(ticks, _tick_labels(ticks, panel.xtick_format))
             ax.set_xlabel(panel.xlabel)
             ax.set_ylabel(panel.ylabel)
             if panel.ylim is not None:
                 ax.set_ylim(*panel.ylim)
-            if published is None:
-                ax.legend(loc="best")
-            else:
-                published_legend(ax)
-            ax.set_title(f"({panel.letter})", loc="left", fontsize=18, fontweight="bold")
+                bottom, top = ax.get_ylim()
+                if bottom == 0.0:  # the authors' floor: leave room for markers at 0
+                    ax.set_ylim(-0.03 * top, top)
+            title = f"({panel.letter}) {panel.title}".strip()
+            ax.set_title(title, loc="left", fontsize=18, fontweight="bold")
         for ax in axes.ravel()[len(panels) :]:
             ax.set_visible(False)
+        _figure_legend(fig, axes.ravel()[: len(panels)], published is not None)
+        if protocols:
+            fig.supxlabel(
+                f"Protocols {protocols}: equal means (their one difference, the ridge of the "
+                "non-private reference fit, does not change its ranking here)",
+                fontsize=11,
+            )
     return fig

@@ -19,12 +19,13 @@ from .style import (
     COLORS,
     MARKERS,
     authors_style,
+    hollow_marker,
     overlay_published,
     panel_grid,
     published_legend,
 )
 
-__all__ = ["METRIC_LABELS", "draw_b2_figure", "figure_data"]
+__all__ = ["DATA_SETS", "METRIC_LABELS", "NOTES", "draw_b2_figure", "figure_data", "name_data_set"]
 
 METRIC_LABELS = {
     "l2_over_sqrt_m": r"$m^{-1/2}\|\hat\theta-\theta^*\|_2$",
@@ -34,8 +35,40 @@ METRIC_LABELS = {
     "topK_hamming_HK_K=10": r"Top-$K$ error $H_{10}$",
 }
 KEY_LABELS = {"model": "", "m": "m", "scheme": "Scheme ", "delta": "Δ", "eps": "ε", "method": ""}
+#: the real data set of a Paper B figure, written above its panels
+DATA_SETS = {
+    ("paper_b2", "fig14"): "Car preference data (60 users, 10 cars)",
+    ("paper_b1", "fig7"): "MovieLens latest-small, the 40 most-rated movies",
+}
+
+
+#: what a reader comparing with the paper needs to know, written under the panels
+NOTES = {
+    ("paper_b2", "fig5"): (
+        "The paper's text says every correlation exceeds 0.9; ours (r in each panel) are "
+        "lower, also with θ* fixed across replicates: the spread comes from the data "
+        "(docs/fidelity.md)"
+    ),
+}
+
+
+def name_data_set(fig, bpaper: str, figure: str) -> None:
+    """Write the figure's real data set (:data:`DATA_SETS`) above its panels and its note
+    (:data:`NOTES`) below them, where it has one."""
+    name = DATA_SETS.get((bpaper, figure))
+    if name:
+        fig.suptitle(name, fontsize=18)
+    note = NOTES.get((bpaper, figure))
+    if note:
+        fig.supxlabel(note, fontsize=12)
+
+
 #: panel keys that are options, not filters
 _OPTIONS = ("metric", "title")
+#: why two methods' lines coincide, said in the legend (B1 Figure 6 (c), (f))
+SAME_LINE_REASONS = {
+    frozenset({"ADRR", "ClassicRR"}): "one budget for all\nusers, nearly the same ranking",
+}
 
 
 def _label(key: str, value, labels: Mapping | None = None) -> str:
@@ -87,6 +120,23 @@ def _title(letter: str, panel: Mapping) -> str:
     return f"({letter})" + (f" {', '.join(parts)}" if parts else "")
 
 
+def _same_line_label(
+    label: str, values: tuple, points: tuple, drawn: list, rtol: float = 0.02
+) -> str:
+    """A line's legend label, saying so where it lies on an earlier line (within ``rtol`` at
+    every L: the two cannot be told apart in the figure) and, where known, why."""
+    for other_values, other_label, other_points in drawn:
+        if other_points[0] != points[0]:
+            continue
+        mine, theirs = np.asarray(points[1], float), np.asarray(other_points[1], float)
+        if np.allclose(mine, theirs, rtol=rtol, atol=0.0):
+            sign = "=" if np.array_equal(mine, theirs) else "≈"
+            reason = SAME_LINE_REASONS.get(frozenset(map(str, (*values, *other_values))))
+            under = other_label.split(" (")[0]
+            return f"{label}\n({sign} {under}" + (f": {reason})" if reason else ")")
+    return label
+
+
 def draw_b2_figure(data: pd.DataFrame, spec: Mapping):
     """One panel per configured filter: error against L, a line per series.
 
@@ -102,21 +152,22 @@ def draw_b2_figure(data: pd.DataFrame, spec: Mapping):
         fig, axes = panel_grid(nrows, ncols)
         for ax in axes.flat[n:]:
             ax.remove()
+        shared = None  # the panel whose legend is the figure's
         for ax, letter, panel in zip(axes.flat, "abcdefgh", spec["panels"], strict=False):
             d = data[data["panel"] == letter]
-            groups = d[spec["series"]].drop_duplicates().itertuples(index=False)
+            groups = list(d[spec["series"]].drop_duplicates().itertuples(index=False))
+            drawn: list[tuple[tuple, str, tuple]] = []  # (values, label, (L, mean)) per line
+            styles = _series_styles(groups)
             for i, values in enumerate(groups):
                 mask = (d[spec["series"]] == pd.Series(values, index=spec["series"])).all(axis=1)
                 line = d[mask].sort_values("L")
-                style = {
-                    "marker": MARKERS[i % len(MARKERS)],
-                    "color": COLORS[i % len(COLORS)],
-                    "linestyle": ("-", "--", ":")[(i // len(COLORS)) % 3],
-                    "markersize": 7,
-                    "label": ", ".join(
-                        _label(k, v, labels) for k, v in zip(spec["series"], values, strict=True)
-                    ),
-                }
+                label = ", ".join(
+                    _label(k, v, labels) for k, v in zip(spec["series"], values, strict=True)
+                )
+                points = (tuple(line["L"]), tuple(line["mean"]))
+                label = _same_line_label(label, values, points, drawn)
+                drawn.append((tuple(values), label, points))
+                style = {**styles[i], "markersize": 7, "label": label}
                 if spec.get("ci"):
                     ax.errorbar(line["L"], line["mean"], yerr=1.96 * line["se"], capsize=3, **style)
                 else:
@@ -133,9 +184,49 @@ def draw_b2_figure(data: pd.DataFrame, spec: Mapping):
             ax.set_xticks(ticks, [f"{v:g}" for v in ticks])
             ax.set_xlabel("L")
             ax.set_ylabel(METRIC_LABELS.get(panel["metric"], panel["metric"]))
-            if "published" in d:
+            if len(groups) > _SHARED_LEGEND:  # many lines: one legend beside the panels
+                shared = ax
+            elif "published" in d:
                 published_legend(ax)
             else:
-                ax.legend(loc="best", fontsize=9, ncol=2 if len(d) > 24 else 1)
+                ax.legend(loc="best", fontsize=9)
             ax.set_title(_title(letter, panel), loc="left", fontsize=18, fontweight="bold")
+        if shared is not None:
+            handles, texts = shared.get_legend_handles_labels()
+            if "published" in data:
+                handles.append(hollow_marker())
+                texts.append("published (hollow)")
+            fig.legend(handles, texts, loc="outside right upper", fontsize=12, frameon=False)
     return fig
+
+
+#: more lines than this share one legend beside the panels
+_SHARED_LEGEND = 4
+
+
+def _series_styles(groups: list) -> list[dict]:
+    """Colour, marker and line style of each line.
+
+    With two series keys (scheme and m, m and Delta) the colour follows the first key and
+    the marker the second, so that every legend entry differs in colour or shape (a dash
+    does not show in a legend); with one key, each line its own colour and marker.
+    """
+    if groups and len(groups[0]) == 2:
+        first = list(dict.fromkeys(g[0] for g in groups))
+        second = list(dict.fromkeys(g[1] for g in groups))
+        return [
+            {
+                "color": COLORS[first.index(g[0]) % len(COLORS)],
+                "marker": MARKERS[second.index(g[1]) % len(MARKERS)],
+                "linestyle": "-",
+            }
+            for g in groups
+        ]
+    return [
+        {
+            "color": COLORS[i % len(COLORS)],
+            "marker": MARKERS[i % len(MARKERS)],
+            "linestyle": ("-", "--", ":")[(i // len(COLORS)) % 3],
+        }
+        for i in range(len(groups))
+    ]

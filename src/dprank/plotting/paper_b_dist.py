@@ -134,6 +134,10 @@ def _value_text(key: str, value) -> str:
         return str(value).upper()
     if _is_number(value):
         return f"{value:g}"
+    if key == "method":  # as the papers name them: "Classic RR", "Count Method"
+        from dprank.tables import paper_label
+
+        return paper_label(str(value))
     return str(value)
 
 
@@ -249,6 +253,7 @@ def draw_boxplots(data: pd.DataFrame, spec: Mapping, published: pd.DataFrame | N
     -------
     matplotlib.figure.Figure
     """
+    from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
     panels = spec["panels"]
@@ -291,6 +296,8 @@ def draw_boxplots(data: pd.DataFrame, spec: Mapping, published: pd.DataFrame | N
             ax.set_xlim(-0.6, len(xs) - 0.4)
             if panel.get("logy", spec.get("logy", False)):
                 ax.set_yscale("log")
+            else:
+                _clip_outliers(ax, rows["value"].to_numpy(dtype=float))
             ax.set_xlabel(KEY_LABELS.get(x, x))
             ax.set_ylabel(METRIC_LABELS.get(panel["metric"], panel["metric"]))
             ax.set_title(
@@ -298,18 +305,48 @@ def draw_boxplots(data: pd.DataFrame, spec: Mapping, published: pd.DataFrame | N
             )
             if len(xs) > 6 and any(len(_value_text(x, v)) > 4 for v in xs):
                 ax.tick_params(axis="x", labelrotation=30)
-        if legend:
-            handles = [
-                Patch(facecolor=c, edgecolor="black", alpha=0.75, label=lab)
-                for c, lab in legend.values()
-            ]
-            fig.legend(
-                handles=handles,
-                loc="outside upper center",
-                ncol=min(len(handles), 3 * n),
-                frameon=False,
+        handles = [
+            Patch(facecolor=c, edgecolor="black", alpha=0.75, label=lab)
+            for c, lab in legend.values()
+        ]
+        handles.append(
+            Line2D(
+                [],
+                [],
+                linestyle="none",
+                marker="D",
+                markerfacecolor="white",
+                markeredgecolor="black",
+                markersize=7,
+                label="mean over replicates",
             )
+        )
+        fig.legend(
+            handles=handles,
+            loc="outside upper center",
+            ncol=min(len(handles), 3 * n),
+            frameon=False,
+        )
     return fig
+
+
+def _clip_outliers(ax, values: np.ndarray, factor: float = 2.0) -> None:
+    """Keep a few far replicates from flattening a panel: the y axis ends above the bulk
+    (``factor`` times the 99th percentile) and a note says how many points lie above."""
+    values = values[np.isfinite(values)]
+    if values.size < 20:
+        return
+    bulk = float(np.quantile(values, 0.99))
+    top = float(values.max())
+    if bulk <= 0 or top <= factor * bulk:
+        return
+    limit = 1.15 * float(values[values <= factor * bulk].max())
+    above = int((values > limit).sum())
+    ax.set_ylim(top=limit)
+    ax.text(
+        0.98, 0.98, f"{above} replicate{'s' if above > 1 else ''} above, up to {top:.2g}",
+        transform=ax.transAxes, ha="right", va="top", fontsize=11,
+    )  # fmt: skip
 
 
 # ---------------------------------------------------------------- scatter bands

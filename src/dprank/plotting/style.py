@@ -15,6 +15,7 @@ __all__ = [
     "MARKERS",
     "PANEL_SIZE",
     "authors_style",
+    "hollow_marker",
     "overlay_published",
     "panel_grid",
     "published_legend",
@@ -78,12 +79,11 @@ def overlay_published(ax, x, y, color, marker: str = "o") -> None:
         )
 
 
-def published_legend(ax) -> None:
-    """Add a legend entry saying what the hollow markers are."""
+def hollow_marker():
+    """The legend handle of the published points (a hollow black circle)."""
     from matplotlib.lines import Line2D
 
-    handles, labels = ax.get_legend_handles_labels()
-    marker = Line2D(
+    return Line2D(
         [],
         [],
         linestyle="none",
@@ -92,6 +92,12 @@ def published_legend(ax) -> None:
         markeredgecolor="black",
         markersize=10,
     )
+
+
+def published_legend(ax) -> None:
+    """Add a legend entry saying what the hollow markers are."""
+    handles, labels = ax.get_legend_handles_labels()
+    marker = hollow_marker()
     ncol = 2 if len(handles) > 6 else 1
     ax.legend(
         [*handles, marker], [*labels, "published (hollow)"], loc="best", fontsize=9, ncol=ncol

@@ -1,0 +1,84 @@
+"""What a reader sees in the figures: one Figure 8 for equal protocols, coinciding lines
+named, dataset names, staggered crowded ticks."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+import pandas as pd
+import pytest
+
+from dprank.plotting.paper_a import _tick_labels, draw_figure, protocols_agree
+from dprank.plotting.paper_b import draw_b2_figure
+
+
+def _fig8(protocol, shift=0.0):
+    return pd.DataFrame(
+        [
+            {
+                "figure": "fig8",
+                "panel": panel,
+                "protocol": protocol,
+                "x_var": "epsilon",
+                "x": eps,
+                "series_var": "method",
+                "series": method,
+                "method": method,
+                "metric": "mean_rank_difference",
+                "mean": 1.0 / eps + shift,
+                "sd": 0.1,
+                "se": 0.01,
+                "reps": 10,
+            }
+            for panel in ("a", "b")
+            for method in ("perturbed_mle", "noisy_counting")
+            for eps in (0.5, 1.0, 2.0, 10.0)
+        ]
+    )
+
+
+def test_one_figure8_only_where_the_protocols_agree():
+    protocols_agree("fig8", {"paper": _fig8("paper"), "authors": _fig8("authors")})
+    with pytest.raises(ValueError, match="plot different means"):
+        protocols_agree("fig8", {"paper": _fig8("paper"), "authors": _fig8("authors", 1e-9)})
+
+
+def test_figure8_names_its_data_sets_and_says_why_one_figure():
+    fig = draw_figure("fig8", _fig8("authors"), protocols="paper = authors")
+    titles = [ax.get_title(loc="left") for ax in fig.axes]
+    assert titles == ["(a) CEMS", "(b) Immigration"]
+    assert "paper = authors" in fig.get_supxlabel()
+    plt.close(fig)
+
+
+def test_crowded_ticks_are_staggered():
+    labels = _tick_labels([0.5, 1.0, 2.0, 4.0, 6.0, 8.0, 10.0], "g")
+    assert labels[:3] == ["0.5", "\n1", "2"]
+    assert _tick_labels([100, 200, 300], "g") == ["100", "200", "300"]
+
+
+def test_a_line_drawn_over_another_says_so_in_the_legend():
+    """B1 Figure 6 (c): classic and debiased RR give the same ranking with one budget."""
+    rows = [
+        {"panel": "a", "method": method, "L": L, "mean": value, "se": 0.01}
+        for method, values in (
+            ("ClassicRR", (0.3, 0.2)),
+            ("ADRR", (0.3, 0.201)),  # within 2% at every L
+            ("Laplace", (0.5, 0.4)),
+        )
+        for L, value in zip((100, 200), values, strict=True)
+    ]
+    spec = {
+        "panels": [{"metric": "kendall_tau_K"}],
+        "series": ["method"],
+        "labels": {"ADRR": "Debiased RR", "ClassicRR": "Classic RR"},
+    }
+    fig = draw_b2_figure(pd.DataFrame(rows), spec)
+    labels = fig.axes[0].get_legend_handles_labels()[1]
+    assert labels[0] == "Classic RR" and labels[2] == "Laplace"
+    assert (
+        labels[1]
+        == "Debiased RR\n(≈ Classic RR: one budget for all\nusers, nearly the same ranking)"
+    )
+    plt.close(fig)
