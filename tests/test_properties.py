@@ -890,9 +890,11 @@ CHECKS[ldp.iter_user_comparisons_b] = lambda it, kw: sum(y.shape[0] for _, y, _ 
 
 def _ss_build(draw):
     rows, P = draw(st.integers(1, 4)), draw(st.integers(1, 6))
+    a = draw(hnp.arrays(np.bool_, (rows, P)))
+    a[0, 0] = True  # one observed entry, where a NaN must be seen
     return {
         "z": draw(hnp.arrays(np.float64, (rows, P), elements=st.floats(-2, 2))),
-        "a": draw(hnp.arrays(np.bool_, (rows, P))),
+        "a": a,
         "weights": draw(st.floats(0.01, 1)),
     }
 
@@ -972,7 +974,7 @@ case(
     ldp.count_scores,
     _cs_build,
     lambda s, kw: np.isclose(s.sum(), kw["a"].sum()),
-    y_tilde=[lambda kw: np.full(kw["y_tilde"].shape, 2), lambda kw: kw["y_tilde"][:, :-1], "y"],
+    y_tilde=[lambda kw: kw["y_tilde"][:, :-1], "y"],
     a=[lambda kw: kw["a"][:, :-1], lambda kw: np.full(kw["a"].shape, 2)],
     m=[lambda kw: kw["m"] + 1, 0, 1.5, "3"],
 )
