@@ -417,7 +417,7 @@ case(
     link=BAD_LINK,
     theta0=[same_length("b", longer), same_length("b", with_nan)],
     sum_zero=["yes", None],
-    xtol=[0.0, -1.0, NAN],
+    xtol=[-1.0, NAN, "x"],
     max_iter=[-1, 0.5, "3"],
     raise_on_failure=["yes", None],
 )
@@ -443,7 +443,7 @@ case(
     gamma=BAD_GAMMA,
     b=[same_length("b", longer), same_length("b", with_nan)],
     link=BAD_LINK,
-    xtol=[0.0, -1.0, NAN],
+    xtol=[-1.0, NAN, "x"],
     max_iter=[-1, 0.5, "3"],
 )
 case(
@@ -783,7 +783,7 @@ case(
 case(
     sparse.sparse_newton,
     _sparse_build,
-    lambda r, kw: r.theta.shape == (kw["data"].n,) and np.isfinite(r.theta).all(),
+    lambda r, kw: r["theta"].shape == (kw["data"].n,) and np.isfinite(r["theta"]).all(),
     data=[np.ones((3, 3)), None],
     gamma=BAD_GAMMA,
     beta=[lambda kw: np.zeros(kw["data"].n + 1), lambda kw: np.full(kw["data"].n, NAN)],
@@ -1082,7 +1082,7 @@ case(
     lambda f, kw: f.theta.shape == (kw["m"],),
     m=[0, lambda kw: kw["m"] + 1, 1.5, "3", None],
     theta0=[lambda kw: np.zeros(kw["m"] + 1), lambda kw: np.full(kw["m"], NAN)],
-    gtol=[0.0, -1.0, NAN],
+    gtol=[-1.0, NAN, "x"],
     max_iter=[-1, 0.5, "3"],
     **_WM,
 )
@@ -1103,9 +1103,17 @@ for _f in (weighted_mle.weighted_objective, weighted_mle.weighted_objective_grad
         **{k: v for k, v in _WM.items() if k != "b"},
         b=[lambda kw: np.zeros(len(kw["theta"]) + 1), lambda kw: np.full(len(kw["theta"]), NAN)],
     )
+
+
+def _hess_build(draw):
+    d = _wobj_build(draw)
+    del d["lam"]
+    return {**d, "m": len(d["theta"])}
+
+
 case(
     weighted_mle.hessian_min_nonzero_eigenvalue,
-    lambda draw: {**(d := _wobj_build(draw)), "m": len(d["theta"])},
+    _hess_build,
     lambda v, kw: np.isfinite(v) and v >= -1e-9,
     S=[same_length("S", longer), same_length("S", with_nan)],
     N=[same_length("N", longer), same_length("N", with_nan)],
@@ -1205,7 +1213,7 @@ case(
     m=[1, lambda kw: kw["m"] + 1, 1.5, "3"],
     lam=[0.0, -1.0, NAN, INF],
     ridge=[-1.0, NAN, INF],
-    gtol=[0.0, -1.0, NAN],
+    gtol=[-1.0, NAN, "x"],
     max_iter=[-1, 0.5, "3"],
 )
 
