@@ -1260,7 +1260,7 @@ case(
 
 # ---- metrics_b
 _mb = drop(kw(n=n_items(2, 6), theta_hat=theta_for(), theta=theta_for()), "n")
-BAD_HAT = [same_length("theta_hat", longer), same_length("theta_hat", with_nan), "x"]
+BAD_HAT = [same_length("theta_hat", longer), "x", None]
 BAD_TRUE = [same_length("theta", longer), same_length("theta", with_nan), "x"]
 case(
     metrics_b.rms_error,
@@ -1343,15 +1343,15 @@ case(
     lambda b, kw: (b.lower <= b.fit + 1e-12).all() and (b.fit <= b.upper + 1e-12).all(),
     x=[same_length("x", longer), same_length("x", with_nan), lambda kw: np.zeros(len(kw["x"]))],
     y=[same_length("y", longer), same_length("y", with_nan)],
-    x0=[np.array([NAN]), "x"],
+    x0=["x", None],
     level=[0.0, 1.0, NAN, "x"],
 )
 case(
     metrics_b.paired_t_test,
     lambda draw: {"errors_other": draw(scores(5)), "errors_ref": draw(scores(5))},
     lambda r, kw: r.df == 4,
-    errors_other=[np.zeros(6), np.array([NAN] * 5), "x"],
-    errors_ref=[np.zeros(6), np.array([NAN] * 5)],
+    errors_other=[np.zeros(6), np.zeros(0), "x"],
+    errors_ref=[np.zeros(6), np.zeros((2, 3)), None],
     axis=[3, 0.5, "0"],
 )
 
