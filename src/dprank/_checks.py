@@ -75,6 +75,10 @@ def count(value, name: str, minimum: int = 0) -> int:
         raise TypeError(
             f"{name} must be an integer >= {minimum}, got {type(value).__name__} {value!r}"
         )
+    if isinstance(value, (int, np.integer)):  # exact, however large (no float round trip)
+        if value < minimum:
+            raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+        return int(value)
     v = _real(value, name)
     if not math.isfinite(v) or not v.is_integer() or v < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
