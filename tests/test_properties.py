@@ -723,7 +723,10 @@ case(
         lambda kw: np.append(kw["j"], kw["n_items"]),
         lambda kw: kw["i"] if len(kw["i"]) else np.array([0, 1]),
     ],
-    y=[same_length("y", longer), lambda kw: np.full(len(kw["y"]) or 1, NAN)],
+    y=[
+        lambda kw: np.zeros(len(kw["y"]) + 1),
+        lambda kw: np.full(len(kw["y"]), NAN) if len(kw["y"]) else "y",
+    ],
     count=[
         lambda kw: np.zeros(len(kw["count"]) or 1),
         lambda kw: -np.ones(len(kw["count"]) or 1),
@@ -744,8 +747,14 @@ case(
     _wl_build,
     lambda c, kw: c.n_records == len(kw["winner"]),
     winner=[lambda kw: np.append(kw["winner"], -1), "x", np.zeros((2, 2))],
-    loser=[same_length("loser", longer), lambda kw: np.append(kw["loser"], kw["n_items"])],
-    count=[lambda kw: np.full(len(kw["winner"]) or 1, 0.5), lambda kw: -np.ones(len(kw["winner"]))],
+    loser=[
+        lambda kw: np.zeros(len(kw["loser"]) + 1, dtype=int),
+        lambda kw: np.full(len(kw["loser"]) or 1, kw["n_items"]),
+    ],
+    count=[
+        lambda kw: np.full(len(kw["winner"]) or 1, 0.5),
+        lambda kw: -np.ones(len(kw["winner"]) or 1),
+    ],
     n_items=[0, 2.5, "3"],
     labels=[lambda kw: np.array(["a"] * kw["n_items"])],
 )

@@ -151,6 +151,13 @@ class Comparisons:
             labels = np.asarray(labels)
             if labels.shape != (n_items,):
                 raise ValueError(f"labels must have shape ({n_items},), got {labels.shape}")
+            seen: dict = {}
+            for k, label in enumerate(labels.tolist()):
+                if seen.setdefault(label, k) != k:
+                    raise ValueError(
+                        f"labels[{k}] = {label!r} repeats labels[{seen[label]}]: "
+                        "each item needs its own label"
+                    )
         eps = self.user_epsilon
         if eps is not None:
             eps = np.asarray(eps, dtype=np.float64)
@@ -182,8 +189,26 @@ class Comparisons:
 
         ``n_items`` defaults to ``len(labels)`` or one more than the largest index.
         """
-        w = _as_index("winner", winner)
-        lo = _as_index("loser", loser)
+        limit = n_items if isinstance(n_items, (int, np.integer)) else None
+        if limit is None and labels is not None:
+            limit = len(labels)
+        w = _as_index("winner", winner, limit)
+        lo = _as_index("loser", loser, limit)
+        if w.shape != lo.shape:
+            raise ValueError(
+                f"winner and loser must have the same length, got {w.size} and {lo.size}"
+            )
+        if count is not None:
+            c = np.asarray(count)
+            if c.dtype.kind not in "biuf":
+                raise TypeError(f"count must hold numbers, got dtype {c.dtype}")
+            bad = (c <= 0) | (c != np.round(c)) if c.dtype.kind == "f" else c <= 0
+            if np.any(bad):
+                k = int(np.flatnonzero(np.atleast_1d(bad))[0])
+                raise ValueError(
+                    f"count[{k}] = {np.atleast_1d(c)[k]!r} must be a positive whole number "
+                    "(how many times winner beat loser)"
+                )
         if n_items is None:
             if labels is not None:
                 n_items = len(labels)
