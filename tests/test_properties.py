@@ -130,9 +130,18 @@ def same_length(key: str, transform: Callable[[np.ndarray], np.ndarray]):
     return lambda kw: transform(np.asarray(kw[key]))
 
 
-with_nan = lambda x: np.where(np.arange(x.size).reshape(x.shape) == 0, NAN, x)  # noqa: E731
-longer = lambda x: np.concatenate([x, x[..., :1]], axis=-1)  # noqa: E731
-as_2d = lambda x: np.stack([x, x, x], axis=-1)  # noqa: E731
+def with_nan(x: np.ndarray) -> np.ndarray:
+    """``x`` (as float) with its first entry NaN; ``[nan]`` for an empty ``x``."""
+    if x.size == 0:
+        return np.array([NAN])
+    out = x.astype(np.float64)
+    out.flat[0] = NAN
+    return out
+
+
+def longer(x: np.ndarray) -> np.ndarray:
+    """``x`` with one more entry along its last axis (a zero)."""
+    return np.concatenate([x, np.zeros((*x.shape[:-1], 1), dtype=x.dtype)], axis=-1)
 
 
 def rand_walk(n: int, rng: np.random.Generator) -> np.ndarray:

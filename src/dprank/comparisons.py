@@ -226,13 +226,9 @@ class Comparisons:
         One record per nonzero off-diagonal entry: ``i`` beat ``j`` with
         multiplicity ``wins[i, j]``.
         """
-        w = np.asarray(wins, dtype=np.float64)
-        if w.ndim != 2 or w.shape[0] != w.shape[1]:
-            raise ValueError(f"wins must be a square matrix, got shape {w.shape}")
-        if not np.all(np.isfinite(w)):
-            raise ValueError("wins holds NaN or infinite values")
-        if np.any(w < 0):
-            raise ValueError("wins must hold non-negative counts")
+        from . import _checks
+
+        w = np.asarray(_checks.win_matrix(wins), dtype=np.float64)
         if np.any(np.diag(w) != 0):
             raise ValueError("wins has a nonzero diagonal (an item compared with itself)")
         i, j = np.nonzero(w)
