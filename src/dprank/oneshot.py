@@ -137,8 +137,9 @@ def one_shot_scores(
 ) -> np.ndarray:
     """Noisy stationary probabilities ``pi + scale * W`` whose top-k is the one-shot estimate.
 
-    ``unit_noise`` holds standard Laplace draws; the scale depends on the data
-    through the ergodicity coefficient.
+    ``unit_noise`` holds standard Laplace draws, ``(n,)`` or ``(..., n)`` for several
+    releases of the same data; the scale depends on the data through the ergodicity
+    coefficient.
     """
     wins = _checks.win_matrix(wins)
     n = wins.shape[0]
@@ -147,8 +148,10 @@ def one_shot_scores(
         raise ValueError(f"k must be an integer in 1..n = 1..{n}, got {k!r}")
     positive(eps, "eps")
     unit_noise = _checks.finite(unit_noise, "unit_noise")
-    if unit_noise.shape != (n,):
-        raise ValueError(f"unit_noise must have shape ({n},), got {unit_noise.shape}")
+    if unit_noise.ndim == 0 or unit_noise.shape[-1] != n:
+        raise ValueError(
+            f"unit_noise must have shape (..., {n}) (one draw per item), got {unit_noise.shape}"
+        )
     d = n * p_design
     p = rank_centrality_matrix(wins, d)
     pi = stationary_distribution(p)
