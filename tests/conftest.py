@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from hypothesis import HealthCheck, Phase, settings
+from hypothesis import HealthCheck, settings
 
 settings.register_profile(
     "ci",
@@ -26,9 +26,5 @@ settings.register_profile(
     deadline=None,
     max_examples=200,
     suppress_health_check=[HealthCheck.too_slow],
-)
-
-settings.register_profile(
-    "probe", max_examples=4, deadline=None, phases=(Phase.generate,), database=None
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))

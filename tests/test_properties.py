@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import inspect
 import math
-import os
 import re
 from collections.abc import Callable
 
@@ -1519,7 +1518,7 @@ def _call(fn, kwargs):
 
 
 @pytest.mark.parametrize(("fn", "build", "arg", "bad"), _params())
-@settings(max_examples=int(os.environ.get("PROP_N", 8)))
+@settings(max_examples=8)
 @given(data=st.data())
 def test_rejects_bad_argument(fn, build, arg, bad, data):
     """A bad value of ``arg`` raises ValueError or TypeError naming ``arg``."""
@@ -1537,7 +1536,7 @@ def test_rejects_bad_argument(fn, build, arg, bad, data):
 
 
 @pytest.mark.parametrize("fn", list(BUILDERS), ids=lambda f: f"{f.__module__}.{_name(f)}")
-@settings(max_examples=int(os.environ.get("PROP_N", 10)))
+@settings(max_examples=10)
 @given(data=st.data())
 def test_accepts_valid_arguments(fn, data):
     """Valid generated arguments give an answer; where a check is given, the right one."""
@@ -1588,3 +1587,65 @@ def test_one_shot_noise_scale_needs_a_contracting_walk():
     with pytest.raises(ValueError, match="rho = 1"):
         oneshot.one_shot_noise_scale(10, 2, 5.0, 1.0, 1.0)
     assert oneshot.one_shot_noise_scale(10, 2, 5.0, 1.0, INF) == 0.0
+
+
+# The examples of issue 31 ("Library"), each once by name: a silent wrong answer or a raw
+# crash before, a ValueError or TypeError naming the argument now.
+_W = np.array([[0, 1, 1], [0, 0, 1], [0, 0, 0]])  # item 0 beats all, item 2 loses all
+ISSUE_31 = {
+    "rel_hamming of sets of different sizes": (
+        lambda: metrics.rel_hamming([0, 1], [0, 1, 2]),
+        "selected and truth",
+    ),
+    "noisy_counts with noise of another shape": (
+        lambda: ranking.noisy_counts(_W, np.zeros((3, 1))),
+        "noise",
+    ),
+    "noisy_counts of a non-square matrix": (
+        lambda: ranking.noisy_counts(np.zeros((3, 2)), np.zeros(3)),
+        "wins",
+    ),
+    "copeland_counts of negative counts": (lambda: ranking.copeland_counts(-_W), "wins"),
+    "one_shot_scores with k > n": (
+        lambda: oneshot.one_shot_scores(_W + _W.T, 1.0, 4, 1.0, np.zeros(3)),
+        "k",
+    ),
+    "stationary_distribution of a matrix that is no Markov matrix": (
+        lambda: oneshot.stationary_distribution(np.ones((3, 3))),
+        "p",
+    ),
+    "classic-RR statistics of y = 0.3": (
+        lambda: weighted_mle.classic_rr_plugin_statistics(np.full((2, 3), 0.3), np.ones((2, 3))),
+        "y_tilde",
+    ),
+    "Comparisons with two items of one label": (
+        lambda: comparisons.Comparisons(
+            n_items=2, i=[0], j=[1], y=[1.0], count=[1.0], labels=["a", "a"]
+        ),
+        "labels",
+    ),
+    "from_winner_loser with a count of 0.5": (
+        lambda: comparisons.Comparisons.from_winner_loser([0], [1], count=[0.5]),
+        "count",
+    ),
+    "sample_er_comparisons of a matrix of scores": (
+        lambda: simulate.sample_er_comparisons(np.zeros((3, 3)), 0.5, np.random.default_rng(0)),
+        "theta",
+    ),
+    "fit_penalized_mle where the MLE does not exist": (
+        lambda: mle.fit_penalized_mle(_W, 0.0, sum_zero=True),
+        "gamma",
+    ),
+    "fit_penalized_mle_batch where the MLE does not exist": (
+        lambda: mle.fit_penalized_mle_batch(_W[None], 0.0),
+        "gamma",
+    ),
+    "dprank.rank with rng='abc'": (lambda: api.rank(_W + _W.T, epsilon=1.0, rng="abc"), "rng"),
+}
+
+
+@pytest.mark.parametrize("name", list(ISSUE_31))
+def test_issue_31_example(name):
+    call, arg = ISSUE_31[name]
+    with pytest.raises((ValueError, TypeError), match=rf"(?<![\w]){re.escape(arg)}(?![\w])"):
+        call()
