@@ -101,11 +101,13 @@ class Comparisons:
         Outcome for ``i``: 1.0 = ``i`` won, 0.0 = ``j`` won (released local-DP
         data may hold other real values, e.g. Laplace-perturbed outcomes).
     count : (m,) float64 array
-        Multiplicity of the record (``> 0``).
+        Multiplicity of the record (``> 0``): a whole number for raw comparisons
+        (:meth:`from_winner_loser` takes only those), a weight for the weighted
+        records of the local-DP plug-in estimators.
     user : (m,) int64 array or None
         User index ``0..n_users-1`` of each record.
     labels : (n_items,) array or None
-        Item labels; ``None`` means ``0..n_items-1``.
+        Item labels, one per item and all distinct; ``None`` means ``0..n_items-1``.
     user_epsilon : (n_users,) float64 array or None
         Per-user local-DP budget of released data.
     """
