@@ -33,8 +33,10 @@ from hypothesis.extra import numpy as hnp
 
 import dprank
 from dprank import (
+    aggregate,
     api,
     comparisons,
+    grid,
     introselect,
     ldp,
     mechanisms,
@@ -58,6 +60,8 @@ NAN, INF = float("nan"), float("inf")
 
 # The modules whose every public function (``__all__``) must have a case here.
 MODULES = (
+    aggregate,
+    grid,
     models,
     simulate,
     seeding,
@@ -1371,6 +1375,129 @@ case(
     errors_ref=[np.zeros(6), np.zeros((2, 3)), None],
     axis=[3, 0.5, "0"],
 )
+
+# ---- grid (experiment grids) and aggregate
+_value = st.integers(-(10**6), 10**6) | st.floats(allow_nan=False) | st.booleans()
+case(
+    grid.fmt_value,
+    kw(value=_value),
+    lambda t, kw: (
+        isinstance(kw["value"], bool)
+        or grid.parse_value(t) == kw["value"]
+        or (kw["value"] == 0 and grid.parse_value(t) == 0)
+    ),
+)
+case(
+    grid.parse_value,
+    kw(text=st.integers(-(10**6), 10**6).map(str) | st.floats(allow_nan=False).map(grid.fmt_value)),
+    lambda v, kw: grid.fmt_value(v) == kw["text"],
+    text=["abc", "", None, 3],
+)
+_grid_cells = st.lists(
+    st.fixed_dictionaries({"n": st.integers(1, 50), "p": st.sampled_from([0.25, 0.5, 1.0])}),
+    min_size=1,
+    max_size=4,
+    unique_by=lambda c: (c["n"], c["p"]),
+)
+case(
+    grid.cell_name,
+    kw(params=_grid_cells.map(lambda c: c[0]), order=st.just(["n", "p"])),
+    lambda name, kw: name == f"n{kw['params']['n']}_p{grid.fmt_value(kw['params']['p'])}",
+    params=[{"n": 3}, {}],
+)
+
+
+def _blocks_build(draw):
+    cells = draw(_grid_cells)
+    names = [grid.cell_name(c, ["n", "p"]) for c in cells]
+    return {
+        "names": names,
+        "cells": cells,
+        "order": ["n", "p"],
+        "job_keys": draw(st.sampled_from([None, [], ["n"]])),
+    }
+
+
+case(
+    grid.cell_blocks,
+    _blocks_build,
+    lambda b, kw: sorted(x for v in b.values() for x in v) == sorted(kw["names"]),
+    names=[lambda kw: kw["names"] + ["extra"]],
+)
+case(
+    grid.find_cell,
+    lambda draw: (
+        {**(d := _blocks_build(draw)), "name": d["names"][0]}
+        and {
+            "cells": d["cells"],
+            "names": d["names"],
+            "name": d["names"][0],
+        }
+    ),
+    lambda c, kw: c is kw["cells"][0],
+    names=[lambda kw: kw["names"] + ["extra"]],
+)
+case(
+    grid.chunk_ranges,
+    kw(reps=st.integers(1, 50), chunk_size=st.integers(1, 20)),
+    lambda r, kw: [i for a, b in r for i in range(a, b)] == list(range(kw["reps"])),
+    reps=[0, -1, 2.5, "3", None],
+    chunk_size=[0, -1, 2.5, "3", None],
+)
+case(
+    grid.chunk_of,
+    kw(reps=st.integers(1, 50), chunk_size=st.integers(1, 20), index=st.just(0)),
+    lambda r, kw: r == (0, min(kw["chunk_size"], kw["reps"])),
+    reps=[0, -1, 2.5],
+    chunk_size=[0, 2.5],
+    index=[-1, lambda kw: 10**6, 0.5, "0", None],
+)
+_cfg = kw(
+    config=st.just({"chunk_size": 4}), exp=st.builds(lambda r: {"reps": r}, st.integers(1, 20))
+)
+case(grid.experiment_chunk_size, _cfg, lambda c, kw: c == 4)
+case(
+    grid.experiment_chunks,
+    _cfg,
+    lambda r, kw: r[-1][1] == kw["exp"]["reps"],
+    exp=[{"reps": 0}, {"reps": -2}, {"reps": 2, "chunk_size": -1}],
+)
+case(
+    grid.chunk_replicates,
+    lambda draw: {**_cfg(draw), "chunk": 0},
+    lambda r, kw: r == list(range(min(4, kw["exp"]["reps"]))),
+    exp=[{"reps": 0}],
+)
+
+
+def _frame_build(draw):
+    import pandas as pd
+
+    reps = draw(st.integers(1, 5))
+    values = draw(hnp.arrays(np.float64, (2, reps), elements=st.floats(-5, 5)))
+    rows = [
+        {"method": m, "replicate": r, "value": values[k, r]}
+        for k, m in enumerate(["a", "b"])
+        for r in range(reps)
+    ]
+    return {"frame": pd.DataFrame(rows)}
+
+
+case(
+    aggregate.summarise,
+    _frame_build,
+    lambda out, kw: np.allclose(out["mean"], kw["frame"].groupby("method")["value"].mean()),
+    frame=[lambda kw: pd_concat_twice(kw["frame"]), None, "x"],
+    value=["no_such_column"],
+    replicate=["no_such_column"],
+)
+
+
+def pd_concat_twice(frame):
+    import pandas as pd
+
+    return pd.concat([frame, frame])
+
 
 # ---- api and methods
 # Cases whose check belongs in a file this change does not edit (api.py, methods.py; the
