@@ -27,7 +27,7 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -1625,12 +1625,12 @@ def _name(fn) -> str:
     return getattr(fn, "__qualname__", getattr(fn, "__name__", repr(fn)))
 
 
-def _params():
+def _params(lead: bool):
     out = []
     for fn, build, arg, bad in CASES:
-        marks = []
-        if (fn, arg) in LEAD:
-            marks.append(pytest.mark.xfail(strict=True, reason=LEAD[fn, arg]))
+        if ((fn, arg) in LEAD) != lead:
+            continue
+        marks = [pytest.mark.xfail(strict=True, reason=LEAD[fn, arg])] if lead else []
         out.append(
             pytest.param(fn, build, arg, bad, id=f"{fn.__module__}.{_name(fn)}-{arg}", marks=marks)
         )
@@ -1644,11 +1644,23 @@ def _call(fn, kwargs):
     return result
 
 
-@pytest.mark.parametrize(("fn", "build", "arg", "bad"), _params())
+@pytest.mark.parametrize(("fn", "build", "arg", "bad"), _params(lead=False))
 @settings(max_examples=8)
 @given(data=st.data())
 def test_rejects_bad_argument(fn, build, arg, bad, data):
     """A bad value of ``arg`` raises ValueError or TypeError naming ``arg``."""
+    _rejects(fn, build, arg, bad, data)
+
+
+@pytest.mark.parametrize(("fn", "build", "arg", "bad"), _params(lead=True))
+@settings(max_examples=4, phases=(Phase.explicit, Phase.generate))  # known failures: no shrinking
+@given(data=st.data())
+def test_rejects_bad_argument_lead(fn, build, arg, bad, data):
+    """As :func:`test_rejects_bad_argument`, for checks that belong in api.py and methods.py."""
+    _rejects(fn, build, arg, bad, data)
+
+
+def _rejects(fn, build, arg, bad, data):
     kwargs = build(data.draw)
     value = data.draw(st.sampled_from(bad), label=arg)
     arg = arg.removesuffix("@lead")
