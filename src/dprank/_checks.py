@@ -18,7 +18,7 @@ import numpy as np
 # ----------------------------------------------------------------------------- scalars
 
 
-def _real(value, name: str) -> float:
+def real(value, name: str) -> float:
     """``value`` as a float; a :class:`TypeError` naming ``name`` if it is no real number."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.ndarray)):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
@@ -30,7 +30,7 @@ def _real(value, name: str) -> float:
 
 def positive(value, name: str) -> float:
     """``value`` as a float, after checking that it is > 0 (``inf`` allowed, NaN not)."""
-    v = _real(value, name)
+    v = real(value, name)
     if not v > 0:
         raise ValueError(f"{name} must be positive, got {value!r}")
     return v
@@ -38,7 +38,7 @@ def positive(value, name: str) -> float:
 
 def positive_finite(value, name: str) -> float:
     """``value`` as a float, after checking that it is > 0 and finite."""
-    v = _real(value, name)
+    v = real(value, name)
     if not 0 < v < math.inf:
         raise ValueError(f"{name} must be positive and finite, got {value!r}")
     return v
@@ -46,7 +46,7 @@ def positive_finite(value, name: str) -> float:
 
 def non_negative(value, name: str, *, finite: bool = True) -> float:
     """``value`` as a float, after checking that it is >= 0 (and finite unless ``finite=False``)."""
-    v = _real(value, name)
+    v = real(value, name)
     if not v >= 0 or (finite and math.isinf(v)):
         what = "non-negative and finite" if finite else "non-negative"
         raise ValueError(f"{name} must be {what}, got {value!r}")
@@ -55,7 +55,7 @@ def non_negative(value, name: str, *, finite: bool = True) -> float:
 
 def probability(value, name: str, *, low_open: bool = False, high_open: bool = False) -> float:
     """``value`` as a float, after checking that it lies in ``[0, 1]`` (ends open on request)."""
-    v = _real(value, name)
+    v = real(value, name)
     lo_ok = v > 0 if low_open else v >= 0
     hi_ok = v < 1 if high_open else v <= 1
     if not (lo_ok and hi_ok):
@@ -79,7 +79,7 @@ def count(value, name: str, minimum: int = 0) -> int:
         if value < minimum:
             raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
         return int(value)
-    v = _real(value, name)
+    v = real(value, name)
     if not math.isfinite(v) or not v.is_integer() or v < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
     return int(v)

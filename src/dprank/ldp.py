@@ -298,7 +298,7 @@ def sample_user_comparisons_b(
 def _check_users_b(theta, L, p, rng, link) -> np.ndarray:
     """The argument checks of :func:`sample_user_comparisons_b`; ``theta`` as float64."""
     theta = np.asarray(_checks.finite(theta, "theta", ndim=1), dtype=np.float64)
-    if not 0 < _checks._real(p, "p") <= 1:
+    if not 0 < _checks.real(p, "p") <= 1:
         raise ValueError(f"observation probability p must be in (0, 1], got {p}")
     if not isinstance(L, (int, np.integer, float, np.floating)) or isinstance(L, bool):
         raise TypeError(f"L (users) must be an integer >= 0, got {L!r}")
@@ -362,8 +362,10 @@ def add_sufficient_statistics(S: np.ndarray, N: np.ndarray, z, a, weights) -> No
     a = _mask(a)
     if z.shape != a.shape:
         raise ValueError(f"z and a must have the same shape, got {z.shape} and {a.shape}")
-    if z.dtype.kind == "f" and not np.isfinite(np.where(a, z, 0.0)).all():
-        raise ValueError("z must be finite where observed (it holds NaN or inf)")
+    if z.dtype.kind == "f":
+        bad = ~np.isfinite(z)  # one byte per entry; unobserved entries may hold anything
+        if bad.any() and (bad & a).any():
+            raise ValueError("z must be finite where observed (it holds NaN or inf)")
     _running_totals(S, N, z.shape[-1], "z")
     _weights(weights, 1 if z.ndim == 1 else z.shape[0])
     if z.ndim == 1:
@@ -578,7 +580,7 @@ def sample_rr_statistics_equal_eps(
     RRPairCounts
     """
     theta = np.asarray(_checks.finite(theta, "theta", ndim=1), dtype=np.float64)
-    if not 0 < _checks._real(p, "p") <= 1:
+    if not 0 < _checks.real(p, "p") <= 1:
         raise ValueError(f"observation probability p must be in (0, 1], got {p}")
     if np.ndim(eps) != 0:
         raise ValueError("sample_rr_statistics_equal_eps needs one scalar eps")

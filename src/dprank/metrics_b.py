@@ -297,7 +297,7 @@ def prediction_band(
     x = np.asarray(_checks.finite(x, "x"), dtype=float)
     y = np.asarray(_checks.finite(y, "y"), dtype=float)
     _checks.array(x0, "x0")
-    _checks._real(level, "level")
+    _checks.real(level, "level")
     if x.ndim != 1 or x.shape != y.shape:
         raise ValueError(f"x and y must be 1-d of equal length, got {x.shape} and {y.shape}")
     n = x.size

@@ -111,8 +111,8 @@ class MixedEffectsFit:
 
 
 def _check_penalties(lam, ridge) -> tuple[float, float]:
-    lam = _checks._real(lam, "lam")
-    ridge = _checks._real(ridge, "ridge")
+    lam = _checks.real(lam, "lam")
+    ridge = _checks.real(ridge, "ridge")
     if not (lam > 0 and math.isfinite(lam)):
         raise ValueError(f"lam must be positive and finite, got {lam}")
     if not (ridge >= 0 and math.isfinite(ridge)):

@@ -136,7 +136,7 @@ class _Problem:
         self.n = data.n
         self.wins, self.counts, self.complete = data.wins, data.counts, data.complete
         self.row_wins, self.link = data.row_wins, data.link
-        self.gamma = _checks._real(gamma, "gamma")
+        self.gamma = _checks.real(gamma, "gamma")
         if not np.isfinite(self.gamma) or self.gamma < 0:
             raise ValueError(f"gamma must be finite and >= 0, got {gamma}")
         if self.gamma == 0 and not sum_zero:

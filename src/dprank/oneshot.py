@@ -119,7 +119,7 @@ def one_shot_noise_scale(n: int, k: int, d: float, rho: float, eps: float) -> fl
         raise ValueError(f"k must be an integer in 1..n = 1..{n}, got {k!r}")
     positive(eps, "eps")
     _checks.positive_finite(d, "d")
-    if math.isnan(_checks._real(rho, "rho")):
+    if math.isnan(_checks.real(rho, "rho")):
         raise ValueError("rho must be a number, got nan")
     if np.isinf(eps):
         return 0.0

@@ -61,7 +61,7 @@ def vmmin(
             raise TypeError(f"{name} must be callable, got {f!r}")
     _checks.count(maxit, "maxit")
     _checks.non_negative(reltol, "reltol")
-    if math.isnan(_checks._real(abstol, "abstol")):
+    if math.isnan(_checks.real(abstol, "abstol")):
         raise ValueError("abstol must be a number (-inf: no absolute tolerance), got nan")
     n = b.size
     f = float(fn(b))

@@ -65,7 +65,7 @@ def sample_er_comparisons(
         ``(n, n)`` uint8 win matrix (0/1 entries, zero diagonal).
     """
     theta = _finite_theta(theta)
-    if not 0 <= _checks._real(p, "p") <= 1:
+    if not 0 <= _checks.real(p, "p") <= 1:
         raise ValueError(f"the edge probability p must be in [0, 1], got {p!r}")
     _checks.rng(rng)
     _checks.link(link)

@@ -257,7 +257,7 @@ def sparse_newton(
     """
     if not isinstance(data, SparseData):
         raise TypeError(f"data must be a SparseData, got {type(data).__name__}")
-    _checks._real(gamma, "gamma")
+    _checks.real(gamma, "gamma")
     if beta is not None:
         _checks.array(beta, "beta (the perturbation b)")
     _checks.flag(sum_zero, "sum_zero")

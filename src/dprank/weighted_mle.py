@@ -124,7 +124,7 @@ class _Objective:
             raise ValueError("S and N must be finite")
         if np.any(self.N < 0):
             raise ValueError("N must be non-negative (observation weights)")
-        self.lam = _checks._real(lam, "lam")
+        self.lam = _checks.real(lam, "lam")
         if not (self.lam > 0 and math.isfinite(self.lam)):
             raise ValueError(f"lam (lambda) must be positive and finite, got {lam}")
         self.b = np.zeros(self.m) if b is None else np.asarray(_checks.finite(b, "b"), np.float64)
