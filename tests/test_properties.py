@@ -35,6 +35,7 @@ import dprank
 from dprank import (
     aggregate,
     api,
+    audit,
     comparisons,
     grid,
     introselect,
@@ -1497,6 +1498,54 @@ def pd_concat_twice(frame):
     import pandas as pd
 
     return pd.concat([frame, frame])
+
+
+# ---- audit (the closed-form helpers; the Monte Carlo audits have their own tests)
+case(
+    audit.clopper_pearson,
+    kw(n=st.integers(1, 200), k=lambda kw: st.integers(0, kw["n"]), alpha=st.floats(0.01, 0.5)),
+    lambda r, kw: 0 <= r[0] <= kw["k"] / kw["n"] <= r[1] <= 1,
+    k=[-1, lambda kw: kw["n"] + 1, 2.5, "1"],
+    n=[0, -1, 2.5, "3"],
+    alpha=[0.0, 1.0, NAN, "x"],
+)
+case(
+    audit.epsilon_lower_bound,
+    kw(
+        n0=st.integers(1, 200),
+        n1=st.integers(1, 200),
+        k0=lambda kw: st.integers(0, kw["n0"]),
+        k1=lambda kw: st.integers(0, kw["n1"]),
+        delta=st.floats(0, 0.5),
+    ),
+    lambda e, kw: e >= 0,
+    k0=[-1, lambda kw: kw["n0"] + 1, 0.5],
+    k1=[-1, lambda kw: kw["n1"] + 1, "1"],
+    n0=[0, 2.5],
+    n1=[0, None],
+    delta=[1.0, -0.1, NAN, "x"],
+    alpha=[0.0, 1.0, NAN],
+)
+case(
+    audit.exact_rr_epsilon,
+    kw(eps=st.floats(0.01, 30)),
+    lambda e, kw: math.isclose(e, kw["eps"], rel_tol=1e-9),
+    eps=[0.0, -1.0, NAN, INF, "1"],
+)
+case(
+    audit.coded_edge_gamma,
+    kw(n=st.integers(1, 10**6), p=st.floats(0.01, 1)),
+    lambda g, kw: math.isclose(g, 2 * math.sqrt(kw["n"] * kw["p"] * math.log(kw["n"]))),
+    n=[0, -1, 2.5, "3"],
+    p=[0.0, 1.5, NAN, "x"],
+)
+case(
+    audit.private_edge_gamma,
+    kw(eps=EPS, kappa2=st.floats(0.1, 10)),
+    lambda g, kw: math.isclose(g, 4 * kw["kappa2"] / kw["eps"]),
+    eps=BAD_POSITIVE,
+    kappa2=BAD_POSITIVE_FINITE,
+)
 
 
 # ---- api and methods
