@@ -683,17 +683,16 @@ case(
     ),
     selected=[
         same_length("selected", longer),
-        lambda kw: kw["selected"][:0],
-        lambda kw: kw["selected"] + 0.5,
-        lambda kw: np.append(kw["selected"][1:], kw["selected"][:1] * 0 - 1),
+        lambda kw: kw["selected"][:0],  # k = 0
+        lambda kw: kw["selected"] + 0.5,  # not indices
+        lambda kw: np.append(kw["selected"][1:], -1),  # a negative index
         "x",
     ],
     truth=[
         same_length("truth", longer),
         lambda kw: kw["truth"] + 0.5,
-        lambda kw: (
-            np.repeat(kw["truth"][:1], len(kw["truth"])) if len(kw["truth"]) > 1 else np.array([-1])
-        ),
+        lambda kw: np.full(len(kw["truth"]), -1),  # negative (and repeated when k > 1)
+        lambda kw: np.append(kw["truth"][:1], kw["truth"][:1]),  # an item twice (size k)
         "x",
     ],
 )
@@ -701,8 +700,9 @@ case(
     metrics.true_top_k,
     drop(kw(n=n_items(1, 8), theta=theta_for(), k=lambda kw: st.integers(1, kw["n"])), "n"),
     lambda r, kw: (
-        set(kw["theta"][r]) >= set()
-        and np.all(np.sort(kw["theta"])[::-1][: kw["k"]].min() <= kw["theta"][r])
+        r.shape == (kw["k"],)
+        and np.array_equal(r, np.sort(r))
+        and kw["theta"][r].min() >= np.sort(kw["theta"])[::-1][kw["k"] - 1]
     ),
     theta=[np.zeros((2, 2)), same_length("theta", with_nan), "x"],
     k=[0, lambda kw: len(kw["theta"]) + 1, 1.5, "1", None],
@@ -1427,14 +1427,11 @@ case(
 )
 case(
     grid.find_cell,
-    lambda draw: (
-        {**(d := _blocks_build(draw)), "name": d["names"][0]}
-        and {
-            "cells": d["cells"],
-            "names": d["names"],
-            "name": d["names"][0],
-        }
-    ),
+    lambda draw: {
+        "cells": (d := _blocks_build(draw))["cells"],
+        "names": d["names"],
+        "name": d["names"][0],
+    },
     lambda c, kw: c is kw["cells"][0],
     names=[lambda kw: kw["names"] + ["extra"]],
 )
