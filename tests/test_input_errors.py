@@ -146,7 +146,7 @@ def test_fit_penalized_mle_batch_needs_an_item():
 
 
 def test_fit_weighted_mle_needs_an_item():
-    with pytest.raises(ValueError, match="m must be >= 1"):
+    with pytest.raises(ValueError, match="m must be an integer >= 1"):
         weighted_mle.fit_weighted_mle(np.zeros(0), np.zeros(0), 0, 1.0)
 
 

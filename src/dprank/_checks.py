@@ -1,12 +1,177 @@
-"""Input checks shared by the public functions: one vectorised pass, one clear message.
+"""Argument checks shared by the public functions: one vectorised pass, one clear message.
 
-Each check costs one pass over the array (no per-element Python) and returns the
-array as numpy sees it, so a function validates its input once at the top.
+Every check raises :class:`ValueError` (a bad value) or :class:`TypeError` (a value of
+the wrong kind) whose message starts with the argument's name and says what was
+expected, so a caller learns which argument to fix and how. Each costs at most one
+pass over its input (no per-element Python), never copies or converts an array it
+returns (``numpy.asarray`` of the input, so a computation that follows sees exactly
+the values it saw before the check) and never touches a random generator.
 """
 
 from __future__ import annotations
 
+import math
+import numbers
+
 import numpy as np
+
+# ----------------------------------------------------------------------------- scalars
+
+
+def real(value, name: str) -> float:
+    """``value`` as a float; a :class:`TypeError` naming ``name`` if it is no real number."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.ndarray)):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
+    if isinstance(value, np.ndarray):
+        if value.shape != () or value.dtype.kind not in "iuf":
+            raise TypeError(f"{name} must be a real number, got an array of shape {value.shape}")
+    return float(value)
+
+
+def positive(value, name: str) -> float:
+    """``value`` as a float, after checking that it is > 0 (``inf`` allowed, NaN not)."""
+    v = real(value, name)
+    if not v > 0:
+        raise ValueError(f"{name} must be positive, got {value!r}")
+    return v
+
+
+def positive_finite(value, name: str) -> float:
+    """``value`` as a float, after checking that it is > 0 and finite."""
+    v = real(value, name)
+    if not 0 < v < math.inf:
+        raise ValueError(f"{name} must be positive and finite, got {value!r}")
+    return v
+
+
+def non_negative(value, name: str, *, finite: bool = True) -> float:
+    """``value`` as a float, after checking that it is >= 0 (and finite unless ``finite=False``)."""
+    v = real(value, name)
+    if not v >= 0 or (finite and math.isinf(v)):
+        what = "non-negative and finite" if finite else "non-negative"
+        raise ValueError(f"{name} must be {what}, got {value!r}")
+    return v
+
+
+def probability(value, name: str, *, low_open: bool = False, high_open: bool = False) -> float:
+    """``value`` as a float, after checking that it lies in ``[0, 1]`` (ends open on request)."""
+    v = real(value, name)
+    lo_ok = v > 0 if low_open else v >= 0
+    hi_ok = v < 1 if high_open else v <= 1
+    if not (lo_ok and hi_ok):
+        interval = f"{'(' if low_open else '['}0, 1{')' if high_open else ']'}"
+        raise ValueError(f"{name} must be a probability in {interval}, got {value!r}")
+    return v
+
+
+def count(value, name: str, minimum: int = 0) -> int:
+    """``value`` as an int, after checking that it is an integer >= ``minimum``.
+
+    ``True``/``False`` are refused (a flag passed where a count belongs).
+    """
+    if isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    if not isinstance(value, (numbers.Real, np.ndarray)):
+        raise TypeError(
+            f"{name} must be an integer >= {minimum}, got {type(value).__name__} {value!r}"
+        )
+    if isinstance(value, (int, np.integer)):  # exact, however large (no float round trip)
+        if value < minimum:
+            raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+        return int(value)
+    v = real(value, name)
+    if not math.isfinite(v) or not v.is_integer() or v < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(v)
+
+
+def flag(value, name: str) -> bool:
+    """``value`` after checking that it is a bool (``True``/``False``, numpy's too)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {type(value).__name__} {value!r}")
+    return bool(value)
+
+
+def rng(value, name: str = "rng") -> np.random.Generator:
+    """``value`` after checking that it is a :class:`numpy.random.Generator` (no draw made)."""
+    if not isinstance(value, np.random.Generator):
+        raise TypeError(
+            f"{name} must be a numpy.random.Generator (numpy.random.default_rng(seed)), "
+            f"got {type(value).__name__}"
+        )
+    return value
+
+
+def link(value, name: str = "link"):
+    """``value`` after checking that it is a :class:`dprank.models.Link`."""
+    from .models import Link
+
+    if not isinstance(value, Link):
+        raise TypeError(
+            f"{name} must be a dprank.models.Link (dprank.models.get_link('btl')), "
+            f"got {type(value).__name__}"
+        )
+    return value
+
+
+def shape(value, name: str):
+    """``value`` after checking that it is an array shape: an int >= 0 or a tuple of them."""
+    dims = value if isinstance(value, (tuple, list)) else (value,)
+    for d in dims:
+        if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)) or d < 0:
+            raise ValueError(
+                f"{name} must be a non-negative int or a tuple of them (a shape), got {value!r}"
+            )
+    return value
+
+
+# ----------------------------------------------------------------------------- arrays
+
+
+_DIMS = {0: "a scalar", 1: "one-dimensional (a vector)", 2: "two-dimensional (a matrix)"}
+
+
+def array(x, name: str, *, ndim: int | tuple[int, ...] | None = None, min_size: int = 0):
+    """``numpy.asarray(x)`` after checking that it is a real numeric array.
+
+    ``ndim`` is the number of dimensions required (or a tuple of those allowed);
+    ``min_size`` the length of the last axis required at least. Booleans count as
+    numeric (0/1).
+    """
+    try:
+        arr = np.asarray(x)
+    except (ValueError, TypeError) as exc:  # ragged nested lists
+        raise ValueError(f"{name} must be a rectangular numeric array ({exc})") from None
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}")
+    if ndim is not None:
+        allowed = (ndim,) if isinstance(ndim, int) else ndim
+        if arr.ndim not in allowed:
+            want = " or ".join(_DIMS.get(d, f"{d}-d") for d in allowed)
+            raise ValueError(f"{name} must be {want}, got shape {arr.shape}")
+    if min_size and (arr.ndim == 0 or arr.shape[-1] < min_size):
+        raise ValueError(f"{name} needs at least {min_size} entries, got shape {arr.shape}")
+    return arr
+
+
+def finite(x, name: str, **shape) -> np.ndarray:
+    """:func:`array` that also checks that every entry is finite (no NaN, no inf)."""
+    arr = array(x, name, **shape)
+    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+        bad = np.flatnonzero(~np.isfinite(arr.ravel()))
+        raise ValueError(
+            f"{name} must be finite: {bad.size} of {arr.size} entries are NaN or infinite "
+            f"(the first is {arr.ravel()[bad[0]].item()!r})"
+        )
+    return arr
+
+
+def no_nan(x, name: str) -> np.ndarray:
+    """``x`` as an array, after checking that it holds no NaN."""
+    x = np.asarray(x)
+    if x.dtype.kind in "fc" and np.isnan(x).any():
+        raise ValueError(f"{name} contains NaN ({int(np.isnan(x).sum())} of {x.size} entries)")
+    return x
 
 
 def binary(y, name: str) -> np.ndarray:
@@ -18,32 +183,48 @@ def binary(y, name: str) -> np.ndarray:
         bad = y.max() > 1
     elif y.dtype.kind == "i":
         bad = y.min() < 0 or y.max() > 1
-    else:
+    elif y.dtype.kind in "fc":
         bad = not np.all((y == 0) | (y == 1))
+    else:
+        raise TypeError(f"{name} must hold 0/1 comparison outcomes, got dtype {y.dtype}")
     if bad:
         first = y[(y != 0) & (y != 1)].flat[0].item()
         raise ValueError(f"{name} must hold 0/1 comparison outcomes, got {first!r}")
     return y
 
 
-def no_nan(x, name: str) -> np.ndarray:
-    """``x`` as an array, after checking that it holds no NaN."""
-    x = np.asarray(x)
-    if x.dtype.kind in "fc" and np.isnan(x).any():
-        raise ValueError(f"{name} contains NaN ({int(np.isnan(x).sum())} of {x.size} entries)")
-    return x
+def win_matrix(wins, name: str = "wins", *, batch: bool = False, min_items: int = 1):
+    """``numpy.asarray(wins)`` after checking it is a square matrix of finite counts >= 0.
+
+    The shape is ``(n, n)``, or ``(..., n, n)`` with ``batch=True``; ``n >=
+    min_items``. One pass for finiteness and sign; the diagonal is not looked at
+    (the estimators ignore it).
+    """
+    w = array(wins, name)
+    if w.ndim < 2 or (not batch and w.ndim != 2) or w.shape[-1] != w.shape[-2]:
+        want = "(..., n, n)" if batch else "(n, n)"
+        raise ValueError(f"{name} must be a square {want} win matrix, got shape {w.shape}")
+    if w.shape[-1] < min_items:
+        raise ValueError(f"{name} must have at least {min_items} items, got shape {w.shape}")
+    if w.dtype.kind == "f" and not np.isfinite(w).all():
+        raise ValueError(f"{name} must hold finite counts (it holds NaN or inf)")
+    if w.dtype.kind in "if" and w.size and w.min() < 0:
+        raise ValueError(f"{name} must hold non-negative counts, got {w.min().item()!r}")
+    return w
 
 
-def positive(value, name: str) -> float:
-    """``value`` as a float, after checking that it is > 0 (``inf`` allowed, NaN not)."""
-    v = float(value)
-    if not v > 0:
-        raise ValueError(f"{name} must be positive, got {value!r}")
-    return v
+def same_shape(a: np.ndarray, b: np.ndarray, names: str) -> None:
+    """Check that two arrays have the same shape (``names`` e.g. ``'theta_hat and theta'``)."""
+    if np.shape(a) != np.shape(b):
+        raise ValueError(f"{names} must have the same shape, got {np.shape(a)} and {np.shape(b)}")
 
 
-def count(value, name: str, minimum: int = 0) -> int:
-    """``value`` as an int, after checking that it is an integer >= ``minimum``."""
-    if isinstance(value, bool) or not float(value).is_integer() or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
+def same_last_axis(a: np.ndarray, b: np.ndarray, names: str) -> None:
+    """Check that two arrays have the same length along their last axis (the items)."""
+    la = np.shape(a)[-1] if np.ndim(a) else None
+    lb = np.shape(b)[-1] if np.ndim(b) else None
+    if la is None or la != lb:
+        raise ValueError(
+            f"{names} must have the same number of items (last axis), "
+            f"got shapes {np.shape(a)} and {np.shape(b)}"
+        )

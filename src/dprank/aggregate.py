@@ -17,6 +17,13 @@ def summarise(
     sorted by the group keys, so the result does not depend on the order of
     the input rows (chunks may arrive in any order).
     """
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"frame must be a pandas DataFrame, got {type(frame).__name__}")
+    for name, column in (("value", value), ("replicate", replicate)):
+        if column not in frame.columns:
+            raise ValueError(
+                f"{name} = {column!r} is no column of frame (columns: {list(frame.columns)})"
+            )
     keys = [c for c in frame.columns if c not in (value, replicate)]
     frame = frame.sort_values([*keys, replicate], kind="stable")
     grouped = frame.groupby(keys, sort=True, dropna=False)[value]
@@ -27,6 +34,6 @@ def summarise(
     out["se"] = out["sd"] / np.sqrt(out["reps"])
     if frame.duplicated([*keys, replicate]).any():
         raise ValueError(
-            "duplicate (cell, method, metric, replicate) rows: a chunk was counted twice"
+            "frame has duplicate (cell, method, metric, replicate) rows: a chunk was counted twice"
         )
     return out[[*keys, "mean", "sd", "se", "reps"]]

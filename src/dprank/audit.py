@@ -72,6 +72,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy  # submodules load on first use; scipy.stats (about 0.35 s) is not needed
 
+from . import _checks
 from .ldp import debias, laplace_release, randomized_response, rr_flip_probability
 from .mechanisms import (
     edge_count_noise_scale,
@@ -151,6 +152,9 @@ def clopper_pearson(k: int, n: int, alpha: float) -> tuple[float, float]:
     (float, float)
         Lower and upper confidence limits.
     """
+    n = _checks.count(n, "n", 1)
+    k = _checks.count(k, "k")
+    _checks.probability(alpha, "alpha", low_open=True, high_open=True)
     lo, hi = _cp_arrays(np.asarray(k), np.asarray(n), alpha)
     return float(lo), float(hi)
 
@@ -232,7 +236,13 @@ def epsilon_lower_bound(
     float
         The lower bound (``>= 0``).
     """
-    if not 0 <= delta < 1:
+    for name, value in (("n0", n0), ("n1", n1)):
+        _checks.count(value, name, 1)
+    for name, value, n in (("k0", k0, n0), ("k1", k1, n1)):
+        if _checks.count(value, name) > n:
+            raise ValueError(f"{name} = {value} exceeds its number of runs {n}")
+    _checks.probability(alpha, "alpha", low_open=True, high_open=True)
+    if not 0 <= _checks.real(delta, "delta") < 1:
         raise ValueError(f"delta must be in [0, 1), got {delta}")
     return float(_eps_bound_arrays(k0, n0, k1, n1, delta, alpha))
 
@@ -245,6 +255,7 @@ def exact_rr_epsilon(eps: float) -> float:
     ratio over outputs and neighbours ``y = 0, 1`` is ``log((1 - p) / p)``,
     which equals ``eps``.
     """
+    _checks.positive_finite(eps, "eps")
     p = rr_flip_probability(eps)
     return float(math.log1p(-p) - math.log(p))
 
@@ -597,6 +608,8 @@ def audit_noisy_counts_individual(
 
 def coded_edge_gamma(n: int, p: float = 1.0) -> float:
     """The authors' edge-DP ridge ``gamma = 2 sqrt(n p log n)`` (docs/papers/paper-a.md#s1-1)."""
+    n = _checks.count(n, "n", 1)
+    _checks.probability(p, "p", low_open=True)
     return 2.0 * math.sqrt(n * p * math.log(n))
 
 
@@ -608,8 +621,8 @@ def private_edge_gamma(eps: float, kappa2: float = BTL.kappa2) -> float:
     printed condition (A2) would also ask ``min_{|x|<=4} sigma'(x) > 1/kappa2``,
     i.e. ``kappa2 >= 57`` (docs/papers/paper-a.md#a11).
     """
-    if not eps > 0:
-        raise ValueError("eps must be positive")
+    _checks.positive(eps, "eps")
+    _checks.positive_finite(kappa2, "kappa2")
     return 4.0 * kappa2 / eps
 
 

@@ -102,11 +102,13 @@ class Comparisons:
         Outcome for ``i``: 1.0 = ``i`` won, 0.0 = ``j`` won (released local-DP
         data may hold other real values, e.g. Laplace-perturbed outcomes).
     count : (m,) float64 array
-        Multiplicity of the record (``> 0``).
+        Multiplicity of the record (``> 0``): a whole number for raw comparisons
+        (:meth:`from_winner_loser` takes only those), a weight for the weighted
+        records of the local-DP plug-in estimators.
     user : (m,) int64 array or None
         User index ``0..n_users-1`` of each record.
     labels : (n_items,) array or None
-        Item labels; ``None`` means ``0..n_items-1``.
+        Item labels, one per item and all distinct; ``None`` means ``0..n_items-1``.
     user_epsilon : (n_users,) float64 array or None
         Per-user local-DP budget of released data.
     """
@@ -152,6 +154,13 @@ class Comparisons:
             labels = np.asarray(labels)
             if labels.shape != (n_items,):
                 raise ValueError(f"labels must have shape ({n_items},), got {labels.shape}")
+            seen: dict = {}
+            for k, label in enumerate(labels.tolist()):
+                if seen.setdefault(label, k) != k:
+                    raise ValueError(
+                        f"labels[{k}] = {label!r} repeats labels[{seen[label]}]: "
+                        "each item needs its own label"
+                    )
         eps = self.user_epsilon
         if eps is not None:
             eps = np.asarray(eps, dtype=np.float64)
@@ -183,8 +192,26 @@ class Comparisons:
 
         ``n_items`` defaults to ``len(labels)`` or one more than the largest index.
         """
-        w = _as_index("winner", winner)
-        lo = _as_index("loser", loser)
+        limit = n_items if isinstance(n_items, (int, np.integer)) else None
+        if limit is None and labels is not None:
+            limit = len(labels)
+        w = _as_index("winner", winner, limit)
+        lo = _as_index("loser", loser, limit)
+        if w.shape != lo.shape:
+            raise ValueError(
+                f"winner and loser must have the same length, got {w.size} and {lo.size}"
+            )
+        if count is not None:
+            c = np.asarray(count)
+            if c.dtype.kind not in "biuf":
+                raise TypeError(f"count must hold numbers, got dtype {c.dtype}")
+            bad = (c <= 0) | (c != np.round(c)) if c.dtype.kind == "f" else c <= 0
+            if np.any(bad):
+                k = int(np.flatnonzero(np.atleast_1d(bad))[0])
+                raise ValueError(
+                    f"count[{k}] = {np.atleast_1d(c)[k]!r} must be a positive whole number "
+                    "(how many times winner beat loser)"
+                )
         if n_items is None:
             if labels is not None:
                 n_items = len(labels)
@@ -202,13 +229,9 @@ class Comparisons:
         One record per nonzero off-diagonal entry: ``i`` beat ``j`` with
         multiplicity ``wins[i, j]``.
         """
-        w = np.asarray(wins, dtype=np.float64)
-        if w.ndim != 2 or w.shape[0] != w.shape[1]:
-            raise ValueError(f"wins must be a square matrix, got shape {w.shape}")
-        if not np.all(np.isfinite(w)):
-            raise ValueError("wins holds NaN or infinite values")
-        if np.any(w < 0):
-            raise ValueError("wins must hold non-negative counts")
+        from . import _checks
+
+        w = np.asarray(_checks.win_matrix(wins), dtype=np.float64)
         if np.any(np.diag(w) != 0):
             raise ValueError("wins has a nonzero diagonal (an item compared with itself)")
         i, j = np.nonzero(w)

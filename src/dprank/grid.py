@@ -9,7 +9,10 @@ from positions, so editing a grid leaves other cells' files (and seeds) alone.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Iterable, Mapping
+
+from . import _checks
 
 __all__ = [
     "cell_blocks",
@@ -42,16 +45,26 @@ def fmt_value(value: object) -> str:
 
 def parse_value(text: str) -> int | float:
     """Inverse of :func:`fmt_value` for numbers."""
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {text!r}")
     if text in ("inf", "-inf"):
         return float(text)
     try:
         return int(text)
     except ValueError:
+        pass
+    try:
         return float(text)
+    except ValueError:
+        raise ValueError(f"text {text!r} is not a number written by fmt_value") from None
 
 
 def cell_name(params: Mapping[str, object], order: Iterable[str]) -> str:
     """File-name-safe cell label, e.g. ``n300_p0.25`` or ``n350_p1_eps0.1``."""
+    order = list(order)
+    missing = [key for key in order if key not in params]
+    if missing:
+        raise ValueError(f"params lack the keys {missing} of order {order}")
     return "_".join(f"{key}{fmt_value(params[key])}" for key in order)
 
 
@@ -70,6 +83,7 @@ def cell_blocks(
     number; they only trade per-job start-up cost against parallelism (as the
     ``job_keys`` of Paper B2).
     """
+    _same_length(names, cells)
     order = list(order)
     if job_keys is None:
         return {name: [name] for name in names}
@@ -80,23 +94,36 @@ def cell_blocks(
     return out
 
 
+def _same_length(names, cells) -> None:
+    if len(names) != len(cells):
+        raise ValueError(
+            f"names and cells must list the same cells, got {len(names)} names "
+            f"and {len(cells)} cells"
+        )
+
+
 def chunk_ranges(reps: int, chunk_size: int) -> list[tuple[int, int]]:
     """``[(start, stop), ...]`` covering ``range(reps)`` in chunks of ``chunk_size``."""
-    if reps < 1 or chunk_size < 1:
-        raise ValueError(f"reps and chunk_size must be positive, got {reps}, {chunk_size}")
+    reps = _checks.count(reps, "reps", 1)
+    chunk_size = _checks.count(chunk_size, "chunk_size", 1)
     return [(s, min(s + chunk_size, reps)) for s in range(0, reps, chunk_size)]
 
 
 def chunk_of(reps: int, chunk_size: int, index: int) -> tuple[int, int]:
     """The replicate range of chunk ``index``."""
     ranges = chunk_ranges(reps, chunk_size)
-    if not 0 <= index < len(ranges):
-        raise ValueError(f"chunk {index} out of range 0..{len(ranges) - 1}")
+    if (
+        isinstance(index, bool)
+        or not isinstance(index, numbers.Integral)
+        or not 0 <= index < len(ranges)
+    ):
+        raise ValueError(f"index = {index!r}: chunk out of range 0..{len(ranges) - 1}")
     return ranges[index]
 
 
 def find_cell(cells: list[dict], names: list[str], name: str) -> dict:
     """The parameters of the cell labelled ``name`` (``cells`` and ``names`` in grid order)."""
+    _same_length(names, cells)
     for params, label in zip(cells, names, strict=True):
         if label == name:
             return params
@@ -105,12 +132,15 @@ def find_cell(cells: list[dict], names: list[str], name: str) -> dict:
 
 def experiment_chunk_size(config: Mapping, exp: Mapping) -> int:
     """Replicates per job: the experiment's ``chunk_size``, else the top-level one."""
-    return int(exp.get("chunk_size") or config["chunk_size"])
+    if exp.get("chunk_size"):
+        return _checks.count(exp["chunk_size"], "exp['chunk_size']", 1)
+    return _checks.count(config["chunk_size"], "config['chunk_size']", 1)
 
 
 def experiment_chunks(config: Mapping, exp: Mapping) -> list[tuple[int, int]]:
     """The replicate ranges of the jobs of every cell of an experiment."""
-    return chunk_ranges(int(exp["reps"]), experiment_chunk_size(config, exp))
+    reps = _checks.count(exp["reps"], "exp['reps']", 1)
+    return chunk_ranges(reps, experiment_chunk_size(config, exp))
 
 
 def chunk_replicates(config: Mapping, exp: Mapping, chunk: int | None) -> list[int] | None:

@@ -275,13 +275,13 @@ def argpartition_generic(x: np.ndarray, kth: int | Sequence[int]) -> np.ndarray:
     """
     arr = np.asarray(x)
     if arr.ndim == 0:
-        raise ValueError("argpartition_generic needs an array with at least one dimension")
+        raise ValueError("x must have at least one dimension (argpartition_generic)")
     if arr.dtype.kind == "f":
         inexact = True
     elif arr.dtype.kind in "biu":
         inexact = False
     else:
-        raise TypeError(f"argpartition_generic supports real numeric input, got {arr.dtype}")
+        raise TypeError(f"x must hold real numbers (argpartition_generic), got {arr.dtype}")
 
     n = arr.shape[-1]
     kth_arr = np.asarray(kth)
@@ -346,7 +346,11 @@ def authors_top_k(x: np.ndarray, k: int) -> np.ndarray:
     """
     arr = np.asarray(x)
     if arr.ndim != 1:
-        raise ValueError("authors_top_k expects a 1-D array")
+        raise ValueError(f"x must be a 1-D array (authors_top_k), got shape {arr.shape}")
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"x must hold real numbers, got {arr.dtype}")
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
+        raise TypeError(f"k must be an integer in 1..{arr.shape[0] - 1}, got {k!r}")
     k = int(k)
     if not 1 <= k < arr.shape[0]:
         raise ValueError(f"k must be in 1..{arr.shape[0] - 1}, got {k}")

@@ -55,6 +55,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy  # scipy.linalg etc. load on first use, so jobs that never call them start faster
 
+from . import _checks
 from ._checks import binary, no_nan
 from .models import BTL, Link
 
@@ -92,10 +93,38 @@ DEFAULT_CHUNK_USERS = 256
 
 
 def _eps_array(eps) -> np.ndarray:
-    e = np.asarray(eps, dtype=np.float64)
+    if eps is None or isinstance(eps, (str, bytes, bool, np.bool_)):
+        raise TypeError(f"privacy budgets eps must be positive numbers, got {eps!r}")
+    e = np.asarray(_checks.array(eps, "eps"), dtype=np.float64)
     if np.any(np.isnan(e)) or np.any(e <= 0):
         raise ValueError("privacy budgets eps must be positive (inf = no privacy)")
     return e
+
+
+def _mask(a, name: str = "a") -> np.ndarray:
+    """An observation mask as bool, after checking that it holds only 0/1 (True/False)."""
+    return np.asarray(binary(_checks.array(a, name), name), dtype=bool)
+
+
+def _weights(weights, rows: int) -> None:
+    w = _checks.array(weights, "weights", ndim=(0, 1))
+    if w.ndim == 1 and w.shape != (rows,):
+        raise ValueError(f"weights must be one number or one per user ({rows},), got {w.shape}")
+    if np.any(np.isnan(w)) or np.any(w < 0) or np.any(np.isinf(w)):
+        raise ValueError("weights must be finite and non-negative")
+
+
+def _running_totals(S, N, P: int, data: str) -> None:
+    for name, x in (("S", S), ("N", N)):
+        if not isinstance(x, np.ndarray) or x.dtype.kind != "f":
+            raise TypeError(
+                f"{name} must be a float numpy array (a running total updated in place)"
+            )
+        if x.shape != (P,):
+            raise ValueError(
+                f"{name} must have shape ({P},), one entry per pair (column) of {data}, "
+                f"got {x.shape}"
+            )
 
 
 def _leading(eps: np.ndarray, ndim: int) -> np.ndarray:
@@ -107,9 +136,10 @@ def _leading(eps: np.ndarray, ndim: int) -> np.ndarray:
 
 def n_items_from_pairs(n_pairs: int) -> int:
     """The number of items ``m`` with ``m (m - 1) / 2 = n_pairs``."""
+    n_pairs = _checks.count(n_pairs, "n_pairs")
     m = (1 + math.isqrt(1 + 8 * int(n_pairs))) // 2
     if m * (m - 1) // 2 != n_pairs:
-        raise ValueError(f"{n_pairs} is not a number of pairs m(m-1)/2")
+        raise ValueError(f"n_pairs = {n_pairs} is not a number of pairs m(m-1)/2")
     return m
 
 
@@ -145,7 +175,8 @@ def randomized_response(y, eps, rng: np.random.Generator) -> np.ndarray:
     numpy.ndarray
         ``y_tilde`` as uint8, same shape as ``y``.
     """
-    y = binary(y, "y")
+    y = binary(_checks.array(y, "y"), "y")
+    _checks.rng(rng)
     p = _leading(np.asarray(rr_flip_probability(eps), dtype=np.float64), y.ndim)
     flips = rng.random(y.shape) < p
     out = y.astype(np.uint8)
@@ -172,6 +203,9 @@ def debiased_variance(f, eps) -> np.ndarray:
 
     ``f`` is ``F(theta_i - theta_j)``; broadcasting is plain numpy here.
     """
+    f = _checks.array(f, "f")
+    if np.any(np.isnan(f)) or np.any(f < 0) or np.any(f > 1):
+        raise ValueError("f must hold probabilities F(theta_i - theta_j) in [0, 1]")
     coth = 1.0 / np.tanh(_eps_array(eps) / 2.0)  # (e^eps+1)/(e^eps-1)
     return 0.25 * (coth**2 - (2.0 * np.asarray(f, dtype=np.float64) - 1.0) ** 2)
 
@@ -182,7 +216,10 @@ def adrr_weights(eps) -> np.ndarray:
     ``b_l = ((e^eps_l - 1)/(e^eps_l + 1))^2``. The weights are normalised over
     all ``L`` users and sum to one (spec 1.2); equal budgets give ``1/L``.
     """
-    b = np.tanh(np.atleast_1d(_eps_array(eps)) / 2.0) ** 2
+    e = np.atleast_1d(_eps_array(eps))
+    if e.size == 0:
+        raise ValueError("eps holds no budget (one per user is needed)")
+    b = np.tanh(e / 2.0) ** 2
     return b / b.sum()
 
 
@@ -209,7 +246,8 @@ def laplace_release(y, eps, rng: np.random.Generator) -> np.ndarray:
     numpy.ndarray
         float64, same shape as ``y``.
     """
-    y = binary(y, "y").astype(np.float64)
+    y = binary(_checks.array(y, "y"), "y").astype(np.float64)
+    _checks.rng(rng)
     e = _leading(_eps_array(eps), y.ndim)
     scale = np.broadcast_to(np.where(np.isinf(e), 0.0, 1.0 / e), y.shape)
     return y + rng.laplace(0.0, 1.0, size=y.shape) * scale
@@ -249,16 +287,26 @@ def sample_user_comparisons_b(
     a : (L, P) bool
         Observation mask.
     """
-    theta = np.asarray(theta, dtype=np.float64)
-    if not 0 < p <= 1:
-        raise ValueError(f"observation probability p must be in (0, 1], got {p}")
-    if isinstance(L, bool) or int(L) != L or L < 0:
-        raise ValueError(f"L (users) must be an integer >= 0, got {L!r}")
+    theta = _check_users_b(theta, L, p, rng, link)
     iu, ju = np.triu_indices(theta.size, k=1)
     f = link.cdf(theta[iu] - theta[ju])
     y = (rng.random((int(L), iu.size)) < f).view(np.uint8)
     a = np.ones((int(L), iu.size), dtype=bool) if p == 1 else rng.random((int(L), iu.size)) < p
     return y, a
+
+
+def _check_users_b(theta, L, p, rng, link) -> np.ndarray:
+    """The argument checks of :func:`sample_user_comparisons_b`; ``theta`` as float64."""
+    theta = np.asarray(_checks.finite(theta, "theta", ndim=1), dtype=np.float64)
+    if not 0 < _checks.real(p, "p") <= 1:
+        raise ValueError(f"observation probability p must be in (0, 1], got {p}")
+    if not isinstance(L, (int, np.integer, float, np.floating)) or isinstance(L, bool):
+        raise TypeError(f"L (users) must be an integer >= 0, got {L!r}")
+    if not np.isfinite(L) or int(L) != L or L < 0:
+        raise ValueError(f"L (users) must be an integer >= 0, got {L!r}")
+    _checks.rng(rng)
+    _checks.link(link)
+    return theta
 
 
 def iter_user_comparisons_b(
@@ -275,8 +323,12 @@ def iter_user_comparisons_b(
     such as ``eps`` and the ADRR weights with it); ``y, a`` are as in
     :func:`sample_user_comparisons_b`. Memory is ``O(chunk_size * P)``.
     """
-    if chunk_size < 1:
-        raise ValueError("chunk_size must be >= 1")
+    _checks.count(chunk_size, "chunk_size", 1)
+    _check_users_b(theta, L, p, rng, link)  # at the call, not at the first chunk
+    return _iter_user_comparisons_b(theta, L, p, rng, link, chunk_size)
+
+
+def _iter_user_comparisons_b(theta, L, p, rng, link, chunk_size):
     for start in range(0, int(L), chunk_size):
         stop = min(int(L), start + chunk_size)
         y, a = sample_user_comparisons_b(theta, stop - start, p, rng, link)
@@ -306,8 +358,16 @@ def add_sufficient_statistics(S: np.ndarray, N: np.ndarray, z, a, weights) -> No
         Per-user weights ``w_l`` of this chunk (ADRR: the slice of the weights
         normalised over *all* users; plug-ins: ``1/L``; counts: 1).
     """
-    z = np.asarray(z)
-    a = np.asarray(a, dtype=bool)
+    z = _checks.array(z, "z", ndim=(1, 2))
+    a = _mask(a)
+    if z.shape != a.shape:
+        raise ValueError(f"z and a must have the same shape, got {z.shape} and {a.shape}")
+    if z.dtype.kind == "f":
+        bad = ~np.isfinite(z)  # one byte per entry; unobserved entries may hold anything
+        if bad.any() and (bad & a).any():
+            raise ValueError("z must be finite where observed (it holds NaN or inf)")
+    _running_totals(S, N, z.shape[-1], "z")
+    _weights(weights, 1 if z.ndim == 1 else z.shape[0])
     if z.ndim == 1:
         z, a = z[None, :], a[None, :]
     if z.shape != a.shape or z.shape[1:] != S.shape or N.shape != S.shape:
@@ -341,8 +401,13 @@ def add_rr_statistics(S: np.ndarray, N: np.ndarray, y_tilde, a, eps, weights) ->
     weights : float or (n,) array_like
         ADRR weights of the chunk's users (normalised over all users).
     """
-    yt = np.atleast_2d(np.asarray(y_tilde))
-    a = np.atleast_2d(np.asarray(a, dtype=bool))
+    yt = np.atleast_2d(binary(_checks.array(y_tilde, "y_tilde", ndim=(1, 2)), "y_tilde"))
+    a = np.atleast_2d(_mask(a))
+    if yt.shape != a.shape:
+        raise ValueError(f"y_tilde and a must have the same shape, got {yt.shape} and {a.shape}")
+    _running_totals(S, N, yt.shape[-1], "y_tilde")
+    _eps_array(eps)
+    _weights(weights, yt.shape[0])
     if yt.shape != a.shape or yt.shape[1:] != S.shape or N.shape != S.shape:
         raise ValueError(f"shape mismatch: y {yt.shape}, a {a.shape}, S {S.shape}, N {N.shape}")
     n = yt.shape[0]
@@ -357,7 +422,7 @@ def add_rr_statistics(S: np.ndarray, N: np.ndarray, y_tilde, a, eps, weights) ->
 
 def sufficient_statistics(z, a, weights) -> tuple[np.ndarray, np.ndarray]:
     """``(S, N)`` per pair from one block of users; see :func:`add_sufficient_statistics`."""
-    P = np.shape(z)[-1]
+    P = _checks.array(z, "z", ndim=(1, 2), min_size=1).shape[-1]
     S, N = np.zeros(P), np.zeros(P)
     add_sufficient_statistics(S, N, z, a, weights)
     return S, N
@@ -374,11 +439,25 @@ def count_scores_from_pair_counts(ones, n_obs, m: int | None = None) -> np.ndarr
     ``i < j`` (item ``i`` won), ``n_obs[k]`` = number observed. Item ``i``
     collects ``ones`` for ``j > i`` and ``n_obs - ones`` for ``j < i``.
     """
-    ones = np.asarray(ones, dtype=np.float64)
-    n_obs = np.asarray(n_obs, dtype=np.float64)
-    m = n_items_from_pairs(ones.size) if m is None else int(m)
+    ones = np.asarray(_checks.finite(ones, "ones", ndim=1), dtype=np.float64)
+    n_obs = np.asarray(_checks.finite(n_obs, "n_obs", ndim=1), dtype=np.float64)
+    if n_obs.shape != ones.shape:
+        raise ValueError(
+            f"ones and n_obs must have the same shape, got {ones.shape}, {n_obs.shape}"
+        )
+    if np.any(n_obs < 0) or np.any(ones < 0) or np.any(ones > n_obs):
+        raise ValueError("ones and n_obs must be counts with 0 <= ones <= n_obs")
+    m = n_items_from_pairs(ones.size) if m is None else _pairs_of(m, ones.size)
     iu, ju = np.triu_indices(m, k=1)
     return np.bincount(iu, ones, m) + np.bincount(ju, n_obs - ones, m)
+
+
+def _pairs_of(m, n_pairs: int) -> int:
+    """``m`` after checking that ``m`` items have ``n_pairs`` pairs."""
+    m = _checks.count(m, "m", 1)
+    if m * (m - 1) // 2 != n_pairs:
+        raise ValueError(f"m = {m} items have {m * (m - 1) // 2} pairs, the data hold {n_pairs}")
+    return m
 
 
 def count_scores(y_tilde, a, m: int | None = None) -> np.ndarray:
@@ -390,8 +469,10 @@ def count_scores(y_tilde, a, m: int | None = None) -> np.ndarray:
     chunked data accumulate ``ones``/``n_obs`` and use
     :func:`count_scores_from_pair_counts`.
     """
-    yt = np.asarray(y_tilde)
-    a = np.asarray(a, dtype=bool)
+    yt = _checks.array(y_tilde, "y_tilde", min_size=1)
+    a = _mask(a)
+    if a.shape != yt.shape:
+        raise ValueError(f"y_tilde and a must have the same shape, got {yt.shape} and {a.shape}")
     observed = binary(np.where(a, yt, 0), "y_tilde (observed entries)")
     ones = observed.reshape(-1, yt.shape[-1]).sum(axis=0)
     n_obs = a.reshape(-1, a.shape[-1]).sum(axis=0)
@@ -406,7 +487,8 @@ def count_ranking(scores, rng: np.random.Generator) -> np.ndarray:
     numpy.ndarray
         ``sigma`` with ``sigma[i]`` the rank of item ``i`` (1 = best), int64.
     """
-    scores = no_nan(np.asarray(scores, dtype=np.float64), "scores")
+    scores = no_nan(np.asarray(_checks.array(scores, "scores", ndim=1), np.float64), "scores")
+    _checks.rng(rng)
     order = np.lexsort((rng.random(scores.size), -scores))
     ranks = np.empty(scores.size, dtype=np.int64)
     ranks[order] = np.arange(1, scores.size + 1)
@@ -497,11 +579,14 @@ def sample_rr_statistics_equal_eps(
     -------
     RRPairCounts
     """
-    theta = np.asarray(theta, dtype=np.float64)
-    if not 0 < p <= 1:
+    theta = np.asarray(_checks.finite(theta, "theta", ndim=1), dtype=np.float64)
+    if not 0 < _checks.real(p, "p") <= 1:
         raise ValueError(f"observation probability p must be in (0, 1], got {p}")
     if np.ndim(eps) != 0:
         raise ValueError("sample_rr_statistics_equal_eps needs one scalar eps")
+    _checks.count(L, "L")
+    _checks.rng(rng)
+    _checks.link(link)
     pe = rr_flip_probability(eps)
     iu, ju = np.triu_indices(theta.size, k=1)
     f = link.cdf(theta[iu] - theta[ju])
@@ -585,10 +670,14 @@ def simulate_ldp_statistics(
     -------
     LDPStatistics
     """
+    if isinstance(releases, str) or not isinstance(releases, (tuple, list, set, frozenset)):
+        raise TypeError(f"releases must be a tuple of names from {_RELEASES}, got {releases!r}")
     bad = set(releases) - set(_RELEASES)
     if bad:
         raise ValueError(f"unknown releases {sorted(bad)}; known: {_RELEASES}")
     eps = np.atleast_1d(_eps_array(eps))
+    _checks.count(chunk_size, "chunk_size", 1)
+    _check_users_b(theta, 0, p, rng, link)
     L = eps.size
     P = np.asarray(theta).size * (np.asarray(theta).size - 1) // 2
     want = set(releases)

@@ -11,7 +11,8 @@ import math
 
 import numpy as np
 
-from ._checks import count, positive
+from . import _checks
+from ._checks import count, positive, positive_finite
 
 __all__ = [
     "edge_count_noise_scale",
@@ -24,14 +25,13 @@ __all__ = [
 
 
 def _inv(eps: float) -> float:
-    if not eps > 0:
-        raise ValueError(f"epsilon must be positive, got {eps}")
+    positive(eps, "eps")
     return 0.0 if math.isinf(eps) else 1.0 / eps
 
 
 def edge_mle_noise_scale(eps: float, kappa1: float = 1.0) -> float:
     """Laplace scale ``lambda = 8 kappa1 / eps`` of Algorithm 1 (Proposition 2.1)."""
-    return 8.0 * positive(kappa1, "kappa1") * _inv(eps)
+    return 8.0 * positive_finite(kappa1, "kappa1") * _inv(eps)
 
 
 def edge_count_noise_scale(eps: float) -> float:
@@ -45,7 +45,7 @@ def individual_mle_noise_scale(eps: float, L: int, kappa1: float = 1.0) -> float
     One user's ``L`` comparisons move the objective's gradient by at most
     ``L`` times what one comparison does, hence the factor ``L``.
     """
-    return 8.0 * positive(kappa1, "kappa1") * count(L, "L", 1) * _inv(eps)
+    return 8.0 * positive_finite(kappa1, "kappa1") * count(L, "L", 1) * _inv(eps)
 
 
 def individual_gamma(eps: float, L: int, kappa2: float = 0.25) -> float:
@@ -54,7 +54,7 @@ def individual_gamma(eps: float, L: int, kappa2: float = 0.25) -> float:
     ``0`` at ``eps = inf`` (the unpenalised, sum-to-zero constrained MLE, as the
     authors coded it; docs/papers/paper-a.md#s2-2 and #a11).
     """
-    return 8.0 * positive(kappa2, "kappa2") * count(L, "L", 1) * _inv(eps)
+    return 8.0 * positive_finite(kappa2, "kappa2") * count(L, "L", 1) * _inv(eps)
 
 
 def individual_count_noise_scale(eps: float, L: int) -> float:
@@ -64,4 +64,6 @@ def individual_count_noise_scale(eps: float, L: int) -> float:
 
 def standard_laplace(rng: np.random.Generator, size) -> np.ndarray:
     """Standard Laplace draws (location 0, scale 1) from ``rng``."""
+    _checks.rng(rng)
+    _checks.shape(size, "size")
     return rng.laplace(0.0, 1.0, size=size)

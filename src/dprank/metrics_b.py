@@ -19,6 +19,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from . import _checks
+
 __all__ = [
     "PairedTTest",
     "PredictionBand",
@@ -31,6 +33,20 @@ __all__ = [
     "spearman_footrule",
     "top_k_hamming",
 ]
+
+
+def _estimate_and_truth(theta_hat, theta) -> tuple[np.ndarray, np.ndarray]:
+    """Both as arrays after checking they score the same items (a NaN estimate gives NaN)."""
+    theta_hat = _checks.array(theta_hat, "theta_hat", min_size=1)
+    theta = _checks.finite(theta, "theta", min_size=1)
+    _checks.same_last_axis(theta_hat, theta, "theta_hat and theta")
+    try:
+        np.broadcast_shapes(theta_hat.shape, theta.shape)
+    except ValueError:
+        raise ValueError(
+            f"theta_hat and theta must broadcast, got shapes {theta_hat.shape} and {theta.shape}"
+        ) from None
+    return theta_hat, theta
 
 
 def rms_error(theta_hat: np.ndarray, theta: np.ndarray) -> np.ndarray:
@@ -48,6 +64,7 @@ def rms_error(theta_hat: np.ndarray, theta: np.ndarray) -> np.ndarray:
     numpy.ndarray
         Shape of the broadcast leading axes.
     """
+    theta_hat, theta = _estimate_and_truth(theta_hat, theta)
     diff = np.asarray(theta_hat, dtype=float) - np.asarray(theta, dtype=float)
     return np.sqrt(np.mean(diff**2, axis=-1))
 
@@ -62,6 +79,7 @@ def max_error(theta_hat: np.ndarray, theta: np.ndarray) -> np.ndarray:
     theta_hat, theta : (..., m) array_like
         Estimates and true scores; broadcast against each other.
     """
+    theta_hat, theta = _estimate_and_truth(theta_hat, theta)
     diff = np.asarray(theta_hat, dtype=float) - np.asarray(theta, dtype=float)
     return np.max(np.abs(diff), axis=-1)
 
@@ -89,7 +107,9 @@ def ranks(scores: np.ndarray, rng: np.random.Generator | None = None) -> np.ndar
     ValueError
         If a score is NaN (ranks are undefined).
     """
-    s = np.asarray(scores, dtype=float)
+    if rng is not None:
+        _checks.rng(rng)
+    s = np.asarray(_checks.array(scores, "scores"), dtype=float)
     if s.ndim == 0:
         raise ValueError("scores must have at least one axis (the items)")
     if np.isnan(s).any():
@@ -108,6 +128,8 @@ def _rank_pair(
     theta_hat: np.ndarray, theta: np.ndarray, rng: np.random.Generator | None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Ranks of estimate and truth (estimate first when drawing tie-break keys)."""
+    theta_hat, theta = _estimate_and_truth(theta_hat, theta)
+    _checks.no_nan(theta_hat, "theta_hat")  # ranks of NaN are undefined
     r_hat = ranks(theta_hat, rng)
     r_true = ranks(theta, rng)
     if r_hat.shape[-1] != r_true.shape[-1]:
@@ -272,8 +294,10 @@ def prediction_band(
     -------
     PredictionBand
     """
-    x = np.asarray(x, dtype=float)
-    y = np.asarray(y, dtype=float)
+    x = np.asarray(_checks.finite(x, "x"), dtype=float)
+    y = np.asarray(_checks.finite(y, "y"), dtype=float)
+    _checks.array(x0, "x0")
+    _checks.real(level, "level")
     if x.ndim != 1 or x.shape != y.shape:
         raise ValueError(f"x and y must be 1-d of equal length, got {x.shape} and {y.shape}")
     n = x.size
@@ -344,7 +368,20 @@ def paired_t_test(errors_other: np.ndarray, errors_ref: np.ndarray, axis: int = 
         two-sided ``pvalue``; arrays over the remaining axes, floats for 1-d input.
         A zero ``sd(d)`` gives ``t = ±inf`` (``p = 0``), or NaN if also ``mean(d) = 0``.
     """
-    d = np.asarray(errors_other, dtype=float) - np.asarray(errors_ref, dtype=float)
+    other = np.asarray(_checks.array(errors_other, "errors_other", min_size=1), dtype=float)
+    ref = np.asarray(_checks.array(errors_ref, "errors_ref", min_size=1), dtype=float)
+    try:
+        shape = np.broadcast_shapes(other.shape, ref.shape)
+    except ValueError:
+        raise ValueError(
+            f"errors_other and errors_ref must be paired (broadcastable shapes), "
+            f"got {other.shape} and {ref.shape}"
+        ) from None
+    if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, (int, np.integer)):
+        raise TypeError(f"axis must be an int, got {axis!r}")
+    if not -len(shape) <= axis < len(shape):
+        raise ValueError(f"axis = {axis} is out of range for {len(shape)}-d errors")
+    d = other - ref
     d = np.moveaxis(d, axis, -1)
     n = d.shape[-1]
     if n < 2:

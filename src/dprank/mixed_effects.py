@@ -67,6 +67,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy  # scipy.linalg etc. load on first use, so jobs that never call them start faster
 
+from . import _checks
 from ._lapack import cholesky_factor, cholesky_solve
 
 __all__ = [
@@ -110,8 +111,8 @@ class MixedEffectsFit:
 
 
 def _check_penalties(lam, ridge) -> tuple[float, float]:
-    lam = float(lam)
-    ridge = float(ridge)
+    lam = _checks.real(lam, "lam")
+    ridge = _checks.real(ridge, "ridge")
     if not (lam > 0 and math.isfinite(lam)):
         raise ValueError(f"lam must be positive and finite, got {lam}")
     if not (ridge >= 0 and math.isfinite(ridge)):
@@ -123,12 +124,9 @@ class _Problem:
     """Data, value, gradient and Newton step of ``Q`` (B2 supplement S.1.2)."""
 
     def __init__(self, y, a, m, lam, ridge):
-        m_int = int(m)
-        if m_int != m or m_int < 2:
-            raise ValueError(f"m must be an integer >= 2, got {m}")
-        self.m = m_int
+        self.m = _checks.count(m, "m", 2)
         self.P = self.m * (self.m - 1) // 2
-        y = np.asarray(y)
+        y = _checks.array(y, "y")
         if y.ndim != 2:
             raise ValueError(f"y must be a 2-d (L, P) array, got shape {y.shape}")
         L, P = y.shape
@@ -137,7 +135,7 @@ class _Problem:
                 f"y has {P} columns but m = {self.m} items give P = m(m-1)/2 = {self.P} pairs"
             )
         if L < 2:
-            raise ValueError(f"need L >= 2 users to estimate sigma, got L = {L}")
+            raise ValueError(f"y needs L >= 2 rows (users) to estimate sigma, got L = {L}")
         if not np.all((y == 0) | (y == 1)):
             raise ValueError("y must contain only 0 and 1")
         self.L = L
@@ -146,7 +144,7 @@ class _Problem:
         if a is None:
             self.af = None
         else:
-            a = np.asarray(a)
+            a = _checks.array(a, "a")
             if a.shape != y.shape:
                 raise ValueError(f"a must have the shape of y {y.shape}, got {a.shape}")
             if not np.all((a == 0) | (a == 1)):
@@ -235,6 +233,18 @@ def _mixed_effects_gradient(theta, gamma, y, a=None, lam=1.0, ridge=1e-6):
     return prob.gradient(theta, gamma)
 
 
+def _theta_gamma(theta, gamma, y) -> tuple[np.ndarray, np.ndarray]:
+    """``theta`` and ``gamma`` as float64 after checking them against ``y``'s shape."""
+    theta = np.asarray(_checks.finite(theta, "theta", ndim=1), dtype=np.float64)
+    gamma = np.asarray(_checks.finite(gamma, "gamma", ndim=1), dtype=np.float64)
+    P = theta.size * (theta.size - 1) // 2
+    if np.ndim(y) == 2 and np.shape(y)[1] != P:
+        raise ValueError(
+            f"theta has {theta.size} items, so y must have P = {P} columns, got shape {np.shape(y)}"
+        )
+    return theta, gamma
+
+
 def _check_params(prob, theta, gamma):
     if theta.shape != (prob.m,):
         raise ValueError(f"theta must have shape ({prob.m},), got {theta.shape}")
@@ -272,8 +282,7 @@ def mixed_effects_objective(
         ``sum_l sum_p a_lp {log(1 + e^eta_lp) - y_lp eta_lp} + lam ||theta||^2
         + ridge ||gamma||^2`` with ``eta_lp = gamma_l + theta_i - theta_j``.
     """
-    theta = np.asarray(theta, dtype=np.float64)
-    gamma = np.asarray(gamma, dtype=np.float64)
+    theta, gamma = _theta_gamma(theta, gamma, y)
     prob = _Problem(y, a, theta.size, lam, ridge)
     _check_params(prob, theta, gamma)
     return prob.value(theta, gamma)
@@ -314,20 +323,15 @@ def simulate_mixed_effects_btl(
     ``a = rng.random((L, P)) < p``, then ``y = rng.random((L, P)) < expit(eta)``.
     ``p == 1`` still draws the mask uniforms.
     """
-    theta = np.asarray(theta, dtype=np.float64)
+    theta = np.asarray(_checks.array(theta, "theta"), dtype=np.float64)
     if theta.ndim != 1 or theta.size < 2:
         raise ValueError(f"theta must be a 1-d array of >= 2 scores, got shape {theta.shape}")
     if not np.all(np.isfinite(theta)):
         raise ValueError("theta must be finite")
-    L_int = int(L)
-    if L_int != L or L_int < 1:
-        raise ValueError(f"L must be a positive integer, got {L}")
-    sigma = float(sigma)
-    if not (sigma >= 0 and math.isfinite(sigma)):
-        raise ValueError(f"sigma must be non-negative and finite, got {sigma}")
-    p = float(p)
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"p must lie in [0, 1], got {p}")
+    L_int = _checks.count(L, "L", 1)
+    sigma = _checks.non_negative(sigma, "sigma")
+    p = _checks.probability(p, "p")
+    _checks.rng(rng)
     m = theta.size
     P = m * (m - 1) // 2
     iu, ju = np.triu_indices(m, 1)
@@ -380,11 +384,8 @@ def fit_mixed_effects_btl(
         Non-convergence is reported (``converged=False``), not raised.
     """
     prob = _Problem(y, a, m, lam, ridge)
-    gtol = float(gtol)
-    if not gtol > 0:
-        raise ValueError(f"gtol must be positive, got {gtol}")
-    if int(max_iter) != max_iter or max_iter < 0:
-        raise ValueError(f"max_iter must be a non-negative integer, got {max_iter}")
+    gtol = _checks.positive(gtol, "gtol")
+    _checks.count(max_iter, "max_iter")
     theta = np.zeros(prob.m)
     gamma = np.zeros(prob.L)
     fval = prob.value(theta, gamma)

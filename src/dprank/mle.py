@@ -51,6 +51,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy  # scipy.linalg etc. load on first use, so jobs that never call them start faster
 
+from . import _checks
 from ._lapack import cholesky_factor, cholesky_solve
 from .comparisons import Comparisons
 from .models import BTL, Link
@@ -116,11 +117,8 @@ class PairwiseData:
     """
 
     def __init__(self, wins, link: Link = BTL):
-        w = np.asarray(wins, dtype=np.float64)
-        if w.ndim != 2 or w.shape[0] != w.shape[1]:
-            raise ValueError(f"wins must be a square matrix, got shape {w.shape}")
-        if np.any(w < 0) or not np.all(np.isfinite(w)):
-            raise ValueError("wins must hold finite, non-negative counts")
+        w = np.asarray(_checks.win_matrix(wins), dtype=np.float64)
+        _checks.link(link)
         self.n = w.shape[0]
         self.wins = w
         self.counts = w + w.T
@@ -138,14 +136,14 @@ class _Problem:
         self.n = data.n
         self.wins, self.counts, self.complete = data.wins, data.counts, data.complete
         self.row_wins, self.link = data.row_wins, data.link
-        self.gamma = float(gamma)
+        self.gamma = _checks.real(gamma, "gamma")
         if not np.isfinite(self.gamma) or self.gamma < 0:
             raise ValueError(f"gamma must be finite and >= 0, got {gamma}")
         if self.gamma == 0 and not sum_zero:
             raise ValueError(
                 "gamma = 0 needs sum_zero=True: the objective is then translation invariant"
             )
-        self.b = np.zeros(self.n) if b is None else np.asarray(b, dtype=np.float64)
+        self.b = np.zeros(self.n) if b is None else np.asarray(_checks.array(b, "b"), np.float64)
         if self.b.shape != (self.n,):
             raise ValueError(f"perturbation b must have shape ({self.n},), got {self.b.shape}")
         if not np.all(np.isfinite(self.b)):
@@ -288,7 +286,10 @@ def penalized_objective(
     """Value of the objective (2.2) at ``theta`` (for checks and benchmarks)."""
     _require_items(wins)
     prob = _Problem(PairwiseData(wins, link), gamma, b, sum_zero=gamma == 0)
-    return prob.value(np.asarray(theta, dtype=float))
+    theta = np.asarray(_checks.finite(theta, "theta"), dtype=float)
+    if theta.shape != (prob.n,):
+        raise ValueError(f"theta must have shape ({prob.n},), got {theta.shape}")
+    return prob.value(theta)
 
 
 def fit_penalized_mle(
@@ -338,7 +339,21 @@ def fit_penalized_mle(
     Returns
     -------
     MLEFit
+
+    Raises
+    ------
+    ValueError
+        A bad argument (named in the message), or ``gamma = 0`` on data whose
+        unpenalised MLE does not exist (an item that wins or loses all its
+        comparisons: the Newton system becomes singular).
     """
+    _checks.link(link)
+    _checks.flag(sum_zero, "sum_zero")
+    _checks.flag(raise_on_failure, "raise_on_failure")
+    _checks.non_negative(xtol, "xtol")
+    _checks.count(max_iter, "max_iter")
+    if theta0 is not None:
+        _checks.finite(theta0, "theta0")
     if isinstance(wins, (Comparisons, SparseData)):
         sdata = wins if isinstance(wins, SparseData) else _sparse_data(wins, link)
         if sdata.density >= DENSE_MIN_DENSITY and sdata.n <= DENSE_MAX_N:
@@ -369,7 +384,10 @@ def fit_penalized_mle(
         n_iter = it
         grad, v = prob.gradient_and_weights(theta)
         grad_norm = float(np.linalg.norm(grad))
-        step, _ = _newton_direction(prob, grad, v)
+        try:
+            step, _ = _newton_direction(prob, grad, v)
+        except np.linalg.LinAlgError:
+            raise _no_mle_error() from None
         spread = float(step.max() - step.min())
         if prob.btl and spread <= 1.0:
             t = 1.0  # guaranteed decrease, no objective evaluation needed
@@ -400,6 +418,14 @@ def fit_penalized_mle(
         )
     return MLEFit(
         theta=theta, converged=converged, n_iter=n_iter, step_norm=taken, grad_norm=grad_norm
+    )
+
+
+def _no_mle_error() -> ValueError:
+    return ValueError(
+        "the Newton system became singular: with gamma = 0 the MLE of these wins does not "
+        "exist (an item wins or loses all its comparisons, so theta runs off to infinity); "
+        "use gamma > 0"
     )
 
 
@@ -509,9 +535,13 @@ def fit_penalized_mle_batch(
     BatchFit
     """
     _require_items(wins)
-    w = np.asarray(wins, dtype=np.float64)
+    _checks.link(link)
+    _checks.flag(sum_zero, "sum_zero")
+    _checks.non_negative(xtol, "xtol")
+    _checks.count(max_iter, "max_iter")
+    w = np.asarray(_checks.array(wins, "wins"), dtype=np.float64)
     if b is not None:
-        b = np.asarray(b, dtype=np.float64)
+        b = np.asarray(_checks.finite(b, "b"), dtype=np.float64)
     if w.ndim == 2:
         if b is None or b.ndim != 2:
             raise ValueError("a single win matrix needs b of shape (R, n) to set the batch size")
@@ -524,7 +554,10 @@ def fit_penalized_mle_batch(
     b = np.zeros((n_rep, n)) if b is None else b
     if b.shape != (n_rep, n):
         raise ValueError(f"perturbation b must have shape ({n_rep}, {n}), got {b.shape}")
-    gam = np.broadcast_to(np.asarray(gamma, dtype=np.float64), (n_rep,)).copy()
+    gam = _checks.array(gamma, "gamma", ndim=(0, 1))
+    if gam.ndim == 1 and gam.shape != (n_rep,):
+        raise ValueError(f"gamma must be one number or one per problem ({n_rep},), got {gam.shape}")
+    gam = np.broadcast_to(np.asarray(gam, dtype=np.float64), (n_rep,)).copy()
     if np.any(gam < 0) or not np.all(np.isfinite(gam)):
         raise ValueError("gamma must be finite and >= 0")
     if np.any(gam == 0) and not sum_zero:
@@ -553,7 +586,10 @@ def fit_penalized_mle_batch(
         if sum_zero:
             grad -= grad.mean(axis=1, keepdims=True)
             hess += 1.0
-        step = np.linalg.solve(hess, -grad[:, :, None])[:, :, 0]
+        try:
+            step = np.linalg.solve(hess, -grad[:, :, None])[:, :, 0]
+        except np.linalg.LinAlgError:
+            raise _no_mle_error() from None
         spread = step.max(axis=1) - step.min(axis=1)
         if btl:
             t = np.minimum(1.0, 1.0 / np.maximum(spread, 1e-300))

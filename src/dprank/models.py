@@ -94,7 +94,11 @@ def get_link(name: str | Link) -> Link:
     """The link registered under ``name`` (``'btl'`` or ``'tm'``)."""
     if isinstance(name, Link):
         return name
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a model name {sorted(LINKS)} or a Link, got {name!r}")
     try:
         return LINKS[name]
     except KeyError:
-        raise ValueError(f"unknown comparison model {name!r}; known: {sorted(LINKS)}") from None
+        raise ValueError(
+            f"unknown comparison model name {name!r}; known: {sorted(LINKS)}"
+        ) from None

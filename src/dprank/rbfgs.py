@@ -15,9 +15,12 @@ function scaling).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
+
+from . import _checks
 
 __all__ = ["vmmin"]
 
@@ -50,9 +53,16 @@ def vmmin(
     n_iter : int
         R's iteration count (gradient evaluations).
     """
-    b = np.array(x0, dtype=np.float64)
+    b = np.array(_checks.finite(x0, "x0"), dtype=np.float64)
     if b.ndim != 1 or b.size == 0:
         raise ValueError(f"x0 must be a non-empty vector, got shape {b.shape}")
+    for name, f in (("fn", fn), ("gr", gr)):
+        if not callable(f):
+            raise TypeError(f"{name} must be callable, got {f!r}")
+    _checks.count(maxit, "maxit")
+    _checks.non_negative(reltol, "reltol")
+    if math.isnan(_checks.real(abstol, "abstol")):
+        raise ValueError("abstol must be a number (-inf: no absolute tolerance), got nan")
     n = b.size
     f = float(fn(b))
     if not np.isfinite(f):

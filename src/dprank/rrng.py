@@ -14,14 +14,22 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _checks
+
 __all__ = ["r_fixed_laplace", "r_mt_state", "r_runif"]
 
 _MT_N = 624
 _R_UNIF_SCALE = 2.3283064365386963e-10  # 1 / 2^32, R's MT_genrand
 
 
+def _seed(seed) -> None:
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed must be an integer (R's set.seed), got {seed!r}")
+
+
 def r_mt_state(seed: int) -> np.ndarray:
     """The 624 Mersenne-Twister words R holds after ``set.seed(seed)``."""
+    _seed(seed)
     s = int(seed) & 0xFFFFFFFF
     for _ in range(50):
         s = (69069 * s + 1) & 0xFFFFFFFF
@@ -35,6 +43,8 @@ def r_mt_state(seed: int) -> np.ndarray:
 
 def r_runif(n: int, seed: int) -> np.ndarray:
     """``set.seed(seed); runif(n)`` exactly as R 4.x computes it."""
+    _checks.count(n, "n")
+    _seed(seed)
     bitgen = np.random.MT19937()
     bitgen.state = {
         "bit_generator": "MT19937",
@@ -53,6 +63,8 @@ def r_fixed_laplace(n: int, seed: int = 13) -> np.ndarray:
     length ``n`` is the perturbation direction of Algorithm 1 for every
     replication and every epsilon at that ``n``.
     """
+    _checks.count(n, "n")
+    _seed(seed)
     u = r_runif(n, seed)
     c = u - 0.5
     return np.sign(c) * np.log(1.0 - 2.0 * np.abs(c))

@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Mapping
 from enum import IntEnum
 
 import numpy as np
+
+from . import _checks
 
 __all__ = ["SHARED", "Stream", "cell_key", "generator", "stable_id", "uniforms"]
 
@@ -70,8 +73,16 @@ def stable_id(*parts: object) -> int:
 
 def cell_key(params: dict[str, object]) -> int:
     """Stable id of an experiment cell from its parameters (order-insensitive)."""
+    if not isinstance(params, Mapping):
+        raise TypeError(f"params must be a mapping of parameter names to values, got {params!r}")
     items = sorted(params.items())
-    return stable_id(*(f"{k}={_canonical(v)}" for k, v in items))
+    parts = []
+    for k, v in items:
+        try:
+            parts.append(f"{k}={_canonical(v)}")
+        except ValueError as exc:
+            raise ValueError(f"params[{k!r}]: {exc}") from None
+    return stable_id(*parts)
 
 
 def generator(
@@ -92,6 +103,15 @@ def generator(
     stream : Stream
         Which stream of that replicate.
     """
+    root = _checks.count(root, "root")
+    if not isinstance(experiment, str):
+        raise TypeError(f"experiment must be a str (the experiment's name), got {experiment!r}")
+    cell = _checks.count(cell, "cell")
+    replicate = _checks.count(replicate, "replicate")
+    if isinstance(stream, (bool, np.bool_)) or stream not in set(Stream):
+        raise ValueError(
+            f"stream must be a Stream ({', '.join(s.name for s in Stream)}), got {stream!r}"
+        )
     ss = np.random.SeedSequence(
         int(root), spawn_key=(stable_id(experiment), int(cell), int(replicate), int(stream))
     )
@@ -124,6 +144,10 @@ def uniforms(
     min_per_thread : int
         Smallest block worth a thread.
     """
+    _checks.rng(rng)
+    _checks.shape(shape, "shape")
+    _checks.count(workers, "workers", 1)
+    _checks.count(min_per_thread, "min_per_thread", 1)
     out = np.empty(shape)
     flat = out.reshape(-1)
     bitgen = rng.bit_generator

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _checks
 from ._checks import count
 from .models import BTL, Link
 
@@ -24,16 +25,14 @@ __all__ = [
 ]
 
 
-def _finite_theta(theta) -> np.ndarray:
-    theta = np.asarray(theta, dtype=float)
-    if not np.isfinite(theta).all():
-        raise ValueError("theta must be finite (it holds NaN or inf)")
-    return theta
+def _finite_theta(theta, ndim=1) -> np.ndarray:
+    theta = _checks.finite(theta, "theta", ndim=ndim)
+    return np.asarray(theta, dtype=float)
 
 
 def top_k_size(n: int) -> int:
     """``k = round(n/4)`` with round-half-even, as R and Python round (Paper A, section 4.1)."""
-    return round(n / 4)
+    return round(count(n, "n", 1) / 4)
 
 
 def theta_paper_a_edge(n: int, rng: np.random.Generator) -> np.ndarray:
@@ -45,6 +44,7 @@ def theta_paper_a_edge(n: int, rng: np.random.Generator) -> np.ndarray:
     sum zero. The true top-k set is therefore ``{n-k, ..., n-1}``.
     """
     k = top_k_size(count(n, "n", 1))
+    _checks.rng(rng)
     raw = np.log(np.concatenate([rng.uniform(0.2, 0.7, size=n - k), np.ones(k)]))
     return raw - raw.mean()
 
@@ -65,8 +65,10 @@ def sample_er_comparisons(
         ``(n, n)`` uint8 win matrix (0/1 entries, zero diagonal).
     """
     theta = _finite_theta(theta)
-    if not 0 <= p <= 1:
+    if not 0 <= _checks.real(p, "p") <= 1:
         raise ValueError(f"the edge probability p must be in [0, 1], got {p!r}")
+    _checks.rng(rng)
+    _checks.link(link)
     n = theta.size
     iu, ju = np.triu_indices(n, k=1)
     included = rng.random(iu.size) < p
@@ -82,6 +84,13 @@ def pair_from_index(k, n: int) -> tuple[np.ndarray, np.ndarray]:
 
     Exact integer arithmetic after a floating-point guess of the row.
     """
+    n = count(n, "n")
+    k = _checks.array(k, "k")
+    n_pairs = n * (n - 1) // 2
+    if k.size and (k.dtype.kind == "f" and not np.all(k == np.round(k))):
+        raise ValueError("k must hold integer pair positions")
+    if k.size and (k.min() < 0 or k.max() >= n_pairs):
+        raise ValueError(f"k must hold pair positions in 0..{n_pairs - 1} for n = {n} items")
     k = np.asarray(k, dtype=np.int64)
     # rows start at s(i) = i (2n - i - 1) / 2
     disc = (2.0 * n - 1.0) ** 2 - 8.0 * k.astype(np.float64)
@@ -118,10 +127,11 @@ def sample_er_comparisons_sparse(
     """
     from .comparisons import Comparisons
 
-    theta = np.asarray(theta, dtype=float)
+    theta = _finite_theta(theta)
+    _checks.probability(p, "p")
+    _checks.rng(rng)
+    _checks.link(link)
     n = theta.size
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"p must be in [0, 1], got {p}")
     n_pairs = n * (n - 1) // 2
     m = int(rng.binomial(n_pairs, p)) if n_pairs else 0
     k = np.sort(rng.choice(n_pairs, size=m, replace=False)) if m else np.zeros(0, np.int64)
@@ -132,7 +142,7 @@ def sample_er_comparisons_sparse(
 
 def top_k_size_individual(n: int) -> int:
     """``k = n // 4`` of the individual-DP experiments (the authors' Python code)."""
-    return n // 4
+    return count(n, "n", 1) // 4
 
 
 def theta_paper_a_individual(n: int, rng: np.random.Generator) -> np.ndarray:
@@ -143,6 +153,7 @@ def theta_paper_a_individual(n: int, rng: np.random.Generator) -> np.ndarray:
     (docs/papers/paper-a.md#s2-1; the authors' code does not centre it).
     """
     k = top_k_size_individual(count(n, "n", 1))
+    _checks.rng(rng)
     return np.concatenate([np.zeros(k), np.log(rng.uniform(0.2, 0.7, size=n - k))])
 
 
@@ -168,7 +179,9 @@ def sample_user_comparisons(
     numpy.ndarray
         ``(n, n)`` (or ``(R, n, n)``) int64 win counts.
     """
-    theta = _finite_theta(theta)
+    theta = _finite_theta(theta, ndim=(1, 2))
+    _checks.rng(rng)
+    _checks.link(link)
     single = theta.ndim == 1
     theta = np.atleast_2d(theta)
     n_rep, n = theta.shape

@@ -49,6 +49,7 @@ import math
 
 import numpy as np
 
+from . import _checks
 from .comparisons import Comparisons, PairStatistics
 from .models import BTL, Link
 
@@ -88,13 +89,18 @@ class SparseData:
     def __init__(self, data, link: Link = BTL):
         ps = data.pair_statistics() if isinstance(data, Comparisons) else data
         if not isinstance(ps, PairStatistics):
-            raise TypeError(f"expected Comparisons or PairStatistics, got {type(data).__name__}")
+            raise TypeError(
+                f"data must be a Comparisons or PairStatistics, got {type(data).__name__}"
+            )
+        _checks.link(link)
         self.n = int(ps.n_items)
         self.a, self.b = ps.a, ps.b
         self.cnt = np.ascontiguousarray(ps.n, dtype=np.float64)
         self.w = np.ascontiguousarray(ps.w, dtype=np.float64)
+        if not (np.isfinite(self.cnt).all() and np.isfinite(self.w).all()):
+            raise ValueError("data: pair counts and outcomes must be finite")
         if np.any(self.cnt < 0):
-            raise ValueError("pair counts must be non-negative")
+            raise ValueError("data: pair counts must be non-negative")
         self.link = link
         self.btl = link is BTL
         self.n_pairs = int(self.a.size)
@@ -247,12 +253,24 @@ def sparse_newton(
         search needed it), ``indefinite`` (the Newton system was not positive
         definite) and ``hess_weights`` (the Laplacian's pair weights).
     """
+    if not isinstance(data, SparseData):
+        raise TypeError(f"data must be a SparseData, got {type(data).__name__}")
+    _checks.real(gamma, "gamma")
+    if beta is not None:
+        _checks.array(beta, "beta (the perturbation b)")
+    _checks.flag(sum_zero, "sum_zero")
+    for name, tol in (("xtol", xtol), ("gtol", gtol)):
+        if tol is not None:
+            _checks.non_negative(tol, name)
+    _checks.count(max_iter, "max_iter")
+    if theta0 is not None:
+        _checks.finite(theta0, "theta0")
     prob = _Problem(data, gamma, beta, sum_zero)
     n = data.n
     if prob.beta.shape != (n,):
-        raise ValueError(f"perturbation b must have shape ({n},), got {prob.beta.shape}")
+        raise ValueError(f"perturbation b (beta) must have shape ({n},), got {prob.beta.shape}")
     if not np.all(np.isfinite(prob.beta)):
-        raise ValueError("perturbation b must be finite")
+        raise ValueError("perturbation b (beta) must be finite")
     if not (np.isfinite(prob.gamma) and prob.gamma >= 0):
         raise ValueError(f"gamma must be finite and >= 0, got {gamma}")
     if prob.gamma == 0:

@@ -46,6 +46,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy  # scipy.linalg etc. load on first use, so jobs that never call them start faster
 
+from . import _checks
+from ._checks import binary
 from ._lapack import cholesky_factor, cholesky_solve
 from .comparisons import Comparisons, PairStatistics
 from .ldp import add_sufficient_statistics
@@ -109,9 +111,10 @@ class _Objective:
     """Value, gradient and Hessian of objective (5) on sufficient statistics."""
 
     def __init__(self, S, N, m, lam, link, b):
-        self.S = np.asarray(S, dtype=np.float64)
-        self.N = np.asarray(N, dtype=np.float64)
-        self.m = int(m)
+        self.S = np.asarray(_checks.array(S, "S"), dtype=np.float64)
+        self.N = np.asarray(_checks.array(N, "N"), dtype=np.float64)
+        self.m = _checks.count(m, "m", 1)
+        _checks.link(link)
         P = self.m * (self.m - 1) // 2
         if self.S.shape != (P,) or self.N.shape != (P,):
             raise ValueError(
@@ -121,10 +124,10 @@ class _Objective:
             raise ValueError("S and N must be finite")
         if np.any(self.N < 0):
             raise ValueError("N must be non-negative (observation weights)")
-        self.lam = float(lam)
+        self.lam = _checks.real(lam, "lam")
         if not (self.lam > 0 and math.isfinite(self.lam)):
-            raise ValueError(f"lambda must be positive and finite, got {lam}")
-        self.b = np.zeros(self.m) if b is None else np.asarray(b, dtype=np.float64)
+            raise ValueError(f"lam (lambda) must be positive and finite, got {lam}")
+        self.b = np.zeros(self.m) if b is None else np.asarray(_checks.finite(b, "b"), np.float64)
         if self.b.shape != (self.m,):
             raise ValueError(f"b must have shape ({self.m},), got {self.b.shape}")
         self.link = link
@@ -178,9 +181,21 @@ class _Objective:
         return grad, H
 
 
+def _theta_and_pairs(theta, S) -> np.ndarray:
+    """``theta`` as float64 after checking it is finite and has one entry per item of ``S``."""
+    theta = np.asarray(_checks.finite(theta, "theta", ndim=1), dtype=np.float64)
+    P = theta.size * (theta.size - 1) // 2
+    if np.shape(S) != (P,):
+        raise ValueError(
+            f"theta has {theta.size} items, so S and N must have shape ({P},), "
+            f"got S of shape {np.shape(S)}"
+        )
+    return theta
+
+
 def weighted_objective(theta, S, N, lam: float, link: Link = BTL, b=None) -> float:
     """Value of B2 objective (5) (plus ``b^T theta``) on sufficient statistics."""
-    theta = np.asarray(theta, dtype=np.float64)
+    theta = _theta_and_pairs(theta, S)
     return _Objective(S, N, theta.size, lam, link, b).value(theta)
 
 
@@ -190,7 +205,7 @@ def weighted_objective_gradient(theta, S, N, lam: float, link: Link = BTL, b=Non
     Per pair, ``d/dd`` is ``N F(d) - S`` for BTL and
     ``-S phi/Phi(d) + (N - S) phi(d)/Phi(-d)`` for TM (docs/papers/paper-b.md#s1-3).
     """
-    theta = np.asarray(theta, dtype=np.float64)
+    theta = _theta_and_pairs(theta, S)
     return _Objective(S, N, theta.size, lam, link, b).gradient(theta)
 
 
@@ -307,8 +322,14 @@ def fit_weighted_mle(
         Check ``converged`` (and ``local_min`` for TM); failures are reported,
         not raised.
     """
-    if int(m) < 1:
-        raise ValueError(f"m must be >= 1 (the number of items), got {m}")
+    _checks.count(m, "m", 1)
+    _checks.link(link)
+    _checks.non_negative(gtol, "gtol")
+    _checks.count(max_iter, "max_iter")
+    _checks.count(fallback_max_iter, "fallback_max_iter")
+    _checks.positive(theta_max, "theta_max")
+    if theta0 is not None:
+        _checks.finite(theta0, "theta0")
     if isinstance(S, (Comparisons, PairStatistics)):
         if N is not None:
             raise ValueError("pass N = None with a Comparisons (N is its pair counts)")
@@ -417,8 +438,9 @@ def default_lambda(L: int, B: float, c: float = 1.0) -> float:
 
     ``B`` is :func:`dprank.ldp.privacy_constant` (1 without privacy).
     """
-    if not (L > 0 and B > 0 and c > 0):
-        raise ValueError("L, B and c must be positive")
+    _checks.count(L, "L", 1)
+    _checks.positive_finite(B, "B")
+    _checks.positive_finite(c, "c")
     return float(c) / (float(L) * float(B))
 
 
@@ -433,7 +455,7 @@ def classic_rr_plugin_statistics(y_tilde, a, L: int | None = None) -> tuple[np.n
     users (default: the rows of ``y_tilde``; pass it when given one chunk).
     Fit with the same ``lambda`` as ADRR.
     """
-    return _plugin(y_tilde, a, L)
+    return _plugin(y_tilde, a, L, "y_tilde")
 
 
 def laplace_plugin_statistics(y_laplace, a, L: int | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -441,12 +463,26 @@ def laplace_plugin_statistics(y_laplace, a, L: int | None = None) -> tuple[np.nd
 
     Unweighted, as checked against B2 Table 10 (docs/papers/paper-b.md#s1-4, A11).
     """
-    return _plugin(y_laplace, a, L)
+    return _plugin(y_laplace, a, L, "y_laplace")
 
 
-def _plugin(values, a, L):
-    values = np.atleast_2d(np.asarray(values))
-    L = values.shape[0] if L is None else int(L)
+def _plugin(values, a, L, name):
+    values = np.atleast_2d(_checks.array(values, name, ndim=(1, 2), min_size=1))
+    if name == "y_tilde":
+        binary(values, name)
+    elif values.dtype.kind == "f" and not np.isfinite(values).all():
+        raise ValueError(f"{name} must be finite (it holds NaN or inf)")
+    if np.shape(a) != values.shape and np.shape(np.atleast_2d(a)) != values.shape:
+        raise ValueError(
+            f"{name} and a must have the same shape, got {values.shape} and {np.shape(a)}"
+        )
+    if L is not None:
+        L = _checks.count(L, "L", 1)
+        if L < values.shape[0]:
+            raise ValueError(
+                f"L = {L} is the number of all users: at least the {values.shape[0]} rows of {name}"
+            )
+    L = values.shape[0] if L is None else L
     S, N = np.zeros(values.shape[1]), np.zeros(values.shape[1])
     add_sufficient_statistics(S, N, values, a, 1.0 / L)
     return S, N
@@ -467,8 +503,10 @@ def noisy_obj_calibration(
     ``gamma = 2 beta / eps = 1/eps`` and
     ``sigma^2 = zeta^2 (8 log(2/delta) + 4 eps) / eps^2``.
     """
-    if not (eps > 0 and math.isfinite(eps)) or not 0 < delta < 1:
-        raise ValueError("need 0 < eps < inf and 0 < delta < 1")
+    _checks.positive_finite(eps, "eps")
+    _checks.probability(delta, "delta", low_open=True, high_open=True)
+    _checks.positive_finite(zeta, "zeta")
+    _checks.positive_finite(beta, "beta")
     gamma = 2.0 * beta / eps
     sigma = zeta * math.sqrt(8.0 * math.log(2.0 / delta) + 4.0 * eps) / eps
     return gamma, sigma
@@ -520,7 +558,22 @@ def noisy_obj_fit(
         With ``theta`` centred (``objective`` is the perturbed objective at
         the uncentred minimiser).
     """
-    e = float(np.min(np.asarray(eps, dtype=np.float64)))
+    _checks.rng(rng)
+    _checks.count(m, "m", 1)
+    if not isinstance(wins, (Comparisons, PairStatistics)):  # an edge list is checked by its fit
+        for name, x in (("wins", wins), ("n_obs", n_obs)):
+            x = _checks.finite(x, name, ndim=1)
+            if np.any(x < 0):
+                raise ValueError(f"{name} must hold non-negative counts")
+        if np.shape(wins) != np.shape(n_obs):
+            raise ValueError(
+                f"wins and n_obs must have the same shape, got {np.shape(wins)}, {np.shape(n_obs)}"
+            )
+        if np.any(np.asarray(wins) > np.asarray(n_obs)):
+            raise ValueError(
+                "wins must not exceed n_obs (the first item's wins among the observed)"
+            )
+    e = float(np.min(np.asarray(_checks.array(eps, "eps", min_size=0), dtype=np.float64)))
     gamma, sigma = noisy_obj_calibration(e, delta, zeta, beta)
     w = rng.normal(0.0, sigma, size=int(m))
     fit = fit_weighted_mle(
@@ -554,8 +607,8 @@ def hessian_min_nonzero_eigenvalue(S, N, theta, m: int | None = None, link: Link
     ``U^T H U`` with ``U`` an orthonormal basis of ``1^perp``, and can be
     negative for TM. No ridge term (``L_0`` is the unpenalised loss).
     """
-    theta = np.asarray(theta, dtype=np.float64)
-    m = theta.size if m is None else int(m)
+    theta = np.asarray(_checks.finite(theta, "theta", ndim=1), dtype=np.float64)
+    m = theta.size if m is None else _checks.count(m, "m")
     if m < 2:
         raise ValueError(f"the Hessian on 1^perp needs m >= 2 items, got {m}")
     if m != theta.size:
