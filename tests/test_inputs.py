@@ -274,11 +274,12 @@ def test_command_ranks_parquet_as_it_ranks_the_same_csv(privacy, tmp_path, capsy
     outputs = []
     for name in ("g.csv", "g.parquet"):
         out = tmp_path / f"{name}.ranking.csv"
-        argv = ["rank", str(tmp_path / name), "--privacy", privacy, "--seed", "3"]
+        argv = ["rank", str(tmp_path / name), "--privacy", privacy, "--insecure-seed", "3"]
         argv += ["--epsilon", "1"] if privacy == "edge" else []
-        assert main([*argv, "--quiet", "--out", str(out)]) == 0
+        audit = tmp_path / f"{name}.audit.json"
+        assert main([*argv, "--quiet", "--out", str(out), "--audit-record", str(audit)]) == 0
         outputs.append(out.read_bytes())
-        sidecar = json.loads(out.with_suffix(".json").read_text())
-        assert sidecar["input"]["rows"] == 4000 and sidecar["n_comparisons"] == 4000
+        record = json.loads(audit.read_text())
+        assert record["input"]["rows"] == 4000 and record["n_comparisons"] == 4000
     assert outputs[0] == outputs[1]
     capsys.readouterr()

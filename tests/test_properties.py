@@ -27,7 +27,7 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
-from hypothesis import Phase, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -776,6 +776,34 @@ case(
     drop(kw(n=n_items(), wins=wins_for()), "n"),
     lambda c, kw: np.array_equal(c.to_wins(), kw["wins"]),
     wins=[*BAD_WINS, np.ones((3, 3))],
+)
+
+
+def _edges_build(draw):
+    n = draw(n_items())
+    m = draw(st.integers(0, 3 * n))
+    a = draw(hnp.arrays(np.int64, m, elements=st.integers(0, n - 1)))
+    b = draw(hnp.arrays(np.int64, m, elements=st.integers(0, n - 1)))
+    return {"n_items": n, "a": a, "b": b}
+
+
+def _components_agree(result, kw):
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    n = kw["n_items"]
+    adj = coo_matrix((np.ones(kw["a"].size), (kw["a"], kw["b"])), shape=(n, n))
+    k, labels = connected_components(adj, directed=False)
+    return result[0] == k and np.array_equal(result[1], labels)
+
+
+case(
+    comparisons.connected_components,
+    _edges_build,
+    _components_agree,
+    n_items=[0, 2.5, "3"],
+    a=[lambda kw: np.append(kw["a"], kw["n_items"]), "x", np.zeros((2, 2))],
+    b=[lambda kw: np.append(kw["b"], -1)],
 )
 
 # ---- sparse
@@ -1546,15 +1574,10 @@ case(
 
 
 # ---- api and methods
-# Cases whose check belongs in a file this change does not edit (api.py, methods.py; the
-# lead engineer's, issue 31) are registered with lead_case: expected to fail until then.
-LEAD: dict[tuple[Callable, str], str] = {}
-
-
 def lead_case(_fn, _build, _reason, /, **bad):
+    """Cases first written against api.py and methods.py before their checks existed."""
     for arg, values in bad.items():
-        CASES.append((_fn, _build, f"{arg}@lead", values))
-        LEAD[_fn, f"{arg}@lead"] = f"lead: {_reason}"
+        CASES.append((_fn, _build, arg, values))
 
 
 _small = comparisons.Comparisons.from_winner_loser(
@@ -1671,16 +1694,11 @@ def _name(fn) -> str:
     return getattr(fn, "__qualname__", getattr(fn, "__name__", repr(fn)))
 
 
-def _params(lead: bool):
-    out = []
-    for fn, build, arg, bad in CASES:
-        if ((fn, arg) in LEAD) != lead:
-            continue
-        marks = [pytest.mark.xfail(strict=True, reason=LEAD[fn, arg])] if lead else []
-        out.append(
-            pytest.param(fn, build, arg, bad, id=f"{fn.__module__}.{_name(fn)}-{arg}", marks=marks)
-        )
-    return out
+def _params():
+    return [
+        pytest.param(fn, build, arg, bad, id=f"{fn.__module__}.{_name(fn)}-{arg}")
+        for fn, build, arg, bad in CASES
+    ]
 
 
 def _call(fn, kwargs):
@@ -1690,7 +1708,7 @@ def _call(fn, kwargs):
     return result
 
 
-@pytest.mark.parametrize(("fn", "build", "arg", "bad"), _params(lead=False))
+@pytest.mark.parametrize(("fn", "build", "arg", "bad"), _params())
 @settings(max_examples=8)
 @given(data=st.data())
 def test_rejects_bad_argument(fn, build, arg, bad, data):
@@ -1698,18 +1716,9 @@ def test_rejects_bad_argument(fn, build, arg, bad, data):
     _rejects(fn, build, arg, bad, data)
 
 
-@pytest.mark.parametrize(("fn", "build", "arg", "bad"), _params(lead=True))
-@settings(max_examples=4, phases=(Phase.explicit, Phase.generate))  # known failures: no shrinking
-@given(data=st.data())
-def test_rejects_bad_argument_lead(fn, build, arg, bad, data):
-    """As :func:`test_rejects_bad_argument`, for checks that belong in api.py and methods.py."""
-    _rejects(fn, build, arg, bad, data)
-
-
 def _rejects(fn, build, arg, bad, data):
     kwargs = build(data.draw)
     value = data.draw(st.sampled_from(bad), label=arg)
-    arg = arg.removesuffix("@lead")
     kwargs[arg] = value(kwargs) if callable(value) and not inspect.isclass(value) else value
     with pytest.raises((ValueError, TypeError)) as info:
         _call(fn, kwargs)

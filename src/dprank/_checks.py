@@ -92,14 +92,23 @@ def flag(value, name: str) -> bool:
     return bool(value)
 
 
-def rng(value, name: str = "rng") -> np.random.Generator:
-    """``value`` after checking that it is a :class:`numpy.random.Generator` (no draw made)."""
-    if not isinstance(value, np.random.Generator):
-        raise TypeError(
-            f"{name} must be a numpy.random.Generator (numpy.random.default_rng(seed)), "
-            f"got {type(value).__name__}"
-        )
-    return value
+def rng(value, name: str = "rng", *, noise_source: bool = False) -> np.random.Generator:
+    """``value`` after checking that it is a :class:`numpy.random.Generator` (no draw made).
+
+    ``noise_source=True`` also accepts a :class:`dprank.noise.NoiseSource` (a release's
+    exact samplers, where the function only uses what both offer).
+    """
+    if isinstance(value, np.random.Generator):
+        return value
+    if noise_source:
+        from .noise import NoiseSource
+
+        if isinstance(value, NoiseSource):
+            return value
+    kinds = "a numpy.random.Generator" + (" or a dprank.noise.NoiseSource" if noise_source else "")
+    raise TypeError(
+        f"{name} must be {kinds} (numpy.random.default_rng(seed)), got {type(value).__name__}"
+    )
 
 
 def link(value, name: str = "link"):

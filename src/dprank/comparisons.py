@@ -437,10 +437,14 @@ def connected_components(n_items: int, a: np.ndarray, b: np.ndarray) -> tuple[in
     inside one tree; without scipy's import (about 0.4 s of start-up). Past 64
     rounds it hands over to scipy.
     """
-    n = int(n_items)
+    from . import _checks
+
+    n = _checks.count(n_items, "n_items", 1)
+    a = _as_index("a", a, n)
+    b = _as_index("b", b, n)
+    if a.shape != b.shape:
+        raise ValueError(f"a and b must have the same length, got {a.size} and {b.size}")
     parent = np.arange(n, dtype=np.int64)
-    a = np.asarray(a, dtype=np.int64)
-    b = np.asarray(b, dtype=np.int64)
     for k in range(_UNION_ROUNDS):
         if k:
             ra, rb = parent[a], parent[b]

@@ -488,7 +488,7 @@ def count_ranking(scores, rng: np.random.Generator) -> np.ndarray:
         ``sigma`` with ``sigma[i]`` the rank of item ``i`` (1 = best), int64.
     """
     scores = no_nan(np.asarray(_checks.array(scores, "scores", ndim=1), np.float64), "scores")
-    _checks.rng(rng)
+    _checks.rng(rng, noise_source=True)
     order = np.lexsort((rng.random(scores.size), -scores))
     ranks = np.empty(scores.size, dtype=np.int64)
     ranks[order] = np.arange(1, scores.size + 1)

@@ -82,6 +82,7 @@ __all__ = [
     "Fit",
     "Method",
     "MethodInputError",
+    "UnknownMethodError",
     "all_methods",
     "get_method",
     "method_from_path",
@@ -256,8 +257,19 @@ class Method:
 _REGISTRY: dict[str, Method] = {}
 
 
+class UnknownMethodError(KeyError, ValueError):
+    """No method of that name is registered (a KeyError, as before, and a ValueError)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
 def register(method: Method, *, replace: bool = False) -> Method:
     """Add ``method`` to the registry (``replace=True`` to overwrite a name)."""
+    if not isinstance(method, Method):
+        raise TypeError(f"method must be a dprank.methods.Method, got {type(method).__name__}")
+    if not isinstance(replace, bool):
+        raise TypeError(f"replace must be True or False, got {replace!r}")
     if method.name in _REGISTRY and not replace:
         raise ValueError(f"a method named {method.name!r} is already registered")
     _REGISTRY[method.name] = method
@@ -266,6 +278,8 @@ def register(method: Method, *, replace: bool = False) -> Method:
 
 def unregister(name: str) -> None:
     """Remove a method from the registry (tests, plug-ins)."""
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str, got {type(name).__name__}")
     _REGISTRY.pop(name, None)
 
 
@@ -274,13 +288,19 @@ def get_method(name: str) -> Method:
 
     Raises
     ------
-    KeyError
-        With the list of registered names.
+    UnknownMethodError
+        A KeyError and a ValueError, with the list of registered names.
+    TypeError
+        If ``name`` is not a str.
     """
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str, got {type(name).__name__}")
     try:
         return _REGISTRY[name]
     except KeyError:
-        raise KeyError(f"unknown method {name!r}; registered: {', '.join(_REGISTRY)}") from None
+        raise UnknownMethodError(
+            f"name {name!r} is no registered method; registered: {', '.join(_REGISTRY)}"
+        ) from None
 
 
 def all_methods() -> list[Method]:
@@ -745,6 +765,10 @@ def release_local(
         The release, with ``user_epsilon`` set (records in input order).
     """
     c = comparisons
+    if not isinstance(c, Comparisons):
+        raise TypeError(
+            f"comparisons must be a dprank.comparisons.Comparisons, got {type(c).__name__}"
+        )
     if c.user is None:
         raise MethodInputError("a local release needs the user of every comparison")
     if isinstance(rng, NoiseSource):
@@ -803,10 +827,15 @@ def method_from_path(
     """
     import importlib
 
+    if not isinstance(spec, str):
+        raise TypeError(f"spec must be a str 'package.module:function', got {spec!r}")
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
-        raise ValueError(f"expected 'package.module:function', got {spec!r}")
-    func = getattr(importlib.import_module(module_name), attr)
+        raise ValueError(f"spec must be 'package.module:function', got {spec!r}")
+    try:
+        func = getattr(importlib.import_module(module_name), attr)
+    except (ImportError, AttributeError) as exc:
+        raise ValueError(f"spec {spec!r} names no importable function: {exc}") from None
 
     def fit(comparisons, eps, rng, **options) -> Fit:
         out = func(comparisons, eps, rng, **options)

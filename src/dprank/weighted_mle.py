@@ -558,7 +558,7 @@ def noisy_obj_fit(
         With ``theta`` centred (``objective`` is the perturbed objective at
         the uncentred minimiser).
     """
-    _checks.rng(rng)
+    _checks.rng(rng, noise_source=True)
     _checks.count(m, "m", 1)
     if not isinstance(wins, (Comparisons, PairStatistics)):  # an edge list is checked by its fit
         for name, x in (("wins", wins), ("n_obs", n_obs)):
