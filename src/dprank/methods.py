@@ -835,7 +835,10 @@ def method_from_path(
     try:
         func = getattr(importlib.import_module(module_name), attr)
     except (ImportError, AttributeError) as exc:
-        raise ValueError(f"spec {spec!r} names no importable function: {exc}") from None
+        raise ValueError(
+            f"cannot load {spec!r} ({type(exc).__name__}: {exc}); spec must name an importable "
+            "'package.module:function'"
+        ) from None
 
     def fit(comparisons, eps, rng, **options) -> Fit:
         out = func(comparisons, eps, rng, **options)
