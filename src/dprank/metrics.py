@@ -63,9 +63,8 @@ def rel_hamming(selected: np.ndarray, truth: np.ndarray) -> np.ndarray:
     selected : (..., k) integer array
         Estimated top-k sets.
     truth : (..., k) integer array
-        True top-k sets, broadcastable against ``selected``.
-
-    Both hold distinct item indices ``>= 0`` and have the same set size ``k``.
+        True top-k sets, broadcastable against ``selected``. Both hold distinct
+        item indices ``>= 0`` and have the same set size ``k``.
     """
     selected = _index_sets(selected, "selected")
     truth = _index_sets(truth, "truth")
