@@ -1,7 +1,8 @@
 """The documentation site browses and searches from disk: built as ``make docs`` builds it
 (into a temporary folder), every internal link of every page names a file of the site (not a
 folder, which a browser shows as a listing) and an anchor that page has, and the search index
-is inlined as a script, which Material's search reads when the page is a ``file://`` URL."""
+is inlined as a script, which Material's search reads when the page is a ``file://`` URL, in
+the vendored iframe-worker shim: no page loads a script or stylesheet from the network."""
 
 import json
 import os
@@ -25,8 +26,19 @@ class _Page(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.links: list[str] = []
         self.ids: set[str] = set()
+        self.scripts: list[str] = []
+        self.stylesheets: list[str] = []
 
     def handle_starttag(self, tag, attrs):
+        found = dict(attrs)
+        if tag == "script" and found.get("src"):
+            self.scripts.append(found["src"])
+        elif tag == "link" and found.get("href"):
+            rel = (found.get("rel") or "").lower().split()
+            if "stylesheet" in rel or (
+                {"preload", "modulepreload"} & set(rel) and found.get("as") in ("script", "style")
+            ):
+                self.stylesheets.append(found["href"])
         for name, value in attrs:
             if value is None:
                 continue
@@ -105,3 +117,28 @@ def test_search_works_offline(site):
     locations = {doc["location"].split("#")[0] for doc in index["docs"]}
     assert {"index.html", "getting-started.html", "papers/paper-a.html"} <= locations
     assert any("ambiguity" in doc["text"].lower() for doc in index["docs"])
+
+
+def test_no_page_loads_a_script_or_stylesheet_from_the_network(site):
+    """Every ``<script src>`` and stylesheet ``<link>`` of every page (404.html included) is a
+    file of the site; in particular the offline plugin's ``https://unpkg.com/iframe-worker/shim``
+    is replaced by the vendored copy that ``extra.polyfills`` in mkdocs.yml lists."""
+    remote = []
+    shims = 0
+    for path in sorted(site.rglob("*.html")):
+        page = _parse(path)
+        for url in page.scripts + page.stylesheets:
+            if not _internal(url):
+                remote.append(f"{path.relative_to(site)}: {url}")
+        shims += any(url.endswith("iframe-worker-shim.js") for url in page.scripts)
+    assert remote == [], "\n".join(remote)
+    assert shims == sum(1 for _ in site.rglob("*.html"))
+
+
+def test_the_vendored_shim_replaces_the_worker_from_file_urls(site):
+    """The copy is iframe-worker's shim (with its MIT licence), which swaps ``window.Worker``
+    for an iframe-based one when the page is a ``file://`` URL, so the search worker starts."""
+    shim = (site / "assets" / "javascripts" / "iframe-worker-shim.js").read_text(encoding="utf-8")
+    assert "iframe-worker 1.0.4" in shim and "MIT" in shim
+    assert 'location.protocol==="file:"&&(window.Worker=o)' in shim
+    assert "window.IFrameWorker=o" in shim
