@@ -171,6 +171,82 @@ def test_threshold_table_and_finding_come_from_the_numbers():
     assert "by no local method up to eps = 8" in text
 
 
+def _two_method_summary() -> pd.DataFrame:
+    """A benchmark summary of one central, one local and one non-private method."""
+    rows = []
+    for method, tm, means in (
+        ("edge_mle", "central", [0.3, 0.08, 0.04]),
+        ("local_adrr", "local", [0.4, 0.2, 0.09]),
+        ("nonprivate_mle", "none", [0.01]),
+    ):
+        eps_grid = [math.inf] if tm == "none" else [0.5, 2.0, 8.0]
+        for acc in {"central": ["user"], "local": ["user", "comparison"], "none": ["none"]}[tm]:
+            for eps, m in zip(eps_grid, means, strict=True):
+                for r, dev in enumerate((-0.01, 0.01)):
+                    rows.append(
+                        {"dataset": "d", "method": method, "trust_model": tm,
+                         "privacy_unit": "user" if tm != "none" else "none", "accounting": acc,
+                         "eps": eps, "replicate": r, "kendall": m + dev, "top_k": 0.1,
+                         "l2": np.nan}
+                    )  # fmt: skip
+    return bm.summarise(pd.DataFrame(rows))
+
+
+LABELS = {m.name: m.label for m in all_methods()}
+CODE_NAMES = ("edge_mle", "local_adrr", "nonprivate_mle")
+
+
+def test_method_labels_come_from_the_notes():
+    notes = [{"method": "edge_mle", "label": "Perturbed MLE (Alg. 1)"}, {"method": "plug"}]
+    assert bm.method_labels(notes) == {"edge_mle": "Perturbed MLE (Alg. 1)", "plug": "plug"}
+
+
+def test_benchmark_legend_uses_the_labels():
+    from dprank.plotting.benchmark import plot_benchmark
+
+    fig = plot_benchmark(_two_method_summary(), "d", "note", LABELS)
+    texts = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert "Perturbed MLE (Alg. 1), central" in texts
+    assert {"ADRR, local", "ADRR, eps per comparison", "Non-private MLE"} <= set(texts)
+    assert not [t for t in texts if any(c in t for c in CODE_NAMES)], texts
+    # without labels the names remain (a plug-in without a label)
+    fig = plot_benchmark(_two_method_summary(), "d", "note")
+    assert "edge_mle, central" in [t.get_text() for t in fig.legends[0].get_texts()]
+
+
+def test_benchmark_tables_and_findings_use_the_labels():
+    summary = _two_method_summary()
+    table = bm.threshold_table(summary, [0.1])
+    assert set(table["method"]) == {"edge_mle", "local_adrr"}  # the CSV keeps the names
+    wide = bm.threshold_markdown_frame(table, LABELS)
+    assert list(wide.index.names) == ["Data set", "Method", "Trust model", "Budget per"]
+    assert set(wide.index.get_level_values("Method")) == {"Perturbed MLE (Alg. 1)", "ADRR"}
+    text = bm.finding("d", table, summary, 8.0, LABELS)
+    assert "the best central method, Perturbed MLE (Alg. 1), needs eps = 2" in text
+    assert "the best local method, ADRR, eps = 8" in text
+    assert not [c for c in CODE_NAMES if c in text], text
+    notes = pd.DataFrame(
+        [
+            {"dataset": "d", "method": "edge_mle", "label": LABELS["edge_mle"],
+             "trust_model": "central", "privacy_unit": "comparison", "status": "ok",
+             "fits": 6, "seconds_per_fit": 0.01234, "message": ""},
+            {"dataset": "d", "method": "edge_one_shot", "label": LABELS["edge_one_shot"],
+             "trust_model": "central", "privacy_unit": "comparison",
+             "status": "not_applicable", "fits": 0, "seconds_per_fit": None,
+             "message": "needs a complete tournament"},
+        ]
+    )  # fmt: skip
+    timing = bm.timing_frame(notes)
+    assert list(timing.index.get_level_values("Method")) == [
+        "Perturbed MLE (Alg. 1)",
+        "One-shot top-k (Qiao et al.)",
+    ]
+    assert list(timing["Seconds per fit"]) == ["0.0123", "–"]
+    assert timing.loc[("d", "One-shot top-k (Qiao et al.)"), "Note"] == (
+        "needs a complete tournament"
+    )
+
+
 # --------------------------------------------------------------------------- workflow
 
 COPY = ["Snakefile", "config.yaml", ".test", "workflow", "scripts", "src", "resources",

@@ -62,9 +62,7 @@ rule deviations:
     input:
         deviations="resources/deviations.yaml",
         summaries=(
-            [R("comparison/paper_a_summary.csv")]
-            if "authors" in PROTOCOLS
-            else []
+            [R("comparison/paper_a_summary.csv")] if "authors" in PROTOCOLS else []
         )
         + [
             R("comparison/paper_b1_summary.csv"),
