@@ -97,6 +97,8 @@ rule runtime_report:
         R("logs/report/runtime.log"),
     conda:
         "../../envs/plot.yaml"
+    params:
+        bench=R("benchmarks"),
     script:
         "../../scripts/runtime_report.py"
 
