@@ -1,5 +1,6 @@
 # The report's own pages and Paper-level comparison tables. Build the report with
-#   snakemake --report results/report.html   (after a run; add --configfile for the smoke scale)
+#   snakemake --report results/report.html --report-stylesheet workflow/report/style.css
+#   (after a run; add --configfile for the smoke scale; make report adds the built studies)
 
 
 rule compare_paper_a:
