@@ -28,8 +28,8 @@ reproduce: setup
 # exists): benchmark, beyond_scale, sensitivity.
 REPORT_TARGETS = all \
 	$(if $(wildcard results/report/benchmark/thresholds.html),benchmark) \
-	$(if $(wildcard results/figures/beyond/scale.png),beyond_scale) \
-	$(if $(wildcard results/figures/sensitivity/sensitivity.png),sensitivity)
+	$(if $(wildcard results/report/pages/scale_fit.html),beyond_scale) \
+	$(if $(wildcard results/report/pages/sensitivity_settings.html),sensitivity)
 
 # The report's stylesheet (figures and tables use the window's width; no raw job parameters).
 REPORT_STYLE = --report-stylesheet workflow/report/style.css

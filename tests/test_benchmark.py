@@ -249,6 +249,45 @@ def test_benchmark_tables_and_findings_use_the_labels():
 
 # --------------------------------------------------------------------------- workflow
 
+
+def _embedded_html(report: str) -> dict[str, str]:
+    """The HTML items of a Snakemake report: file name -> decoded page."""
+    import base64
+    import re
+
+    pattern = r"data:text/html;charset=[^;]+;filename=([^;]+);base64,([A-Za-z0-9+/=]+)"
+    return {m[0]: base64.b64decode(m[1]).decode() for m in re.findall(pattern, report)}
+
+
+def _table_cells(page: str) -> list[list[str]]:
+    """The rows of the first <table> of an HTML page, as lists of cell texts."""
+    from html.parser import HTMLParser
+
+    class Parser(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.rows, self.cell = [], None
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "tr":
+                self.rows.append([])
+            elif tag in ("td", "th"):
+                self.cell = ""
+
+        def handle_endtag(self, tag):
+            if tag in ("td", "th") and self.cell is not None:
+                self.rows[-1].append(self.cell)
+                self.cell = None
+
+        def handle_data(self, data):
+            if self.cell is not None:
+                self.cell += data
+
+    parser = Parser()
+    parser.feed(page)
+    return parser.rows
+
+
 COPY = ["Snakefile", "config.yaml", ".test", "workflow", "scripts", "src", "resources",
         "envs", "profiles", "examples"]  # fmt: skip
 
@@ -335,6 +374,22 @@ def test_benchmark_workflow_runs_the_example_and_isolates_a_broken_method(tmp_pa
     assert timing.loc[("cems", "individual_counts"), "seconds_per_fit"] > 0
     findings = (repo / "results/smoke/tables/benchmark/findings.md").read_text()
     assert findings.startswith("btl20: ") and "\n\ncems: " in findings
+    # the report shows the threshold and timing tables inline, methods by their labels
+    report = repo / "report.html"
+    proc = _snakemake(
+        repo, "--report", str(report), "--report-stylesheet", "workflow/report/style.css",
+        "benchmark", "--configfile", ".test/config.yaml", "tiny.yaml",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    pages = _embedded_html(report.read_text())
+    for name, header in (("thresholds.html", "K <= 0.1"), ("timing.html", "Seconds per fit")):
+        rows = _table_cells(pages[name])
+        assert header in rows[0] and len(rows) > 4, (name, rows[:2])
+        assert all(len(row) == len(rows[0]) for row in rows), name
+        methods = {row[rows[0].index("Method")] for row in rows[1:]} - {""}
+        assert "ADRR" in methods and "Noisy counts (Alg. 3)" in methods, methods
+        assert not methods & {"local_adrr", "individual_counts"}, methods
+    assert not [n for n in pages if n.endswith(".csv")]
 
 
 @pytest.mark.workflow

@@ -171,3 +171,15 @@ def test_stylesheet_is_embedded_and_its_selectors_match_snakemakes_report(tmp_pa
         body = html[html.index(f"    {method}() {{") :]
         body = body[: body.index("\n    }\n")]
         assert body.count("ListHeading") == 1 and body.count("ListItem,") == 1, method
+
+
+def test_no_report_item_is_a_csv_download():
+    """Every table reaches the report as an HTML page (rule report_page, dprank.tables.to_html)."""
+    import re
+    from pathlib import Path
+
+    rules = "".join(p.read_text() for p in sorted(Path("workflow/rules").glob("*.smk")))
+    items = re.findall(r"report\(\s*(?:R\()?\s*f?\"([^\"]+)\"", rules)
+    assert len(items) > 10, items
+    csv = [item for item in items if not item.endswith((".png", ".html", ".pdf"))]
+    assert not csv, csv

@@ -461,8 +461,13 @@ def _table_cells(page: str) -> list[list[str]]:
 
 def test_report_holds_every_figure_table_and_page(smoke):
     report = smoke / "results/smoke/report.html"
-    snakemake(smoke, "--report", str(report), "--configfile", ".test/config.yaml")
+    style = "workflow/report/style.css"
+    snakemake(
+        smoke, "--report", str(report), "--report-stylesheet", style,
+        "--configfile", ".test/config.yaml",
+    )  # fmt: skip
     html = report.read_text()
+    assert f"<style>{(smoke / style).read_text()}</style>" in html  # the stylesheet, embedded
     names = [f"fig{i}_{p}.png" for i in range(1, 8) for p in ("paper", "authors")]
     names += ["paper_a/fig8.png", "paper_a/fig8_overlay.png"]
     names += [f"paper_b2/fig{i}.png" for i in range(3, 15)]
