@@ -27,19 +27,22 @@ reproduce: setup
 # The report holds `all` and each study beyond the papers that has been built (its last output
 # exists): benchmark, beyond_scale, sensitivity.
 REPORT_TARGETS = all \
-	$(if $(wildcard results/tables/benchmark/thresholds.csv),benchmark) \
-	$(if $(wildcard results/figures/beyond/scale.png),beyond_scale) \
-	$(if $(wildcard results/figures/sensitivity/sensitivity.png),sensitivity)
+	$(if $(wildcard results/report/benchmark/thresholds.html),benchmark) \
+	$(if $(wildcard results/report/pages/scale_fit.html),beyond_scale) \
+	$(if $(wildcard results/report/pages/sensitivity_settings.html),sensitivity)
+
+# The report's stylesheet (figures and tables use the window's width; no raw job parameters).
+REPORT_STYLE = --report-stylesheet workflow/report/style.css
 
 ## The HTML report (results/report.html) of what has been built at paper scale.
 report: setup
-	$(BIN)/snakemake --report results/report.html $(REPORT_TARGETS)
+	$(BIN)/snakemake --report results/report.html $(REPORT_STYLE) $(REPORT_TARGETS)
 
 ## The whole DAG at smoke scale (a few minutes) into results/smoke/ (results_dir of
 ## .test/config.yaml; the paper-scale results/ stay as they are), then its report.
 smoke: setup
 	$(BIN)/snakemake --cores $(CORES) --configfile .test/config.yaml
-	$(BIN)/snakemake --report results/smoke/report.html --configfile .test/config.yaml
+	$(BIN)/snakemake --report results/smoke/report.html $(REPORT_STYLE) --configfile .test/config.yaml
 
 ## Unit and workflow tests (includes a smoke run in a temporary copy).
 test: setup

@@ -16,13 +16,18 @@ with job_logger(snakemake) as log:
     summary = bm.summarise(rows)
     write_csv(snakemake.output.csv, summary)
     d = notes[0]
-    skipped = [f"{n['method']} ({n['status']})" for n in notes if n["status"] != "ok"]
+    labels = bm.method_labels(notes)
+    skipped = [
+        f"{labels[n['method']]}: {n['status'].replace('_', ' ')}"
+        for n in notes
+        if n["status"] != "ok"
+    ]
     title = (
         f"{d['dataset']}: {d['items']} items, {d['users']} users, L = {d['L']} "
         f"(reference: {d['reference']})"
     )
-    note = bm.ACCOUNTING + (f" Not shown: {', '.join(skipped)}." if skipped else "")
-    fig = plot_benchmark(summary, title, note)
+    note = bm.ACCOUNTING + (f" Not shown: {'; '.join(skipped)}." if skipped else "")
+    fig = plot_benchmark(summary, title, note, labels)
     save_figure(fig, snakemake.output.pdf, snakemake.output.png)
     k = summary[summary["metric"] == "kendall"]
     log.info("largest se of the Kendall distance: %.4f", k["se"].max())

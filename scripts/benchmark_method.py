@@ -24,7 +24,9 @@ with job_logger(snakemake) as log:
     files = list(snakemake.input.data)
     data_of = bm.data_source(dataset, spec, files, int(job["seed"]))
     note = {"dataset": dataset, "method": name, **bm.describe(dataset, spec, data_of(0))}
-    note.update(trust_model=method.trust_model, privacy_unit=method.privacy_unit)
+    note.update(
+        label=method.label, trust_model=method.trust_model, privacy_unit=method.privacy_unit
+    )
     reps = int(spec["reps"])
     try:
         rows = bm.run_method(

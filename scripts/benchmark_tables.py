@@ -1,4 +1,7 @@
-"""Rule ``benchmark_tables``: eps-threshold table, per-method timing and notes, findings."""
+"""Rule ``benchmark_tables``: eps-threshold table, per-method timing and notes, findings.
+
+The CSVs keep the registry's method names; the printed tables (``.md``, ``.tex``
+and the report's HTML pages) and the findings call each method by its label."""
 
 import html
 import json
@@ -7,16 +10,17 @@ import pandas as pd
 
 from dprank.io import atomic_path, read_csv, write_csv
 from dprank.studies import benchmark as bm
-from dprank.tables import to_latex, to_markdown
+from dprank.tables import to_html, to_latex, to_markdown
 from dprank.workflow import job_logger
 
 with job_logger(snakemake) as log:
     job = snakemake.params.job
     summary = pd.concat([read_csv(p) for p in snakemake.input.summaries], ignore_index=True)
     notes = pd.DataFrame([json.loads(open(p).read()) for p in snakemake.input.notes])
+    labels = bm.method_labels(notes.to_dict("records"))
     table = bm.threshold_table(summary, job["thresholds"])
     write_csv(snakemake.output.csv, table)
-    wide = bm.threshold_markdown_frame(table)
+    wide = bm.threshold_markdown_frame(table, labels)
     caption = (
         "Smallest eps (of the grid) at which each method's mean Kendall distance to the "
         "reference ranking is at most the threshold; in brackets the same for mean - 1.96 se "
@@ -26,13 +30,23 @@ with job_logger(snakemake) as log:
         tmp.write_text(to_markdown(wide, caption))
     with atomic_path(snakemake.output.tex) as tmp:
         tmp.write_text(to_latex(wide, caption, "benchmark-thresholds"))
+    with atomic_path(snakemake.output.thresholds_html) as tmp:
+        tmp.write_text(to_html(wide, caption, note=False, title="Benchmark: eps thresholds"))
     cols = ["dataset", "method", "trust_model", "privacy_unit", "status", "fits"]
     cols += ["seconds_per_fit", "message"]
     write_csv(snakemake.output.timing, notes[cols])
+    timing_caption = (
+        "Every method on every data set: whether it ran (ok; not_applicable: the method "
+        "cannot run on these data, with the reason; failed: with benchmark.allow_failures), "
+        "its fits (eps values x replicates x accountings) and the mean seconds per fit."
+    )
+    with atomic_path(snakemake.output.timing_html) as tmp:
+        timing = bm.timing_frame(notes)
+        tmp.write_text(to_html(timing, timing_caption, note=False, title="Benchmark: timing"))
     max_eps = max(job["epsilon"])
-    findings = [bm.finding(d, table, summary, max_eps) for d in job["datasets"]]
+    findings = [bm.finding(d, table, summary, max_eps, labels) for d in job["datasets"]]
     for n in notes[notes["status"] != "ok"].itertuples():
-        findings.append(f"{n.dataset}: {n.method} did not run ({n.status}): {n.message}")
+        findings.append(f"{n.dataset}: {labels[n.method]} did not run ({n.status}): {n.message}")
     se = summary[summary["metric"] == "kendall"]["se"].max()
     findings.append(f"Largest standard error of a mean Kendall distance: {se:.4f}.")
     with atomic_path(snakemake.output.findings) as tmp:

@@ -171,7 +171,122 @@ def test_threshold_table_and_finding_come_from_the_numbers():
     assert "by no local method up to eps = 8" in text
 
 
+def _two_method_summary() -> pd.DataFrame:
+    """A benchmark summary of one central, one local and one non-private method."""
+    rows = []
+    for method, tm, means in (
+        ("edge_mle", "central", [0.3, 0.08, 0.04]),
+        ("local_adrr", "local", [0.4, 0.2, 0.09]),
+        ("nonprivate_mle", "none", [0.01]),
+    ):
+        eps_grid = [math.inf] if tm == "none" else [0.5, 2.0, 8.0]
+        for acc in {"central": ["user"], "local": ["user", "comparison"], "none": ["none"]}[tm]:
+            for eps, m in zip(eps_grid, means, strict=True):
+                for r, dev in enumerate((-0.01, 0.01)):
+                    rows.append(
+                        {"dataset": "d", "method": method, "trust_model": tm,
+                         "privacy_unit": "user" if tm != "none" else "none", "accounting": acc,
+                         "eps": eps, "replicate": r, "kendall": m + dev, "top_k": 0.1,
+                         "l2": np.nan}
+                    )  # fmt: skip
+    return bm.summarise(pd.DataFrame(rows))
+
+
+LABELS = {m.name: m.label for m in all_methods()}
+CODE_NAMES = ("edge_mle", "local_adrr", "nonprivate_mle")
+
+
+def test_method_labels_come_from_the_notes():
+    notes = [{"method": "edge_mle", "label": "Perturbed MLE (Alg. 1)"}, {"method": "plug"}]
+    assert bm.method_labels(notes) == {"edge_mle": "Perturbed MLE (Alg. 1)", "plug": "plug"}
+
+
+def test_benchmark_legend_uses_the_labels():
+    from dprank.plotting.benchmark import plot_benchmark
+
+    fig = plot_benchmark(_two_method_summary(), "d", "note", LABELS)
+    texts = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert "Perturbed MLE (Alg. 1), central" in texts
+    assert {"ADRR, local", "ADRR, eps per comparison", "Non-private MLE"} <= set(texts)
+    assert not [t for t in texts if any(c in t for c in CODE_NAMES)], texts
+    # without labels the names remain (a plug-in without a label)
+    fig = plot_benchmark(_two_method_summary(), "d", "note")
+    assert "edge_mle, central" in [t.get_text() for t in fig.legends[0].get_texts()]
+
+
+def test_benchmark_tables_and_findings_use_the_labels():
+    summary = _two_method_summary()
+    table = bm.threshold_table(summary, [0.1])
+    assert set(table["method"]) == {"edge_mle", "local_adrr"}  # the CSV keeps the names
+    wide = bm.threshold_markdown_frame(table, LABELS)
+    assert list(wide.index.names) == ["Data set", "Method", "Trust model", "Budget per"]
+    assert set(wide.index.get_level_values("Method")) == {"Perturbed MLE (Alg. 1)", "ADRR"}
+    text = bm.finding("d", table, summary, 8.0, LABELS)
+    assert "the best central method, Perturbed MLE (Alg. 1), needs eps = 2" in text
+    assert "the best local method, ADRR, eps = 8" in text
+    assert not [c for c in CODE_NAMES if c in text], text
+    notes = pd.DataFrame(
+        [
+            {"dataset": "d", "method": "edge_mle", "label": LABELS["edge_mle"],
+             "trust_model": "central", "privacy_unit": "comparison", "status": "ok",
+             "fits": 6, "seconds_per_fit": 0.01234, "message": ""},
+            {"dataset": "d", "method": "edge_one_shot", "label": LABELS["edge_one_shot"],
+             "trust_model": "central", "privacy_unit": "comparison",
+             "status": "not_applicable", "fits": 0, "seconds_per_fit": None,
+             "message": "needs a complete tournament"},
+        ]
+    )  # fmt: skip
+    timing = bm.timing_frame(notes)
+    assert list(timing.index.get_level_values("Method")) == [
+        "Perturbed MLE (Alg. 1)",
+        "One-shot top-k (Qiao et al.)",
+    ]
+    assert list(timing["Seconds per fit"]) == ["0.0123", "–"]
+    assert timing.loc[("d", "One-shot top-k (Qiao et al.)"), "Note"] == (
+        "needs a complete tournament"
+    )
+
+
 # --------------------------------------------------------------------------- workflow
+
+
+def _embedded_html(report: str) -> dict[str, str]:
+    """The HTML items of a Snakemake report: file name -> decoded page."""
+    import base64
+    import re
+
+    pattern = r"data:text/html;charset=[^;]+;filename=([^;]+);base64,([A-Za-z0-9+/=]+)"
+    return {m[0]: base64.b64decode(m[1]).decode() for m in re.findall(pattern, report)}
+
+
+def _table_cells(page: str) -> list[list[str]]:
+    """The rows of the first <table> of an HTML page, as lists of cell texts."""
+    from html.parser import HTMLParser
+
+    class Parser(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.rows, self.cell = [], None
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "tr":
+                self.rows.append([])
+            elif tag in ("td", "th"):
+                self.cell = ""
+
+        def handle_endtag(self, tag):
+            if tag in ("td", "th") and self.cell is not None:
+                self.rows[-1].append(self.cell)
+                self.cell = None
+
+        def handle_data(self, data):
+            if self.cell is not None:
+                self.cell += data
+
+    parser = Parser()
+    parser.feed(page)
+    return parser.rows
+
 
 COPY = ["Snakefile", "config.yaml", ".test", "workflow", "scripts", "src", "resources",
         "envs", "profiles", "examples"]  # fmt: skip
@@ -259,6 +374,22 @@ def test_benchmark_workflow_runs_the_example_and_isolates_a_broken_method(tmp_pa
     assert timing.loc[("cems", "individual_counts"), "seconds_per_fit"] > 0
     findings = (repo / "results/smoke/tables/benchmark/findings.md").read_text()
     assert findings.startswith("btl20: ") and "\n\ncems: " in findings
+    # the report shows the threshold and timing tables inline, methods by their labels
+    report = repo / "report.html"
+    proc = _snakemake(
+        repo, "--report", str(report), "--report-stylesheet", "workflow/report/style.css",
+        "benchmark", "--configfile", ".test/config.yaml", "tiny.yaml",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    pages = _embedded_html(report.read_text())
+    for name, header in (("thresholds.html", "K <= 0.1"), ("timing.html", "Seconds per fit")):
+        rows = _table_cells(pages[name])
+        assert header in rows[0] and len(rows) > 4, (name, rows[:2])
+        assert all(len(row) == len(rows[0]) for row in rows), name
+        methods = {row[rows[0].index("Method")] for row in rows[1:]} - {""}
+        assert "ADRR" in methods and "Noisy counts (Alg. 3)" in methods, methods
+        assert not methods & {"local_adrr", "individual_counts"}, methods
+    assert not [n for n in pages if n.endswith(".csv")]
 
 
 @pytest.mark.workflow

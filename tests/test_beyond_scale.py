@@ -113,3 +113,24 @@ def test_reps_per_n():
     section = {"n": [100, 1000], "reps": [30, 10]}
     assert [bs.reps_for(section, n) for n in (100, 1000)] == [30, 10]
     assert bs.reps_for({"n": [100], "reps": 7}, 100) == 7
+
+
+def test_scale_figure_names_the_methods_by_their_labels():
+    from dprank.methods import get_method
+    from dprank.plotting.beyond_scale import plot_scale
+
+    rows = []
+    for method in ("perturbed_mle", "noisy_counting"):
+        for metric in ("log_rel_l2", "log_rel_linf", "rel_hamming", "log_linf"):
+            for eps in EPS:
+                for n in (200, 600):
+                    rows.append((n, 20 / n, eps, method, metric, -1.0 - n / 1000, 0.01, 3))
+    cols = ["n", "p", "epsilon", "method", "metric", "mean", "se", "reps"]
+    summary = pd.DataFrame(rows, columns=cols)
+    fig, numbers = plot_scale(summary, bs.fit_rate(summary), 20)
+    texts = [fig._suptitle.get_text()] + [ax.get_title() for ax in fig.axes]
+    texts += [t.get_text() for ax in fig.axes for t in ax.get_legend().get_texts()]
+    shown = "\n".join(texts)
+    assert get_method("edge_mle").label in shown and get_method("edge_counts").label in shown
+    assert "perturbed_mle" not in shown and "noisy_counting" not in shown
+    assert set(numbers["method"]) == {"perturbed_mle", "noisy_counting"}  # the CSV keeps names

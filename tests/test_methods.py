@@ -197,3 +197,24 @@ def test_method_from_path():
     assert method.algorithm == "numpy:zeros_like" and method.models == ()
     with pytest.raises(ValueError, match=r"package\.module:function"):
         dprank.methods.method_from_path("numpy.zeros", "z", "comparison", "central")
+
+
+def test_every_registered_method_has_its_own_readable_label():
+    """Legends and tables call a method by its label: one per method, no code name."""
+    labels = {m.name: m.label for m in all_methods()}
+    assert len(set(labels.values())) == len(labels), labels
+    for name, label in labels.items():
+        assert label and label != name and "_" not in label, (name, label)
+    assert labels["edge_mle"] == "Perturbed MLE (Alg. 1)"
+    assert labels["edge_counts"] == "Noisy counts (Alg. 2)"
+    assert labels["local_adrr"] == "ADRR" and labels["local_classic_rr"] == "Classic RR"
+
+
+def test_a_method_without_a_label_is_called_by_its_name():
+    fit = get_method("nonprivate_counts").fit
+    plain = Method("my_method", fit, "-", "mine", "none", "none")
+    assert plain.label == "my_method"
+    named = Method("my_method", fit, "-", "mine", "none", "none", label="Mine")
+    assert named.label == "Mine"
+    with pytest.raises(TypeError, match="label must be a str"):
+        Method("my_method", fit, "-", "mine", "none", "none", label=3)

@@ -100,3 +100,86 @@ def test_every_deviation_names_a_comparison_line():
     path = Path(__file__).resolve().parents[1] / "resources" / "deviations.yaml"
     named = {n for e in load_deviations(path) for n in e.get("comparison", [])}
     assert named and named <= labels, sorted(named - labels)
+
+
+STYLE = "workflow/report/style.css"
+
+
+def test_every_report_command_passes_the_stylesheet():
+    """make report, make smoke and every report command of the docs pass the stylesheet."""
+    import re
+    from pathlib import Path
+
+    assert Path(STYLE).is_file()
+    makefile = Path("Makefile").read_text()
+    assert re.search(rf"^REPORT_STYLE = --report-stylesheet {re.escape(STYLE)}$", makefile, re.M)
+    recipes = [line for line in makefile.splitlines() if re.search(r"snakemake --report\b", line)]
+    assert len(recipes) == 2 and all("$(REPORT_STYLE)" in line for line in recipes), recipes
+    pages = [Path("README.md"), *Path("docs").glob("*.md"), Path("workflow/rules/report.smk")]
+    commands = [
+        (page.name, span)
+        for page in pages
+        for span in re.findall(r"`([^`\n]*--report results/[^`\n]*)`", page.read_text())
+    ]
+    assert commands
+    missing = [c for c in commands if f"--report-stylesheet {STYLE}" not in c[1]]
+    assert not missing, missing
+
+
+def test_stylesheet_is_embedded_and_its_selectors_match_snakemakes_report(tmp_path):
+    """Build a two-item report with the stylesheet: the CSS is in it, and the classes and
+    the order of an item's description that its selectors rely on are Snakemake's."""
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    (tmp_path / "caption.rst").write_text("A caption.\n")
+    (tmp_path / "Snakefile").write_text(
+        "rule fig:\n"
+        "    output: report('fig.png', caption='caption.rst', category='A',"
+        " labels={'figure': 'one'})\n"
+        "    params: settings={'a': 1}\n"
+        "    run:\n"
+        "        import base64\n"
+        "        open(output[0], 'wb').write(base64.b64decode("
+        "'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=='))\n"
+    )
+    run = [sys.executable, "-m", "snakemake", "--cores", "1"]
+    assert subprocess.run(run, cwd=tmp_path, capture_output=True).returncode == 0
+    style = Path(STYLE).resolve()
+    report = [*run, "--report", "r.html", "--report-stylesheet", str(style)]
+    proc = subprocess.run(report, cwd=tmp_path, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    html = (tmp_path / "r.html").read_text()
+    css = style.read_text()
+    assert f"<style>{css}</style>" in html
+    # the selectors: the description's width class, the caption's class, the image's place
+    assert r"nav.w-1\/2" in css and '"w-1/2"' in html
+    assert "li.prose + li + li + li + li ~ li" in css
+    assert '"p-1 prose prose-invert prose-sm"' in html
+    assert ".h-screen > .p-3 > img" in css and '"p-3" },\n' in html
+    # an item's description: caption, size heading and size, rule heading and rule, then
+    # the parameters (what the stylesheet hides)
+    order = re.search(
+        r"this\.getDescriptor\(\),\s*this\.getCaption\(\),\s*this\.getSize\(\),\s*"
+        r"this\.getRule\(\),\s*this\.getParamsAndWildcards\(\),",
+        html,
+    )
+    assert order, "Snakemake's result description changed: check workflow/report/style.css"
+    for method in ("getSize", "getRule"):
+        body = html[html.index(f"    {method}() {{") :]
+        body = body[: body.index("\n    }\n")]
+        assert body.count("ListHeading") == 1 and body.count("ListItem,") == 1, method
+
+
+def test_no_report_item_is_a_csv_download():
+    """Every table reaches the report as an HTML page (rule report_page, dprank.tables.to_html)."""
+    import re
+    from pathlib import Path
+
+    rules = "".join(p.read_text() for p in sorted(Path("workflow/rules").glob("*.smk")))
+    items = re.findall(r"report\(\s*(?:R\()?\s*f?\"([^\"]+)\"", rules)
+    assert len(items) > 10, items
+    csv = [item for item in items if not item.endswith((".png", ".html", ".pdf"))]
+    assert not csv, csv

@@ -461,8 +461,14 @@ def _table_cells(page: str) -> list[list[str]]:
 
 def test_report_holds_every_figure_table_and_page(smoke):
     report = smoke / "results/smoke/report.html"
-    snakemake(smoke, "--report", str(report), "--configfile", ".test/config.yaml")
+    style = "workflow/report/style.css"
+    studies = ("beyond_scale", "sensitivity", "intervals")  # built by the fixture
+    snakemake(
+        smoke, "--report", str(report), "--report-stylesheet", style, "all", *studies,
+        "--configfile", ".test/config.yaml",
+    )  # fmt: skip
     html = report.read_text()
+    assert f"<style>{(smoke / style).read_text()}</style>" in html  # the stylesheet, embedded
     names = [f"fig{i}_{p}.png" for i in range(1, 8) for p in ("paper", "authors")]
     names += ["paper_a/fig8.png", "paper_a/fig8_overlay.png"]
     names += [f"paper_b2/fig{i}.png" for i in range(3, 15)]
@@ -479,7 +485,9 @@ def test_report_holds_every_figure_table_and_page(smoke):
     pages = _embedded_html(html)
     tables = [n for n in pages if n.startswith("table")]
     assert len(tables) == 11, sorted(pages)  # B2 Tables 1-11 (and B1 Table 1, same name)
-    for name in [*tables, "paper_b2.html", "audit.html", "runtime.html", "overview.html"]:
+    studies = ["scale_fit.html", "intervals_coverage.html", "sensitivity_settings.html"]
+    studies.append("sensitivity_scenario3.html")
+    for name in [*tables, "paper_b2.html", "audit.html", "runtime.html", "overview.html", *studies]:
         cells = _table_cells(pages[name])
         assert len(cells) >= 2 and all(len(row) == len(cells[0]) for row in cells), name
     deviations = (smoke / SMOKE_RESULTS / "report/deviations.html").read_text()

@@ -185,6 +185,9 @@ class Method:
     release : str or None
         Local methods: the users' release mechanism their ``fit`` expects
         (``"rr"`` or ``"laplace"``, see :func:`release_local`).
+    label : str
+        The name a reader sees in legends and tables (``"Perturbed MLE (Alg. 1)"``,
+        ``"ADRR"``, ...); empty: the registry name.
     """
 
     name: str
@@ -199,8 +202,13 @@ class Method:
     description: str = ""
     delta: float = 0.0
     release: str | None = None
+    label: str = ""
 
     def __post_init__(self):
+        if not isinstance(self.label, str):
+            raise TypeError(f"label must be a str, got {type(self.label).__name__}")
+        if not self.label:
+            object.__setattr__(self, "label", self.name)
         if self.privacy_unit not in PRIVACY_UNITS:
             raise ValueError(f"privacy_unit must be one of {PRIVACY_UNITS}")
         if self.trust_model not in TRUST_MODELS:
@@ -866,6 +874,7 @@ for _m in (
         "comparison",
         "central",
         description="perturbed, ridge-penalised MLE (objective perturbation, Laplace 8/eps)",
+        label="Perturbed MLE (Alg. 1)",
     ),
     Method(
         "edge_counts",
@@ -876,6 +885,7 @@ for _m in (
         "central",
         models=(),
         description="noisy Copeland counts, Laplace(2/eps)",
+        label="Noisy counts (Alg. 2)",
     ),
     Method(
         "edge_one_shot",
@@ -887,6 +897,7 @@ for _m in (
         needs_complete_graph=True,
         models=(),
         description="one-shot top-k from a noisy rank-centrality walk (delta = 1/n^2)",
+        label="One-shot top-k (Qiao et al.)",
     ),
     Method(
         "edge_noisy_obj",
@@ -897,6 +908,7 @@ for _m in (
         "central",
         description="Gaussian objective perturbation (Cai, Wang & Zhang 2023), delta = 1e-6",
         delta=1e-6,
+        label="NoisyObj",
     ),
     Method(
         "individual_mle",
@@ -907,6 +919,7 @@ for _m in (
         "central",
         needs_users=True,
         description="perturbed MLE, ridge 2L/eps, Laplace 8L/eps, L = most comparisons per user",
+        label="Perturbed MLE (Alg. 3)",
     ),
     Method(
         "individual_counts",
@@ -918,6 +931,7 @@ for _m in (
         needs_users=True,
         models=(),
         description="noisy counts, Laplace(2L/eps): calibrated to the real l1 sensitivity 2L",
+        label="Noisy counts (Alg. 3)",
     ),
     Method(
         "individual_counts_as_published",
@@ -929,6 +943,7 @@ for _m in (
         needs_users=True,
         models=(),
         description="noisy counts, Laplace(L/eps) as printed: only 2 eps-DP",
+        label="Noisy counts (Alg. 3, as published)",
     ),
     Method(
         "local_adrr",
@@ -941,6 +956,7 @@ for _m in (
         models=("btl", "tm"),
         description="debiased randomized response with ADRR weights, weighted MLE",
         release="rr",
+        label="ADRR",
     ),
     Method(
         "local_debiased_rr",
@@ -953,6 +969,7 @@ for _m in (
         models=("btl", "tm"),
         description="debiased randomized response, equal weights (B1)",
         release="rr",
+        label="Debiased RR",
     ),
     Method(
         "local_classic_rr",
@@ -965,6 +982,7 @@ for _m in (
         models=("btl", "tm"),
         description="raw randomized-response outputs plugged into the MLE (biased)",
         release="rr",
+        label="Classic RR",
     ),
     Method(
         "local_laplace",
@@ -977,6 +995,7 @@ for _m in (
         models=("btl", "tm"),
         description="outcomes + Laplace(1/eps) plugged into the MLE",
         release="laplace",
+        label="Laplace",
     ),
     Method(
         "local_count",
@@ -989,6 +1008,7 @@ for _m in (
         models=(),
         description="wins per item of the randomized-response outputs, ties at random",
         release="rr",
+        label="Count method",
     ),
     Method(
         "nonprivate_mle",
@@ -999,6 +1019,7 @@ for _m in (
         "none",
         models=("btl", "tm"),
         description="non-private ridge-penalised MLE (gamma = 2), the reference",
+        label="Non-private MLE",
     ),
     Method(
         "nonprivate_counts",
@@ -1009,6 +1030,7 @@ for _m in (
         "none",
         models=(),
         description="non-private wins per item",
+        label="Non-private counts",
     ),
 ):
     register(_m)

@@ -62,13 +62,7 @@ rule beyond_scale_summary:
         library=script_files(script_path("beyond_scale_summary"), SRC),
     output:
         summary=R("beyond/summary.csv"),
-        fit=report(
-            R("beyond/scale_fit.csv"),
-            caption="../report/beyond_scale.rst",
-            category="Benchmark",
-            subcategory="scale study",
-            labels={"table": "rate fit (Theorem 2.1)"},
-        ),
+        fit=R("beyond/scale_fit.csv"),
     log:
         R("logs/beyond/summary.log"),
     benchmark:
@@ -108,5 +102,6 @@ rule beyond_scale_figure:
 
 rule beyond_scale:
     input:
+        study_pages("beyond_scale"),
         rules.beyond_scale_summary.output,
         rules.beyond_scale_figure.output,

@@ -116,6 +116,23 @@ SIM_TABLES = sorted(
 FIG_EXT = ["pdf", "png", "csv"]
 #: Report captions: the paper item each figure reproduces and its settings
 CAPTIONS = read_yaml(Path(workflow.basedir) / "workflow/report/captions.yaml")
+
+
+def rst_text(name):
+    """A caption file of workflow/report/ as plain text (its ``**`` and double backquotes dropped)."""
+    text = (Path(workflow.basedir) / f"workflow/report/{name}.rst").read_text()
+    return text.replace("**", "").replace("``", "")
+
+
+def study_pages(study):
+    """The report's table pages of a study beyond the papers (its target rule builds them)."""
+    return [
+        R(f"report/pages/{page}.html")
+        for page, entry in REPORT_PAGES.items()
+        if entry.get("study") == study
+    ]
+
+
 REPORT_ITEM = "../report/item.rst"
 OVERLAY_ITEM = "../report/overlay_item.rst"
 # The report's categories: Agreement with the papers, Paper A, Paper B1, Paper B2, Benchmark,

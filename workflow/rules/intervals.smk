@@ -51,13 +51,7 @@ rule intervals_table:
         rows=expand(R("intervals/{design}.csv"), design=IV_DESIGNS),
         library=script_files(script_path("intervals_table"), SRC),
     output:
-        csv=report(
-            R("tables/intervals/coverage.csv"),
-            caption="../report/intervals.rst",
-            category="Benchmark",
-            subcategory="intervals",
-            labels={"table": "coverage of score and rank intervals"},
-        ),
+        csv=R("tables/intervals/coverage.csv"),
         md=R("tables/intervals/coverage.md"),
     log:
         R("logs/intervals/table.log"),
@@ -102,5 +96,6 @@ rule intervals_figure:
 
 rule intervals:
     input:
+        study_pages("intervals"),
         rules.intervals_table.output,
         rules.intervals_figure.output,

@@ -1,5 +1,6 @@
 # The report's own pages and Paper-level comparison tables. Build the report with
-#   snakemake --report results/report.html   (after a run; add --configfile for the smoke scale)
+#   snakemake --report results/report.html --report-stylesheet workflow/report/style.css
+#   (after a run; add --configfile for the smoke scale; make report adds the built studies)
 
 
 rule compare_paper_a:
@@ -62,9 +63,7 @@ rule deviations:
     input:
         deviations="resources/deviations.yaml",
         summaries=(
-            [R("comparison/paper_a_summary.csv")]
-            if "authors" in PROTOCOLS
-            else []
+            [R("comparison/paper_a_summary.csv")] if "authors" in PROTOCOLS else []
         )
         + [
             R("comparison/paper_b1_summary.csv"),
@@ -106,7 +105,8 @@ rule runtime_report:
 
 
 #: The CSV outputs the report shows as HTML tables (rule report_page): page -> the CSV,
-#: its category, subcategory, label and caption.
+#: its category, subcategory, label and caption (and, for a study beyond the papers, the
+#: study whose target builds the page).
 COMPARISON_CAPTION = (
     "Published versus reproduced, {part}: one line per paper figure or table - cells within "
     "tolerance / cells compared, in all and among the points the paper plots, and the largest "
@@ -139,14 +139,63 @@ REPORT_PAGES = {
         "category": "Audit",
         "subcategory": "Privacy audit",
         "label": "Privacy audit",
-        "caption": (Path(workflow.basedir) / "workflow/report/audit.rst").read_text(),
+        "caption": rst_text("audit"),
     },
     "runtime": {
         "csv": R("report/runtime.csv"),
         "category": "Runtime",
         "subcategory": "Runtime",
         "label": "Runtime per stage",
-        "caption": (Path(workflow.basedir) / "workflow/report/runtime.rst").read_text(),
+        "caption": rst_text("runtime"),
+    },
+    # the tables of the studies beyond the papers: built by the study's target, not by `all`
+    **{
+        page: {
+            "csv": R(csv),
+            "category": category,
+            "subcategory": subcategory,
+            "label": label,
+            "caption": rst_text(rst),
+            "study": study,
+        }
+        for page, csv, category, subcategory, label, rst, study in (
+            (
+                "scale_fit",
+                "beyond/scale_fit.csv",
+                "Benchmark",
+                "scale study",
+                "rate fit (Theorem 2.1)",
+                "beyond_scale",
+                "beyond_scale",
+            ),
+            (
+                "intervals_coverage",
+                "tables/intervals/coverage.csv",
+                "Benchmark",
+                "intervals",
+                "coverage of score and rank intervals",
+                "intervals",
+                "intervals",
+            ),
+            (
+                "sensitivity_scenario3",
+                "sensitivity/scenario3/check_summary.csv",
+                "Agreement with the papers",
+                "Sensitivity study (B2)",
+                "Scenario III: fit and held-out check",
+                "sensitivity",
+                "sensitivity",
+            ),
+            (
+                "sensitivity_settings",
+                "sensitivity/settings.csv",
+                "Agreement with the papers",
+                "Sensitivity study (B2)",
+                "Scenario V: every setting",
+                "sensitivity",
+                "sensitivity",
+            ),
+        )
     },
 }
 
@@ -218,7 +267,10 @@ rule report_pages:
         rules.deviations.output,
         rules.runtime_report.output,
         rules.report_overview.output,
-        expand(R("report/pages/{page}.html"), page=REPORT_PAGES),
+        expand(
+            R("report/pages/{page}.html"),
+            page=[p for p, entry in REPORT_PAGES.items() if "study" not in entry],
+        ),
 
 
 # The documentation's tables from this run (not part of `all`: it rewrites committed files).

@@ -94,13 +94,7 @@ rule sensitivity_scenario3_fit:
         curve=R("sensitivity/scenario3/curve.csv"),
         fit=R("sensitivity/scenario3/fit.csv"),
         check=R("sensitivity/scenario3/check.csv"),
-        summary=report(
-            R("sensitivity/scenario3/check_summary.csv"),
-            caption="../report/sensitivity.rst",
-            category="Agreement with the papers",
-            subcategory="Sensitivity study (B2)",
-            labels={"table": "Scenario III: fit and held-out check"},
-        ),
+        summary=R("sensitivity/scenario3/check_summary.csv"),
     log:
         R("logs/sensitivity/scenario3/fit.log"),
     benchmark:
@@ -165,13 +159,7 @@ rule sensitivity_summary:
         library=script_files(script_path("sensitivity_summary"), SRC),
     output:
         cells=R("sensitivity/cells.csv"),
-        settings=report(
-            R("sensitivity/settings.csv"),
-            caption="../report/sensitivity.rst",
-            category="Agreement with the papers",
-            subcategory="Sensitivity study (B2)",
-            labels={"table": "Scenario V: every setting"},
-        ),
+        settings=R("sensitivity/settings.csv"),
         findings=R("sensitivity/findings.md"),
         html=report(
             R("report/sensitivity/findings.html"),
@@ -232,6 +220,7 @@ rule sensitivity_figure:
 
 rule sensitivity:
     input:
+        study_pages("sensitivity"),
         rules.sensitivity_summary.output,
         rules.sensitivity_figure.output,
         rules.sensitivity_scenario3_fit.output,

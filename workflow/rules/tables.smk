@@ -1,7 +1,9 @@
 rule table_paper_b:
     input:
         summary=lambda w: (
-            R(f"{w.bpaper}/{config[w.bpaper]['tables'][w.table]['experiment']}/summary.csv")
+            R(
+                f"{w.bpaper}/{config[w.bpaper]['tables'][w.table]['experiment']}/summary.csv"
+            )
         ),
         library=script_files(script_path("table_paper_b"), SRC),
     output:

@@ -8,6 +8,8 @@ grey horizontal lines. The accounting is written under every figure.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import pandas as pd
 
 from .style import save_figure
@@ -25,7 +27,9 @@ _LABELS = {
 }
 
 
-def plot_benchmark(summary: pd.DataFrame, title: str, note: str):
+def plot_benchmark(
+    summary: pd.DataFrame, title: str, note: str, labels: Mapping[str, str] | None = None
+):
     """Error versus eps for every method of one data set.
 
     Parameters
@@ -36,6 +40,9 @@ def plot_benchmark(summary: pd.DataFrame, title: str, note: str):
         Figure title (the data set and its sizes).
     note : str
         The accounting, written under the panels.
+    labels : mapping, optional
+        Method name -> what the legend calls it (:attr:`dprank.methods.Method.label`);
+        a method not in it is called by its name.
 
     Returns
     -------
@@ -49,6 +56,7 @@ def plot_benchmark(summary: pd.DataFrame, title: str, note: str):
     central = [m for m in methods if (summary[summary.method == m].trust_model == "central").any()]
     local = [m for m in methods if (summary[summary.method == m].trust_model == "local").any()]
     handles = {}
+    labels = dict(labels or {})
     for ax, metric in zip(axes[0], metrics, strict=True):
         s = summary[summary["metric"] == metric]
         for name in methods:
@@ -56,11 +64,13 @@ def plot_benchmark(summary: pd.DataFrame, title: str, note: str):
             if g.empty:
                 continue
             tm = g["trust_model"].iloc[0]
+            shown = labels.get(name, name)
             if tm == "none":
                 y = g["mean"].iloc[0]
                 (h,) = ax.plot([], [], color="0.5", lw=1.2, ls=":" if "counts" in name else "-.")
                 ax.axhline(y, color=h.get_color(), lw=1.2, ls=h.get_linestyle())
-                handles[name] = (h, f"{name} (non-private)")
+                private = "private" in shown.lower()
+                handles[name] = (h, shown if private else f"{shown} (non-private)")
                 continue
             group, palette = (central, _CENTRAL) if tm == "central" else (local, _LOCAL)
             i = group.index(name)
@@ -72,7 +82,7 @@ def plot_benchmark(summary: pd.DataFrame, title: str, note: str):
                 e, m, se = a["eps"].to_numpy(), a["mean"].to_numpy(), a["se"].to_numpy()
                 (h,) = ax.plot(e, m, ls=ls, marker=marker, color=color, lw=1.6, ms=5)
                 ax.fill_between(e, m - 1.96 * se, m + 1.96 * se, color=color, alpha=0.08, lw=0)
-                label = f"{name} ({tm})" if acc == "user" else f"{name} (eps per comparison)"
+                label = f"{shown}, {tm}" if acc == "user" else f"{shown}, eps per comparison"
                 handles.setdefault(f"{name}/{acc}", (h, label))
         ax.set_xscale("log")
         ax.set_xlabel("eps per user")

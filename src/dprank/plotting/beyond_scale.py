@@ -7,22 +7,26 @@ import math
 import numpy as np
 import pandas as pd
 
+from ..methods import get_method
 from ..studies.beyond_scale import rate
 from .style import COLORS, MARKERS
 
 __all__ = ["plot_scale"]
 
 _PANELS = (
-    ("log_rel_l2", "perturbed MLE: log relative $\\ell_2$ error"),
-    ("log_rel_linf", "perturbed MLE: log relative $\\ell_\\infty$ error"),
+    ("log_rel_l2", "{mle}: log relative $\\ell_2$ error"),
+    ("log_rel_linf", "{mle}: log relative $\\ell_\\infty$ error"),
     ("rel_hamming", "relative Hamming error of the top-k set"),
 )
 
 
 #: a legend under its panel
 _BELOW = {"fontsize": 9, "loc": "upper center", "bbox_to_anchor": (0.5, -0.14), "frameon": False}
-#: the methods as Paper A names them
-_METHODS = {"perturbed_mle": "perturbed MLE", "noisy_counting": "noisy counting"}
+#: the study's methods (Paper A's Algorithms 1 and 2) by their registered labels
+_METHODS = {
+    "perturbed_mle": get_method("edge_mle").label,
+    "noisy_counting": get_method("edge_counts").label,
+}
 
 
 def _r2_text(r2: float) -> str:
@@ -80,7 +84,7 @@ def plot_scale(summary: pd.DataFrame, fit: pd.DataFrame, degree: float):
                 numbers.append(part.assign(panel=metric))
         ax.set_xscale("log")
         ax.set_xlabel("number of items $n$")
-        ax.set_title(title, fontsize=12)
+        ax.set_title(title.format(mle=_METHODS["perturbed_mle"]), fontsize=12)
         ax.grid(alpha=0.3)
         if metric == "rel_hamming":  # the bottom row: legends under the panels, off the data
             ax.legend(**_BELOW, ncol=2)
@@ -120,7 +124,7 @@ def plot_scale(summary: pd.DataFrame, fit: pd.DataFrame, degree: float):
     fig.suptitle(
         f"Beyond the papers (not a figure of Paper A): Figure 1's errors at average degree "
         f"$np$ = {degree:g}, sparse Erdős-Rényi graphs, paper protocol\n"
-        "solid: perturbed MLE (Algorithm 1); dashed, hollow: noisy counting (Algorithm 2); "
+        f"solid: {_METHODS['perturbed_mle']}; dashed, hollow: {_METHODS['noisy_counting']}; "
         "bars: 95% intervals over replicates",
         fontsize=12,
     )

@@ -60,12 +60,15 @@ __all__ = [
     "accountings",
     "finding",
     "load_method",
+    "method_labels",
     "plugin_methods",
     "real_comparisons",
     "run_method",
     "summarise",
     "synthetic_replicate",
+    "threshold_markdown_frame",
     "threshold_table",
+    "timing_frame",
     "user_budgets",
 ]
 
@@ -115,7 +118,8 @@ def load_method(name: str, entry: Mapping) -> Method:
         ``function`` (``package.module:function``), ``privacy_unit``
         (``comparison`` or ``user``), ``trust_model`` (``central`` or
         ``local``) and optionally ``release`` (``rr`` or ``laplace``: the
-        users' release a local method's ``fit`` takes), ``description``.
+        users' release a local method's ``fit`` takes), ``description``, ``label``
+        (its name in legends and tables; default ``name``).
 
     Raises
     ------
@@ -133,6 +137,7 @@ def load_method(name: str, entry: Mapping) -> Method:
             needs_users=True,
             release=entry.get("release", "rr") if entry["trust_model"] == "local" else None,
             description=entry.get("description", ""),
+            label=entry.get("label", ""),
         )
     except (ImportError, AttributeError) as exc:
         raise ValueError(
@@ -161,6 +166,23 @@ def resolve_method(name: str, config: Mapping) -> Method:
     if name in plugins:
         return load_method(name, plugins[name])
     return get_method(name)
+
+
+def method_labels(notes: Sequence[Mapping]) -> dict[str, str]:
+    """Method name -> its label (:attr:`dprank.methods.Method.label`), from the jobs' notes.
+
+    Parameters
+    ----------
+    notes : sequence of mapping
+        The notes ``benchmark_method`` writes (keys ``method`` and ``label``); a
+        note without a label (or an empty one) gives the method's name.
+
+    Returns
+    -------
+    dict
+        One entry per method, in the order of ``notes``.
+    """
+    return {n["method"]: n.get("label") or n["method"] for n in notes}
 
 
 def accountings(method: Method) -> tuple[str, ...]:
@@ -510,13 +532,26 @@ def _fmt(x: float) -> str:
     return "not reached" if not np.isfinite(x) else f"{x:g}"
 
 
-def finding(dataset: str, table: pd.DataFrame, summary: pd.DataFrame, max_eps: float) -> str:
+def finding(
+    dataset: str,
+    table: pd.DataFrame,
+    summary: pd.DataFrame,
+    max_eps: float,
+    labels: Mapping[str, str] | None = None,
+) -> str:
     """A one-paragraph finding for one data set, generated from its numbers.
 
     Compares the best central and the best local method (per-user accounting)
     at each threshold: the smallest ``eps`` each needs and their ratio. Algorithm
     3's counts as published (Laplace(L/eps), only 2 eps-DP) are left out.
+    ``labels`` (method name -> label, :func:`method_labels`) names the methods as
+    the figures do; a method not in it is called by its name.
     """
+    labels = dict(labels or {})
+
+    def named(row) -> str:
+        return labels.get(row["method"], row["method"])
+
     t = table[(table["dataset"] == dataset) & (table["accounting"] == "user")]
     # Algorithm 3's counts as printed are only 2 eps-DP: not a fair "best central method"
     t = t[~t["method"].str.endswith("_as_published")]
@@ -529,20 +564,21 @@ def finding(dataset: str, table: pd.DataFrame, summary: pd.DataFrame, max_eps: f
         c, loc = best["central"], best["local"]
         if c is not None and loc is not None:
             parts.append(
-                f"to reach a Kendall distance of {thr:g}, the best central method "
-                f"({c['method']}) needs eps = {c['eps']:g} per user and the best local method "
-                f"({loc['method']}) eps = {loc['eps']:g}: local DP needs about "
+                f"to reach a Kendall distance of {thr:g}, the best central method, "
+                f"{named(c)}, needs eps = {c['eps']:g} per user and the best local method, "
+                f"{named(loc)}, eps = {loc['eps']:g}: local DP needs about "
                 f"{loc['eps'] / c['eps']:.2g}x the eps of central DP"
             )
         elif c is not None:
             parts.append(
                 f"a Kendall distance of {thr:g} is reached by central methods from eps = "
-                f"{c['eps']:g} ({c['method']}) but by no local method up to eps = {max_eps:g}"
+                f"{c['eps']:g} (first: {named(c)}) but by no local method up to eps = "
+                f"{max_eps:g}"
             )
         elif loc is not None:
             parts.append(
                 f"a Kendall distance of {thr:g} is reached by local methods from eps = "
-                f"{loc['eps']:g} ({loc['method']}) but by no central method up to eps = "
+                f"{loc['eps']:g} (first: {named(loc)}) but by no central method up to eps = "
                 f"{max_eps:g}"
             )
         else:
@@ -560,8 +596,8 @@ def finding(dataset: str, table: pd.DataFrame, summary: pd.DataFrame, max_eps: f
     if not s.empty:
         b = s.sort_values("mean").iloc[0]
         tail = (
-            f" At eps = {max_eps:g} the smallest mean Kendall distance is {b['mean']:.3f} "
-            f"(se {b['se']:.3f}, {b['method']})."
+            f" At eps = {max_eps:g} the smallest mean Kendall distance, {b['mean']:.3f} "
+            f"(se {b['se']:.3f}), is that of {named(b)}."
         )
     ref = summary[
         (summary["dataset"] == dataset)
@@ -656,9 +692,41 @@ ACCOUNTING = (
 )
 
 
-def threshold_markdown_frame(table: pd.DataFrame) -> pd.DataFrame:
-    """The threshold table as printed: one row per method, ``eps [low, high]`` per threshold."""
+#: The threshold and timing tables' headers as printed
+TABLE_HEADERS = {
+    "dataset": "Data set",
+    "method": "Method",
+    "trust_model": "Trust model",
+    "privacy_unit": "Privacy unit",
+    "accounting": "Budget per",
+    "status": "Status",
+    "fits": "Fits",
+    "seconds_per_fit": "Seconds per fit",
+    "message": "Note",
+}
+
+
+def threshold_markdown_frame(
+    table: pd.DataFrame, labels: Mapping[str, str] | None = None
+) -> pd.DataFrame:
+    """The threshold table as printed: one row per method, ``eps [low, high]`` per threshold.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`threshold_table` output.
+    labels : mapping, optional
+        Method name -> label (:func:`method_labels`); a method not in it keeps its name.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index: data set, method (its label), trust model, budget accounting (the
+        headers of :data:`TABLE_HEADERS`); one column ``K <= t`` per threshold.
+    """
     t = table.copy()
+    labels = dict(labels or {})
+    t["method"] = t["method"].map(lambda m: labels.get(m, m))
 
     def cell(r):
         if not np.isfinite(r["eps"]):
@@ -677,7 +745,37 @@ def threshold_markdown_frame(table: pd.DataFrame) -> pd.DataFrame:
         sort=False,
     )
     wide.columns.name = None
+    wide.index.names = [TABLE_HEADERS[n] for n in wide.index.names]
     return wide
+
+
+def timing_frame(notes: pd.DataFrame) -> pd.DataFrame:
+    """The timing table as printed: one row per data set and method (its label).
+
+    Parameters
+    ----------
+    notes : pandas.DataFrame
+        The jobs' notes (``benchmark_method``), one row each, with columns
+        ``dataset, method, trust_model, privacy_unit, status, fits,
+        seconds_per_fit, message`` and optionally ``label``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Strings; index: data set and method, columns: the other fields under the
+        headers of :data:`TABLE_HEADERS` (seconds to 3 significant digits, "–" when
+        the method did not run).
+    """
+    labels = method_labels(notes.to_dict("records"))
+    t = notes.assign(method=notes["method"].map(labels))
+    t["seconds_per_fit"] = t["seconds_per_fit"].map(
+        lambda x: "–" if x is None or not np.isfinite(float(x)) else f"{float(x):.3g}"
+    )
+    t["fits"] = t["fits"].map(lambda x: f"{int(x)}")
+    t["message"] = t["message"].fillna("").astype(str)
+    cols = ["dataset", "method", "trust_model", "privacy_unit", "status", "fits"]
+    t = t[[*cols, "seconds_per_fit", "message"]].astype(str)
+    return t.rename(columns=TABLE_HEADERS).set_index(["Data set", "Method"])
 
 
 def empty_rows() -> pd.DataFrame:
