@@ -165,7 +165,7 @@ def test_every_registered_method_is_covered_or_rejected():
         ({"n_boot": 5}, "n_boot must be at least 20"),
         ({"kind": "exact"}, "kind must be"),
         ({"interval": "bca"}, "interval must be"),
-        ({"model": "probit"}, "unknown comparison model 'probit'"),
+        ({"model": "probit"}, "unknown comparison model name 'probit'"),
     ],
 )
 def test_bad_arguments_are_named(kwargs, match):

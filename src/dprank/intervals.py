@@ -247,7 +247,12 @@ class _LocalDesign:
         else:
             w = np.full(c.n_records, 1.0 / c.user_epsilon.size)
         pairs = Comparisons(
-            n_items=c.n_items, i=c.i, j=c.j, y=np.zeros(c.n_records), count=w * c.count
+            n_items=c.n_items,
+            i=c.i,
+            j=c.j,
+            y=np.zeros(c.n_records),
+            count=w * c.count,
+            weighted=True,
         )
         ps = pairs.pair_statistics()
         return ps.a, ps.b, ps.n

@@ -450,7 +450,7 @@ def _plugin_records(c: Comparisons, z: np.ndarray, w_record: np.ndarray) -> Comp
     sufficient statistics from an edge list: its pair statistics are
     ``S_ab = sum w z_ab`` and ``N_ab = sum w`` over the records of pair ``a < b``
     (``z_ab = 1 - z`` for a record written ``(b, a)``; debiasing commutes with
-    this flip).
+    this flip). The counts are real weights (``weighted=True``).
     """
     return Comparisons(
         n_items=c.n_items,
@@ -459,6 +459,7 @@ def _plugin_records(c: Comparisons, z: np.ndarray, w_record: np.ndarray) -> Comp
         y=np.asarray(z, dtype=np.float64),
         count=np.asarray(w_record, dtype=np.float64) * c.count,
         labels=c.labels,
+        weighted=True,
     )
 
 
