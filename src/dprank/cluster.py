@@ -33,6 +33,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from . import _checks
+
 __all__ = [
     "BLOCK_BEGIN",
     "BLOCK_END",
@@ -114,6 +116,17 @@ def rule_resources(
     See the module docstring for the rules; the defaults are the ones the
     committed profile uses. A row with ``jobs`` 0 (never measured) gets :data:`UNMEASURED`.
     """
+    if not isinstance(row, (Mapping, pd.Series)):
+        raise TypeError(f"row must be a mapping (a row of summarise_benchmarks), got {row!r}")
+    missing = [k for k in ("seconds_max", "max_rss_mb", "cpu_ratio_max") if k not in row]
+    if missing:
+        raise ValueError(f"row lacks {missing} (a row of summarise_benchmarks)")
+    _checks.positive_finite(runtime_factor, "runtime_factor")
+    _checks.positive_finite(mem_factor, "mem_factor")
+    _checks.count(min_runtime, "min_runtime", 1)
+    _checks.count(mem_overhead_mb, "mem_overhead_mb")
+    _checks.count(mem_step, "mem_step", 1)
+    _checks.count(min_mem_mb, "min_mem_mb", 1)
     if "jobs" in row and int(row["jobs"]) == 0:
         return dict(UNMEASURED)
     runtime = max(min_runtime, math.ceil(runtime_factor * float(row["seconds_max"]) / 60.0))
@@ -160,9 +173,12 @@ def replace_block(text: str, block: str) -> str:
     ValueError
         If the markers are missing or out of order.
     """
+    _checks.text(text, "text")
+    _checks.text(block, "block")
     pattern = re.compile(re.escape(BLOCK_BEGIN) + r".*?" + re.escape(BLOCK_END) + r"\n?", re.S)
     if len(pattern.findall(text)) != 1:
         raise ValueError(
-            f"expected exactly one block from {BLOCK_BEGIN!r} to {BLOCK_END!r} in the profile"
+            f"text must hold exactly one block from {BLOCK_BEGIN!r} to {BLOCK_END!r} "
+            "(the profile's generated resources)"
         )
     return pattern.sub(lambda _: block, text)

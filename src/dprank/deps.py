@@ -14,6 +14,8 @@ import functools
 import os
 from pathlib import Path
 
+from . import _checks
+
 __all__ = ["module_files", "script_files"]
 
 _PACKAGE = "dprank"
@@ -104,6 +106,8 @@ def module_files(module: str, src: str | Path) -> list[str]:
         Sorted file paths (as ``src / relative path``), including the
         ``__init__.py`` of every package on the way.
     """
+    _checks.text(module, "module")
+    _checks.path(src, "src")
     return _cached(("module", module, str(src)), lambda: _module_closure(module, Path(src)))
 
 
