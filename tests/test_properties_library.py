@@ -12,9 +12,12 @@ not of their power (``tests/test_audit.py`` and ``tests/test_privacy_audit.py``)
 from __future__ import annotations
 
 import math
+import tempfile
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -36,7 +39,7 @@ from test_properties import (
     win_matrix,
 )
 
-from dprank import audit, audit_release, ledger, noise, release
+from dprank import audit, audit_release, inputs, intervals, ledger, methods, noise, release
 from dprank.comparisons import Comparisons
 
 CASES: list = []
@@ -399,6 +402,75 @@ case(
     lambda c, kw: math.isclose(c.epsilon, sum(r.epsilon for r in kw["releases"])),
     releases=[None, 3, ["x"]],
     privacy_unit=["bogus", None],
+)
+
+
+# ---- intervals
+_SMALL = Comparisons.from_winner_loser([0, 1, 2, 0, 1, 2], [1, 2, 0, 2, 0, 1], n_items=3)
+_METHODS = st.sampled_from(["edge_counts", "edge_mle", "nonprivate_mle"])
+case(
+    intervals.supports,
+    kw(method=st.sampled_from([m.name for m in methods.all_methods()])),
+    lambda r, kw: isinstance(r, bool),
+    method=[None, 3],
+)
+case(
+    intervals.public_design,
+    kw(comparisons=st.just(_SMALL), method=_METHODS),
+    lambda d, kw: d.n_items == 3,
+    comparisons=["x", None],
+    method=["bogus", None],
+    max_per_user=[0, -1, 0.5, "2"],
+)
+case(
+    intervals.intervals,
+    kw(
+        scores=hnp.arrays(np.float64, 3, elements=st.floats(-1, 1)),
+        method=st.just("edge_counts"),
+        epsilon=st.floats(0.5, 5),
+        design=st.just(intervals.public_design(_SMALL, "edge_counts")),
+        n_boot=st.just(20),
+        rng=generator(),
+    ),
+    lambda r, kw: len(r) == 3,
+    scores=[np.zeros(4), np.full(3, NAN), "x"],
+    method=["bogus", None],
+    epsilon=[0.0, -1.0, NAN, "1"],
+    design=["x", None],
+    level=[0.0, 1.0, 1.5, NAN, "0.9"],
+    top_k=[0, 4, 1.5, "1"],
+    n_boot=[5, -1, 20.5, "20"],
+    rng=["abc"],
+    model=["bogus", None],
+)
+
+# ---- inputs
+_FRAME = pd.DataFrame({"winner": ["a", "b", "c"], "loser": ["b", "c", "a"]})
+_FLAGS = ["yes", None, 2]
+case(
+    inputs.comparisons_from_frame,
+    kw(frame=st.just(_FRAME), real_outcomes=st.booleans()),
+    lambda t, kw: t.comparisons.n_items == 3 and t.comparisons.n_records == 3,
+    frame=["x", None, np.ones((3, 2))],
+    source=[3, None],
+    need_users=_FLAGS,
+    need_epsilon=_FLAGS,
+    real_outcomes=_FLAGS,
+    epsilon_column=[3, None],
+)
+_CSV = Path(tempfile.mkdtemp(prefix="dprank-properties-")) / "games.csv"
+_FRAME.to_csv(_CSV, index=False)
+case(
+    inputs.read_comparisons,
+    kw(path=st.sampled_from([_CSV, str(_CSV)]), aggregate=st.booleans()),
+    lambda t, kw: t.comparisons.n_items == 3 and t.comparisons.n_comparisons == 3,
+    path=[None, 3, ""],
+    need_users=_FLAGS,
+    need_epsilon=_FLAGS,
+    real_outcomes=_FLAGS,
+    epsilon_column=[3, None],
+    aggregate=_FLAGS,
+    block_size=[0, -1, 0.5, "10"],
 )
 
 

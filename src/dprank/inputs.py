@@ -216,6 +216,17 @@ def read_comparisons(
         A missing, unreadable or empty file, or any problem of
         :func:`comparisons_from_frame`, with the file's line numbers.
     """
+    _checks.path(path, "path")
+    _checks.text(epsilon_column, "epsilon_column")
+    for _name, _value in (
+        ("need_users", need_users),
+        ("need_epsilon", need_epsilon),
+        ("real_outcomes", real_outcomes),
+        ("aggregate", aggregate),
+    ):
+        _checks.flag(_value, _name)
+    if block_size is not None:
+        _checks.count(block_size, "block_size", 1)
     path = Path(path)
     source = os.fspath(path)
     eps_name = epsilon_column.strip().lower()
