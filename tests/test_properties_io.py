@@ -221,6 +221,15 @@ case(
     src=BAD_PATH,
 )
 
+case(
+    deps.script_files,
+    kw(script=st.sampled_from(sorted((ROOT / "scripts").glob("*.py"))), src=st.just(ROOT / "src")),
+    lambda r, kw: all(f.endswith(".py") for f in r),
+    script=BAD_PATH,
+    src=BAD_PATH,
+    extra_modules=["dprank.noise", None, [3]],
+)
+
 # ---- configuration
 _SCHEMA = ROOT / "workflow" / "schemas" / "config.schema.yaml"
 case(
@@ -331,6 +340,18 @@ case(
     mem_factor=[0.0, -1.0, NAN, "3"],
     min_runtime=[0, -1, 0.5],
     mem_step=[0, 0.5, "x"],
+)
+case(
+    cluster.summarise_benchmarks,
+    kw(files=st.lists(NAMES, max_size=3, unique=True).map(lambda r: {x: [] for x in r})),
+    lambda r, kw: sorted(r["rule"]) == sorted(kw["files"]) and (r["jobs"] == 0).all(),
+    files=["x", None, {"r": 3}],
+)
+case(
+    cluster.render_resources_block,
+    kw(summary=st.just(pd.DataFrame([_ROW]))),
+    lambda r, kw: r.startswith(cluster.BLOCK_BEGIN) and "  r:" in r,
+    summary=["x", None, pd.DataFrame({"a": [1]})],
 )
 _BLOCK = f"{cluster.BLOCK_BEGIN}\nold\n{cluster.BLOCK_END}\n"
 case(

@@ -73,6 +73,11 @@ def summarise_benchmarks(files: Mapping[str, Iterable[str | Path]]) -> pd.DataFr
         cpu_ratio_max`` sorted by rule. ``max_rss`` is ``"-"`` in a benchmark
         of a job too short to sample; it counts as 0 there.
     """
+    if not isinstance(files, Mapping):
+        raise TypeError(f"files must map rule names to benchmark files, got {files!r}")
+    for rule, paths in files.items():
+        if isinstance(paths, (str, bytes)) or not isinstance(paths, Iterable):
+            raise TypeError(f"files[{rule!r}] must be a list of benchmark files, got {paths!r}")
     rows = []
     for rule, paths in sorted(files.items()):
         frames = [pd.read_csv(p, sep="\t") for p in paths]
@@ -142,6 +147,12 @@ def render_resources_block(summary: pd.DataFrame, **kwargs) -> str:
     also ask for ``--exclusive`` (``slurm_extra``). Output is sorted by rule,
     so the block is a deterministic function of the summary.
     """
+    _checks.frame(summary, "summary")
+    missing = [
+        c for c in ("rule", "seconds_max", "max_rss_mb", "cpu_ratio_max") if c not in summary
+    ]
+    if missing:
+        raise ValueError(f"summary lacks the columns {missing} (summarise_benchmarks makes them)")
     lines = [
         BLOCK_BEGIN,
         "# From the benchmark files of a full run (resources/cluster/benchmarks.csv):",

@@ -143,6 +143,12 @@ def script_files(
     ``extra_modules`` names modules the script imports dynamically (a study's
     stage module chosen from a wildcard).
     """
+    _checks.path(script, "script")
+    _checks.path(src, "src")
+    if not isinstance(extra_modules, (tuple, list)) or not all(
+        isinstance(m, str) for m in extra_modules
+    ):
+        raise TypeError(f"extra_modules must be a tuple of module names, got {extra_modules!r}")
     key = ("script", str(script), str(src), tuple(extra_modules))
     return _cached(key, lambda: _script_closure(script, src, extra_modules))
 
