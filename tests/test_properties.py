@@ -143,15 +143,10 @@ EXCLUDED: dict[str, str] = {
     "dprank.docs_includes.deviations_table": _NEEDS["report"],
     "dprank.docs_includes.fidelity_table": _NEEDS["report"],
     "dprank.docs_includes.figure_jobs": _NEEDS["report"],
-    "dprank.docs_includes.markdown_table": _NEEDS["report"],
-    "dprank.docs_includes.paper_a_figures": _NEEDS["report"],
     "dprank.docs_includes.runtime_paper_a_table": _NEEDS["report"],
     "dprank.docs_includes.runtime_paper_b2_table": _NEEDS["report"],
     "dprank.docs_includes.write_includes": _NEEDS["report"],
-    "dprank.plotting.style.authors_style": _NEEDS["plotting"],
-    "dprank.plotting.style.hollow_marker": _NEEDS["plotting"],
     "dprank.plotting.style.overlay_published": _NEEDS["plotting"],
-    "dprank.plotting.style.panel_grid": _NEEDS["plotting"],
     "dprank.plotting.style.published_legend": _NEEDS["plotting"],
     "dprank.plotting.style.save_figure": _NEEDS["plotting"],
     "dprank.plotting.paper_a.draw_figure": _NEEDS["plotting"],
@@ -173,32 +168,13 @@ EXCLUDED: dict[str, str] = {
     "dprank.plotting.beyond_scale.plot_scale": _NEEDS["plotting"],
     "dprank.plotting.intervals.plot_coverage": _NEEDS["plotting"],
     "dprank.plotting.sensitivity.plot_sensitivity": _NEEDS["plotting"],
-    "dprank.studies.paper_a_edge.block_names": _NEEDS["studies"],
-    "dprank.studies.paper_a_edge.blocks": _NEEDS["studies"],
-    "dprank.studies.paper_a_edge.cell_names": _NEEDS["studies"],
-    "dprank.studies.paper_a_edge.cell_params": _NEEDS["studies"],
-    "dprank.studies.paper_a_edge.cells": _NEEDS["studies"],
-    "dprank.studies.paper_a_edge.chunk_count": _NEEDS["studies"],
-    "dprank.studies.paper_a_edge.edge_gamma": _NEEDS["studies"],
-    "dprank.studies.paper_a_edge.fit_epsilons": _NEEDS["studies"],
     "dprank.studies.paper_a_edge.stage_kwargs": _NEEDS["studies"],
-    "dprank.studies.paper_a_individual.block_names": _NEEDS["studies"],
-    "dprank.studies.paper_a_individual.blocks": _NEEDS["studies"],
-    "dprank.studies.paper_a_individual.cell_names": _NEEDS["studies"],
-    "dprank.studies.paper_a_individual.cell_params": _NEEDS["studies"],
-    "dprank.studies.paper_a_individual.cells": _NEEDS["studies"],
-    "dprank.studies.paper_a_individual.chunk_count": _NEEDS["studies"],
     "dprank.studies.paper_a_individual.stage_kwargs": _NEEDS["studies"],
     "dprank.studies.paper_a_real.real_data_metrics": _NEEDS["studies"],
     "dprank.studies.paper_b2.blocks": _NEEDS["studies"],
-    "dprank.studies.paper_b2.cell_names": _NEEDS["studies"],
     "dprank.studies.paper_b2.cell_params": _NEEDS["studies"],
-    "dprank.studies.paper_b2.cells": _NEEDS["studies"],
-    "dprank.studies.paper_b2.chunk_count": _NEEDS["studies"],
     "dprank.studies.paper_b2.estimate_block": _NEEDS["studies"],
     "dprank.studies.paper_b2.estimate_chunk": _NEEDS["studies"],
-    "dprank.studies.paper_b2.kind": _NEEDS["studies"],
-    "dprank.studies.paper_b2.scheme_epsilon": _NEEDS["studies"],
     "dprank.studies.paper_b2.simulate_block": _NEEDS["studies"],
     "dprank.studies.paper_b2.simulate_chunk": _NEEDS["studies"],
     "dprank.studies.paper_b2.stage_kwargs": _NEEDS["studies"],
@@ -206,7 +182,6 @@ EXCLUDED: dict[str, str] = {
     "dprank.studies.paper_b2.user_budgets": _NEEDS["studies"],
     "dprank.studies.paper_b2.scenarios.estimate_chunk": _NEEDS["studies"],
     "dprank.studies.paper_b2.scenarios.hessian_chunk": _NEEDS["studies"],
-    "dprank.studies.paper_b2.scenarios.scheme_epsilon": _NEEDS["studies"],
     "dprank.studies.paper_b2.scenarios.shifted_budgets": _NEEDS["studies"],
     "dprank.studies.paper_b2.scenarios.simulate_chunk": _NEEDS["studies"],
     "dprank.studies.paper_b2.scenarios.true_scores": _NEEDS["studies"],
@@ -218,14 +193,12 @@ EXCLUDED: dict[str, str] = {
     "dprank.studies.paper_b2.extensions.estimate_selection_chunk": _NEEDS["studies"],
     "dprank.studies.paper_b2.extensions.simulate_mixed_chunk": _NEEDS["studies"],
     "dprank.studies.paper_b2.extensions.simulate_selection_chunk": _NEEDS["studies"],
-    "dprank.studies.paper_b2.timing.machine_info": _NEEDS["studies"],
     "dprank.studies.paper_b2.timing.scaling_exponents": _NEEDS["studies"],
     "dprank.studies.paper_b2.timing.time_cell": _NEEDS["studies"],
     "dprank.studies.paper_b2.sensitivity.agreement": _NEEDS["studies"],
     "dprank.studies.paper_b2.sensitivity.check_section": _NEEDS["studies"],
     "dprank.studies.paper_b2.sensitivity.findings": _NEEDS["studies"],
     "dprank.studies.paper_b2.sensitivity.fit_budget": _NEEDS["studies"],
-    "dprank.studies.paper_b2.sensitivity.parabola_vertex": _NEEDS["studies"],
     "dprank.studies.paper_b2.sensitivity.scenario3_check": _NEEDS["studies"],
     "dprank.studies.paper_b2.sensitivity.scenario3_grid": _NEEDS["studies"],
     "dprank.studies.paper_b2.sensitivity.scenario5_agreement": _NEEDS["studies"],
@@ -237,12 +210,10 @@ EXCLUDED: dict[str, str] = {
     "dprank.studies.paper_b2_car.read_car_data": _NEEDS["studies"],
     "dprank.studies.paper_b2_car.simulate_replicate": _NEEDS["studies"],
     "dprank.studies.paper_b2_car.simulate_replicates": _NEEDS["studies"],
-    "dprank.studies.paper_b2_car.table1_ranks": _NEEDS["studies"],
     "dprank.studies.paper_b2_car.table2": _NEEDS["studies"],
     "dprank.studies.paper_b2_car.tidy_replicates": _NEEDS["studies"],
     "dprank.studies.paper_b1.scheme_table": _NEEDS["studies"],
     "dprank.studies.paper_b1.scheme_trends": _NEEDS["studies"],
-    "dprank.studies.paper_b1.trend_word": _NEEDS["studies"],
     "dprank.studies.paper_b1_movielens.expected_comparisons": _NEEDS["studies"],
     "dprank.studies.paper_b1_movielens.read_ratings": _NEEDS["studies"],
     "dprank.studies.paper_b1_movielens.reference_theta": _NEEDS["studies"],
@@ -262,9 +233,6 @@ EXCLUDED: dict[str, str] = {
     "dprank.studies.benchmark.synthetic_replicate": _NEEDS["studies"],
     "dprank.studies.benchmark.threshold_table": _NEEDS["studies"],
     "dprank.studies.benchmark.user_budgets": _NEEDS["studies"],
-    "dprank.studies.beyond_scale.chunk_count": _NEEDS["studies"],
-    "dprank.studies.beyond_scale.chunk_replicates": _NEEDS["studies"],
-    "dprank.studies.beyond_scale.edge_probability": _NEEDS["studies"],
     "dprank.studies.beyond_scale.fit_rate": _NEEDS["studies"],
     "dprank.studies.beyond_scale.rate": _NEEDS["studies"],
     "dprank.studies.beyond_scale.reps_for": _NEEDS["studies"],
@@ -1948,24 +1916,32 @@ def api_modules() -> list[str]:
 def test_every_public_function_has_a_case():
     """Each public function (``__all__``) of each module of the API reference has a case.
 
-    A case in this file, ``test_properties_library.py`` or ``test_properties_io.py``,
-    or an entry of :data:`EXCLUDED` with the reason it cannot be called with
-    generated arguments.
+    A case in this file, ``test_properties_library.py``, ``test_properties_io.py`` or
+    ``test_properties_studies.py``, or an entry of :data:`EXCLUDED` with the reason it
+    cannot be called with generated arguments.
     """
     import test_properties_io
     import test_properties_library
+    import test_properties_studies
 
-    builders = [*BUILDERS, *test_properties_library.BUILDERS, *test_properties_io.BUILDERS]
+    builders = [
+        *BUILDERS,
+        *test_properties_library.BUILDERS,
+        *test_properties_io.BUILDERS,
+        *test_properties_studies.BUILDERS,
+    ]
     covered = {getattr(f, "__wrapped__", f) for f in builders}
     modules = api_modules()
     assert len(modules) > 50 and "dprank.noise" in modules, modules
-    missing, stale = [], set(EXCLUDED)
+    missing, both, stale = [], [], set(EXCLUDED)
     for name in modules:
         mod = importlib.import_module(name)
         for fn_name in getattr(mod, "__all__", ()):
             obj = getattr(mod, fn_name)
             qualified = f"{name}.{fn_name}"
             stale.discard(qualified)
+            if qualified in EXCLUDED and obj in covered:
+                both.append(qualified)
             if not inspect.isfunction(obj) or obj in covered or qualified in EXCLUDED:
                 continue
             if fn_name == "stable_id":  # variadic: test_stable_id_property
@@ -1973,6 +1949,7 @@ def test_every_public_function_has_a_case():
             missing.append(qualified)
     assert not missing, f"public functions without a property test: {missing}"
     assert not stale, f"EXCLUDED names no public function: {sorted(stale)}"
+    assert not both, f"EXCLUDED but with a case (remove from EXCLUDED): {both}"
     assert dprank.rank is api.rank
 
 
