@@ -16,18 +16,23 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_properties import BAD_COUNT, BAD_COUNT1, INF, NAN, _call, _name, _rejects, kw
+from hypothesis.extra import numpy as hnp
+from test_properties import BAD_COUNT, BAD_COUNT1, INF, NAN, _call, _name, _rejects, generator, kw
 
-from dprank import docs_includes
+from dprank import docs_includes, methods
 from dprank.plotting import style
 from dprank.studies import (
+    benchmark,
     beyond_scale,
     paper_a_edge,
     paper_a_individual,
     paper_b1,
     paper_b2,
     paper_b2_car,
+    privacy_audit,
 )
+from dprank.studies import intervals as study_intervals
+from dprank.studies import paper_b1_movielens as movielens
 from dprank.studies.paper_b2 import scenarios, sensitivity, timing
 from dprank.yamlfile import read_yaml
 
@@ -218,6 +223,141 @@ case(
         sorted(r.tolist()) == list(range(1, 11))
         and all(r[item - 1] == rank for rank, item in enumerate(kw["order"], start=1))
     ),
+)
+
+
+# ---- jobs' keyword arguments and the studies' draws
+for _mod, _section in ((paper_a_edge, "paper_a_edge"), (paper_a_individual, "paper_a_individual")):
+    case(
+        _mod.stage_kwargs,
+        kw(
+            stage=st.sampled_from(["simulate", "privatize"]),
+            config=st.just(CONFIG),
+            experiment=experiments(_section),
+            cell=lambda kw, m=_mod, sec=_section: st.sampled_from(
+                m.cell_names(CONFIG[sec]["experiments"][kw["experiment"]])
+            ),
+            chunk=st.just(0),
+            protocol=st.sampled_from(["paper", "authors"]),
+        ),
+        lambda r, kw: r["experiment"] == kw["experiment"] and r["seed"] == CONFIG["seed"],
+        stage=["bogus"],
+    )
+case(
+    paper_b2.blocks,
+    kw(exp=experiment_of("paper_b2")),
+    lambda r, kw: len(r) >= 1,
+)
+case(
+    paper_b2.cell_params,
+    kw(
+        exp=experiment_of("paper_b2"),
+        name=lambda kw: st.sampled_from(paper_b2.cell_names(kw["exp"])),
+    ),
+    lambda r, kw: len(r) >= 1,
+)
+_CELL = {"model": "btl", "m": 10, "L": 20}
+case(
+    scenarios.true_scores,
+    kw(cell=st.just(_CELL), rng=generator(), law=st.sampled_from(["uniform", "unit_spaced"])),
+    lambda r, kw: r.shape == (10,) and np.isfinite(r).all(),
+    law=["bogus"],
+)
+case(
+    scenarios.user_budgets,
+    kw(cell=st.just(_CELL), eps=st.just({"range": [1.0, 5.0]}), rng=generator()),
+    lambda r, kw: r.shape == (20,) and np.all((r >= 1.0) & (r <= 5.0)),
+)
+case(
+    scenarios.shifted_budgets,
+    kw(a_range=st.just((0.2, 2.0)), width=st.floats(0.1, 2), L=st.integers(1, 30), rng=generator()),
+    lambda r, kw: 0.2 <= r[0] <= 2.0 and r[1].shape == (kw["L"],) and np.all(r[1] > 0),
+)
+case(
+    sensitivity.theta_law,
+    kw(half=st.floats(0.1, 5)),
+    lambda r, kw: isinstance(r, str) and r.startswith("uniform"),
+    half=[0.0, -1.0, NAN, INF],
+)
+case(
+    study_intervals.design_key,
+    kw(spec=st.dictionaries(st.sampled_from("abc"), st.integers(0, 9), max_size=3)),
+    lambda r, kw: 0 <= r < 2**63 and r == study_intervals.design_key(dict(kw["spec"])),
+)
+case(study_intervals.check_section, kw(section=st.just(CONFIG["intervals"])), lambda r, kw: r == [])
+case(
+    study_intervals.selected_designs,
+    kw(section=st.just(CONFIG["intervals"])),
+    lambda r, kw: set(r) <= set(CONFIG["intervals"]["designs"]) and r,
+)
+case(
+    beyond_scale.rate,
+    kw(n=st.integers(10, 10**6), p=st.floats(0.001, 1), eps=st.floats(0.1, 10)),
+    lambda r, kw: r > 0 and math.isfinite(r),
+)
+case(
+    beyond_scale.reps_for,
+    kw(section=st.just(CONFIG["beyond_scale"]), n=st.sampled_from(CONFIG["beyond_scale"]["n"])),
+    lambda r, kw: isinstance(r, int) and r >= 1,
+)
+case(
+    benchmark.accountings,
+    kw(method=st.sampled_from(methods.all_methods())),
+    lambda r, kw: isinstance(r, tuple) and len(r) >= 1,
+)
+case(benchmark.plugin_methods, kw(config=st.just(CONFIG)), lambda r, kw: isinstance(r, dict))
+case(
+    privacy_audit.fixed_noise_counts_audit,
+    kw(
+        eps=st.floats(0.2, 3),
+        n=st.integers(3, 4),
+        trials=st.integers(4, 8),
+        rng=generator(),
+        alpha=st.just(0.05),
+    ),
+    lambda r, kw: r.claimed_eps == kw["eps"] and r.lower_bound >= 0,
+    eps=[0.0, -1.0, NAN],
+)
+case(
+    movielens.sample_released_wins,
+    kw(
+        L=st.integers(1, 5),
+        wins=lambda kw: hnp.arrays(np.int64, (3, 3), elements=st.integers(0, kw["L"])),
+        eps=st.floats(0.1, 5) | st.just(INF),
+        rng=generator(),
+    ),
+    lambda r, kw: r.shape == (3, 3) and r.min() >= 0 and r.max() <= kw["L"],
+    eps=[0.0, -1.0, NAN],
+)
+_RATINGS = hnp.arrays(np.float64, (4, 3), elements=st.integers(0, 5).map(float))
+case(
+    movielens.expected_comparisons,
+    kw(ratings=_RATINGS),
+    lambda r, kw: r.shape[0] == 4 and np.all((r >= 0) & (r <= 1)),
+)
+case(
+    movielens.user_comparisons,
+    kw(ratings=_RATINGS, rng=generator()),
+    lambda r, kw: r.shape[0] == 4 and set(np.unique(r)) <= {0, 1},
+)
+case(
+    movielens.reference_theta,
+    kw(ratings=st.just(np.array([[5.0, 3.0, 1.0], [4.0, 4.0, 2.0], [1.0, 2.0, 5.0]]))),
+    lambda r, kw: r.shape == (3,) and abs(r.sum()) < 1e-8,
+)
+_Y = hnp.arrays(np.float64, (3, 3), elements=st.integers(0, 1).map(float))
+case(
+    paper_b2_car.intransitivity,
+    kw(y=_Y, m=st.just(3)),
+    lambda r, kw: r["n_users"] == 3 and 0 <= r["n_intransitive"] <= 3,
+)
+case(
+    paper_b2_car.nonprivate_fits,
+    kw(y=st.just(np.array([[1.0, 1.0, 1.0], [1.0, 0.0, 1.0], [1.0, 1.0, 0.0]])), m=st.just(3)),
+    lambda r, kw: (
+        all(sorted(v.tolist()) == [1, 2, 3] for v in r["ranks"].values())
+        and r["ranks"]["count"][0] == 1
+    ),  # item 1 wins all its comparisons
 )
 
 
