@@ -13,13 +13,14 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from test_properties import BAD_COUNT, BAD_COUNT1, INF, NAN, _call, _name, _rejects, generator, kw
 
-from dprank import docs_includes, methods
+from dprank import docs_includes, methods, report
 from dprank.plotting import style
 from dprank.studies import (
     benchmark,
@@ -361,6 +362,54 @@ case(
 )
 
 
+case(
+    paper_b2.stage_kwargs,
+    kw(
+        stage=st.just("simulate"),
+        config=st.just(CONFIG),
+        experiment=experiments("paper_b2"),
+        cell=lambda kw: st.sampled_from(
+            paper_b2.cell_names(CONFIG["paper_b2"]["experiments"][kw["experiment"]])
+        ),
+        chunk=st.just(0),
+    ),
+    lambda r, kw: r["experiment"] == kw["experiment"] and r["seed"] == CONFIG["seed"],
+)
+_DESIGNS = CONFIG["intervals"]["designs"]
+case(
+    study_intervals.simulate_design,
+    kw(
+        spec=st.sampled_from(sorted(_DESIGNS)).map(_DESIGNS.get),
+        theta=st.just(np.zeros(CONFIG["intervals"]["n_items"])),
+        rng=generator(),
+    ),
+    lambda c, kw: c.n_items == CONFIG["intervals"]["n_items"] and c.n_records >= 1,
+)
+_SYNTH = CONFIG["benchmark"]["synthetic"]
+case(
+    benchmark.synthetic_replicate,
+    kw(
+        dataset=st.sampled_from(sorted(_SYNTH)),
+        spec=lambda kw: st.just(_SYNTH[kw["dataset"]]),
+        seed=st.integers(0, 100),
+        replicate=st.integers(0, 3),
+    ),
+    lambda r, kw: r[0].n_items == kw["spec"]["n"] and r[1].shape == (kw["spec"]["n"],),
+)
+_BENCH_DATA = benchmark.synthetic_replicate("btl20", _SYNTH["btl20"], 0, 0)[0]
+case(
+    benchmark.user_budgets,
+    kw(
+        method=st.sampled_from(methods.all_methods()),
+        comparisons=st.just(_BENCH_DATA),
+        eps=st.floats(0.1, 5),
+        accounting=st.sampled_from(["user", "comparison", "none"]),
+    ),
+    lambda r, kw: np.all(np.asarray(r) > 0),
+    accounting=["bogus", None],
+)
+
+
 # ---- plot style and docs tables
 def _grid(nrows, ncols):
     fig, axes = style.panel_grid(nrows, ncols)
@@ -400,6 +449,22 @@ case(
     ),
     lambda r, kw: r.count("\n") == 2 + len(kw["rows"]),
     align=["x", "", None],
+)
+case(
+    docs_includes.b2_products,
+    kw(config=st.just(CONFIG), experiment=experiments("paper_b2")),
+    lambda r, kw: isinstance(r, str),
+)
+case(
+    report.csv_page,
+    kw(frame=st.just(pd.DataFrame({"a": [1, 2]})), caption=st.text("abc", min_size=1, max_size=5)),
+    lambda r, kw: r.startswith("<!DOCTYPE html>") and f"<title>{kw['caption']}</title>" in r,
+)
+case(
+    report.load_deviations,
+    kw(path=st.just(ROOT / "resources" / "deviations.yaml")),
+    lambda r, kw: isinstance(r, list) and all(isinstance(e, dict) for e in r),
+    path=[None, 3, ""],
 )
 case(
     docs_includes.paper_a_figures,

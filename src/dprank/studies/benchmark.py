@@ -199,6 +199,8 @@ def user_budgets(method: Method, comparisons: Comparisons, eps: float, accountin
         ``"user"``), ``eps`` for every user (local, ``"comparison"``), ``inf``
         (non-private).
     """
+    if accounting not in ("user", "comparison", "none"):
+        raise ValueError(f"accounting must be 'user', 'comparison' or 'none', got {accounting!r}")
     if accounting == "none" or method.trust_model == "none":
         return math.inf
     counts = comparisons.per_user_counts()
