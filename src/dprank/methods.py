@@ -836,7 +836,8 @@ def method_from_path(
     try:
         func = getattr(importlib.import_module(module_name), attr)
     except (ImportError, AttributeError) as exc:
-        raise ValueError(f"spec {spec!r} names no importable function: {exc}") from None
+        # chained, so that a caller can tell an import failure (its __cause__) apart
+        raise ValueError(f"spec {spec!r} names no importable function: {exc}") from exc
 
     def fit(comparisons, eps, rng, **options) -> Fit:
         out = func(comparisons, eps, rng, **options)

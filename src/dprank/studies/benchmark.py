@@ -134,12 +134,14 @@ def load_method(name: str, entry: Mapping) -> Method:
             release=entry.get("release", "rr") if entry["trust_model"] == "local" else None,
             description=entry.get("description", ""),
         )
-    except (ImportError, AttributeError) as exc:
-        raise ValueError(
-            f"benchmark method {name!r}: cannot load {spec!r} ({type(exc).__name__}: {exc}); "
-            "expected 'package.module:function' importable from the project root"
-        ) from None
-    except ValueError as exc:
+    except (ImportError, AttributeError, ValueError) as exc:
+        cause = exc if isinstance(exc, (ImportError, AttributeError)) else exc.__cause__
+        if isinstance(cause, (ImportError, AttributeError)):
+            raise ValueError(
+                f"benchmark method {name!r}: cannot load {spec!r} "
+                f"({type(cause).__name__}: {cause}); "
+                "expected 'package.module:function' importable from the project root"
+            ) from None
         raise ValueError(f"benchmark method {name!r}: {exc}") from None
     if not callable(method.fit):
         raise ValueError(f"benchmark method {name!r}: {spec!r} is not callable")
