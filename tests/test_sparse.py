@@ -79,7 +79,9 @@ def test_weighted_mle_matches_dense(link, p):
     S = N * rng.uniform(-0.1, 1.1, iu.size)  # debiased plug-ins leave [0, N]
     kw = {"gtol": 1e-12}
     dense = fit_weighted_mle(S, N, m, 0.05, link, **kw)
-    comp = Comparisons(n_items=m, i=iu[obs], j=ju[obs], y=S[obs] / N[obs], count=N[obs])
+    comp = Comparisons(
+        n_items=m, i=iu[obs], j=ju[obs], y=S[obs] / N[obs], count=N[obs], weighted=True
+    )
     sp = fit_weighted_mle(comp, None, m, 0.05, link, **kw)
     assert dense.converged and sp.converged
     assert sp.method == "newton-cg"

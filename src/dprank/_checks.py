@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 
 import numpy as np
 
@@ -131,6 +132,34 @@ def shape(value, name: str):
             raise ValueError(
                 f"{name} must be a non-negative int or a tuple of them (a shape), got {value!r}"
             )
+    return value
+
+
+def path(value, name: str = "path"):
+    """``value`` after checking that it is a file path: a non-empty str or an ``os.PathLike``."""
+    if not isinstance(value, (str, os.PathLike)):
+        raise TypeError(
+            f"{name} must be a file path (a str or pathlib.Path), got {type(value).__name__} "
+            f"{value!r}"
+        )
+    if isinstance(value, str) and not value:
+        raise ValueError(f"{name} must be a file path, got the empty string")
+    return value
+
+
+def text(value, name: str) -> str:
+    """``value`` after checking that it is a str."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, got {type(value).__name__} {value!r}")
+    return value
+
+
+def frame(value, name: str = "frame"):
+    """``value`` after checking that it is a :class:`pandas.DataFrame`."""
+    import pandas as pd
+
+    if not isinstance(value, pd.DataFrame):
+        raise TypeError(f"{name} must be a pandas DataFrame, got {type(value).__name__}")
     return value
 
 

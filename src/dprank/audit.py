@@ -304,6 +304,21 @@ def _counts_above(sorted_x: np.ndarray, t: np.ndarray) -> np.ndarray:
     return sorted_x.size - np.searchsorted(sorted_x, t, side="right")
 
 
+_ABSENT = object()  # an argument the audit does not take
+
+
+def _check_audit(eps, trials, rng, alpha, *, n=_ABSENT, min_n=2, L=_ABSENT) -> None:
+    """The arguments every audit takes, each checked by name before any run."""
+    _checks.positive_finite(eps, "eps")
+    _checks.count(trials, "trials", 4)
+    _checks.rng(rng)
+    _checks.probability(alpha, "alpha", low_open=True, high_open=True)
+    if n is not _ABSENT:
+        _checks.count(n, "n", min_n)
+    if L is not _ABSENT:
+        _checks.count(L, "L", 1)
+
+
 def audit_mechanism(
     name: str,
     sample_d0: Sampler,
@@ -352,9 +367,16 @@ def audit_mechanism(
     bound uses only the second half, on which the chosen event is fixed, so
     the Clopper-Pearson intervals are valid.
     """
+    _checks.positive(claimed_eps, "claimed_eps")
+    _checks.count(trials, "trials", 4)
+    _checks.rng(rng, noise_source=True)
+    _checks.probability(alpha, "alpha", low_open=True, high_open=True)
+    for name, sampler in (("sample_d0", sample_d0), ("sample_d1", sample_d1)):
+        if not callable(sampler):
+            raise TypeError(f"{name} must be a function (rng, size) -> samples, got {sampler!r}")
+    if not 0 <= _checks.real(claimed_delta, "claimed_delta") < 1:
+        raise ValueError(f"claimed_delta must be in [0, 1), got {claimed_delta!r}")
     trials = int(trials)
-    if trials < 4:
-        raise ValueError("need at least 4 trials")
     n_sel = trials // 2
     n_test = trials - n_sel
     s0 = np.sort(np.asarray(sample_d0(rng, n_sel), dtype=np.float64))
@@ -427,6 +449,7 @@ def audit_randomized_response(
 
     The statistic is the released bit; the exact loss is :func:`exact_rr_epsilon`.
     """
+    _check_audit(eps, trials, rng, alpha)
     return _rr_audit("randomized_response", eps, trials, rng, alpha, lambda bits: bits)
 
 
@@ -439,8 +462,8 @@ def audit_debiased_rr(
     ``w_l > 0`` (:func:`dprank.ldp.adrr_weights`) depends only on the budgets,
     so the release is post-processing of RR: same exact loss ``eps``.
     """
-    if not weight > 0:
-        raise ValueError("the ADRR weight must be positive")
+    _check_audit(eps, trials, rng, alpha)
+    _checks.positive_finite(weight, "weight")
     return _rr_audit(
         "debiased_rr", eps, trials, rng, alpha, lambda bits: weight * debias(bits, eps)
     )
@@ -463,6 +486,7 @@ def audit_laplace_ldp(
 
     Sensitivity 1, so the exact loss is ``eps`` (attained for outputs ``>= 1``).
     """
+    _check_audit(eps, trials, rng, alpha)
     return _laplace_audit("laplace_ldp", eps, eps, trials, rng, alpha)
 
 
@@ -474,6 +498,7 @@ def broken_laplace_ldp(
     Half the required scale: the true loss is ``2 eps``, so a correct audit
     flags a VIOLATION with enough trials.
     """
+    _check_audit(eps, trials, rng, alpha)
     return _laplace_audit("broken_laplace_ldp", eps, 2.0 * eps, trials, rng, alpha)
 
 
@@ -554,6 +579,8 @@ def audit_noisy_counts_edge(
         (Neyman-Pearson; exact loss ``eps``); ``"difference"``:
         ``N~_0 - N~_1``; ``"item"``: ``N~_0`` alone (loss ``eps / 2``).
     """
+    _check_audit(eps, trials, rng, alpha, n=n)
+    _checks.count(n, "n", 2)
     wins0 = _complete_wins(n)
     wins1 = wins0.copy()
     wins1[0, 1], wins1[1, 0] = 0.0, 1.0
@@ -590,6 +617,7 @@ def audit_noisy_counts_individual(
         reports a VIOLATION of the claim ``eps`` for the noisy counts
         (the top-k set of Algorithm 3, a post-processing, may lose less).
     """
+    _check_audit(eps, trials, rng, alpha, n=n, L=L)
     if L < 1 or n < 2:
         raise ValueError("need L >= 1 and n >= 2")
     wins0 = _complete_wins(n)
@@ -640,6 +668,16 @@ def _grad_hess_btl(theta: np.ndarray, wins: np.ndarray, gamma: float):
     return grad, hess
 
 
+def _check_density_args(theta, wins, gamma, lam):
+    """``theta`` and ``wins`` as float arrays after checking the density's arguments by name."""
+    theta = _checks.finite(theta, "theta", ndim=(1, 2))
+    wins = _checks.win_matrix(wins, "wins")
+    _checks.same_last_axis(theta, wins, "theta and wins")
+    _checks.positive_finite(gamma, "gamma")
+    _checks.positive_finite(lam, "lam")
+    return np.asarray(theta, dtype=np.float64), np.asarray(wins, dtype=np.float64)
+
+
 def perturbed_mle_log_density(theta, wins, gamma: float, lam: float) -> np.ndarray:
     """Log density of Algorithm 1's output ``theta`` (BTL), up to the constant ``-n log(2 lam)``.
 
@@ -664,10 +702,10 @@ def perturbed_mle_log_density(theta, wins, gamma: float, lam: float) -> np.ndarr
     numpy.ndarray
         ``(R,)`` (or scalar array) log densities.
     """
-    theta = np.asarray(theta, dtype=np.float64)
+    theta, wins = _check_density_args(theta, wins, gamma, lam)
     single = theta.ndim == 1
     th = np.atleast_2d(theta)
-    grad, hess = _grad_hess_btl(th, np.asarray(wins, dtype=np.float64), float(gamma))
+    grad, hess = _grad_hess_btl(th, wins, float(gamma))
     _, logdet = np.linalg.slogdet(hess)
     out = -np.abs(grad).sum(axis=1) / lam + logdet
     return out[0] if single else out
@@ -704,8 +742,7 @@ def perturbed_mle_neighbours(n: int, adjacency: str = "flip") -> tuple[np.ndarra
     and 1, leaving item ``n-1`` isolated (Proposition 2.1's case
     ``(k, l) != (i, j)``, where the Hessian, hence ``gamma``, matters).
     """
-    if n < 3:
-        raise ValueError("need n >= 3")
+    _checks.count(n, "n", 3)
     if adjacency == "flip":
         wins0 = _complete_wins(n)
         wins1 = wins0.copy()
@@ -794,6 +831,7 @@ def audit_perturbed_mle_edge(
     ``||grad R(t; y1)||_1 - ||grad R(t; y0)||_1`` over ``lambda``, at most
     ``2 / lambda = eps / 4`` whatever ``gamma``; ``exact_eps`` reports it.
     """
+    _check_audit(eps, trials, rng, alpha, n=n, min_n=3)
     lam = edge_mle_noise_scale(eps, BTL.kappa1)
     gamma = private_edge_gamma(eps) if gamma is None else float(gamma)
     if not gamma > 0:
@@ -916,12 +954,10 @@ def constrained_perturbed_mle_log_density(theta, wins, gamma: float, lam: float)
     numpy.ndarray
         ``(R,)`` (or scalar array) log densities.
     """
-    if not lam > 0:
-        raise ValueError("lam must be positive")
-    theta = np.asarray(theta, dtype=np.float64)
+    theta, wins = _check_density_args(theta, wins, gamma, lam)
     single = theta.ndim == 1
     th = np.atleast_2d(theta)
-    grad, hess = _grad_hess_btl(th, np.asarray(wins, dtype=np.float64), float(gamma))
+    grad, hess = _grad_hess_btl(th, wins, float(gamma))
     basis = _sum_zero_basis(th.shape[1])
     _, logdet = np.linalg.slogdet(basis.T @ hess @ basis)
     out = logdet + _log_line_integral(grad, float(lam))
@@ -940,8 +976,8 @@ def individual_mle_neighbours(
     are "``n-1`` beats 0" in ``D0`` and "1 beats 0" in ``D1``, which moves
     curvature from pair ``(0, n-1)`` to pair ``(0, 1)`` (the Hessian changes).
     """
-    if n < 3 or L < 1:
-        raise ValueError("need n >= 3 and L >= 1")
+    _checks.count(n, "n", 3)
+    _checks.count(L, "L", 1)
     wins0 = _complete_wins(n)
     wins1 = wins0.copy()
     if adjacency == "flip":
@@ -1011,6 +1047,7 @@ def audit_perturbed_mle_individual(
     ``2L / lam``, which ``exact_eps`` reports. Under ``"replace"`` the Hessian
     changes as well and no closed form is known (``exact_eps`` is ``None``).
     """
+    _check_audit(eps, trials, rng, alpha, n=n, min_n=3, L=L)
     if not (eps > 0 and math.isfinite(eps)):
         raise ValueError("eps must be positive and finite")
     lam = individual_mle_noise_scale(eps, L)
@@ -1160,8 +1197,9 @@ def one_shot_top1_probabilities(wins, eps: float, p: float = 1.0) -> np.ndarray:
     -------
     (n,) numpy.ndarray
     """
-    if not (eps > 0 and math.isfinite(eps)):
-        raise ValueError("eps must be positive and finite")
+    _checks.win_matrix(wins, "wins")
+    _checks.positive_finite(eps, "eps")
+    _checks.probability(p, "p", low_open=True)
     pi, scale = _one_shot_location_scale(wins, eps, p)
     return _top1_probabilities(pi[None, :], np.array([scale]))[0]
 
@@ -1235,11 +1273,10 @@ def one_shot_worst_neighbours(n: int, eps: float) -> tuple[np.ndarray, np.ndarra
     loss : float
         Their exact loss.
     """
-    n = int(n)
+    n = _checks.count(n, "n", 2)
     if not 2 <= n <= _MAX_TOURNAMENT_N:
         raise ValueError(f"need 2 <= n <= {_MAX_TOURNAMENT_N} (exhaustive search)")
-    if not (eps > 0 and math.isfinite(eps)):
-        raise ValueError("eps must be positive and finite")
+    _checks.positive_finite(eps, "eps")
     r0, r1, loss = _worst_one_shot_pair(n, float(eps))
     if r0 < 0:
         raise ValueError("no tournament pair with a finite noise scale")
@@ -1294,6 +1331,7 @@ def audit_one_shot(
     ``rho`` of the chain, so flipping one comparison changes the scale as
     well as the location ``pi``; the exact laws account for both.
     """
+    _check_audit(eps, trials, rng, alpha, n=n)
     if k != 1:
         raise ValueError("only k = 1 is supported")
     if neighbours is None:
@@ -1348,6 +1386,8 @@ def audit_noisy_obj(
     neighbour flips the outcome of ``(0, 1)``. Statistic ``theta~_0 - theta~_1``
     of the centred output. The claim is ``(eps, delta)``.
     """
+    _check_audit(eps, trials, rng, alpha)
+    _checks.probability(delta, "delta", low_open=True, high_open=True)
     iu, _ = np.triu_indices(m, k=1)
     n_obs = np.ones(iu.size)
     wins0 = np.ones(iu.size)

@@ -33,6 +33,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from . import _checks
+
 __all__ = [
     "BLOCK_BEGIN",
     "BLOCK_END",
@@ -71,6 +73,11 @@ def summarise_benchmarks(files: Mapping[str, Iterable[str | Path]]) -> pd.DataFr
         cpu_ratio_max`` sorted by rule. ``max_rss`` is ``"-"`` in a benchmark
         of a job too short to sample; it counts as 0 there.
     """
+    if not isinstance(files, Mapping):
+        raise TypeError(f"files must map rule names to benchmark files, got {files!r}")
+    for rule, paths in files.items():
+        if isinstance(paths, (str, bytes)) or not isinstance(paths, Iterable):
+            raise TypeError(f"files[{rule!r}] must be a list of benchmark files, got {paths!r}")
     rows = []
     for rule, paths in sorted(files.items()):
         frames = [pd.read_csv(p, sep="\t") for p in paths]
@@ -114,6 +121,17 @@ def rule_resources(
     See the module docstring for the rules; the defaults are the ones the
     committed profile uses. A row with ``jobs`` 0 (never measured) gets :data:`UNMEASURED`.
     """
+    if not isinstance(row, (Mapping, pd.Series)):
+        raise TypeError(f"row must be a mapping (a row of summarise_benchmarks), got {row!r}")
+    missing = [k for k in ("seconds_max", "max_rss_mb", "cpu_ratio_max") if k not in row]
+    if missing:
+        raise ValueError(f"row lacks {missing} (a row of summarise_benchmarks)")
+    _checks.positive_finite(runtime_factor, "runtime_factor")
+    _checks.positive_finite(mem_factor, "mem_factor")
+    _checks.count(min_runtime, "min_runtime", 1)
+    _checks.count(mem_overhead_mb, "mem_overhead_mb")
+    _checks.count(mem_step, "mem_step", 1)
+    _checks.count(min_mem_mb, "min_mem_mb", 1)
     if "jobs" in row and int(row["jobs"]) == 0:
         return dict(UNMEASURED)
     runtime = max(min_runtime, math.ceil(runtime_factor * float(row["seconds_max"]) / 60.0))
@@ -129,6 +147,12 @@ def render_resources_block(summary: pd.DataFrame, **kwargs) -> str:
     also ask for ``--exclusive`` (``slurm_extra``). Output is sorted by rule,
     so the block is a deterministic function of the summary.
     """
+    _checks.frame(summary, "summary")
+    missing = [
+        c for c in ("rule", "seconds_max", "max_rss_mb", "cpu_ratio_max") if c not in summary
+    ]
+    if missing:
+        raise ValueError(f"summary lacks the columns {missing} (summarise_benchmarks makes them)")
     lines = [
         BLOCK_BEGIN,
         "# From the benchmark files of a full run (resources/cluster/benchmarks.csv):",
@@ -160,9 +184,12 @@ def replace_block(text: str, block: str) -> str:
     ValueError
         If the markers are missing or out of order.
     """
+    _checks.text(text, "text")
+    _checks.text(block, "block")
     pattern = re.compile(re.escape(BLOCK_BEGIN) + r".*?" + re.escape(BLOCK_END) + r"\n?", re.S)
     if len(pattern.findall(text)) != 1:
         raise ValueError(
-            f"expected exactly one block from {BLOCK_BEGIN!r} to {BLOCK_END!r} in the profile"
+            f"text must hold exactly one block from {BLOCK_BEGIN!r} to {BLOCK_END!r} "
+            "(the profile's generated resources)"
         )
     return pattern.sub(lambda _: block, text)

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import _checks
+
 __all__ = ["Comparisons", "PairStatistics", "PairSums", "connected_components"]
 
 
@@ -102,15 +104,29 @@ class Comparisons:
         Outcome for ``i``: 1.0 = ``i`` won, 0.0 = ``j`` won (released local-DP
         data may hold other real values, e.g. Laplace-perturbed outcomes).
     count : (m,) float64 array
-        Multiplicity of the record (``> 0``): a whole number for raw comparisons
-        (:meth:`from_winner_loser` takes only those), a weight for the weighted
-        records of the local-DP plug-in estimators.
+        Multiplicity of the record: a positive whole number (how many times the
+        comparison was made). With ``weighted=True`` a positive real weight instead.
     user : (m,) int64 array or None
         User index ``0..n_users-1`` of each record.
     labels : (n_items,) array or None
         Item labels, one per item and all distinct; ``None`` means ``0..n_items-1``.
     user_epsilon : (n_users,) float64 array or None
         Per-user local-DP budget of released data.
+    weighted : bool, keyword-only, default False
+        ``True`` makes ``count`` a positive real weight instead of a multiplicity:
+        the records that the local-DP plug-in estimators aggregate (Paper B's
+        ``w_l * count``, :mod:`dprank.methods`) and the expected-count designs of
+        :mod:`dprank.intervals`. Only :meth:`pair_statistics` is meaningful on
+        them; a release or a central mechanism refuses non-whole counts.
+
+    Raises
+    ------
+    ValueError
+        Naming the first bad argument: an index out of range, ``i == j``, a
+        non-finite outcome, a count that is not a positive whole number (not
+        positive, with ``weighted=True``), repeated labels, a bad budget.
+    TypeError
+        If ``weighted`` is not a bool.
     """
 
     n_items: int
@@ -121,6 +137,7 @@ class Comparisons:
     user: np.ndarray | None = None
     labels: np.ndarray | None = None
     user_epsilon: np.ndarray | None = None
+    weighted: bool = field(default=False, kw_only=True)
     _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -140,10 +157,17 @@ class Comparisons:
             k = int(np.flatnonzero(same)[0])
             raise ValueError(f"record {k} compares item {i[k]} with itself (i == j)")
         y = _as_float("y", self.y, m)
+        weighted = _checks.flag(self.weighted, "weighted")
         count = _as_float("count", self.count, m)
         if np.any(count <= 0):
             k = int(np.flatnonzero(count <= 0)[0])
             raise ValueError(f"count[{k}] = {count[k]} must be positive")
+        if not weighted and m and not np.array_equal(count, np.rint(count)):
+            k = int(np.flatnonzero(count != np.rint(count))[0])
+            raise ValueError(
+                f"count[{k}] = {count[k]} must be a positive whole number (how many times "
+                "the comparison was made); real weights need Comparisons(..., weighted=True)"
+            )
         user = self.user
         if user is not None:
             user = _as_index("user", user)
@@ -182,6 +206,7 @@ class Comparisons:
         object.__setattr__(self, "user", user)
         object.__setattr__(self, "labels", labels)
         object.__setattr__(self, "user_epsilon", eps)
+        object.__setattr__(self, "weighted", weighted)
 
     # ------------------------------------------------------------------ constructors
     @classmethod
@@ -227,13 +252,17 @@ class Comparisons:
         """Edge list of a dense ``(n, n)`` win matrix (``wins[i, j]`` = wins of i over j).
 
         One record per nonzero off-diagonal entry: ``i`` beat ``j`` with
-        multiplicity ``wins[i, j]``.
+        multiplicity ``wins[i, j]``, a whole number.
         """
-        from . import _checks
-
         w = np.asarray(_checks.win_matrix(wins), dtype=np.float64)
         if np.any(np.diag(w) != 0):
             raise ValueError("wins has a nonzero diagonal (an item compared with itself)")
+        if not np.array_equal(w, np.rint(w)):
+            bad = np.argwhere(w != np.rint(w))[0]
+            raise ValueError(
+                f"wins[{bad[0]}, {bad[1]}] = {w[tuple(bad)]} must be a whole number "
+                "(how many times item i beat item j)"
+            )
         i, j = np.nonzero(w)
         return cls(n_items=w.shape[0], i=i, j=j, y=np.ones(i.size), count=w[i, j])
 

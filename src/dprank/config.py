@@ -29,6 +29,8 @@ import yaml
 
 from dprank.yamlfile import read_yaml
 
+from . import _checks
+
 __all__ = [
     "ConfigError",
     "estimate_cell_memory",
@@ -64,6 +66,7 @@ class ConfigError(ValueError):
 
 def load_schema(path: str | Path) -> dict:
     """Read a YAML JSON-schema file."""
+    _checks.path(path, "path")
     return read_yaml(path)
 
 
@@ -333,6 +336,12 @@ def estimate_cell_memory(section: str, cell: Mapping, replicates: int = 1) -> in
     int
         Estimated bytes.
     """
+    _checks.text(section, "section")
+    if not isinstance(cell, Mapping):
+        raise TypeError(
+            f"cell must be a mapping of a study's parameters, got {type(cell).__name__}"
+        )
+    _checks.count(replicates, "replicates")
     R = max(int(replicates), 1)
     f8 = 8
     if section == "paper_a_edge":
@@ -454,6 +463,13 @@ def validate_config(
     ConfigError
         Listing every violation, each with its key path and the fix.
     """
+    if not isinstance(config, dict):
+        raise TypeError(
+            f"config must be a dict (the parsed config file), got {type(config).__name__}"
+        )
+    if not isinstance(schema, dict):
+        _checks.path(schema, "schema")
+    _checks.flag(check_environment, "check_environment")
     if not isinstance(schema, dict):
         schema = load_schema(schema)
     validator = _Validator(schema)

@@ -36,6 +36,8 @@ from urllib.parse import urlparse
 from dprank.io import atomic_path
 from dprank.yamlfile import read_yaml
 
+from . import _checks
+
 __all__ = [
     "CONFIG_KEY",
     "DATA_DIR",
@@ -235,6 +237,7 @@ def load_registry(path: str | os.PathLike) -> dict[str, Dataset]:
     ValueError
         If the file's structure is wrong; the message names the offending entry and key.
     """
+    _checks.path(path, "path")
     doc = read_yaml(path)
     if not isinstance(doc, Mapping) or not isinstance(doc.get("datasets"), Mapping):
         raise ValueError(f"{path}: expected a top-level mapping 'datasets: {{name: entry}}'")
@@ -259,6 +262,7 @@ def sha256(path: str | os.PathLike) -> str:
     str
         64 lower-case hex digits.
     """
+    _checks.path(path, "path")
     digest = hashlib.sha256()
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
@@ -336,6 +340,10 @@ def verify_local(
         differs from the registry's: the message names the file, both hashes and how
         to restore it.
     """
+    if isinstance(paths, (str, os.PathLike)) or not isinstance(paths, (list, tuple)):
+        raise TypeError(f"paths must be a list of file paths, got {paths!r}")
+    for _p in paths:
+        _checks.path(_p, "paths")
     root = Path(os.path.abspath(data_dir))
     inside = []
     for path in map(Path, paths):
@@ -390,6 +398,8 @@ def resolve_mirror(config_value: str | os.PathLike | None) -> Path | None:
     DataError
         If the chosen mirror does not exist or is not a folder.
     """
+    if config_value is not None and config_value != "":  # "" leaves the key unset
+        _checks.path(config_value, "config_value")
     env = os.environ.get(ENV_VAR, "")
     if env:
         value, source = env, f"environment variable {ENV_VAR}"

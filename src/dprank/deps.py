@@ -14,6 +14,8 @@ import functools
 import os
 from pathlib import Path
 
+from . import _checks
+
 __all__ = ["module_files", "script_files"]
 
 _PACKAGE = "dprank"
@@ -104,6 +106,8 @@ def module_files(module: str, src: str | Path) -> list[str]:
         Sorted file paths (as ``src / relative path``), including the
         ``__init__.py`` of every package on the way.
     """
+    _checks.text(module, "module")
+    _checks.path(src, "src")
     return _cached(("module", module, str(src)), lambda: _module_closure(module, Path(src)))
 
 
@@ -139,6 +143,12 @@ def script_files(
     ``extra_modules`` names modules the script imports dynamically (a study's
     stage module chosen from a wildcard).
     """
+    _checks.path(script, "script")
+    _checks.path(src, "src")
+    if not isinstance(extra_modules, (tuple, list)) or not all(
+        isinstance(m, str) for m in extra_modules
+    ):
+        raise TypeError(f"extra_modules must be a tuple of module names, got {extra_modules!r}")
     key = ("script", str(script), str(src), tuple(extra_modules))
     return _cached(key, lambda: _script_closure(script, src, extra_modules))
 

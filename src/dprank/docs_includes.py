@@ -30,6 +30,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from dprank import _checks
 from dprank.report import agreement
 from dprank.studies import study_module
 
@@ -98,6 +99,7 @@ def markdown_table(header: Sequence[str], rows: Iterable[Sequence], align: str) 
     ValueError
         If a row or ``align`` does not have one entry per column, or there is no row.
     """
+    _checks.text(align, "align")
     if len(align) != len(header) or set(align) - {"l", "r"}:
         raise ValueError(f"align {align!r} must be one of 'l'/'r' per column ({len(header)})")
     rule = {"l": "---", "r": "---:"}

@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from . import _checks
 from .datasets import ENV_VAR, Dataset, fetch, load_registry, resolve_mirror, verify_local
 
 __all__ = [
@@ -56,6 +57,8 @@ CLI_MIRROR_HINT = (
 
 def registry(path: str | os.PathLike | None = None) -> dict[str, Dataset]:
     """The data set registry (default: :func:`default_registry_path`)."""
+    if path is not None:
+        _checks.path(path, "path")
     path = default_registry_path() if path is None else Path(path)
     if not path.is_file():
         raise FileNotFoundError(
@@ -134,6 +137,12 @@ def local_copy(dataset: Dataset, folders: list[str | os.PathLike]) -> Path | Non
         If the files are there but one does not match its registered sha256 (the
         message gives both hashes and how to restore it).
     """
+    if not isinstance(dataset, Dataset):
+        raise TypeError(f"dataset must be a registered dprank.datasets.Dataset, got {dataset!r}")
+    if isinstance(folders, (str, os.PathLike)) or not isinstance(folders, (list, tuple)):
+        raise TypeError(f"folders must be a list of folders, got {folders!r}")
+    for folder in folders:
+        _checks.path(folder, "folders")
     for folder in map(Path, folders):
         paths = [folder / f.path for f in dataset.files]
         if all(p.is_file() for p in paths):

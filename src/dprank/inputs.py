@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from . import _checks
 from .comparisons import Comparisons
 
 if TYPE_CHECKING:
@@ -125,6 +126,7 @@ class ComparisonTable:
 
 def file_sha256(path: str | os.PathLike) -> str:
     """sha256 (hex) of a file's bytes."""
+    _checks.path(path, "path")
     digest = hashlib.sha256()
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
@@ -214,6 +216,17 @@ def read_comparisons(
         A missing, unreadable or empty file, or any problem of
         :func:`comparisons_from_frame`, with the file's line numbers.
     """
+    _checks.path(path, "path")
+    _checks.text(epsilon_column, "epsilon_column")
+    for _name, _value in (
+        ("need_users", need_users),
+        ("need_epsilon", need_epsilon),
+        ("real_outcomes", real_outcomes),
+        ("aggregate", aggregate),
+    ):
+        _checks.flag(_value, _name)
+    if block_size is not None:
+        _checks.count(block_size, "block_size", 1)
     path = Path(path)
     source = os.fspath(path)
     eps_name = epsilon_column.strip().lower()
@@ -899,6 +912,15 @@ def comparisons_from_frame(
         but absent, a budget column that is absent or not positive, or budgets
         that differ within a user; the message names the first offending rows.
     """
+    _checks.frame(frame, "frame")
+    _checks.text(source, "source")
+    _checks.text(epsilon_column, "epsilon_column")
+    for _name, _value in (
+        ("need_users", need_users),
+        ("need_epsilon", need_epsilon),
+        ("real_outcomes", real_outcomes),
+    ):
+        _checks.flag(_value, _name)
     original = [str(c) for c in frame.columns]
     names = [c.strip().lower() for c in original]
     eps_name = epsilon_column.strip().lower()

@@ -80,6 +80,7 @@ import numpy as np
 import pandas as pd
 import scipy.special
 
+from . import _checks
 from .comparisons import Comparisons
 from .ldp import adrr_weights
 from .methods import Fit, Method, get_method
@@ -247,7 +248,12 @@ class _LocalDesign:
         else:
             w = np.full(c.n_records, 1.0 / c.user_epsilon.size)
         pairs = Comparisons(
-            n_items=c.n_items, i=c.i, j=c.j, y=np.zeros(c.n_records), count=w * c.count
+            n_items=c.n_items,
+            i=c.i,
+            j=c.j,
+            y=np.zeros(c.n_records),
+            count=w * c.count,
+            weighted=True,
         )
         ps = pairs.pair_statistics()
         return ps.a, ps.b, ps.n
@@ -278,7 +284,14 @@ def public_design(comparisons: Comparisons, method: str | Method, max_per_user: 
         Edge DP and non-private: the graph (outcomes dropped). Individual DP:
         ``n``, ``m``, ``L``. Local DP: the release itself.
     """
-    meth = method if isinstance(method, Method) else get_method(method)
+    if not isinstance(comparisons, Comparisons):
+        raise TypeError(
+            "comparisons must be a dprank.comparisons.Comparisons, "
+            f"got {type(comparisons).__name__}"
+        )
+    meth = _as_method(method)
+    if max_per_user is not None:
+        _checks.count(max_per_user, "max_per_user", 1)
     if meth.trust_model == "local":
         return comparisons
     if meth.privacy_unit == "user":
@@ -419,12 +432,32 @@ def _win_totals(name, scores, details, eq_release: _Equation, eps, total):
 
 def supports(method: str | Method) -> bool:
     """Whether :func:`intervals` covers ``method`` (a registry name or Method)."""
-    name = method.name if isinstance(method, Method) else str(method)
+    if not isinstance(method, (str, Method)):
+        raise TypeError(
+            f"method must be a registry name (str) or a Method, got {type(method).__name__}"
+        )
+    name = method.name if isinstance(method, Method) else method
     return name in _FAMILY
 
 
+def _as_method(method) -> Method:
+    """``method`` as a registered Method; a ValueError or TypeError naming ``method``."""
+    if isinstance(method, Method):
+        return method
+    if not isinstance(method, str):
+        raise TypeError(
+            f"method must be a registry name (str) or a Method, got {type(method).__name__}"
+        )
+    try:
+        return get_method(method)
+    except KeyError:
+        raise IntervalError(
+            f"method {method!r} is no registered method (dprank methods lists them)"
+        ) from None
+
+
 def _check_method(method) -> Method:
-    meth = method if isinstance(method, Method) else get_method(method)
+    meth = _as_method(method)
     if meth.name in NO_INTERVALS:
         raise IntervalError(f"method {meth.name} has no intervals: {NO_INTERVALS[meth.name]}")
     if meth.name not in _FAMILY:
@@ -546,6 +579,15 @@ def intervals(
     if s.ndim != 1 or s.size < 2 or not np.all(np.isfinite(s)):
         raise IntervalError(f"method {meth.name}: scores must be a finite 1-d array of >= 2 items")
     n = s.size
+    _checks.real(level, "level")
+    if top_k is not None:
+        _checks.count(top_k, "top_k")
+    _checks.count(n_boot, "n_boot")
+    _checks.text(model, "model")
+    if epsilon is not None:
+        _checks.real(epsilon, "epsilon")
+    if rng is not None and not isinstance(rng, np.random.Generator):
+        _checks.count(rng, "rng")
     if not 0 < float(level) < 1:
         raise IntervalError(f"level must be in (0, 1), e.g. 0.95; got {level!r}")
     if top_k is not None and not 1 <= int(top_k) <= n:

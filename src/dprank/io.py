@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from . import _checks
+
 if TYPE_CHECKING:  # pandas is imported where a CSV is read or written (job start-up)
     import pandas as pd
 
@@ -47,6 +49,9 @@ def atomic_path(path: str | os.PathLike, mode: int | None = None) -> Iterator[Pa
     ``mode`` (e.g. ``0o600`` for a private record) replaces the usual
     ``0o666 & ~umask``; the temporary is created ``0o600`` either way.
     """
+    _checks.path(path, "path")
+    if mode is not None:
+        _checks.count(mode, "mode")
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -76,6 +81,7 @@ def atomic_target(path: str | os.PathLike) -> Path | None:
         ``dir/name`` for ``dir/.name.XXXXXXXX.tmp`` (the pattern :func:`atomic_path`
         creates), else None.
     """
+    _checks.path(path, "path")
     path = Path(path)
     match = _ATOMIC_TEMPORARY.fullmatch(path.name)
     return path.with_name(match["target"]) if match else None
@@ -98,6 +104,8 @@ def save_arrays(path: str | os.PathLike, compress: bool = False, **arrays: np.nd
     replicates at n = 700 takes 7 MB, not 59 MB). ``compress`` deflates every
     member (exact; worth it for small integer arrays such as top-k index sets).
     """
+    _checks.path(path, "path")
+    _checks.flag(compress, "compress")
     out: dict[str, np.ndarray] = {}
     for name, arr in arrays.items():
         arr = np.asarray(arr)
@@ -116,6 +124,7 @@ def save_arrays(path: str | os.PathLike, compress: bool = False, **arrays: np.nd
 
 def load_arrays(path: str | os.PathLike) -> dict[str, np.ndarray]:
     """Load an ``.npz`` written by :func:`save_arrays` (unpacking win matrices)."""
+    _checks.path(path, "path")
     with np.load(path, allow_pickle=False) as npz:
         data = {k: npz[k] for k in npz.files}
     for key in [k for k in data if k.endswith("__packed")]:
@@ -128,6 +137,8 @@ def load_arrays(path: str | os.PathLike) -> dict[str, np.ndarray]:
 
 def write_csv(path: str | os.PathLike, frame: pd.DataFrame) -> None:
     """Write a CSV atomically (floats in shortest round-trip form)."""
+    _checks.path(path, "path")
+    _checks.frame(frame, "frame")
 
     def writer(tmp: Path) -> None:
         frame.to_csv(tmp, index=False, lineterminator="\n")
@@ -137,6 +148,7 @@ def write_csv(path: str | os.PathLike, frame: pd.DataFrame) -> None:
 
 def read_csv(path: str | os.PathLike) -> pd.DataFrame:
     """Read a CSV written by :func:`write_csv` (lines starting with ``#`` are comments)."""
+    _checks.path(path, "path")
     import pandas as pd
 
     return pd.read_csv(path, comment="#")

@@ -308,7 +308,8 @@ def _content_chunks(data) -> Iterator[bytes]:
     for attr in ("n_items", "i", "j", "y", "count", "user", "labels"):
         if not hasattr(c, attr):
             raise TypeError(
-                "a ledger fingerprints a dprank.comparisons.Comparisons or the table "
+                "data must be what a ledger fingerprints: a dprank.comparisons.Comparisons "
+                "or the table "
                 f"dprank.inputs.read_comparisons returns, got {type(data).__name__}"
             )
     a, items = _ranks(np.concatenate([c.i, c.j]), _names(c.labels, c.n_items, "item"), "item")
@@ -391,6 +392,8 @@ def fingerprint(data, key: bytes) -> str:
     key : bytes
         The ledger's key (:attr:`Ledger.key`).
     """
+    if not isinstance(key, (bytes, bytearray)):
+        raise TypeError(f"key must be bytes (the ledger's key), got {type(key).__name__}")
     mac = hmac.new(bytes(key), digestmod=hashlib.sha256)
     for chunk in _content_chunks(data):
         mac.update(chunk)
@@ -493,7 +496,15 @@ def compose(releases, privacy_unit: str) -> Composition:
         ``L epsilon`` and ``L exp((L - 1) epsilon) delta`` (group privacy);
         unbounded (``None``) when a comparison-level release declares no ``L``.
     """
-    releases = list(releases)
+    try:
+        releases = list(releases)
+    except TypeError:
+        raise TypeError(
+            f"releases must be an iterable of Release, got {type(releases).__name__}"
+        ) from None
+    bad = [r for r in releases if not isinstance(r, Release)]
+    if bad:
+        raise TypeError(f"releases must hold Release entries, got {type(bad[0]).__name__}")
     eps, delta, note = _compose_exact(releases, privacy_unit)
     return Composition(
         privacy_unit=privacy_unit,

@@ -458,7 +458,7 @@ def _plugin_records(c: Comparisons, z: np.ndarray, w_record: np.ndarray) -> Comp
     sufficient statistics from an edge list: its pair statistics are
     ``S_ab = sum w z_ab`` and ``N_ab = sum w`` over the records of pair ``a < b``
     (``z_ab = 1 - z`` for a record written ``(b, a)``; debiasing commutes with
-    this flip).
+    this flip). The counts are real weights (``weighted=True``).
     """
     return Comparisons(
         n_items=c.n_items,
@@ -467,6 +467,7 @@ def _plugin_records(c: Comparisons, z: np.ndarray, w_record: np.ndarray) -> Comp
         y=np.asarray(z, dtype=np.float64),
         count=np.asarray(w_record, dtype=np.float64) * c.count,
         labels=c.labels,
+        weighted=True,
     )
 
 
@@ -846,7 +847,7 @@ def method_from_path(
         raise ValueError(
             f"cannot load {spec!r} ({type(exc).__name__}: {exc}); spec must name an importable "
             "'package.module:function'"
-        ) from None
+        ) from exc
 
     def fit(comparisons, eps, rng, **options) -> Fit:
         out = func(comparisons, eps, rng, **options)

@@ -53,6 +53,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from . import _checks
+
 __all__ = [
     "GRID_BITS",
     "NoiseSource",
@@ -73,13 +75,22 @@ _TWO64 = 1 << 64
 
 def grid_exponent(scale: float) -> int:
     """``k`` of the Laplace grid ``2^k`` for noise scale ``scale`` (``floor(log2 scale) - 30``)."""
+    _checks.real(scale, "scale")
     if not (scale > 0 and math.isfinite(scale)):
         raise ValueError(f"scale must be a positive finite number, got {scale!r}")
     return math.frexp(scale)[1] - 1 - GRID_BITS
 
 
 def laplace_scale(sensitivity: float, epsilon: float) -> float:
-    """``sensitivity / epsilon`` rounded *up* to a float: the guarantee is at most ``epsilon``."""
+    """``sensitivity / epsilon`` rounded *up* to a float: the guarantee is at most ``epsilon``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        If ``sensitivity`` or ``epsilon`` is not a positive finite number.
+    """
+    _checks.positive_finite(sensitivity, "sensitivity")
+    _checks.positive_finite(epsilon, "epsilon")
     exact = Fraction(sensitivity) / Fraction(epsilon)
     b = float(exact)
     if Fraction(b) < exact:
@@ -94,7 +105,7 @@ def rr_flip_threshold(epsilon: float) -> int:
     ``threshold / 2^64`` is at least ``1 / (e^eps + 1)``, so the loss is at most
     ``eps``.
     """
-    eps = float(epsilon)
+    eps = _checks.real(epsilon, "epsilon")
     if not eps > 0 or math.isnan(eps):
         raise ValueError(f"epsilon must be positive, got {epsilon!r}")
     if math.isinf(eps):

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from . import _checks
+
 __all__ = [
     "CEMS_ITEMS",
     "IMMIG_ITEMS",
@@ -276,6 +278,14 @@ def win_frame(items: tuple[str, ...], wins: np.ndarray) -> pd.DataFrame:
     pandas.DataFrame
         Index named ``row_item_beats_column_item``.
     """
+    if not isinstance(items, (tuple, list)) or not all(isinstance(x, str) for x in items):
+        raise TypeError(f"items must be a sequence of item names (str), got {items!r}")
+    _checks.win_matrix(wins, "wins")
+    if np.shape(wins)[0] != len(items):
+        raise ValueError(
+            f"wins must be ({len(items)}, {len(items)}) for {len(items)} items, "
+            f"got shape {np.shape(wins)}"
+        )
     frame = pd.DataFrame(wins, index=list(items), columns=list(items))
     frame.index.name = INDEX_NAME
     return frame

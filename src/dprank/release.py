@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _checks
 from .comparisons import Comparisons
 from .noise import NoiseSource
 
@@ -34,6 +35,21 @@ def _integer_counts(c: Comparisons) -> np.ndarray:
             f"count[{k}] = {c.count[k]} is not a whole number: a release needs integer counts"
         )
     return count.astype(np.int64)
+
+
+def _check_arguments(comparisons, noise) -> Comparisons:
+    """``comparisons`` after checking that it is a Comparisons and ``noise`` a NoiseSource."""
+    if not isinstance(comparisons, Comparisons):
+        raise TypeError(
+            "comparisons must be a dprank.comparisons.Comparisons "
+            f"(dprank.inputs.read_comparisons), got {type(comparisons).__name__}"
+        )
+    if not isinstance(noise, NoiseSource):
+        raise TypeError(
+            "noise must be a dprank.noise.NoiseSource (dprank.noise.as_noise_source(seed)), "
+            f"got {type(noise).__name__}"
+        )
+    return comparisons
 
 
 def bound_user_contributions(
@@ -57,7 +73,7 @@ def bound_user_contributions(
         The bounded comparisons (records whose count drops to 0 removed; users
         and labels kept) and the number of comparisons dropped.
     """
-    c = comparisons
+    c = _check_arguments(comparisons, noise)
     if isinstance(max_per_user, bool) or not isinstance(max_per_user, (int, np.integer)):
         raise TypeError(f"max_per_user must be a positive integer, got {max_per_user!r}")
     L = int(max_per_user)
@@ -126,7 +142,8 @@ def local_release(
     Comparisons
         The release, with ``user_epsilon`` set.
     """
-    c = comparisons
+    c = _check_arguments(comparisons, noise)
+    _checks.flag(aggregate, "aggregate")
     if c.user is None:
         raise ValueError("a local release needs the user of every comparison")
     if mechanism not in ("rr", "laplace"):

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from . import _checks
+
 __all__ = [
     "agreement",
     "csv_page",
@@ -64,6 +66,7 @@ def load_deviations(path: str | Path) -> list[dict]:
     ValueError
         If an entry lacks one of ``paper``, ``item``, ``departure``, ``reason``, ``effect``.
     """
+    _checks.path(path, "path")
     import yaml
 
     entries = yaml.safe_load(Path(path).read_text())["deviations"]

@@ -26,6 +26,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from . import _checks
+
 __all__ = [
     "CODE_NAMES",
     "KEY_COLUMNS",
@@ -103,6 +105,11 @@ def format_cell(mean: float, disp: float | None, digits: int, missing: str = MIS
     missing : str, default "–"
         Text of an empty cell.
     """
+    _checks.count(digits, "digits")
+    _checks.text(missing, "missing")
+    for _name, _value in (("mean", mean), ("disp", disp)):
+        if not _is_missing(_value):
+            _checks.real(_value, _name)
     if _is_missing(mean):
         return missing
     if _is_missing(disp):
@@ -115,6 +122,9 @@ def format_pvalue(p: float, sig: int = 2, missing: str = MISSING) -> str:
 
     Values from 0.001 on are printed in fixed notation (``"0.012"``).
     """
+    _checks.count(sig, "sig", 1)
+    if not _is_missing(p):
+        _checks.non_negative(p, "p")
     if _is_missing(p):
         return missing
     p = float(p)
@@ -290,6 +300,7 @@ def _rows(table: pd.DataFrame, sparsify: bool) -> tuple[list[str], list[list[str
 
 def to_csv(table: pd.DataFrame) -> str:
     """The formatted table as CSV text (index levels as leading columns, ``\\n`` endings)."""
+    _checks.frame(table, "table")
     return table.reset_index().to_csv(index=False, lineterminator="\n")
 
 
@@ -318,6 +329,7 @@ def to_markdown(
     str
         Ends with a newline. Index columns are left-aligned, value columns right-aligned.
     """
+    _checks.frame(table, "table")
     header, body = _rows(table, sparsify)
     n_index = table.index.nlevels
     lines = []
@@ -349,6 +361,7 @@ _LATEX_RE = re.compile("|".join(re.escape(c) for c in _LATEX_SPECIAL))
 
 def latex_escape(text: str) -> str:
     """Escape LaTeX's special characters ``\\ & % $ # _ { } ~ ^`` (and write "–" as ``--``)."""
+    _checks.text(text, "text")
     return _LATEX_RE.sub(lambda match: _LATEX_SPECIAL[match.group(0)], str(text))
 
 
@@ -386,6 +399,7 @@ def to_latex(
         Ends with a newline. A table wider than the text is scaled down to its width
         (``\\resizebox``, needs ``\\usepackage{graphicx}``).
     """
+    _checks.frame(table, "table")
     header, body = _rows(table, sparsify)
     n_index = table.index.nlevels
     spec = "l" * n_index + "r" * table.shape[1]
@@ -450,6 +464,7 @@ def to_html(
     str
         A complete HTML document; every text is escaped.
     """
+    _checks.frame(table, "table")
     import html
 
     header, body = _rows(table, sparsify)
@@ -631,6 +646,7 @@ def _map_index(index: pd.Index, func) -> pd.Index:
 
 def pvalue_text(p: float, tex: bool = False, sig: int = 2) -> str:
     """A p-value as B2 Table 2 prints it: ``5.5 × 10⁻⁵`` (LaTeX ``$5.5 \\times 10^{-5}$``)."""
+    _checks.flag(tex, "tex")
     text = format_pvalue(p, sig)
     if "e" not in text:
         return text

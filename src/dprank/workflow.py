@@ -17,6 +17,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from . import _checks
+
 __all__ = [
     "LOCK_OWNERS",
     "MACHINE_DEPENDENT",
@@ -158,6 +160,7 @@ def results_manifest(
         local one this way. Temporaries of :func:`dprank.io.atomic_path` (a killed
         job's leftovers) are never counted.
     """
+    _checks.path(results, "results")
     from dprank.io import atomic_target
 
     root = Path(results)
@@ -196,6 +199,7 @@ def remove_stale_temporaries(
     list of Path
         The removed files.
     """
+    _checks.path(root, "root")
     from dprank.io import atomic_target
 
     root = Path(root)
@@ -224,6 +228,7 @@ def record_lock_owner(workdir: str | os.PathLike = ".") -> None:
     Called by the workflow's ``onstart`` handler, which Snakemake runs in the main
     process of a real (not dry) run after it has taken the lock.
     """
+    _checks.path(workdir, "workdir")
     locks = _lock_dir(workdir)
     if locks.is_dir():
         with open(locks / LOCK_OWNERS, "a") as fh:
@@ -256,6 +261,7 @@ def release_stale_lock(workdir: str | os.PathLike = ".") -> list[int]:
     list of int
         The dead owners' process ids (empty when nothing was removed).
     """
+    _checks.path(workdir, "workdir")
     locks = _lock_dir(workdir)
     record = locks / LOCK_OWNERS
     if not record.is_file():

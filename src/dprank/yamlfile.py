@@ -6,6 +6,8 @@ from pathlib import Path
 
 import yaml
 
+from . import _checks
+
 __all__ = ["read_yaml"]
 
 
@@ -15,6 +17,7 @@ def read_yaml(path: str | Path):
     The C loader reads the config schema about 6 times faster than the pure-Python one,
     and every Snakemake start (each cluster job's too) reads it; both build the same data.
     """
+    _checks.path(path, "path")
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     with open(path) as fh:
         return yaml.load(fh, Loader=loader)

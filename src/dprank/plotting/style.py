@@ -10,6 +10,8 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
 
+from .. import _checks
+
 __all__ = [
     "COLORS",
     "MARKERS",
@@ -54,6 +56,8 @@ def panel_grid(nrows: int, ncols: int):
 
     ``axes`` is always 2-d; call inside :func:`authors_style` for the authors' look.
     """
+    _checks.count(nrows, "nrows", 1)
+    _checks.count(ncols, "ncols", 1)
     return plt.subplots(
         nrows,
         ncols,

@@ -139,12 +139,14 @@ def load_method(name: str, entry: Mapping) -> Method:
             description=entry.get("description", ""),
             label=entry.get("label", ""),
         )
-    except (ImportError, AttributeError) as exc:
-        raise ValueError(
-            f"benchmark method {name!r}: cannot load {spec!r} ({type(exc).__name__}: {exc}); "
-            "expected 'package.module:function' importable from the project root"
-        ) from None
-    except ValueError as exc:
+    except (ImportError, AttributeError, ValueError) as exc:
+        cause = exc if isinstance(exc, (ImportError, AttributeError)) else exc.__cause__
+        if isinstance(cause, (ImportError, AttributeError)):
+            raise ValueError(
+                f"benchmark method {name!r}: cannot load {spec!r} "
+                f"({type(cause).__name__}: {cause}); "
+                "expected 'package.module:function' importable from the project root"
+            ) from None
         raise ValueError(f"benchmark method {name!r}: {exc}") from None
     if not callable(method.fit):
         raise ValueError(f"benchmark method {name!r}: {spec!r} is not callable")
@@ -221,6 +223,8 @@ def user_budgets(method: Method, comparisons: Comparisons, eps: float, accountin
         ``"user"``), ``eps`` for every user (local, ``"comparison"``), ``inf``
         (non-private).
     """
+    if accounting not in ("user", "comparison", "none"):
+        raise ValueError(f"accounting must be 'user', 'comparison' or 'none', got {accounting!r}")
     if accounting == "none" or method.trust_model == "none":
         return math.inf
     counts = comparisons.per_user_counts()

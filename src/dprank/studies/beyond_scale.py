@@ -35,6 +35,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from .. import _checks
 from ..mechanisms import edge_count_noise_scale, edge_mle_noise_scale, standard_laplace
 from ..metrics import log_rel_l2, log_rel_linf, rel_hamming, true_top_k
 from ..mle import fit_penalized_mle
@@ -60,6 +61,8 @@ EXPERIMENT = "beyond_scale"
 
 def edge_probability(n: int, degree: float) -> float:
     """Edge probability ``p = degree / n`` of the Erdos-Renyi graph (average degree ``n p``)."""
+    _checks.count(n, "n", 2)
+    _checks.positive_finite(degree, "degree")
     if not 0 < degree < n:
         raise ValueError(f"the average degree must be in (0, n) = (0, {n}), got {degree}")
     return float(degree) / n
@@ -87,11 +90,16 @@ def reps_for(section: Mapping, n: int) -> int:
 
 def chunk_count(reps: int, chunk_size: int) -> int:
     """Number of replicate chunks of one ``n``."""
+    _checks.count(reps, "reps")
+    _checks.count(chunk_size, "chunk_size", 1)
     return -(-int(reps) // int(chunk_size))
 
 
 def chunk_replicates(reps: int, chunk_size: int, chunk: int) -> range:
     """Replicate indices of chunk ``chunk``."""
+    _checks.count(reps, "reps")
+    _checks.count(chunk_size, "chunk_size", 1)
+    _checks.count(chunk, "chunk")
     if not 0 <= chunk < chunk_count(reps, chunk_size):
         raise ValueError(f"chunk {chunk} out of range for {reps} replicates of {chunk_size}")
     return range(chunk * chunk_size, min(reps, (chunk + 1) * chunk_size))

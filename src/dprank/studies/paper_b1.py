@@ -16,6 +16,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from .. import _checks
+
 __all__ = ["EPSILON_ORDER", "scheme_table", "scheme_trends", "trend_word"]
 
 #: our scheme number (by formula, docs/papers/paper-b.md#a26) -> B1 Table 1's epsilon order
@@ -33,6 +35,8 @@ def trend_word(slope: float, threshold: float = 0.1) -> str:
     one falling like the non-private ``1/sqrt(L)`` has slope -0.5; ``threshold``
     0.1 separates these (a fivefold smaller slope than the non-private rate).
     """
+    _checks.real(slope, "slope")
+    _checks.non_negative(threshold, "threshold")
     if slope > threshold:
         return "Increase"
     if slope < -threshold:

@@ -29,6 +29,7 @@ import itertools
 import math
 from collections.abc import Mapping
 
+from ... import _checks
 from ...grid import cell_blocks, cell_name, chunk_replicates, experiment_chunks, find_cell
 
 __all__ = [
@@ -102,6 +103,13 @@ def edge_gamma(n: int, p: float, eps: float, protocol: str, c0: float, kappa2: f
     with the code's ``kappa2 = 1/4`` it never binds on the papers' grids (see
     docs/papers/paper-a.md#a11, on whether 1/4 is the right ``kappa2``).
     """
+    _checks.count(n, "n", 2)
+    _checks.probability(p, "p", low_open=True)
+    _checks.positive(eps, "eps")
+    if protocol not in ("paper", "authors"):
+        raise ValueError(f"protocol must be 'paper' or 'authors', got {protocol!r}")
+    _checks.positive_finite(c0, "c0")
+    _checks.positive_finite(kappa2, "kappa2")
     base = c0 * math.sqrt(n * p * math.log(n))
     if protocol == "authors" or math.isinf(eps):
         return base

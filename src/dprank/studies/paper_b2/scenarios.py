@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ... import _checks
 from ...ldp import privacy_constant, sample_rr_statistics_equal_eps, simulate_ldp_statistics
 from ...metrics_b import kendall_distance, max_error, rms_error, top_k_hamming
 from ...models import get_link
@@ -65,6 +66,9 @@ def scheme_epsilon(
     * B1 (``log_power = 1``, ``anchor_L = 100``): ``a = 100 m``, so
       ``eps_s(m, 100) = eps0 = 1`` for every m (B1 section 5.2).
     """
+    if isinstance(scheme, (bool, str)) or scheme not in (1, 2, 3):
+        raise ValueError(f"scheme must be 1, 2 or 3 (B2 section 5.1), got {scheme!r}")
+    _checks.positive_finite(eps0, "eps0")
     k = int(log_power)
     f = {
         1: lambda x: np.log(x) ** k / np.sqrt(x),

@@ -32,6 +32,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from ... import _checks
 from ...aggregate import summarise
 from ...compare import compare_b2_table
 from . import cells as _grid_cells
@@ -192,6 +193,12 @@ def parabola_vertex(x: Sequence[float], y: Sequence[float]) -> float:
     Used to refine a grid minimum: with ``x[1]`` the grid's argmin the vertex
     lies between ``x[0]`` and ``x[2]``; it is clipped to that interval.
     """
+    if np.shape(x) != (3,) or np.shape(y) != (3,):
+        raise ValueError(
+            f"x and y must hold 3 points each, got shapes {np.shape(x)} and {np.shape(y)}"
+        )
+    _checks.finite(x, "x")
+    _checks.finite(y, "y")
     x0, x1, x2 = (float(v) for v in x)
     y0, y1, y2 = (float(v) for v in y)
     den = (x0 - x1) * (x0 - x2) * (x1 - x2)

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ... import _checks
 from ...ldp import add_rr_statistics, adrr_weights, privacy_constant, rr_flip_probability
 from ...models import BTL
 from ...seeding import Stream, cell_key, generator, uniforms
@@ -164,6 +165,7 @@ def scaling_exponents(replicates: pd.DataFrame) -> pd.DataFrame:
 
 def machine_info(threads: int) -> dict:
     """What the timings were measured on (B2 Fig. 10 is hardware-specific)."""
+    _checks.count(threads, "threads", 1)
     cpu = platform.processor() or ""
     try:
         with open("/proc/cpuinfo") as fh:
