@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import numbers
 import os
+import sys
 
 import numpy as np
 
@@ -101,22 +102,24 @@ def rng(value, name: str = "rng", *, noise_source: bool = False) -> np.random.Ge
     """
     if isinstance(value, np.random.Generator):
         return value
-    if noise_source:
-        from .noise import NoiseSource
-
-        if isinstance(value, NoiseSource):
-            return value
+    if noise_source and _instance_of(value, "dprank.noise", "NoiseSource"):
+        return value
     kinds = "a numpy.random.Generator" + (" or a dprank.noise.NoiseSource" if noise_source else "")
     raise TypeError(
         f"{name} must be {kinds} (numpy.random.default_rng(seed)), got {type(value).__name__}"
     )
 
 
+def _instance_of(value, module: str, cls: str) -> bool:
+    """``isinstance(value, module.cls)`` without importing ``module``: a value of that class
+    exists only once its module is loaded (the checks stay free of scipy and OpenDP)."""
+    loaded = sys.modules.get(module)
+    return loaded is not None and isinstance(value, getattr(loaded, cls))
+
+
 def link(value, name: str = "link"):
     """``value`` after checking that it is a :class:`dprank.models.Link`."""
-    from .models import Link
-
-    if not isinstance(value, Link):
+    if not _instance_of(value, "dprank.models", "Link"):
         raise TypeError(
             f"{name} must be a dprank.models.Link (dprank.models.get_link('btl')), "
             f"got {type(value).__name__}"
