@@ -37,6 +37,12 @@ def test_stage_flags_the_broken_control_and_the_findings_only():
     assert (table["confidence"] == 0.95).all()
 
 
+def test_stage_names_each_mechanism():
+    table = _table()
+    assert table["mechanism"].is_unique  # not the name of an argument of audit_mechanism
+    assert "randomized_response" in set(table["mechanism"])
+
+
 def test_stage_is_reproducible():
     a, b = _table(), run_audits(SMOKE, seed=3)
     assert a["lower_bound"].tolist() == b["lower_bound"].tolist()

@@ -371,9 +371,9 @@ def audit_mechanism(
     _checks.count(trials, "trials", 4)
     _checks.rng(rng, noise_source=True)
     _checks.probability(alpha, "alpha", low_open=True, high_open=True)
-    for name, sampler in (("sample_d0", sample_d0), ("sample_d1", sample_d1)):
+    for arg, sampler in (("sample_d0", sample_d0), ("sample_d1", sample_d1)):
         if not callable(sampler):
-            raise TypeError(f"{name} must be a function (rng, size) -> samples, got {sampler!r}")
+            raise TypeError(f"{arg} must be a function (rng, size) -> samples, got {sampler!r}")
     if not 0 <= _checks.real(claimed_delta, "claimed_delta") < 1:
         raise ValueError(f"claimed_delta must be in [0, 1), got {claimed_delta!r}")
     trials = int(trials)
