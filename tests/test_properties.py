@@ -1829,13 +1829,6 @@ def _name(fn) -> str:
     return getattr(fn, "__qualname__", getattr(fn, "__name__", repr(fn)))
 
 
-def _params():
-    return [
-        pytest.param(fn, build, arg, bad, id=f"{fn.__module__}.{_name(fn)}-{arg}")
-        for fn, build, arg, bad in CASES
-    ]
-
-
 def _call(fn, kwargs):
     result = fn(**kwargs)
     if inspect.isgenerator(result):
@@ -1843,12 +1836,36 @@ def _call(fn, kwargs):
     return result
 
 
-@pytest.mark.parametrize(("fn", "build", "arg", "bad"), _params())
-@settings(max_examples=8)
-@given(data=st.data())
-def test_rejects_bad_argument(fn, build, arg, bad, data):
-    """A bad value of ``arg`` raises ValueError or TypeError naming ``arg``."""
-    _rejects(fn, build, arg, bad, data)
+def property_tests(cases, builders, checks, bad_examples: int, valid_examples: int):
+    """The two property tests over one file's registry: every bad value of every argument is
+    refused naming the argument, and valid generated arguments give an answer (the right one
+    where the file registered a check). A test file binds them to its own names."""
+
+    @pytest.mark.parametrize(
+        ("fn", "build", "arg", "bad"),
+        [
+            pytest.param(fn, build, arg, bad, id=f"{fn.__module__}.{_name(fn)}-{arg}")
+            for fn, build, arg, bad in cases
+        ],
+    )
+    @settings(max_examples=bad_examples)
+    @given(data=st.data())
+    def rejects_bad_argument(fn, build, arg, bad, data):
+        """A bad value of ``arg`` raises ValueError or TypeError naming ``arg``."""
+        _rejects(fn, build, arg, bad, data)
+
+    @pytest.mark.parametrize("fn", list(builders), ids=lambda f: f"{f.__module__}.{_name(f)}")
+    @settings(max_examples=valid_examples)
+    @given(data=st.data())
+    def accepts_valid_arguments(fn, data):
+        """Valid generated arguments give an answer; where a check is given, the right one."""
+        kwargs = builders[fn](data.draw)
+        result = _call(fn, dict(kwargs))
+        check = checks.get(fn)
+        if check is not None:
+            assert check(result, kwargs) is not False, f"{_name(fn)}{kwargs} gave {result!r}"
+
+    return rejects_bad_argument, accepts_valid_arguments
 
 
 def _rejects(fn, build, arg, bad, data):
@@ -1864,16 +1881,9 @@ def _rejects(fn, build, arg, bad, data):
     )
 
 
-@pytest.mark.parametrize("fn", list(BUILDERS), ids=lambda f: f"{f.__module__}.{_name(f)}")
-@settings(max_examples=10)
-@given(data=st.data())
-def test_accepts_valid_arguments(fn, data):
-    """Valid generated arguments give an answer; where a check is given, the right one."""
-    kwargs = BUILDERS[fn](data.draw)
-    result = _call(fn, dict(kwargs)) if fn is not ldp.iter_user_comparisons_b else fn(**kwargs)
-    check = CHECKS.get(fn)
-    if check is not None:
-        assert check(result, kwargs) is not False, f"{_name(fn)}{kwargs} gave {result!r}"
+test_rejects_bad_argument, test_accepts_valid_arguments = property_tests(
+    CASES, BUILDERS, CHECKS, bad_examples=8, valid_examples=10
+)
 
 
 def api_modules() -> list[str]:

@@ -17,11 +17,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pytest
-from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-from test_properties import BAD_WINS, NAN, _call, _name, _rejects, kw
+from test_properties import BAD_WINS, NAN, kw, property_tests
 
 from dprank import (
     cluster,
@@ -366,28 +364,6 @@ case(
 # ------------------------------------------------------------------------ the tests
 
 
-def _params():
-    return [
-        pytest.param(fn, build, arg, bad, id=f"{fn.__module__}.{_name(fn)}-{arg}")
-        for fn, build, arg, bad in CASES
-    ]
-
-
-@pytest.mark.parametrize(("fn", "build", "arg", "bad"), _params())
-@settings(max_examples=5)
-@given(data=st.data())
-def test_rejects_bad_argument(fn, build, arg, bad, data):
-    """A bad value of ``arg`` raises ValueError or TypeError naming ``arg``."""
-    _rejects(fn, build, arg, bad, data)
-
-
-@pytest.mark.parametrize("fn", list(BUILDERS), ids=lambda f: f"{f.__module__}.{_name(f)}")
-@settings(max_examples=5)
-@given(data=st.data())
-def test_accepts_valid_arguments(fn, data):
-    """Valid generated arguments give an answer; where a check is given, the right one."""
-    kwargs = BUILDERS[fn](data.draw)
-    result = _call(fn, dict(kwargs))
-    check = CHECKS.get(fn)
-    if check is not None:
-        assert check(result, kwargs) is not False, f"{_name(fn)}{kwargs} gave {result!r}"
+test_rejects_bad_argument, test_accepts_valid_arguments = property_tests(
+    CASES, BUILDERS, CHECKS, bad_examples=5, valid_examples=5
+)

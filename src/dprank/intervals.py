@@ -575,7 +575,10 @@ def intervals(
         bad ``level``, ``top_k``, ``n_boot``, ``kind`` or ``interval``.
     """
     meth = _check_method(method)
-    s = np.asarray(scores, dtype=np.float64)
+    try:
+        s = np.asarray(scores, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"scores must be an array of numbers, got {scores!r}") from None
     if s.ndim != 1 or s.size < 2 or not np.all(np.isfinite(s)):
         raise IntervalError(f"method {meth.name}: scores must be a finite 1-d array of >= 2 items")
     n = s.size
