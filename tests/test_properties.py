@@ -291,21 +291,29 @@ def rand_walk(n: int, rng: np.random.Generator) -> np.ndarray:
 
 # ------------------------------------------------------------------------ the case table
 
-CASES: list[tuple[Callable, Callable, str, list]] = []
-BUILDERS: dict[Callable, Callable] = {}
-CHECKS: dict[Callable, Callable] = {}
 
+def registry():
+    """A test file's tables (cases, builders, checks) and its ``case`` function.
 
-def case(_fn, _build, _check=None, /, **bad):
-    """Register a function with a builder of valid keyword arguments and bad values per argument.
-
-    ``_check(result, kwargs)`` asserts what the valid call must return.
+    ``case(fn, build, check, **bad)`` registers ``fn`` with a builder of valid keyword
+    arguments, an optional ``check(result, kwargs)`` of what the valid call returns, and
+    bad values per argument; :func:`property_tests` turns the tables into tests.
     """
-    BUILDERS[_fn] = _build
-    if _check is not None:
-        CHECKS[_fn] = _check
-    for arg, values in bad.items():
-        CASES.append((_fn, _build, arg, values))
+    cases: list[tuple[Callable, Callable, str, list]] = []
+    builders: dict[Callable, Callable] = {}
+    checks: dict[Callable, Callable] = {}
+
+    def case(_fn, _build, _check=None, /, **bad):
+        builders[_fn] = _build
+        if _check is not None:
+            checks[_fn] = _check
+        for arg, values in bad.items():
+            cases.append((_fn, _build, arg, values))
+
+    return case, cases, builders, checks
+
+
+case, CASES, BUILDERS, CHECKS = registry()
 
 
 def kw(**strategies):

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-from test_properties import BAD_WINS, NAN, kw, property_tests
+from test_properties import BAD_WINS, NAN, kw, property_tests, registry
 
 from dprank import (
     cluster,
@@ -43,18 +43,7 @@ TMP = Path(_TMP.name)
 np.savez(TMP / "arrays.npz", x=np.arange(3.0))
 (TMP / "work").mkdir()
 
-CASES: list = []
-BUILDERS: dict = {}
-CHECKS: dict = {}
-
-
-def case(_fn, _build, _check=None, /, **bad):
-    """Register ``_fn`` (as :func:`test_properties.case`, in this file's tables)."""
-    BUILDERS[_fn] = _build
-    if _check is not None:
-        CHECKS[_fn] = _check
-    for arg, values in bad.items():
-        CASES.append((_fn, _build, arg, values))
+case, CASES, BUILDERS, CHECKS = registry()
 
 
 BAD_PATH = [None, 3, "", ["a"]]

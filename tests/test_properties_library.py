@@ -32,24 +32,14 @@ from test_properties import (
     generator,
     kw,
     property_tests,
+    registry,
     win_matrix,
 )
 
 from dprank import audit, audit_release, inputs, intervals, ledger, methods, noise, release
 from dprank.comparisons import Comparisons
 
-CASES: list = []
-BUILDERS: dict = {}
-CHECKS: dict = {}
-
-
-def case(_fn, _build, _check=None, /, **bad):
-    """Register ``_fn`` (as :func:`test_properties.case`, in this file's tables)."""
-    BUILDERS[_fn] = _build
-    if _check is not None:
-        CHECKS[_fn] = _check
-    for arg, values in bad.items():
-        CASES.append((_fn, _build, arg, values))
+case, CASES, BUILDERS, CHECKS = registry()
 
 
 BAD_EPS = [0.0, -1.0, NAN, INF, "1", None]

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-from test_properties import BAD_COUNT, BAD_COUNT1, INF, NAN, generator, kw, property_tests
+from test_properties import BAD_COUNT, BAD_COUNT1, INF, NAN, generator, kw, property_tests, registry
 
 from dprank import docs_includes, methods, report
 from dprank.plotting import style
@@ -38,18 +38,7 @@ from dprank.yamlfile import read_yaml
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = read_yaml(ROOT / "config.yaml")
 
-CASES: list = []
-BUILDERS: dict = {}
-CHECKS: dict = {}
-
-
-def case(_fn, _build, _check=None, /, **bad):
-    """Register ``_fn`` (as :func:`test_properties.case`, in this file's tables)."""
-    BUILDERS[_fn] = _build
-    if _check is not None:
-        CHECKS[_fn] = _check
-    for arg, values in bad.items():
-        CASES.append((_fn, _build, arg, values))
+case, CASES, BUILDERS, CHECKS = registry()
 
 
 def experiments(section):
