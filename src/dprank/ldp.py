@@ -24,8 +24,8 @@ ADRR version :func:`add_rr_statistics`::
 :func:`simulate_ldp_statistics` does exactly this for several releases of the
 same raw data at once (ADRR, classic RR, Laplace, raw counts, count scores).
 
-Mechanisms (spec section 1.2, 1.4)
-----------------------------------
+Mechanisms (docs/papers/paper-b.md#s1-2, #s1-4)
+-----------------------------------------------
 * classic randomized response with budget ``eps``: flip ``y`` with
   probability ``1 / (e^eps + 1)`` (:func:`randomized_response`);
 * debiasing, B2 eq. (3) (:func:`debias`), mean and variance B2 Lemma 2
@@ -148,7 +148,7 @@ def n_items_from_pairs(n_pairs: int) -> int:
 
 
 def rr_flip_probability(eps) -> np.ndarray | float:
-    """Flip probability ``p_eps = 1 / (e^eps + 1)`` of classic RR (spec 1.2).
+    """Flip probability ``p_eps = 1 / (e^eps + 1)`` of classic RR (docs/papers/paper-b.md#s1-2).
 
     Returns a float for scalar input; ``eps = inf`` gives 0.
     """
@@ -214,7 +214,7 @@ def adrr_weights(eps) -> np.ndarray:
     """ADRR weights ``w_l = b_l / sum_k b_k`` with ``b_l = tanh^2(eps_l / 2)`` (B2 eq. (4)).
 
     ``b_l = ((e^eps_l - 1)/(e^eps_l + 1))^2``. The weights are normalised over
-    all ``L`` users and sum to one (spec 1.2); equal budgets give ``1/L``.
+    all ``L`` users and sum to one (docs/papers/paper-b.md#s1-2); equal budgets give ``1/L``.
     """
     e = np.atleast_1d(_eps_array(eps))
     if e.size == 0:
@@ -224,7 +224,7 @@ def adrr_weights(eps) -> np.ndarray:
 
 
 def privacy_constant(eps) -> float:
-    """``B(eps) = (1/L) sum_l tanh^2(eps_l / 2)`` (B2 section 4; spec 1.2).
+    """``B(eps) = (1/L) sum_l tanh^2(eps_l / 2)`` (B2 section 4; docs/papers/paper-b.md#s1-2).
 
     The supplement's ``G(eps) = sum_l b_l = L B(eps)``.
     """
@@ -238,7 +238,7 @@ def laplace_release(y, eps, rng: np.random.Generator) -> np.ndarray:
     """Laplace mechanism ``y~ = y + xi``, ``xi ~ Laplace(0, 1/eps)`` per comparison.
 
     ``eps``-LDP for ``y in {0, 1}`` (sensitivity 1; B2 section 5.1 Scenario V,
-    spec 1.4). ``eps`` follows the leading-axis convention of
+    docs/papers/paper-b.md#s1-4). ``eps`` follows the leading-axis convention of
     :func:`randomized_response`; the variance of the noise is ``2 / eps^2``.
 
     Returns
@@ -260,7 +260,7 @@ def laplace_release(y, eps, rng: np.random.Generator) -> np.ndarray:
 def sample_user_comparisons_b(
     theta, L: int, p: float, rng: np.random.Generator, link: Link = BTL
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Raw comparisons of ``L`` users in the B2 design (spec 1.1).
+    """Raw comparisons of ``L`` users in the B2 design (docs/papers/paper-b.md#s1-1).
 
     Every user compares every pair ``i < j``; the comparison is observed with
     probability ``p`` (``a ~ Bern(p)``, Erdős–Rényi) and ``y ~ Bern(F(theta_i -
@@ -343,7 +343,7 @@ def add_sufficient_statistics(S: np.ndarray, N: np.ndarray, z, a, weights) -> No
     """Add one chunk of users to the running totals ``S`` and ``N`` (in place).
 
     ``S_ij += sum_l a_ij^(l) w_l z_ij^(l)`` and ``N_ij += sum_l a_ij^(l) w_l``
-    (spec 1.3), the sufficient statistics of B2 objective (5).
+    (docs/papers/paper-b.md#s1-3), the sufficient statistics of B2 objective (5).
 
     Parameters
     ----------
@@ -433,7 +433,7 @@ def sufficient_statistics(z, a, weights) -> tuple[np.ndarray, np.ndarray]:
 
 
 def count_scores_from_pair_counts(ones, n_obs, m: int | None = None) -> np.ndarray:
-    """Wins per item from per-pair counts (spec 1.4).
+    """Wins per item from per-pair counts (docs/papers/paper-b.md#s1-4).
 
     ``ones[k]`` = number of observed outputs equal to 1 for pair ``k = (i, j)``,
     ``i < j`` (item ``i`` won), ``n_obs[k]`` = number observed. Item ``i``
@@ -465,7 +465,7 @@ def count_scores(y_tilde, a, m: int | None = None) -> np.ndarray:
 
     Classic-RR outputs, no debiasing. For ``j > i`` the stored ``y~_ij`` counts;
     for ``j < i`` item ``i`` wins when ``y~_ji = 0``, so ``1 - y~_ji`` counts
-    (spec 1.4). ``y_tilde`` and ``a`` are ``(L, P)`` (or ``(P,)``) arrays; for
+    (docs/papers/paper-b.md#s1-4). ``y_tilde`` and ``a`` are ``(L, P)`` (or ``(P,)``) arrays; for
     chunked data accumulate ``ones``/``n_obs`` and use
     :func:`count_scores_from_pair_counts`.
     """
@@ -480,7 +480,7 @@ def count_scores(y_tilde, a, m: int | None = None) -> np.ndarray:
 
 
 def count_ranking(scores, rng: np.random.Generator) -> np.ndarray:
-    """Ranks by decreasing score, ties broken uniformly at random (spec 1.4, A12).
+    """Ranks by decreasing score, ties broken uniformly at random (paper-b.md#s1-4, #a12).
 
     Returns
     -------
@@ -532,7 +532,7 @@ class RRPairCounts:
         return S, self.n_obs / self.L
 
     def classic_rr_statistics(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(S, N)`` of the classic-RR plug-in (raw ``y~``, ``w_l = 1/L``; spec 1.4)."""
+        """``(S, N)`` of the classic-RR plug-in (raw ``y~``, ``w_l = 1/L``; paper-b.md#s1-4)."""
         return self.released_wins / self.L, self.n_obs / self.L
 
     def nonprivate_statistics(self) -> tuple[np.ndarray, np.ndarray]:
@@ -604,7 +604,7 @@ def sample_rr_statistics_equal_eps(
 
 @dataclass(frozen=True)
 class LDPStatistics:
-    """Per-pair statistics of several releases of the same raw data (spec 1.3-1.4).
+    """Per-pair statistics of several releases of the same raw data (paper-b.md#s1-3, #s1-4).
 
     Every ``(S, N)`` pair is ready for :func:`dprank.weighted_mle.fit_weighted_mle`;
     entries not requested are ``None``.
@@ -614,9 +614,9 @@ class LDPStatistics:
     adrr : (S, N)
         ADRR (debias + weights normalised over all users; B2 eq. (3)-(5)).
     classic_rr : (S, N)
-        Raw RR outputs, ``w_l = 1/L`` (spec 1.4).
+        Raw RR outputs, ``w_l = 1/L`` (docs/papers/paper-b.md#s1-4).
     laplace : (S, N)
-        Laplace outputs, ``w_l = 1/L`` (spec 1.4).
+        Laplace outputs, ``w_l = 1/L`` (docs/papers/paper-b.md#s1-4).
     raw : (S, N)
         Raw comparisons, ``w_l = 1``: integer win and observation counts per
         pair (NoisyObj's input, non-private fits after division by ``L``).
