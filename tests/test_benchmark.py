@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from test_workflow import _embedded_html, _table_cells
 
 from dprank.comparisons import Comparisons
 from dprank.methods import all_methods, get_method
@@ -248,44 +249,6 @@ def test_benchmark_tables_and_findings_use_the_labels():
 
 
 # --------------------------------------------------------------------------- workflow
-
-
-def _embedded_html(report: str) -> dict[str, str]:
-    """The HTML items of a Snakemake report: file name -> decoded page."""
-    import base64
-    import re
-
-    pattern = r"data:text/html;charset=[^;]+;filename=([^;]+);base64,([A-Za-z0-9+/=]+)"
-    return {m[0]: base64.b64decode(m[1]).decode() for m in re.findall(pattern, report)}
-
-
-def _table_cells(page: str) -> list[list[str]]:
-    """The rows of the first <table> of an HTML page, as lists of cell texts."""
-    from html.parser import HTMLParser
-
-    class Parser(HTMLParser):
-        def __init__(self):
-            super().__init__()
-            self.rows, self.cell = [], None
-
-        def handle_starttag(self, tag, attrs):
-            if tag == "tr":
-                self.rows.append([])
-            elif tag in ("td", "th"):
-                self.cell = ""
-
-        def handle_endtag(self, tag):
-            if tag in ("td", "th") and self.cell is not None:
-                self.rows[-1].append(self.cell)
-                self.cell = None
-
-        def handle_data(self, data):
-            if self.cell is not None:
-                self.cell += data
-
-    parser = Parser()
-    parser.feed(page)
-    return parser.rows
 
 
 COPY = ["Snakefile", "config.yaml", ".test", "workflow", "scripts", "src", "resources",

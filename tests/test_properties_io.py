@@ -254,13 +254,20 @@ case(
 
 # ---- tables
 MEAN = st.floats(-100, 100, allow_nan=False)
+
+
+def _starts_with_number(text: str, mean: float, digits: int) -> bool:
+    """``text`` begins with ``mean`` to ``digits`` places (a rounded zero without its sign)."""
+    expected = f"{mean:.{digits}f}"
+    if float(expected) == 0:
+        expected = expected.lstrip("-")
+    return text.startswith(expected) or text.startswith(expected.replace("-", "−"))
+
+
 case(
     tables.format_cell,
     kw(mean=MEAN, disp=st.none() | st.floats(0, 10), digits=st.integers(0, 5)),
-    lambda r, kw: (
-        r.startswith(f"{kw['mean']:.{kw['digits']}f}".replace("-", "−"))
-        or r.startswith(f"{kw['mean']:.{kw['digits']}f}")
-    ),
+    lambda r, kw: _starts_with_number(r, kw["mean"], kw["digits"]),
     mean=["x", [1.0]],
     disp=["x"],
     digits=[-1, 0.5, "2", None],

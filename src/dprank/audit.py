@@ -367,7 +367,7 @@ def audit_mechanism(
     bound uses only the second half, on which the chosen event is fixed, so
     the Clopper-Pearson intervals are valid.
     """
-    _checks.positive(claimed_eps, "claimed_eps")
+    _checks.positive_finite(claimed_eps, "claimed_eps")
     _checks.count(trials, "trials", 4)
     _checks.rng(rng, noise_source=True)
     _checks.probability(alpha, "alpha", low_open=True, high_open=True)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _checks, audit
+from . import audit
 from .comparisons import Comparisons
 from .methods import get_method
 from .noise import NoiseSource, laplace_scale, rr_effective_epsilon
@@ -35,19 +35,8 @@ def _noise(rng: np.random.Generator) -> NoiseSource:
     return NoiseSource.from_seed(rng)
 
 
-_ABSENT = object()  # an argument the audit does not take
-
-
-def _check(eps, trials, rng, alpha, n=_ABSENT, min_n=2, L=_ABSENT) -> None:
-    """The arguments every audit here takes, each checked by name before any run."""
-    _checks.positive_finite(eps, "eps")
-    _checks.count(trials, "trials", 4)
-    _checks.rng(rng)
-    _checks.probability(alpha, "alpha", low_open=True, high_open=True)
-    if n is not _ABSENT:
-        _checks.count(n, "n", min_n)
-    if L is not _ABSENT:
-        _checks.count(L, "L", 1)
+# the argument checks every audit takes (dprank.audit's, one definition)
+_check = audit._check_audit
 
 
 def _local_sampler(y: float, eps: float, mechanism: str):
@@ -108,7 +97,7 @@ def audit_release_counts_edge(eps: float, n: int, trials: int, rng, alpha: float
     The statistic is the log-likelihood ratio of the released vector under the two
     Laplace laws (``dprank.audit``'s count audits use the same).
     """
-    _check(eps, trials, rng, alpha, n)
+    _check(eps, trials, rng, alpha, n=n)
     wins0 = audit._complete_wins(n)
     wins1 = wins0.copy()
     wins1[0, 1], wins1[1, 0] = wins0[1, 0], wins0[0, 1]
@@ -180,7 +169,7 @@ def audit_release_counts_individual(
     them at random, so the noise (``Laplace(2L/eps)``) still covers the change.
     The statistic is the released count of item 0 minus that of item 1.
     """
-    _check(eps, trials, rng, alpha, n, L=L)
+    _check(eps, trials, rng, alpha, n=n, L=L)
     d0, d1 = _individual_data(n, L, 3 * L)
     method = get_method("individual_counts")
 
@@ -214,7 +203,7 @@ def audit_release_mle_edge(eps: float, n: int, trials: int, rng, alpha: float = 
     statistic than the likelihood ratio of :func:`dprank.audit.audit_perturbed_mle_edge`;
     this audit checks the shipped path, that one the mechanism's analysis).
     """
-    _check(eps, trials, rng, alpha, n)
+    _check(eps, trials, rng, alpha, n=n)
     wins0 = audit._complete_wins(n)
     wins1 = wins0.copy()
     wins1[0, 1], wins1[1, 0] = wins0[1, 0], wins0[0, 1]
