@@ -395,7 +395,12 @@ def batch_hessian(v, gamma):
 # pair lists (the sparse solver)
 
 
-def _kernels():
+def kernels():
+    """The compiled loops (:mod:`dprank._sparse_kernels`, numba), imported on first use.
+
+    The library reaches them only through this module: the likelihood passes
+    here, and the sparse solver's conjugate gradients (:mod:`dprank.sparse`).
+    """
     from . import _sparse_kernels
 
     return _sparse_kernels
@@ -405,7 +410,7 @@ def sparse_pair_value(data, theta) -> float:
     """``sum_k w_k l(d_k) + (n_k - w_k) l(-d_k)`` over the pairs of a ``SparseData``."""
     if data.btl:
         a, b = data.indices()
-        return float(_kernels().btl_value(theta, a, b, data.cnt, data.w))
+        return float(kernels().btl_value(theta, a, b, data.cnt, data.w))
     d = theta[data.a] - theta[data.b]
     link = data.link
     return float(data.w @ link.loss(d) + (data.cnt - data.w) @ link.loss(-d))
@@ -417,7 +422,7 @@ def sparse_accumulate(data, theta, grad, diag):
     Returns the Laplacian's pair weights ``h`` (``d2f/dd2`` per pair); one
     compiled pass for the logistic link.
     """
-    kern = _kernels()
+    kern = kernels()
     a, b = data.indices()
     h = np.empty(data.n_pairs)
     if data.btl:
@@ -442,7 +447,7 @@ def sparse_accumulate_at_zero(data, grad, diag):
     """
     a, b = data.indices()
     h = 0.25 * data.cnt
-    _kernels().scatter_pairs(a, b, 0.5 * data.cnt - data.w, h, grad, diag)
+    kernels().scatter_pairs(a, b, 0.5 * data.cnt - data.w, h, grad, diag)
     return h, math.log(2.0) * float(data.cnt.sum())
 
 
