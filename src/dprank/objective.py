@@ -40,7 +40,8 @@ Forms
   statistics): :class:`TriuObjective`, :func:`triu_scatter`, :func:`triu_laplacian`.
 
 The public functions :func:`objective_value`, :func:`objective_gradient` and
-:func:`objective_hessian` evaluate the dense form on a win matrix.
+:func:`objective_hessian` evaluate the dense form on a win matrix, with their
+arguments checked; the classes and helpers serve the solvers, which check theirs.
 
 Each form keeps the floating-point operations, in their order, of the solver
 it was taken from, so that the papers' results do not change by a bit; the
@@ -61,17 +62,12 @@ __all__ = [
     "PairwiseData",
     "SparseObjective",
     "TriuObjective",
-    "batch_derivatives",
-    "batch_hessian",
-    "batch_value",
     "edge_ridge",
     "lambda_from_ridge",
     "objective_gradient",
     "objective_hessian",
     "objective_value",
     "ridge_from_lambda",
-    "triu_laplacian",
-    "triu_scatter",
 ]
 
 
@@ -89,14 +85,14 @@ def ridge_from_lambda(lam: float) -> float:
     Parameters
     ----------
     lam : float
-        Paper B2's ``lambda``.
+        Paper B2's ``lambda`` (finite, ``>= 0``).
 
     Returns
     -------
     float
         ``2.0 * lam``.
     """
-    return 2.0 * _checks.real(lam, "lam")
+    return 2.0 * _checks.non_negative(lam, "lam")
 
 
 def lambda_from_ridge(gamma: float) -> float:
@@ -105,14 +101,14 @@ def lambda_from_ridge(gamma: float) -> float:
     Parameters
     ----------
     gamma : float
-        The ridge of ``(gamma / 2) ||theta||^2``.
+        The ridge of ``(gamma / 2) ||theta||^2`` (finite, ``>= 0``).
 
     Returns
     -------
     float
         ``gamma / 2.0``.
     """
-    return _checks.real(gamma, "gamma") / 2.0
+    return _checks.non_negative(gamma, "gamma") / 2.0
 
 
 def edge_ridge(n, p: float = 1.0, c0: float = 2.0) -> float:
@@ -123,17 +119,20 @@ def edge_ridge(n, p: float = 1.0, c0: float = 2.0) -> float:
     Parameters
     ----------
     n : int
-        Number of items.
+        Number of items (``>= 1``).
     p : float
-        Comparison-graph density (probability that a pair is compared).
+        Comparison-graph density, in ``(0, 1]`` (probability that a pair is compared).
     c0 : float
-        The absolute constant of Proposition 2.2.
+        The absolute constant of Proposition 2.2 (positive, finite).
 
     Returns
     -------
     float
         ``c0 * math.sqrt(n * p * math.log(n))``.
     """
+    _checks.count(n, "n", 1)
+    _checks.probability(p, "p", low_open=True)
+    _checks.positive_finite(c0, "c0")
     return c0 * math.sqrt(n * p * math.log(n))
 
 
