@@ -112,10 +112,6 @@ class MLEFit:
     grad_norm: float
 
 
-# the objective (2.2) on one data set: value, gradient, Hessian weights (dprank.objective)
-_Problem = DenseObjective
-
-
 def _newton_direction(prob, grad, v):
     """Solve ``(L(V) + gamma I + c 11^T) d = -grad``."""
     n = prob.n
@@ -267,7 +263,7 @@ def fit_penalized_mle(
             return _finish(res, max_iter, xtol, raise_on_failure)
     _require_items(wins)
     data = wins if isinstance(wins, PairwiseData) else PairwiseData(wins, link)
-    prob = _Problem(data, gamma, b, sum_zero)
+    prob = DenseObjective(data, gamma, b, sum_zero)  # objective (2.2), dprank.objective
     if prob.gamma == 0:
         ia, ib = np.nonzero(np.triu(data.counts, 1))
         check_connected(prob.n, ia, ib)
