@@ -49,6 +49,7 @@ from dprank import (
     mixed_effects,
     mle,
     models,
+    objective,
     oneshot,
     ranking,
     rbfgs,
@@ -614,6 +615,93 @@ case(
     gamma=BAD_GAMMA,
     b=[same_length("b", longer), same_length("b", with_nan)],
     link=BAD_LINK,
+)
+
+# ---- objective (the likelihood the estimators share)
+_objective_kw = drop(
+    kw(n=n_items(), theta=theta_for(), wins=wins_for(), gamma=st.floats(0.1, 5), b=theta_for()),
+    "n",
+)
+
+
+def _check_objective_value(v, kw):
+    # the same number as the estimator's objective, and the ridge convention (gamma / 2)
+    assert v == mle.penalized_objective(kw["theta"], kw["wins"], kw["gamma"], kw["b"])
+    t = np.asarray(kw["theta"], dtype=float)
+    no_ridge = objective.objective_value(t, kw["wins"], 0.0, kw["b"])
+    assert v - no_ridge == pytest.approx(0.5 * kw["gamma"] * (t @ t), rel=1e-9, abs=1e-9)
+
+
+case(
+    objective.objective_value,
+    _objective_kw,
+    _check_objective_value,
+    theta=[same_length("theta", longer), same_length("theta", with_nan), "t"],
+    wins=BAD_WINS,
+    gamma=BAD_GAMMA,
+    b=[same_length("b", longer), same_length("b", with_nan)],
+    link=BAD_LINK,
+)
+
+
+def _check_objective_gradient(g, kw):
+    # the directional derivative along the all-ones vector: sum(g) = gamma sum(theta) + sum(b)
+    t, b = np.asarray(kw["theta"], dtype=float), np.asarray(kw["b"], dtype=float)
+    assert g.shape == t.shape
+    assert g.sum() == pytest.approx(kw["gamma"] * t.sum() + b.sum(), abs=1e-8)
+
+
+case(
+    objective.objective_gradient,
+    _objective_kw,
+    _check_objective_gradient,
+    theta=[same_length("theta", longer), same_length("theta", with_nan), "t"],
+    wins=BAD_WINS,
+    gamma=BAD_GAMMA,
+    b=[same_length("b", longer), same_length("b", with_nan)],
+    link=BAD_LINK,
+)
+
+
+def _check_objective_hessian(h, kw):
+    # symmetric, positive definite (gamma > 0), the all-ones vector an eigenvector (gamma)
+    n = len(kw["theta"])
+    assert h.shape == (n, n) and np.allclose(h, h.T)
+    assert np.allclose(h @ np.ones(n), kw["gamma"])
+    assert np.linalg.eigvalsh(h).min() >= kw["gamma"] * (1 - 1e-9) - 1e-12
+
+
+case(
+    objective.objective_hessian,
+    drop(kw(n=n_items(), theta=theta_for(), wins=wins_for(), gamma=st.floats(0.1, 5)), "n"),
+    _check_objective_hessian,
+    theta=[same_length("theta", longer), same_length("theta", with_nan), "t"],
+    wins=BAD_WINS,
+    gamma=BAD_GAMMA,
+    link=BAD_LINK,
+)
+case(
+    objective.edge_ridge,
+    kw(n=st.integers(1, 10**6), p=st.floats(1e-3, 1.0), c0=st.floats(0.1, 10)),
+    lambda g, kw: (
+        g >= 0
+        and g == pytest.approx(kw["c0"] * np.sqrt(kw["n"] * kw["p"] * np.log(kw["n"])), rel=1e-12)
+    ),
+    n=BAD_COUNT1,
+    p=[0.0, *BAD_PROB],
+    c0=BAD_POSITIVE_FINITE,
+)
+case(
+    objective.ridge_from_lambda,
+    kw(lam=st.floats(0, 1e6)),
+    lambda g, kw: objective.lambda_from_ridge(g) == kw["lam"],
+    lam=[-1.0, NAN, INF, "1", None],
+)
+case(
+    objective.lambda_from_ridge,
+    kw(gamma=st.floats(0, 1e6)),
+    lambda lam, kw: objective.ridge_from_lambda(lam) == kw["gamma"],
+    gamma=[-1.0, NAN, INF, "1", None],
 )
 
 # ---- ranking
