@@ -109,7 +109,11 @@ case(
     },
     lambda text, kw: (
         not kw["snakemake"].log
-        or ("inside the job" in text and "done in" in text and "start" in text)
+        or (
+            f"start {kw['name'] or kw['snakemake'].rule} {{'n': '3'}}" in text
+            and "inside the job" in text
+            and "done in" in text
+        )
     ),
     snakemake=[None, "x", 3],
     name=[3, b"x", ["a"]],
@@ -134,10 +138,15 @@ def _check_coalesce(patched, kw):
     if not hasattr(cls, "_schedule_reevalutation"):
         return patched is False
     scheduler = cls()
-    scheduler._schedule_reevalutation(60.0)  # a daemon timer that never fires in the test
-    first = scheduler._dprank_timer_pending
+    scheduler._schedule_reevalutation(60.0)  # a daemon timer that does not fire in the test
+    threads = threading.active_count()
     scheduler._schedule_reevalutation(60.0)  # coalesced: no second timer
-    return patched is True and first and workflow.coalesce_scheduler_timers(cls) is True
+    return (
+        patched is True
+        and scheduler._dprank_timer_pending
+        and threading.active_count() == threads
+        and workflow.coalesce_scheduler_timers(cls) is True  # patching twice is harmless
+    )
 
 
 case(
@@ -166,8 +175,10 @@ def _argv(draw):
 
 
 def _check_main(code, kw):
-    ranked = pd.read_csv(kw["argv"][kw["argv"].index("--out") + 1])
-    return code == 0 and sorted(ranked["item"]) == _ITEMS
+    ranked = pd.read_csv(kw["argv"][kw["argv"].index("--out") + 1])["item"].tolist()
+    # item0 wins 3 of its 4 comparisons, item2 1 of 4: first and last without noise
+    nonprivate = "none" not in kw["argv"] or (ranked[0], ranked[-1]) == ("item0", "item2")
+    return code == 0 and sorted(ranked) == _ITEMS and nonprivate
 
 
 case(cli.main, _argv, _check_main, argv=["rank", 3, [3], ("rank", None)])
@@ -310,13 +321,7 @@ case(
     realdata.cems_comparisons,
     _cems_frame,
     lambda r, kw: (
-        len(r) == _decided(kw["preferences"])
-        and list(r.columns)
-        == [
-            "winner",
-            "loser",
-            "user",
-        ]
+        len(r) == _decided(kw["preferences"]) and list(r.columns) == ["winner", "loser", "user"]
     ),
     preferences=BAD_PREFS,
 )
