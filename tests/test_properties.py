@@ -67,34 +67,6 @@ NAN, INF = float("nan"), float("inf")
 # test_every_public_function_has_a_case fails for a public function in neither a case nor
 # this table, and for an entry that names no public function any more.
 _NEEDS = {
-    "snakemake": (
-        "need the snakemake object of a running job or patch Snakemake's scheduler "
-        "(tests/test_workflow_helpers.py, tests/test_workflow.py)"
-    ),
-    "cli": (
-        "the command line: argv in, an exit status out (tests/test_cli.py and "
-        "tests/test_input_errors.py run it with good and bad arguments)"
-    ),
-    "data": (
-        "read a registered data set's files (R data), fetched from the network or a mirror "
-        "(tests/test_datasets.py and tests/test_cli.py, with the mirror)"
-    ),
-    "ledger": (
-        "read or write a ledger file under its lock (tests/test_ledger.py, "
-        "tests/test_cli_ledger.py)"
-    ),
-    "compare": (
-        "compare a results folder's CSV files with the papers' published numbers "
-        "(tests/test_compare.py)"
-    ),
-    "tables": (
-        "need a study's summary frame and a table spec of config.yaml, or a published table "
-        "file (tests/test_tables.py)"
-    ),
-    "report": (
-        "read a whole results folder or write the documentation's includes "
-        "(tests/test_report.py, tests/test_docs.py)"
-    ),
     "plotting": (
         "draw matplotlib figures from a study's summary frames (tests/test_overlay.py, "
         "tests/test_figures_reading.py, tests/test_plotting_paper_b_dist.py)"
@@ -105,45 +77,6 @@ _NEEDS = {
     ),
 }
 EXCLUDED: dict[str, str] = {
-    "dprank.workflow.job_logger": _NEEDS["snakemake"],
-    "dprank.workflow.coalesce_scheduler_timers": _NEEDS["snakemake"],
-    "dprank.cli.main": _NEEDS["cli"],
-    "dprank.datasets.fetch": _NEEDS["data"],
-    "dprank.realdata.cems_comparisons": _NEEDS["data"],
-    "dprank.realdata.cems_win_matrix": _NEEDS["data"],
-    "dprank.realdata.immig_comparisons": _NEEDS["data"],
-    "dprank.realdata.immig_win_matrix": _NEEDS["data"],
-    "dprank.realdata.load_real_dataset": _NEEDS["data"],
-    "dprank.realdata.read_cems": _NEEDS["data"],
-    "dprank.realdata.read_immig": _NEEDS["data"],
-    "dprank.exports.export_frame": _NEEDS["data"],
-    "dprank.ledger.format_summary": _NEEDS["ledger"],
-    "dprank.ledger.main_ledger": _NEEDS["ledger"],
-    "dprank.ledger.release_to": _NEEDS["ledger"],
-    "dprank.compare.compare_b2_table": _NEEDS["compare"],
-    "dprank.compare.compare_car": _NEEDS["compare"],
-    "dprank.compare.compare_edge": _NEEDS["compare"],
-    "dprank.compare.compare_individual": _NEEDS["compare"],
-    "dprank.compare.compare_real": _NEEDS["compare"],
-    "dprank.compare.rerun_spread": _NEEDS["compare"],
-    "dprank.compare.summary_lines": _NEEDS["compare"],
-    "dprank.tables.order_rows": _NEEDS["tables"],
-    "dprank.tables.paper_table": _NEEDS["tables"],
-    "dprank.tables.pivot_table": _NEEDS["tables"],
-    "dprank.tables.read_published_table": _NEEDS["tables"],
-    "dprank.report.agreement": _NEEDS["report"],
-    "dprank.report.deviations_html": _NEEDS["report"],
-    "dprank.report.overview_html": _NEEDS["report"],
-    "dprank.report.runtime_by_stage": _NEEDS["report"],
-    "dprank.docs_includes.agreement_table": _NEEDS["report"],
-    "dprank.docs_includes.audit_table": _NEEDS["report"],
-    "dprank.docs_includes.b2_experiment_jobs": _NEEDS["report"],
-    "dprank.docs_includes.deviations_table": _NEEDS["report"],
-    "dprank.docs_includes.fidelity_table": _NEEDS["report"],
-    "dprank.docs_includes.figure_jobs": _NEEDS["report"],
-    "dprank.docs_includes.runtime_paper_a_table": _NEEDS["report"],
-    "dprank.docs_includes.runtime_paper_b2_table": _NEEDS["report"],
-    "dprank.docs_includes.write_includes": _NEEDS["report"],
     "dprank.plotting.style.overlay_published": _NEEDS["plotting"],
     "dprank.plotting.style.published_legend": _NEEDS["plotting"],
     "dprank.plotting.style.save_figure": _NEEDS["plotting"],
@@ -1994,12 +1927,13 @@ def api_modules() -> list[str]:
 def test_every_public_function_has_a_case():
     """Each public function (``__all__``) of each module of the API reference has a case.
 
-    A case in this file, ``test_properties_library.py``, ``test_properties_io.py`` or
-    ``test_properties_studies.py``, or an entry of :data:`EXCLUDED` with the reason it
-    cannot be called with generated arguments.
+    A case in this file, ``test_properties_library.py``, ``test_properties_io.py``,
+    ``test_properties_studies.py`` or ``test_properties_output.py``, or an entry of
+    :data:`EXCLUDED` with the reason it cannot be called with generated arguments.
     """
     import test_properties_io
     import test_properties_library
+    import test_properties_output
     import test_properties_studies
 
     builders = [
@@ -2007,6 +1941,7 @@ def test_every_public_function_has_a_case():
         *test_properties_library.BUILDERS,
         *test_properties_io.BUILDERS,
         *test_properties_studies.BUILDERS,
+        *test_properties_output.BUILDERS,
     ]
     covered = {getattr(f, "__wrapped__", f) for f in builders}
     modules = api_modules()
