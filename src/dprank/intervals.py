@@ -145,7 +145,6 @@ SATURATION = 0.9
 MIN_RELATIVE_RIDGE = 1e-3
 
 
-
 class IntervalError(ValueError):
     """The method, or the public inputs given, do not allow intervals."""
 
@@ -815,11 +814,15 @@ def _measured_noise(run, des, name, eq_release, eps, total, link, n, rng) -> flo
 
 
 def _shrinkage_draws(eq: _Equation, t, tau: float, n_boot: int, rng) -> np.ndarray:
-    """Draws of the ridge's shrinkage bias ``-rho (H + rho)^-1 theta``, ``theta ~ N(0, tau^2 I)``.
+    """Draws of the ridge's shrinkage bias, for the ``eb`` interval.
 
-    ``H`` is the Hessian of the debiased fit at ``t`` without its ridge; the
-    centred prior draws make the bias of the centred parameters. Exact up to
-    :data:`DENSE_MAX` items, per item (``rho / (H_ii + rho)``) above.
+    Two independent parts. The bias ``-rho (H + rho)^-1 theta`` of the
+    linearised fit at a parameter drawn from the fitted prior ``N(0, tau^2 I)``
+    (centred), ``H`` the Hessian of the debiased fit at ``t`` without its ridge.
+    And Morris's (1983) term for the estimated ``tau``: per item a normal of
+    variance ``2 / (n - 3)`` times the square of the shrinkage applied to it,
+    ``rho H^+ t`` (the unshrunk linearised estimate less ``t``). Exact up to
+    :data:`DENSE_MAX` items, per item (``H_ii``) above.
     """
     n, a, b = eq.n, eq.a, eq.b
     z = tau * rng.standard_normal((n_boot, n))
@@ -827,9 +830,15 @@ def _shrinkage_draws(eq: _Equation, t, tau: float, n_boot: int, rng) -> np.ndarr
     v = eq.hessian_weights(t)
     if n <= DENSE_MAX:
         H = _dense_laplacian(n, a, b, v, eq.rho)
-        return -eq.rho * np.linalg.solve(H, z.T).T
-    h = np.bincount(a, v, n) + np.bincount(b, v, n) + eq.rho
-    return -eq.rho * z / h
+        bias = -eq.rho * np.linalg.solve(H, z.T).T
+        shrink = eq.rho * np.linalg.lstsq(H - eq.rho * np.eye(n), t, rcond=None)[0]
+    else:
+        h = np.bincount(a, v, n) + np.bincount(b, v, n)
+        bias = -eq.rho * z / (h + eq.rho)
+        shrink = eq.rho * t / np.maximum(h, 1e-12 * eq.rho)
+    if n > 3:
+        bias += math.sqrt(2.0 / (n - 3)) * shrink * rng.standard_normal((n_boot, n))
+    return bias
 
 
 def _ranks(draws: np.ndarray) -> np.ndarray:
