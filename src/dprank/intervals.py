@@ -32,23 +32,34 @@ Construction (:func:`intervals`)
    (``r`` the method's ridge, ``W~`` the win totals minus the objective's
    linear noise), and the count methods release ``W~`` itself. So ``W~`` is
    computed from the release, shifted to sum to the number of comparisons,
-   and the model's parameters are estimated from it with a ridge ``rho``
-   a hundred times below the design's mean information:
+   and the model's parameters are estimated from it with a ridge ``rho``:
    ``sum_j N_ij F(t_i - t_j) + rho t_i = W~_i``. The result ``t`` (centred)
    undoes the shrinkage of the methods' ridges (Algorithm 1's
    ``2 sqrt(d log n)`` shrinks scores several-fold on dense designs); the
    count methods are scored by this BTL fit of their noisy counts, which is
    the natural estimator because counts are the BTL sufficient statistic.
-2. **Parametric bootstrap** (``kind="bootstrap"``). ``n_boot`` times:
+2. **Noise-adapted ridge** (``ridge="eb"``, :func:`eb_ridge`): ``rho`` is the
+   posterior mean's ridge of the linearised model under the working prior
+   ``theta ~ N(0, tau^2)``, ``tau`` matched to the spread of ``W~`` given the
+   noise law's variance on it (for individual and local DP measured on
+   :data:`NOISE_PILOTS` releases simulated at ``theta = 0`` from the public
+   design). Where the privacy noise dominates it shrinks ``t`` strongly
+   instead of letting noisy totals outside the attainable range give extreme
+   estimates. A number gives a fixed ridge relative to the mean information.
+3. **Parametric bootstrap** (``kind="bootstrap"``). ``n_boot`` times:
    comparisons drawn from the model at ``t`` on the public design (a new
    design for individual DP), the privacy noise redrawn from its law by the
    registry's own ``Method.fit`` (central) or ``Method.run`` (local: the
    users' randomized response, then the fit) with a seeded
    :class:`numpy.random.Generator`, then step 1 on the refit's scores
-   (warm-started at ``t``).
-3. **Intervals.** ``interval="basic"`` (default): draws ``2 t - t*_b``, which
-   correct the remaining first-order bias of ``t`` (the small ridge ``rho``);
-   ``"percentile"``: draws ``t*_b``, shifted by that bias twice.
+   (warm-started at ``t``; the registry's refits start from their own
+   default, one draw at a time).
+4. **Intervals.** ``interval="eb"`` (default): empirical-Bayes draws
+   ``t + (t*_b - mean t*) + bias_b``, ``bias_b`` the ridge's shrinkage bias at
+   a parameter drawn from the fitted prior plus Morris's (1983) term for the
+   estimated ``tau`` (:func:`_shrinkage_draws`); their level holds on average
+   over the items. ``"basic"``: draws ``2 t - t*_b``, which correct the
+   first-order bias of a small ridge; ``"percentile"``: draws ``t*_b``.
    Score bounds are the ``(1 - level)/2`` and ``(1 + level)/2`` quantiles of the
    draws per item; rank bounds the lower and upper quantiles of each item's
    rank among the draws; ``p_top_k`` the share of draws in which the item is
@@ -93,6 +104,7 @@ __all__ = [
     "EdgeDesign",
     "IntervalError",
     "UserDesign",
+    "eb_ridge",
     "intervals",
     "public_design",
     "supports",
@@ -647,7 +659,9 @@ def intervals(
     kind : {"bootstrap", "asymptotic"}
         Refits through the registry, or their linearisation (edge DP and
         non-private methods only; fast on large designs).
-    interval : {"basic", "percentile"}
+    interval : {"eb", "basic", "percentile"}
+        How the draws make intervals (module docstring, step 4): empirical
+        Bayes (level on average over items), basic or percentile.
     calibration : mapping, optional
         The release's ``Fit.details`` (ridge, noise scale, ``lambda``: functions
         of public quantities); default: read from a fit on simulated data.
@@ -655,9 +669,10 @@ def intervals(
         Options of the method (as given to :func:`dprank.rank`).
     items : array_like, optional
         Item labels (default ``0..n-1``).
-    ridge : float
-        Ridge ``rho`` of the debiased fit relative to the design's mean
-        information per item (:data:`RELATIVE_RIDGE`).
+    ridge : "eb" or float
+        Ridge ``rho`` of the debiased fit: ``"eb"``, the noise-adapted
+        empirical-Bayes choice (:func:`eb_ridge`), or a number, fixed relative
+        to the design's mean information per item (e.g. :data:`RELATIVE_RIDGE`).
 
     Returns
     -------
@@ -671,7 +686,7 @@ def intervals(
     IntervalError
         (a ValueError) naming the method, for methods without intervals
         (:data:`NO_INTERVALS`), a design that does not fit the method, or a
-        bad ``level``, ``top_k``, ``n_boot``, ``kind`` or ``interval``.
+        bad ``level``, ``top_k``, ``n_boot``, ``kind``, ``interval`` or ``ridge``.
     """
     meth = _check_method(method)
     try:
