@@ -519,7 +519,7 @@ def eb_ridge(
     v0 = float(spread(0.0)[0])
     grid = np.concatenate([[0.0], np.geomspace(1e-3, 50.0, 400)])
     sup = float(np.max(spread(grid)))
-    target = max(v_obs, v0 * (1.0 + math.sqrt(2.0 / (n - 1))))
+    target = max(v_obs, v0) * (1.0 + math.sqrt(2.0 / (n - 1)))
     target = min(target, v0 + SATURATION * (sup - v0))
     above = np.nonzero(spread(grid) >= target)[0]
     if above.size == 0:
