@@ -261,7 +261,8 @@ def test_eb_ridge_estimates_the_spread_of_the_scores():
             w, _ = _noisy_totals(des, theta - theta.mean(), 4.0, rng)
             got.append(eb_ridge(w, 2 * 4.0**2, des.a, des.b, des.count, BTL)[1])
         taus.append(np.mean(got))
-        assert np.mean(got) == pytest.approx(tau, rel=0.2)
+        # matched one standard error above the observed spread: not understated on average
+        assert tau < np.mean(got) < 1.5 * tau
     assert taus[0] < taus[1]
 
 
