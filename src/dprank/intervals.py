@@ -493,10 +493,11 @@ def eb_ridge(
     the working prior ``theta ~ N(0, tau^2)`` their spread over items is
     ``V(tau) = c_f(tau)^2 tau^2 tr(L^2) / (n - 1) + c_v(tau) tr(L) / (n - 1) + noise_var``
     (``L`` the Laplacian of ``N``, ``c_f = E f``, ``c_v = E F (1 - F)`` under the
-    prior). ``tau`` solves ``V(tau) = V_obs``, the observed spread of ``W~``,
-    with ``V_obs`` raised to at least one standard error ``sqrt(2 / (n - 1))``
-    above ``V(0)``, so that a spread within the noise does not shrink every
-    score to 0. The ridge is the posterior mean's, per item of mean degree
+    prior). ``tau`` solves ``V(tau) = max(V_obs, V(0)) (1 + sqrt(2 / (n - 1)))``,
+    one standard error above the observed spread ``V_obs`` of ``W~`` (an
+    understated ``tau`` over-shrinks; a spread within the noise then does not
+    shrink every score to 0), capped at :data:`SATURATION` of the largest
+    spread any ``tau`` gives (beyond it ``tau`` is not identified). The ridge is the posterior mean's, per item of mean degree
     ``d``: ``rho = (c_v d + noise_var) / (c_f d tau^2)`` (``1 / tau^2`` without
     noise, more where the privacy noise dominates), at least
     :data:`MIN_RELATIVE_RIDGE` times the information ``f(0) d``.
