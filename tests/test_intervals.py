@@ -10,9 +10,9 @@ from dprank.intervals import (
     EdgeDesign,
     IntervalError,
     UserDesign,
+    _eb_ridge,
     _Equation,
     _win_totals,
-    eb_ridge,
     intervals,
     public_design,
     supports,
@@ -259,7 +259,7 @@ def test_eb_ridge_estimates_the_spread_of_the_scores():
         for _ in range(15):
             theta = tau * rng.standard_normal(40)
             w, _ = _noisy_totals(des, theta - theta.mean(), 4.0, rng)
-            got.append(eb_ridge(w, 2 * 4.0**2, des.a, des.b, des.count, BTL)[1])
+            got.append(_eb_ridge(w, 2 * 4.0**2, des.a, des.b, des.count, BTL)[1])
         taus.append(np.mean(got))
         # matched one standard error above the observed spread: not understated on average
         assert tau < np.mean(got) < 1.5 * tau
@@ -270,13 +270,13 @@ def test_eb_ridge_grows_with_the_noise_and_keeps_a_floor():
     des = _design(n=30, p=1.0, per_pair=4)
     rng = np.random.default_rng(32)
     w, _ = _noisy_totals(des, _theta(30), 3.0, rng)
-    rho_low, tau_low = eb_ridge(w, 2 * 3.0**2, des.a, des.b, des.count, BTL)
-    rho_high, tau_high = eb_ridge(w, 2 * 10.0**2, des.a, des.b, des.count, BTL)
+    rho_low, tau_low = _eb_ridge(w, 2 * 3.0**2, des.a, des.b, des.count, BTL)
+    rho_high, tau_high = _eb_ridge(w, 2 * 10.0**2, des.a, des.b, des.count, BTL)
     # the same totals read as noisier: less signal, a larger ridge
     assert tau_high < tau_low and rho_high > rho_low
     # totals that are pure noise: the prior spread stays above 0 (one standard error)
     flat = np.full(30, w.mean()) + 10.0 * rng.laplace(size=30)
-    rho, tau = eb_ridge(flat, 2 * 10.0**2, des.a, des.b, des.count, BTL)
+    rho, tau = _eb_ridge(flat, 2 * 10.0**2, des.a, des.b, des.count, BTL)
     assert tau > 0 and np.isfinite(rho)
 
 

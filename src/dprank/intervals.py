@@ -38,7 +38,7 @@ Construction (:func:`intervals`)
    ``2 sqrt(d log n)`` shrinks scores several-fold on dense designs); the
    count methods are scored by this BTL fit of their noisy counts, which is
    the natural estimator because counts are the BTL sufficient statistic.
-2. **Noise-adapted ridge** (``ridge="eb"``, :func:`eb_ridge`): ``rho`` is the
+2. **Noise-adapted ridge** (``ridge="eb"``, :func:`_eb_ridge`): ``rho`` is the
    posterior mean's ridge of the linearised model under the working prior
    ``theta ~ N(0, tau^2)``, ``tau`` matched to the spread of ``W~`` given the
    noise law's variance on it (for individual and local DP measured on
@@ -104,7 +104,6 @@ __all__ = [
     "EdgeDesign",
     "IntervalError",
     "UserDesign",
-    "eb_ridge",
     "intervals",
     "public_design",
     "supports",
@@ -482,7 +481,7 @@ def _prior_slopes(link: Link, tau):
     return out_f, out_v
 
 
-def eb_ridge(
+def _eb_ridge(
     w_obs, noise_var: float, a, b, N, link: Link, sampling: bool = True
 ) -> tuple[float, float]:
     """Empirical-Bayes ridge of the debiased fit from the released win totals.
@@ -497,10 +496,24 @@ def eb_ridge(
     one standard error above the observed spread ``V_obs`` of ``W~`` (an
     understated ``tau`` over-shrinks; a spread within the noise then does not
     shrink every score to 0), capped at :data:`SATURATION` of the largest
-    spread any ``tau`` gives (beyond it ``tau`` is not identified). The ridge is the posterior mean's, per item of mean degree
-    ``d``: ``rho = (c_v d + noise_var) / (c_f d tau^2)`` (``1 / tau^2`` without
+    spread any ``tau`` gives (beyond it ``tau`` is not identified). The ridge
+    is the posterior mean's, per item of mean degree ``d``:
+    ``rho = (c_v d + noise_var) / (c_f d tau^2)`` (``1 / tau^2`` without
     noise, more where the privacy noise dominates), at least
     :data:`MIN_RELATIVE_RIDGE` times the information ``f(0) d``.
+
+    Parameters
+    ----------
+    w_obs : (n,) array
+        The released win totals ``W~``.
+    noise_var : float
+        Variance of the noise on each total beyond the BTL sampling.
+    a, b, N : arrays
+        The public design's pairs and (weighted) comparisons per pair.
+    link : Link
+    sampling : bool
+        Whether the sampling term ``c_v tr(L) / (n - 1)`` is added; False where
+        ``noise_var`` was measured with the sampling included (local DP).
 
     Returns
     -------
@@ -672,7 +685,7 @@ def intervals(
         Item labels (default ``0..n-1``).
     ridge : "eb" or float
         Ridge ``rho`` of the debiased fit: ``"eb"``, the noise-adapted
-        empirical-Bayes choice (:func:`eb_ridge`), or a number, fixed relative
+        empirical-Bayes choice (:func:`_eb_ridge`), or a number, fixed relative
         to the design's mean information per item (e.g. :data:`RELATIVE_RIDGE`).
 
     Returns
@@ -764,7 +777,7 @@ def intervals(
             noise_var, sampling = _measured_noise(
                 run, des, meth.name, eq_release, eps, total, link, n, rng
             )
-        rho, tau = eb_ridge(w_obs, noise_var, a, b, N, link, sampling)
+        rho, tau = _eb_ridge(w_obs, noise_var, a, b, N, link, sampling)
     if ridge != "eb":
         rho = float(ridge) * 2.0 * total / n * float(_pdf(link, np.zeros(1))[0])
     eq = _Equation(n, a, b, N, link, rho)
