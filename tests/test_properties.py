@@ -166,22 +166,6 @@ EXCLUDED: dict[str, str] = {
     "dprank.plotting.intervals.plot_coverage": _NEEDS["plotting"],
     "dprank.plotting.sensitivity.plot_sensitivity": _NEEDS["plotting"],
     "dprank.studies.paper_a_real.real_data_metrics": _NEEDS["studies"],
-    "dprank.studies.paper_b2.estimate_block": _NEEDS["studies"],
-    "dprank.studies.paper_b2.estimate_chunk": _NEEDS["studies"],
-    "dprank.studies.paper_b2.simulate_block": _NEEDS["studies"],
-    "dprank.studies.paper_b2.simulate_chunk": _NEEDS["studies"],
-    "dprank.studies.paper_b2.scenarios.estimate_chunk": _NEEDS["studies"],
-    "dprank.studies.paper_b2.scenarios.hessian_chunk": _NEEDS["studies"],
-    "dprank.studies.paper_b2.scenarios.simulate_chunk": _NEEDS["studies"],
-    "dprank.studies.paper_b2.scenario5.estimate_chunk": _NEEDS["studies"],
-    "dprank.studies.paper_b2.scenario5.simulate_chunk": _NEEDS["studies"],
-    "dprank.studies.paper_b2.scenario5.split": _NEEDS["studies"],
-    "dprank.studies.paper_b2.extensions.estimate_mixed_chunk": _NEEDS["studies"],
-    "dprank.studies.paper_b2.extensions.estimate_selection_chunk": _NEEDS["studies"],
-    "dprank.studies.paper_b2.extensions.simulate_mixed_chunk": _NEEDS["studies"],
-    "dprank.studies.paper_b2.extensions.simulate_selection_chunk": _NEEDS["studies"],
-    "dprank.studies.paper_b2.timing.scaling_exponents": _NEEDS["studies"],
-    "dprank.studies.paper_b2.timing.time_cell": _NEEDS["studies"],
     "dprank.studies.paper_b2.sensitivity.agreement": _NEEDS["studies"],
     "dprank.studies.paper_b2.sensitivity.check_section": _NEEDS["studies"],
     "dprank.studies.paper_b2.sensitivity.findings": _NEEDS["studies"],
@@ -1906,12 +1890,13 @@ def api_modules() -> list[str]:
 def test_every_public_function_has_a_case():
     """Each public function (``__all__``) of each module of the API reference has a case.
 
-    A case in this file, ``test_properties_library.py``, ``test_properties_io.py`` or
-    ``test_properties_studies.py``, or an entry of :data:`EXCLUDED` with the reason it
-    cannot be called with generated arguments.
+    A case in this file, ``test_properties_library.py``, ``test_properties_io.py``,
+    ``test_properties_studies.py`` or ``test_properties_stages.py``, or an entry of
+    :data:`EXCLUDED` with the reason it cannot be called with generated arguments.
     """
     import test_properties_io
     import test_properties_library
+    import test_properties_stages
     import test_properties_studies
 
     builders = [
@@ -1919,6 +1904,7 @@ def test_every_public_function_has_a_case():
         *test_properties_library.BUILDERS,
         *test_properties_io.BUILDERS,
         *test_properties_studies.BUILDERS,
+        *test_properties_stages.BUILDERS,
     ]
     covered = {getattr(f, "__wrapped__", f) for f in builders}
     modules = api_modules()

@@ -269,3 +269,49 @@ def same_last_axis(a: np.ndarray, b: np.ndarray, names: str) -> None:
             f"{names} must have the same number of items (last axis), "
             f"got shapes {np.shape(a)} and {np.shape(b)}"
         )
+
+
+# ----------------------------------------------------------------------------- stage arguments
+
+
+def mapping(value, name: str):
+    """``value`` after checking that it is a mapping (a dict: a config section, a cell)."""
+    from collections.abc import Mapping
+
+    if not isinstance(value, Mapping):
+        raise TypeError(f"{name} must be a mapping (a dict), got {type(value).__name__} {value!r}")
+    return value
+
+
+def indices(value, name: str = "replicates") -> list[int]:
+    """``value`` as a list of ints >= 0 (replicate numbers), after checking each."""
+    from collections.abc import Iterable, Mapping
+
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+        raise TypeError(
+            f"{name} must be a sequence of integers >= 0, got {type(value).__name__} {value!r}"
+        )
+    return [count(v, name) for v in value]
+
+
+def names(value, name: str, allowed=None) -> list[str]:
+    """``value`` as a list of str (metrics, methods), each one of ``allowed`` if given."""
+    from collections.abc import Iterable
+
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise TypeError(f"{name} must be a sequence of names, got {type(value).__name__} {value!r}")
+    out = list(value)
+    for v in out:
+        text(v, name)
+        if allowed is not None and v not in allowed:
+            raise ValueError(f"{name}: unknown name {v!r}; known: {sorted(allowed)}")
+    return out
+
+
+def columns(value, name: str, required) -> object:
+    """``value`` after checking that it is a pandas DataFrame with the ``required`` columns."""
+    frame(value, name)
+    missing = [c for c in required if c not in value.columns]
+    if missing:
+        raise ValueError(f"{name} lacks the columns {missing} (it has {list(value.columns)})")
+    return value

@@ -1,0 +1,364 @@
+"""Property-based tests of the public library, part five: the studies' stage functions.
+
+The functions the Snakemake rules call (a study's config section or one cell, replicate
+numbers and a seed in; arrays or tidy frames out) and the functions that summarise their
+frames. Each builder gives tiny valid arguments (cells of 3-6 items, a few users, one or
+two replicates; files written to a temporary folder in the data's own format), so a valid
+call takes milliseconds. The same two kinds of test as :mod:`test_properties`: bad values
+of each argument raise ``ValueError``/``TypeError`` naming it, and valid arguments give an
+answer with the stated shape, columns and ranges, the same answer under the same seed.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+from hypothesis import strategies as st
+from test_properties import (
+    BAD_COUNT,
+    BAD_COUNT1,
+    BAD_POSITIVE_FINITE,
+    BAD_PROB,
+    INF,
+    NAN,
+    kw,
+    property_tests,
+    registry,
+)
+
+from dprank.studies import paper_b2
+from dprank.studies.paper_b2 import extensions, scenario5, scenarios, timing
+
+_case, CASES, BUILDERS, CHECKS = registry()
+
+
+def case(fn, build, check=None, /, **bad):
+    """``registry``'s case, with the check's answer taken as a bool (numpy's too)."""
+    strict = None if check is None else (lambda r, kw: bool(check(r, kw)))
+    _case(fn, build, strict, **bad)
+
+
+SEEDS = st.integers(0, 2**31)
+BAD_SEED = [-1, 0.5, "1", None]
+BAD_TEXT = [None, 3]
+BAD_MAPPING = [None, "btl", 3]
+BAD_REPLICATES = [None, "01", [-1], [0.5], 3]
+BAD_METRICS = ["l2_over_sqrt_m", ["bogus"], [3], None]
+BAD_LAMBDA_C = [-1.0, NAN, INF, "1", None]
+BAD_GTOL = BAD_POSITIVE_FINITE
+
+
+def same_frames(fn, kw):
+    """``fn`` called twice with ``kw`` gives the same frame (the same seeds, the same draws)."""
+    return fn(**kw).equals(fn(**kw))
+
+
+def reps(hi: int = 2):
+    return st.lists(st.integers(0, 50), min_size=1, max_size=hi, unique=True)
+
+
+# ---- Paper B2: the simulate and estimate stages of one chunk
+_CELL = {"model": "btl", "m": 4, "L": 12}
+_EPS = {"range": [1.0, 3.0]}
+_SIM = {"seed": 3, "experiment": "scenario1", "cell": _CELL, "p": 0.8, "eps": _EPS}
+_DATA = scenarios.simulate_chunk(**_SIM, replicates=[0, 1])
+_sim_b2 = kw(
+    seed=SEEDS,
+    experiment=st.sampled_from(["scenario1", "x"]),
+    cell=st.sampled_from([_CELL, {**_CELL, "model": "tm", "m": 3}]),
+    p=st.floats(0.2, 1),
+    eps=st.sampled_from([_EPS, {"value": 2.0}, {"shifted": [0.5, 1.5], "width": 0.5}]),
+    replicates=reps(),
+)
+_BAD_SIM = dict(
+    seed=BAD_SEED,
+    experiment=BAD_TEXT,
+    cell=BAD_MAPPING,
+    p=BAD_PROB,
+    eps=BAD_MAPPING,
+    replicates=BAD_REPLICATES,
+)
+
+
+def _check_sim(r, kw):
+    R, m = len(kw["replicates"]), kw["cell"]["m"]
+    P = m * (m - 1) // 2
+    return (
+        r["theta"].shape == (R, m)
+        and r["S"].shape == r["N"].shape == (R, P)
+        and np.all((r["B"] > 0) & (r["B"] <= 1))
+        and np.allclose(r["theta"].sum(axis=1), 0)
+        and r["replicate"].tolist() == list(kw["replicates"])
+        and np.array_equal(scenarios.simulate_chunk(**kw)["S"], r["S"])
+    )
+
+
+case(scenarios.simulate_chunk, _sim_b2, _check_sim, **_BAD_SIM)
+case(paper_b2.simulate_chunk, _sim_b2, _check_sim, **_BAD_SIM, kind=["bogus", None])
+_est_b2 = kw(
+    data=st.just(_DATA),
+    cell=st.just(_CELL),
+    lambda_c=st.floats(0.1, 5),
+    gtol=st.just(1e-8),
+    max_iter=st.integers(20, 100),
+    metrics=st.lists(
+        st.sampled_from(sorted(scenarios.METRICS)), min_size=1, max_size=2, unique=True
+    ),
+)
+_BAD_EST = dict(
+    data=BAD_MAPPING,
+    cell=BAD_MAPPING,
+    lambda_c=BAD_LAMBDA_C,
+    gtol=BAD_GTOL,
+    max_iter=BAD_COUNT1,
+    metrics=BAD_METRICS,
+)
+
+
+def _check_est(r, kw):
+    metrics = {*kw["metrics"], "converged"}
+    return (
+        set(r["metric"]) == metrics
+        and len(r) == 2 * len(metrics)
+        and r["replicate"].tolist() == sorted(r["replicate"].tolist() * 1)
+        and bool((r["value"] >= 0).all())
+        and r.equals(scenarios.estimate_chunk(**kw))
+    )
+
+
+case(scenarios.estimate_chunk, _est_b2, _check_est, **_BAD_EST)
+case(paper_b2.estimate_chunk, _est_b2, _check_est, **_BAD_EST, kind=["bogus", None])
+case(
+    scenarios.hessian_chunk,
+    kw(data=st.just(_DATA), cell=st.just(_CELL)),
+    lambda r, kw: (
+        set(r["metric"]) == {"hessian_min_eig"} and len(r) == 2 and (r["value"] > 0).all()
+    ),
+    data=BAD_MAPPING,
+    cell=BAD_MAPPING,
+)
+_BLOCK = [_CELL, {**_CELL, "m": 3}]
+case(
+    paper_b2.simulate_block,
+    kw(
+        cells=st.just(_BLOCK),
+        seed=SEEDS,
+        experiment=st.just("e"),
+        p=st.floats(0.3, 1),
+        eps=st.just(_EPS),
+        replicates=reps(),
+    ),
+    lambda r, kw: (
+        set(r) >= {"c0__S", "c1__S"} and r["c1__theta"].shape == (len(kw["replicates"]), 3)
+    ),
+    cells=[None, "x", [None]],
+    seed=BAD_SEED,
+    replicates=BAD_REPLICATES,
+)
+_BLOCK_DATA = paper_b2.simulate_block(
+    _BLOCK, seed=3, experiment="e", p=0.8, eps=_EPS, replicates=[0]
+)
+case(
+    paper_b2.estimate_block,
+    kw(
+        data=st.just(_BLOCK_DATA),
+        cells=st.just(_BLOCK),
+        lambda_c=st.floats(0.5, 2),
+        gtol=st.just(1e-8),
+        max_iter=st.just(100),
+    ),
+    lambda r, kw: sorted(set(r["m"])) == [3, 4] and set(r["metric"]) >= {"converged"},
+    cells=[None, "x", [None]],
+    lambda_c=BAD_LAMBDA_C,
+    max_iter=BAD_COUNT1,
+)
+
+# ---- Scenario V: sizes drawn per replicate, five methods
+_S5_CELL = {"model": "btl"}
+_S5_EPS = {"range": [0.5, 2.0]}
+_S5_DRAWS = {"m": [3, 5], "L": [8, 14]}
+_S5_DATA = scenario5.simulate_chunk(1, "scenario5", _S5_CELL, 0.7, _S5_EPS, [0, 1], _S5_DRAWS)
+
+
+def _check_s5(r, kw):
+    m = r["m"]
+    return (
+        r["theta"].size == m.sum()
+        and r["S_adrr"].size == (m * (m - 1) // 2).sum()
+        and np.all(r["eps_min"] >= _S5_EPS["range"][0])
+        and np.array_equal(scenario5.simulate_chunk(**kw)["S_raw"], r["S_raw"])
+    )
+
+
+case(
+    scenario5.simulate_chunk,
+    kw(
+        seed=SEEDS,
+        experiment=st.just("scenario5"),
+        cell=st.sampled_from([_S5_CELL, {"model": "tm"}]),
+        p=st.floats(0.3, 1),
+        eps=st.just(_S5_EPS),
+        replicates=reps(),
+        draws=st.just(_S5_DRAWS),
+    ),
+    _check_s5,
+    **_BAD_SIM,
+    draws=["x", 3],
+)
+case(
+    scenario5.split,
+    kw(data=st.just(_S5_DATA), i=st.integers(0, 1)),
+    lambda r, kw: (
+        r["theta"].size == int(r["m"]) and r["S_adrr"].size == int(r["m"]) * (int(r["m"]) - 1) // 2
+    ),
+    data=BAD_MAPPING,
+    i=[-1, 2, 0.5, "0", None],
+)
+case(
+    scenario5.estimate_chunk,
+    kw(
+        data=st.just(_S5_DATA),
+        cell=st.just(_S5_CELL),
+        seed=st.just(1),
+        experiment=st.just("scenario5"),
+        lambda_c=st.floats(0.5, 2),
+        gtol=st.just(1e-8),
+        max_iter=st.just(100),
+        metrics=st.just(["l2_over_sqrt_m", "kendall_tau_K"]),
+        methods=st.lists(st.sampled_from(scenario5.METHODS), min_size=1, max_size=3, unique=True),
+    ),
+    lambda r, kw: set(r["method"]) == set(kw["methods"]) and set(r["replicate"]) == {0, 1},
+    **_BAD_EST,
+    seed=BAD_SEED,
+    experiment=BAD_TEXT,
+    methods=["ADRR", ["bogus"], None],
+    noisy_obj_delta=[0.0, -1.0, NAN, "x"],
+)
+
+# ---- supplement: mixed effects and model selection
+_MIX_CELL = {"m": 4, "L": 10}
+_MIX_DATA = extensions.simulate_mixed_chunk(2, "mixed", _MIX_CELL, 1.0, [0, 1], 1.0)
+case(
+    extensions.simulate_mixed_chunk,
+    kw(
+        seed=SEEDS,
+        experiment=st.just("mixed"),
+        cell=st.just(_MIX_CELL),
+        p=st.floats(0.5, 1),
+        replicates=reps(),
+        sigma=st.floats(0, 2),
+    ),
+    lambda r, kw: (
+        r["y"].shape == (len(kw["replicates"]), 10, 6)
+        and r["gamma"].shape == (len(kw["replicates"]), 10)
+        and np.array_equal(extensions.simulate_mixed_chunk(**kw)["y"], r["y"])
+    ),
+    **{k: v for k, v in _BAD_SIM.items() if k != "eps"},
+    sigma=[-1.0, NAN, "1", None],
+)
+case(
+    extensions.estimate_mixed_chunk,
+    kw(
+        data=st.just(_MIX_DATA),
+        cell=st.just(_MIX_CELL),
+        sigma=st.just(1.0),
+        lam=st.just(1.0),
+        ridge=st.just(1e-6),
+        gtol=st.just(1e-8),
+        max_iter=st.just(100),
+        metrics=st.just(["l2_over_sqrt_m_theta", "abs_sigma_hat_minus_sigma"]),
+    ),
+    lambda r, kw: len(r) == 6 and bool((r["value"] >= 0).all()),
+    **{k: v for k, v in _BAD_EST.items() if k != "lambda_c"},
+    sigma=[-1.0, NAN, "1"],
+    lam=[-1.0, NAN, "1"],
+    ridge=[-1.0, NAN, "1"],
+)
+_SEL_CELL = {"m": 4, "L": 30}
+_SEL_DATA = extensions.simulate_selection_chunk(2, "sel", _SEL_CELL, 1.0, [0, 1])
+case(
+    extensions.simulate_selection_chunk,
+    kw(
+        seed=SEEDS,
+        experiment=st.just("sel"),
+        cell=st.just(_SEL_CELL),
+        p=st.floats(0.5, 1),
+        replicates=reps(),
+    ),
+    lambda r, kw: set(r["truth"]) <= {0, 1} and r["S"].shape == (len(kw["replicates"]), 6),
+    **{k: v for k, v in _BAD_SIM.items() if k != "eps"},
+)
+case(
+    extensions.estimate_selection_chunk,
+    kw(
+        data=st.just(_SEL_DATA),
+        cell=st.just(_SEL_CELL),
+        lambda_c=st.floats(0.5, 2),
+        gtol=st.just(1e-8),
+        max_iter=st.just(100),
+    ),
+    lambda r, kw: (
+        set(r["metric"]) == {"prop_correct_model_selected", "converged"}
+        and set(r["value"]) <= {0.0, 1.0}
+    ),
+    **{k: v for k, v in _BAD_EST.items() if k != "metrics"},
+)
+
+# ---- Figure 10: timings
+case(
+    timing.time_cell,
+    kw(
+        seed=SEEDS,
+        experiment=st.just("timing"),
+        cell=st.just({"m": 4, "L": 20}),
+        p=st.floats(0.5, 1),
+        eps=st.just(_EPS),
+        replicates=reps(1),
+        chunk_elements=st.integers(10, 1000),
+    ),
+    lambda r, kw: (
+        set(r["metric"])
+        == {"seconds_aggregate", "seconds_solve", "seconds_total", "l2_over_sqrt_m", "converged"}
+        and bool((r["value"] >= 0).all())
+    ),
+    **_BAD_SIM,
+    lambda_c=BAD_LAMBDA_C,
+    gtol=BAD_GTOL,
+    max_iter=BAD_COUNT1,
+    chunk_elements=BAD_COUNT1,
+    workers=BAD_COUNT,
+)
+
+
+def _timing_rows(draw):
+    a, b = draw(st.floats(0.5, 1.5)), draw(st.floats(1, 3))
+    rows = [
+        {"m": m, "L": L, "metric": metric, "value": 1e-6 * L**a * m**b}
+        for m in (10, 20, 40)
+        for L in (200, 400, 800)
+        for metric in ("seconds_aggregate", "seconds_solve", "seconds_total")
+    ]
+    return {"replicates": pd.DataFrame(rows)}
+
+
+case(
+    timing.scaling_exponents,
+    _timing_rows,
+    lambda r, kw: (
+        len(r) == 3
+        and np.allclose(
+            r["slope_log_L"],
+            np.log(kw["replicates"]["value"].iloc[3] / kw["replicates"]["value"].iloc[0])
+            / math.log(2),
+        )
+    ),
+    replicates=[None, "x", pd.DataFrame({"m": [1]})],
+)
+
+# ------------------------------------------------------------------------ the tests
+
+test_rejects_bad_argument, test_accepts_valid_arguments = property_tests(
+    CASES, BUILDERS, CHECKS, bad_examples=5, valid_examples=3
+)
