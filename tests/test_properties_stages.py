@@ -12,6 +12,7 @@ answer with the stated shape, columns and ranges, the same answer under the same
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -23,13 +24,20 @@ from test_properties import (
     BAD_PROB,
     INF,
     NAN,
+    drop,
     kw,
     property_tests,
     registry,
 )
 
 from dprank.studies import paper_b2
-from dprank.studies.paper_b2 import extensions, scenario5, scenarios, timing
+from dprank.studies.paper_b2 import extensions, scenario5, scenarios, sensitivity, timing
+from dprank.tables import read_published_table
+from dprank.yamlfile import read_yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIG = read_yaml(ROOT / "config.yaml")
+B2 = CONFIG["paper_b2"]
 
 _case, CASES, BUILDERS, CHECKS = registry()
 
@@ -355,6 +363,213 @@ case(
         )
     ),
     replicates=[None, "x", pd.DataFrame({"m": [1]})],
+)
+
+# ---- the sensitivity study of B2's unstated settings
+_S3 = B2["experiments"]["scenario3"]
+_S3_GRID = {"scheme": [2], "m": [4], "L": [12]}
+_BAD_SENS = dict(
+    seed=BAD_SEED,
+    experiment=BAD_TEXT,
+    exp=BAD_MAPPING,
+    replicates=BAD_REPLICATES,
+    gtol=BAD_GTOL,
+    max_iter=BAD_COUNT1,
+)
+case(
+    sensitivity.scenario3_grid,
+    kw(
+        seed=SEEDS,
+        experiment=st.just("scenario3"),
+        exp=st.just(_S3),
+        model=st.sampled_from(["btl", "tm"]),
+        p=st.floats(0.3, 1),
+        eps0=st.lists(st.floats(1, 4), min_size=1, max_size=2, unique=True),
+        replicates=reps(),
+        lambda_c=st.just(1.0),
+        gtol=st.just(1e-8),
+        max_iter=st.just(100),
+        grid=st.just(_S3_GRID),
+    ),
+    lambda r, kw: (
+        set(r["eps0"]) == {float(e) for e in kw["eps0"]}
+        and set(r["metric"]) >= set(sensitivity.S3_METRICS)
+        and (r["reps"] == len(kw["replicates"])).all()
+    ),
+    **_BAD_SENS,
+    model=BAD_TEXT,
+    p=BAD_PROB,
+    eps0=[2.0, [0.0], [NAN], ["x"], None],
+    lambda_c=BAD_LAMBDA_C,
+    grid=["x", 3],
+)
+case(
+    sensitivity.scenario3_check,
+    kw(
+        seed=SEEDS,
+        experiment=st.just("scenario3"),
+        exp=st.just(_S3),
+        settings=st.just([{"label": "fit", "p": 0.5, "eps0": 2.0}]),
+        replicates=reps(1),
+        lambda_c=st.just(1.0),
+        gtol=st.just(1e-8),
+        max_iter=st.just(100),
+        grid=st.just(_S3_GRID),
+    ),
+    lambda r, kw: set(r["label"]) == {"fit"} and set(r["model"]) == set(_S3["grid"]["model"]),
+    **_BAD_SENS,
+    settings=[None, "x", [None], [{"label": "a"}]],
+    lambda_c=BAD_LAMBDA_C,
+)
+_S5 = {**B2["experiments"]["scenario5"], "draws": _S5_DRAWS}
+case(
+    sensitivity.scenario5_grid,
+    kw(
+        seed=SEEDS,
+        experiment=st.just("scenario5"),
+        exp=st.just(_S5),
+        model=st.sampled_from(["btl", "tm"]),
+        p=st.floats(0.3, 1),
+        theta_half=st.lists(st.floats(0.5, 2), min_size=1, max_size=2, unique=True),
+        lambda_c=st.just([1.0]),
+        replicates=reps(1),
+        gtol=st.just(1e-8),
+        max_iter=st.just(100),
+        methods=st.just(["ADRR", "Count"]),
+    ),
+    lambda r, kw: (
+        set(r["method"]) == {"ADRR", "Count"} and len(set(r["theta_half"])) == len(kw["theta_half"])
+    ),
+    **_BAD_SENS,
+    model=BAD_TEXT,
+    p=BAD_PROB,
+    theta_half=[1.0, [0.0], [NAN], None],
+    lambda_c=[1.0, [-1.0], [NAN], None],
+    methods=["ADRR", ["bogus"], None],
+)
+
+
+def _comparison(draw):
+    n = draw(st.integers(1, 6))
+    verdicts = draw(
+        st.lists(st.sampled_from(["within", "outside", "not run"]), min_size=n, max_size=n)
+    )
+    ours = draw(st.lists(st.floats(0, 2), min_size=n, max_size=n))
+    printed = draw(st.lists(st.floats(0.01, 2), min_size=n, max_size=n))
+    return {
+        "comparison": pd.DataFrame(
+            {"verdict": verdicts, "ours_mean": ours, "published_mean": printed}
+        )
+    }
+
+
+def _check_agreement(r, kw):
+    c = kw["comparison"]
+    done = c[c["verdict"] != "not run"]
+    ok = done[(done["ours_mean"] > 0)]
+    ratio = np.log(ok["ours_mean"] / ok["published_mean"])
+    return (
+        r["compared"] == len(done)
+        and r["within"] == int((c["verdict"] == "within").sum())
+        and (
+            math.isnan(r["rms_log_ratio"])
+            if ratio.empty
+            else math.isclose(
+                r["rms_log_ratio"], float(np.sqrt(np.mean(ratio**2))), rel_tol=1e-9, abs_tol=1e-12
+            )
+        )
+    )
+
+
+case(
+    sensitivity.agreement,
+    _comparison,
+    _check_agreement,
+    comparison=[None, "x", pd.DataFrame({"verdict": ["within"]})],
+)
+_TABLE6 = read_published_table(ROOT / B2["tables"]["table6"]["published"])
+_TABLE6 = _TABLE6[(_TABLE6["model"] == "BTL") & (_TABLE6["m"] == 10)]
+
+
+def _grid_summary(draw):
+    k, best = draw(st.floats(0.1, 1)), draw(st.sampled_from([2.0, 2.5, 3.0]))
+    rows = [
+        {
+            "p": 0.5,
+            "eps0": e0,
+            "model": "btl",
+            "scheme": int(r["scheme"][6:]),
+            "m": 10,
+            "L": int(r["L"]),
+            "method": "ADRR",
+            "metric": r["metric"],
+            "mean": r["mean"] * np.exp(k * abs(e0 - best)),
+            "sd": 0.01,
+            "se": 0.001,
+            "reps": 100,
+        }
+        for e0 in (1.5, 2.0, 2.5, 3.0, 3.5)
+        for _, r in _TABLE6.iterrows()
+    ]
+    return {
+        "grid_summary": pd.DataFrame(rows),
+        "published": _TABLE6,
+        "label": "B2 Table 6",
+        "z": 4.0,
+        "_best": best,
+    }
+
+
+case(
+    sensitivity.fit_budget,
+    drop(_grid_summary, "_best"),
+    lambda r, kw: len(r[0]) == 5 and len(r[1]) == 1 and bool(r[1]["best"].all()),
+    grid_summary=[None, "x", pd.DataFrame({"p": [0.5]})],
+    published=[None, "x"],
+    label=[None, 3],
+    z=[0.0, -1.0, NAN, "4"],
+)
+_TABLE11 = read_published_table(ROOT / B2["tables"]["table11"]["published"])
+
+
+def _s5_summary(draw):
+    factor = draw(st.floats(0.5, 3))
+    rows = [
+        {
+            "theta_half": h,
+            "p": 0.5,
+            "lambda_c": 1.0,
+            "model": r["model"].lower(),
+            "method": r["method"],
+            "metric": r["metric"],
+            "mean": r["mean"] * (factor if h == 2.0 else 1.0),
+            "sd": 0.01,
+            "se": 0.0007,
+            "reps": 200,
+        }
+        for h in (1.0, 2.0)
+        for _, r in _TABLE11.iterrows()
+    ]
+    return {"summary": pd.DataFrame(rows), "published": {"B2 Table 11": _TABLE11}, "z": 4.0}
+
+
+case(
+    sensitivity.scenario5_agreement,
+    _s5_summary,
+    lambda r, kw: (
+        len(r[1]) == 2 and r[1]["within"].iloc[0] == r[1]["compared"].iloc[0] == len(_TABLE11)
+    ),
+    summary=[None, "x", pd.DataFrame({"method": ["ADRR"]})],
+    published=[None, "x"],
+    z=[0.0, -1.0, NAN, "4"],
+)
+_SENS = CONFIG["sensitivity"]
+case(
+    sensitivity.check_section,
+    kw(section=st.just(_SENS), paper_b2=st.just(B2)),
+    lambda r, kw: r == [],
+    section=[None, "x"],
+    paper_b2=["x", 3],
 )
 
 # ------------------------------------------------------------------------ the tests

@@ -315,3 +315,12 @@ def columns(value, name: str, required) -> object:
     if missing:
         raise ValueError(f"{name} lacks the columns {missing} (it has {list(value.columns)})")
     return value
+
+
+def sequence(value, name: str) -> list:
+    """``value`` as a list, after checking that it is a sequence (not a str, not a scalar)."""
+    from collections.abc import Iterable, Mapping
+
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+        raise TypeError(f"{name} must be a sequence, got {type(value).__name__} {value!r}")
+    return list(value)
