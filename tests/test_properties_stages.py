@@ -12,6 +12,7 @@ answer with the stated shape, columns and ranges, the same answer under the same
 from __future__ import annotations
 
 import math
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +31,7 @@ from test_properties import (
     registry,
 )
 
-from dprank.studies import paper_b2
+from dprank.studies import paper_b2, paper_b2_car
 from dprank.studies.paper_b2 import extensions, scenario5, scenarios, sensitivity, timing
 from dprank.tables import read_published_table
 from dprank.yamlfile import read_yaml
@@ -571,6 +572,150 @@ case(
     section=[None, "x"],
     paper_b2=["x", 3],
 )
+
+# ---- B2 section 5.2: the car preference data
+_TMP = tempfile.TemporaryDirectory(prefix="dprank-properties-")
+_CAR_Y: dict[Path, np.ndarray] = {}
+
+
+def _folder(name: str) -> Path:
+    """A new folder under the module's temporary directory."""
+    out = Path(_TMP.name) / f"{name}{len(list(Path(_TMP.name).iterdir()))}"
+    out.mkdir()
+    return out
+
+
+def _car_folder(draw):
+    """A complete car data set of 3-5 cars and 2-4 users in the shipped files' format."""
+    m, L = draw(st.integers(3, 5)), draw(st.integers(2, 4))
+    P = m * (m - 1) // 2
+    y = np.array(draw(st.lists(st.booleans(), min_size=L * P, max_size=L * P)), np.uint8)
+    folder = _folder("car")
+    items = ["Item ID, BodyType, Transmission, Engin Capacity, Fuel Consumed"]
+    items += [f"{i},{1 + i % 2},{1 + i % 2},{2.5 + i},{1 + i % 2}" for i in range(m, 0, -1)]
+    users = ["User ID, Education"] + [f"{u},1" for u in range(1, L + 1)]
+    prefs, it = ["User ID, Item1 ID, Item2 ID, Is Control"], iter(y)
+    for u in range(1, L + 1):
+        for i, j in zip(*np.triu_indices(m, 1), strict=True):
+            w, lo = (i + 1, j + 1) if next(it) else (j + 1, i + 1)
+            prefs.append(f"{u},{w},{lo},0")
+        prefs.append(f"{u},{lo},{w},1")  # a control question, reversed: dropped
+    for name, lines in (("items1", items), ("users1", users), ("prefs1", prefs)):
+        (folder / f"{name}.csv").write_text("\n".join(lines) + "\n")
+    _CAR_Y[folder] = y.reshape(L, P)
+    return {"folder": folder, "allow_missing": draw(st.booleans())}
+
+
+case(
+    paper_b2_car.read_car_data,
+    _car_folder,
+    lambda r, kw: (
+        r.complete
+        and r.item_ids.tolist() == list(range(1, r.m + 1))
+        and np.array_equal(r.y, _CAR_Y[kw["folder"]])
+        and r.n_control_rows == len(r.users)
+    ),
+    folder=[None, 3, ""],
+    allow_missing=[None, "yes", 1],
+)
+_CAR_M = 4
+_CAR_RAW = np.random.default_rng(5).integers(0, 2, (6, 6)).astype(np.uint8)
+_CAR_REF = paper_b2_car.nonprivate_fits(_CAR_RAW, _CAR_M)
+_car_sim = dict(
+    y=st.just(_CAR_RAW),
+    m=st.just(_CAR_M),
+    reference=st.just(_CAR_REF),
+    seed=SEEDS,
+    a_range=st.just((0.2, 2.0)),
+    width=st.floats(0.5, 2),
+)
+_BAD_CAR = dict(
+    y=[np.full((6, 6), 2), np.zeros((6, 5)), "y"],
+    m=[1, 5, 0.5, "4", None],
+    reference=[None, "x", {"theta": {}}],
+    seed=BAD_SEED,
+    a_range=[(2.0, 0.2), (0.0, 1.0), (NAN, 1.0), "a", (1.0,)],
+    width=[0.0, -1.0, NAN, INF, "1"],
+    gtol=BAD_GTOL,
+)
+
+
+def _check_car_rows(rows, R):
+    frame = pd.DataFrame(rows)
+    k = frame[frame["metric"] == "kendall_tau_K"]
+    return (
+        len(k) == R * len(paper_b2_car.MODELS) * len(paper_b2_car.METHODS)
+        and bool(((k["value"] >= 0) & (k["value"] <= 1)).all())
+        and bool((frame["B"] > 0).all())
+    )
+
+
+case(
+    paper_b2_car.simulate_replicate,
+    kw(**_car_sim, r=st.integers(0, 50)),
+    lambda out, kw: (
+        out["eps"].shape == (6,)
+        and kw["a_range"][0] <= out["A"] <= kw["a_range"][1]
+        and np.all((out["eps"] >= out["A"]) & (out["eps"] <= out["A"] + kw["width"]))
+        and _check_car_rows(out["rows"], 1)
+        and out["rows"] == paper_b2_car.simulate_replicate(**kw)["rows"]
+    ),
+    **_BAD_CAR,
+    r=[-1, 0.5, "1", None],
+)
+case(
+    paper_b2_car.simulate_replicates,
+    kw(**_car_sim, replicates=reps()),
+    lambda r, kw: (
+        _check_car_rows(r, len(kw["replicates"])) and set(r["replicate"]) == set(kw["replicates"])
+    ),
+    **_BAD_CAR,
+    replicates=BAD_REPLICATES,
+)
+_CAR_ROWS = paper_b2_car.simulate_replicates(_CAR_RAW, _CAR_M, _CAR_REF, 1, range(4))
+
+
+def _car_rows(draw):
+    keep = draw(st.lists(st.integers(0, 3), min_size=3, max_size=4, unique=True))
+    return {"rows": _CAR_ROWS[_CAR_ROWS["replicate"].isin(keep)].reset_index(drop=True)}
+
+
+BAD_ROWS = [None, "x", 3, pd.DataFrame({"replicate": [0]})]
+case(
+    paper_b2_car.tidy_replicates,
+    _car_rows,
+    lambda r, kw: (
+        list(r.columns) == ["model", "replicate", "method", "metric", "value"]
+        and set(r["metric"]) >= {"converged", "B", "kendall_tau_K"}
+        and len(r)
+        == len(kw["rows"])
+        + 2 * kw["rows"]["replicate"].nunique() * 4
+        + 2 * kw["rows"]["replicate"].nunique()
+    ),
+    rows=BAD_ROWS,
+)
+case(
+    paper_b2_car.table2,
+    _car_rows,
+    lambda r, kw: (
+        len(r) == 8
+        and (r["R"] == kw["rows"]["replicate"].nunique()).all()
+        and r.loc[r["method"] == "ADRR", "t"].isna().all()
+        and bool(((r["mean"] >= 0) & (r["mean"] <= 1)).all())
+    ),
+    rows=BAD_ROWS,
+)
+case(
+    paper_b2_car.figure14_correlations,
+    _car_rows,
+    lambda r, kw: (
+        len(r) == 4
+        and (r["n"] == kw["rows"]["replicate"].nunique()).all()
+        and bool((r["r"].abs() <= 1 + 1e-12).all() or r["r"].isna().any())
+    ),
+    rows=BAD_ROWS,
+)
+
 
 # ------------------------------------------------------------------------ the tests
 
