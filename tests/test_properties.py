@@ -165,14 +165,7 @@ EXCLUDED: dict[str, str] = {
     "dprank.plotting.beyond_scale.plot_scale": _NEEDS["plotting"],
     "dprank.plotting.intervals.plot_coverage": _NEEDS["plotting"],
     "dprank.plotting.sensitivity.plot_sensitivity": _NEEDS["plotting"],
-    "dprank.studies.paper_a_real.real_data_metrics": _NEEDS["studies"],
     "dprank.studies.paper_b2.sensitivity.findings": _NEEDS["studies"],
-    "dprank.studies.paper_b1.scheme_table": _NEEDS["studies"],
-    "dprank.studies.paper_b1.scheme_trends": _NEEDS["studies"],
-    "dprank.studies.paper_b1_movielens.read_ratings": _NEEDS["studies"],
-    "dprank.studies.paper_b1_movielens.simulate_cell": _NEEDS["studies"],
-    "dprank.studies.paper_b1_movielens.simulate_replicate": _NEEDS["studies"],
-    "dprank.studies.privacy_audit.run_audits": _NEEDS["studies"],
     "dprank.studies.benchmark.finding": _NEEDS["studies"],
     "dprank.studies.benchmark.load_method": _NEEDS["studies"],
     "dprank.studies.benchmark.real_comparisons": _NEEDS["studies"],
@@ -1891,7 +1884,7 @@ def test_every_public_function_has_a_case():
         *test_properties_library.BUILDERS,
         *test_properties_io.BUILDERS,
         *test_properties_studies.BUILDERS,
-        *test_properties_stages.BUILDERS,
+        *test_properties_stages.ALL_BUILDERS,
     ]
     covered = {getattr(f, "__wrapped__", f) for f in builders}
     modules = api_modules()

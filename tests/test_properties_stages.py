@@ -31,7 +31,8 @@ from test_properties import (
     registry,
 )
 
-from dprank.studies import paper_b2, paper_b2_car
+from dprank.studies import paper_a_real, paper_b1, paper_b2, paper_b2_car, privacy_audit
+from dprank.studies import paper_b1_movielens as movielens
 from dprank.studies.paper_b2 import extensions, scenario5, scenarios, sensitivity, timing
 from dprank.tables import read_published_table
 from dprank.yamlfile import read_yaml
@@ -717,8 +718,212 @@ case(
 )
 
 
+# ---- Paper B1: the budget schemes' trends and MovieLens
+def _b1_summary(draw):
+    slopes = {s: draw(st.floats(-0.6, 0.6)) for s in (1, 2, 3)}
+    rows = [
+        {"scheme": s, "m": m, "L": L, "metric": metric, "mean": 0.1 * m * L ** slopes[s]}
+        for s in (1, 2, 3)
+        for m in (10, 20)
+        for L in (100, 400, 1600)
+        for metric in ("l2_over_sqrt_m", "linf")
+    ]
+    return {
+        "summary": pd.DataFrame(rows),
+        "threshold": draw(st.floats(0.05, 0.3)),
+        "_slopes": slopes,
+    }
+
+
+case(
+    paper_b1.scheme_trends,
+    drop(_b1_summary, "_slopes"),
+    lambda r, kw: (
+        len(r) == 6
+        and np.allclose(r["slope_min"], r["slope_max"])
+        and all(
+            t == paper_b1.trend_word(s, kw["threshold"])
+            for s, t in zip(r["slope"], r["trend"], strict=True)
+        )
+    ),
+    summary=[None, "x", pd.DataFrame({"scheme": [1]})],
+    metrics=["linf", None, [3]],
+    threshold=[-0.1, NAN, "0.1", None],
+)
+_B1_PUBLISHED = read_published_table(
+    ROOT / "resources/published/paper_b/B1-Table1_scheme_behavior.csv"
+)
+case(
+    paper_b1.scheme_table,
+    lambda draw: {
+        "trends": paper_b1.scheme_trends(drop(_b1_summary, "_slopes")(draw)["summary"]),
+        "published": _B1_PUBLISHED,
+    },
+    lambda r, kw: sorted(r["scheme"]) == [1, 2, 3] and set(r["linf agrees"]) <= {"yes", "no"},
+    trends=[
+        None,
+        "x",
+        pd.DataFrame({"scheme": [1], "metric": ["linf"], "trend": ["x"], "slope": [0.0]}),
+    ],
+    published=[None, "x", pd.DataFrame({"metric": ["linf"]})],
+)
+
+
+def _ratings_file(draw):
+    """A ``ratings.csv`` of 3-5 users and 3-6 movies in MovieLens' format."""
+    users, movies = draw(st.integers(3, 5)), draw(st.integers(3, 6))
+    rated = draw(st.lists(st.booleans(), min_size=users * movies, max_size=users * movies))
+    rows = ["userId,movieId,rating,timestamp"]
+    rows += [
+        f"{u + 1},{10 * (i + 1)},{1 + (u + i) % 5}.0,0"
+        for k, (u, i) in enumerate((u, i) for u in range(users) for i in range(movies))
+        if rated[k] or u == 0
+    ]
+    path = _folder("ml") / "ratings.csv"
+    path.write_text("\n".join(rows) + "\n")
+    return {"path": path, "n_movies": draw(st.integers(2, movies))}
+
+
+case(
+    movielens.read_ratings,
+    _ratings_file,
+    lambda r, kw: (
+        r.ratings.shape == (len(r.users), kw["n_movies"])
+        and np.array_equal(np.isfinite(r.ratings).sum(axis=0), r.counts)
+        and bool(np.all(np.diff(r.counts) <= 0))
+    ),
+    path=[None, 3, ""],
+    n_movies=[1, 0.5, "3", None, 99],
+)
+_ML = np.array(
+    [[5.0, 3.0, 1.0, 4.0], [4.0, 4.0, 2.0, np.nan], [1.0, 2.0, 5.0, 3.0], [5.0, 1.0, np.nan, 2.0]]
+)
+_ML_THETA = movielens.reference_theta(_ML)
+_ml = dict(
+    ratings=st.just(_ML),
+    theta_ref=st.just(_ML_THETA),
+    L=st.integers(5, 60),
+    scheme=st.sampled_from([1, 2, 3]),
+    seed=SEEDS,
+    anchor_L=st.just(20),
+    K=st.integers(1, 4),
+)
+_BAD_ML = dict(
+    ratings=[np.zeros(4), np.zeros((4, 1)), "x"],
+    theta_ref=[np.zeros(3), np.array([0.0, NAN, 0.0, 0.0]), None],
+    L=[0, -1, 0.5, "5", None],
+    scheme=[0, 4, "1", None],
+    seed=BAD_SEED,
+    anchor_L=[0, 0.5, "1"],
+    K=[0, 5, 0.5, "1"],
+)
+
+
+def _check_ml(rows, kw):
+    frame = pd.DataFrame(rows)
+    values = frame.set_index(["replicate", "metric"])["value"]
+    return (
+        set(frame["metric"])
+        == {
+            "kendall_tau_K",
+            f"topK_hamming_HK_K={kw['K']}",
+            "l2_over_sqrt_m",
+            "linf",
+            "eps",
+            "converged",
+        }
+        and bool((frame["L"] == kw["L"]).all())
+        and bool(values.xs("kendall_tau_K", level="metric").between(0, 1).all())
+    )
+
+
+case(
+    movielens.simulate_replicate,
+    kw(**_ml, r=st.integers(0, 9)),
+    lambda r, kw: _check_ml(r, kw) and r == movielens.simulate_replicate(**kw),
+    **_BAD_ML,
+    r=[-1, 0.5, "1", None],
+)
+case(
+    movielens.simulate_cell,
+    kw(**_ml, replicates=st.integers(1, 2) | reps()),
+    lambda r, kw: (
+        _check_ml(r, kw)
+        and r["replicate"].nunique()
+        == (kw["replicates"] if isinstance(kw["replicates"], int) else len(kw["replicates"]))
+    ),
+    **_BAD_ML,
+    replicates=[-1, 0.5, "3", None, [-1]],
+)
+
+# ---- Paper A: the real data sets (Figure 8)
+_REAL_WINS = np.random.default_rng(2).integers(1, 6, (5, 5))
+np.fill_diagonal(_REAL_WINS, 0)
+case(
+    paper_a_real.real_data_metrics,
+    kw(
+        wins=st.just(_REAL_WINS),
+        dataset=st.sampled_from(["cems", "x"]),
+        L=st.integers(1, 10),
+        epsilons=st.lists(st.floats(0.5, 8), min_size=1, max_size=2, unique=True),
+        reps=st.integers(1, 3),
+        seed=SEEDS,
+        protocol=st.sampled_from(["paper", "authors"]),
+    ),
+    lambda r, kw: (
+        len(r) == 3 * kw["reps"] * len(kw["epsilons"])
+        and set(r["method"]) == {"perturbed_mle", "noisy_counting"}
+        and bool(r.loc[r["metric"] == "mean_rank_difference", "value"].between(0, 5).all())
+        and r.equals(paper_a_real.real_data_metrics(**kw))
+    ),
+    wins=[np.zeros((3, 1)), -np.ones((3, 3)), np.zeros((1, 1)), "x"],
+    dataset=BAD_TEXT,
+    L=BAD_COUNT1,
+    epsilons=[1.0, [0.0], [NAN], ["x"], None],
+    reps=BAD_COUNT1,
+    seed=BAD_SEED,
+    protocol=["bogus", None],
+    kappa1=[0.0, NAN, "1"],
+    kappa2=[0.0, NAN, "1"],
+    xtol=[0.0, NAN, "1"],
+    max_iter=BAD_COUNT1,
+)
+
+
+# ---- the privacy audits: one call runs every audit (about a second), so one valid example
+slow_case, SLOW_CASES, SLOW_BUILDERS, SLOW_CHECKS = registry()
+_AUDIT = {"eps": 1.0, "alpha": 0.05, "trials": 40, "fit_trials": 4, "n": 3, "L": 2, "delta": 1e-6}
+slow_case(
+    privacy_audit.run_audits,
+    kw(settings=st.just(_AUDIT), seed=SEEDS),
+    lambda r, kw: bool(
+        len(r) >= 10
+        and (r["lower_bound"] >= 0).all()
+        and set(r["verdict"]) <= {"consistent", "VIOLATION"}
+        and set(r["paper"]) >= {"paper_a", "paper_b"}
+        and r.equals(privacy_audit.run_audits(**kw))
+    ),
+    settings=[
+        None,
+        "x",
+        {k: v for k, v in _AUDIT.items() if k != "n"},
+        {**_AUDIT, "eps": 0.0},
+        {**_AUDIT, "alpha": 1.5},
+        {**_AUDIT, "trials": 0.5},
+        {**_AUDIT, "n": 1},
+        {**_AUDIT, "delta": NAN},
+    ],
+    seed=BAD_SEED,
+)
+
+
 # ------------------------------------------------------------------------ the tests
 
 test_rejects_bad_argument, test_accepts_valid_arguments = property_tests(
     CASES, BUILDERS, CHECKS, bad_examples=5, valid_examples=3
 )
+test_slow_rejects_bad_argument, test_slow_accepts_valid_arguments = property_tests(
+    SLOW_CASES, SLOW_BUILDERS, SLOW_CHECKS, bad_examples=5, valid_examples=1
+)
+#: every function with a case (test_properties.test_every_public_function_has_a_case)
+ALL_BUILDERS = {**BUILDERS, **SLOW_BUILDERS}
