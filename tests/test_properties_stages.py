@@ -31,7 +31,9 @@ from test_properties import (
     registry,
 )
 
-from dprank.studies import paper_a_real, paper_b1, paper_b2, paper_b2_car, privacy_audit
+from dprank import methods
+from dprank.comparisons import Comparisons
+from dprank.studies import benchmark, paper_a_real, paper_b1, paper_b2, paper_b2_car, privacy_audit
 from dprank.studies import paper_b1_movielens as movielens
 from dprank.studies.paper_b2 import extensions, scenario5, scenarios, sensitivity, timing
 from dprank.tables import read_published_table
@@ -913,6 +915,200 @@ slow_case(
         {**_AUDIT, "n": 1},
         {**_AUDIT, "delta": NAN},
     ],
+    seed=BAD_SEED,
+)
+
+
+# ---- the benchmark of methods
+def plugin_fit(comparisons, eps, rng, **options):
+    """A plug-in method of the benchmark for :func:`benchmark.load_method`: noisy net wins."""
+    c = comparisons
+    net = np.bincount(c.i, c.y, c.n_items) + np.bincount(c.j, 1 - c.y, c.n_items)
+    return net + rng.laplace(0.0, 1.0 / min(float(np.min(eps)), 1e6), c.n_items)
+
+
+_PLUGIN = {
+    "function": "test_properties_stages:plugin_fit",
+    "privacy_unit": "user",
+    "trust_model": "central",
+}
+case(
+    benchmark.load_method,
+    kw(
+        name=st.text("abcxyz_", min_size=1, max_size=6),
+        entry=st.sampled_from(["user", "comparison"]).map(lambda u: {**_PLUGIN, "privacy_unit": u}),
+    ),
+    lambda r, kw: (
+        r.name == kw["name"] and r.privacy_unit == kw["entry"]["privacy_unit"] and callable(r.fit)
+    ),
+    name=[None, 3],
+    entry=[None, "x", {"function": _PLUGIN["function"]}],
+)
+
+
+def _tournament(seed: int, n: int = 4) -> benchmark.BenchmarkData:
+    """Every pair of ``n`` items compared once by one of 3 users, BTL outcomes."""
+    theta = np.linspace(1.0, -1.0, n)
+    iu, ju = np.triu_indices(n, k=1)
+    rng = np.random.default_rng(seed)
+    y = (rng.random(iu.size) < 1 / (1 + np.exp(theta[ju] - theta[iu]))).astype(float)
+    c = Comparisons(n_items=n, i=iu, j=ju, y=y, count=np.ones(iu.size), user=np.arange(iu.size) % 3)
+    return benchmark.BenchmarkData(c, theta, 2, True)
+
+
+_METHODS = [methods.get_method(m) for m in ("edge_counts", "local_adrr", "nonprivate_mle")]
+_TOURNAMENTS = [_tournament(s) for s in range(2)]
+case(
+    benchmark.run_method,
+    kw(
+        method=st.sampled_from(_METHODS),
+        dataset=st.just("t"),
+        replicates=st.lists(st.sampled_from(_TOURNAMENTS), min_size=1, max_size=2),
+        epsilon=st.lists(st.floats(0.5, 10), min_size=1, max_size=2, unique=True),
+        seed=SEEDS,
+    ),
+    lambda r, kw: (
+        len(r)
+        == len(kw["replicates"])
+        * sum(1 if a == "none" else len(kw["epsilon"]) for a in benchmark.accountings(kw["method"]))
+        and bool(r["kendall"].between(0, 1).all() and r["top_k"].between(0, 1).all())
+        and r.drop(columns="seconds").equals(benchmark.run_method(**kw).drop(columns="seconds"))
+    ),
+    method=[None, "edge_counts"],
+    dataset=BAD_TEXT,
+    replicates=[None, "x", [None]],
+    epsilon=[1.0, [0.0], [NAN], ["x"], None],
+    seed=BAD_SEED,
+    data_of=[3, "x"],
+)
+_BENCH_ROWS = pd.concat(
+    [benchmark.run_method(m, "t", _TOURNAMENTS, [0.5, 2.0, 8.0], 1) for m in _METHODS],
+    ignore_index=True,
+)
+_BENCH_SUMMARY = benchmark.summarise(_BENCH_ROWS)
+
+
+def _bench_rows(draw):
+    keep = draw(
+        st.lists(st.sampled_from([m.name for m in _METHODS]), min_size=1, max_size=3, unique=True)
+    )
+    return {"rows": _BENCH_ROWS[_BENCH_ROWS["method"].isin(keep)].reset_index(drop=True)}
+
+
+def _check_bench_summary(r, kw):
+    kendall = r[r["metric"] == "kendall"]
+    means = kw["rows"].groupby(["method", "accounting", "eps"])["kendall"].mean()
+    got = kendall.set_index(["method", "accounting", "eps"])["mean"]
+    return (
+        np.allclose(got.sort_index().to_numpy(), means.sort_index().to_numpy())
+        and bool((r["se"] >= 0).all())
+        and bool((r["reps"] <= len(_TOURNAMENTS)).all())
+    )
+
+
+case(
+    benchmark.summarise,
+    _bench_rows,
+    _check_bench_summary,
+    rows=[None, "x", pd.DataFrame({"dataset": ["t"]})],
+)
+_THRESHOLDS = st.lists(st.floats(0, 0.5), min_size=1, max_size=3, unique=True)
+case(
+    benchmark.threshold_table,
+    kw(summary=st.just(_BENCH_SUMMARY), thresholds=_THRESHOLDS, z=st.floats(0, 3)),
+    lambda r, kw: (
+        set(r["threshold"]) == {float(t) for t in kw["thresholds"]}
+        and bool((r["eps"].isna() | r["eps"].isin([0.5, 2.0, 8.0])).all())
+        and bool(((r["eps_low"] <= r["eps"]) | r["eps"].isna() | r["eps_low"].isna()).all())
+        and "none" not in set(r["accounting"])
+    ),
+    summary=[None, "x", pd.DataFrame({"metric": ["kendall"]})],
+    thresholds=[0.1, [-0.1], [NAN], ["x"], None],
+    z=[-1.0, NAN, "1"],
+)
+_BENCH_TABLE = benchmark.threshold_table(_BENCH_SUMMARY, [0.1, 0.3])
+_LABELS = st.none() | st.just({m.name: m.label for m in _METHODS})
+case(
+    benchmark.threshold_markdown_frame,
+    kw(table=st.just(_BENCH_TABLE), labels=_LABELS),
+    lambda r, kw: list(r.columns) == ["K <= 0.1", "K <= 0.3"] and len(r) == len(_BENCH_TABLE) // 2,
+    table=[None, "x", pd.DataFrame({"method": ["a"]})],
+    labels=["x", 3],
+)
+case(
+    benchmark.finding,
+    kw(
+        dataset=st.just("t"),
+        table=st.just(_BENCH_TABLE),
+        summary=st.just(_BENCH_SUMMARY),
+        max_eps=st.sampled_from([2.0, 8.0]),
+        labels=_LABELS,
+    ),
+    lambda r, kw: r.startswith("t: ") and r.endswith(".") and "(per-user budgets)" in r,
+    dataset=BAD_TEXT,
+    table=[None, "x", pd.DataFrame({"dataset": ["t"]})],
+    summary=[None, "x", pd.DataFrame({"dataset": ["t"]})],
+    max_eps=[0.0, -1.0, NAN, "8"],
+    labels=["x", 3],
+)
+_NOTE = st.fixed_dictionaries(
+    {
+        "dataset": st.just("t"),
+        "method": st.sampled_from(["a", "b", "c"]),
+        "trust_model": st.sampled_from(["central", "local"]),
+        "privacy_unit": st.just("user"),
+        "status": st.sampled_from(["ok", "failed"]),
+        "fits": st.integers(0, 9),
+        "seconds_per_fit": st.floats(0.001, 10) | st.just(NAN),
+        "message": st.just(""),
+    },
+    optional={"label": st.text("LMN ", min_size=1, max_size=4)},
+)
+case(
+    benchmark.method_labels,
+    kw(notes=st.lists(_NOTE, max_size=4)),
+    lambda r, kw: (
+        list(r) == list(dict.fromkeys(n["method"] for n in kw["notes"]))
+        and all(isinstance(v, str) and v for v in r.values())
+    ),
+    notes=[None, "x", [{"label": "a"}], [3]],
+)
+case(
+    benchmark.timing_frame,
+    kw(
+        notes=st.lists(_NOTE, min_size=1, max_size=4, unique_by=lambda n: n["method"]).map(
+            pd.DataFrame
+        )
+    ),
+    lambda r, kw: len(r) == len(kw["notes"]) and r.index.names == ["Data set", "Method"],
+    notes=[None, "x", pd.DataFrame({"dataset": ["t"]})],
+)
+
+
+def _real_files(draw):
+    dataset = draw(st.sampled_from(["car_preferences", "movielens"]))
+    if dataset == "car_preferences":
+        files = [str(_car_folder(draw)["folder"] / "prefs1.csv")]
+        spec = {}
+    else:
+        built = _ratings_file(draw)
+        files, spec = [str(built["path"])], {"n_movies": built["n_movies"]}
+    return {"dataset": dataset, "files": files, "spec": spec, "seed": draw(SEEDS)}
+
+
+case(
+    benchmark.real_comparisons,
+    _real_files,
+    lambda r, kw: (
+        r.n_items >= 2
+        and r.user is not None
+        and set(np.unique(r.y)) <= {0.0, 1.0}
+        and bool(np.all(r.i < r.j))
+        and np.array_equal(benchmark.real_comparisons(**kw).y, r.y)
+    ),
+    dataset=["bogus", None, 3],
+    files=[None, "x", [], [None]],
+    spec=[None, "x"],
     seed=BAD_SEED,
 )
 
