@@ -166,12 +166,6 @@ EXCLUDED: dict[str, str] = {
     "dprank.plotting.intervals.plot_coverage": _NEEDS["plotting"],
     "dprank.plotting.sensitivity.plot_sensitivity": _NEEDS["plotting"],
     "dprank.studies.paper_b2.sensitivity.findings": _NEEDS["studies"],
-    "dprank.studies.beyond_scale.fit_rate": _NEEDS["studies"],
-    "dprank.studies.beyond_scale.run_chunk": _NEEDS["studies"],
-    "dprank.studies.beyond_scale.summarise": _NEEDS["studies"],
-    "dprank.studies.intervals.coverage_markdown": _NEEDS["studies"],
-    "dprank.studies.intervals.run_design": _NEEDS["studies"],
-    "dprank.studies.intervals.summarise": _NEEDS["studies"],
 }
 
 # ------------------------------------------------------------------------ strategies

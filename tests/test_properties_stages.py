@@ -33,7 +33,16 @@ from test_properties import (
 
 from dprank import methods
 from dprank.comparisons import Comparisons
-from dprank.studies import benchmark, paper_a_real, paper_b1, paper_b2, paper_b2_car, privacy_audit
+from dprank.studies import (
+    benchmark,
+    beyond_scale,
+    paper_a_real,
+    paper_b1,
+    paper_b2,
+    paper_b2_car,
+    privacy_audit,
+)
+from dprank.studies import intervals as study_intervals
 from dprank.studies import paper_b1_movielens as movielens
 from dprank.studies.paper_b2 import extensions, scenario5, scenarios, sensitivity, timing
 from dprank.tables import read_published_table
@@ -1110,6 +1119,167 @@ case(
     files=[None, "x", [], [None]],
     spec=[None, "x"],
     seed=BAD_SEED,
+)
+
+
+# ---- beyond the papers: the scale study
+case(
+    beyond_scale.run_chunk,
+    kw(
+        n=st.integers(20, 40),
+        degree=st.floats(4, 8),
+        epsilons=st.lists(st.floats(0.5, 8) | st.just(INF), min_size=1, max_size=2, unique=True),
+        replicates=reps(1),
+        seed=SEEDS,
+    ),
+    lambda r, kw: (
+        set(r["method"]) == {"perturbed_mle", "noisy_counting"}
+        and set(r["epsilon"]) == {float(e) for e in kw["epsilons"]}
+        and bool(r.loc[r["metric"] == "rel_hamming", "value"].between(0, 1).all())
+        and r.equals(beyond_scale.run_chunk(**kw))
+    ),
+    n=[1, 0.5, "30", None],
+    degree=[0.0, NAN, "5"],
+    epsilons=[1.0, [0.0], [NAN], ["x"], None],
+    replicates=BAD_REPLICATES,
+    seed=BAD_SEED,
+    c0=[0.0, NAN, "1"],
+    kappa1=[0.0, NAN, "1"],
+    kappa2=[0.0, NAN, "1"],
+    xtol=[0.0, NAN, "1"],
+    max_iter=BAD_COUNT1,
+)
+
+
+def _scale_rows(draw):
+    """run_chunk's rows for 3 values of n, log l_inf errors ``C * rate`` plus noise."""
+    C, rng = draw(st.floats(0.5, 3)), np.random.default_rng(draw(SEEDS))
+    rows = []
+    for n in (100, 1000, 10000):
+        p = beyond_scale.edge_probability(n, 10.0)
+        for eps in (1.0, 4.0):
+            for r in range(3):
+                value = math.log(C * beyond_scale.rate(n, p, eps)) + rng.uniform(-0.1, 0.1)
+                rows.append((n, p, eps, r, "perturbed_mle", "log_linf", value))
+                rows.append((n, p, eps, r, "noisy_counting", "rel_hamming", rng.random()))
+    columns = ["n", "p", "epsilon", "replicate", "method", "metric", "value"]
+    return {"frame": pd.DataFrame(rows, columns=columns), "_C": C}
+
+
+def _check_scale_summary(r, kw):
+    means = kw["frame"].groupby(["n", "epsilon", "method", "metric"])["value"].mean()
+    return (
+        len(r) == 12
+        and np.allclose(
+            r.set_index(["n", "epsilon", "method", "metric"])["mean"].sort_index(),
+            means.sort_index(),
+        )
+        and bool((r["reps"] == 3).all())
+    )
+
+
+case(
+    beyond_scale.summarise,
+    drop(_scale_rows, "_C"),
+    _check_scale_summary,
+    frame=[None, "x", pd.DataFrame({"n": [1]})],
+)
+
+
+def _scale_summary(draw):
+    rows = _scale_rows(draw)
+    summary = beyond_scale.summarise(rows["frame"])
+    summary.attrs["C"] = rows["_C"]  # the constant the rows were drawn with
+    return {"summary": summary}
+
+
+case(
+    beyond_scale.fit_rate,
+    _scale_summary,
+    lambda r, kw: (
+        len(r) == 2
+        and bool((r["n_values"] == 3).all())
+        and np.allclose(
+            r["constant"], kw["summary"].attrs["C"], rtol=0.12
+        )  # noise of +-0.1 on the log scale
+        and bool((r["rms_log_residual"] <= 0.1 + 1e-12).all())
+    ),
+    summary=[None, "x", pd.DataFrame({"n": [1]})],
+)
+
+# ---- the intervals of the released scores
+_IV_SETTINGS = {"n_items": 4, "spread": 3.0, "level": 0.9, "n_boot": 20, "interval": "basic"}
+_IV_DESIGNS = {
+    "edge": {"method": "edge_mle", "epsilon": 2.0, "graph": "dense", "p": 1.0, "per_pair": 3},
+    "local": {"method": "local_adrr", "epsilon": 2.0, "graph": "dense", "users": 20, "per_user": 3},
+}
+case(
+    study_intervals.run_design,
+    kw(
+        name=st.sampled_from(sorted(_IV_DESIGNS)),
+        spec=lambda kw: st.just(_IV_DESIGNS[kw["name"]]),
+        settings=st.just(_IV_SETTINGS),
+        replicates=reps(),
+        seed=SEEDS,
+    ),
+    lambda r, kw: (
+        len(r) == 4 * len(kw["replicates"])
+        and bool((r["score_lo"] <= r["score_hi"]).all() and (r["rank_lo"] <= r["rank_hi"]).all())
+        and sorted(r["true_rank"][r["replicate"] == kw["replicates"][0]]) == [1, 2, 3, 4]
+        and r.equals(study_intervals.run_design(**kw))
+    ),
+    name=BAD_TEXT,
+    spec=[None, "x", {"method": "edge_mle"}, {**_IV_DESIGNS["edge"], "epsilon": 0.0}],
+    settings=[
+        None,
+        "x",
+        {"n_items": 4},
+        {**_IV_SETTINGS, "level": 1.5},
+        {**_IV_SETTINGS, "n_boot": 5},
+    ],
+    replicates=BAD_REPLICATES,
+    seed=BAD_SEED,
+)
+_IV_FRAME = pd.concat(
+    [study_intervals.run_design(k, v, _IV_SETTINGS, [0, 1, 2], 1) for k, v in _IV_DESIGNS.items()],
+    ignore_index=True,
+)
+
+
+def _check_coverage(r, kw):
+    f = kw["frame"]
+    inside = (f["score_lo"] <= f["theta"]) & (f["theta"] <= f["score_hi"])
+    return (
+        list(r["design"]) == list(dict.fromkeys(f["design"]))
+        and np.allclose(r["score_cover"], inside.groupby(f["design"], sort=False).mean())
+        and list(r["meets"])
+        == [
+            bool(a >= kw["target"] and b >= kw["target"])
+            for a, b in zip(r["score_cover"], r["rank_cover"], strict=True)
+        ]
+    )
+
+
+case(
+    study_intervals.summarise,
+    kw(frame=st.just(_IV_FRAME), designs=st.just(_IV_DESIGNS), target=st.floats(0, 1)),
+    _check_coverage,
+    frame=[None, "x", pd.DataFrame({"design": ["edge"]})],
+    designs=[None, "x", {"edge": _IV_DESIGNS["edge"]}],
+    target=[-0.1, 1.5, NAN, "0.9"],
+)
+_IV_SUMMARY = study_intervals.summarise(_IV_FRAME, _IV_DESIGNS, 0.9)
+case(
+    study_intervals.coverage_markdown,
+    kw(summary=st.just(_IV_SUMMARY), level=st.floats(0.5, 0.99), target=st.floats(0, 1)),
+    lambda r, kw: (
+        r.count("\n| edge |") + r.count("\n| local |") == 2
+        and r.endswith("\n")
+        and r.count("Falls short:") == int((~_IV_SUMMARY["meets"]).sum())
+    ),
+    summary=[None, "x", pd.DataFrame({"design": ["edge"]})],
+    level=[0.0, 1.0, NAN, "0.9"],
+    target=[-0.1, 1.5, NAN, "0.9"],
 )
 
 
