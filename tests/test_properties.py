@@ -98,10 +98,6 @@ _NEEDS = {
         "draw matplotlib figures from a study's summary frames (tests/test_overlay.py, "
         "tests/test_figures_reading.py, tests/test_plotting_paper_b_dist.py)"
     ),
-    "studies": (
-        "stage functions of the Snakemake rules: take a study's config section, chunk files and "
-        "seeds (tests/test_<study>.py, tests/test_workflow.py and the smoke run)"
-    ),
 }
 EXCLUDED: dict[str, str] = {
     "dprank.workflow.job_logger": _NEEDS["snakemake"],
@@ -165,7 +161,6 @@ EXCLUDED: dict[str, str] = {
     "dprank.plotting.beyond_scale.plot_scale": _NEEDS["plotting"],
     "dprank.plotting.intervals.plot_coverage": _NEEDS["plotting"],
     "dprank.plotting.sensitivity.plot_sensitivity": _NEEDS["plotting"],
-    "dprank.studies.paper_b2.sensitivity.findings": _NEEDS["studies"],
 }
 
 # ------------------------------------------------------------------------ strategies

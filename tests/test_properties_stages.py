@@ -576,6 +576,66 @@ case(
     published=[None, "x"],
     z=[0.0, -1.0, NAN, "4"],
 )
+
+
+def _s5_rows(factor: float) -> pd.DataFrame:
+    return _s5_summary(lambda strategy: factor)["summary"]
+
+
+# the findings' inputs, computed once: Scenario V at two settings (the second's Kendall
+# distances 1 or 2.5 times the printed ones), the Scenario III fit and its check
+_S5_AGREEMENTS = [
+    (summary, *sensitivity.scenario5_agreement(summary, {"B2 Table 11": _TABLE11}, 4.0))
+    for summary in (_s5_rows(1.0), _s5_rows(2.5))
+]
+_K_BEST = iter([0.5, 2.5])  # the draws of _grid_summary: k, then the best eps0
+_FIT3 = sensitivity.fit_budget(
+    _grid_summary(lambda strategy: next(_K_BEST))["grid_summary"],
+    _TABLE6,
+    "B2 Table 6",
+    4.0,
+)[1]
+_CHECK3 = pd.DataFrame(
+    [
+        {"label": label, "table": table, "p": 0.5, "eps0": eps0, "within": 3, "compared": 4,
+         "rms_log_ratio": 0.1}
+        for label, eps0 in (("the fit", 2.5), ("the default", 2.75))
+        for table in ("B2 Table 6", "B2 Table 7")
+    ]
+)  # fmt: skip
+
+
+def _findings(draw):
+    summary, cells5, settings5 = draw(st.sampled_from(_S5_AGREEMENTS))
+    return {
+        "cells5": cells5,
+        "settings5": settings5,
+        "default5": {"theta_half": 1.0, "p": 0.5, "lambda_c": 1.0},
+        "fit3": _FIT3,
+        "check3": _CHECK3,
+        "default3": {"p": 0.5, "eps0": 2.75},
+        "summary5": draw(st.sampled_from([None, summary])),
+    }
+
+
+case(
+    sensitivity.findings,
+    _findings,
+    lambda r, kw: (
+        len(r) >= 5
+        and all(isinstance(t, str) and t for t in r)
+        and r[0].startswith(f"Scenario V: {len(kw['settings5'])} settings")
+        and r[-1].startswith("The main study keeps its defaults (Scenario III p = 0.5, eps0 = 2.75")
+        and sum(t.startswith("At the ") for t in r) == 2
+    ),
+    cells5=[None, "x", pd.DataFrame({"figure": ["B2 Table 11"]})],
+    settings5=[None, "x", pd.DataFrame({"within": [1]})],
+    default5=[None, "x", {"p": 0.5}],
+    fit3=[None, "x", pd.DataFrame({"p": [0.5]})],
+    check3=[None, "x", pd.DataFrame({"label": ["a"]})],
+    default3=[None, "x", {"p": 0.5}],
+    summary5=["x", pd.DataFrame({"metric": ["converged"]})],
+)
 _SENS = CONFIG["sensitivity"]
 case(
     sensitivity.check_section,

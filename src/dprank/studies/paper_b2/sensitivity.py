@@ -424,6 +424,20 @@ _TARGETS = (
 )
 
 
+#: columns of :func:`scenario5_agreement`'s cells that :func:`findings` reads
+_CELL_COLUMNS = (
+    "figure model method metric verdict diff tolerance ours_mean ours_se published_mean "
+    "published_se"
+).split()
+
+
+def _check_keys(value, name: str, keys) -> None:
+    _checks.mapping(value, name)
+    missing = [k for k in keys if k not in value]
+    if missing:
+        raise ValueError(f"{name} lacks {missing}")
+
+
 def findings(
     cells5: pd.DataFrame,
     settings5: pd.DataFrame,
@@ -452,6 +466,24 @@ def findings(
         :func:`scenario5_grid` output: its ``converged`` rows give the share of
         fits that did not converge.
     """
+    _checks.columns(
+        cells5,
+        "cells5",
+        [*_S5_KEYS, *_CELL_COLUMNS],
+    )
+    _checks.columns(settings5, "settings5", [*_S5_KEYS, "within", "compared", "rms_log_ratio"])
+    _check_keys(default5, "default5", _S5_KEYS)
+    _checks.columns(
+        fit3, "fit3", ["p", "eps0", "at_edge", "rms_log_ratio_grid", "compared", "best"]
+    )
+    if not fit3["best"].astype(bool).any():
+        raise ValueError("fit3 has no row marked best (fit_budget marks one)")
+    _checks.columns(
+        check3, "check3", ["label", "table", "p", "eps0", "within", "compared", "rms_log_ratio"]
+    )
+    _check_keys(default3, "default3", ("p", "eps0"))
+    if summary5 is not None:
+        _checks.columns(summary5, "summary5", [*_S5_KEYS, "model", "method", "metric", "mean"])
     out = [
         f"Scenario V: {len(settings5)} settings (the half-width h of theta* ~ U(-h, h), p, and "
         "the constant c of lambda = c / (L B(eps))), each compared cell by cell with Table 10 "
