@@ -41,7 +41,6 @@ __all__ = ["METHODS", "estimate_chunk", "simulate_chunk", "split"]
 
 #: methods of Scenario V, in the order of B2 Table 10 (plus the count method)
 METHODS = ("ADRR", "NoisyObj", "Laplace", "ClassicRR", "Count")
-_METHOD_NAMES = METHODS
 _STATS = {"ADRR": "adrr", "ClassicRR": "classic_rr", "Laplace": "laplace"}
 
 
@@ -155,7 +154,7 @@ def estimate_chunk(
     _checks.positive_finite(gtol, "gtol")
     _checks.count(max_iter, "max_iter", 1)
     _checks.names(metrics, "metrics", METRICS)
-    _checks.names(methods, "methods", _METHOD_NAMES)
+    _checks.names(methods, "methods", METHODS)
     _checks.positive_finite(noisy_obj_delta, "noisy_obj_delta")
     link = get_link(cell["model"])
     key = cell_key({"role": "data", **cell})
