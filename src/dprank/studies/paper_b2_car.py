@@ -452,7 +452,8 @@ def _rows_frame(rows, required) -> pd.DataFrame:
         df = pd.DataFrame(rows)
     except (ValueError, TypeError) as exc:
         raise TypeError(f"rows must be a DataFrame or a list of dicts ({exc})") from None
-    return _checks.columns(df, "rows", required)
+    _checks.columns(df, "rows", required)
+    return df
 
 
 def _cell(m: int, L: int, a_range, width: float) -> dict:
