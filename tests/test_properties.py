@@ -71,10 +71,6 @@ _NEEDS = {
         "draw matplotlib figures from a study's summary frames (tests/test_overlay.py, "
         "tests/test_figures_reading.py, tests/test_plotting_paper_b_dist.py)"
     ),
-    "studies": (
-        "stage functions of the Snakemake rules: take a study's config section, chunk files and "
-        "seeds (tests/test_<study>.py, tests/test_workflow.py and the smoke run)"
-    ),
 }
 EXCLUDED: dict[str, str] = {
     "dprank.plotting.style.overlay_published": _NEEDS["plotting"],
@@ -99,58 +95,6 @@ EXCLUDED: dict[str, str] = {
     "dprank.plotting.beyond_scale.plot_scale": _NEEDS["plotting"],
     "dprank.plotting.intervals.plot_coverage": _NEEDS["plotting"],
     "dprank.plotting.sensitivity.plot_sensitivity": _NEEDS["plotting"],
-    "dprank.studies.paper_a_real.real_data_metrics": _NEEDS["studies"],
-    "dprank.studies.paper_b2.estimate_block": _NEEDS["studies"],
-    "dprank.studies.paper_b2.estimate_chunk": _NEEDS["studies"],
-    "dprank.studies.paper_b2.simulate_block": _NEEDS["studies"],
-    "dprank.studies.paper_b2.simulate_chunk": _NEEDS["studies"],
-    "dprank.studies.paper_b2.scenarios.estimate_chunk": _NEEDS["studies"],
-    "dprank.studies.paper_b2.scenarios.hessian_chunk": _NEEDS["studies"],
-    "dprank.studies.paper_b2.scenarios.simulate_chunk": _NEEDS["studies"],
-    "dprank.studies.paper_b2.scenario5.estimate_chunk": _NEEDS["studies"],
-    "dprank.studies.paper_b2.scenario5.simulate_chunk": _NEEDS["studies"],
-    "dprank.studies.paper_b2.scenario5.split": _NEEDS["studies"],
-    "dprank.studies.paper_b2.extensions.estimate_mixed_chunk": _NEEDS["studies"],
-    "dprank.studies.paper_b2.extensions.estimate_selection_chunk": _NEEDS["studies"],
-    "dprank.studies.paper_b2.extensions.simulate_mixed_chunk": _NEEDS["studies"],
-    "dprank.studies.paper_b2.extensions.simulate_selection_chunk": _NEEDS["studies"],
-    "dprank.studies.paper_b2.timing.scaling_exponents": _NEEDS["studies"],
-    "dprank.studies.paper_b2.timing.time_cell": _NEEDS["studies"],
-    "dprank.studies.paper_b2.sensitivity.agreement": _NEEDS["studies"],
-    "dprank.studies.paper_b2.sensitivity.check_section": _NEEDS["studies"],
-    "dprank.studies.paper_b2.sensitivity.findings": _NEEDS["studies"],
-    "dprank.studies.paper_b2.sensitivity.fit_budget": _NEEDS["studies"],
-    "dprank.studies.paper_b2.sensitivity.scenario3_check": _NEEDS["studies"],
-    "dprank.studies.paper_b2.sensitivity.scenario3_grid": _NEEDS["studies"],
-    "dprank.studies.paper_b2.sensitivity.scenario5_agreement": _NEEDS["studies"],
-    "dprank.studies.paper_b2.sensitivity.scenario5_grid": _NEEDS["studies"],
-    "dprank.studies.paper_b2_car.figure14_correlations": _NEEDS["studies"],
-    "dprank.studies.paper_b2_car.read_car_data": _NEEDS["studies"],
-    "dprank.studies.paper_b2_car.simulate_replicate": _NEEDS["studies"],
-    "dprank.studies.paper_b2_car.simulate_replicates": _NEEDS["studies"],
-    "dprank.studies.paper_b2_car.table2": _NEEDS["studies"],
-    "dprank.studies.paper_b2_car.tidy_replicates": _NEEDS["studies"],
-    "dprank.studies.paper_b1.scheme_table": _NEEDS["studies"],
-    "dprank.studies.paper_b1.scheme_trends": _NEEDS["studies"],
-    "dprank.studies.paper_b1_movielens.read_ratings": _NEEDS["studies"],
-    "dprank.studies.paper_b1_movielens.simulate_cell": _NEEDS["studies"],
-    "dprank.studies.paper_b1_movielens.simulate_replicate": _NEEDS["studies"],
-    "dprank.studies.privacy_audit.run_audits": _NEEDS["studies"],
-    "dprank.studies.benchmark.finding": _NEEDS["studies"],
-    "dprank.studies.benchmark.load_method": _NEEDS["studies"],
-    "dprank.studies.benchmark.real_comparisons": _NEEDS["studies"],
-    "dprank.studies.benchmark.run_method": _NEEDS["studies"],
-    "dprank.studies.benchmark.summarise": _NEEDS["studies"],
-    "dprank.studies.benchmark.threshold_table": _NEEDS["studies"],
-    "dprank.studies.benchmark.threshold_markdown_frame": _NEEDS["studies"],
-    "dprank.studies.benchmark.timing_frame": _NEEDS["studies"],
-    "dprank.studies.benchmark.method_labels": _NEEDS["studies"],
-    "dprank.studies.beyond_scale.fit_rate": _NEEDS["studies"],
-    "dprank.studies.beyond_scale.run_chunk": _NEEDS["studies"],
-    "dprank.studies.beyond_scale.summarise": _NEEDS["studies"],
-    "dprank.studies.intervals.coverage_markdown": _NEEDS["studies"],
-    "dprank.studies.intervals.run_design": _NEEDS["studies"],
-    "dprank.studies.intervals.summarise": _NEEDS["studies"],
 }
 
 # ------------------------------------------------------------------------ strategies
@@ -1928,12 +1872,14 @@ def test_every_public_function_has_a_case():
     """Each public function (``__all__``) of each module of the API reference has a case.
 
     A case in this file, ``test_properties_library.py``, ``test_properties_io.py``,
-    ``test_properties_studies.py`` or ``test_properties_output.py``, or an entry of
+    ``test_properties_studies.py``, ``test_properties_output.py`` or
+    ``test_properties_stages.py``, or an entry of
     :data:`EXCLUDED` with the reason it cannot be called with generated arguments.
     """
     import test_properties_io
     import test_properties_library
     import test_properties_output
+    import test_properties_stages
     import test_properties_studies
 
     builders = [
@@ -1942,6 +1888,7 @@ def test_every_public_function_has_a_case():
         *test_properties_io.BUILDERS,
         *test_properties_studies.BUILDERS,
         *test_properties_output.BUILDERS,
+        *test_properties_stages.ALL_BUILDERS,
     ]
     covered = {getattr(f, "__wrapped__", f) for f in builders}
     modules = api_modules()

@@ -321,3 +321,40 @@ def records(value, name: str, keys) -> list:
         if missing:
             raise ValueError(f"{name}[{i}] lacks the keys {missing}")
     return list(value)
+
+
+# ----------------------------------------------------------------------------- stage arguments
+
+
+def indices(value, name: str = "replicates") -> list[int]:
+    """``value`` as a list of ints >= 0 (replicate numbers), after checking each."""
+    from collections.abc import Iterable, Mapping
+
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+        raise TypeError(
+            f"{name} must be a sequence of integers >= 0, got {type(value).__name__} {value!r}"
+        )
+    return [count(v, name) for v in value]
+
+
+def names(value, name: str, allowed=None) -> list[str]:
+    """``value`` as a list of str (metrics, methods), each one of ``allowed`` if given."""
+    from collections.abc import Iterable
+
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise TypeError(f"{name} must be a sequence of names, got {type(value).__name__} {value!r}")
+    out = list(value)
+    for v in out:
+        text(v, name)
+        if allowed is not None and v not in allowed:
+            raise ValueError(f"{name}: unknown name {v!r}; known: {sorted(allowed)}")
+    return out
+
+
+def sequence(value, name: str) -> list:
+    """``value`` as a list, after checking that it is a sequence (not a str, not a scalar)."""
+    from collections.abc import Iterable, Mapping
+
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+        raise TypeError(f"{name} must be a sequence, got {type(value).__name__} {value!r}")
+    return list(value)

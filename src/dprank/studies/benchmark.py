@@ -47,6 +47,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .. import _checks
 from ..comparisons import Comparisons
 from ..methods import Fit, Method, MethodInputError, get_method, method_from_path
 from ..metrics_b import kendall_distance, rms_error, top_k_hamming
@@ -127,6 +128,11 @@ def load_method(name: str, entry: Mapping) -> Method:
         If the path is not ``package.module:function``, the module cannot be
         imported or has no such function (the message names the method).
     """
+    _checks.text(name, "name")
+    _checks.mapping(entry, "entry")
+    missing = [k for k in ("privacy_unit", "trust_model") if k not in entry]
+    if missing:
+        raise ValueError(f"benchmark method {name!r}: entry lacks {missing}")
     spec = str(entry.get("function", ""))
     try:
         method = method_from_path(
@@ -184,6 +190,11 @@ def method_labels(notes: Sequence[Mapping]) -> dict[str, str]:
     dict
         One entry per method, in the order of ``notes``.
     """
+    if isinstance(notes, (str, bytes, Mapping)) or not isinstance(notes, Sequence):
+        raise TypeError(f"notes must be a sequence of mappings, got {type(notes).__name__}")
+    for n in notes:
+        if not isinstance(n, Mapping) or "method" not in n:
+            raise ValueError(f"notes must hold mappings with a 'method' key, got {n!r}")
     return {n["method"]: n.get("label") or n["method"] for n in notes}
 
 
@@ -328,6 +339,17 @@ def real_comparisons(dataset: str, files: Sequence[str], spec: Mapping, seed: in
       movies by every user (ratings decide, coin flips otherwise; the flips are
       one fixed draw keyed by the data set, replicate :data:`SHARED`).
     """
+    _checks.text(dataset, "dataset")
+    if dataset not in REAL:
+        raise ValueError(
+            f"dataset: unknown benchmark data set {dataset!r}; known: {', '.join(REAL)}"
+        )
+    files = _checks.sequence(files, "files")
+    if not files:
+        raise ValueError("files must name the data set's files, got none")
+    _checks.path(files[0], "files")
+    _checks.mapping(spec, "spec")
+    _checks.count(seed, "seed")
     if dataset == "cems":
         from ..realdata import cems_comparisons, read_cems
 
@@ -427,9 +449,24 @@ def run_method(
     MethodFailure
         The method raised anything else or returned bad scores; the message names it.
     """
+    if not isinstance(method, Method):
+        raise TypeError(f"method must be a dprank.methods.Method, got {type(method).__name__}")
+    _checks.text(dataset, "dataset")
+    epsilon = [_checks.positive(e, "epsilon") for e in _checks.sequence(epsilon, "epsilon")]
+    _checks.count(seed, "seed")
     if data_of is None:
+        if isinstance(replicates, (str, bytes)) or not isinstance(replicates, Sequence):
+            raise TypeError(
+                f"replicates must be a sequence of BenchmarkData (or pass data_of and reps), "
+                f"got {type(replicates).__name__}"
+            )
+        if not all(isinstance(d, BenchmarkData) for d in replicates):
+            raise TypeError("replicates must hold BenchmarkData")
         data = list(replicates)
         data_of, reps = (lambda r: data[r]), len(data)
+    elif not callable(data_of):
+        raise TypeError(f"data_of must be callable, got {type(data_of).__name__}")
+    _checks.count(reps, "reps")
     rows = []
     for r in range(int(reps)):
         d = data_of(r)
@@ -487,6 +524,7 @@ def summarise(rows: pd.DataFrame) -> pd.DataFrame:
     pandas.DataFrame
         ``_KEYS`` then ``metric, mean, se, reps`` (``se = sd / sqrt(reps)``).
     """
+    _checks.columns(rows, "rows", [*_KEYS, "replicate", *METRICS])
     long = rows.melt(id_vars=[*_KEYS, "replicate"], value_vars=list(METRICS), var_name="metric")
     long = long.dropna(subset=["value"])
     g = long.groupby([*_KEYS, "metric"], sort=False)["value"]
@@ -514,6 +552,11 @@ def threshold_table(summary: pd.DataFrame, thresholds: Sequence[float], z: float
         ``dataset, method, trust_model, privacy_unit, accounting, threshold, eps,
         eps_low, eps_high``.
     """
+    _checks.columns(summary, "summary", [*_KEYS, "metric", "mean", "se"])
+    thresholds = [
+        _checks.non_negative(t, "thresholds") for t in _checks.sequence(thresholds, "thresholds")
+    ]
+    _checks.non_negative(z, "z")
     k = summary[(summary["metric"] == "kendall") & (summary["accounting"] != "none")]
     rows = []
     for keys, g in k.groupby(_KEYS[:5], sort=False):
@@ -551,6 +594,14 @@ def finding(
     ``labels`` (method name -> label, :func:`method_labels`) names the methods as
     the figures do; a method not in it is called by its name.
     """
+    _checks.text(dataset, "dataset")
+    _checks.columns(
+        table, "table", ["dataset", "method", "trust_model", "accounting", "threshold", "eps"]
+    )
+    _checks.columns(summary, "summary", [*_KEYS, "metric", "mean", "se"])
+    _checks.positive(max_eps, "max_eps")
+    if labels is not None:
+        _checks.mapping(labels, "labels")
     labels = dict(labels or {})
 
     def named(row) -> str:
@@ -728,6 +779,9 @@ def threshold_markdown_frame(
         Index: data set, method (its label), trust model, budget accounting (the
         headers of :data:`TABLE_HEADERS`); one column ``K <= t`` per threshold.
     """
+    _checks.columns(table, "table", [*_KEYS[:5], "threshold", "eps", "eps_low", "eps_high"])
+    if labels is not None:
+        _checks.mapping(labels, "labels")
     t = table.copy()
     labels = dict(labels or {})
     t["method"] = t["method"].map(lambda m: labels.get(m, m))
@@ -770,6 +824,20 @@ def timing_frame(notes: pd.DataFrame) -> pd.DataFrame:
         headers of :data:`TABLE_HEADERS` (seconds to 3 significant digits, "–" when
         the method did not run).
     """
+    _checks.columns(
+        notes,
+        "notes",
+        [
+            "dataset",
+            "method",
+            "trust_model",
+            "privacy_unit",
+            "status",
+            "fits",
+            "seconds_per_fit",
+            "message",
+        ],
+    )
     labels = method_labels(notes.to_dict("records"))
     t = notes.assign(method=notes["method"].map(labels))
     t["seconds_per_fit"] = t["seconds_per_fit"].map(

@@ -140,8 +140,14 @@ def run_chunk(
         ``rel_hamming``, ``converged`` and ``n_iter``; noisy counting gets
         ``rel_hamming``.
     """
-    n = int(n)
     p = edge_probability(n, degree)
+    epsilons = [_checks.positive(e, "epsilons") for e in _checks.sequence(epsilons, "epsilons")]
+    replicates = _checks.indices(replicates)
+    _checks.count(seed, "seed")
+    for value, name in ((c0, "c0"), (kappa1, "kappa1"), (kappa2, "kappa2"), (xtol, "xtol")):
+        _checks.positive_finite(value, name)
+    _checks.count(max_iter, "max_iter", 1)
+    n = int(n)
     k = top_k_size(n)
     theta = _theta(seed, n)
     truth = true_top_k(theta, k)
@@ -192,6 +198,7 @@ def run_chunk(
 def summarise(frame: pd.DataFrame) -> pd.DataFrame:
     """Mean, standard error and replicate count per ``(n, epsilon, method, metric)``."""
     keys = ["n", "p", "epsilon", "method", "metric"]
+    _checks.columns(frame, "frame", [*keys, "value"])
     grouped = frame.groupby(keys, sort=True)["value"]
     out = grouped.agg(mean="mean", sd="std", reps="count").reset_index()
     out["se"] = out["sd"] / np.sqrt(out["reps"])
@@ -220,6 +227,7 @@ def fit_rate(summary: pd.DataFrame) -> pd.DataFrame:
         ``slope_rate`` (least-squares slopes of ``y`` and of ``x`` against
         ``log n``), and the number of ``n`` values.
     """
+    _checks.columns(summary, "summary", ["n", "p", "epsilon", "method", "metric", "mean"])
     sel = summary[(summary["method"] == "perturbed_mle") & (summary["metric"] == "log_linf")]
     if sel.empty:
         raise ValueError("the summary holds no perturbed_mle log_linf rows to fit the rate to")

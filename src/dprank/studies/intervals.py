@@ -28,6 +28,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from .. import _checks
 from ..comparisons import Comparisons
 from ..intervals import intervals, public_design
 from ..methods import get_method, release_local
@@ -138,6 +139,23 @@ def run_design(
     seed : int
         The project's root seed.
     """
+    _checks.text(name, "name")
+    _checks.mapping(spec, "spec")
+    _checks.mapping(settings, "settings")
+    for where, value, keys in (
+        ("spec", spec, ("method", "epsilon")),
+        ("settings", settings, ("n_items", "spread", "level", "n_boot", "interval")),
+    ):
+        missing = [k for k in keys if k not in value]
+        if missing:
+            raise ValueError(f"{where} lacks {missing}")
+    _checks.positive(spec["epsilon"], "spec['epsilon']")
+    _checks.count(settings["n_items"], "settings['n_items']", 2)
+    _checks.positive_finite(settings["spread"], "settings['spread']")
+    _checks.probability(settings["level"], "settings['level']", low_open=True, high_open=True)
+    _checks.count(settings["n_boot"], "settings['n_boot']", 20)
+    replicates = _checks.indices(replicates)
+    _checks.count(seed, "seed")
     meth = get_method(spec["method"])
     n = int(settings["n_items"])
     eps = float(spec["epsilon"])
@@ -196,6 +214,16 @@ def summarise(frame: pd.DataFrame, designs: Mapping[str, Mapping], target: float
     per-replicate coverages (items of one replicate are dependent);
     ``meets``: both coverages at least ``target``.
     """
+    _checks.columns(
+        frame,
+        "frame",
+        ["design", "replicate", "theta", "true_rank", "score_lo", "score_hi", "rank_lo", "rank_hi"],
+    )
+    _checks.mapping(designs, "designs")
+    unknown = sorted(set(frame["design"]) - set(designs))
+    if unknown:
+        raise ValueError(f"designs lacks the designs {unknown} of the frame")
+    _checks.probability(target, "target")
     f = frame.assign(
         s_in=(frame.score_lo <= frame.theta) & (frame.theta <= frame.score_hi),
         r_in=(frame.rank_lo <= frame.true_rank) & (frame.true_rank <= frame.rank_hi),
@@ -229,6 +257,14 @@ def summarise(frame: pd.DataFrame, designs: Mapping[str, Mapping], target: float
 
 def coverage_markdown(summary: pd.DataFrame, level: float, target: float) -> str:
     """The coverage table as Markdown, with one sentence per design that falls short."""
+    _checks.columns(
+        summary,
+        "summary",
+        "design method epsilon graph pairs score_cover score_cover_se score_width rank_cover "
+        "rank_cover_se rank_width meets".split(),
+    )
+    _checks.probability(level, "level", low_open=True, high_open=True)
+    _checks.probability(target, "target")
     lines = [
         f"Empirical coverage of nominal {level:g} marginal intervals over (item, replicate) "
         f"pairs (standard error from the per-replicate coverages in parentheses) and mean "

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from .. import _checks
 from ..mechanisms import (
     individual_count_noise_scale,
     individual_gamma,
@@ -61,6 +62,16 @@ def real_data_metrics(
         methods ``perturbed_mle`` and ``noisy_counting``, metrics
         ``mean_rank_difference`` and (for the MLE) ``converged``.
     """
+    _checks.win_matrix(wins, "wins", min_items=2)
+    _checks.text(dataset, "dataset")
+    _checks.count(L, "L", 1)
+    epsilons = [_checks.positive(e, "epsilons") for e in _checks.sequence(epsilons, "epsilons")]
+    _checks.count(reps, "reps", 1)
+    _checks.count(seed, "seed")
+    _checks.positive_finite(kappa1, "kappa1")
+    _checks.positive_finite(kappa2, "kappa2")
+    _checks.positive_finite(xtol, "xtol")
+    _checks.count(max_iter, "max_iter", 1)
     if protocol not in ("paper", "authors"):
         raise ValueError(f"unknown protocol {protocol!r}")
     wins = np.asarray(wins, dtype=np.float64)

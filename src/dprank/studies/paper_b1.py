@@ -61,6 +61,9 @@ def scheme_trends(
     DataFrame
         ``scheme, metric, slope, slope_min, slope_max, trend`` (min and max over m).
     """
+    _checks.columns(summary, "summary", ("scheme", "m", "L", "metric", "mean"))
+    metrics = _checks.names(metrics, "metrics")
+    _checks.non_negative(threshold, "threshold")
     rows = []
     for (scheme, metric), g in summary[summary["metric"].isin(metrics)].groupby(
         ["scheme", "metric"], sort=True
@@ -90,6 +93,8 @@ def scheme_table(trends: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
     expected trend (``published``: :func:`dprank.tables.read_published_table`
     of B1 Table 1), the observed trend and its slope, and whether they agree.
     """
+    _checks.columns(trends, "trends", ("scheme", "metric", "trend", "slope"))
+    _checks.columns(published, "published", ("epsilon_order", "metric", "text"))
     rows = []
     for order in dict.fromkeys(published["epsilon_order"]):
         scheme = next(s for s, text in EPSILON_ORDER.items() if text == order)
@@ -98,7 +103,10 @@ def scheme_table(trends: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
             expected = published[
                 (published["epsilon_order"] == order) & (published["metric"] == metric)
             ]["text"].iloc[0]
-            mine = trends[(trends["scheme"] == scheme) & (trends["metric"] == metric)].iloc[0]
+            mine = trends[(trends["scheme"] == scheme) & (trends["metric"] == metric)]
+            if mine.empty:
+                raise ValueError(f"trends has no row of scheme {scheme} and metric {metric!r}")
+            mine = mine.iloc[0]
             row[f"{metric} expected"] = expected
             row[f"{metric} observed"] = f"{mine['trend']} (slope {mine['slope']:+.2f})"
             row[f"{metric} agrees"] = "yes" if mine["trend"].lower() == expected.lower() else "no"

@@ -49,6 +49,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .. import _checks
 from ..ldp import RRPairCounts, privacy_constant, rr_flip_probability
 from ..metrics_b import kendall_distance, max_error, rms_error, top_k_hamming
 from ..models import BTL
@@ -147,6 +148,8 @@ def read_ratings(path: str | Path, n_movies: int = 40) -> MovieLensData:
         If a column is missing, a rating is not finite, a (user, movie) pair is
         rated twice, or the file has fewer than ``n_movies`` movies.
     """
+    _checks.path(path, "path")
+    _checks.count(n_movies, "n_movies", 2)
     frame = pd.read_csv(path)
     missing = [c for c in _COLUMNS if c not in frame.columns]
     if missing:
@@ -164,7 +167,7 @@ def read_ratings(path: str | Path, n_movies: int = 40) -> MovieLensData:
         raise ValueError(f"{path}: some (userId, movieId) pairs are rated more than once")
     counts = frame.groupby("movieId").size()
     if counts.size < n_movies:
-        raise ValueError(f"{path}: only {counts.size} movies, cannot keep {n_movies}")
+        raise ValueError(f"{path}: only {counts.size} movies, cannot keep n_movies = {n_movies}")
     order = counts.reset_index(name="n").sort_values(
         ["n", "movieId"], ascending=[False, True], kind="mergesort"
     )
@@ -377,11 +380,11 @@ def simulate_replicate(
         ``kendall_tau_K``, ``topK_hamming_HK_K=<K>``, ``l2_over_sqrt_m``,
         ``linf``, ``eps`` (the budget) and ``converged`` (1 or 0).
     """
+    _check_cell_args(ratings, theta_ref, L, scheme, seed, anchor_L, K)
+    _checks.count(r, "r")
     r_all = np.asarray(ratings, dtype=np.float64)
     theta_ref = np.asarray(theta_ref, dtype=np.float64)
     U, m = r_all.shape
-    if theta_ref.shape != (m,):
-        raise ValueError(f"theta_ref must have shape ({m},), got {theta_ref.shape}")
     L, scheme, r = int(L), int(scheme), int(r)
     key = cell_key({"L": L, "scheme": scheme})
 
@@ -417,6 +420,24 @@ def simulate_replicate(
     return [{**base, "metric": k, "value": float(v)} for k, v in values.items()]
 
 
+def _check_cell_args(ratings, theta_ref, L, scheme, seed, anchor_L, K) -> None:
+    """The checks of :func:`simulate_replicate`'s and :func:`simulate_cell`'s arguments."""
+    r_all = _checks.array(ratings, "ratings", ndim=2)
+    m = r_all.shape[1]
+    if r_all.shape[0] < 1 or m < 2:
+        raise ValueError(f"ratings must have a user and two movies at least, got {r_all.shape}")
+    theta_ref = _checks.finite(theta_ref, "theta_ref")
+    if theta_ref.shape != (m,):
+        raise ValueError(f"theta_ref must have shape ({m},), got {theta_ref.shape}")
+    _checks.count(L, "L", 1)
+    if _checks.count(scheme, "scheme", 1) > 3:
+        raise ValueError(f"scheme must be 1, 2 or 3 (B1 Figure 3), got {scheme!r}")
+    _checks.count(seed, "seed")
+    _checks.count(anchor_L, "anchor_L", 1)
+    if _checks.count(K, "K", 1) > m:
+        raise ValueError(f"K must be at most the number of movies {m}, got {K!r}")
+
+
 def simulate_cell(
     ratings,
     theta_ref,
@@ -441,7 +462,12 @@ def simulate_cell(
     pandas.DataFrame
         Columns ``scheme, L, replicate, method, metric, value``.
     """
-    indices = range(replicates) if isinstance(replicates, int | np.integer) else replicates
+    _check_cell_args(ratings, theta_ref, L, scheme, seed, anchor_L, K)
+    if isinstance(replicates, int | np.integer) and not isinstance(replicates, bool):
+        _checks.count(replicates, "replicates")
+        indices = range(replicates)
+    else:
+        indices = _checks.indices(replicates)
     rules = _pair_rules(ratings)  # per user, shared by every replicate's draw of users
     rows = []
     for r in indices:

@@ -43,6 +43,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .. import _checks
 from ..ldp import (
     add_rr_statistics,
     add_sufficient_statistics,
@@ -202,6 +203,8 @@ def read_car_data(folder, *, allow_missing: bool = False) -> CarData:
         compared with itself, a pair answered twice by a user, or (unless
         ``allow_missing``) a user without all pairs.
     """
+    _checks.path(folder, "folder")
+    _checks.flag(allow_missing, "allow_missing")
     folder = Path(folder)
     raw_items = pd.read_csv(folder / "items1.csv", skipinitialspace=True)
     raw_users = pd.read_csv(folder / "users1.csv", skipinitialspace=True)
@@ -435,6 +438,24 @@ def nonprivate_fits(y, m: int, observed=None, *, gtol: float = 1e-8) -> dict:
 # B2 Table 2 / Figure 14: one replicate
 
 
+def _check_a_range(a_range) -> None:
+    lo_hi = _checks.finite(a_range, "a_range", ndim=1)
+    if lo_hi.shape != (2,) or not 0 < lo_hi[0] <= lo_hi[1]:
+        raise ValueError(f"a_range must be (low, high) with 0 < low <= high, got {a_range!r}")
+
+
+def _rows_frame(rows, required) -> pd.DataFrame:
+    """``rows`` (a frame or dicts) as a frame, after checking it has the ``required`` columns."""
+    if isinstance(rows, (str, bytes)) or rows is None or np.isscalar(rows):
+        raise TypeError(f"rows must be a DataFrame or a list of dicts, got {rows!r}")
+    try:
+        df = pd.DataFrame(rows)
+    except (ValueError, TypeError) as exc:
+        raise TypeError(f"rows must be a DataFrame or a list of dicts ({exc})") from None
+    _checks.columns(df, "rows", required)
+    return df
+
+
 def _cell(m: int, L: int, a_range, width: float) -> dict:
     return {
         "study": "paper_b2_car",
@@ -510,6 +531,16 @@ def simulate_replicate(
         ``model="tm"`` (the same value, as B2 Table 2 prints it in both blocks),
         with ``converged=True`` (there is no fit).
     """
+    _checks.count(m, "m", 2)
+    _checks.mapping(reference, "reference")
+    for key in ("reference_ranks", "theta"):
+        if key not in reference:
+            raise ValueError(f"reference lacks {key!r} (nonprivate_fits gives it)")
+    _checks.count(seed, "seed")
+    _check_a_range(a_range)
+    _checks.positive_finite(width, "width")
+    _checks.positive_finite(gtol, "gtol")
+    _checks.count(r, "r")
     y, a, L, P = _as_data(y, m, observed)
     key = cell_key(_cell(m, L, a_range, width))
     g_eps = generator(seed, EXPERIMENT, key, r, Stream.EPSILON)
@@ -581,6 +612,16 @@ def simulate_replicates(
     gtol: float = 1e-8,
 ) -> pd.DataFrame:
     """Tidy rows of several :func:`simulate_replicate` calls (B2 Table 2 uses 200)."""
+    _checks.count(m, "m", 2)
+    _checks.mapping(reference, "reference")
+    for key in ("reference_ranks", "theta"):
+        if key not in reference:
+            raise ValueError(f"reference lacks {key!r} (nonprivate_fits gives it)")
+    _checks.count(seed, "seed")
+    _check_a_range(a_range)
+    _checks.positive_finite(width, "width")
+    _checks.positive_finite(gtol, "gtol")
+    replicates = _checks.indices(replicates)
     rows: list[dict] = []
     for r in replicates:
         out = simulate_replicate(
@@ -602,6 +643,7 @@ def tidy_replicates(rows: pd.DataFrame) -> pd.DataFrame:
     metric row of method ``ADRR`` (the x of Figure 14), sorted by their keys.
     """
     keys = ["model", "replicate", "method", "metric", "value"]
+    _checks.columns(rows, "rows", [*keys, "B", "converged"])
     conv = rows.drop_duplicates(["replicate", "model", "method"]).assign(
         metric="converged", value=lambda d: d["converged"].astype(float)
     )
@@ -644,7 +686,7 @@ def table2(rows) -> pd.DataFrame:
         If a method's replicates are not those of ADRR (the test would not be
         paired) or a (replicate, method, model) appears twice.
     """
-    df = pd.DataFrame(rows)
+    df = _rows_frame(rows, ("replicate", "method", "model", "metric", "value"))
     df = df[df["metric"] == "kendall_tau_K"]
     if df.duplicated(["replicate", "method", "model"]).any():
         raise ValueError("a (replicate, method, model) occurs twice")
@@ -687,7 +729,7 @@ def figure14_correlations(rows) -> pd.DataFrame:
     pandas.DataFrame
         ``model, metric, n, r, slope, intercept, s`` (``s`` the residual SE).
     """
-    df = pd.DataFrame(rows)
+    df = _rows_frame(rows, ("method", "model", "metric", "value", "B"))
     df = df[(df["method"] == "ADRR") & df["metric"].isin(("l2_over_sqrt_m", "linf"))]
     out = []
     for (model, metric), grp in df.groupby(["model", "metric"], sort=False):

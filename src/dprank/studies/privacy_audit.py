@@ -38,7 +38,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from .. import audit, audit_release
+from .. import _checks, audit, audit_release
 from ..mechanisms import edge_count_noise_scale
 from ..ranking import copeland_counts
 from ..seeding import Stream, cell_key, generator
@@ -86,6 +86,18 @@ def run_audits(settings: Mapping, seed: int) -> pd.DataFrame:
     neighbouring input), ``fit_trials`` (mechanisms that fit an estimator), ``n``
     (items), ``L`` (comparisons per individual), ``delta`` (NoisyObj).
     """
+    _checks.mapping(settings, "settings")
+    missing = [
+        k for k in ("eps", "alpha", "trials", "fit_trials", "n", "L", "delta") if k not in settings
+    ]
+    if missing:
+        raise ValueError(f"settings lacks {missing}")
+    _checks.positive_finite(settings["eps"], "settings['eps']")
+    _checks.probability(settings["alpha"], "settings['alpha']", low_open=True, high_open=True)
+    for k, low in (("trials", 1), ("fit_trials", 1), ("n", 2), ("L", 1)):
+        _checks.count(settings[k], f"settings['{k}']", low)
+    _checks.probability(settings["delta"], "settings['delta']", low_open=True, high_open=True)
+    _checks.count(seed, "seed")
     eps, alpha = float(settings["eps"]), float(settings["alpha"])
     t, tf, n, L = (int(settings[k]) for k in ("trials", "fit_trials", "n", "L"))
     coded = audit.coded_edge_gamma(n)

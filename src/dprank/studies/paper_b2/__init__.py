@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ... import _checks
 from ...grid import cell_name, chunk_replicates, experiment_chunks
 from . import extensions, scenario5, scenarios, timing
 from .scenarios import METRICS, scheme_epsilon, true_scores, user_budgets
@@ -117,8 +118,17 @@ def _prefix(i: int) -> str:
     return f"c{i}__"
 
 
+def _check_cells(cells) -> None:
+    if isinstance(cells, (str, bytes, Mapping)) or not isinstance(cells, Sequence):
+        raise TypeError(f"cells must be a sequence of cells (dicts), got {cells!r}")
+    for cell in cells:
+        if not isinstance(cell, Mapping):
+            raise TypeError(f"cells must hold cells (dicts), got {cell!r}")
+
+
 def simulate_block(cells: Sequence[Mapping], **kwargs) -> dict[str, np.ndarray]:
     """:func:`simulate_chunk` for every cell of a block; array names prefixed ``c<i>__``."""
+    _check_cells(cells)
     out = {}
     for i, cell in enumerate(cells):
         for name, arr in simulate_chunk(cell=cell, **kwargs).items():
@@ -129,6 +139,9 @@ def simulate_block(cells: Sequence[Mapping], **kwargs) -> dict[str, np.ndarray]:
 def estimate_block(data: Mapping[str, np.ndarray], cells: Sequence[Mapping], **kwargs):
     """:func:`estimate_chunk` for every cell of a block (one frame)."""
     import pandas as pd
+
+    _checks.mapping(data, "data")
+    _check_cells(cells)
 
     frames = []
     for i, cell in enumerate(cells):

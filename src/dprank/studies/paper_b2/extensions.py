@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ... import _checks
 from ...ldp import sample_rr_statistics_equal_eps
 from ...metrics_b import rms_error
 from ...mixed_effects import fit_mixed_effects_btl, simulate_mixed_effects_btl
@@ -54,6 +55,12 @@ def simulate_mixed_chunk(
     sigma: float,
 ) -> dict[str, np.ndarray]:
     """``theta`` (R, m), ``gamma`` (R, L), comparisons ``y`` (R, L, P) and mask ``a``."""
+    _checks.count(seed, "seed")
+    _checks.text(experiment, "experiment")
+    _checks.mapping(cell, "cell")
+    _checks.probability(p, "p")
+    replicates = _checks.indices(replicates)
+    _checks.non_negative(sigma, "sigma")
     key = cell_key({"role": "data", **cell})
     out: dict[str, list] = {"theta": [], "gamma": [], "y": [], "a": []}
     for r in replicates:
@@ -80,6 +87,14 @@ def estimate_mixed_chunk(
     """Two-step estimates of every replicate: theta and sigma errors, convergence."""
     import pandas as pd
 
+    _checks.mapping(data, "data")
+    _checks.mapping(cell, "cell")
+    _checks.non_negative(sigma, "sigma")
+    _checks.non_negative(lam, "lam")
+    _checks.non_negative(ridge, "ridge")
+    _checks.positive_finite(gtol, "gtol")
+    _checks.count(max_iter, "max_iter", 1)
+    _checks.names(metrics, "metrics", ("l2_over_sqrt_m_theta", "abs_sigma_hat_minus_sigma"))
     m = int(cell["m"])
     rows = []
     for i, r in enumerate(data["replicate"]):
@@ -105,6 +120,11 @@ def simulate_selection_chunk(
     All comparisons of a pair share one law, so the counts are sampled
     binomially per pair (no privacy: ``eps = inf``).
     """
+    _checks.count(seed, "seed")
+    _checks.text(experiment, "experiment")
+    _checks.mapping(cell, "cell")
+    _checks.probability(p, "p")
+    replicates = _checks.indices(replicates)
     key = cell_key({"role": "data", **cell})
     L = int(cell["L"])
     truth, thetas, stats_s, stats_n = [], [], [], []
@@ -138,6 +158,11 @@ def estimate_selection_chunk(
     """Fit BTL and TM, choose the smaller unpenalised loss; 1 if the choice is right."""
     import pandas as pd
 
+    _checks.mapping(data, "data")
+    _checks.mapping(cell, "cell")
+    _checks.non_negative(lambda_c, "lambda_c")
+    _checks.positive_finite(gtol, "gtol")
+    _checks.count(max_iter, "max_iter", 1)
     m, L = int(cell["m"]), int(cell["L"])
     rows = []
     for i, r in enumerate(data["replicate"]):

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ... import _checks
 from ...ldp import privacy_constant, simulate_ldp_statistics
 from ...metrics_b import kendall_distance
 from ...models import get_link
@@ -66,6 +67,14 @@ def simulate_chunk(
         (sum of m,); ``S_adrr, N_adrr, S_classic_rr, N_classic_rr, S_laplace,
         N_laplace, S_raw, N_raw`` (sum of m(m-1)/2,), replicate after replicate.
     """
+    _checks.count(seed, "seed")
+    _checks.text(experiment, "experiment")
+    _checks.mapping(cell, "cell")
+    _checks.probability(p, "p")
+    _checks.mapping(eps, "eps")
+    replicates = _checks.indices(replicates)
+    if draws is not None:
+        _checks.mapping(draws, "draws")
     link = get_link(cell["model"])
     key = cell_key({"role": "data", **cell})
     out: dict[str, list] = {k: [] for k in ("m", "L", "B", "eps_min", "theta", "count_scores")}
@@ -101,6 +110,10 @@ def simulate_chunk(
 
 def split(data: Mapping[str, np.ndarray], i: int) -> dict:
     """Replicate ``i`` of a chunk: scalars and its slices of the concatenated arrays."""
+    _checks.mapping(data, "data")
+    i = _checks.count(i, "i")
+    if i >= len(data["replicate"]):
+        raise ValueError(f"i must be < {len(data['replicate'])} (the replicates in data), got {i}")
     m = np.asarray(data["m"], dtype=np.int64)
     pairs = m * (m - 1) // 2
     a, b = int(m[:i].sum()), int(m[: i + 1].sum())
@@ -133,6 +146,16 @@ def estimate_chunk(
     """
     import pandas as pd
 
+    _checks.mapping(data, "data")
+    _checks.mapping(cell, "cell")
+    _checks.count(seed, "seed")
+    _checks.text(experiment, "experiment")
+    _checks.non_negative(lambda_c, "lambda_c")
+    _checks.positive_finite(gtol, "gtol")
+    _checks.count(max_iter, "max_iter", 1)
+    _checks.names(metrics, "metrics", METRICS)
+    _checks.names(methods, "methods", METHODS)
+    _checks.positive_finite(noisy_obj_delta, "noisy_obj_delta")
     link = get_link(cell["model"])
     key = cell_key({"role": "data", **cell})
     rows = []

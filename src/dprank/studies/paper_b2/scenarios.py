@@ -167,6 +167,12 @@ def simulate_chunk(
         ``S`` and ``N`` (R, P) per-pair statistics (B2 objective (5)),
         ``replicate`` (R,).
     """
+    _checks.count(seed, "seed")
+    _checks.text(experiment, "experiment")
+    _checks.mapping(cell, "cell")
+    _checks.probability(p, "p")
+    _checks.mapping(eps, "eps")
+    replicates = _checks.indices(replicates)
     link = get_link(cell["model"])
     p = float(cell.get("p", p))
     key = cell_key({"role": "data", **cell})
@@ -221,6 +227,12 @@ def estimate_chunk(
     """
     import pandas as pd
 
+    _checks.mapping(data, "data")
+    _checks.mapping(cell, "cell")
+    _checks.non_negative(lambda_c, "lambda_c")
+    _checks.positive_finite(gtol, "gtol")
+    _checks.count(max_iter, "max_iter", 1)
+    _checks.names(metrics, "metrics", {*METRICS, "B"})
     m, L = int(cell["m"]), int(cell["L"])
     link = get_link(cell["model"])
     rows = []
@@ -255,6 +267,8 @@ def hessian_chunk(data: Mapping[str, np.ndarray], cell: Mapping) -> pd.DataFrame
     """
     import pandas as pd
 
+    _checks.mapping(data, "data")
+    _checks.mapping(cell, "cell")
     link = get_link(cell["model"])
     rows = []
     for i, r in enumerate(data["replicate"]):

@@ -119,6 +119,18 @@ def scenario3_grid(
         :func:`dprank.aggregate.summarise` of the tidy rows, keyed by
         ``p, eps0`` and the cell (``model, scheme, m, L``), ``method, metric``.
     """
+    _checks.count(seed, "seed")
+    _checks.text(experiment, "experiment")
+    _checks.mapping(exp, "exp")
+    replicates = _checks.indices(replicates)
+    _checks.positive_finite(gtol, "gtol")
+    _checks.count(max_iter, "max_iter", 1)
+    if grid is not None:
+        _checks.mapping(grid, "grid")
+    _checks.text(model, "model")
+    _checks.probability(p, "p")
+    _checks.non_negative(lambda_c, "lambda_c")
+    eps0 = [_checks.positive_finite(e, "eps0") for e in _checks.sequence(eps0, "eps0")]
     frames = []
     for cell in _cells(exp, model, grid):
         for e0 in eps0:
@@ -148,6 +160,22 @@ def scenario3_check(
 
     Returns the summaries of :func:`scenario3_grid` with a ``label`` column first.
     """
+    _checks.count(seed, "seed")
+    _checks.text(experiment, "experiment")
+    _checks.mapping(exp, "exp")
+    replicates = _checks.indices(replicates)
+    _checks.positive_finite(gtol, "gtol")
+    _checks.count(max_iter, "max_iter", 1)
+    if grid is not None:
+        _checks.mapping(grid, "grid")
+    _checks.non_negative(lambda_c, "lambda_c")
+    if isinstance(settings, (str, bytes, Mapping)) or not isinstance(settings, Sequence):
+        raise TypeError(f"settings must be a sequence of settings (dicts), got {settings!r}")
+    for s in settings:
+        _checks.mapping(s, "settings")
+        missing = {"label", "p", "eps0"} - set(s)
+        if missing:
+            raise ValueError(f"settings: a setting lacks {sorted(missing)}: {s!r}")
     frames = []
     for s in settings:
         for model in exp["grid"]["model"]:
@@ -174,6 +202,7 @@ def agreement(comparison: pd.DataFrame) -> dict:
 
     The log ratios leave out cells where either mean is 0 (possible at smoke scale).
     """
+    _checks.columns(comparison, "comparison", ("verdict", "ours_mean", "published_mean"))
     done = comparison[comparison["verdict"].isin(["within", "outside"])]
     ours = done["ours_mean"].astype(float).to_numpy()
     printed = done["published_mean"].astype(float).to_numpy()
@@ -234,6 +263,10 @@ def fit_budget(
         end of the grid, so the refinement is not trusted; ``best``: the ``p``
         whose grid minimum is smallest).
     """
+    _checks.columns(grid_summary, "grid_summary", ("p", "eps0"))
+    _checks.frame(published, "published")
+    _checks.text(label, "label")
+    _checks.positive_finite(z, "z")
     rows = []
     for (p, e0), sub in grid_summary.groupby(["p", "eps0"], sort=True):
         rows.append({"p": p, "eps0": e0, **agreement(compare_b2_table(published, sub, label, z))})
@@ -287,6 +320,19 @@ def scenario5_grid(
         :func:`dprank.aggregate.summarise` of the tidy rows, keyed by
         ``theta_half, p, lambda_c, model, method, metric``.
     """
+    _checks.count(seed, "seed")
+    _checks.text(experiment, "experiment")
+    _checks.mapping(exp, "exp")
+    replicates = _checks.indices(replicates)
+    _checks.positive_finite(gtol, "gtol")
+    _checks.count(max_iter, "max_iter", 1)
+    _checks.text(model, "model")
+    _checks.probability(p, "p")
+    theta_half = [
+        _checks.positive_finite(h, "theta_half") for h in _checks.sequence(theta_half, "theta_half")
+    ]
+    lambda_c = [_checks.non_negative(c, "lambda_c") for c in _checks.sequence(lambda_c, "lambda_c")]
+    _checks.names(methods, "methods", scenario5.METHODS)
     cell = {"model": model}
     frames = []
     for h in theta_half:
@@ -333,6 +379,9 @@ def scenario5_agreement(
         and ``z_score``, the difference over the combined standard error), and
         one row per setting with :func:`agreement`'s columns over all cells.
     """
+    _checks.columns(summary, "summary", ("method", *_S5_KEYS))
+    _checks.mapping(published, "published")
+    _checks.positive_finite(z, "z")
     ran = set(summary["method"])
     cells, settings = [], []
     for key, sub in summary.groupby(_S5_KEYS, sort=True):
@@ -375,6 +424,20 @@ _TARGETS = (
 )
 
 
+#: columns of :func:`scenario5_agreement`'s cells that :func:`findings` reads
+_CELL_COLUMNS = (
+    "figure model method metric verdict diff tolerance ours_mean ours_se published_mean "
+    "published_se"
+).split()
+
+
+def _check_keys(value, name: str, keys) -> None:
+    _checks.mapping(value, name)
+    missing = [k for k in keys if k not in value]
+    if missing:
+        raise ValueError(f"{name} lacks {missing}")
+
+
 def findings(
     cells5: pd.DataFrame,
     settings5: pd.DataFrame,
@@ -403,6 +466,24 @@ def findings(
         :func:`scenario5_grid` output: its ``converged`` rows give the share of
         fits that did not converge.
     """
+    _checks.columns(
+        cells5,
+        "cells5",
+        [*_S5_KEYS, *_CELL_COLUMNS],
+    )
+    _checks.columns(settings5, "settings5", [*_S5_KEYS, "within", "compared", "rms_log_ratio"])
+    _check_keys(default5, "default5", _S5_KEYS)
+    _checks.columns(
+        fit3, "fit3", ["p", "eps0", "at_edge", "rms_log_ratio_grid", "compared", "best"]
+    )
+    if not fit3["best"].astype(bool).any():
+        raise ValueError("fit3 has no row marked best (fit_budget marks one)")
+    _checks.columns(
+        check3, "check3", ["label", "table", "p", "eps0", "within", "compared", "rms_log_ratio"]
+    )
+    _check_keys(default3, "default3", ("p", "eps0"))
+    if summary5 is not None:
+        _checks.columns(summary5, "summary5", [*_S5_KEYS, "model", "method", "metric", "mean"])
     out = [
         f"Scenario V: {len(settings5)} settings (the half-width h of theta* ~ U(-h, h), p, and "
         "the constant c of lambda = c / (L B(eps))), each compared cell by cell with Table 10 "
@@ -540,6 +621,9 @@ def findings(
 
 def check_section(section: Mapping, paper_b2: Mapping) -> list[str]:
     """Problems of the ``sensitivity`` config section that the schema cannot see."""
+    _checks.mapping(section, "section")
+    if paper_b2 is not None:
+        _checks.mapping(paper_b2, "paper_b2")
     problems = []
     experiments = (paper_b2 or {}).get("experiments", {})
     tables = (paper_b2 or {}).get("tables", {})

@@ -105,6 +105,17 @@ def time_cell(
 
     import pandas as pd
 
+    _checks.count(seed, "seed")
+    _checks.text(experiment, "experiment")
+    _checks.mapping(cell, "cell")
+    _checks.probability(p, "p")
+    _checks.mapping(eps, "eps")
+    replicates = _checks.indices(replicates)
+    _checks.non_negative(lambda_c, "lambda_c")
+    _checks.positive_finite(gtol, "gtol")
+    _checks.count(max_iter, "max_iter", 1)
+    _checks.count(chunk_elements, "chunk_elements", 1)
+    _checks.count(workers, "workers")
     workers = max(1, int(workers))
     m, L = int(cell["m"]), int(cell["L"])
     key = cell_key({"role": "data", **cell})
@@ -153,6 +164,7 @@ def scaling_exponents(replicates: pd.DataFrame) -> pd.DataFrame:
     """
     import pandas as pd
 
+    _checks.columns(replicates, "replicates", ("m", "L", "metric", "value"))
     rows = []
     for metric in ("seconds_aggregate", "seconds_solve", "seconds_total"):
         d = replicates[replicates["metric"] == metric]
