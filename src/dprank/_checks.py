@@ -269,3 +269,55 @@ def same_last_axis(a: np.ndarray, b: np.ndarray, names: str) -> None:
             f"{names} must have the same number of items (last axis), "
             f"got shapes {np.shape(a)} and {np.shape(b)}"
         )
+
+
+# ----------------------------------------------------------------------------- plotting
+
+
+def instance(value, name: str, cls, what: str):
+    """``value`` after checking that it is an instance of ``cls`` (``what`` describes it)."""
+    if not isinstance(value, cls):
+        raise TypeError(f"{name} must be {what}, got {type(value).__name__}")
+    return value
+
+
+def mapping(value, name: str, required=()):
+    """``value`` after checking that it is a mapping holding the keys ``required``."""
+    from collections.abc import Mapping
+
+    if not isinstance(value, Mapping):
+        raise TypeError(f"{name} must be a mapping (a dict), got {type(value).__name__}")
+    missing = [k for k in required if k not in value]
+    if missing:
+        raise ValueError(f"{name} lacks the key(s) {missing}; it has {list(value)}")
+    return value
+
+
+def columns(value, name: str, required=()):
+    """``value`` after checking that it is a :class:`pandas.DataFrame` with the ``required``
+    columns."""
+    frame(value, name)
+    missing = [c for c in required if c not in value.columns]
+    if missing:
+        raise ValueError(f"{name} lacks the column(s) {missing}; it has {list(value.columns)}")
+    return value
+
+
+def reals(value, name: str) -> np.ndarray:
+    """``value`` as a float array (a check only: the caller keeps using ``value``)."""
+    try:
+        return np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must hold real numbers, got {value!r}") from None
+
+
+def figure_spec(value, name: str = "spec", required=()):
+    """A figure spec: a mapping with a non-empty ``panels`` list of mappings, each with a
+    ``metric``, and the keys ``required``."""
+    mapping(value, name, ("panels", *required))
+    panels = value["panels"]
+    if isinstance(panels, (str, bytes)) or not hasattr(panels, "__len__") or not len(panels):
+        raise ValueError(f"{name}['panels'] must be a non-empty list of panels, got {panels!r}")
+    for i, panel in enumerate(panels):
+        mapping(panel, f"{name}['panels'][{i}]", ("metric",))
+    return value
