@@ -94,10 +94,6 @@ _NEEDS = {
         "read a whole results folder or write the documentation's includes "
         "(tests/test_report.py, tests/test_docs.py)"
     ),
-    "plotting": (
-        "draw matplotlib figures from a study's summary frames (tests/test_overlay.py, "
-        "tests/test_figures_reading.py, tests/test_plotting_paper_b_dist.py)"
-    ),
     "studies": (
         "stage functions of the Snakemake rules: take a study's config section, chunk files and "
         "seeds (tests/test_<study>.py, tests/test_workflow.py and the smoke run)"
@@ -143,28 +139,6 @@ EXCLUDED: dict[str, str] = {
     "dprank.docs_includes.runtime_paper_a_table": _NEEDS["report"],
     "dprank.docs_includes.runtime_paper_b2_table": _NEEDS["report"],
     "dprank.docs_includes.write_includes": _NEEDS["report"],
-    "dprank.plotting.style.overlay_published": _NEEDS["plotting"],
-    "dprank.plotting.style.published_legend": _NEEDS["plotting"],
-    "dprank.plotting.style.save_figure": _NEEDS["plotting"],
-    "dprank.plotting.paper_a.draw_figure": _NEEDS["plotting"],
-    "dprank.plotting.paper_a.figure_data": _NEEDS["plotting"],
-    "dprank.plotting.paper_a.protocols_agree": _NEEDS["plotting"],
-    "dprank.plotting.paper_b.draw_b2_figure": _NEEDS["plotting"],
-    "dprank.plotting.paper_b.figure_data": _NEEDS["plotting"],
-    "dprank.plotting.paper_b.name_data_set": _NEEDS["plotting"],
-    "dprank.plotting.paper_b_dist.box_data": _NEEDS["plotting"],
-    "dprank.plotting.paper_b_dist.draw_boxplots": _NEEDS["plotting"],
-    "dprank.plotting.paper_b_dist.draw_scatter_bands": _NEEDS["plotting"],
-    "dprank.plotting.paper_b_dist.scatter_data": _NEEDS["plotting"],
-    "dprank.plotting.overlay.draw_overlay": _NEEDS["plotting"],
-    "dprank.plotting.overlay.paper_a_published": _NEEDS["plotting"],
-    "dprank.plotting.overlay.paper_b_box_published": _NEEDS["plotting"],
-    "dprank.plotting.overlay.paper_b_published": _NEEDS["plotting"],
-    "dprank.plotting.benchmark.plot_benchmark": _NEEDS["plotting"],
-    "dprank.plotting.benchmark.save_figure": _NEEDS["plotting"],
-    "dprank.plotting.beyond_scale.plot_scale": _NEEDS["plotting"],
-    "dprank.plotting.intervals.plot_coverage": _NEEDS["plotting"],
-    "dprank.plotting.sensitivity.plot_sensitivity": _NEEDS["plotting"],
     "dprank.studies.paper_a_real.real_data_metrics": _NEEDS["studies"],
     "dprank.studies.paper_b2.estimate_block": _NEEDS["studies"],
     "dprank.studies.paper_b2.estimate_chunk": _NEEDS["studies"],
@@ -1906,12 +1880,13 @@ def api_modules() -> list[str]:
 def test_every_public_function_has_a_case():
     """Each public function (``__all__``) of each module of the API reference has a case.
 
-    A case in this file, ``test_properties_library.py``, ``test_properties_io.py`` or
-    ``test_properties_studies.py``, or an entry of :data:`EXCLUDED` with the reason it
-    cannot be called with generated arguments.
+    A case in this file, ``test_properties_library.py``, ``test_properties_io.py``,
+    ``test_properties_studies.py`` or ``test_properties_plotting.py``, or an entry of
+    :data:`EXCLUDED` with the reason it cannot be called with generated arguments.
     """
     import test_properties_io
     import test_properties_library
+    import test_properties_plotting
     import test_properties_studies
 
     builders = [
@@ -1919,6 +1894,7 @@ def test_every_public_function_has_a_case():
         *test_properties_library.BUILDERS,
         *test_properties_io.BUILDERS,
         *test_properties_studies.BUILDERS,
+        *test_properties_plotting.BUILDERS,
     ]
     covered = {getattr(f, "__wrapped__", f) for f in builders}
     modules = api_modules()
