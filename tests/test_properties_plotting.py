@@ -342,7 +342,11 @@ case(
     lambda draw: {"summary": _b_summary(draw), "spec": _b_spec(draw)},
     _check_b_figure_data,
     summary=NOT_A_FRAME,
-    spec=[*NOT_A_SPEC, {"panels": [{"model": "btl"}], "series": ["m"]}],
+    spec=[
+        *NOT_A_SPEC,
+        {"panels": [{"model": "btl"}], "series": ["m"]},
+        lambda kw: {**kw["spec"], "series": "m"},
+    ],
 )
 
 

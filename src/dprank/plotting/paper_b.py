@@ -105,7 +105,7 @@ def figure_data(summary: pd.DataFrame, spec: Mapping) -> pd.DataFrame:
     (``model``, ``eps``, ``m``, ...), and of the figure's ``methods`` (default
     ``["ADRR"]``; B1 Figure 6 compares three).
     """
-    _checks.figure_spec(spec, "spec", ("series",))
+    _series(spec)
     filters = {k for panel in spec["panels"] for k in panel if k not in _OPTIONS}
     _checks.columns(summary, "summary", ("metric", "method", "L", *spec["series"], *filters))
     methods = spec.get("methods", ["ADRR"])
@@ -120,6 +120,20 @@ def figure_data(summary: pd.DataFrame, spec: Mapping) -> pd.DataFrame:
         rows.append(d.assign(panel=letter))
     data = pd.concat(rows, ignore_index=True)
     return data.sort_values(["panel", *spec["series"], "L"]).reset_index(drop=True)
+
+
+def _series(spec) -> list:
+    """``spec["series"]`` after checking that ``spec`` is a figure spec and its ``series``
+    a non-empty list of column names."""
+    _checks.figure_spec(spec, "spec", ("series",))
+    series = spec["series"]
+    if (
+        not isinstance(series, (list, tuple))
+        or not series
+        or not all(isinstance(k, str) for k in series)
+    ):
+        raise TypeError(f"spec['series'] must be a non-empty list of column names, got {series!r}")
+    return series
 
 
 def _title(letter: str, panel: Mapping) -> str:
@@ -153,7 +167,7 @@ def draw_b2_figure(data: pd.DataFrame, spec: Mapping):
     ``spec["ncols"]`` wraps the panels into rows; ``spec["labels"]`` renames
     series values in the legend (e.g. ``ADRR`` -> ``Debiased RR`` in B1).
     """
-    _checks.figure_spec(spec, "spec", ("series",))
+    _series(spec)
     _checks.count(spec.get("ncols", 1), "spec['ncols']", 1)
     needed = ("panel", "L", "mean", *spec["series"], *(("se",) if spec.get("ci") else ()))
     _checks.columns(data, "data", needed)
