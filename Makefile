@@ -16,6 +16,7 @@ $(STAMP): pyproject.toml requirements/constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -c requirements/constraints.txt -e '.[dev,bench,slurm,docs]'
+	$(BIN)/python -m dprank._snakemake_configfile  # a missing --configfile: one line, not a traceback
 	$(BIN)/python -m dprank._sparse_kernels  # compile the sparse solver's loops into numba's cache now
 	touch $@
 

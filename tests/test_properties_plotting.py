@@ -1,4 +1,4 @@
-"""Property-based tests of the public library, part five: the figures (``dprank.plotting``).
+"""Property-based tests of the public library, part six: the figures (``dprank.plotting``).
 
 Each drawing function gets tiny summary frames of the shape its study writes (two to four
 rows per line), drawn by Hypothesis, and the figure it returns is checked against them:

@@ -305,8 +305,9 @@ def test_bad_config_fails_before_any_job(tmp_path, edit, expected):
 
 def test_nested_config_overrides_are_typed_and_a_missing_configfile_is_named(tmp_path):
     """--config passes nested values as strings: they are read as YAML where the schema
-    expects another type. A missing --configfile stops Snakemake before the Snakefile runs
-    (docs/robustness.md): its last line names the file."""
+    expects another type. A missing --configfile (or a folder given as one) stops Snakemake
+    before the Snakefile runs with one line naming it, no traceback (docs/robustness.md,
+    dprank._snakemake_configfile)."""
     cwd = copy_repo(tmp_path)
     proc = snakemake(
         cwd, "-n", *SMOKE, "--config", "paper_a_real={reps: 5, epsilon: [0.5, 4]}", check=False
@@ -316,11 +317,13 @@ def test_nested_config_overrides_are_typed_and_a_missing_configfile_is_named(tmp
     proc = snakemake(cwd, "-n", *SMOKE, "--config", "paper_a_real={reps: five}", check=False)
     assert proc.returncode != 0
     assert "paper_a_real.reps: 'five' is not of type 'integer'" in proc.stdout + proc.stderr
-    proc = snakemake(cwd, "-n", "--configfile", "nope.yaml", check=False)
-    assert proc.returncode != 0
-    last = proc.stdout.strip().splitlines()[-1]  # Snakemake prints its traceback there
-    assert "No such file or directory: 'nope.yaml'" in last
-    assert not (cwd / "results").exists()
+    for missing in ("nope.yaml", "workflow"):  # a missing file, a folder
+        proc = snakemake(cwd, "-n", "--configfile", missing, check=False)
+        assert proc.returncode == 1
+        out = proc.stdout + proc.stderr
+        assert f"Config file {missing} not found." in out
+        assert "Traceback" not in out and "File " not in out, out
+        assert not (cwd / "results").exists()
 
 
 def test_smoke_outputs(smoke):

@@ -403,3 +403,28 @@ def test_malloc_settings_make_solver_temporaries_reuse_memory():
     # a fresh mapping would fault 3 x 176 pages per step: 52,800 in all
     assert int(run.stdout) < 2_000
     assert int(MALLOC_TUNING["MALLOC_MMAP_THRESHOLD_"]) <= 32 * 2**20  # glibc's maximum
+
+
+def test_missing_configfile_becomes_snakemakes_own_error(tmp_path):
+    """dprank._snakemake_configfile: a path that is not a file reaches Snakemake's
+    ``except FileNotFoundError`` (its one-line WorkflowError); a file is read unchanged;
+    patching twice wraps once; the environment's .pth registers the finder."""
+    import importlib
+
+    from snakemake_interface_common.exceptions import WorkflowError
+
+    from dprank import _snakemake_configfile as fix
+
+    module = importlib.import_module(fix.TARGET)
+    assert getattr(module._load_configfile, "__wrapped__", None) is not None  # by the .pth
+    wrapped = module._load_configfile
+    fix.patch(module)
+    assert module._load_configfile is wrapped
+    for missing in (tmp_path / "nope.yaml", str(tmp_path)):
+        with pytest.raises(WorkflowError, match=f"Config file {missing} not found"):
+            module.load_configfile(missing)
+    good = tmp_path / "c.yaml"
+    good.write_text("a: 1\nb: [2, 3]\n")
+    assert module.load_configfile(good) == {"a": 1, "b": [2, 3]}
+    pth = fix.install(tmp_path)
+    assert pth.read_text() == fix.PTH_LINE and pth.name.endswith(".pth")

@@ -222,8 +222,31 @@ def _range_checks(config: Mapping) -> list[str]:
 
 
 def _cross_checks(config: Mapping) -> list[str]:
+    """Checks across keys that the JSON schema cannot express, section by section."""
     problems = _range_checks(config)
-    edge = config.get("paper_a_edge", {})
+    problems += _edge_checks(config.get("paper_a_edge", {}))
+    for section in ("paper_a_edge", "paper_a_individual"):
+        problems += _figure_experiment_checks(section, config.get(section, {}))
+    if section := config.get("intervals"):
+        from .studies.intervals import check_section as check_intervals
+
+        problems.extend(check_intervals(section))
+    if scale := config.get("beyond_scale"):
+        from .studies.beyond_scale import check_section
+
+        problems.extend(check_section(scale))
+    if sens := config.get("sensitivity"):
+        from .studies.paper_b2.sensitivity import check_section as check_sensitivity
+
+        problems.extend(check_sensitivity(sens, config.get("paper_b2") or {}))
+    if bench := config.get("benchmark") or {}:
+        problems += _benchmark_checks(bench)
+    return problems
+
+
+def _edge_checks(edge: Mapping) -> list[str]:
+    """Paper A edge DP experiments: theta per n, distinct grid values, n >= 4."""
+    problems = []
     for name, exp in edge.get("experiments", {}).items():
         where = f"paper_a_edge.experiments.{name}"
         theta_per = exp.get("theta_per", [])
@@ -237,56 +260,50 @@ def _cross_checks(config: Mapping) -> list[str]:
                 problems.append(f"{where}.{key}: values must be distinct, got {values}")
         if "n" in exp and any(n < 4 for n in exp["n"]):
             problems.append(f"{where}.n: every n must be >= 4 (top-k needs k = round(n/4) >= 1)")
-    for section in ("paper_a_edge", "paper_a_individual"):
-        study = config.get(section, {})
-        defined = sorted(study.get("experiments", {}))
-        for name, fig in study.get("figures", {}).items():
-            for exp in fig.get("experiments", []):
-                if exp not in defined:
-                    problems.append(
-                        f"{section}.figures.{name}.experiments: {exp!r} is not defined under "
-                        f"{section}.experiments (defined: {defined})"
-                    )
-    if section := config.get("intervals"):
-        from .studies.intervals import check_section as check_intervals
+    return problems
 
-        problems.extend(check_intervals(section))
-    if scale := config.get("beyond_scale"):
-        from .studies.beyond_scale import check_section
 
-        problems.extend(check_section(scale))
-    if sens := config.get("sensitivity"):
-        from .studies.paper_b2.sensitivity import check_section as check_sensitivity
-
-        problems.extend(check_sensitivity(sens, config.get("paper_b2") or {}))
-    bench = config.get("benchmark") or {}
-    if bench:
-        from .methods import all_methods
-
-        known = [m.name for m in all_methods()]
-        for name in bench.get("methods") or []:
-            if name not in known:
+def _figure_experiment_checks(section: str, study: Mapping) -> list[str]:
+    """Every experiment a Paper A figure names is defined in its section."""
+    problems = []
+    defined = sorted(study.get("experiments", {}))
+    for name, fig in study.get("figures", {}).items():
+        for exp in fig.get("experiments", []):
+            if exp not in defined:
                 problems.append(
-                    f"benchmark.methods: {name!r} is not a registered method "
-                    f"(registered: {', '.join(known)})"
+                    f"{section}.figures.{name}.experiments: {exp!r} is not defined under "
+                    f"{section}.experiments (defined: {defined})"
                 )
-        for name in bench.get("plugins") or {}:
-            if name in known:
-                problems.append(
-                    f"benchmark.plugins.{name}: the name is taken by a registered method"
-                )
-        both = set(bench.get("synthetic") or {}) & set(bench.get("real") or {})
-        if both:
-            problems.append(f"benchmark: data set names used twice: {sorted(both)}")
-        defined = [*(bench.get("synthetic") or {}), *(bench.get("real") or {})]
-        for name in bench.get("datasets") or []:
-            if name not in defined:
-                problems.append(
-                    f"benchmark.datasets: {name!r} is not defined under benchmark.synthetic "
-                    f"or benchmark.real (defined: {', '.join(defined)})"
-                )
-        if not (bench.get("synthetic") or bench.get("real")):
-            problems.append("benchmark: needs at least one data set (synthetic or real)")
+    return problems
+
+
+def _benchmark_checks(bench: Mapping) -> list[str]:
+    """The benchmark's methods are registered, plugins new, data sets defined once."""
+    from .methods import all_methods
+
+    problems = []
+    known = [m.name for m in all_methods()]
+    for name in bench.get("methods") or []:
+        if name not in known:
+            problems.append(
+                f"benchmark.methods: {name!r} is not a registered method "
+                f"(registered: {', '.join(known)})"
+            )
+    for name in bench.get("plugins") or {}:
+        if name in known:
+            problems.append(f"benchmark.plugins.{name}: the name is taken by a registered method")
+    both = set(bench.get("synthetic") or {}) & set(bench.get("real") or {})
+    if both:
+        problems.append(f"benchmark: data set names used twice: {sorted(both)}")
+    defined = [*(bench.get("synthetic") or {}), *(bench.get("real") or {})]
+    for name in bench.get("datasets") or []:
+        if name not in defined:
+            problems.append(
+                f"benchmark.datasets: {name!r} is not defined under benchmark.synthetic "
+                f"or benchmark.real (defined: {', '.join(defined)})"
+            )
+    if not (bench.get("synthetic") or bench.get("real")):
+        problems.append("benchmark: needs at least one data set (synthetic or real)")
     return problems
 
 

@@ -53,16 +53,7 @@ def vmmin(
     n_iter : int
         R's iteration count (gradient evaluations).
     """
-    b = np.array(_checks.finite(x0, "x0"), dtype=np.float64)
-    if b.ndim != 1 or b.size == 0:
-        raise ValueError(f"x0 must be a non-empty vector, got shape {b.shape}")
-    for name, f in (("fn", fn), ("gr", gr)):
-        if not callable(f):
-            raise TypeError(f"{name} must be callable, got {f!r}")
-    _checks.count(maxit, "maxit")
-    _checks.non_negative(reltol, "reltol")
-    if math.isnan(_checks.real(abstol, "abstol")):
-        raise ValueError("abstol must be a number (-inf: no absolute tolerance), got nan")
+    b = _checked_start(x0, fn, gr, maxit, reltol, abstol)
     n = b.size
     f = float(fn(b))
     if not np.isfinite(f):
@@ -78,17 +69,7 @@ def vmmin(
         t = -(inv_h @ g)
         gradproj = float(t @ g)
         if gradproj < 0:
-            steplength, accpoint = 1.0, False
-            while True:
-                b = x + steplength * t
-                count = int(np.count_nonzero(_RELTEST + x == _RELTEST + b))
-                if count < n:
-                    f = float(fn(b))
-                    accpoint = bool(np.isfinite(f)) and f <= fmin + gradproj * steplength * _ACCTOL
-                    if not accpoint:
-                        steplength *= _STEPREDN
-                if count == n or accpoint:
-                    break
+            b, f, count, steplength = _line_search(fn, x, t, f, fmin, gradproj)
             if not (f > abstol and abs(f - fmin) > reltol * (abs(fmin) + reltol)):
                 count, fmin = n, f
             if count < n:
@@ -98,12 +79,7 @@ def vmmin(
                 n_iter += 1
                 t *= steplength
                 c = g - c
-                d1 = float(t @ c)
-                if d1 > 0:
-                    hc = inv_h @ c
-                    d2 = 1.0 + float(hc @ c) / d1
-                    inv_h += (d2 * np.outer(t, t) - np.outer(hc, t) - np.outer(t, hc)) / d1
-                else:
+                if not _bfgs_update(inv_h, t, c):
                     ilast = gradcount
             elif ilast < gradcount:
                 count, ilast = 0, gradcount
@@ -120,3 +96,51 @@ def vmmin(
         if count == n and ilast == gradcount:
             break
     return b, n_iter
+
+
+def _checked_start(x0, fn, gr, maxit, reltol, abstol) -> np.ndarray:
+    """:func:`vmmin`'s arguments checked; the start point as a new float64 vector."""
+    b = np.array(_checks.finite(x0, "x0"), dtype=np.float64)
+    if b.ndim != 1 or b.size == 0:
+        raise ValueError(f"x0 must be a non-empty vector, got shape {b.shape}")
+    for name, f in (("fn", fn), ("gr", gr)):
+        if not callable(f):
+            raise TypeError(f"{name} must be callable, got {f!r}")
+    _checks.count(maxit, "maxit")
+    _checks.non_negative(reltol, "reltol")
+    if math.isnan(_checks.real(abstol, "abstol")):
+        raise ValueError("abstol must be a number (-inf: no absolute tolerance), got nan")
+    return b
+
+
+def _line_search(fn, x, t, f, fmin, gradproj):
+    """R's backtracking from ``x`` along ``t``: steps 1, 0.2, 0.04, ... until the Armijo
+    condition (``acctol``) holds or the step no longer moves any coordinate (``reltest``).
+
+    Returns the last point ``b``, its objective ``f`` (the given ``f`` if none was
+    evaluated), the number of coordinates that did not move and the step length.
+    """
+    n = x.size
+    steplength, accpoint = 1.0, False
+    while True:
+        b = x + steplength * t
+        count = int(np.count_nonzero(_RELTEST + x == _RELTEST + b))
+        if count < n:
+            f = float(fn(b))
+            accpoint = bool(np.isfinite(f)) and f <= fmin + gradproj * steplength * _ACCTOL
+            if not accpoint:
+                steplength *= _STEPREDN
+        if count == n or accpoint:
+            return b, f, count, steplength
+
+
+def _bfgs_update(inv_h: np.ndarray, t: np.ndarray, c: np.ndarray) -> bool:
+    """R's BFGS update of the inverse Hessian ``inv_h`` in place, for the step ``t`` and the
+    change ``c`` of the gradient; False (no update, R restarts) where ``t . c <= 0``."""
+    d1 = float(t @ c)
+    if d1 <= 0:
+        return False
+    hc = inv_h @ c
+    d2 = 1.0 + float(hc @ c) / d1
+    inv_h += (d2 * np.outer(t, t) - np.outer(hc, t) - np.outer(t, hc)) / d1
+    return True

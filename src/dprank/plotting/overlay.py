@@ -100,15 +100,6 @@ def paper_a_published(
     return pd.concat(out, ignore_index=True) if out else pd.DataFrame(columns=columns)
 
 
-def _tables(tables) -> list:
-    """``tables`` after checking that it is a list of comparison labels (str)."""
-    if isinstance(tables, str) or not isinstance(tables, (list, tuple)):
-        raise TypeError(f"tables must be a list of table labels, got {tables!r}")
-    for i, t in enumerate(tables):
-        _checks.text(t, f"tables[{i}]")
-    return tables
-
-
 def _plotted(panel: pd.DataFrame, x, series, series_var: str) -> bool:
     """Whether ``(x, series)`` is one of a panel's plotted points."""
     at_x = np.isclose(panel["x"].astype(float), float(x))
@@ -143,7 +134,7 @@ def paper_b_published(
     _checks.frame(data, "data")
     _checks.mapping(spec, "spec")
     _checks.columns(comparison, "comparison", ("figure", "published_mean"))
-    _tables(tables)
+    _checks.strings(tables, "tables")
     rows = comparison[comparison["figure"].isin(tables) & comparison["published_mean"].notna()]
     keys = ("model", "metric", "m", "L", "scheme", "Delta")
     ours = {"Delta": "delta"}
@@ -174,7 +165,7 @@ def paper_b_box_published(
     _checks.columns(
         comparison, "comparison", ("figure", "published_mean", "metric", "method", *model)
     )
-    _tables(tables)
+    _checks.strings(tables, "tables")
     rows = comparison[comparison["figure"].isin(tables) & comparison["published_mean"].notna()]
     out = []
     for letter, panel in zip("abcdefgh", spec["panels"], strict=False):
@@ -228,7 +219,7 @@ def draw_overlay(
     if spec is not None:
         _checks.mapping(spec, "spec")
     if tables is not None:
-        _tables(tables)
+        _checks.strings(tables, "tables")
     if settings is not None:
         _checks.mapping(settings, "settings")
     if spec is None:
