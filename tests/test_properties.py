@@ -66,36 +66,8 @@ NAN, INF = float("nan"), float("inf")
 # reason and where it is tested instead (docs/robustness.md, "The property suite").
 # test_every_public_function_has_a_case fails for a public function in neither a case nor
 # this table, and for an entry that names no public function any more.
-_NEEDS = {
-    "plotting": (
-        "draw matplotlib figures from a study's summary frames (tests/test_overlay.py, "
-        "tests/test_figures_reading.py, tests/test_plotting_paper_b_dist.py)"
-    ),
-}
-EXCLUDED: dict[str, str] = {
-    "dprank.plotting.style.overlay_published": _NEEDS["plotting"],
-    "dprank.plotting.style.published_legend": _NEEDS["plotting"],
-    "dprank.plotting.style.save_figure": _NEEDS["plotting"],
-    "dprank.plotting.paper_a.draw_figure": _NEEDS["plotting"],
-    "dprank.plotting.paper_a.figure_data": _NEEDS["plotting"],
-    "dprank.plotting.paper_a.protocols_agree": _NEEDS["plotting"],
-    "dprank.plotting.paper_b.draw_b2_figure": _NEEDS["plotting"],
-    "dprank.plotting.paper_b.figure_data": _NEEDS["plotting"],
-    "dprank.plotting.paper_b.name_data_set": _NEEDS["plotting"],
-    "dprank.plotting.paper_b_dist.box_data": _NEEDS["plotting"],
-    "dprank.plotting.paper_b_dist.draw_boxplots": _NEEDS["plotting"],
-    "dprank.plotting.paper_b_dist.draw_scatter_bands": _NEEDS["plotting"],
-    "dprank.plotting.paper_b_dist.scatter_data": _NEEDS["plotting"],
-    "dprank.plotting.overlay.draw_overlay": _NEEDS["plotting"],
-    "dprank.plotting.overlay.paper_a_published": _NEEDS["plotting"],
-    "dprank.plotting.overlay.paper_b_box_published": _NEEDS["plotting"],
-    "dprank.plotting.overlay.paper_b_published": _NEEDS["plotting"],
-    "dprank.plotting.benchmark.plot_benchmark": _NEEDS["plotting"],
-    "dprank.plotting.benchmark.save_figure": _NEEDS["plotting"],
-    "dprank.plotting.beyond_scale.plot_scale": _NEEDS["plotting"],
-    "dprank.plotting.intervals.plot_coverage": _NEEDS["plotting"],
-    "dprank.plotting.sensitivity.plot_sensitivity": _NEEDS["plotting"],
-}
+# Every public function has a case today: the table is empty.
+EXCLUDED: dict[str, str] = {}
 
 # ------------------------------------------------------------------------ strategies
 
@@ -1873,12 +1845,13 @@ def test_every_public_function_has_a_case():
 
     A case in this file, ``test_properties_library.py``, ``test_properties_io.py``,
     ``test_properties_studies.py``, ``test_properties_output.py`` or
-    ``test_properties_stages.py``, or an entry of
+    ``test_properties_stages.py``, ``test_properties_plotting.py``, or an entry of
     :data:`EXCLUDED` with the reason it cannot be called with generated arguments.
     """
     import test_properties_io
     import test_properties_library
     import test_properties_output
+    import test_properties_plotting
     import test_properties_stages
     import test_properties_studies
 
@@ -1889,6 +1862,7 @@ def test_every_public_function_has_a_case():
         *test_properties_studies.BUILDERS,
         *test_properties_output.BUILDERS,
         *test_properties_stages.ALL_BUILDERS,
+        *test_properties_plotting.BUILDERS,
     ]
     covered = {getattr(f, "__wrapped__", f) for f in builders}
     modules = api_modules()

@@ -279,12 +279,16 @@ def optional_path(value, name: str):
     return None if value is None else path(value, name)
 
 
-def mapping(value, name: str):
-    """``value`` after checking that it is a mapping (a dict or the like)."""
+def mapping(value, name: str, required=()):
+    """``value`` after checking that it is a mapping (a dict or the like) holding the keys
+    ``required``."""
     from collections.abc import Mapping
 
     if not isinstance(value, Mapping):
         raise TypeError(f"{name} must be a mapping (a dict), got {type(value).__name__} {value!r}")
+    missing = [k for k in required if k not in value]
+    if missing:
+        raise ValueError(f"{name} lacks the key(s) {missing}; it has {list(value)}")
     return value
 
 
@@ -358,3 +362,33 @@ def sequence(value, name: str) -> list:
     if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
         raise TypeError(f"{name} must be a sequence, got {type(value).__name__} {value!r}")
     return list(value)
+
+
+# ----------------------------------------------------------------------------- plotting
+
+
+def instance(value, name: str, cls, what: str):
+    """``value`` after checking that it is an instance of ``cls`` (``what`` describes it)."""
+    if not isinstance(value, cls):
+        raise TypeError(f"{name} must be {what}, got {type(value).__name__}")
+    return value
+
+
+def reals(value, name: str) -> np.ndarray:
+    """``value`` as a float array (a check only: the caller keeps using ``value``)."""
+    try:
+        return np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must hold real numbers, got {value!r}") from None
+
+
+def figure_spec(value, name: str = "spec", required=()):
+    """A figure spec: a mapping with a non-empty ``panels`` list of mappings, each with a
+    ``metric``, and the keys ``required``."""
+    mapping(value, name, ("panels", *required))
+    panels = value["panels"]
+    if isinstance(panels, (str, bytes)) or not hasattr(panels, "__len__") or not len(panels):
+        raise ValueError(f"{name}['panels'] must be a non-empty list of panels, got {panels!r}")
+    for i, panel in enumerate(panels):
+        mapping(panel, f"{name}['panels'][{i}]", ("metric",))
+    return value

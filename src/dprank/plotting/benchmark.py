@@ -12,6 +12,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
+from .. import _checks
 from .style import save_figure
 
 __all__ = ["plot_benchmark", "save_figure"]
@@ -50,7 +51,15 @@ def plot_benchmark(
     """
     import matplotlib.pyplot as plt
 
+    needed = ("metric", "method", "trust_model", "accounting", "eps", "mean", "se")
+    _checks.columns(summary, "summary", needed)
+    _checks.text(title, "title")
+    _checks.text(note, "note")
+    if labels is not None:
+        _checks.mapping(labels, "labels")
     metrics = [m for m in _LABELS if m in set(summary["metric"])]
+    if not metrics:
+        raise ValueError(f"summary has no rows of the metrics {list(_LABELS)}")
     fig, axes = plt.subplots(1, len(metrics), figsize=(5.2 * len(metrics), 4.6), squeeze=False)
     methods = list(dict.fromkeys(summary["method"]))
     central = [m for m in methods if (summary[summary.method == m].trust_model == "central").any()]

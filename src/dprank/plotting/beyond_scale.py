@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from .. import _checks
 from ..methods import get_method
 from ..studies.beyond_scale import rate
 from .style import COLORS, MARKERS
@@ -60,6 +61,14 @@ def plot_scale(summary: pd.DataFrame, fit: pd.DataFrame, degree: float):
     """
     import matplotlib.pyplot as plt
 
+    needed = ("method", "metric", "epsilon", "n", "p", "mean", "se")
+    _checks.columns(summary, "summary", needed)
+    _checks.columns(fit, "fit", ("epsilon", "constant", "r2"))
+    _checks.positive_finite(degree, "degree")
+    rated = summary[(summary["method"] == "perturbed_mle") & (summary["metric"] == "log_linf")]
+    unfitted = sorted(set(rated["epsilon"]) - set(fit["epsilon"]))
+    if unfitted:
+        raise ValueError(f"fit has no row of the epsilon(s) {unfitted} of summary")
     epsilons = sorted(summary["epsilon"].unique())
     fig, axes = plt.subplots(2, 2, figsize=(13, 9.5), constrained_layout=True)
     numbers = []

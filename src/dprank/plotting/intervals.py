@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .. import _checks
 from .style import COLORS
 
 __all__ = ["plot_coverage"]
@@ -30,6 +31,11 @@ def plot_coverage(summary: pd.DataFrame, level: float, target: float):
     """
     import matplotlib.pyplot as plt
 
+    needed = ["design"]
+    needed += [f"{w}_{c}" for w in ("score", "rank") for c in ("cover", "cover_se", "width")]
+    _checks.columns(summary, "summary", needed)
+    _checks.probability(level, "level")
+    _checks.probability(target, "target")
     fig, axes = plt.subplots(1, 2, figsize=(13, 5), constrained_layout=True)
     x = np.arange(len(summary))
     numbers = []

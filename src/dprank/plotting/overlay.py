@@ -14,6 +14,8 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from .. import _checks
+
 __all__ = [
     "PAPER_PROTOCOL_NOTE",
     "draw_overlay",
@@ -61,6 +63,11 @@ def paper_a_published(
         ``panel, x, series, value``: one row per published number shown (digitised
         points where the source is a figure).
     """
+    _checks.text(figure, "figure")
+    _checks.columns(data, "data", ("panel", "x_var", "series_var", "x", "series"))
+    _checks.columns(comparison, "comparison", ("figure", "published_mean", "panel"))
+    if settings is not None:
+        _checks.mapping(settings, "settings")
     from dprank.plotting.paper_a import FIGURES
 
     label = f"Figure {figure.removeprefix('fig')}"
@@ -124,6 +131,10 @@ def paper_b_published(
     ``["B2 Table 7"]``). Returns ``data``'s rows with a ``published`` column
     (NaN where the paper prints nothing).
     """
+    _checks.frame(data, "data")
+    _checks.mapping(spec, "spec")
+    _checks.columns(comparison, "comparison", ("figure", "published_mean"))
+    _checks.strings(tables, "tables")
     rows = comparison[comparison["figure"].isin(tables) & comparison["published_mean"].notna()]
     keys = ("model", "metric", "m", "L", "scheme", "Delta")
     ours = {"Delta": "delta"}
@@ -149,6 +160,12 @@ def paper_b_box_published(
     Returns ``panel, x, value``: per panel (its ``metric`` and ``model``) the
     published mean of each method (the figure's x).
     """
+    _checks.figure_spec(spec, "spec")
+    model = ("model",) if any("model" in panel for panel in spec["panels"]) else ()
+    _checks.columns(
+        comparison, "comparison", ("figure", "published_mean", "metric", "method", *model)
+    )
+    _checks.strings(tables, "tables")
     rows = comparison[comparison["figure"].isin(tables) & comparison["published_mean"].notna()]
     out = []
     for letter, panel in zip("abcdefgh", spec["panels"], strict=False):
@@ -196,6 +213,15 @@ def draw_overlay(
     from dprank.plotting import paper_a, paper_b
     from dprank.plotting.paper_b_dist import draw_boxplots
 
+    _checks.text(figure, "figure")
+    _checks.frame(data, "data")
+    _checks.frame(comparison, "comparison")
+    if spec is not None:
+        _checks.mapping(spec, "spec")
+    if tables is not None:
+        _checks.strings(tables, "tables")
+    if settings is not None:
+        _checks.mapping(settings, "settings")
     if spec is None:
         published = paper_a_published(figure, data, comparison, settings)
         fig = paper_a.draw_figure(figure, data, published=published)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .. import _checks
 from .style import COLORS, MARKERS, authors_style, overlay_published, panel_grid
 
 __all__ = ["FIGURES", "Panel", "draw_figure", "figure_data", "protocols_agree"]
@@ -204,7 +205,21 @@ def figure_data(
     protocol : str
         Protocol label written into the table.
     """
-    panels, _, _ = FIGURES[figure]
+    panels, _, _ = FIGURES[_figure_name(figure)]
+    needed = 1 + max(p.experiment for p in panels)
+    if isinstance(summaries, (str, bytes, Mapping)) or not isinstance(summaries, Sequence):
+        raise TypeError(f"summaries must be a list of DataFrames, got {type(summaries).__name__}")
+    if len(summaries) < needed:
+        raise ValueError(
+            f"summaries must hold {needed} summaries for {figure}, got {len(summaries)}"
+        )
+    for p in panels:
+        cols = ["method", "metric", p.x, "mean", "sd", "se", "reps"]
+        cols += [] if p.series == "method" else [p.series]
+        cols += ["epsilon"] if p.at_epsilon or p.x == "epsilon" else []
+        _checks.columns(summaries[p.experiment], f"summaries[{p.experiment}]", cols)
+    _checks.mapping(fig_cfg, "fig_cfg")
+    _checks.text(protocol, "protocol")
     rows = []
     x_values = fig_cfg.get("x_values")
     for panel in panels:
@@ -270,6 +285,13 @@ def protocols_agree(figure: str, datas: Mapping[str, pd.DataFrame]) -> None:
     ValueError
         Naming the first panel, series and x where two protocols' means differ.
     """
+    _checks.text(figure, "figure")
+    _checks.mapping(datas, "datas")
+    if not datas:
+        raise ValueError("datas must hold at least one protocol's figure data, got none")
+    columns = ["panel", "x_var", "x", "series_var", "series", "method", "metric", "mean"]
+    for protocol, data in datas.items():
+        _checks.columns(data, f"datas[{protocol!r}]", columns)
     columns = ["panel", "x_var", "x", "series_var", "series", "method", "metric", "mean"]
     (first, base), *others = datas.items()
     for protocol, other in others:
@@ -284,6 +306,13 @@ def protocols_agree(figure: str, datas: Mapping[str, pd.DataFrame]) -> None:
             f"(first difference: {where}); draw one figure per protocol (remove {figure} "
             "from PAPER_A_SINGLE in workflow/rules/common.smk)"
         )
+
+
+def _figure_name(figure) -> str:
+    """``figure`` after checking that it names one of :data:`FIGURES`."""
+    if not isinstance(figure, str) or figure not in FIGURES:
+        raise ValueError(f"figure must be one of {sorted(FIGURES)}, got {figure!r}")
+    return figure
 
 
 def _figure_legend(fig, axes, published: bool) -> None:
@@ -318,8 +347,12 @@ def draw_figure(
     ``protocols`` (e.g. ``"paper = authors"``) says below the panels that one figure
     stands for these protocols, whose means are equal.
     """
-
-    panels, (nrows, ncols), _ = FIGURES[figure]
+    _checks.columns(data, "data", ("panel", "series", "x", "mean"))
+    if published is not None:
+        _checks.columns(published, "published", ("panel", "series", "x", "value"))
+    if protocols is not None:
+        _checks.text(protocols, "protocols")
+    panels, (nrows, ncols), _ = FIGURES[_figure_name(figure)]
     with authors_style():
         fig, axes = panel_grid(nrows, ncols)
         for ax, panel in zip(axes.ravel(), panels, strict=False):

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from .. import _checks
 from .style import (
     COLORS,
     MARKERS,
@@ -55,6 +56,11 @@ NOTES = {
 def name_data_set(fig, bpaper: str, figure: str) -> None:
     """Write the figure's real data set (:data:`DATA_SETS`) above its panels and its note
     (:data:`NOTES`) below them, where it has one."""
+    from matplotlib.figure import Figure
+
+    _checks.instance(fig, "fig", Figure, "a matplotlib Figure")
+    _checks.text(bpaper, "bpaper")
+    _checks.text(figure, "figure")
     name = DATA_SETS.get((bpaper, figure))
     if name:
         fig.suptitle(name, fontsize=18)
@@ -99,6 +105,9 @@ def figure_data(summary: pd.DataFrame, spec: Mapping) -> pd.DataFrame:
     (``model``, ``eps``, ``m``, ...), and of the figure's ``methods`` (default
     ``["ADRR"]``; B1 Figure 6 compares three).
     """
+    _series(spec)
+    filters = {k for panel in spec["panels"] for k in panel if k not in _OPTIONS}
+    _checks.columns(summary, "summary", ("metric", "method", "L", *spec["series"], *filters))
     methods = spec.get("methods", ["ADRR"])
     rows = []
     for letter, panel in zip("abcdefgh", spec["panels"], strict=False):
@@ -111,6 +120,20 @@ def figure_data(summary: pd.DataFrame, spec: Mapping) -> pd.DataFrame:
         rows.append(d.assign(panel=letter))
     data = pd.concat(rows, ignore_index=True)
     return data.sort_values(["panel", *spec["series"], "L"]).reset_index(drop=True)
+
+
+def _series(spec) -> list:
+    """``spec["series"]`` after checking that ``spec`` is a figure spec and its ``series``
+    a non-empty list of column names."""
+    _checks.figure_spec(spec, "spec", ("series",))
+    series = spec["series"]
+    if (
+        not isinstance(series, (list, tuple))
+        or not series
+        or not all(isinstance(k, str) for k in series)
+    ):
+        raise TypeError(f"spec['series'] must be a non-empty list of column names, got {series!r}")
+    return series
 
 
 def _title(letter: str, panel: Mapping) -> str:
@@ -144,6 +167,13 @@ def draw_b2_figure(data: pd.DataFrame, spec: Mapping):
     ``spec["ncols"]`` wraps the panels into rows; ``spec["labels"]`` renames
     series values in the legend (e.g. ``ADRR`` -> ``Debiased RR`` in B1).
     """
+    _series(spec)
+    _checks.count(spec.get("ncols", 1), "spec['ncols']", 1)
+    needed = ("panel", "L", "mean", *spec["series"], *(("se",) if spec.get("ci") else ()))
+    _checks.columns(data, "data", needed)
+    for letter, panel in zip("abcdefgh", spec["panels"], strict=False):
+        if not (data["panel"] == letter).any():
+            raise ValueError(f"data has no rows of panel ({letter}) {dict(panel)}")
     n = len(spec["panels"])
     ncols = int(spec.get("ncols", n))
     nrows = -(-n // ncols)

@@ -27,6 +27,7 @@ from numbers import Number
 import numpy as np
 import pandas as pd
 
+from .. import _checks
 from ..metrics_b import prediction_band
 from .paper_b import METRIC_LABELS as _B2_METRIC_LABELS
 from .style import COLORS, MARKERS, authors_style, overlay_published, panel_grid, published_legend
@@ -196,6 +197,8 @@ def box_data(replicates: pd.DataFrame, spec: Mapping) -> pd.DataFrame:
     ValueError
         If a panel matches no rows, filters on a missing column, or has no x key.
     """
+    _checks.figure_spec(spec, "spec")
+    _checks.columns(replicates, "replicates", ("replicate", "metric", "value"))
     parts = []
     for letter, panel in zip(_letters(spec["panels"]), spec["panels"], strict=True):
         rows = _select(replicates, panel, letter)
@@ -256,6 +259,10 @@ def draw_boxplots(data: pd.DataFrame, spec: Mapping, published: pd.DataFrame | N
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
+    _checks.figure_spec(spec, "spec")
+    _checks.columns(data, "data", ("panel", "value"))
+    if published is not None:
+        _checks.columns(published, "published", ("panel", "x", "value"))
     panels = spec["panels"]
     n = len(panels)
     legend: dict[str, tuple[str, str]] = {}
@@ -378,6 +385,8 @@ def scatter_data(replicates: pd.DataFrame, spec: Mapping) -> pd.DataFrame:
         If a panel matches no rows, a row has no B in its cell and replicate, a cell
         and replicate has two different B values, or a B is not positive.
     """
+    _checks.figure_spec(spec, "spec")
+    _checks.columns(replicates, "replicates", ("replicate", "metric", "value"))
     x_metric = spec.get("x_metric", "B")
     budget = replicates[replicates["metric"] == x_metric]
     if budget.empty:
@@ -432,7 +441,10 @@ def draw_scatter_bands(data: pd.DataFrame, spec: Mapping):
     fits : pandas.DataFrame
         One row per panel: ``panel, metric, model, n, intercept, slope, r``.
     """
-
+    _checks.figure_spec(spec, "spec")
+    _checks.count(spec.get("ncols", 2), "spec['ncols']", 1)
+    _checks.probability(spec.get("level", 0.95), "spec['level']", low_open=True, high_open=True)
+    _checks.columns(data, "data", ("panel", "x", "value"))
     panels = spec["panels"]
     n = len(panels)
     ncols = max(1, min(int(spec.get("ncols", 2)), n))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .. import _checks
 from .style import COLORS, MARKERS
 
 __all__ = ["plot_sensitivity"]
@@ -44,6 +45,17 @@ def plot_sensitivity(curve: pd.DataFrame, fit: pd.DataFrame, cells: pd.DataFrame
     """
     import matplotlib.pyplot as plt
 
+    _checks.columns(curve, "curve", ("p", "eps0", "rms_log_ratio"))
+    _checks.columns(fit, "fit", ("p", "eps0", "best"))
+    needed = ("figure", "metric", "method", "model", "ours_mean", "ours_se", "published_mean")
+    _checks.columns(cells, "cells", (*needed, *(k for k, _, _ in _VARIED)))
+    _checks.mapping(default5, "default5", [k for k, _, _ in _VARIED])
+    for k, _, _ in _VARIED:
+        _checks.real(default5[k], f"default5[{k!r}]")
+    fitted = fit["p"].to_numpy(float)
+    unfitted = sorted(p for p in set(curve["p"]) if not np.isclose(fitted, float(p)).any())
+    if unfitted:
+        raise ValueError(f"fit has no row of the p value(s) {unfitted} of curve")
     fig, axes = plt.subplots(2, 2, figsize=(13, 9.5), constrained_layout=True)
     numbers = []
     ax = axes.flat[0]

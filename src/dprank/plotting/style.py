@@ -69,6 +69,11 @@ def panel_grid(nrows: int, ncols: int):
 
 def overlay_published(ax, x, y, color, marker: str = "o") -> None:
     """Published points as hollow markers over our curve (the comparison figures)."""
+    _axes(ax)
+    _checks.same_shape(_checks.reals(x, "x"), _checks.reals(y, "y"), "x and y")
+    if not matplotlib.colors.is_color_like(color):
+        raise ValueError(f"color must be a matplotlib colour, got {color!r}")
+    _marker(marker)
     if len(x):
         ax.plot(
             x,
@@ -100,6 +105,7 @@ def hollow_marker():
 
 def published_legend(ax) -> None:
     """Add a legend entry saying what the hollow markers are."""
+    _axes(ax)
     handles, labels = ax.get_legend_handles_labels()
     marker = hollow_marker()
     ncol = 2 if len(handles) > 6 else 1
@@ -114,6 +120,12 @@ def save_figure(fig, pdf_path, png_path, dpi: int = 100) -> None:
     The PNG is the screen copy the HTML report embeds (100 dpi keeps the report
     small); the PDF is the vector copy for print.
     """
+    from matplotlib.figure import Figure
+
+    _checks.instance(fig, "fig", Figure, "a matplotlib Figure")
+    _checks.path(pdf_path, "pdf_path")
+    _checks.path(png_path, "png_path")
+    _checks.count(dpi, "dpi", 1)
     fig.savefig(
         pdf_path,
         format="pdf",
@@ -123,3 +135,19 @@ def save_figure(fig, pdf_path, png_path, dpi: int = 100) -> None:
     fig.savefig(
         png_path, format="png", bbox_inches="tight", dpi=dpi, metadata={"Software": "dprank"}
     )
+
+
+def _axes(ax, name: str = "ax"):
+    """``ax`` after checking that it is a matplotlib Axes."""
+    from matplotlib.axes import Axes
+
+    return _checks.instance(ax, name, Axes, "a matplotlib Axes")
+
+
+def _marker(marker, name: str = "marker"):
+    """``marker`` after checking that it is a matplotlib marker name (``"o"``, ``"s"``, ...)."""
+    from matplotlib.lines import Line2D
+
+    if not isinstance(marker, str) or marker not in Line2D.markers:
+        raise ValueError(f"{name} must be a matplotlib marker such as 'o', got {marker!r}")
+    return marker
