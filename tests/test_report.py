@@ -159,6 +159,12 @@ def test_stylesheet_is_embedded_and_its_selectors_match_snakemakes_report(tmp_pa
     assert "li.prose + li + li + li + li ~ li" in css
     assert '"p-1 prose prose-invert prose-sm"' in html
     assert ".h-screen > .p-3 > img" in css and '"p-3" },\n' in html
+    # the breadcrumb (its last entry the item's path) inside the description: one line,
+    # as wide as its content, unless the stylesheet lets it wrap
+    crumb = re.search(r'e\(\s*"nav",\s*\{ className: "([^"]+)" \},\s*e\(\s*"ol"', html)
+    assert crumb and {"whitespace-nowrap", "min-w-fit"} <= set(crumb[1].split())
+    assert r"nav.w-1\/2 nav.whitespace-nowrap {" in css and "white-space: normal" in css
+    assert 'props = { className: "grow" }' in html and "li.grow" in css
     # an item's description: caption, size heading and size, rule heading and rule, then
     # the parameters (what the stylesheet hides)
     order = re.search(
