@@ -189,3 +189,19 @@ def test_no_report_item_is_a_csv_download():
     assert len(items) > 10, items
     csv = [item for item in items if not item.endswith((".png", ".html", ".pdf"))]
     assert not csv, csv
+
+
+def test_make_report_includes_every_built_study():
+    """Each study beyond the papers with report pages (report.smk) is a target of make report
+    once one of its pages exists (the Makefile's REPORT_TARGETS)."""
+    import re
+    from pathlib import Path
+
+    rules = Path("workflow/rules/report.smk").read_text()
+    pages = re.findall(r'\(\s*"(\w+)",\s*"[^"]+",(?:\s*"[^"]+",){4}\s*"(\w+)",\s*\)', rules)
+    studies = {study for _, study in pages}
+    assert {"beyond_scale", "sensitivity", "intervals"} <= studies, pages
+    makefile = Path("Makefile").read_text()
+    included = set(re.findall(r"\$\(wildcard results/report/pages/(\w+)\.html\),(\w+)\)", makefile))
+    missing = [s for s in studies if not any((p, s) in included for p, _ in pages)]
+    assert not missing, missing
