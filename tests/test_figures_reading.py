@@ -82,3 +82,36 @@ def test_a_line_drawn_over_another_says_so_in_the_legend():
         == "Debiased RR\n(≈ Classic RR: one budget for all\nusers, nearly the same ranking)"
     )
     plt.close(fig)
+
+
+def _overlaps(a, b):
+    return a.x0 < b.x1 and b.x0 < a.x1 and a.y0 < b.y1 and b.y0 < a.y1
+
+
+def test_long_legend_labels_share_one_legend_off_the_panels():
+    """B1 Figures 3, 5, 7: the schemes' labels with their epsilon formulas would cover the
+    data inside a panel; one legend under the panels holds them, clear of every panel."""
+    labels = {
+        "1": "Scheme 1: ε ≍ log(mL)/√(mL) (B1's text: Scheme 3)",
+        "2": "Scheme 2: ε ≍ 1/√(mL)",
+        "3": "Scheme 3: ε ≍ 1/(log(mL)√(mL)) (B1's text: Scheme 1)",
+    }
+    rows = [
+        {"panel": panel, "scheme": scheme, "L": L, "mean": 0.3 + 0.1 * scheme - 0.001 * L}
+        for panel in "ab"
+        for scheme in (1, 2, 3)
+        for L in (100, 200, 400)
+    ]
+    spec = {
+        "panels": [{"metric": "linf", "m": 10}, {"metric": "linf", "m": 20}],
+        "series": ["scheme"],
+        "labels": labels,
+    }
+    fig = draw_b2_figure(pd.DataFrame(rows), spec)
+    assert all(ax.get_legend() is None for ax in fig.axes)
+    (legend,) = fig.legends
+    assert [t.get_text() for t in legend.get_texts()] == list(labels.values())
+    fig.canvas.draw()
+    box = legend.get_window_extent()
+    assert not any(_overlaps(box, ax.get_window_extent()) for ax in fig.axes)
+    plt.close(fig)
