@@ -115,3 +115,45 @@ def test_long_legend_labels_share_one_legend_off_the_panels():
     box = legend.get_window_extent()
     assert not any(_overlaps(box, ax.get_window_extent()) for ax in fig.axes)
     plt.close(fig)
+
+
+def test_sensitivity_legend_under_the_panels_models_told_apart_by_marker():
+    """The sensitivity figure: one legend for the Scenario V panels, clear of every panel, in
+    which BTL and TM (a dash, invisible in a legend) also differ in marker."""
+    from dprank.plotting.sensitivity import _TARGETS, plot_sensitivity
+
+    curve = pd.DataFrame({"p": [0.5, 0.5], "eps0": [2.0, 3.0], "rms_log_ratio": [0.3, 0.2]})
+    fit = pd.DataFrame({"p": [0.5], "eps0": [2.5], "best": [True]})
+    default5 = {"theta_half": 1.0, "p": 0.5, "lambda_c": 1.0}
+    cells = pd.DataFrame(
+        [
+            {
+                "figure": table,
+                "metric": metric,
+                "method": method,
+                "model": model,
+                **{**default5, key: value},
+                "ours_mean": 0.2,
+                "published_mean": 0.1,
+                "ours_se": 0.01,
+            }
+            for table, metric, method, _ in _TARGETS
+            for model in ("btl", "tm")
+            for key in default5
+            for value in (default5[key], 2 * default5[key])
+        ]
+    )
+    fig, _ = plot_sensitivity(curve, fit, cells, default5)
+    assert all(ax.get_legend() is None for ax in fig.axes[1:])
+    (legend,) = fig.legends
+    handles, texts = fig.axes[1].get_legend_handles_labels()  # errorbar containers
+    assert [t.get_text() for t in legend.get_texts()] == texts
+    entries = {text: handle[0] for text, handle in zip(texts, handles, strict=True)}
+    assert len(entries) == 2 * len(_TARGETS)
+    for _, _, _, label in _TARGETS:
+        btl, tm = entries[f"{label} (BTL)"], entries[f"{label} (TM)"]
+        assert btl.get_marker() != tm.get_marker()
+    fig.canvas.draw()
+    box = legend.get_window_extent()
+    assert not any(_overlaps(box, ax.get_window_extent()) for ax in fig.axes)
+    plt.close(fig)
