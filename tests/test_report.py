@@ -205,3 +205,19 @@ def test_make_report_includes_every_built_study():
     included = set(re.findall(r"\$\(wildcard results/report/pages/(\w+)\.html\),(\w+)\)", makefile))
     missing = [s for s in studies if not any((p, s) in included for p, _ in pages)]
     assert not missing, missing
+
+
+def test_csv_page_names_registered_methods_by_label():
+    """The intervals study's coverage page (a CSV shown by csv_page): labels, not registry names."""
+    import pandas as pd
+
+    from dprank.methods import get_method
+    from dprank.report import csv_page
+
+    frame = pd.DataFrame(
+        {"design": ["a", "b", "c"], "method": ["edge_mle", "local_adrr", "Laplace"], "x": [1, 2, 3]}
+    )
+    page = csv_page(frame, "Coverage")
+    for name in ("edge_mle", "local_adrr"):
+        assert name not in page and f">{get_method(name).label}<" in page
+    assert ">Laplace<" in page  # not a registered name: as written
