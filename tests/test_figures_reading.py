@@ -157,3 +157,29 @@ def test_sensitivity_legend_under_the_panels_models_told_apart_by_marker():
     box = legend.get_window_extent()
     assert not any(_overlaps(box, ax.get_window_extent()) for ax in fig.axes)
     plt.close(fig)
+
+
+def test_figure8_overlay_says_why_one_figure_too():
+    """The overlay of the one Figure 8 says, as the figure does, which protocols it stands for."""
+    from dprank.plotting.overlay import draw_overlay
+
+    data = _fig8("authors")
+    comparison = pd.DataFrame(
+        [
+            {
+                "figure": "Figure 8",
+                "panel": panel,
+                "epsilon": eps,
+                "method": method,
+                "metric": "mean_rank_difference",
+                "in_paper_figure": True,
+                "published_mean": 1.0 / eps,
+            }
+            for panel in ("a", "b")
+            for method in ("perturbed_mle", "noisy_counting")
+            for eps in (0.5, 1.0, 2.0, 10.0)
+        ]
+    )
+    fig, shown = draw_overlay("fig8", data, comparison, protocols="paper = authors")
+    assert shown > 0 and "Protocols paper = authors: equal means" in fig.get_supxlabel()
+    plt.close(fig)
