@@ -183,3 +183,70 @@ def test_figure8_overlay_says_why_one_figure_too():
     fig, shown = draw_overlay("fig8", data, comparison, protocols="paper = authors")
     assert shown > 0 and "Protocols paper = authors: equal means" in fig.get_supxlabel()
     plt.close(fig)
+
+
+def _fig5(mean_c=0.0):
+    """Figure 5's four panels, the Hamming errors of panels (c), (d) at 0 (eps = inf)."""
+    metrics = {"a": "log_rel_l2", "b": "log_rel_linf", "c": "rel_hamming", "d": "rel_hamming"}
+    return pd.DataFrame(
+        [
+            {
+                "figure": "fig5",
+                "panel": panel,
+                "protocol": "paper",
+                "x_var": "n",
+                "x": n,
+                "series_var": "epsilon",
+                "series": eps,
+                "metric": metric,
+                "mean": mean_c if panel in "cd" else 1.0,
+                "sd": 0.0,
+                "se": 0.0,
+                "reps": 2,
+            }
+            for panel, metric in metrics.items()
+            for eps in (0.5, float("inf"))
+            for n in (12.0, 20.0)
+        ]
+    )
+
+
+def test_markers_at_zero_are_not_cut_by_the_axis():
+    """Paper A Figures 5 and 7 (c), (d): the authors' floor at 0 leaves room for a marker."""
+    fig = draw_figure("fig5", _fig5())
+    for ax in fig.axes[2:4]:
+        bottom, top = ax.get_ylim()
+        assert bottom < 0.0 < top
+        fig.canvas.draw()
+        zero = ax.transData.transform((0.0, 0.0))[1] - ax.transData.transform((0.0, bottom))[1]
+        assert zero >= 5  # pixels: at least half a marker (markersize 10) above the axis
+    plt.close(fig)
+
+
+def test_paper_protocol_overlay_says_its_gaps_are_expected():
+    from dprank.plotting.overlay import PAPER_PROTOCOL_NOTE, draw_overlay
+
+    comparison = pd.DataFrame(
+        columns=["figure", "panel", "n", "epsilon", "metric", "in_paper_figure", "published_mean"]
+    )
+    fig, _ = draw_overlay("fig5", _fig5(), comparison)
+    assert fig.get_supxlabel() == PAPER_PROTOCOL_NOTE and "expected" in PAPER_PROTOCOL_NOTE
+    plt.close(fig)
+
+
+def test_two_key_legend_entries_differ_in_colour_or_marker():
+    """B2 Figures 6, 11 (scheme, m) and 7, 12 (m, Delta): a dash does not show in a legend, so
+    every two entries differ in colour or marker (Scheme 1 vs 3, m = 10 vs 30)."""
+    rows = [
+        {"panel": "a", "scheme": s, "m": m, "L": L, "mean": 0.1 * s + 0.01 * m + 0.001 * L}
+        for s in (1, 2, 3)
+        for m in (10, 20, 30)
+        for L in (100, 200)
+    ]
+    spec = {"panels": [{"metric": "linf"}], "series": ["scheme", "m"]}
+    fig = draw_b2_figure(pd.DataFrame(rows), spec)
+    lines = [line for line in fig.axes[0].get_lines() if line.get_label()[0] != "_"]
+    assert len(lines) == 9
+    looks = {(line.get_color(), line.get_marker()) for line in lines}
+    assert len(looks) == 9
+    plt.close(fig)
