@@ -250,3 +250,25 @@ def test_two_key_legend_entries_differ_in_colour_or_marker():
     looks = {(line.get_color(), line.get_marker()) for line in lines}
     assert len(looks) == 9
     plt.close(fig)
+
+
+def test_one_far_replicate_does_not_flatten_a_box_panel():
+    """B2 Figure 13 (a): one replicate at 3.8 among errors near 0.3; the axis ends above the
+    bulk and the panel says how many replicates lie above it."""
+    import numpy as np
+
+    from dprank.plotting.paper_b_dist import box_data, draw_boxplots
+
+    values = 0.3 + 0.01 * np.arange(40)
+    rows = [
+        {"model": "tm", "replicate": r, "method": me, "metric": "linf", "value": v}
+        for me in ("ADRR", "Laplace")
+        for r, v in enumerate(values)
+    ]
+    rows[-1]["value"] = 3.8
+    spec = {"panels": [{"metric": "linf", "model": "tm"}], "x": "method"}
+    fig = draw_boxplots(box_data(pd.DataFrame(rows), spec), spec)
+    (ax,) = fig.get_axes()
+    assert ax.get_ylim()[1] < 1.0
+    assert [t.get_text() for t in ax.texts] == ["1 replicate above, up to 3.8"]
+    plt.close(fig)
