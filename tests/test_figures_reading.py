@@ -272,3 +272,32 @@ def test_one_far_replicate_does_not_flatten_a_box_panel():
     assert ax.get_ylim()[1] < 1.0
     assert [t.get_text() for t in ax.texts] == ["1 replicate above, up to 3.8"]
     plt.close(fig)
+
+
+def test_figure_7_ticks_read_as_numbers():
+    """Paper A Figure 7 (and every Paper A figure): x ticks as numbers (1, 2, 10), not 1.00."""
+    from dprank.plotting.paper_a import FIGURES
+
+    for figure, (panels, _, _) in FIGURES.items():
+        for panel in panels:
+            labels = _tick_labels([1.0, 2.0, 10.0], panel.xtick_format)
+            assert [t.strip() for t in labels] == ["1", "2", "10"], (figure, panel.letter)
+
+
+def test_real_data_figures_name_their_data_and_figure5_its_r():
+    """B2 Figure 14 and B1 Figure 7 name their data sets; B2 Figure 5 says that its r lies
+    below the paper's '> 0.9'."""
+    from dprank.plotting.paper_b import name_data_set
+
+    for bpaper, figure, word in (
+        ("paper_b2", "fig14", "Car preference"),
+        ("paper_b1", "fig7", "MovieLens"),
+    ):
+        fig, _ = plt.subplots()
+        name_data_set(fig, bpaper, figure)
+        assert word in fig.get_suptitle()
+        plt.close(fig)
+    fig, _ = plt.subplots()
+    name_data_set(fig, "paper_b2", "fig5")
+    assert "0.9" in fig.get_supxlabel() and not fig.get_suptitle()
+    plt.close(fig)
