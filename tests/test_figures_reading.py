@@ -301,3 +301,12 @@ def test_real_data_figures_name_their_data_and_figure5_its_r():
     name_data_set(fig, "paper_b2", "fig5")
     assert "0.9" in fig.get_supxlabel() and not fig.get_suptitle()
     plt.close(fig)
+
+
+def test_scale_figure_explains_an_r2_at_or_below_zero():
+    """The scale figure's "R^2 = -1.00" says what it means; a positive R^2 stands alone."""
+    from dprank.plotting.beyond_scale import _r2_text
+
+    assert _r2_text(-1.0) == "$R^2$ = -1.00 (the rate explains none of the change in $n$)"
+    assert "explains none" in _r2_text(0.0)
+    assert _r2_text(0.66) == "$R^2$ = 0.66"
