@@ -182,6 +182,9 @@ def test_smoke_sensitivity_study(smoke):
     assert (settings["compared"] == 16).all()
     findings = (smoke / "results/smoke/sensitivity/findings.md").read_text()
     assert "Scenario III, fitted on Table 6 alone" in findings and "At the default" in findings
+    # the cells by the papers' labels, not the metrics' and methods' code names
+    assert "B2 Table 11, ADRR, Full ranking error (BTL): printed" in findings
+    assert not [c for c in ("kendall_tau_K", "l2_over_sqrt_m", "ClassicRR") if c in findings]
     assert (smoke / "results/smoke/figures/sensitivity/sensitivity.png").stat().st_size > 10_000
     assert (smoke / "results/smoke/report/sensitivity/findings.html").exists()
 
