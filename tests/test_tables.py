@@ -452,3 +452,16 @@ def test_coverage_table_names_methods_by_label_not_registry_name():
     found = [n for n in names if re.search(rf"(?<![A-Za-z_]){n}(?![A-Za-z_])", text)]
     assert not found
     assert "Falls short: local_eps2_dense, ADRR at epsilon 2:" in text
+
+
+def test_html_long_text_cells_wrap_numbers_do_not():
+    """A reason or verdict in words is left-aligned and wraps; numbers stay on one line."""
+    from dprank.tables import to_html
+
+    reason = "needs a complete tournament: every pair of the 20 items compared exactly once"
+    frame = pd.DataFrame({"Method": ["One-shot"], "Fits": ["0"], "Note": [reason]})
+    page = to_html(frame.set_index("Method"))
+    assert "<td class='num'>0</td>" in page and f"<td class='text'>{reason}</td>" in page
+    assert (
+        "td.text{text-align:left;" in page and "td.num{text-align:right;white-space:nowrap}" in page
+    )
