@@ -459,9 +459,12 @@ def test_html_long_text_cells_wrap_numbers_do_not():
     from dprank.tables import to_html
 
     reason = "needs a complete tournament: every pair of the 20 items compared exactly once"
-    frame = pd.DataFrame({"Method": ["One-shot"], "Fits": ["0"], "Note": [reason]})
+    frame = pd.DataFrame(
+        {"Method": ["One-shot", "ADRR"], "Fits": ["0", "9"], "Note": [reason, "short"]}
+    )
     page = to_html(frame.set_index("Method"))
     assert "<td class='num'>0</td>" in page and f"<td class='text'>{reason}</td>" in page
+    assert "<td class='text'>short</td>" in page  # one alignment per column
     assert (
         "td.text{text-align:left;" in page and "td.num{text-align:right;white-space:nowrap}" in page
     )
