@@ -32,6 +32,7 @@ from scipy import optimize
 
 from dprank.mechanisms import edge_mle_noise_scale
 from dprank.mle import PairwiseData, fit_penalized_mle
+from dprank.objective import edge_ridge
 from dprank.simulate import sample_er_comparisons, theta_paper_a_edge
 
 TOL = 1e-6
@@ -107,7 +108,7 @@ def main(argv=None):
         rng = np.random.default_rng(20251122 + n)
         theta = theta_paper_a_edge(n, rng)
         wins = sample_er_comparisons(theta, p, rng)
-        gamma = 2.0 * np.sqrt(n * p * np.log(n))
+        gamma = edge_ridge(n, p)
         w = rng.laplace(size=n)
         b = edge_mle_noise_scale(1.0) * w
 

@@ -49,6 +49,7 @@ from scipy import optimize
 from dprank.comparisons import Comparisons
 from dprank.mechanisms import edge_mle_noise_scale
 from dprank.mle import fit_penalized_mle
+from dprank.objective import edge_ridge
 from dprank.simulate import (
     sample_er_comparisons,
     sample_er_comparisons_sparse,
@@ -225,7 +226,7 @@ def papers_checks(args):
         rng = np.random.default_rng(20251122 + n)
         theta = theta_paper_a_edge(n, rng)
         wins = sample_er_comparisons(theta, p, rng)
-        gamma = 2.0 * np.sqrt(n * p * np.log(n))
+        gamma = edge_ridge(n, p)
         b = edge_mle_noise_scale(1.0) * rng.laplace(size=n)
         comp = Comparisons.from_wins(wins)
         reps = max(args.repeat, 5)
@@ -283,7 +284,7 @@ def main(argv=None):
     )
     for n in sizes if set("ab") & set(args.designs) else []:
         comp, p, rng = er_design(n, 20251124 + n)
-        gamma = 2.0 * np.sqrt(n * p * np.log(n))
+        gamma = edge_ridge(n, p)
         b = edge_mle_noise_scale(1.0) * rng.laplace(size=n)
         if "a" in args.designs:
             run_case("a", comp, gamma, b, args)

@@ -19,6 +19,7 @@ from bench_scale import theta_paper_a_edge
 
 import dprank.mle as mle
 from dprank.comparisons import Comparisons
+from dprank.objective import edge_ridge
 from dprank.simulate import sample_er_comparisons_sparse
 
 
@@ -55,7 +56,7 @@ def main(argv=None):
             rng = np.random.default_rng(1)
             theta = theta_paper_a_edge(n, rng)
             comp = sample_er_comparisons_sparse(theta, p, rng)
-            gamma = 2 * np.sqrt(n * p * np.log(n))
+            gamma = edge_ridge(n, p)
             b = rng.laplace(size=n)
             fit_time(comp, gamma, b, 2.0, repeat=1)  # loads the compiled loops
             ratios.append(fit_time(comp, gamma, b, 0.0) / fit_time(comp, gamma, b, 2.0))

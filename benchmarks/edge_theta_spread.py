@@ -28,6 +28,7 @@ import numpy as np
 from dprank.mechanisms import edge_mle_noise_scale
 from dprank.metrics import log_rel_l2, log_rel_linf, rel_hamming, true_top_k
 from dprank.mle import PairwiseData, fit_penalized_mle
+from dprank.objective import edge_ridge
 from dprank.ranking import top_k
 from dprank.rrng import r_fixed_laplace
 from dprank.seeding import SHARED, Stream, cell_key, generator
@@ -42,7 +43,7 @@ def cell_means(n, p, eps, draw, reps, seed, vary="theta"):
     theta = theta_paper_a_edge(n, generator(seed, "theta_spread", key, SHARED, Stream.THETA))
     k = top_k_size(n)
     truth = true_top_k(theta, k)
-    gamma = 2.0 * np.sqrt(n * p * np.log(n))
+    gamma = edge_ridge(n, p)
     if vary == "theta":
         w = r_fixed_laplace(n, 13)
     else:  # another fixed vector, as if R's generator had been seeded differently

@@ -32,9 +32,9 @@ def test_vmmin_stops_early_like_r():
     def fn(t):
         return penalized_objective(t, wins, gamma)
 
-    from dprank.mle import _Problem
+    from dprank.objective import DenseObjective
 
-    prob = _Problem(PairwiseData(wins), gamma, None, sum_zero=False)
+    prob = DenseObjective(PairwiseData(wins), gamma, None, sum_zero=False)
     x, _ = vmmin(theta, fn, lambda t: prob.gradient_and_weights(t)[0])
     gap = np.abs(x - exact).max()
     assert 1e-7 < gap < 1e-2

@@ -10,6 +10,7 @@ from dprank.intervals import (
     EdgeDesign,
     IntervalError,
     UserDesign,
+    _eb_ridge,
     _Equation,
     _win_totals,
     intervals,
@@ -87,7 +88,7 @@ def test_coverage_on_a_small_design_within_sampling_tolerance():
     assert np.mean((mid - half <= narrow.theta) & (narrow.theta <= mid + half)) < 0.8
 
 
-@pytest.mark.parametrize("interval", ["basic", "percentile"])
+@pytest.mark.parametrize("interval", ["eb", "basic", "percentile"])
 def test_intervals_contain_the_point_estimate(interval):
     des = _design(n=10, p=1.0, per_pair=30)
     rng = np.random.default_rng(2)
@@ -165,6 +166,8 @@ def test_every_registered_method_is_covered_or_rejected():
         ({"n_boot": 5}, "n_boot must be at least 20"),
         ({"kind": "exact"}, "kind must be"),
         ({"interval": "bca"}, "interval must be"),
+        ({"ridge": "auto"}, "ridge must be 'eb' or a positive number"),
+        ({"ridge": -1.0}, "ridge must be 'eb' or a positive number"),
         ({"model": "probit"}, "unknown comparison model name 'probit'"),
     ],
 )
@@ -239,3 +242,57 @@ def test_every_scoring_method_gets_intervals_from_its_release(name):
     # the truth's order is not contradicted wholesale: most true ranks are covered
     covered = (f.rank_lo <= rank_scores(theta)) & (rank_scores(theta) <= f.rank_hi)
     assert covered.mean() >= 0.5
+
+
+def _noisy_totals(des, theta, scale, rng):
+    """Win totals of BTL data on ``des`` plus Laplace(scale) noise per item."""
+    eq = _Equation(des.n_items, des.a, des.b, des.count, BTL, 0.0)
+    return _wins(des.simulate(theta, BTL, rng)) + scale * rng.laplace(size=des.n_items), eq
+
+
+def test_eb_ridge_estimates_the_spread_of_the_scores():
+    des = _design(n=40, p=1.0, per_pair=5)
+    rng = np.random.default_rng(31)
+    taus = []
+    for tau in (0.4, 1.2):
+        got = []
+        for _ in range(15):
+            theta = tau * rng.standard_normal(40)
+            w, _ = _noisy_totals(des, theta - theta.mean(), 4.0, rng)
+            got.append(_eb_ridge(w, 2 * 4.0**2, des.a, des.b, des.count, BTL)[1])
+        taus.append(np.mean(got))
+        # matched one standard error above the observed spread: not understated on average
+        assert tau < np.mean(got) < 1.5 * tau
+    assert taus[0] < taus[1]
+
+
+def test_eb_ridge_grows_with_the_noise_and_keeps_a_floor():
+    des = _design(n=30, p=1.0, per_pair=4)
+    rng = np.random.default_rng(32)
+    w, _ = _noisy_totals(des, _theta(30), 3.0, rng)
+    rho_low, tau_low = _eb_ridge(w, 2 * 3.0**2, des.a, des.b, des.count, BTL)
+    rho_high, tau_high = _eb_ridge(w, 2 * 10.0**2, des.a, des.b, des.count, BTL)
+    # the same totals read as noisier: less signal, a larger ridge
+    assert tau_high < tau_low and rho_high > rho_low
+    # totals that are pure noise: the prior spread stays above 0 (one standard error)
+    flat = np.full(30, w.mean()) + 10.0 * rng.laplace(size=30)
+    rho, tau = _eb_ridge(flat, 2 * 10.0**2, des.a, des.b, des.count, BTL)
+    assert tau > 0 and np.isfinite(rho)
+
+
+def test_eb_estimate_stays_moderate_where_the_noise_dominates():
+    # Algorithm 3 with Laplace(8 L / eps) on win totals of about 30 comparisons per item:
+    # a small fixed ridge gives extreme estimates, the noise-adapted one does not
+    rng = np.random.default_rng(33)
+    spec = {"method": "individual_mle", "epsilon": 2.0, "users": 100, "per_user": 4}
+    theta = _theta(15)
+    raw = simulate_design(spec, theta, rng)
+    fit = get_method("individual_mle").fit(raw, 2.0, rng)
+    des = public_design(raw, "individual_mle", max_per_user=4)
+    common = {"n_boot": 40, "rng": 4, "calibration": fit.details}
+    eb = intervals(fit.scores, "individual_mle", 2.0, des, **common)
+    fixed = intervals(fit.scores, "individual_mle", 2.0, des, ridge=0.02, **common)
+    assert 2 * np.abs(eb.estimate).max() < np.abs(fixed.estimate).max()
+    # and its intervals hold most true scores (40 bootstrap draws, 15 items)
+    covered = (eb.score_lo <= theta) & (theta <= eb.score_hi)
+    assert covered.mean() >= 0.8

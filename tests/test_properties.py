@@ -49,6 +49,7 @@ from dprank import (
     mixed_effects,
     mle,
     models,
+    objective,
     oneshot,
     ranking,
     rbfgs,
@@ -66,34 +67,6 @@ NAN, INF = float("nan"), float("inf")
 # test_every_public_function_has_a_case fails for a public function in neither a case nor
 # this table, and for an entry that names no public function any more.
 _NEEDS = {
-    "snakemake": (
-        "need the snakemake object of a running job or patch Snakemake's scheduler "
-        "(tests/test_workflow_helpers.py, tests/test_workflow.py)"
-    ),
-    "cli": (
-        "the command line: argv in, an exit status out (tests/test_cli.py and "
-        "tests/test_input_errors.py run it with good and bad arguments)"
-    ),
-    "data": (
-        "read a registered data set's files (R data), fetched from the network or a mirror "
-        "(tests/test_datasets.py and tests/test_cli.py, with the mirror)"
-    ),
-    "ledger": (
-        "read or write a ledger file under its lock (tests/test_ledger.py, "
-        "tests/test_cli_ledger.py)"
-    ),
-    "compare": (
-        "compare a results folder's CSV files with the papers' published numbers "
-        "(tests/test_compare.py)"
-    ),
-    "tables": (
-        "need a study's summary frame and a table spec of config.yaml, or a published table "
-        "file (tests/test_tables.py)"
-    ),
-    "report": (
-        "read a whole results folder or write the documentation's includes "
-        "(tests/test_report.py, tests/test_docs.py)"
-    ),
     "plotting": (
         "draw matplotlib figures from a study's summary frames (tests/test_overlay.py, "
         "tests/test_figures_reading.py, tests/test_plotting_paper_b_dist.py)"
@@ -104,45 +77,6 @@ _NEEDS = {
     ),
 }
 EXCLUDED: dict[str, str] = {
-    "dprank.workflow.job_logger": _NEEDS["snakemake"],
-    "dprank.workflow.coalesce_scheduler_timers": _NEEDS["snakemake"],
-    "dprank.cli.main": _NEEDS["cli"],
-    "dprank.datasets.fetch": _NEEDS["data"],
-    "dprank.realdata.cems_comparisons": _NEEDS["data"],
-    "dprank.realdata.cems_win_matrix": _NEEDS["data"],
-    "dprank.realdata.immig_comparisons": _NEEDS["data"],
-    "dprank.realdata.immig_win_matrix": _NEEDS["data"],
-    "dprank.realdata.load_real_dataset": _NEEDS["data"],
-    "dprank.realdata.read_cems": _NEEDS["data"],
-    "dprank.realdata.read_immig": _NEEDS["data"],
-    "dprank.exports.export_frame": _NEEDS["data"],
-    "dprank.ledger.format_summary": _NEEDS["ledger"],
-    "dprank.ledger.main_ledger": _NEEDS["ledger"],
-    "dprank.ledger.release_to": _NEEDS["ledger"],
-    "dprank.compare.compare_b2_table": _NEEDS["compare"],
-    "dprank.compare.compare_car": _NEEDS["compare"],
-    "dprank.compare.compare_edge": _NEEDS["compare"],
-    "dprank.compare.compare_individual": _NEEDS["compare"],
-    "dprank.compare.compare_real": _NEEDS["compare"],
-    "dprank.compare.rerun_spread": _NEEDS["compare"],
-    "dprank.compare.summary_lines": _NEEDS["compare"],
-    "dprank.tables.order_rows": _NEEDS["tables"],
-    "dprank.tables.paper_table": _NEEDS["tables"],
-    "dprank.tables.pivot_table": _NEEDS["tables"],
-    "dprank.tables.read_published_table": _NEEDS["tables"],
-    "dprank.report.agreement": _NEEDS["report"],
-    "dprank.report.deviations_html": _NEEDS["report"],
-    "dprank.report.overview_html": _NEEDS["report"],
-    "dprank.report.runtime_by_stage": _NEEDS["report"],
-    "dprank.docs_includes.agreement_table": _NEEDS["report"],
-    "dprank.docs_includes.audit_table": _NEEDS["report"],
-    "dprank.docs_includes.b2_experiment_jobs": _NEEDS["report"],
-    "dprank.docs_includes.deviations_table": _NEEDS["report"],
-    "dprank.docs_includes.fidelity_table": _NEEDS["report"],
-    "dprank.docs_includes.figure_jobs": _NEEDS["report"],
-    "dprank.docs_includes.runtime_paper_a_table": _NEEDS["report"],
-    "dprank.docs_includes.runtime_paper_b2_table": _NEEDS["report"],
-    "dprank.docs_includes.write_includes": _NEEDS["report"],
     "dprank.plotting.style.overlay_published": _NEEDS["plotting"],
     "dprank.plotting.style.published_legend": _NEEDS["plotting"],
     "dprank.plotting.style.save_figure": _NEEDS["plotting"],
@@ -614,6 +548,93 @@ case(
     gamma=BAD_GAMMA,
     b=[same_length("b", longer), same_length("b", with_nan)],
     link=BAD_LINK,
+)
+
+# ---- objective (the likelihood the estimators share)
+_objective_kw = drop(
+    kw(n=n_items(), theta=theta_for(), wins=wins_for(), gamma=st.floats(0.1, 5), b=theta_for()),
+    "n",
+)
+
+
+def _check_objective_value(v, kw):
+    # the same number as the estimator's objective, and the ridge convention (gamma / 2)
+    assert v == mle.penalized_objective(kw["theta"], kw["wins"], kw["gamma"], kw["b"])
+    t = np.asarray(kw["theta"], dtype=float)
+    no_ridge = objective.objective_value(t, kw["wins"], 0.0, kw["b"])
+    assert v - no_ridge == pytest.approx(0.5 * kw["gamma"] * (t @ t), rel=1e-9, abs=1e-9)
+
+
+case(
+    objective.objective_value,
+    _objective_kw,
+    _check_objective_value,
+    theta=[same_length("theta", longer), same_length("theta", with_nan), "t"],
+    wins=BAD_WINS,
+    gamma=BAD_GAMMA,
+    b=[same_length("b", longer), same_length("b", with_nan)],
+    link=BAD_LINK,
+)
+
+
+def _check_objective_gradient(g, kw):
+    # the directional derivative along the all-ones vector: sum(g) = gamma sum(theta) + sum(b)
+    t, b = np.asarray(kw["theta"], dtype=float), np.asarray(kw["b"], dtype=float)
+    assert g.shape == t.shape
+    assert g.sum() == pytest.approx(kw["gamma"] * t.sum() + b.sum(), abs=1e-8)
+
+
+case(
+    objective.objective_gradient,
+    _objective_kw,
+    _check_objective_gradient,
+    theta=[same_length("theta", longer), same_length("theta", with_nan), "t"],
+    wins=BAD_WINS,
+    gamma=BAD_GAMMA,
+    b=[same_length("b", longer), same_length("b", with_nan)],
+    link=BAD_LINK,
+)
+
+
+def _check_objective_hessian(h, kw):
+    # symmetric, positive definite (gamma > 0), the all-ones vector an eigenvector (gamma)
+    n = len(kw["theta"])
+    assert h.shape == (n, n) and np.allclose(h, h.T)
+    assert np.allclose(h @ np.ones(n), kw["gamma"])
+    assert np.linalg.eigvalsh(h).min() >= kw["gamma"] * (1 - 1e-9) - 1e-12
+
+
+case(
+    objective.objective_hessian,
+    drop(kw(n=n_items(), theta=theta_for(), wins=wins_for(), gamma=st.floats(0.1, 5)), "n"),
+    _check_objective_hessian,
+    theta=[same_length("theta", longer), same_length("theta", with_nan), "t"],
+    wins=BAD_WINS,
+    gamma=BAD_GAMMA,
+    link=BAD_LINK,
+)
+case(
+    objective.edge_ridge,
+    kw(n=st.integers(1, 10**6), p=st.floats(1e-3, 1.0), c0=st.floats(0.1, 10)),
+    lambda g, kw: (
+        g >= 0
+        and g == pytest.approx(kw["c0"] * np.sqrt(kw["n"] * kw["p"] * np.log(kw["n"])), rel=1e-12)
+    ),
+    n=BAD_COUNT1,
+    p=[0.0, *BAD_PROB],
+    c0=BAD_POSITIVE_FINITE,
+)
+case(
+    objective.ridge_from_lambda,
+    kw(lam=st.floats(0, 1e6)),
+    lambda g, kw: objective.lambda_from_ridge(g) == kw["lam"],
+    lam=[-1.0, NAN, INF, "1", None],
+)
+case(
+    objective.lambda_from_ridge,
+    kw(gamma=st.floats(0, 1e6)),
+    lambda lam, kw: objective.ridge_from_lambda(lam) == kw["gamma"],
+    gamma=[-1.0, NAN, INF, "1", None],
 )
 
 # ---- ranking
@@ -1906,12 +1927,13 @@ def api_modules() -> list[str]:
 def test_every_public_function_has_a_case():
     """Each public function (``__all__``) of each module of the API reference has a case.
 
-    A case in this file, ``test_properties_library.py``, ``test_properties_io.py`` or
-    ``test_properties_studies.py``, or an entry of :data:`EXCLUDED` with the reason it
-    cannot be called with generated arguments.
+    A case in this file, ``test_properties_library.py``, ``test_properties_io.py``,
+    ``test_properties_studies.py`` or ``test_properties_output.py``, or an entry of
+    :data:`EXCLUDED` with the reason it cannot be called with generated arguments.
     """
     import test_properties_io
     import test_properties_library
+    import test_properties_output
     import test_properties_studies
 
     builders = [
@@ -1919,6 +1941,7 @@ def test_every_public_function_has_a_case():
         *test_properties_library.BUILDERS,
         *test_properties_io.BUILDERS,
         *test_properties_studies.BUILDERS,
+        *test_properties_output.BUILDERS,
     ]
     covered = {getattr(f, "__wrapped__", f) for f in builders}
     modules = api_modules()

@@ -113,7 +113,7 @@ def test_pivot_kinds_and_checks():
         pivot_table(_small_frame().assign(dispersion_kind="iqr"), "model", "L", 4)
     with pytest.raises(ValueError, match="several rows"):
         pivot_table(_small_frame(), "model", "metric", 4)
-    with pytest.raises(KeyError, match="lacks"):
+    with pytest.raises(ValueError, match="lacks"):
         pivot_table(_small_frame(), "model", "Delta", 4)
     with pytest.raises(ValueError, match="both rows and columns"):
         pivot_table(_small_frame(), "L", "L", 4)

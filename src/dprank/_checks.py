@@ -269,3 +269,55 @@ def same_last_axis(a: np.ndarray, b: np.ndarray, names: str) -> None:
             f"{names} must have the same number of items (last axis), "
             f"got shapes {np.shape(a)} and {np.shape(b)}"
         )
+
+
+# ----------------------------------------------------------------------------- tables, files
+
+
+def optional_path(value, name: str):
+    """``value`` after checking that it is None or a file path (see :func:`path`)."""
+    return None if value is None else path(value, name)
+
+
+def mapping(value, name: str):
+    """``value`` after checking that it is a mapping (a dict or the like)."""
+    from collections.abc import Mapping
+
+    if not isinstance(value, Mapping):
+        raise TypeError(f"{name} must be a mapping (a dict), got {type(value).__name__} {value!r}")
+    return value
+
+
+def strings(value, name: str) -> list:
+    """``value`` as a list, after checking that it is a sequence of str (not one str)."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
+        raise TypeError(f"{name} must be a list of str, got {type(value).__name__} {value!r}")
+    bad = [v for v in value if not isinstance(v, str)]
+    if bad:
+        raise TypeError(f"{name} must be a list of str, got the element {bad[0]!r}")
+    return list(value)
+
+
+def columns(value, name: str, required) -> None:
+    """Check that ``value`` is a :class:`pandas.DataFrame` with the columns ``required``."""
+    frame(value, name)
+    missing = [c for c in required if c not in value.columns]
+    if missing:
+        raise ValueError(
+            f"{name} lacks the columns {missing}; it has {[str(c) for c in value.columns]}"
+        )
+
+
+def records(value, name: str, keys) -> list:
+    """``value`` as a list, after checking that it is a sequence of mappings with ``keys``."""
+    from collections.abc import Mapping
+
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, (list, tuple)):
+        raise TypeError(f"{name} must be a list of mappings, got {type(value).__name__} {value!r}")
+    for i, entry in enumerate(value):
+        if not isinstance(entry, Mapping):
+            raise TypeError(f"{name}[{i}] must be a mapping, got {type(entry).__name__} {entry!r}")
+        missing = [k for k in keys if k not in entry]
+        if missing:
+            raise ValueError(f"{name}[{i}] lacks the keys {missing}")
+    return list(value)

@@ -9,7 +9,7 @@ gradient and the Hessian's diagonal. The Hessian-vector product
 are int32 where ``n < 2^31``.
 
 Compiled with numba on first use (``cache=True``: a later process loads the
-machine code from ``__pycache__``); imported lazily by :mod:`dprank.sparse`
+machine code from ``__pycache__``); imported lazily by :mod:`dprank.objective`
 so that the library's import time does not include numba's. The loops are
 serial and ``fastmath`` is off, so results do not depend on the machine's
 thread count and follow IEEE arithmetic.

@@ -84,6 +84,7 @@ from .mechanisms import (
 )
 from .mle import ConvergenceError, fit_penalized_mle, fit_penalized_mle_batch
 from .models import BTL
+from .objective import batch_derivatives, batch_hessian, edge_ridge
 from .oneshot import (
     dobrushin_coefficient,
     one_shot_noise_scale,
@@ -638,7 +639,7 @@ def coded_edge_gamma(n: int, p: float = 1.0) -> float:
     """The authors' edge-DP ridge ``gamma = 2 sqrt(n p log n)`` (docs/papers/paper-a.md#s1-1)."""
     n = _checks.count(n, "n", 1)
     _checks.probability(p, "p", low_open=True)
-    return 2.0 * math.sqrt(n * p * math.log(n))
+    return edge_ridge(n, p, 2.0)
 
 
 def private_edge_gamma(eps: float, kappa2: float = BTL.kappa2) -> float:
@@ -655,17 +656,12 @@ def private_edge_gamma(eps: float, kappa2: float = BTL.kappa2) -> float:
 
 
 def _grad_hess_btl(theta: np.ndarray, wins: np.ndarray, gamma: float):
-    """Gradient and Hessian of ``R(theta; y) = sum wins l(d) + gamma/2 |theta|^2`` (batched)."""
-    d = theta[:, :, None] - theta[:, None, :]
-    d1, d2 = BTL.loss_derivatives(d)
-    g = wins * d1
-    grad = g.sum(axis=2) - g.sum(axis=1) + gamma * theta
-    c = wins * d2
-    v = c + np.swapaxes(c, 1, 2)
-    hess = -v
-    idx = np.arange(theta.shape[1])
-    hess[:, idx, idx] += v.sum(axis=2) + gamma
-    return grad, hess
+    """Gradient and Hessian of ``R(theta; y) = sum wins l(d) + gamma/2 |theta|^2`` (batched).
+
+    :func:`dprank.objective.batch_derivatives` and :func:`dprank.objective.batch_hessian`.
+    """
+    pair_grad, v = batch_derivatives(BTL, wins, theta)
+    return pair_grad + gamma * theta, batch_hessian(v, gamma)
 
 
 def _check_density_args(theta, wins, gamma, lam):

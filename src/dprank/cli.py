@@ -47,7 +47,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import __version__
+from . import __version__, _checks
 
 __all__ = ["main"]
 
@@ -852,6 +852,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .datasets import DataError
     from .methods import MethodInputError
 
+    if argv is not None:
+        _checks.strings(argv, "argv")
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

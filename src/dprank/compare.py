@@ -16,6 +16,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from . import _checks
+
 __all__ = [
     "B2_MODELS",
     "EDGE_EXPERIMENTS",
@@ -52,6 +54,7 @@ EDGE_METHODS = {
 
 def rerun_spread(overlap: pd.DataFrame) -> dict[str, float]:
     """Largest |Exp 2 - Exp 3| difference per metric in the authors' overlapping settings."""
+    _checks.columns(overlap, "overlap", ("metric", "diff"))
     return (
         overlap.assign(absdiff=overlap["diff"].abs()).groupby("metric")["absdiff"].max().to_dict()
     )
@@ -80,6 +83,29 @@ def compare_edge(
         One row per published cell; ``verdict`` is ``within``, ``outside`` or
         ``not run`` (no matching cell in our configuration).
     """
+    _checks.columns(
+        published,
+        "published",
+        (
+            "experiment",
+            "figure",
+            "panel",
+            "n",
+            "p",
+            "epsilon",
+            "method",
+            "metric",
+            "mean",
+            "se",
+            "reps",
+            "in_paper_figure",
+        ),
+    )
+    _checks.columns(
+        ours, "ours", ("experiment", "n", "p", "epsilon", "method", "metric", "mean", "se", "reps")
+    )
+    _checks.columns(overlap, "overlap", ("metric", "diff"))
+    _checks.non_negative(z, "z")
     spread = rerun_spread(overlap)
     pub = published.copy()
     pub["experiment_name"] = pub["experiment"].map(EDGE_EXPERIMENTS)
@@ -198,6 +224,22 @@ def compare_individual(
         Our aggregated summaries (experiment, n, m, epsilon, method, metric,
         mean, sd, se, reps), one protocol.
     """
+    _checks.columns(
+        digitized,
+        "digitized",
+        (
+            *("figure", "panel", "x_var", "x", "series_var", "series", "method", "metric"),
+            *("y_digitized", "axis_fit_residual"),
+        ),
+    )
+    _checks.columns(
+        printed, "printed", ("panel", "n", "m", "epsilon", "method", "metric", "mean", "se")
+    )
+    _checks.columns(
+        ours, "ours", ("experiment", "n", "m", "epsilon", "method", "metric", "mean", "sd", "se")
+    )
+    _checks.non_negative(z, "z")
+    _checks.count(published_reps, "published_reps", 1)
     rows = []
 
     def ours_row(experiment, n, m, eps, method, metric):
@@ -273,6 +315,14 @@ def compare_real(
 ) -> pd.DataFrame:
     """Set the digitised Figure 8 points beside our means (tolerance as in
     :func:`compare_individual`, with the authors' 1000 releases per epsilon)."""
+    _checks.columns(
+        digitized,
+        "digitized",
+        ("figure", "panel", "x", "method", "metric", "y_digitized", "axis_fit_residual"),
+    )
+    _checks.columns(ours, "ours", ("dataset", "method", "metric", "epsilon", "mean", "sd", "se"))
+    _checks.non_negative(z, "z")
+    _checks.count(published_reps, "published_reps", 1)
     rows = []
     for _, r in digitized.iterrows():
         dataset = REAL_PANELS[r["panel"]]
@@ -345,6 +395,15 @@ def compare_b2_table(
     figure : str
         Label of the table, e.g. ``"B2 Table 5"``.
     """
+    _checks.columns(
+        published,
+        "published",
+        ("model", "scheme", "Delta", "metric", "m", "L", "method", "mean", "dispersion"),
+    )
+    _checks.columns(ours, "ours", ("metric", "method", "mean", "se", "reps"))
+    _checks.text(figure, "figure")
+    _checks.non_negative(z, "z")
+    _checks.count(published_reps, "published_reps", 1)
     rows = []
     for _, r in published.iterrows():
         match = (ours["metric"] == r["metric"]) & (ours["method"] == r["method"])
@@ -419,6 +478,14 @@ def compare_car(
     ours : DataFrame
         :func:`dprank.studies.paper_b2_car.table2` output.
     """
+    _checks.columns(table1, "table1", ("car_id", "mean"))
+    _checks.columns(table2, "table2", ("model", "metric", "method", "mean", "dispersion"))
+    _checks.mapping(ranks, "ranks")
+    missing = [m for m in ("btl", "tm", "count") if m not in ranks]
+    if missing:
+        raise ValueError(f"ranks lacks the models {missing} (btl, tm and count)")
+    _checks.columns(ours, "ours", ("model", "method"))
+    _checks.non_negative(z, "z")
     rows = []
     for _, r in table1.iterrows():
         car = int(r["car_id"])
@@ -477,6 +544,10 @@ def compare_car(
 
 def summary_lines(comparison: pd.DataFrame, by: str = "figure") -> pd.DataFrame:
     """Cells within tolerance / cells compared, per figure (and in the paper's plotted subset)."""
+    _checks.text(by, "by")
+    _checks.columns(comparison, "comparison", ("verdict", "in_paper_figure", "diff"))
+    if by not in comparison.columns:
+        raise ValueError(f"by must be a column of comparison, got {by!r}")
     ran = comparison[~comparison["verdict"].isin(["not run", "not in source", "not judged"])]
     out = []
     for key, g in ran.groupby(by, sort=True):

@@ -580,8 +580,16 @@ def fetch(
         naming every missing file, the URLs tried, and how to supply a mirror),
         or does not match its sha256 (the bad file is not left at ``dest_dir``).
     """
+    _checks.text(name, "name")
+    _checks.mapping(registry, "registry")
+    bad = [k for k, v in registry.items() if not isinstance(v, Dataset)]
+    if bad:
+        raise TypeError(f"registry must map names to Dataset (load_registry), not {bad[0]!r}")
+    _checks.path(dest_dir, "dest_dir")
+    _checks.optional_path(mirror, "mirror")
+    _checks.text(mirror_hint, "mirror_hint")
     if name not in registry:
-        raise ValueError(f"unknown data set {name!r}; registered: {sorted(registry)}")
+        raise ValueError(f"name: unknown data set {name!r}; registered: {sorted(registry)}")
     dataset, dest = registry[name], Path(dest_dir)
     if mirror is not None:
         return _from_mirror(dataset, dest, Path(mirror))

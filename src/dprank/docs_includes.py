@@ -136,6 +136,23 @@ def _number(x, digits: int = 3) -> str:
 # agreement with the published numbers
 
 
+def _check_summaries(summaries, name: str) -> None:
+    """``summaries`` maps names of :data:`COMPARISONS` to comparison summaries."""
+    _checks.mapping(summaries, name)
+    for key, frame in summaries.items():
+        if key not in COMPARISONS:
+            raise ValueError(f"{name}: unknown comparison {key!r}; known: {sorted(COMPARISONS)}")
+        _checks.columns(frame, name, ("figure", "within", "compared"))
+
+
+def _check_config(config, papers: tuple[str, ...]) -> None:
+    """``config`` is a workflow config with the sections ``papers``."""
+    _checks.mapping(config, "config")
+    missing = [k for k in papers if k not in config]
+    if missing:
+        raise ValueError(f"config lacks the sections {missing}")
+
+
 def agreement_table(summaries: Mapping[str, pd.DataFrame]) -> str:
     """Cells within tolerance / compared per paper, and where the cells outside are.
 
@@ -146,6 +163,7 @@ def agreement_table(summaries: Mapping[str, pd.DataFrame]) -> str:
         (``figure``, ``compared``, ``within``; as ``dprank.compare.summary_lines``
         writes it).
     """
+    _check_summaries(summaries, "summaries")
     totals: dict[str, list] = {}
     for name, frame in summaries.items():
         if name not in COMPARISONS:
@@ -181,6 +199,7 @@ def fidelity_table(summary: pd.DataFrame) -> str:
     compared values are words, not numbers). A summary without lines (no cell
     of the run's grid is published, as at smoke scale) gives one line saying so.
     """
+    _checks.columns(summary, "summary", ("figure", "within", "compared"))
     frame = summary.sort_values("figure", key=lambda s: s.map(_natural))
     plotted = "plotted_compared" in frame and bool(
         (frame["plotted_compared"] != frame["compared"]).any()
@@ -209,6 +228,9 @@ def fidelity_table(summary: pd.DataFrame) -> str:
 
 def audit_table(audit: pd.DataFrame) -> str:
     """Claimed against measured privacy loss, one line per audit of ``privacy.csv``."""
+    _checks.columns(
+        audit, "audit", ("paper", "audit", "claimed_eps", "lower_bound", "exact_eps", "verdict")
+    )
     rows = []
     for _, r in audit.iterrows():
         verdict = str(r["verdict"])
@@ -241,6 +263,11 @@ def deviations_table(entries: Iterable[Mapping], summaries: pd.DataFrame | None 
     ``summaries`` holds every comparison summary (``figure``, ``within``,
     ``compared``); without it the agreement column reads ``-``.
     """
+    entries = _checks.records(
+        entries, "entries", ("paper", "item", "departure", "reason", "effect")
+    )
+    if summaries is not None:
+        _checks.columns(summaries, "summaries", ("figure", "within", "compared"))
     rows = []
     for e in entries:
         names = e.get("comparison") or []
@@ -290,6 +317,11 @@ def paper_a_figures(config: Mapping) -> list[str]:
 
 def figure_jobs(config: Mapping, figure: str, bench: str | Path) -> list[Path]:
     """Benchmark files of every job a Paper A figure needs (both protocols, its plot job)."""
+    _check_config(config, ("protocols", "paper_a_edge", "paper_a_individual", "paper_a_real"))
+    _checks.text(figure, "figure")
+    _checks.path(bench, "bench")
+    if figure not in paper_a_figures(config):
+        raise ValueError(f"figure must be a Paper A figure of config, got {figure!r}")
     bench = Path(bench)
     if figure in config["paper_a_real"]["figures"]:
         files = _real_data_jobs(config, figure, bench)
@@ -304,6 +336,11 @@ def b2_experiment_jobs(config: Mapping, experiment: str, bench: str | Path) -> l
     """Benchmark files of every job of one B2 experiment (up to its summary)."""
     from dprank.studies import paper_b2
 
+    _check_config(config, ("paper_b2",))
+    _checks.text(experiment, "experiment")
+    _checks.path(bench, "bench")
+    if experiment not in config["paper_b2"]["experiments"]:
+        raise ValueError(f"experiment must be a B2 experiment of config, got {experiment!r}")
     exp = config["paper_b2"]["experiments"][experiment]
     base = Path(bench) / "paper_b2" / experiment
     if paper_b2.kind(exp) == "timing":
@@ -338,7 +375,7 @@ def _job_stats(label: str, files: list[Path]) -> tuple[int, float, float]:
     missing = [f for f in files if not f.exists()]
     if missing:
         raise ValueError(
-            f"{label}: {len(missing)} of {len(files)} benchmark files are missing, e.g. "
+            f"{label}: {len(missing)} of {len(files)} benchmark files are missing from bench, e.g. "
             f"{missing[0]}; run the workflow to completion first"
         )
     frame = pd.concat([pd.read_csv(f, sep="\t") for f in files])
@@ -347,6 +384,8 @@ def _job_stats(label: str, files: list[Path]) -> tuple[int, float, float]:
 
 def runtime_paper_a_table(config: Mapping, bench: str | Path) -> str:
     """Jobs, summed job seconds and largest RSS of every Paper A figure."""
+    _check_config(config, ("protocols", "paper_a_edge", "paper_a_individual", "paper_a_real"))
+    _checks.path(bench, "bench")
     protocols = ",".join(config["protocols"])
     rows = []
     for figure in paper_a_figures(config):
@@ -370,6 +409,8 @@ def runtime_paper_a_table(config: Mapping, bench: str | Path) -> str:
 
 def runtime_paper_b2_table(config: Mapping, bench: str | Path) -> str:
     """Jobs, summed job seconds and largest RSS of every B2 experiment."""
+    _check_config(config, ("paper_b2",))
+    _checks.path(bench, "bench")
     rows = []
     for experiment in config["paper_b2"]["experiments"]:
         files = b2_experiment_jobs(config, experiment, bench)
@@ -418,6 +459,16 @@ def write_includes(
     deviations : sequence of mappings
         The entries of ``resources/deviations.yaml``.
     """
+    _checks.path(outdir, "outdir")
+    _check_config(
+        config, ("protocols", "paper_a_edge", "paper_a_individual", "paper_a_real", "paper_b2")
+    )
+    _checks.path(bench, "bench")
+    _check_summaries(summaries, "summaries")
+    _checks.frame(audit, "audit")
+    deviations = _checks.records(
+        deviations, "deviations", ("paper", "item", "departure", "reason", "effect")
+    )
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
     every = pd.concat(list(summaries.values()), ignore_index=True)

@@ -196,11 +196,20 @@ def export_frame(
         If a local copy does not match its sha256, or the files cannot be fetched
         (offline without ``$DPRANK_DATA_MIRROR``: the message names the variable).
     """
+    _checks.text(name, "name")
+    _checks.path(data_dir, "data_dir")
+    _checks.optional_path(registry_path, "registry_path")
+    _checks.optional_path(mirror, "mirror")
+    if local_dirs is not None:
+        if not isinstance(local_dirs, (list, tuple)):
+            raise TypeError(f"local_dirs must be a list of folders, got {local_dirs!r}")
+        for folder in local_dirs:
+            _checks.path(folder, "local_dirs")
     path = default_registry_path() if registry_path is None else Path(registry_path)
     reg = registry(path)
     if name not in reg or name not in EXPORTABLE:
         raise ValueError(
-            f"unknown data set {name!r}; registered: {sorted(set(reg) & set(EXPORTABLE))}"
+            f"name: unknown data set {name!r}; registered: {sorted(set(reg) & set(EXPORTABLE))}"
         )
     if local_dirs is None:
         local_dirs = [path.parent / "data"]

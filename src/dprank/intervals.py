@@ -32,23 +32,34 @@ Construction (:func:`intervals`)
    (``r`` the method's ridge, ``W~`` the win totals minus the objective's
    linear noise), and the count methods release ``W~`` itself. So ``W~`` is
    computed from the release, shifted to sum to the number of comparisons,
-   and the model's parameters are estimated from it with a ridge ``rho``
-   a hundred times below the design's mean information:
+   and the model's parameters are estimated from it with a ridge ``rho``:
    ``sum_j N_ij F(t_i - t_j) + rho t_i = W~_i``. The result ``t`` (centred)
    undoes the shrinkage of the methods' ridges (Algorithm 1's
    ``2 sqrt(d log n)`` shrinks scores several-fold on dense designs); the
    count methods are scored by this BTL fit of their noisy counts, which is
    the natural estimator because counts are the BTL sufficient statistic.
-2. **Parametric bootstrap** (``kind="bootstrap"``). ``n_boot`` times:
+2. **Noise-adapted ridge** (``ridge="eb"``, :func:`_eb_ridge`): ``rho`` is the
+   posterior mean's ridge of the linearised model under the working prior
+   ``theta ~ N(0, tau^2)``, ``tau`` matched to the spread of ``W~`` given the
+   noise law's variance on it (for individual and local DP measured on
+   :data:`NOISE_PILOTS` releases simulated at ``theta = 0`` from the public
+   design). Where the privacy noise dominates it shrinks ``t`` strongly
+   instead of letting noisy totals outside the attainable range give extreme
+   estimates. A number gives a fixed ridge relative to the mean information.
+3. **Parametric bootstrap** (``kind="bootstrap"``). ``n_boot`` times:
    comparisons drawn from the model at ``t`` on the public design (a new
    design for individual DP), the privacy noise redrawn from its law by the
    registry's own ``Method.fit`` (central) or ``Method.run`` (local: the
    users' randomized response, then the fit) with a seeded
    :class:`numpy.random.Generator`, then step 1 on the refit's scores
-   (warm-started at ``t``).
-3. **Intervals.** ``interval="basic"`` (default): draws ``2 t - t*_b``, which
-   correct the remaining first-order bias of ``t`` (the small ridge ``rho``);
-   ``"percentile"``: draws ``t*_b``, shifted by that bias twice.
+   (warm-started at ``t``; the registry's refits start from their own
+   default, one draw at a time).
+4. **Intervals.** ``interval="eb"`` (default): empirical-Bayes draws
+   ``t + (t*_b - mean t*) + bias_b``, ``bias_b`` the ridge's shrinkage bias at
+   a parameter drawn from the fitted prior plus Morris's (1983) term for the
+   estimated ``tau`` (:func:`_shrinkage_draws`); their level holds on average
+   over the items. ``"basic"``: draws ``2 t - t*_b``, which correct the
+   first-order bias of a small ridge; ``"percentile"``: draws ``t*_b``.
    Score bounds are the ``(1 - level)/2`` and ``(1 + level)/2`` quantiles of the
    draws per item; rank bounds the lower and upper quantiles of each item's
    rank among the draws; ``p_top_k`` the share of draws in which the item is
@@ -130,8 +141,19 @@ _FAMILY = {
 #: Largest number of items solved with dense matrices (above: conjugate gradients).
 DENSE_MAX = 2000
 
-#: Ridge of the debiased fit (step 1), relative to the mean information per item.
+#: A fixed ridge of the debiased fit (step 1), relative to the mean information per item
+#: (``ridge=RELATIVE_RIDGE``; the default ``ridge="eb"`` adapts it to the noise).
 RELATIVE_RIDGE = 0.02
+
+#: Simulated releases at ``theta = 0`` that measure the noise on the win totals where
+#: the mechanism's law does not give it in closed form (individual and local DP).
+NOISE_PILOTS = 20
+
+#: Largest share of the win totals' attainable spread that the empirical-Bayes ridge matches.
+SATURATION = 0.9
+
+#: Smallest ridge of the empirical-Bayes choice, relative to the mean information per item.
+MIN_RELATIVE_RIDGE = 1e-3
 
 
 class IntervalError(ValueError):
@@ -427,6 +449,109 @@ def _win_totals(name, scores, details, eq_release: _Equation, eps, total):
     return w + (total - w.sum()) / w.size
 
 
+def _noise_variance(meth: Method, details: Mapping[str, Any], eps: float) -> float | None:
+    """Variance the mechanism's law adds to each noisy win total, or None if not closed-form."""
+    if not meth.private:
+        return 0.0
+    if meth.name == "edge_noisy_obj":
+        return noisy_obj_calibration(eps, float(details.get("delta", 1e-6)))[1] ** 2
+    if details.get("noise") == "laplace":
+        return 2.0 * float(details["noise_scale"]) ** 2
+    return None
+
+
+def _prior_slopes(link: Link, tau):
+    """``E f(X)`` and ``E F(X) (1 - F(X))`` for ``X = theta_i - theta_j``, ``theta ~ N(0, tau^2)``.
+
+    Trapezoid rule on ``|x| <= min(12 sd, 40)`` (the integrands are below
+    ``e^-40`` or the normal density below ``e^-72`` outside).
+    """
+    sd = math.sqrt(2.0) * np.atleast_1d(np.asarray(tau, dtype=np.float64))
+    out_f, out_v = np.empty(sd.size), np.empty(sd.size)
+    for k, v in enumerate(sd):
+        if v == 0.0:
+            x, w = np.zeros(1), np.ones(1)
+        else:
+            x = np.linspace(-1.0, 1.0, 4001) * min(12.0 * v, 40.0)
+            w = np.exp(-0.5 * (x / v) ** 2) / (v * math.sqrt(2.0 * math.pi)) * (x[1] - x[0])
+            w[[0, -1]] *= 0.5
+        F = link.cdf(x)
+        out_f[k] = _pdf(link, x) @ w
+        out_v[k] = (F * (1.0 - F)) @ w
+    return out_f, out_v
+
+
+def _eb_ridge(
+    w_obs, noise_var: float, a, b, N, link: Link, sampling: bool = True
+) -> tuple[float, float]:
+    """Empirical-Bayes ridge of the debiased fit from the released win totals.
+
+    Linearised, the centred win totals are ``W~ = H theta + xi + e``: ``H`` the
+    Laplacian of ``N f``, ``xi`` the sampling error (variance ``N F (1 - F)``
+    per pair), ``e`` the privacy noise (variance ``noise_var`` per item). Under
+    the working prior ``theta ~ N(0, tau^2)`` their spread over items is
+    ``V(tau) = c_f(tau)^2 tau^2 tr(L^2) / (n - 1) + c_v(tau) tr(L) / (n - 1) + noise_var``
+    (``L`` the Laplacian of ``N``, ``c_f = E f``, ``c_v = E F (1 - F)`` under the
+    prior). ``tau`` solves ``V(tau) = max(V_obs, V(0)) (1 + sqrt(2 / (n - 1)))``,
+    one standard error above the observed spread ``V_obs`` of ``W~`` (an
+    understated ``tau`` over-shrinks; a spread within the noise then does not
+    shrink every score to 0), capped at :data:`SATURATION` of the largest
+    spread any ``tau`` gives (beyond it ``tau`` is not identified). The ridge
+    is the posterior mean's, per item of mean degree ``d``:
+    ``rho = (c_v d + noise_var) / (c_f d tau^2)`` (``1 / tau^2`` without
+    noise, more where the privacy noise dominates), at least
+    :data:`MIN_RELATIVE_RIDGE` times the information ``f(0) d``.
+
+    Parameters
+    ----------
+    w_obs : (n,) array
+        The released win totals ``W~``.
+    noise_var : float
+        Variance of the noise on each total beyond the BTL sampling.
+    a, b, N : arrays
+        The public design's pairs and (weighted) comparisons per pair.
+    link : Link
+    sampling : bool
+        Whether the sampling term ``c_v tr(L) / (n - 1)`` is added; False where
+        ``noise_var`` was measured with the sampling included (local DP).
+
+    Returns
+    -------
+    rho, tau : float
+    """
+    w = np.asarray(w_obs, dtype=np.float64)
+    n = w.size
+    deg = np.bincount(a, N, n) + np.bincount(b, N, n)
+    t1 = float(deg.sum()) / (n - 1) if sampling else 0.0
+    t2 = float(deg @ deg + 2.0 * N @ N) / (n - 1)
+    v_obs = float(np.sum((w - w.mean()) ** 2)) / (n - 1)
+
+    def spread(tau):
+        cf, cv = _prior_slopes(link, tau)
+        return cf * cf * np.square(tau) * t2 + cv * t1 + noise_var
+
+    v0 = float(spread(0.0)[0])
+    grid = np.concatenate([[0.0], np.geomspace(1e-3, 50.0, 400)])
+    sup = float(np.max(spread(grid)))
+    target = max(v_obs, v0) * (1.0 + math.sqrt(2.0 / (n - 1)))
+    target = min(target, v0 + SATURATION * (sup - v0))
+    above = np.nonzero(spread(grid) >= target)[0]
+    if above.size == 0:
+        tau = float(grid[-1])
+    else:
+        lo, hi = float(grid[above[0] - 1]), float(grid[above[0]])
+        for _ in range(40):
+            mid = 0.5 * (lo + hi)
+            lo, hi = (mid, hi) if spread(mid)[0] < target else (lo, mid)
+        tau = hi
+    tau = max(tau, float(grid[1]))
+    cf, cv = (float(v[0]) for v in _prior_slopes(link, tau))
+    d = float(deg.mean())
+    info0 = float(_pdf(link, np.zeros(1))[0]) * d
+    rho = (cv * t1 * (n - 1) / n + noise_var) / (cf * d * tau * tau)
+    return max(rho, MIN_RELATIVE_RIDGE * info0), tau
+
+
 # --------------------------------------------------------------------------- the intervals
 
 
@@ -509,11 +634,11 @@ def intervals(
     n_boot: int = 200,
     rng: np.random.Generator | int | None = None,
     kind: str = "bootstrap",
-    interval: str = "basic",
+    interval: str = "eb",
     calibration: Mapping[str, Any] | None = None,
     options: Mapping[str, Any] | None = None,
     items=None,
-    ridge: float = RELATIVE_RIDGE,
+    ridge: float | str = "eb",
 ) -> pd.DataFrame:
     """Marginal intervals for each item's score and rank, from public inputs only.
 
@@ -548,7 +673,9 @@ def intervals(
     kind : {"bootstrap", "asymptotic"}
         Refits through the registry, or their linearisation (edge DP and
         non-private methods only; fast on large designs).
-    interval : {"basic", "percentile"}
+    interval : {"eb", "basic", "percentile"}
+        How the draws make intervals (module docstring, step 4): empirical
+        Bayes (level on average over items), basic or percentile.
     calibration : mapping, optional
         The release's ``Fit.details`` (ridge, noise scale, ``lambda``: functions
         of public quantities); default: read from a fit on simulated data.
@@ -556,9 +683,10 @@ def intervals(
         Options of the method (as given to :func:`dprank.rank`).
     items : array_like, optional
         Item labels (default ``0..n-1``).
-    ridge : float
-        Ridge ``rho`` of the debiased fit relative to the design's mean
-        information per item (:data:`RELATIVE_RIDGE`).
+    ridge : "eb" or float
+        Ridge ``rho`` of the debiased fit: ``"eb"``, the noise-adapted
+        empirical-Bayes choice (:func:`_eb_ridge`), or a number, fixed relative
+        to the design's mean information per item (e.g. :data:`RELATIVE_RIDGE`).
 
     Returns
     -------
@@ -572,7 +700,7 @@ def intervals(
     IntervalError
         (a ValueError) naming the method, for methods without intervals
         (:data:`NO_INTERVALS`), a design that does not fit the method, or a
-        bad ``level``, ``top_k``, ``n_boot``, ``kind`` or ``interval``.
+        bad ``level``, ``top_k``, ``n_boot``, ``kind``, ``interval`` or ``ridge``.
     """
     meth = _check_method(method)
     try:
@@ -599,8 +727,15 @@ def intervals(
         raise IntervalError(f"n_boot must be at least 20, got {n_boot!r}")
     if kind not in ("bootstrap", "asymptotic"):
         raise IntervalError(f"kind must be 'bootstrap' or 'asymptotic', got {kind!r}")
-    if interval not in ("basic", "percentile"):
-        raise IntervalError(f"interval must be 'basic' or 'percentile', got {interval!r}")
+    if interval not in ("eb", "basic", "percentile"):
+        raise IntervalError(f"interval must be 'eb', 'basic' or 'percentile', got {interval!r}")
+    if isinstance(ridge, str):
+        if ridge != "eb":
+            raise IntervalError(f"ridge must be 'eb' or a positive number, got {ridge!r}")
+    else:
+        _checks.real(ridge, "ridge")
+        if not 0 < float(ridge) < math.inf:
+            raise IntervalError(f"ridge must be 'eb' or a positive number, got {ridge!r}")
     if meth.models and model not in meth.models:
         raise IntervalError(
             f"method {meth.name} supports the model(s) {list(meth.models)}, not {model!r}"
@@ -633,10 +768,19 @@ def intervals(
     else:
         a, b, N = des.weights(n)
     total = float(N.sum())
-    rho = float(ridge) * 2.0 * total / n * float(np.mean(_pdf(link, np.zeros(1))))
     eq_release = _Equation(n, a, b, N, link, 0.0)
-    eq = _Equation(n, a, b, N, link, rho)
     w_obs = _win_totals(meth.name, s, calibration, eq_release, eps, total)
+    if ridge == "eb" or interval == "eb":
+        noise_var = _noise_variance(meth, calibration, eps)
+        sampling = True
+        if noise_var is None or not isinstance(des, EdgeDesign):
+            noise_var, sampling = _measured_noise(
+                run, des, meth.name, eq_release, eps, total, link, n, rng
+            )
+        rho, tau = _eb_ridge(w_obs, noise_var, a, b, N, link, sampling)
+    if ridge != "eb":
+        rho = float(ridge) * 2.0 * total / n * float(_pdf(link, np.zeros(1))[0])
+    eq = _Equation(n, a, b, N, link, rho)
     # start: one Jacobi step from 0 (a Newton step with the Hessian's diagonal)
     h0 = _pdf(link, np.zeros(1))[0] * (np.bincount(a, N, n) + np.bincount(b, N, n)) + rho
     half = 0.5 * (np.bincount(a, N, n) + np.bincount(b, N, n))
@@ -654,6 +798,9 @@ def intervals(
     draws -= draws.mean(axis=1, keepdims=True)
     if interval == "basic":
         draws = 2.0 * t - draws
+    elif interval == "eb":
+        draws = t + (draws - draws.mean(axis=0)) + _shrinkage_draws(eq, t, tau, draws.shape[0], rng)
+        draws -= draws.mean(axis=1, keepdims=True)
     alpha = (1.0 - float(level)) / 2.0
     lo, hi = np.quantile(draws, [alpha, 1.0 - alpha], axis=0)
     ranks = _ranks(draws)
@@ -673,6 +820,54 @@ def intervals(
     if top_k is not None:
         frame["p_top_k"] = np.mean(ranks <= int(top_k), axis=0)
     return frame
+
+
+def _measured_noise(run, des, name, eq_release, eps, total, link, n, rng) -> float:
+    """Variance of the noise on the win totals beyond BTL sampling, from releases at 0.
+
+    :data:`NOISE_PILOTS` releases on data simulated at ``theta = 0`` from the
+    public design (redrawn for individual DP) and the mechanism's law; their
+    mean spread of the win totals over items, less the sampling part
+    ``F(0) (1 - F(0)) tr(L) / (n - 1)``.
+    """
+    zero = np.zeros(n)
+    spread = 0.0
+    for _ in range(NOISE_PILOTS):
+        fit = run(des.simulate(zero, link, rng))
+        w = _win_totals(name, fit.scores, fit.details, eq_release, eps, total)
+        spread += float(np.sum((w - w.mean()) ** 2)) / (n - 1) / NOISE_PILOTS
+    if isinstance(des, _LocalDesign):
+        return spread, False  # weighted totals: sampling and response noise measured together
+    f0 = float(link.cdf(np.zeros(1))[0])
+    return max(0.0, spread - f0 * (1.0 - f0) * 2.0 * total / (n - 1)), True
+
+
+def _shrinkage_draws(eq: _Equation, t, tau: float, n_boot: int, rng) -> np.ndarray:
+    """Draws of the ridge's shrinkage bias, for the ``eb`` interval.
+
+    Two independent parts. The bias ``-rho (H + rho)^-1 theta`` of the
+    linearised fit at a parameter drawn from the fitted prior ``N(0, tau^2 I)``
+    (centred), ``H`` the Hessian of the debiased fit at ``t`` without its ridge.
+    And Morris's (1983) term for the estimated ``tau``: per item a normal of
+    variance ``2 / (n - 3)`` times the square of the shrinkage applied to it,
+    ``rho H^+ t`` (the unshrunk linearised estimate less ``t``). Exact up to
+    :data:`DENSE_MAX` items, per item (``H_ii``) above.
+    """
+    n, a, b = eq.n, eq.a, eq.b
+    z = tau * rng.standard_normal((n_boot, n))
+    z -= z.mean(axis=1, keepdims=True)
+    v = eq.hessian_weights(t)
+    if n <= DENSE_MAX:
+        H = _dense_laplacian(n, a, b, v, eq.rho)
+        bias = -eq.rho * np.linalg.solve(H, z.T).T
+        shrink = eq.rho * np.linalg.lstsq(H - eq.rho * np.eye(n), t, rcond=None)[0]
+    else:
+        h = np.bincount(a, v, n) + np.bincount(b, v, n)
+        bias = -eq.rho * z / (h + eq.rho)
+        shrink = eq.rho * t / np.maximum(h, 1e-12 * eq.rho)
+    if n > 3:
+        bias += math.sqrt(2.0 / (n - 3)) * shrink * rng.standard_normal((n_boot, n))
+    return bias
 
 
 def _ranks(draws: np.ndarray) -> np.ndarray:

@@ -90,6 +90,8 @@ from pathlib import Path
 
 import numpy as np
 
+from . import _checks
+
 __all__ = [
     "FORMAT",
     "PRIVACY_UNITS",
@@ -303,7 +305,8 @@ def _merged(keys: list[np.ndarray], count: np.ndarray) -> tuple[list[np.ndarray]
     return [k[starts] for k in keys], np.add.reduceat(count, starts)
 
 
-def _content_chunks(data) -> Iterator[bytes]:
+def _comparisons_of(data):
+    """The comparisons of ``data`` (a TypeError naming ``data`` if it holds none)."""
     c = getattr(data, "comparisons", data)
     for attr in ("n_items", "i", "j", "y", "count", "user", "labels"):
         if not hasattr(c, attr):
@@ -312,6 +315,11 @@ def _content_chunks(data) -> Iterator[bytes]:
                 "or the table "
                 f"dprank.inputs.read_comparisons returns, got {type(data).__name__}"
             )
+    return c
+
+
+def _content_chunks(data) -> Iterator[bytes]:
+    c = _comparisons_of(data)
     a, items = _ranks(np.concatenate([c.i, c.j]), _names(c.labels, c.n_items, "item"), "item")
     a, b = a[: c.i.size], a[c.i.size :]
     flip = a > b
@@ -890,7 +898,12 @@ def release_to(ledger, data, entry: Release, *, budget: float | None = None, nam
             raise ValueError("a budget needs a ledger to check it against (give a ledger file)")
         return contextlib.nullcontext()
     if not isinstance(ledger, Ledger):
-        ledger = Ledger(ledger)
+        ledger = Ledger(_checks.path(ledger, "ledger"))
+    _comparisons_of(data)  # checked on the call, not only on entering the context
+    if not isinstance(entry, Release):
+        raise TypeError(f"entry must be a dprank.ledger.Release, got {type(entry).__name__}")
+    if name is not None:
+        _checks.text(name, "name")
     return ledger.release(data, entry, budget=budget, name=name)
 
 
@@ -924,6 +937,13 @@ def format_summary(summaries: list[DataSetSummary], path: str | os.PathLike) -> 
     str
         Ends with a newline.
     """
+    if not isinstance(summaries, (list, tuple)) or not all(
+        isinstance(s, DataSetSummary) for s in summaries
+    ):
+        raise TypeError(
+            f"summaries must be a list of DataSetSummary (Ledger.summary()), got {summaries!r}"
+        )
+    _checks.path(path, "path")
     n = len(summaries)
     lines = [f"ledger {os.fspath(path)}: {n} data set{'' if n == 1 else 's'}"]
     for s in summaries:
@@ -956,4 +976,5 @@ def format_summary(summaries: list[DataSetSummary], path: str | os.PathLike) -> 
 
 def main_ledger(path: str | os.PathLike) -> str:
     """What ``dprank ledger FILE`` prints (:class:`LedgerError` for a missing or bad file)."""
+    _checks.path(path, "path")
     return format_summary(Ledger(path).summary(), path)

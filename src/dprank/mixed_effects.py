@@ -56,7 +56,10 @@ tolerance on the unnormalised gradient, default ``1e-8``) or after
 and each Newton step eliminates ``gamma`` (Schur complement
 ``H_tt - C^T D^{-1} C`` onto ``theta``, Cholesky), costing
 ``O(L P + L m^2 + m^3)`` per iteration instead of a dense ``(m + L)^2`` solve.
-Everything is vectorised over users and pairs.
+Everything is vectorised over users and pairs. The pairs' scatter onto the
+items, the Laplacian of ``H_tt`` and the ridges (``lam ||theta||^2`` is
+``(gamma / 2) ||theta||^2`` with ``gamma = 2 lam``) are those of
+:mod:`dprank.objective`; the user effects make the loss itself this module's.
 """
 
 from __future__ import annotations
@@ -69,6 +72,7 @@ import scipy  # scipy.linalg etc. load on first use, so jobs that never call the
 
 from . import _checks
 from ._lapack import cholesky_factor, cholesky_solve
+from .objective import ridge_from_lambda, triu_laplacian, triu_scatter
 
 __all__ = [
     "MixedEffectsFit",
@@ -152,6 +156,11 @@ class _Problem:
             # everything observed: masking multiplies by 1.0, which changes no bit; skip it
             self.af = None if np.all(a == 1) else a.astype(np.float64)
         self.lam, self.ridge = _check_penalties(lam, ridge)
+        # the ridges in dprank.objective's convention (gamma / 2) ||x||^2
+        self.gamma_theta, self.gamma_users = (
+            ridge_from_lambda(self.lam),
+            ridge_from_lambda(self.ridge),
+        )
         self._last_eta = None
         self.iu, self.ju = np.triu_indices(self.m, 1)
         rows = np.concatenate([self.iu, self.ju])
@@ -177,11 +186,10 @@ class _Problem:
         eta = self.eta(theta, gamma)
         loss = np.logaddexp(0.0, eta) - self.yf * eta
         return float(
-            np.sum(self._mask(loss)) + self.lam * theta @ theta + self.ridge * gamma @ gamma
+            np.sum(self._mask(loss))
+            + 0.5 * self.gamma_theta * theta @ theta
+            + 0.5 * self.gamma_users * gamma @ gamma
         )
-
-    def _scatter(self, v):
-        return np.bincount(self.iu, v, self.m) - np.bincount(self.ju, v, self.m)
 
     def derivatives(self, theta, gamma):
         """Gradient ``(dQ/dtheta, dQ/dgamma)`` and Hessian weights ``w = a F (1 - F)``."""
@@ -191,8 +199,8 @@ class _Problem:
             scipy.special.expit(-eta),
         )  # F(eta) and 1 - F(eta), both without cancellation
         r = self._mask(np.where(self.y1, -Fm, F))  # a (F(eta) - y)
-        g_theta = self._scatter(r.sum(axis=0)) + 2.0 * self.lam * theta
-        g_gamma = r.sum(axis=1) + 2.0 * self.ridge * gamma
+        g_theta = triu_scatter(self.iu, self.ju, r.sum(axis=0), self.m) + self.gamma_theta * theta
+        g_gamma = r.sum(axis=1) + self.gamma_users * gamma
         return g_theta, g_gamma, self._mask(F * Fm)
 
     def gradient(self, theta, gamma):
@@ -204,13 +212,8 @@ class _Problem:
         ``w`` is the ``(L, P)`` array of Hessian weights from :meth:`derivatives`.
         """
         h = w.sum(axis=0)  # (P,) pair weights of the theta block
-        H = np.zeros((self.m, self.m))
-        H[self.iu, self.ju] = -h
-        H[self.ju, self.iu] = -h
-        H[np.diag_indices(self.m)] = (
-            np.bincount(self.iu, h, self.m) + np.bincount(self.ju, h, self.m) + 2.0 * self.lam
-        )
-        D = w.sum(axis=1) + 2.0 * self.ridge  # (L,)
+        H = triu_laplacian(self.iu, self.ju, h, self.m, self.gamma_theta)
+        D = w.sum(axis=1) + self.gamma_users  # (L,)
         # a user with no observed pair and ridge = 0: D = 0, gradient 0, step 0
         Dinv = np.divide(1.0, D, out=np.zeros_like(D), where=D > 0)
         C = np.asarray(self.Et @ w.T).T  # (L, m), O(L P)

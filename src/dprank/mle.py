@@ -55,6 +55,13 @@ from . import _checks
 from ._lapack import cholesky_factor, cholesky_solve
 from .comparisons import Comparisons
 from .models import BTL, Link
+from .objective import (
+    DenseObjective,
+    PairwiseData,
+    batch_derivatives,
+    batch_value,
+    objective_value,
+)
 from .sparse import SparseData, check_connected, sparse_newton
 
 __all__ = [
@@ -103,112 +110,6 @@ class MLEFit:
     n_iter: int
     step_norm: float
     grad_norm: float
-
-
-class PairwiseData:
-    """Sufficient statistics of one comparison data set, reusable across fits.
-
-    Parameters
-    ----------
-    wins : (n, n) array_like
-        ``wins[i, j]`` = number of comparisons ``i`` won against ``j``.
-    link : Link
-        Comparison model.
-    """
-
-    def __init__(self, wins, link: Link = BTL):
-        w = np.asarray(_checks.win_matrix(wins), dtype=np.float64)
-        _checks.link(link)
-        self.n = w.shape[0]
-        self.wins = w
-        self.counts = w + w.T
-        off_diag = ~np.eye(self.n, dtype=bool)
-        self.complete = bool(np.all(self.counts[off_diag] == 1.0))
-        self.row_wins = w.sum(axis=1)
-        self.link = link
-
-
-class _Problem:
-    """Objective (2.2) on one data set: value, gradient, Hessian weights."""
-
-    def __init__(self, data: PairwiseData, gamma, b, sum_zero):
-        self.data = data
-        self.n = data.n
-        self.wins, self.counts, self.complete = data.wins, data.counts, data.complete
-        self.row_wins, self.link = data.row_wins, data.link
-        self.gamma = _checks.real(gamma, "gamma")
-        if not np.isfinite(self.gamma) or self.gamma < 0:
-            raise ValueError(f"gamma must be finite and >= 0, got {gamma}")
-        if self.gamma == 0 and not sum_zero:
-            raise ValueError(
-                "gamma = 0 needs sum_zero=True: the objective is then translation invariant"
-            )
-        self.b = np.zeros(self.n) if b is None else np.asarray(_checks.array(b, "b"), np.float64)
-        if self.b.shape != (self.n,):
-            raise ValueError(f"perturbation b must have shape ({self.n},), got {self.b.shape}")
-        if not np.all(np.isfinite(self.b)):
-            raise ValueError("perturbation b must be finite")
-        self.sum_zero = sum_zero
-        self.btl = self.link is BTL
-        # weight of the 1 1^T term that makes the constrained Hessian invertible
-        self.ones_weight = 1.0 if sum_zero else 0.0
-
-    def _btl_probs(self, theta):
-        a = np.exp(theta - theta.max())
-        # every a_i + a_j > 0 (diagonal included) exactly when every a_i > 0 (a >= 0);
-        # fails on exp underflow (scores spread over > 700) or NaN
-        if not np.all(a > 0):
-            return None, None
-        denom = np.add.outer(a, a)
-        return np.divide(a[:, None], denom, out=denom), a
-
-    def value(self, theta):
-        """Objective value (the loss plus ridge plus linear perturbation)."""
-        val = None
-        if self.btl:
-            # -log P(i beats j) = log(a_i + a_j) - log(a_i), log(a) = theta - max(theta)
-            shifted = theta - theta.max()
-            a = np.exp(shifted)
-            # log(a_i + a_j), a_i <= 1, is finite for every i, j exactly when every a_i > 0
-            if np.all(a > 0):
-                log_denom = np.log(np.add.outer(a, a))
-                if self.complete:
-                    pair_sum = 0.5 * (log_denom.sum() - np.trace(log_denom))
-                else:
-                    pair_sum = 0.5 * float(np.sum(self.counts * log_denom))
-                val = float(pair_sum - self.row_wins @ shifted)
-        if val is None:
-            d = np.subtract.outer(theta, theta)
-            val = float(np.sum(self.wins * self.link.loss(d)))
-        return val + 0.5 * self.gamma * float(theta @ theta) + float(self.b @ theta)
-
-    def gradient_and_weights(self, theta):
-        """Gradient and the symmetric Hessian weights ``V`` (``H = L(V) + gamma I``)."""
-        s = None
-        if self.btl:
-            s, _ = self._btl_probs(theta)
-        if s is not None:
-            ns = s if self.complete else np.multiply(self.counts, s)
-            grad = ns.sum(axis=1)
-            if self.complete:
-                grad -= 0.5  # the diagonal holds a/(2a) = 1/2 and has no comparisons
-            grad -= self.row_wins
-            v = np.subtract(1.0, s)
-            v *= ns
-            if self.complete:
-                np.fill_diagonal(v, 0.0)
-        else:
-            d = np.subtract.outer(theta, theta)
-            d1, d2 = self.link.loss_derivatives(d)
-            g = self.wins * d1
-            grad = g.sum(axis=1) - g.sum(axis=0)
-            c = self.wins * d2
-            v = c + c.T
-        grad += self.gamma * theta
-        grad += self.b
-        if self.sum_zero:
-            grad -= grad.mean()
-        return grad, v
 
 
 def _newton_direction(prob, grad, v):
@@ -285,11 +186,7 @@ def penalized_objective(
 ) -> float:
     """Value of the objective (2.2) at ``theta`` (for checks and benchmarks)."""
     _require_items(wins)
-    prob = _Problem(PairwiseData(wins, link), gamma, b, sum_zero=gamma == 0)
-    theta = np.asarray(_checks.finite(theta, "theta"), dtype=float)
-    if theta.shape != (prob.n,):
-        raise ValueError(f"theta must have shape ({prob.n},), got {theta.shape}")
-    return prob.value(theta)
+    return objective_value(theta, wins, gamma, b, link)
 
 
 def fit_penalized_mle(
@@ -366,7 +263,7 @@ def fit_penalized_mle(
             return _finish(res, max_iter, xtol, raise_on_failure)
     _require_items(wins)
     data = wins if isinstance(wins, PairwiseData) else PairwiseData(wins, link)
-    prob = _Problem(data, gamma, b, sum_zero)
+    prob = DenseObjective(data, gamma, b, sum_zero)  # objective (2.2), dprank.objective
     if prob.gamma == 0:
         ia, ib = np.nonzero(np.triu(data.counts, 1))
         check_connected(prob.n, ia, ib)
@@ -478,15 +375,6 @@ class BatchFit:
     n_iter: np.ndarray
 
 
-def _batch_value(link: Link, wins, theta, gamma, b):
-    d = theta[:, :, None] - theta[:, None, :]
-    return (
-        np.einsum("rij,rij->r", wins, link.loss(d))
-        + 0.5 * gamma * np.einsum("ri,ri->r", theta, theta)
-        + np.einsum("ri,ri->r", b, theta)
-    )
-
-
 def fit_penalized_mle_batch(
     wins: np.ndarray,
     gamma: float | np.ndarray,
@@ -575,12 +463,10 @@ def fit_penalized_mle_batch(
         if idx.size == 0:
             break
         th, wa, ga, ba = theta[idx], w[idx], gam[idx], b[idx]
-        d = th[:, :, None] - th[:, None, :]
-        d1, d2 = link.loss_derivatives(d)
-        g = wa * d1
-        grad = g.sum(axis=2) - g.sum(axis=1) + ga[:, None] * th + ba
-        c = wa * d2
-        v = c + np.swapaxes(c, 1, 2)
+        pair_grad, v = batch_derivatives(link, wa, th)
+        grad = pair_grad + ga[:, None] * th + ba
+        # the ridge on the diagonal through ``eye *`` (not dprank.objective.batch_hessian's
+        # indexed add): the two differ in the sign of zero off-diagonal entries
         hess = -v
         hess += eye * (v.sum(axis=2) + ga[:, None])[:, :, None]
         if sum_zero:
@@ -595,9 +481,9 @@ def fit_penalized_mle_batch(
             t = np.minimum(1.0, 1.0 / np.maximum(spread, 1e-300))
         else:
             t = np.ones(idx.size)
-            f0 = _batch_value(link, wa, th, ga, ba)
+            f0 = batch_value(link, wa, th, ga, ba)
             for _ in range(40):
-                f1 = _batch_value(link, wa, th + t[:, None] * step, ga, ba)
+                f1 = batch_value(link, wa, th + t[:, None] * step, ga, ba)
                 bad = f1 > f0 + 1e-12 * np.abs(f0)
                 if not bad.any():
                     break

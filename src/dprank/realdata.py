@@ -101,6 +101,7 @@ def read_cems(path: str | os.PathLike) -> pd.DataFrame:
     pandas.DataFrame
         4545 x 8: student, school1, school2 (categorical), win1, win2, tied, win1.adj, win2.adj.
     """
+    _checks.path(path, "path")
     import rdata  # imported here: only the real-data stages need it
 
     return rdata.read_rda(path)["CEMS"]["preferences"]
@@ -119,6 +120,7 @@ def read_immig(path: str | os.PathLike) -> pd.DataFrame:
     pandas.DataFrame
         Columns V12, V13, V23, V14, V24, V34 (1, 0, -1 or NaN), SEX, AGE, NAT.
     """
+    _checks.path(path, "path")
     import pyreadr  # imported here: only the real-data stages need it
 
     return pyreadr.read_r(path)["immig"]
@@ -146,7 +148,8 @@ def cems_win_matrix(preferences: pd.DataFrame) -> tuple[tuple[str, ...], np.ndar
     wins : numpy.ndarray
         int64 (n, n): ``wins[i, j]`` = times school i was preferred to school j.
     """
-    _require_columns(preferences, _CEMS_COLUMNS, "CEMS preferences")
+    _checks.frame(preferences, "preferences")
+    _require_columns(preferences, _CEMS_COLUMNS, "preferences (CEMS)")
     s1 = preferences["school1"].astype(str).to_numpy()
     s2 = preferences["school2"].astype(str).to_numpy()
     items = tuple(sorted(set(s1) | set(s2)))
@@ -183,11 +186,14 @@ def immig_win_matrix(frame: pd.DataFrame) -> tuple[tuple[str, ...], np.ndarray]:
         If a comparison column holds a value other than 1, 0, -1 or NaN.
     """
     columns = list(IMMIG_PAIRS)
-    _require_columns(frame, columns, "immig")
+    _checks.frame(frame, "frame")
+    _require_columns(frame, columns, "frame (immig)")
     values = frame[columns].to_numpy(dtype=float)
     bad = ~(np.isnan(values) | np.isin(values, (-1.0, 0.0, 1.0)))
     if bad.any():
-        raise ValueError(f"immig: comparison values must be 1, 0, -1 or NaN; got {values[bad]}")
+        raise ValueError(
+            f"frame (immig): comparison values must be 1, 0, -1 or NaN; got {values[bad]}"
+        )
     first, second = np.array(list(IMMIG_PAIRS.values())).T  # one entry per column
     wins = np.zeros((len(IMMIG_ITEMS),) * 2, dtype=np.int64)
     wins[first, second] = (values == 1).sum(axis=0)
@@ -209,7 +215,8 @@ def cems_comparisons(preferences: pd.DataFrame) -> pd.DataFrame:
         ``winner, loser, user`` (school names; the student number as text), in
         the order of the data frame; missing outcomes and ties dropped.
     """
-    _require_columns(preferences, (*_CEMS_COLUMNS, "student"), "CEMS preferences")
+    _checks.frame(preferences, "preferences")
+    _require_columns(preferences, (*_CEMS_COLUMNS, "student"), "preferences (CEMS)")
     decided = preferences[["win1", "win2", "tied"]].notna().all(axis=1).to_numpy()
     w1, w2 = preferences["win1"].to_numpy(), preferences["win2"].to_numpy()
     keep = decided & (preferences["tied"].to_numpy() == 0) & (w1 != w2)
@@ -243,7 +250,8 @@ def immig_comparisons(frame: pd.DataFrame) -> pd.DataFrame:
         answers dropped.
     """
     columns = list(IMMIG_PAIRS)
-    _require_columns(frame, columns, "immig")
+    _checks.frame(frame, "frame")
+    _require_columns(frame, columns, "frame (immig)")
     values = frame[columns].to_numpy(dtype=float)
     first, second = np.array(list(IMMIG_PAIRS.values())).T
     rows, cols = np.nonzero((values == 1) | (values == -1))
@@ -321,8 +329,10 @@ def load_real_dataset(name: str, path: str | os.PathLike) -> RealDataSet:
     RealDataSet
         Items, win matrix and the constants L and m of docs/papers/paper-a.md#fig8.
     """
+    _checks.text(name, "name")
+    _checks.path(path, "path")
     if name not in _SPECS:
-        raise ValueError(f"unknown real data set {name!r}; known: {list(_SPECS)}")
+        raise ValueError(f"name: unknown real data set {name!r}; known: {list(_SPECS)}")
     spec = _SPECS[name]
     items, wins = spec.win_matrix(spec.reader(path))
     return RealDataSet(name=name, items=items, wins=wins, L=spec.L, m=spec.m)

@@ -9,6 +9,7 @@ summaries), the runtime as a CSV aggregated from the ``benchmark:`` files.
 from __future__ import annotations
 
 import html
+import os
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -36,6 +37,14 @@ def runtime_by_stage(files: Iterable[str | Path], root: str | Path) -> pd.DataFr
     folder removed for chunked jobs (``paper_b2/scenario1/metrics/<cell>/chunk0.tsv``
     -> ``paper_b2/scenario1/metrics``), else the file's path without suffix.
     """
+    _checks.path(root, "root")
+    if isinstance(files, (str, bytes, os.PathLike)) or not isinstance(files, Iterable):
+        raise TypeError(f"files must be a list of benchmark files, got {files!r}")
+    files = list(files)
+    for f in files:
+        _checks.path(f, "files")
+        if not Path(f).is_relative_to(root):
+            raise ValueError(f"files: {f} is not under root {root}")
     root = Path(root)
     rows = []
     for f in files:
@@ -79,6 +88,8 @@ def load_deviations(path: str | Path) -> list[dict]:
 
 def agreement(summaries: pd.DataFrame, names: Iterable[str]) -> str:
     """``"<name>: <within> / <compared> within"`` for each named summary line, joined by ``;``."""
+    _checks.columns(summaries, "summaries", ("figure", "within", "compared"))
+    names = _checks.strings(names, "names")
     parts = []
     for name in names:
         row = summaries[summaries["figure"] == name]
@@ -92,6 +103,10 @@ def agreement(summaries: pd.DataFrame, names: Iterable[str]) -> str:
 
 def deviations_html(entries: Iterable[Mapping], summaries: pd.DataFrame) -> str:
     """An HTML table of the deviations with the measured agreement of their items."""
+    entries = _checks.records(
+        entries, "entries", ("paper", "item", "departure", "reason", "effect")
+    )
+    _checks.columns(summaries, "summaries", ("figure", "within", "compared"))
     head = ["Paper", "Item", "Departure", "Reason", "Measured effect", "Agreement in this run"]
     cells = []
     for e in entries:
@@ -180,6 +195,10 @@ def overview_html(summaries: Mapping[str, pd.DataFrame]) -> str:
         Paper part (``"Paper A"``, ...) -> its comparison summary lines (columns
         ``figure, compared, within``); a part absent from this run is left out.
     """
+    _checks.mapping(summaries, "summaries")
+    for part, frame in summaries.items():
+        _checks.text(part, "summaries")
+        _checks.columns(frame, "summaries", ("figure", "within", "compared"))
     head = "<tr><th>Paper</th><th>Cells within tolerance / compared</th><th>Per item</th></tr>"
     rows = []
     for part, frame in summaries.items():

@@ -45,13 +45,18 @@ Solver
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from . import _checks
 from .comparisons import Comparisons, PairStatistics
 from .models import BTL, Link
+from .objective import (
+    SparseObjective,
+    kernels,
+    sparse_accumulate,
+    sparse_accumulate_at_zero,
+    sparse_pair_value,
+)
 
 __all__ = ["DisconnectedGraphError", "SparseData", "sparse_newton"]
 
@@ -121,91 +126,28 @@ class SparseData:
             )
         return self._idx
 
-    # objective pieces --------------------------------------------------------
+    # objective pieces (dprank.objective) ----------------------------------------
     def diff(self, theta):
         return theta[self.a] - theta[self.b]
 
     def pair_value(self, theta) -> float:
-        if self.btl:
-            a, b = self.indices()
-            return float(_kernels().btl_value(theta, a, b, self.cnt, self.w))
-        d = self.diff(theta)
-        link = self.link
-        return float(self.w @ link.loss(d) + (self.cnt - self.w) @ link.loss(-d))
+        """The pairs' loss at ``theta`` (:func:`dprank.objective.sparse_pair_value`)."""
+        return sparse_pair_value(self, theta)
 
     def accumulate(self, theta, grad, diag):
-        """Add the pairs' gradient to ``grad`` and Hessian diagonal to ``diag``.
+        """Add the pairs' gradient and Hessian diagonal to ``grad``, ``diag``; return ``h``.
 
-        Returns the Laplacian's pair weights ``h`` (``d2f/dd2`` per pair); one
-        compiled pass for the logistic link.
+        See :func:`dprank.objective.sparse_accumulate`.
         """
-        kern = _kernels()
-        a, b = self.indices()
-        h = np.empty(self.n_pairs)
-        if self.btl:
-            kern.btl_pass(theta, a, b, self.cnt, self.w, grad, diag, h)
-            return h
-        d = self.diff(theta)
-        d1p, d2p = self.link.loss_derivatives(d)
-        d1m, d2m = self.link.loss_derivatives(-d)
-        rest = self.cnt - self.w
-        g = self.w * d1p - rest * d1m
-        h = self.w * d2p + rest * d2m
-        kern.scatter_pairs(a, b, g, h, grad, diag)
-        return h
+        return sparse_accumulate(self, theta, grad, diag)
 
     def accumulate_at_zero(self, grad, diag):
-        """Logistic link at ``theta = 0``: as :meth:`accumulate`, without exponentials.
-
-        Every ``d = 0``, so ``F(d) = 1/2``: ``g = n / 2 - w``, ``h = n / 4`` and the
-        value is ``log(2) sum(n)`` (a fit from zero skips one pass of exponentials
-        and, when its first step is damped, the value pass).
-        """
-        a, b = self.indices()
-        h = 0.25 * self.cnt
-        _kernels().scatter_pairs(a, b, 0.5 * self.cnt - self.w, h, grad, diag)
-        return h, math.log(2.0) * float(self.cnt.sum())
+        """:meth:`accumulate` at ``theta = 0``, logistic link, with the value."""
+        return sparse_accumulate_at_zero(self, grad, diag)
 
 
-def _kernels():
-    from . import _sparse_kernels
-
-    return _sparse_kernels
-
-
-class _Problem:
-    def __init__(self, data: SparseData, gamma: float, beta, sum_zero: bool):
-        self.data = data
-        self.n = data.n
-        self.gamma = float(gamma)
-        self.beta = np.zeros(self.n) if beta is None else np.asarray(beta, dtype=np.float64)
-        self.sum_zero = sum_zero
-        self.c = 1.0 if sum_zero else 0.0
-
-    def penalty(self, theta) -> float:
-        return 0.5 * self.gamma * float(theta @ theta) + float(self.beta @ theta)
-
-    def value(self, theta):
-        return self.data.pair_value(theta) + self.penalty(theta)
-
-    def evaluate(self, theta, at_zero: bool = False):
-        """Gradient, (Hessian diagonal with the ridge, pair weights) and the value or None.
-
-        The value is returned only with ``at_zero`` (``theta`` exactly 0, logistic
-        link), where it costs nothing; else :meth:`value` computes it when needed.
-        """
-        grad = self.gamma * theta
-        grad += self.beta
-        diag = np.full(self.n, self.gamma)
-        value = None
-        if at_zero:
-            h, value = self.data.accumulate_at_zero(grad, diag)
-            value += self.penalty(theta)
-        else:
-            h = self.data.accumulate(theta, grad, diag)
-        if self.sum_zero:
-            grad -= grad.mean()
-        return grad, (diag, h), value
+class _Problem(SparseObjective):
+    """The objective (:class:`dprank.objective.SparseObjective`) and its Newton direction."""
 
     def direction(self, grad, hess, rtol, atol_update=0.0):
         """Approximately solve ``(L(h) + gamma I + c 11^T) d = -grad`` by PCG.
@@ -220,7 +162,7 @@ class _Problem:
         if self.n == 0:
             return np.zeros(0), 0
         a, b = self.data.indices()
-        x, it, positive = _kernels().pcg(
+        x, it, positive = kernels().pcg(
             a, b, h, diag, -grad, self.c, ones_eig, float(rtol), float(atol_update), _CG_MAX_ITER
         )
         return (x if positive else None), int(it)

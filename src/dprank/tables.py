@@ -157,6 +157,18 @@ def _key(record: Mapping[str, object], keys: Sequence[str]) -> tuple:
     return tuple(None if _is_missing(record[k]) else record[k] for k in keys)
 
 
+def _check_spec(summary, spec) -> None:
+    """Argument checks of :func:`order_rows` and :func:`paper_table`."""
+    _checks.mapping(spec, "spec")
+    missing = [k for k in ("metrics", "index", "columns") if k not in spec]
+    if missing:
+        raise ValueError(f"spec lacks the keys {missing} (a table of config.yaml)")
+    keys = ["metric", *spec["index"], *spec["columns"]] + (
+        ["method"] if spec.get("methods") else []
+    )
+    _checks.columns(summary, "summary", list(dict.fromkeys(keys)))
+
+
 def order_rows(summary: pd.DataFrame, spec: Mapping) -> pd.DataFrame:
     """The summary rows a table shows, in the order it shows them.
 
@@ -165,6 +177,7 @@ def order_rows(summary: pd.DataFrame, spec: Mapping) -> pd.DataFrame:
     sorts by the table's row keys, then column keys: metrics and methods in
     the order the spec lists them, other keys by value.
     """
+    _check_spec(summary, spec)
     rows = summary[summary["metric"].isin(spec["metrics"])].copy()
     order = {"metric": list(spec["metrics"])}
     if spec.get("methods"):
@@ -225,14 +238,27 @@ def pivot_table(
         ``attrs["dispersion_kinds"]`` is the sorted tuple of kinds shown in parentheses,
         which the writers turn into a caption note.
     """
-    index = [index] if isinstance(index, str) else list(index)
-    columns = [columns] if isinstance(columns, str) else list(columns)
+    _checks.frame(frame, "frame")
+    index = [index] if isinstance(index, str) else _checks.strings(index, "index")
+    columns = [columns] if isinstance(columns, str) else _checks.strings(columns, "columns")
+    _checks.count(digits, "digits")
+    _checks.text(mean, "mean")
+    if dispersion is not None:
+        _checks.text(dispersion, "dispersion")
+    _checks.text(kind, "kind")
+    if label is not None and not callable(label):
+        raise TypeError(f"label must be a function of the column keys, got {label!r}")
+    _checks.text(missing, "missing")
     if set(index) & set(columns):
-        raise ValueError(f"keys used for both rows and columns: {set(index) & set(columns)}")
+        raise ValueError(
+            f"index and columns: keys used for both rows and columns: {set(index) & set(columns)}"
+        )
     needed = [*index, *columns, mean] + ([dispersion] if dispersion else [])
     absent = [c for c in needed if c not in frame.columns]
     if absent:
-        raise KeyError(f"frame lacks columns {absent}")
+        raise ValueError(
+            f"frame lacks columns {absent} (named by index, columns, mean or dispersion)"
+        )
     if frame.duplicated([*index, *columns]).any():
         raise ValueError("frame has several rows for one (row, column) cell")
     label = label or _label
@@ -600,6 +626,10 @@ def paper_table(
         As :func:`pivot_table`; the same cells as the CSV's table, laid out and
         labelled as the paper prints them (``"L = 100, BTL"``, ``"Scheme 1"``, ``Δ``).
     """
+    _check_spec(summary, spec)
+    if name is not None:
+        _checks.text(name, "name")
+    _checks.flag(tex, "tex")
     layout = {**{k: list(spec[k]) for k in ("index", "columns")}, **PAPER_LAYOUTS.get(name, {})}
     rows = order_rows(summary, {**spec, **layout})
     keys = [*layout["index"], *layout["columns"]]
@@ -842,6 +872,7 @@ def read_published_table(path: str | Path) -> pd.DataFrame:
     -------
     pandas.DataFrame
     """
+    _checks.path(path, "path")
     path = Path(path)
     raw = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=["", "NA"], comment="#")
     columns = set(raw.columns)

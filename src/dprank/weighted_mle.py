@@ -18,7 +18,10 @@ symmetry ``1 - F(x) = F(-x)``
 
 where the optional linear term ``b`` serves NoisyObj (objective perturbation).
 ``S, N`` are ``(P,)`` arrays over the pairs in ``numpy.triu_indices(m, 1)``
-order. One objective evaluation costs ``O(m^2)`` whatever ``L``.
+order. One objective evaluation costs ``O(m^2)`` whatever ``L``. The objective,
+its gradient and Hessian are :class:`dprank.objective.TriuObjective`, whose ridge
+is written ``(gamma / 2) ||theta||^2`` with ``gamma = 2 lambda``
+(:func:`dprank.objective.ridge_from_lambda`).
 
 Solver
 ------
@@ -53,6 +56,7 @@ from .comparisons import Comparisons, PairStatistics
 from .ldp import add_sufficient_statistics
 from .mle import DENSE_MAX_N, DENSE_MIN_DENSITY
 from .models import BTL, Link
+from .objective import TriuObjective, lambda_from_ridge, ridge_from_lambda
 from .sparse import SparseData, sparse_newton
 
 __all__ = [
@@ -107,78 +111,27 @@ class WeightedFit:
     diverged: bool = False
 
 
-class _Objective:
-    """Value, gradient and Hessian of objective (5) on sufficient statistics."""
-
-    def __init__(self, S, N, m, lam, link, b):
-        self.S = np.asarray(_checks.array(S, "S"), dtype=np.float64)
-        self.N = np.asarray(_checks.array(N, "N"), dtype=np.float64)
-        self.m = _checks.count(m, "m", 1)
-        _checks.link(link)
-        P = self.m * (self.m - 1) // 2
-        if self.S.shape != (P,) or self.N.shape != (P,):
-            raise ValueError(
-                f"S and N must have shape ({P},) for m = {m}, got {self.S.shape}, {self.N.shape}"
-            )
-        if not (np.all(np.isfinite(self.S)) and np.all(np.isfinite(self.N))):
-            raise ValueError("S and N must be finite")
-        if np.any(self.N < 0):
-            raise ValueError("N must be non-negative (observation weights)")
-        self.lam = _checks.real(lam, "lam")
-        if not (self.lam > 0 and math.isfinite(self.lam)):
-            raise ValueError(f"lam (lambda) must be positive and finite, got {lam}")
-        self.b = np.zeros(self.m) if b is None else np.asarray(_checks.finite(b, "b"), np.float64)
-        if self.b.shape != (self.m,):
-            raise ValueError(f"b must have shape ({self.m},), got {self.b.shape}")
-        self.link = link
-        self.btl = link is BTL
-        self.iu, self.ju = np.triu_indices(self.m, k=1)
-        self.NmS = self.N - self.S
-
-    def _d(self, theta):
-        return theta[self.iu] - theta[self.ju]
-
-    def value(self, theta) -> float:
-        d = self._d(theta)
-        if self.btl:
-            pair = self.N @ np.logaddexp(0.0, d) - self.S @ d
-        else:
-            pair = self.S @ self.link.loss(d) + self.NmS @ self.link.loss(-d)
-        return float(pair + self.lam * theta @ theta + self.b @ theta)
-
-    def _pair_derivatives(self, theta):
-        """``(df/dd, d2f/dd2)`` per pair."""
-        d = self._d(theta)
-        if self.btl:
-            f = 1.0 / (1.0 + np.exp(-d))
-            return self.N * f - self.S, self.N * f * (1.0 - f)
-        d1p, d2p = self.link.loss_derivatives(d)
-        d1m, d2m = self.link.loss_derivatives(-d)
-        return self.S * d1p - self.NmS * d1m, self.S * d2p + self.NmS * d2m
-
-    def _scatter(self, g_pair):
-        return np.bincount(self.iu, g_pair, self.m) - np.bincount(self.ju, g_pair, self.m)
-
-    def gradient(self, theta):
-        g_pair, _ = self._pair_derivatives(theta)
-        return self._scatter(g_pair) + 2.0 * self.lam * theta + self.b
-
-    def laplacian(self, h):
-        """``sum_{i<j} h_ij (e_i - e_j)(e_i - e_j)^T``."""
-        H = np.zeros((self.m, self.m))
-        H[self.iu, self.ju] = -h
-        H[self.ju, self.iu] = -h
-        H[np.diag_indices(self.m)] = np.bincount(self.iu, h, self.m) + np.bincount(
-            self.ju, h, self.m
-        )
-        return H
-
-    def grad_hess(self, theta):
-        g_pair, h = self._pair_derivatives(theta)
-        grad = self._scatter(g_pair) + 2.0 * self.lam * theta + self.b
-        H = self.laplacian(h)
-        H[np.diag_indices(self.m)] += 2.0 * self.lam
-        return grad, H
+def _objective(S, N, m, lam, link, b) -> TriuObjective:
+    """Objective (5) on sufficient statistics (:class:`dprank.objective.TriuObjective`),
+    after checking the arguments; ``lambda ||theta||^2`` is the ridge ``gamma = 2 lambda``."""
+    S = np.asarray(_checks.array(S, "S"), dtype=np.float64)
+    N = np.asarray(_checks.array(N, "N"), dtype=np.float64)
+    m = _checks.count(m, "m", 1)
+    _checks.link(link)
+    P = m * (m - 1) // 2
+    if S.shape != (P,) or N.shape != (P,):
+        raise ValueError(f"S and N must have shape ({P},) for m = {m}, got {S.shape}, {N.shape}")
+    if not (np.all(np.isfinite(S)) and np.all(np.isfinite(N))):
+        raise ValueError("S and N must be finite")
+    if np.any(N < 0):
+        raise ValueError("N must be non-negative (observation weights)")
+    lam = _checks.real(lam, "lam")
+    if not (lam > 0 and math.isfinite(lam)):
+        raise ValueError(f"lam (lambda) must be positive and finite, got {lam}")
+    b = np.zeros(m) if b is None else np.asarray(_checks.finite(b, "b"), np.float64)
+    if b.shape != (m,):
+        raise ValueError(f"b must have shape ({m},), got {b.shape}")
+    return TriuObjective(S, N, m, ridge_from_lambda(lam), link, b)
 
 
 def _theta_and_pairs(theta, S) -> np.ndarray:
@@ -196,7 +149,7 @@ def _theta_and_pairs(theta, S) -> np.ndarray:
 def weighted_objective(theta, S, N, lam: float, link: Link = BTL, b=None) -> float:
     """Value of B2 objective (5) (plus ``b^T theta``) on sufficient statistics."""
     theta = _theta_and_pairs(theta, S)
-    return _Objective(S, N, theta.size, lam, link, b).value(theta)
+    return _objective(S, N, theta.size, lam, link, b).value(theta)
 
 
 def weighted_objective_gradient(theta, S, N, lam: float, link: Link = BTL, b=None) -> np.ndarray:
@@ -206,7 +159,7 @@ def weighted_objective_gradient(theta, S, N, lam: float, link: Link = BTL, b=Non
     ``-S phi/Phi(d) + (N - S) phi(d)/Phi(-d)`` for TM (docs/papers/paper-b.md#s1-3).
     """
     theta = _theta_and_pairs(theta, S)
-    return _Objective(S, N, theta.size, lam, link, b).gradient(theta)
+    return _objective(S, N, theta.size, lam, link, b).gradient(theta)
 
 
 def _cholesky_ok(H) -> bool:
@@ -348,7 +301,7 @@ def fit_weighted_mle(
                 "dense trust-region fallback"
             )
         S, N = _triu_statistics(sdata)
-    obj = _Objective(S, N, m, lam, link, b)
+    obj = _objective(S, N, m, lam, link, b)
     theta = np.zeros(obj.m) if theta0 is None else np.array(theta0, dtype=np.float64)
     if theta.shape != (obj.m,):
         raise ValueError(f"theta0 must have shape ({obj.m},), got {theta.shape}")
@@ -414,11 +367,16 @@ def _triu_statistics(sdata: SparseData) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _fit_weighted_sparse(sdata, lam, b, theta0, gtol, max_iter) -> WeightedFit | None:
-    """Sparse Newton-CG (:mod:`dprank.sparse`) with ``gamma = 2 lambda``; None if indefinite."""
+    """Sparse Newton-CG (:mod:`dprank.sparse`) with ``gamma = 2 lambda``; None if indefinite.
+
+    ``gamma`` is :func:`dprank.objective.ridge_from_lambda` (the one ridge convention).
+    """
     lam = float(lam)
     if not (lam > 0 and math.isfinite(lam)):
         raise ValueError(f"lambda must be positive and finite, got {lam}")
-    res = sparse_newton(sdata, 2.0 * lam, b, theta0=theta0, xtol=None, gtol=gtol, max_iter=max_iter)
+    res = sparse_newton(
+        sdata, ridge_from_lambda(lam), b, theta0=theta0, xtol=None, gtol=gtol, max_iter=max_iter
+    )
     if res["indefinite"]:
         return None
     return WeightedFit(
@@ -577,7 +535,15 @@ def noisy_obj_fit(
     gamma, sigma = noisy_obj_calibration(e, delta, zeta, beta)
     w = rng.normal(0.0, sigma, size=int(m))
     fit = fit_weighted_mle(
-        wins, n_obs, m, gamma / 2.0, BTL, b=w, gtol=gtol, max_iter=max_iter, theta_max=np.inf
+        wins,
+        n_obs,
+        m,
+        lambda_from_ridge(gamma),
+        BTL,
+        b=w,
+        gtol=gtol,
+        max_iter=max_iter,
+        theta_max=np.inf,
     )
     theta = fit.theta - fit.theta.mean()
     return WeightedFit(
@@ -615,8 +581,8 @@ def hessian_min_nonzero_eigenvalue(S, N, theta, m: int | None = None, link: Link
         raise ValueError(f"theta has {theta.size} entries, m = {m}")
     if np.size(S) != m * (m - 1) // 2:
         raise ValueError(f"S has {np.size(S)} pairs, m = {m} needs {m * (m - 1) // 2}")
-    obj = _Objective(S, N, m, 1.0, link, None)
-    _, h = obj._pair_derivatives(theta)
+    obj = _objective(S, N, m, 1.0, link, None)
+    _, h = obj.pair_derivatives(theta)
     H = obj.laplacian(h)
     # Helmert-type orthonormal basis of 1^perp: columns of the null space of 1^T
     U = scipy.linalg.null_space(np.ones((1, m)))

@@ -101,6 +101,14 @@ def job_logger(snakemake, name: str | None = None) -> Iterator[logging.Logger]:
     its sha256 in the data set registry (:func:`dprank.datasets.verify_local`): a local
     copy edited or damaged since its fetch fails the job with both hashes.
     """
+    missing = [a for a in ("input", "log", "wildcards") if not hasattr(snakemake, a)]
+    if missing:
+        raise TypeError(
+            f"snakemake must be the snakemake object of a job (input, log, wildcards), got "
+            f"{type(snakemake).__name__} {snakemake!r} without {missing}"
+        )
+    if name is not None:
+        _checks.text(name, "name")
     name = name or getattr(snakemake, "rule", "dprank")
     logger = logging.getLogger(f"dprank.{name}")
     logger.setLevel(logging.INFO)
@@ -305,6 +313,11 @@ def coalesce_scheduler_timers(scheduler_class=None) -> bool:
     bool
         Whether the patch is in place (``False`` where this Snakemake has no such method).
     """
+    if scheduler_class is not None and not isinstance(scheduler_class, type):
+        raise TypeError(
+            f"scheduler_class must be a class, got {type(scheduler_class).__name__} "
+            f"{scheduler_class!r}"
+        )
     if scheduler_class is None:
         try:
             from snakemake.scheduling.job_scheduler import JobScheduler as scheduler_class

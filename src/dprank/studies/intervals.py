@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from ..comparisons import Comparisons
-from ..intervals import RELATIVE_RIDGE, intervals, public_design
+from ..intervals import intervals, public_design
 from ..methods import get_method, release_local
 from ..metrics_b import ranks as rank_scores
 from ..models import BTL
@@ -172,7 +172,7 @@ def run_design(
             n_boot=int(settings["n_boot"]),
             interval=settings["interval"],
             rng=generator(seed, EXPERIMENT, cell, r, Stream.BOOTSTRAP),
-            ridge=float(settings.get("ridge", RELATIVE_RIDGE)),
+            ridge=_ridge_setting(settings.get("ridge", "eb")),
         )
         frame.insert(0, "design", name)
         frame.insert(1, "replicate", r)
@@ -181,6 +181,11 @@ def run_design(
         frame["released_score"] = fit.scores
         rows.append(frame)
     return pd.concat(rows, ignore_index=True)
+
+
+def _ridge_setting(value):
+    """The config's ``ridge``: ``"eb"`` (empirical Bayes) or a relative ridge (a number)."""
+    return value if isinstance(value, str) else float(value)
 
 
 def summarise(frame: pd.DataFrame, designs: Mapping[str, Mapping], target: float) -> pd.DataFrame:

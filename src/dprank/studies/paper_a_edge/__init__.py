@@ -31,6 +31,7 @@ from collections.abc import Mapping
 
 from ... import _checks
 from ...grid import cell_blocks, cell_name, chunk_replicates, experiment_chunks, find_cell
+from ...objective import edge_ridge
 
 __all__ = [
     "METHODS",
@@ -97,11 +98,11 @@ def fit_epsilons(exp: Mapping, cell: Mapping) -> list[float]:
 def edge_gamma(n: int, p: float, eps: float, protocol: str, c0: float, kappa2: float) -> float:
     """Ridge coefficient of Algorithm 1 under edge DP.
 
-    ``c0 sqrt(n p log n)`` is the rate-optimal choice of Proposition 2.2 (the
-    authors use ``c0 = 2``, also at ``eps = inf``). The ``paper`` protocol also
-    enforces Proposition 2.1's privacy condition ``gamma >= 4 kappa2 / eps``;
-    with the code's ``kappa2 = 1/4`` it never binds on the papers' grids (see
-    docs/papers/paper-a.md#a11, on whether 1/4 is the right ``kappa2``).
+    ``c0 sqrt(n p log n)`` (:func:`dprank.objective.edge_ridge`) is the rate-optimal
+    choice of Proposition 2.2 (the authors use ``c0 = 2``, also at ``eps = inf``). The
+    ``paper`` protocol also enforces Proposition 2.1's privacy condition
+    ``gamma >= 4 kappa2 / eps``; with the code's ``kappa2 = 1/4`` it never binds on the
+    papers' grids (see docs/papers/paper-a.md#a11, on whether 1/4 is the right ``kappa2``).
     """
     _checks.count(n, "n", 2)
     _checks.probability(p, "p", low_open=True)
@@ -110,7 +111,7 @@ def edge_gamma(n: int, p: float, eps: float, protocol: str, c0: float, kappa2: f
         raise ValueError(f"protocol must be 'paper' or 'authors', got {protocol!r}")
     _checks.positive_finite(c0, "c0")
     _checks.positive_finite(kappa2, "kappa2")
-    base = c0 * math.sqrt(n * p * math.log(n))
+    base = edge_ridge(n, p, c0)
     if protocol == "authors" or math.isinf(eps):
         return base
     return max(base, 4.0 * kappa2 / eps)

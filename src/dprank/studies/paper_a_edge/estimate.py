@@ -6,7 +6,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ...mle import PairwiseData, _Problem, fit_penalized_mle
+from ...mle import PairwiseData, fit_penalized_mle
+from ...objective import DenseObjective
 from ...oneshot import one_shot_scores
 from ...ranking import noisy_counts, top_k
 from ...rbfgs import vmmin
@@ -44,7 +45,7 @@ def authors_tie_keys(
     """
     if not boundary_tie(theta_hat, k):
         return None
-    prob = _Problem(data, gamma, b, sum_zero=False)
+    prob = DenseObjective(data, gamma, b, sum_zero=False)
     theta_r, _ = vmmin(
         np.asarray(truth, dtype=float), prob.value, lambda t: prob.gradient_and_weights(t)[0]
     )
