@@ -40,13 +40,22 @@ with job_logger(snakemake) as log:
         "cannot run on these data, with the reason; failed: with benchmark.allow_failures), "
         "its fits (eps values x replicates x accountings) and the mean seconds per fit."
     )
+    # the printed reasons call the method by its label alone: the method's own message
+    # ("method <registry name> needs ...", kept in the CSV) loses its first words
+    shown = notes.assign(
+        message=[
+            m.replace(f"method {name} ", "", 1) if isinstance(m, str) else m
+            for name, m in zip(notes["method"], notes["message"], strict=True)
+        ]
+    )
     with atomic_path(snakemake.output.timing_html) as tmp:
-        timing = bm.timing_frame(notes)
+        timing = bm.timing_frame(shown)
         tmp.write_text(to_html(timing, timing_caption, note=False, title="Benchmark: timing"))
     max_eps = max(job["epsilon"])
     findings = [bm.finding(d, table, summary, max_eps, labels) for d in job["datasets"]]
-    for n in notes[notes["status"] != "ok"].itertuples():
-        findings.append(f"{n.dataset}: {labels[n.method]} did not run ({n.status}): {n.message}")
+    for n in shown[shown["status"] != "ok"].itertuples():
+        status = str(n.status).replace("_", " ")
+        findings.append(f"{n.dataset}: {labels[n.method]} did not run ({status}): {n.message}")
     se = summary[summary["metric"] == "kendall"]["se"].max()
     findings.append(f"Largest standard error of a mean Kendall distance: {se:.4f}.")
     with atomic_path(snakemake.output.findings) as tmp:

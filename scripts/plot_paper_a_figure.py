@@ -17,11 +17,13 @@ from dprank.plotting.style import save_figure
 from dprank.workflow import job_logger
 
 
-def overlay(figure, csv, comparison, pdf_path, png_path, log):
+def overlay(figure, csv, comparison, pdf_path, png_path, log, protocols=None):
     data = read_csv(csv)
     if "authors" in set(data["protocol"]):  # one figure for every protocol: the judged one
         data = data[data["protocol"] == "authors"]
-    fig, shown = draw_overlay(figure, data, comparison, settings=snakemake.params.figure)
+    fig, shown = draw_overlay(
+        figure, data, comparison, settings=snakemake.params.figure, protocols=protocols
+    )
     log.info("overlay: %d published points", shown)
     with atomic_path(pdf_path) as pdf, atomic_path(png_path) as png:
         save_figure(fig, pdf, png)
@@ -47,7 +49,7 @@ with job_logger(snakemake) as log:
             save_figure(draw_figure(figure, data, protocols=note), pdf, png)
         write_csv(out.csv, pd.concat(datas.values(), ignore_index=True))
         if overlaid:
-            overlay(figure, out.csv, comparison, out.overlay_pdf, out.overlay_png, log)
+            overlay(figure, out.csv, comparison, out.overlay_pdf, out.overlay_png, log, note)
     else:
         for protocol, data in datas.items():
             pdf_path, png_path = out[f"pdf_{protocol}"], out[f"png_{protocol}"]

@@ -337,6 +337,9 @@ def test_benchmark_workflow_runs_the_example_and_isolates_a_broken_method(tmp_pa
     assert timing.loc[("cems", "individual_counts"), "seconds_per_fit"] > 0
     findings = (repo / "results/smoke/tables/benchmark/findings.md").read_text()
     assert findings.startswith("btl20: ") and "\n\ncems: " in findings
+    # methods by their labels, also where one did not run (its reason without its name)
+    assert "One-shot top-k (Qiao et al.) did not run (not applicable): needs a" in findings
+    assert "edge_one_shot" not in findings and "local_adrr" not in findings
     # the report shows the threshold and timing tables inline, methods by their labels
     report = repo / "report.html"
     proc = _snakemake(

@@ -382,10 +382,12 @@ def test_methods_subcommand(capsys):
 
     code, out, _ = run(["methods"], capsys)
     assert code == 0
-    lines = out.splitlines()[1:]
+    header, *lines = out.splitlines()
+    assert header.split()[:2] == ["name", "label"]
     assert len(lines) == len(all_methods())
     for line, method in zip(lines, all_methods(), strict=True):
         assert line.split()[0] == method.name
+        assert f"  {method.label}  " in line
         assert method.privacy_unit in line and line.rstrip().endswith(method.trust_model)
 
 

@@ -159,6 +159,12 @@ def test_stylesheet_is_embedded_and_its_selectors_match_snakemakes_report(tmp_pa
     assert "li.prose + li + li + li + li ~ li" in css
     assert '"p-1 prose prose-invert prose-sm"' in html
     assert ".h-screen > .p-3 > img" in css and '"p-3" },\n' in html
+    # the breadcrumb (its last entry the item's path) inside the description: one line,
+    # as wide as its content, unless the stylesheet lets it wrap
+    crumb = re.search(r'e\(\s*"nav",\s*\{ className: "([^"]+)" \},\s*e\(\s*"ol"', html)
+    assert crumb and {"whitespace-nowrap", "min-w-fit"} <= set(crumb[1].split())
+    assert r"nav.w-1\/2 nav.whitespace-nowrap {" in css and "white-space: normal" in css
+    assert 'props = { className: "grow" }' in html and "li.grow" in css
     # an item's description: caption, size heading and size, rule heading and rule, then
     # the parameters (what the stylesheet hides)
     order = re.search(
@@ -183,3 +189,35 @@ def test_no_report_item_is_a_csv_download():
     assert len(items) > 10, items
     csv = [item for item in items if not item.endswith((".png", ".html", ".pdf"))]
     assert not csv, csv
+
+
+def test_make_report_includes_every_built_study():
+    """Each study beyond the papers with report pages (report.smk) is a target of make report
+    once one of its pages exists (the Makefile's REPORT_TARGETS)."""
+    import re
+    from pathlib import Path
+
+    rules = Path("workflow/rules/report.smk").read_text()
+    pages = re.findall(r'\(\s*"(\w+)",\s*"[^"]+",(?:\s*"[^"]+",){4}\s*"(\w+)",\s*\)', rules)
+    studies = {study for _, study in pages}
+    assert {"beyond_scale", "sensitivity", "intervals"} <= studies, pages
+    makefile = Path("Makefile").read_text()
+    included = set(re.findall(r"\$\(wildcard results/report/pages/(\w+)\.html\),(\w+)\)", makefile))
+    missing = [s for s in studies if not any((p, s) in included for p, _ in pages)]
+    assert not missing, missing
+
+
+def test_csv_page_names_registered_methods_by_label():
+    """The intervals study's coverage page (a CSV shown by csv_page): labels, not registry names."""
+    import pandas as pd
+
+    from dprank.methods import get_method
+    from dprank.report import csv_page
+
+    frame = pd.DataFrame(
+        {"design": ["a", "b", "c"], "method": ["edge_mle", "local_adrr", "Laplace"], "x": [1, 2, 3]}
+    )
+    page = csv_page(frame, "Coverage")
+    for name in ("edge_mle", "local_adrr"):
+        assert name not in page and f">{get_method(name).label}<" in page
+    assert ">Laplace<" in page  # not a registered name: as written

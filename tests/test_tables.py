@@ -420,3 +420,51 @@ def test_pvalue_text_as_printed():
     assert pvalue_text(5.5e-5) == "5.5 × 10⁻⁵"
     assert pvalue_text(5.5e-5, tex=True) == r"$5.5 \times 10^{-5}$"
     assert pvalue_text(0.012) == "0.012"
+
+
+def test_coverage_table_names_methods_by_label_not_registry_name():
+    """The intervals study's Markdown table and its notes call methods by their labels."""
+    import re
+
+    from dprank.methods import all_methods, get_method
+    from dprank.studies.intervals import coverage_markdown
+
+    summary = pd.DataFrame(
+        {
+            "design": ["edge_eps1_sparse", "local_eps2_dense"],
+            "method": ["edge_mle", "local_adrr"],
+            "epsilon": [1.0, 2.0],
+            "graph": ["sparse", "dense"],
+            "pairs": [40, 40],
+            "score_cover": [0.95, 0.9],
+            "score_cover_se": [0.01, 0.02],
+            "score_width": [1.0, 2.0],
+            "rank_cover": [0.96, 0.97],
+            "rank_cover_se": [0.01, 0.01],
+            "rank_width": [3.0, 4.0],
+            "meets": [True, False],
+        }
+    )
+    text = coverage_markdown(summary, 0.95, 0.93)
+    rows = [line.split(" | ") for line in text.splitlines() if line.startswith("| ")]
+    assert [r[1] for r in rows[1:]] == [get_method(m).label for m in summary["method"]]
+    names = [m.name for m in all_methods() if m.name != m.label]
+    found = [n for n in names if re.search(rf"(?<![A-Za-z_]){n}(?![A-Za-z_])", text)]
+    assert not found
+    assert "Falls short: local_eps2_dense, ADRR at epsilon 2:" in text
+
+
+def test_html_long_text_cells_wrap_numbers_do_not():
+    """A reason or verdict in words is left-aligned and wraps; numbers stay on one line."""
+    from dprank.tables import to_html
+
+    reason = "needs a complete tournament: every pair of the 20 items compared exactly once"
+    frame = pd.DataFrame(
+        {"Method": ["One-shot", "ADRR"], "Fits": ["0", "9"], "Note": [reason, "short"]}
+    )
+    page = to_html(frame.set_index("Method"))
+    assert "<td class='num'>0</td>" in page and f"<td class='text'>{reason}</td>" in page
+    assert "<td class='text'>short</td>" in page  # one alignment per column
+    assert (
+        "td.text{text-align:left;" in page and "td.num{text-align:right;white-space:nowrap}" in page
+    )

@@ -182,6 +182,9 @@ def test_smoke_sensitivity_study(smoke):
     assert (settings["compared"] == 16).all()
     findings = (smoke / "results/smoke/sensitivity/findings.md").read_text()
     assert "Scenario III, fitted on Table 6 alone" in findings and "At the default" in findings
+    # the cells by the papers' labels, not the metrics' and methods' code names
+    assert "B2 Table 11, ADRR, Full ranking error (BTL): printed" in findings
+    assert not [c for c in ("kendall_tau_K", "l2_over_sqrt_m", "ClassicRR") if c in findings]
     assert (smoke / "results/smoke/figures/sensitivity/sensitivity.png").stat().st_size > 10_000
     assert (smoke / "results/smoke/report/sensitivity/findings.html").exists()
 
@@ -367,6 +370,23 @@ def test_smoke_outputs(smoke):
     assert len(table1) == 30 and (table1["verdict"] == "within").all()
     table2 = (smoke / SMOKE_RESULTS / "tables/paper_b2/table2.md").read_text()
     assert "| Paired t-test: p-value |" in table2 and "t statistic (ours) |" in table2
+    # B2 Table 1's row labels as printed; B1 Table 1's three columns, its .tex within the page
+    car1 = (smoke / SMOKE_RESULTS / "tables/paper_b2/table1.md").read_text()
+    assert "| Aspects |" in car1 and "| Body type |" in car1
+    b1 = (smoke / SMOKE_RESULTS / "tables/paper_b1/table1.md").read_text()
+    assert next(line for line in b1.splitlines() if line.startswith("| ")).count("|") == 4
+    b1_tex = (smoke / SMOKE_RESULTS / "tables/paper_b1/table1.tex").read_text()
+    assert "\\resizebox{\\textwidth}" in b1_tex and "\\begin{tabular}{lrr}" in b1_tex
+    # no printed table holds a code name (metric, column or registered method)
+    from dprank.methods import all_methods
+    from dprank.tables import CODE_NAMES
+
+    names = [*CODE_NAMES, *(m.name for m in all_methods() if m.name != m.label)]
+    for path in (smoke / SMOKE_RESULTS / "tables").rglob("*"):
+        if path.suffix in (".md", ".tex", ".html"):
+            text = path.read_text()
+            found = [n for n in names if re.search(rf"(?<![A-Za-z_]){n}(?![A-Za-z_])", text)]
+            assert not found, (path.name, found)
     # overlays: the published points over ours; one comparison table per paper
     for path in (
         "paper_a/fig1_authors_overlay.png",

@@ -574,12 +574,12 @@ def _cmd_datasets(args) -> int:
 def _cmd_methods(args) -> int:
     from .methods import all_methods
 
-    rows = [("name", "paper", "algorithm", "privacy unit", "trust model")]
+    rows = [("name", "label", "paper", "algorithm", "privacy unit", "trust model")]
     for m in all_methods():
-        rows.append((m.name, m.paper, m.algorithm, m.privacy_unit, m.trust_model))
-    widths = [max(len(r[k]) for r in rows) for k in range(4)]
+        rows.append((m.name, m.label, m.paper, m.algorithm, m.privacy_unit, m.trust_model))
+    widths = [max(len(r[k]) for r in rows) for k in range(len(rows[0]) - 1)]
     for r in rows:
-        print("  ".join(r[k].ljust(widths[k]) for k in range(4)) + "  " + r[4])
+        print("  ".join(r[k].ljust(w) for k, w in enumerate(widths)) + "  " + r[-1])
     return EXIT_OK
 
 
@@ -838,7 +838,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "methods",
         help="list the registered methods",
-        description="List every registered method: name, paper, algorithm, privacy unit "
+        description="List every registered method: name (what the benchmark's config and "
+        "plug-ins use), label (what figures and tables print), paper, algorithm, privacy unit "
         "and trust model.",
         formatter_class=fmt,
     )

@@ -153,6 +153,9 @@ def _cell(value) -> str:
 def csv_page(frame: pd.DataFrame, caption: str, notes: Iterable[str] = ()) -> str:
     """An HTML page showing a CSV output as a table (numbers to 4 significant digits).
 
+    A ``method`` column's registered names are shown as their labels
+    (:attr:`dprank.methods.Method.label`, what the figures and papers call them).
+
     Parameters
     ----------
     frame : DataFrame
@@ -164,9 +167,23 @@ def csv_page(frame: pd.DataFrame, caption: str, notes: Iterable[str] = ()) -> st
     """
     from dprank.tables import to_html
 
+    if "method" in frame.columns:
+        frame = frame.assign(method=frame["method"].map(_method_label))
     shown = frame.map(_cell).rename(columns=lambda c: PAGE_HEADERS.get(c, str(c).replace("_", " ")))
     shown = shown.set_index(shown.columns[0])
     return to_html(shown, caption, sparsify=False, notes=tuple(notes))
+
+
+def _method_label(name: object) -> object:
+    """A registered method's label; any other value unchanged."""
+    from dprank.methods import UnknownMethodError, get_method
+
+    if not isinstance(name, str):
+        return name
+    try:
+        return get_method(name).label
+    except UnknownMethodError:
+        return name
 
 
 def overview_html(summaries: Mapping[str, pd.DataFrame]) -> str:

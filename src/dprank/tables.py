@@ -457,8 +457,12 @@ _HTML_STYLE = (
     "table{border-collapse:collapse;margin-top:8px}"
     "th,td{border:1px solid #bbb;padding:3px 8px;vertical-align:top}th.row{text-align:left}"
     "th{background:#f2f2f2}td.num{text-align:right;white-space:nowrap}"
+    "td.text{text-align:left;min-width:16em;max-width:40em}"
     "p.caption{max-width:60em}"
 )
+#: a column with a cell longer than this is text (a reason, a verdict in words): left-aligned
+#: and wrapped, so that it does not push the table past the window and squeeze the others
+_TEXT_CELL = 40
 
 
 def to_html(
@@ -506,11 +510,13 @@ def to_html(
         out.append(f"<p class='caption'>{html.escape(text)}</p>")
     out.append("<table>")
     out.append("<tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in header) + "</tr>")
+    # a column with a long cell is text throughout (one alignment per column)
+    text_cols = {i for row in body for i, c in enumerate(row) if len(c) > _TEXT_CELL}
     for row in body:
         cells = [
             f"<th class='row'>{html.escape(c)}</th>"
             if i < n_index
-            else f"<td class='num'>{html.escape(c)}</td>"
+            else f"<td class='{'text' if i in text_cols else 'num'}'>{html.escape(c)}</td>"
             for i, c in enumerate(row)
         ]
         out.append("<tr>" + "".join(cells) + "</tr>")

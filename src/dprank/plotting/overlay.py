@@ -186,6 +186,7 @@ def draw_overlay(
     spec: Mapping | None = None,
     tables: list[str] | None = None,
     settings: Mapping | None = None,
+    protocols: str | None = None,
 ):
     """The overlay version of a figure: the published points as hollow markers over ours.
 
@@ -204,6 +205,9 @@ def draw_overlay(
         Paper B: the comparison labels of the tables holding the figure's numbers.
     settings : mapping, optional
         Paper A: the figure's config (the epsilon of Figure 4 (a)).
+    protocols : str, optional
+        Paper A: the protocols one figure stands for (Figure 8, ``"paper = authors"``),
+        said below the panels as on the figure without the published points.
 
     Returns
     -------
@@ -224,7 +228,7 @@ def draw_overlay(
         _checks.mapping(settings, "settings")
     if spec is None:
         published = paper_a_published(figure, data, comparison, settings)
-        fig = paper_a.draw_figure(figure, data, published=published)
+        fig = paper_a.draw_figure(figure, data, published=published, protocols=protocols)
         if "protocol" in data and set(data["protocol"]) == {"paper"}:
             fig.supxlabel(PAPER_PROTOCOL_NOTE, fontsize=11)
         return fig, len(published)

@@ -214,8 +214,9 @@ def draw_b2_figure(data: pd.DataFrame, spec: Mapping):
             ax.set_xticks(ticks, [f"{v:g}" for v in ticks])
             ax.set_xlabel("L")
             ax.set_ylabel(METRIC_LABELS.get(panel["metric"], panel["metric"]))
-            if len(groups) > _SHARED_LEGEND:  # many lines: one legend beside the panels
-                shared = ax
+            longest = max(len(t) for _, text, _ in drawn for t in text.split("\n"))
+            if len(groups) > _SHARED_LEGEND or longest > _LONG_LABEL:
+                shared = ax  # many lines or long labels: one legend outside the panels
             elif "published" in d:
                 published_legend(ax)
             else:
@@ -226,12 +227,25 @@ def draw_b2_figure(data: pd.DataFrame, spec: Mapping):
             if "published" in data:
                 handles.append(hollow_marker())
                 texts.append("published (hollow)")
-            fig.legend(handles, texts, loc="outside right upper", fontsize=12, frameon=False)
+            if max(len(t) for text in texts for t in text.split("\n")) > _LONG_LABEL:
+                fig.legend(  # long labels: in rows of three under the panels
+                    handles,
+                    texts,
+                    loc="outside lower center",
+                    ncols=min(len(texts), 3),
+                    fontsize=12,
+                    frameon=False,
+                )
+            else:
+                fig.legend(handles, texts, loc="outside right upper", fontsize=12, frameon=False)
     return fig
 
 
 #: more lines than this share one legend beside the panels
 _SHARED_LEGEND = 4
+#: a legend line longer than this (B1's schemes with their epsilon formulas) covers the data
+#: inside a panel: the panels share one legend, in rows under them
+_LONG_LABEL = 40
 
 
 def _series_styles(groups: list) -> list[dict]:

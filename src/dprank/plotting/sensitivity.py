@@ -88,7 +88,7 @@ def plot_sensitivity(curve: pd.DataFrame, fit: pd.DataFrame, cells: pd.DataFrame
             if k != key:
                 fixed &= np.isclose(cells[k].astype(float), float(default5[k]))
         for t, (table, metric, method, label) in enumerate(_TARGETS):
-            for model in ("BTL", "TM"):
+            for j, model in enumerate(("BTL", "TM")):
                 sel = (
                     fixed
                     & (cells["figure"] == table).to_numpy()
@@ -105,8 +105,8 @@ def plot_sensitivity(curve: pd.DataFrame, fit: pd.DataFrame, cells: pd.DataFrame
                     part[key],
                     ratio,
                     yerr=err,
-                    color=COLORS[t % len(COLORS)],
-                    marker=MARKERS[t % len(MARKERS)],
+                    color=COLORS[t % len(COLORS)],  # colour: the cell; marker and dash: the model
+                    marker=MARKERS[j],
                     linestyle="-" if model == "BTL" else "--",
                     capsize=2,
                     label=f"{label} ({model})",
@@ -126,7 +126,9 @@ def plot_sensitivity(curve: pd.DataFrame, fit: pd.DataFrame, cells: pd.DataFrame
             .replace("lambda_c", "c")
         )
         ax.set_title(f"Scenario V (Tables 10-11), {others}")
-    axes.flat[1].legend(fontsize=8, ncol=2)
+    # one legend for the three Scenario V panels, under them (inside a panel it covers data)
+    handles, texts = axes.flat[1].get_legend_handles_labels()
+    fig.legend(handles, texts, loc="outside lower center", ncols=4, fontsize=9, frameon=False)
     fig.suptitle(
         "Sensitivity of B2's unstated settings (not a figure of the paper; docs/sensitivity.md)"
     )

@@ -256,7 +256,11 @@ def summarise(frame: pd.DataFrame, designs: Mapping[str, Mapping], target: float
 
 
 def coverage_markdown(summary: pd.DataFrame, level: float, target: float) -> str:
-    """The coverage table as Markdown, with one sentence per design that falls short."""
+    """The coverage table as Markdown, with one sentence per design that falls short.
+
+    Methods are named by their labels (:attr:`dprank.methods.Method.label`, as the
+    figures and the papers call them); the CSV keeps the registry names.
+    """
     _checks.columns(
         summary,
         "summary",
@@ -265,6 +269,7 @@ def coverage_markdown(summary: pd.DataFrame, level: float, target: float) -> str
     )
     _checks.probability(level, "level", low_open=True, high_open=True)
     _checks.probability(target, "target")
+    label = {name: get_method(name).label for name in summary["method"].unique()}
     lines = [
         f"Empirical coverage of nominal {level:g} marginal intervals over (item, replicate) "
         f"pairs (standard error from the per-replicate coverages in parentheses) and mean "
@@ -276,7 +281,7 @@ def coverage_markdown(summary: pd.DataFrame, level: float, target: float) -> str
     ]
     for r in summary.itertuples(index=False):
         lines.append(
-            f"| {r.design} | {r.method} | {r.epsilon:g} | {r.graph} | {r.pairs} "
+            f"| {r.design} | {label[r.method]} | {r.epsilon:g} | {r.graph} | {r.pairs} "
             f"| {r.score_cover:.3f} ({r.score_cover_se:.3f}) | {r.score_width:.3g} "
             f"| {r.rank_cover:.3f} ({r.rank_cover_se:.3f}) | {r.rank_width:.3g} "
             f"| {'yes' if r.meets else 'no'} |"
@@ -292,7 +297,7 @@ def coverage_markdown(summary: pd.DataFrame, level: float, target: float) -> str
         if r.rank_cover < target:
             parts.append(f"rank intervals cover {r.rank_cover:.3f}")
         lines.append(
-            f"Falls short: {r.design} ({r.method}, epsilon {r.epsilon:g}): "
+            f"Falls short: {r.design}, {label[r.method]} at epsilon {r.epsilon:g}: "
             + " and ".join(parts)
             + f", below the target {target:g}."
         )

@@ -35,6 +35,7 @@ import pandas as pd
 from ... import _checks
 from ...aggregate import summarise
 from ...compare import compare_b2_table
+from ...tables import paper_label
 from . import cells as _grid_cells
 from . import scenario5, scenarios
 
@@ -505,7 +506,10 @@ def findings(
             d = cells5[sel & is_default]
             near = part.iloc[int(np.argmin(part["diff"].abs().to_numpy()))]
             within = part[part["verdict"] == "within"]
-            text = f"{table}, {method} {metric} ({model}): printed {near['published_mean']:.4f}"
+            text = (
+                f"{table}, {paper_label(method)}, {paper_label(metric)} ({model}): "
+                f"printed {near['published_mean']:.4f}"
+            )
             if not d.empty:
                 text += f", ours at the default {d.iloc[0]['ours_mean']:.4f}"
             text += (
@@ -581,7 +585,8 @@ def findings(
         tol = z * np.hypot(kd["ours_se"] / 2, kd["published_se"])
         inside = (half - kd["published_mean"]).abs() <= tol
         parts = "; ".join(
-            f"{r['method']} {str(r['model']).upper()} {h:.4f} (printed {r['published_mean']:.4f})"
+            f"{paper_label(r['method'])} {str(r['model']).upper()} {h:.4f} "
+            f"(printed {r['published_mean']:.4f})"
             for (_, r), h in zip(kd.iterrows(), half, strict=True)
         )
         out.append(
