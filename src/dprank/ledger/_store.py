@@ -306,57 +306,49 @@ class Ledger:
             fp = fingerprint(data, bytes.fromhex(state["key"]))
             ds = state["datasets"].get(fp)
             releases = [Release.from_json(r) for r in ds["releases"]] if ds else []
-            unit = entry.privacy_unit
-            before, _, note = _compose_exact(releases, unit)
-            request = _exact(entry.epsilon)
-            if before is None:
-                if budget is not None:
-                    raise BudgetExceeded(
-                        f"ledger {os.fspath(self.path)}: data set {fp[:12]} has a user-level "
-                        f"privacy loss that is {note}; no user-level budget ({budget!r}) can be "
-                        "met. Nothing was released or recorded.",
-                        fingerprint=fp,
-                        privacy_unit=unit,
-                        spent=None,
-                        requested=entry.epsilon,
-                        budget=budget,
-                    )
-                receipt = Receipt(fp, unit, math.inf, math.inf, budget, entry)
-            else:
-                after = before + request
-                if budget is not None and after > _exact(budget):
-                    raise BudgetExceeded(
-                        f"privacy budget exceeded (ledger {os.fspath(self.path)}): data set "
-                        f"{fp[:12]} has spent epsilon {float(before)!r} at the {unit} level; "
-                        f"this release asks for {entry.epsilon!r}, which would make "
-                        f"{float(after)!r}, past the budget {budget!r}. Nothing was released or "
-                        "recorded (`dprank ledger FILE` lists what was spent).",
-                        fingerprint=fp,
-                        privacy_unit=unit,
-                        spent=float(before),
-                        requested=entry.epsilon,
-                        budget=budget,
-                    )
-                receipt = Receipt(fp, unit, float(before), float(after), budget, entry)
+            receipt = self._receipt(fp, releases, entry, budget)
             yield receipt
-            final = receipt.entry
-            fixed = ("command", "mechanism", "privacy_unit", "epsilon")
-            if not isinstance(final, Release) or any(
-                getattr(final, f) != getattr(entry, f) for f in fixed
-            ):
-                raise ValueError(
-                    "the release to record may change only its delta or bounds after the "
-                    f"budget check; got {final!r} for {entry!r} (nothing was recorded)"
-                )
-            stamped = replace(
-                final, time=datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
-            )
+            stamped = _stamped(receipt.entry, entry)
             if ds is None:
                 ds = state["datasets"][fp] = {"name": name, "releases": []}
             elif ds.get("name") is None:
                 ds["name"] = name
             ds["releases"].append(stamped.to_json())
             self._write(state)
+
+    def _receipt(self, fp: str, releases: list[Release], entry: Release, budget) -> Receipt:
+        """The receipt of ``entry`` on data set ``fp``; :class:`BudgetExceeded` past ``budget``."""
+        unit = entry.privacy_unit
+        before, _, note = _compose_exact(releases, unit)
+        request = _exact(entry.epsilon)
+        if before is None:
+            if budget is not None:
+                raise BudgetExceeded(
+                    f"ledger {os.fspath(self.path)}: data set {fp[:12]} has a user-level "
+                    f"privacy loss that is {note}; no user-level budget ({budget!r}) can be "
+                    "met. Nothing was released or recorded.",
+                    fingerprint=fp,
+                    privacy_unit=unit,
+                    spent=None,
+                    requested=entry.epsilon,
+                    budget=budget,
+                )
+            return Receipt(fp, unit, math.inf, math.inf, budget, entry)
+        after = before + request
+        if budget is not None and after > _exact(budget):
+            raise BudgetExceeded(
+                f"privacy budget exceeded (ledger {os.fspath(self.path)}): data set "
+                f"{fp[:12]} has spent epsilon {float(before)!r} at the {unit} level; "
+                f"this release asks for {entry.epsilon!r}, which would make "
+                f"{float(after)!r}, past the budget {budget!r}. Nothing was released or "
+                "recorded (`dprank ledger FILE` lists what was spent).",
+                fingerprint=fp,
+                privacy_unit=unit,
+                spent=float(before),
+                requested=entry.epsilon,
+                budget=budget,
+            )
+        return Receipt(fp, unit, float(before), float(after), budget, entry)
 
     def record(self, data, entry: Release, **options) -> Receipt:
         """Check and record a release at once (:meth:`release` with an empty block)."""
@@ -386,6 +378,19 @@ class Ledger:
                 )
             )
         return out
+
+
+def _stamped(final, entry: Release) -> Release:
+    """``final`` with the current UTC time, after checking it changed only ``delta``/``bounds``."""
+    fixed = ("command", "mechanism", "privacy_unit", "epsilon")
+    if not isinstance(final, Release) or any(getattr(final, f) != getattr(entry, f) for f in fixed):
+        raise ValueError(
+            "the release to record may change only its delta or bounds after the "
+            f"budget check; got {final!r} for {entry!r} (nothing was recorded)"
+        )
+    return replace(
+        final, time=datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    )
 
 
 def release_to(ledger, data, entry: Release, *, budget: float | None = None, name=None):
