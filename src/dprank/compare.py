@@ -194,6 +194,78 @@ def _digitised_tolerance(z: float, published_reps: int, residual: float):
     return lambda o: z * float(o["sd"]) * np.sqrt(1.0 / o["reps"] + 1.0 / published_reps) + residual
 
 
+#: The parameter each individual-DP experiment holds fixed.
+_FIXED = {"exp5": {"m": 1000}, "exp6": {"n": 16}, "exp7": {"n": 16}}
+
+
+def _our_row(ours, experiment, n, m, eps, method, metric):
+    """Our summary row of one cell, or None (ValueError if several match)."""
+    o = ours[
+        (ours["experiment"] == experiment)
+        & (ours["method"] == method)
+        & (ours["metric"] == metric)
+        & (ours["n"] == n)
+        & (ours["m"] == m)
+        & np.isclose(ours["epsilon"], eps)
+    ]
+    if len(o) > 1:
+        raise ValueError(f"several of our rows match {experiment} n={n} m={m} eps={eps}")
+    return None if o.empty else o.iloc[0]
+
+
+def _digitised_row(r, ours, z: float, published_reps: int) -> dict:
+    """One digitised figure point of :func:`compare_individual` beside our mean."""
+    experiment = INDIVIDUAL_EXPERIMENTS[r["figure"]]
+    cell = dict(_FIXED[experiment])
+    for var, value in ((r["x_var"], r["x"]), (r["series_var"], r["series"])):
+        cell[{"epsilon": "eps"}.get(var, var)] = float(value)
+    o = _our_row(ours, experiment, cell["n"], cell["m"], cell["eps"], r["method"], r["metric"])
+    row = {
+        "figure": r["figure"],
+        "panel": r["panel"],
+        "source": "digitised figure",
+        "experiment": experiment,
+        "n": int(cell["n"]),
+        "m": int(cell["m"]),
+        "epsilon": cell["eps"],
+        "method": r["method"],
+        "metric": r["metric"],
+        "in_paper_figure": True,
+        "published_mean": r["y_digitized"],
+        "published_se": np.nan,
+    }
+    tolerance = _digitised_tolerance(z, published_reps, float(r["axis_fit_residual"]))
+    row.update(_verdict(o, r["y_digitized"], tolerance))
+    row["tolerance_rule"] = (
+        f"{z:g} x sd_ours x sqrt(1/reps + 1/{published_reps}) + digitisation residual"
+    )
+    return row
+
+
+def _printed_row(r, ours, z: float) -> dict:
+    """One row of the printed Figure 7 rerun of :func:`compare_individual` beside our mean."""
+    o = _our_row(
+        ours, "exp7", int(r["n"]), int(r["m"]), float(r["epsilon"]), r["method"], r["metric"]
+    )
+    row = {
+        "figure": "Figure 7 (printed rerun)",
+        "panel": r["panel"],
+        "source": "printed table of a rerun",
+        "experiment": "exp7",
+        "n": int(r["n"]),
+        "m": int(r["m"]),
+        "epsilon": float(r["epsilon"]),
+        "method": r["method"],
+        "metric": r["metric"],
+        "in_paper_figure": False,
+        "published_mean": r["mean"],
+        "published_se": r["se"],
+    }
+    row.update(_verdict(o, r["mean"], lambda o, se=r["se"]: z * float(np.hypot(o["se"], se))))
+    row["tolerance_rule"] = f"{z:g} x combined se"
+    return row
+
+
 def compare_individual(
     digitized: pd.DataFrame,
     printed: pd.DataFrame,
@@ -240,69 +312,8 @@ def compare_individual(
     )
     _checks.non_negative(z, "z")
     _checks.count(published_reps, "published_reps", 1)
-    rows = []
-
-    def ours_row(experiment, n, m, eps, method, metric):
-        o = ours[
-            (ours["experiment"] == experiment)
-            & (ours["method"] == method)
-            & (ours["metric"] == metric)
-            & (ours["n"] == n)
-            & (ours["m"] == m)
-            & np.isclose(ours["epsilon"], eps)
-        ]
-        if len(o) > 1:
-            raise ValueError(f"several of our rows match {experiment} n={n} m={m} eps={eps}")
-        return None if o.empty else o.iloc[0]
-
-    fixed = {"exp5": {"m": 1000}, "exp6": {"n": 16}, "exp7": {"n": 16}}
-    for _, r in digitized.iterrows():
-        experiment = INDIVIDUAL_EXPERIMENTS[r["figure"]]
-        cell = dict(fixed[experiment])
-        for var, value in ((r["x_var"], r["x"]), (r["series_var"], r["series"])):
-            cell[{"epsilon": "eps"}.get(var, var)] = float(value)
-        o = ours_row(experiment, cell["n"], cell["m"], cell["eps"], r["method"], r["metric"])
-        row = {
-            "figure": r["figure"],
-            "panel": r["panel"],
-            "source": "digitised figure",
-            "experiment": experiment,
-            "n": int(cell["n"]),
-            "m": int(cell["m"]),
-            "epsilon": cell["eps"],
-            "method": r["method"],
-            "metric": r["metric"],
-            "in_paper_figure": True,
-            "published_mean": r["y_digitized"],
-            "published_se": np.nan,
-        }
-        tolerance = _digitised_tolerance(z, published_reps, float(r["axis_fit_residual"]))
-        row.update(_verdict(o, r["y_digitized"], tolerance))
-        row["tolerance_rule"] = (
-            f"{z:g} x sd_ours x sqrt(1/reps + 1/{published_reps}) + digitisation residual"
-        )
-        rows.append(row)
-    for _, r in printed.iterrows():
-        o = ours_row(
-            "exp7", int(r["n"]), int(r["m"]), float(r["epsilon"]), r["method"], r["metric"]
-        )
-        row = {
-            "figure": "Figure 7 (printed rerun)",
-            "panel": r["panel"],
-            "source": "printed table of a rerun",
-            "experiment": "exp7",
-            "n": int(r["n"]),
-            "m": int(r["m"]),
-            "epsilon": float(r["epsilon"]),
-            "method": r["method"],
-            "metric": r["metric"],
-            "in_paper_figure": False,
-            "published_mean": r["mean"],
-            "published_se": r["se"],
-        }
-        row.update(_verdict(o, r["mean"], lambda o, se=r["se"]: z * float(np.hypot(o["se"], se))))
-        row["tolerance_rule"] = f"{z:g} x combined se"
-        rows.append(row)
+    rows = [_digitised_row(r, ours, z, published_reps) for _, r in digitized.iterrows()]
+    rows += [_printed_row(r, ours, z) for _, r in printed.iterrows()]
     return pd.DataFrame(rows)
 
 
