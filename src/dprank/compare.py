@@ -60,6 +60,59 @@ def rerun_spread(overlap: pd.DataFrame) -> dict[str, float]:
     )
 
 
+def _edge_row(r, ours, spread, z: float) -> dict:
+    """One published cell of :func:`compare_edge` beside our mean."""
+    o = ours[
+        (ours["experiment"] == r["experiment_name"])
+        & (ours["method"] == r["method_name"])
+        & (ours["metric"] == r["metric"])
+        & (ours["n"] == r["n"])
+        & np.isclose(ours["p"], r["p"])
+        & np.isclose(ours["epsilon"], r["epsilon"], rtol=1e-5)
+    ]
+    if len(o) > 1:
+        raise ValueError(f"several of our rows match published cell {dict(r)}")
+    s = spread[r["metric"]]
+    row = {
+        "figure": r["figure"],
+        "panel": r["panel"],
+        "experiment": r["experiment_name"],
+        "n": r["n"],
+        "p": r["p"],
+        "epsilon": r["epsilon"],
+        "method": r["method_name"],
+        "metric": r["metric"],
+        "in_paper_figure": bool(r["in_paper_figure"]),
+        "published_mean": r["mean"],
+        "published_se": r["se"],
+        "published_reps": r["reps"],
+        "rerun_spread": s,
+    }
+    if len(o) == 0:
+        row.update(
+            ours_mean=np.nan,
+            ours_se=np.nan,
+            ours_reps=0,
+            diff=np.nan,
+            tolerance=np.nan,
+            verdict="not run",
+        )
+    else:
+        o = o.iloc[0]
+        tol = s + z * float(np.hypot(o["se"], r["se"]))
+        diff = float(o["mean"] - r["mean"])
+        row.update(
+            ours_mean=o["mean"],
+            ours_se=o["se"],
+            ours_reps=int(o["reps"]),
+            diff=diff,
+            tolerance=tol,
+            verdict="within" if abs(diff) <= tol else "outside",
+        )
+    row["tolerance_rule"] = f"rerun spread of {r['metric']} + {z:g} x combined se"
+    return row
+
+
 def compare_edge(
     published: pd.DataFrame, ours: pd.DataFrame, overlap: pd.DataFrame, z: float = 4.0
 ) -> pd.DataFrame:
@@ -112,57 +165,7 @@ def compare_edge(
     pub["method_name"] = pub["method"].map(EDGE_METHODS)
     if pub["experiment_name"].isna().any() or pub["method_name"].isna().any():
         raise ValueError("published table has unknown experiment or method labels")
-    rows = []
-    for _, r in pub.iterrows():
-        o = ours[
-            (ours["experiment"] == r["experiment_name"])
-            & (ours["method"] == r["method_name"])
-            & (ours["metric"] == r["metric"])
-            & (ours["n"] == r["n"])
-            & np.isclose(ours["p"], r["p"])
-            & np.isclose(ours["epsilon"], r["epsilon"], rtol=1e-5)
-        ]
-        if len(o) > 1:
-            raise ValueError(f"several of our rows match published cell {dict(r)}")
-        s = spread[r["metric"]]
-        row = {
-            "figure": r["figure"],
-            "panel": r["panel"],
-            "experiment": r["experiment_name"],
-            "n": r["n"],
-            "p": r["p"],
-            "epsilon": r["epsilon"],
-            "method": r["method_name"],
-            "metric": r["metric"],
-            "in_paper_figure": bool(r["in_paper_figure"]),
-            "published_mean": r["mean"],
-            "published_se": r["se"],
-            "published_reps": r["reps"],
-            "rerun_spread": s,
-        }
-        if len(o) == 0:
-            row.update(
-                ours_mean=np.nan,
-                ours_se=np.nan,
-                ours_reps=0,
-                diff=np.nan,
-                tolerance=np.nan,
-                verdict="not run",
-            )
-        else:
-            o = o.iloc[0]
-            tol = s + z * float(np.hypot(o["se"], r["se"]))
-            diff = float(o["mean"] - r["mean"])
-            row.update(
-                ours_mean=o["mean"],
-                ours_se=o["se"],
-                ours_reps=int(o["reps"]),
-                diff=diff,
-                tolerance=tol,
-                verdict="within" if abs(diff) <= tol else "outside",
-            )
-        row["tolerance_rule"] = f"rerun spread of {r['metric']} + {z:g} x combined se"
-        rows.append(row)
+    rows = [_edge_row(r, ours, spread, z) for _, r in pub.iterrows()]
     return pd.DataFrame(rows)
 
 
@@ -192,6 +195,78 @@ def _verdict(ours, published_mean: float, tolerance) -> dict:
 def _digitised_tolerance(z: float, published_reps: int, residual: float):
     """``z sd_ours sqrt(1/reps_ours + 1/published_reps) + residual``, as a function of our row."""
     return lambda o: z * float(o["sd"]) * np.sqrt(1.0 / o["reps"] + 1.0 / published_reps) + residual
+
+
+#: The parameter each individual-DP experiment holds fixed.
+_FIXED = {"exp5": {"m": 1000}, "exp6": {"n": 16}, "exp7": {"n": 16}}
+
+
+def _our_row(ours, experiment, n, m, eps, method, metric):
+    """Our summary row of one cell, or None (ValueError if several match)."""
+    o = ours[
+        (ours["experiment"] == experiment)
+        & (ours["method"] == method)
+        & (ours["metric"] == metric)
+        & (ours["n"] == n)
+        & (ours["m"] == m)
+        & np.isclose(ours["epsilon"], eps)
+    ]
+    if len(o) > 1:
+        raise ValueError(f"several of our rows match {experiment} n={n} m={m} eps={eps}")
+    return None if o.empty else o.iloc[0]
+
+
+def _digitised_row(r, ours, z: float, published_reps: int) -> dict:
+    """One digitised figure point of :func:`compare_individual` beside our mean."""
+    experiment = INDIVIDUAL_EXPERIMENTS[r["figure"]]
+    cell = dict(_FIXED[experiment])
+    for var, value in ((r["x_var"], r["x"]), (r["series_var"], r["series"])):
+        cell[{"epsilon": "eps"}.get(var, var)] = float(value)
+    o = _our_row(ours, experiment, cell["n"], cell["m"], cell["eps"], r["method"], r["metric"])
+    row = {
+        "figure": r["figure"],
+        "panel": r["panel"],
+        "source": "digitised figure",
+        "experiment": experiment,
+        "n": int(cell["n"]),
+        "m": int(cell["m"]),
+        "epsilon": cell["eps"],
+        "method": r["method"],
+        "metric": r["metric"],
+        "in_paper_figure": True,
+        "published_mean": r["y_digitized"],
+        "published_se": np.nan,
+    }
+    tolerance = _digitised_tolerance(z, published_reps, float(r["axis_fit_residual"]))
+    row.update(_verdict(o, r["y_digitized"], tolerance))
+    row["tolerance_rule"] = (
+        f"{z:g} x sd_ours x sqrt(1/reps + 1/{published_reps}) + digitisation residual"
+    )
+    return row
+
+
+def _printed_row(r, ours, z: float) -> dict:
+    """One row of the printed Figure 7 rerun of :func:`compare_individual` beside our mean."""
+    o = _our_row(
+        ours, "exp7", int(r["n"]), int(r["m"]), float(r["epsilon"]), r["method"], r["metric"]
+    )
+    row = {
+        "figure": "Figure 7 (printed rerun)",
+        "panel": r["panel"],
+        "source": "printed table of a rerun",
+        "experiment": "exp7",
+        "n": int(r["n"]),
+        "m": int(r["m"]),
+        "epsilon": float(r["epsilon"]),
+        "method": r["method"],
+        "metric": r["metric"],
+        "in_paper_figure": False,
+        "published_mean": r["mean"],
+        "published_se": r["se"],
+    }
+    row.update(_verdict(o, r["mean"], lambda o, se=r["se"]: z * float(np.hypot(o["se"], se))))
+    row["tolerance_rule"] = f"{z:g} x combined se"
+    return row
 
 
 def compare_individual(
@@ -240,69 +315,8 @@ def compare_individual(
     )
     _checks.non_negative(z, "z")
     _checks.count(published_reps, "published_reps", 1)
-    rows = []
-
-    def ours_row(experiment, n, m, eps, method, metric):
-        o = ours[
-            (ours["experiment"] == experiment)
-            & (ours["method"] == method)
-            & (ours["metric"] == metric)
-            & (ours["n"] == n)
-            & (ours["m"] == m)
-            & np.isclose(ours["epsilon"], eps)
-        ]
-        if len(o) > 1:
-            raise ValueError(f"several of our rows match {experiment} n={n} m={m} eps={eps}")
-        return None if o.empty else o.iloc[0]
-
-    fixed = {"exp5": {"m": 1000}, "exp6": {"n": 16}, "exp7": {"n": 16}}
-    for _, r in digitized.iterrows():
-        experiment = INDIVIDUAL_EXPERIMENTS[r["figure"]]
-        cell = dict(fixed[experiment])
-        for var, value in ((r["x_var"], r["x"]), (r["series_var"], r["series"])):
-            cell[{"epsilon": "eps"}.get(var, var)] = float(value)
-        o = ours_row(experiment, cell["n"], cell["m"], cell["eps"], r["method"], r["metric"])
-        row = {
-            "figure": r["figure"],
-            "panel": r["panel"],
-            "source": "digitised figure",
-            "experiment": experiment,
-            "n": int(cell["n"]),
-            "m": int(cell["m"]),
-            "epsilon": cell["eps"],
-            "method": r["method"],
-            "metric": r["metric"],
-            "in_paper_figure": True,
-            "published_mean": r["y_digitized"],
-            "published_se": np.nan,
-        }
-        tolerance = _digitised_tolerance(z, published_reps, float(r["axis_fit_residual"]))
-        row.update(_verdict(o, r["y_digitized"], tolerance))
-        row["tolerance_rule"] = (
-            f"{z:g} x sd_ours x sqrt(1/reps + 1/{published_reps}) + digitisation residual"
-        )
-        rows.append(row)
-    for _, r in printed.iterrows():
-        o = ours_row(
-            "exp7", int(r["n"]), int(r["m"]), float(r["epsilon"]), r["method"], r["metric"]
-        )
-        row = {
-            "figure": "Figure 7 (printed rerun)",
-            "panel": r["panel"],
-            "source": "printed table of a rerun",
-            "experiment": "exp7",
-            "n": int(r["n"]),
-            "m": int(r["m"]),
-            "epsilon": float(r["epsilon"]),
-            "method": r["method"],
-            "metric": r["metric"],
-            "in_paper_figure": False,
-            "published_mean": r["mean"],
-            "published_se": r["se"],
-        }
-        row.update(_verdict(o, r["mean"], lambda o, se=r["se"]: z * float(np.hypot(o["se"], se))))
-        row["tolerance_rule"] = f"{z:g} x combined se"
-        rows.append(row)
+    rows = [_digitised_row(r, ours, z, published_reps) for _, r in digitized.iterrows()]
+    rows += [_printed_row(r, ours, z) for _, r in printed.iterrows()]
     return pd.DataFrame(rows)
 
 
@@ -451,6 +465,40 @@ def compare_b2_table(
     return pd.DataFrame(rows)
 
 
+def _car_table2_row(r, o, z: float) -> dict:
+    """One row of B2 Table 2 of :func:`compare_car` beside ours (``o`` by model and method)."""
+    key = (str(r["model"]).lower(), r["method"])
+    row = {
+        "figure": "B2 Table 2",
+        "model": r["model"],
+        "metric": r["metric"],
+        "method": r["method"],
+        "in_paper_figure": True,
+        "published_mean": r["mean"],
+    }
+    mine = o.loc[key] if key in o.index else None
+    if r["metric"].startswith("kendall"):
+        value, se = (np.nan, np.nan) if mine is None else (mine["mean"], mine["se"])
+        tol, rule = z * float(np.hypot(se, r["dispersion"])), f"{z:g} x combined se"
+    elif r["metric"] == "paired_t_statistic_vs_ADRR":
+        value, se = (np.nan, np.nan) if mine is None else (mine["t"], np.nan)
+        tol, rule = z * np.sqrt(2.0), f"{z:g} x sqrt(2) (sd of a t statistic ~ 1)"
+    else:  # p-values: a function of t
+        value = np.nan if mine is None else mine["p"]
+        tol, rule, se = np.nan, "a function of t: listed, not judged", np.nan
+    row.update(ours_mean=value, ours_se=se, diff=value - r["mean"], tolerance=tol)
+    row["tolerance_rule"] = rule
+    if pd.isna(r["mean"]):
+        row["verdict"] = "not in source"
+    elif np.isnan(tol):
+        row["verdict"] = "not judged"
+    elif mine is None:
+        row["verdict"] = "not run"
+    else:
+        row["verdict"] = "within" if abs(value - r["mean"]) <= tol else "outside"
+    return row
+
+
 def compare_car(
     table1: pd.DataFrame,
     table2: pd.DataFrame,
@@ -508,37 +556,7 @@ def compare_car(
                 }
             )
     o = ours.set_index(["model", "method"])
-    for _, r in table2.iterrows():
-        key = (str(r["model"]).lower(), r["method"])
-        row = {
-            "figure": "B2 Table 2",
-            "model": r["model"],
-            "metric": r["metric"],
-            "method": r["method"],
-            "in_paper_figure": True,
-            "published_mean": r["mean"],
-        }
-        mine = o.loc[key] if key in o.index else None
-        if r["metric"].startswith("kendall"):
-            value, se = (np.nan, np.nan) if mine is None else (mine["mean"], mine["se"])
-            tol, rule = z * float(np.hypot(se, r["dispersion"])), f"{z:g} x combined se"
-        elif r["metric"] == "paired_t_statistic_vs_ADRR":
-            value, se = (np.nan, np.nan) if mine is None else (mine["t"], np.nan)
-            tol, rule = z * np.sqrt(2.0), f"{z:g} x sqrt(2) (sd of a t statistic ~ 1)"
-        else:  # p-values: a function of t
-            value = np.nan if mine is None else mine["p"]
-            tol, rule, se = np.nan, "a function of t: listed, not judged", np.nan
-        row.update(ours_mean=value, ours_se=se, diff=value - r["mean"], tolerance=tol)
-        row["tolerance_rule"] = rule
-        if pd.isna(r["mean"]):
-            row["verdict"] = "not in source"
-        elif np.isnan(tol):
-            row["verdict"] = "not judged"
-        elif mine is None:
-            row["verdict"] = "not run"
-        else:
-            row["verdict"] = "within" if abs(value - r["mean"]) <= tol else "outside"
-        rows.append(row)
+    rows += [_car_table2_row(r, o, z) for _, r in table2.iterrows()]
     return pd.DataFrame(rows)
 
 

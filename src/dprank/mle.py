@@ -189,6 +189,37 @@ def penalized_objective(
     return objective_value(theta, wins, gamma, b, link)
 
 
+def _dense_start(prob, data, theta0, sum_zero: bool) -> np.ndarray:
+    """The starting point, checked (and the graph's connectivity where ``gamma = 0``)."""
+    if prob.gamma == 0:
+        ia, ib = np.nonzero(np.triu(data.counts, 1))
+        check_connected(prob.n, ia, ib)
+    theta = np.zeros(prob.n) if theta0 is None else np.array(theta0, dtype=np.float64)
+    if theta.shape != (prob.n,):
+        raise ValueError(f"theta0 must have shape ({prob.n},), got {theta.shape}")
+    if sum_zero:
+        theta -= theta.mean()
+    return theta
+
+
+def _backtrack(prob, theta, step, grad, fval, spread: float):
+    """Armijo backtracking along ``step``: ``t``, ``theta + t step`` and the objective there."""
+    # for BTL never below 1/spread, which provably decreases
+    t_safe = 1.0 / spread if prob.btl else 0.0
+    fval = prob.value(theta) if fval is None or prob.btl else fval
+    slope = float(grad @ step)
+    t = 1.0
+    while True:
+        candidate = theta + t * step
+        fnew = prob.value(candidate)
+        if fnew <= fval + 1e-4 * t * slope or t <= t_safe or t < 1e-10:
+            break
+        if abs(fnew - fval) <= 1e-14 * max(1.0, abs(fval)):
+            break  # round-off level: the step is at the minimum already
+        t = max(0.5 * t, t_safe)
+    return t, candidate, fnew
+
+
 def fit_penalized_mle(
     wins: np.ndarray | PairwiseData,
     gamma: float,
@@ -264,14 +295,7 @@ def fit_penalized_mle(
     _require_items(wins)
     data = wins if isinstance(wins, PairwiseData) else PairwiseData(wins, link)
     prob = DenseObjective(data, gamma, b, sum_zero)  # objective (2.2), dprank.objective
-    if prob.gamma == 0:
-        ia, ib = np.nonzero(np.triu(data.counts, 1))
-        check_connected(prob.n, ia, ib)
-    theta = np.zeros(prob.n) if theta0 is None else np.array(theta0, dtype=np.float64)
-    if theta.shape != (prob.n,):
-        raise ValueError(f"theta0 must have shape ({prob.n},), got {theta.shape}")
-    if sum_zero:
-        theta -= theta.mean()
+    theta = _dense_start(prob, data, theta0, sum_zero)
     fval = None if prob.btl else prob.value(theta)
     converged = False
     taken = np.inf
@@ -290,20 +314,7 @@ def fit_penalized_mle(
             t = 1.0  # guaranteed decrease, no objective evaluation needed
             theta = theta + step
         else:
-            # Armijo backtracking; for BTL never below 1/spread, which provably decreases
-            t_safe = 1.0 / spread if prob.btl else 0.0
-            fval = prob.value(theta) if fval is None or prob.btl else fval
-            slope = float(grad @ step)
-            t = 1.0
-            while True:
-                candidate = theta + t * step
-                fnew = prob.value(candidate)
-                if fnew <= fval + 1e-4 * t * slope or t <= t_safe or t < 1e-10:
-                    break
-                if abs(fnew - fval) <= 1e-14 * max(1.0, abs(fval)):
-                    break  # round-off level: the step is at the minimum already
-                t = max(0.5 * t, t_safe)
-            theta, fval = candidate, fnew
+            t, theta, fval = _backtrack(prob, theta, step, grad, fval, spread)
         taken = t * float(np.max(np.abs(step)))
         if taken <= xtol:
             converged = True
@@ -375,6 +386,36 @@ class BatchFit:
     n_iter: np.ndarray
 
 
+def _batch_problem(wins, b, gamma, sum_zero: bool):
+    """:func:`fit_penalized_mle_batch`'s ``wins``, ``b`` and ``gamma``, checked and broadcast."""
+    w = np.asarray(_checks.array(wins, "wins"), dtype=np.float64)
+    if b is not None:
+        b = np.asarray(_checks.finite(b, "b"), dtype=np.float64)
+    if w.ndim == 2:
+        if b is None or b.ndim != 2:
+            raise ValueError("a single win matrix needs b of shape (R, n) to set the batch size")
+        w = np.broadcast_to(w, (b.shape[0], *w.shape))
+    if w.ndim != 3 or w.shape[1] != w.shape[2]:
+        raise ValueError(f"wins must have shape (R, n, n), got {w.shape}")
+    n_rep, n = w.shape[0], w.shape[1]
+    if np.any(w < 0) or not np.all(np.isfinite(w)):
+        raise ValueError("wins must hold finite, non-negative counts")
+    b = np.zeros((n_rep, n)) if b is None else b
+    if b.shape != (n_rep, n):
+        raise ValueError(f"perturbation b must have shape ({n_rep}, {n}), got {b.shape}")
+    gam = _checks.array(gamma, "gamma", ndim=(0, 1))
+    if gam.ndim == 1 and gam.shape != (n_rep,):
+        raise ValueError(f"gamma must be one number or one per problem ({n_rep},), got {gam.shape}")
+    gam = np.broadcast_to(np.asarray(gam, dtype=np.float64), (n_rep,)).copy()
+    if np.any(gam < 0) or not np.all(np.isfinite(gam)):
+        raise ValueError("gamma must be finite and >= 0")
+    if np.any(gam == 0) and not sum_zero:
+        raise ValueError(
+            "gamma = 0 needs sum_zero=True: the objective is then translation invariant"
+        )
+    return w, b, gam
+
+
 def fit_penalized_mle_batch(
     wins: np.ndarray,
     gamma: float | np.ndarray,
@@ -427,31 +468,8 @@ def fit_penalized_mle_batch(
     _checks.flag(sum_zero, "sum_zero")
     _checks.non_negative(xtol, "xtol")
     _checks.count(max_iter, "max_iter")
-    w = np.asarray(_checks.array(wins, "wins"), dtype=np.float64)
-    if b is not None:
-        b = np.asarray(_checks.finite(b, "b"), dtype=np.float64)
-    if w.ndim == 2:
-        if b is None or b.ndim != 2:
-            raise ValueError("a single win matrix needs b of shape (R, n) to set the batch size")
-        w = np.broadcast_to(w, (b.shape[0], *w.shape))
-    if w.ndim != 3 or w.shape[1] != w.shape[2]:
-        raise ValueError(f"wins must have shape (R, n, n), got {w.shape}")
+    w, b, gam = _batch_problem(wins, b, gamma, sum_zero)
     n_rep, n = w.shape[0], w.shape[1]
-    if np.any(w < 0) or not np.all(np.isfinite(w)):
-        raise ValueError("wins must hold finite, non-negative counts")
-    b = np.zeros((n_rep, n)) if b is None else b
-    if b.shape != (n_rep, n):
-        raise ValueError(f"perturbation b must have shape ({n_rep}, {n}), got {b.shape}")
-    gam = _checks.array(gamma, "gamma", ndim=(0, 1))
-    if gam.ndim == 1 and gam.shape != (n_rep,):
-        raise ValueError(f"gamma must be one number or one per problem ({n_rep},), got {gam.shape}")
-    gam = np.broadcast_to(np.asarray(gam, dtype=np.float64), (n_rep,)).copy()
-    if np.any(gam < 0) or not np.all(np.isfinite(gam)):
-        raise ValueError("gamma must be finite and >= 0")
-    if np.any(gam == 0) and not sum_zero:
-        raise ValueError(
-            "gamma = 0 needs sum_zero=True: the objective is then translation invariant"
-        )
     btl = link is BTL
     theta = np.zeros((n_rep, n))
     active = np.ones(n_rep, dtype=bool)

@@ -168,33 +168,8 @@ class _Problem(SparseObjective):
         return (x if positive else None), int(it)
 
 
-def sparse_newton(
-    data: SparseData,
-    gamma: float,
-    beta=None,
-    *,
-    theta0=None,
-    sum_zero: bool = False,
-    xtol: float | None = 1e-10,
-    gtol: float | None = None,
-    max_iter: int = 100,
-):
-    """Damped inexact Newton-CG on the sparse objective (see the module docstring).
-
-    Stops when the max-norm of the step taken is at most ``xtol`` (the rule of
-    :func:`dprank.mle.fit_penalized_mle`) or, with ``gtol``, when
-    ``||grad||_inf <= gtol`` (the rule of :func:`dprank.weighted_mle.fit_weighted_mle`).
-
-    Returns
-    -------
-    dict
-        ``theta, converged, n_iter, step_norm, grad_norm`` (Euclidean norm of the
-        gradient at the last iterate before the final step), ``grad_inf`` (at the
-        returned point when ``gtol`` is used), ``cg_iter`` (total), ``fval`` (the
-        objective at ``theta``; with ``gtol`` always, else None where no line
-        search needed it), ``indefinite`` (the Newton system was not positive
-        definite) and ``hess_weights`` (the Laplacian's pair weights).
-    """
+def _newton_setup(data, gamma, beta, theta0, sum_zero, xtol, gtol, max_iter):
+    """Check :func:`sparse_newton`'s arguments by name; its problem and starting point."""
     if not isinstance(data, SparseData):
         raise TypeError(f"data must be a SparseData, got {type(data).__name__}")
     _checks.real(gamma, "gamma")
@@ -226,6 +201,70 @@ def sparse_newton(
         raise ValueError(f"theta0 must have shape ({n},), got {theta.shape}")
     if sum_zero:
         theta -= theta.mean()
+    return prob, theta
+
+
+def _line_search(prob, theta, step, grad, fval, spread, btl):
+    """Backtracking (Armijo) search along ``step`` from ``theta``.
+
+    Returns ``t``, ``theta + t step``, the objective there (None where a slope proved
+    Armijo) and, for the logistic link, the derivatives there (else None).
+    """
+    t_safe = 1.0 / spread if (btl and spread > 0) else 0.0
+    slope = float(grad @ step)
+    t = 1.0
+    fresh = None
+    while True:
+        candidate = theta + t * step
+        if btl:
+            # Derivatives first (reused if accepted). The logistic objective
+            # is convex (counts >= 0), so f(c) <= f(theta) + t grad(c).step:
+            # a slope at c still <= 1e-4 slope proves Armijo, with no value.
+            grad_c, hess_c, _ = prob.evaluate(candidate)
+            fresh = (grad_c, hess_c)
+            if float(grad_c @ step) <= 1e-4 * slope:
+                fnew = None
+                break
+        if fval is None:
+            fval = prob.value(theta)
+        fnew = prob.value(candidate)
+        if fnew <= fval + 1e-4 * t * slope or t <= t_safe or t < 1e-12:
+            break
+        if abs(fnew - fval) <= 1e-14 * max(1.0, abs(fval)):
+            break
+        t = max(0.5 * t, t_safe)
+    return t, candidate, fnew, fresh
+
+
+def sparse_newton(
+    data: SparseData,
+    gamma: float,
+    beta=None,
+    *,
+    theta0=None,
+    sum_zero: bool = False,
+    xtol: float | None = 1e-10,
+    gtol: float | None = None,
+    max_iter: int = 100,
+):
+    """Damped inexact Newton-CG on the sparse objective (see the module docstring).
+
+    Stops when the max-norm of the step taken is at most ``xtol`` (the rule of
+    :func:`dprank.mle.fit_penalized_mle`) or, with ``gtol``, when
+    ``||grad||_inf <= gtol`` (the rule of :func:`dprank.weighted_mle.fit_weighted_mle`).
+
+    Returns
+    -------
+    dict
+        ``theta, converged, n_iter, step_norm, grad_norm`` (Euclidean norm of the
+        gradient at the last iterate before the final step), ``grad_inf`` (at the
+        returned point when ``gtol`` is used), ``cg_iter`` (total), ``fval`` (the
+        objective at ``theta``; with ``gtol`` always, else None where no line
+        search needed it), ``indefinite`` (the Newton system was not positive
+        definite) and ``hess_weights`` (the Laplacian's pair weights).
+    """
+    prob, theta = _newton_setup(data, gamma, beta, theta0, sum_zero, xtol, gtol, max_iter)
+    n = data.n
     converged = indefinite = False
     taken = np.inf
     grad_norm = grad_inf = np.inf
@@ -261,29 +300,7 @@ def sparse_newton(
             theta = theta + step
             fval = None
         else:
-            t_safe = 1.0 / spread if (data.btl and spread > 0) else 0.0
-            slope = float(grad @ step)
-            t = 1.0
-            while True:
-                candidate = theta + t * step
-                if data.btl:
-                    # Derivatives first (reused if accepted). The logistic objective
-                    # is convex (counts >= 0), so f(c) <= f(theta) + t grad(c).step:
-                    # a slope at c still <= 1e-4 slope proves Armijo, with no value.
-                    grad_c, hess_c, _ = prob.evaluate(candidate)
-                    fresh = (grad_c, hess_c)
-                    if float(grad_c @ step) <= 1e-4 * slope:
-                        fnew = None
-                        break
-                if fval is None:
-                    fval = prob.value(theta)
-                fnew = prob.value(candidate)
-                if fnew <= fval + 1e-4 * t * slope or t <= t_safe or t < 1e-12:
-                    break
-                if abs(fnew - fval) <= 1e-14 * max(1.0, abs(fval)):
-                    break
-                t = max(0.5 * t, t_safe)
-            theta, fval = candidate, fnew
+            t, theta, fval, fresh = _line_search(prob, theta, step, grad, fval, spread, data.btl)
         taken = t * float(np.max(np.abs(step))) if n else 0.0
         if xtol is not None and taken <= xtol:
             converged = True

@@ -219,6 +219,40 @@ def _fallback(obj, theta, theta0, gtol, fallback_max_iter, theta_max, n_iter, me
     return theta, grad, H, fval, n_iter, method, bool(ran_away)
 
 
+def _armijo(obj, theta, step, grad, fval):
+    """Armijo backtracking along ``step``: the new point and the objective there."""
+    slope = float(grad @ step)
+    t = 1.0
+    while True:
+        cand = theta + t * step
+        fnew = obj.value(cand)
+        if fnew <= fval + 1e-4 * t * slope:
+            break
+        if abs(fnew - fval) <= 1e-14 * max(1.0, abs(fval)) or t < 1e-12:
+            break  # round-off level: accept (the gradient test decides)
+        t *= 0.5
+    return cand, fnew
+
+
+def _weighted_fit(theta, grad, H, fval, n_iter, method, ran_away, gtol, theta_max):
+    """The :class:`WeightedFit` of the last iterate: convergence, divergence, local minimum."""
+    out_of_bounds = bool(not np.all(np.isfinite(theta)) or np.max(np.abs(theta)) > theta_max)
+    grad_norm = float(np.max(np.abs(grad)))
+    converged = bool(grad_norm <= gtol and not out_of_bounds)
+    diverged = out_of_bounds or (ran_away and not converged)
+    local_min = bool(not diverged and _cholesky_ok(H))
+    return WeightedFit(
+        theta=theta,
+        converged=converged,
+        n_iter=n_iter,
+        method=method,
+        grad_norm=grad_norm,
+        objective=float(fval),
+        local_min=local_min,
+        diverged=diverged,
+    )
+
+
 def fit_weighted_mle(
     S,
     N,
@@ -317,17 +351,7 @@ def fit_weighted_mle(
             indefinite = True
             break
         step = cholesky_solve(factor, -grad)
-        slope = float(grad @ step)
-        t = 1.0
-        while True:
-            cand = theta + t * step
-            fnew = obj.value(cand)
-            if fnew <= fval + 1e-4 * t * slope:
-                break
-            if abs(fnew - fval) <= 1e-14 * max(1.0, abs(fval)) or t < 1e-12:
-                break  # round-off level: accept (the gradient test decides)
-            t *= 0.5
-        theta, fval = cand, fnew
+        theta, fval = _armijo(obj, theta, step, grad, fval)
         n_iter += 1
         grad, H = obj.grad_hess(theta)
         if np.max(np.abs(theta)) > theta_max:
@@ -340,21 +364,7 @@ def fit_weighted_mle(
                 obj, theta, theta0, gtol, fallback_max_iter, theta_max, n_iter, method
             )
 
-    out_of_bounds = bool(not np.all(np.isfinite(theta)) or np.max(np.abs(theta)) > theta_max)
-    grad_norm = float(np.max(np.abs(grad)))
-    converged = bool(grad_norm <= gtol and not out_of_bounds)
-    diverged = out_of_bounds or (ran_away and not converged)
-    local_min = bool(not diverged and _cholesky_ok(H))
-    return WeightedFit(
-        theta=theta,
-        converged=converged,
-        n_iter=n_iter,
-        method=method,
-        grad_norm=grad_norm,
-        objective=float(fval),
-        local_min=local_min,
-        diverged=diverged,
-    )
+    return _weighted_fit(theta, grad, H, fval, n_iter, method, ran_away, gtol, theta_max)
 
 
 def _triu_statistics(sdata: SparseData) -> tuple[np.ndarray, np.ndarray]:
