@@ -408,7 +408,8 @@ def test_malloc_settings_make_solver_temporaries_reuse_memory():
 def test_missing_configfile_becomes_snakemakes_own_error(tmp_path):
     """dprank._snakemake_configfile: a path that is not a file reaches Snakemake's
     ``except FileNotFoundError`` (its one-line WorkflowError); a file is read unchanged;
-    patching twice wraps once; the environment's .pth registers the finder."""
+    patching twice wraps once; the environment's .pth registers the finder without importing
+    the dprank package."""
     import importlib
 
     from snakemake_interface_common.exceptions import WorkflowError
@@ -427,4 +428,15 @@ def test_missing_configfile_becomes_snakemakes_own_error(tmp_path):
     good.write_text("a: 1\nb: [2, 3]\n")
     assert module.load_configfile(good) == {"a": 1, "b": [2, 3]}
     pth = fix.install(tmp_path)
-    assert pth.read_text() == fix.PTH_LINE and pth.name.endswith(".pth")
+    assert pth.name.endswith(".pth") and pth.read_text().startswith("import ")
+    assert repr(str(Path(fix.__file__).resolve())) in pth.read_text()
+    # the environment's .pth does not import the dprank package at start-up
+    out = subprocess.run(
+        [sys.executable, "-c", "import sys; print('dprank' in sys.modules)"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": ""},
+    ).stdout
+    assert out.strip() == "False"

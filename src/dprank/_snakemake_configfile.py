@@ -32,7 +32,13 @@ from pathlib import Path
 TARGET = "snakemake.common.configfile"
 #: Name of the file written into the environment's site-packages by :func:`install`.
 PTH_NAME = "dprank-snakemake-configfile.pth"
-PTH_LINE = "import dprank._snakemake_configfile as _m; _m.register()\n"
+#: The .pth line: loads this file by its path under a private name, without importing the
+#: ``dprank`` package (which would pin it to this checkout in every process of the
+#: environment, before a workflow puts its own ``src`` first on the path).
+PTH_LINE = (
+    "import importlib.util as _u; _s = _u.spec_from_file_location('_dprank_snakemake_configfile', "
+    "{path!r}); _m = _u.module_from_spec(_s); _s.loader.exec_module(_m); _m.register()\n"
+)
 
 
 class _Missing:
@@ -120,7 +126,7 @@ def install(site_packages: str | os.PathLike | None = None) -> Path:
     """Write :data:`PTH_NAME` into ``site_packages`` (default: this environment's ``purelib``)."""
     folder = Path(site_packages or sysconfig.get_paths()["purelib"])
     path = folder / PTH_NAME
-    path.write_text(PTH_LINE, encoding="utf-8")
+    path.write_text(PTH_LINE.format(path=str(Path(__file__).resolve())), encoding="utf-8")
     return path
 
 
