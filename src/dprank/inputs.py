@@ -626,7 +626,7 @@ class _BlockReader:
         rank, labels = self.items.finish()
         if self.pairs is not None:
             ps = self.pairs.result(rank, labels.size)
-            return Comparisons.from_pair_statistics(ps, labels=labels), None
+            return Comparisons._from_whole_pair_sums(ps, labels=labels), None
         parts = {name: np.concatenate(p) for name, p in self.parts.items() if p}
         m = self.n_rows
         user = user_labels = user_eps = None
