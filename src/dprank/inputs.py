@@ -397,6 +397,22 @@ def _string_parts(arr) -> tuple[np.ndarray, np.ndarray]:
     return offsets, data
 
 
+_NUMPY_TYPES = {"int32": np.int32, "int64": np.int64, "double": np.float64}
+
+
+def _numpy(arr) -> np.ndarray:
+    """A pyarrow array of int32, int64 or float64 without nulls as numpy, by its buffer.
+
+    No copy, and without pyarrow's ``to_numpy``, which imports pandas (a quarter
+    of a second of ``dprank rank``'s start-up); other arrays go through it.
+    """
+    dtype = _NUMPY_TYPES.get(str(arr.type))
+    if dtype is None or arr.null_count:
+        return arr.to_numpy(zero_copy_only=False)
+    data = arr.buffers()[1]
+    return np.frombuffer(data, dtype=dtype)[arr.offset : arr.offset + len(arr)]
+
+
 def _as_strings(arr, trim: bool):
     """``arr`` as a pyarrow string array; leading spaces dropped from CSV fields."""
     import pyarrow as pa
@@ -575,14 +591,14 @@ class _BlockReader:
             if arr.null_count:
                 bad = np.flatnonzero(arr.is_null().to_numpy(zero_copy_only=False))
                 raise where.error(f"missing value in column '{name}'", bad, name)
-            values = pc.cast(arr, pa.float64()).to_numpy(zero_copy_only=False)
+            values = _numpy(pc.cast(arr, pa.float64()))
         else:
             arr = _as_strings(arr, self.trim)
             bad = _empty(arr)
             if bad.size:
                 raise where.error(f"missing value in column '{name}'", bad, name)
             try:
-                values = pc.cast(arr, pa.float64()).to_numpy(zero_copy_only=False)
+                values = _numpy(pc.cast(arr, pa.float64()))
             except pa.ArrowInvalid:
                 values = np.array([_to_float(s) for s in arr.to_pylist()], dtype=np.float64)
 
@@ -677,7 +693,7 @@ class _Labels:
         import pyarrow as pa
 
         if arr.type == pa.int64() and self.ints:
-            return self._encode_ints(arr.to_numpy())
+            return self._encode_ints(_numpy(arr))
         if self.ints:  # the first text: integer labels so far keep their (canonical) spelling
             self.text_labels = [str(v) for v in self.values.tolist()]
             self.text = {s: k for k, s in enumerate(self.text_labels)}
@@ -714,7 +730,7 @@ class _Labels:
         import pyarrow.compute as pc
 
         encoded = pc.dictionary_encode(arr)
-        local = encoded.indices.to_numpy(zero_copy_only=False)
+        local = _numpy(encoded.indices)
         table, labels = self.text, self.text_labels
         ids = np.empty(len(encoded.dictionary), dtype=np.int64)
         for k, s in enumerate(encoded.dictionary.to_pylist()):
