@@ -265,8 +265,11 @@ def read_comparisons(
         blocks = _csv_blocks(path, source, sep, names, used, block_size or _BLOCK_BYTES)
     else:
         blocks = _parquet_blocks(pf, source, original, names, used, block_size or _PARQUET_ROWS)
+    columns = None
     for start, columns, last in _with_last(blocks):
         reader.add(start, columns, last)
+    del blocks, columns
+    _release_arrow_memory()  # the blocks' buffers, before the pairs are merged
     if reader.n_rows == 0:
         raise InputError("no comparisons after the header", source, first_row, row_word=row_word)
     comparisons, user_labels = reader.finish()
@@ -279,6 +282,13 @@ def read_comparisons(
         sha256=file_sha256(path),
         aggregated=aggregate,
     )
+
+
+def _release_arrow_memory() -> None:
+    """Hand pyarrow's freed block buffers back to the system (its pool keeps them)."""
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()
 
 
 def _first_line(path: Path, source: str) -> str:
