@@ -188,3 +188,39 @@ def test_ledger_in_the_api_refuses_a_release_past_the_budget(tmp_path):
     assert summary.comparison.epsilon == 2.0 and len(summary.releases) == 2
     with pytest.raises(ValueError, match="ledger"):
         dprank.rank(frame, privacy="none", ledger=path)
+
+
+@pytest.mark.parametrize("top_k", [None, 2])
+def test_ranking_csv_without_pandas_is_pandas_csv(tmp_path, top_k):
+    """``dprank rank`` writes ``Ranking.columns`` with csv: the bytes of ``to_frame().to_csv``."""
+    from dprank.cli import _csv_writer
+
+    games = pd.DataFrame(
+        {
+            "winner": ["a,b", "c", 'q"x', "d", "a,b", "c", "e", "d"],
+            "loser": ["c", 'q"x', "d", "e", "d", "e", "a,b", 'q"x'],
+        }
+    )
+    ranking = dprank.rank(games, privacy="none", top_k=top_k)
+    columns = ranking.columns()
+    assert list(columns) == list(ranking.to_frame().columns)
+    ours, theirs = tmp_path / "ours.csv", tmp_path / "theirs.csv"
+    _csv_writer(columns)(ours)
+    _csv_writer(ranking.to_frame())(theirs)
+    assert ours.read_bytes() == theirs.read_bytes()
+    assert b'"a,b"' in ours.read_bytes() and b'"q""x"' in ours.read_bytes()
+
+
+def test_ranking_design_is_the_public_design_on_first_use():
+    from dprank.intervals import public_design
+
+    data = Comparisons.from_winner_loser([0, 1, 2, 0, 3], [1, 2, 3, 2, 0])
+    ranking = dprank.rank(data, privacy="edge", epsilon=1.0, method="counts", rng=1)
+    assert ranking._design is None  # not computed by rank (no intervals imported for it)
+    expected = public_design(data, "edge_counts")
+    design = ranking.design
+    assert ranking.design is design  # computed once
+    assert type(design) is type(expected)
+    assert design.n_items == expected.n_items
+    for name in ("a", "b", "count"):
+        np.testing.assert_array_equal(getattr(design, name), getattr(expected, name))

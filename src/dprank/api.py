@@ -11,11 +11,10 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from .comparisons import Comparisons
 from .inputs import comparisons_from_frame
@@ -23,6 +22,9 @@ from .methods import PUBLIC_DETAILS, Fit, Method, all_methods, get_method
 from .metrics_b import ranks as rank_scores
 from .models import LINKS
 from .noise import NoiseSource, as_noise_source
+
+if TYPE_CHECKING:  # pandas is imported where a frame is built (not by ``dprank rank``)
+    import pandas as pd
 
 __all__ = [
     "DEFAULT_METHOD",
@@ -119,8 +121,22 @@ class Ranking:
     L: int | None
     private: bool = False
     n_dropped: int = 0
-    design: object = None
     options: Mapping[str, Any] | None = None
+    # the public inputs, or what they are computed from on first use (``design``): a
+    # ranking that never asks for intervals never imports dprank.intervals (pandas, scipy)
+    _design: object = field(default=None, repr=False)
+    _design_of: tuple | None = field(default=None, repr=False)
+
+    @property
+    def design(self) -> object:
+        """The public inputs of the method (:func:`dprank.intervals.public_design`)."""
+        if self._design is None and self._design_of is not None:
+            from .intervals import public_design
+
+            data, meth, max_per_user = self._design_of
+            object.__setattr__(self, "_design", public_design(data, meth, max_per_user))
+            object.__setattr__(self, "_design_of", None)
+        return self._design
 
     @property
     def order(self) -> np.ndarray:
@@ -150,20 +166,24 @@ class Ranking:
         For the one-shot method only its noisy top ``k`` is released: ``item,
         rank`` for those ``k`` items.
         """
+        import pandas as pd
+
+        return pd.DataFrame(self.columns())
+
+    def columns(self) -> dict[str, np.ndarray]:
+        """The columns of :meth:`to_frame` as arrays, by name in output order (no pandas)."""
         order = np.argsort(self.ranks, kind="stable")
         if not self.fit.scores_released:
             order = order[: self.top_k]
-            return pd.DataFrame({"item": self.items[order], "rank": self.ranks[order]})
-        frame = pd.DataFrame(
-            {
-                "item": self.items[order],
-                "score": self.scores[order],
-                "rank": self.ranks[order],
-            }
-        )
+            return {"item": self.items[order], "rank": self.ranks[order]}
+        columns = {
+            "item": self.items[order],
+            "score": self.scores[order],
+            "rank": self.ranks[order],
+        }
         if self.top_k is not None:
-            frame["in_top_k"] = self.in_top_k[order]
-        return frame
+            columns["in_top_k"] = self.in_top_k[order]
+        return columns
 
     def intervals(
         self, level: float = 0.95, *, n_boot: int = 200, rng=None, kind: str = "bootstrap"
@@ -280,6 +300,8 @@ def _as_comparisons(comparisons, method: Method, real_outcomes: bool) -> Compari
         and (comparisons.shape[0] == comparisons.shape[1])
     ):
         return Comparisons.from_wins(comparisons)
+    import pandas as pd
+
     if isinstance(comparisons, Mapping):
         comparisons = pd.DataFrame(dict(comparisons))
     elif isinstance(comparisons, (tuple, list)) and len(comparisons) == 2:
@@ -516,8 +538,6 @@ def rank(
         raise RuntimeError(f"method {name} returned scores of shape {scores.shape} or non-finite")
     ranks = fit.ranks if fit.ranks is not None else rank_scores(scores)
     labels = data.labels if data.labels is not None else np.arange(n).astype(str)
-    from .intervals import public_design
-
     return Ranking(
         items=np.asarray(labels).astype(str),
         scores=scores,
@@ -534,6 +554,6 @@ def rank(
         L=max_per_user,
         private=noise.secure and meth.private,
         n_dropped=n_dropped,
-        design=public_design(data, meth, max_per_user=max_per_user),
         options=opts,
+        _design_of=(data, meth, max_per_user),
     )

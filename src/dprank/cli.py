@@ -177,8 +177,37 @@ def _write_outputs(
 
 
 def _csv_writer(frame) -> Callable:
+    """Writes ``frame`` (a data frame, or a dict of column arrays) as pandas' ``to_csv`` does."""
+    if isinstance(frame, dict):
+        return _columns_writer(frame)
+
     def write(target) -> None:
         frame.to_csv(target, index=False, lineterminator="\n")
+
+    return write
+
+
+def _columns_writer(columns: dict[str, np.ndarray]) -> Callable:
+    """A CSV of column arrays, byte for byte what pandas writes of them, without pandas.
+
+    The text of each value is numpy's (``astype(str)``: the shortest round-trip
+    spelling of a float, ``True``/``False``), quoted by :mod:`csv` as needed,
+    which is how ``DataFrame.to_csv(index=False, lineterminator="\\n")`` spells
+    the ranking's string, integer, float and boolean columns.
+    """
+    import csv
+
+    texts = [np.asarray(values).astype(str).tolist() for values in columns.values()]
+
+    def write(target) -> None:
+        fh = open(target, "w", newline="", encoding="utf-8") if isinstance(target, Path) else target
+        try:
+            writer = csv.writer(fh, lineterminator="\n")
+            writer.writerow(list(columns))
+            writer.writerows(zip(*texts, strict=True))
+        finally:
+            if fh is not target:
+                fh.close()
 
     return write
 
@@ -398,10 +427,10 @@ def _cmd_rank(args) -> int:
             for w in caught:
                 _stderr(f"warning: {w.message}")
             progress.done()
-            frame = ranking.to_frame()
+            frame = ranking.columns()  # written without pandas
             if args.intervals is not None:
                 progress.stage("intervals")
-                frame = _with_intervals(args, ranking, frame, name)
+                frame = _with_intervals(args, ranking, ranking.to_frame(), name)
             progress.stage("writing")
             if receipt is not None:
                 receipt.entry = replace(receipt.entry, delta=ranking.delta)

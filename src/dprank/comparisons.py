@@ -288,6 +288,18 @@ class Comparisons:
         whole = np.all(w == np.round(w)) and np.all(n == np.round(n))
         if not whole or np.any(w < 0) or np.any(lost < 0) or np.any(n <= 0):
             raise ValueError("pair statistics of 0/1 comparisons hold whole numbers 0 <= w <= n")
+        del lost
+        return cls._from_whole_pair_sums(stats, labels)
+
+    @classmethod
+    def _from_whole_pair_sums(cls, stats: PairStatistics, labels=None) -> Comparisons:
+        """:meth:`from_pair_statistics` of statistics valid by construction (no value checks).
+
+        For :class:`PairSums` results, whose counts are run lengths and sums of
+        whole counts and whose wins lie in ``0 <= w <= n``.
+        """
+        n, w = stats.n, stats.w
+        lost = n - w
         a_won, b_won = w > 0, lost > 0
         i = np.concatenate([stats.a[a_won], stats.b[b_won]])
         j = np.concatenate([stats.b[a_won], stats.a[b_won]])

@@ -265,8 +265,11 @@ def read_comparisons(
         blocks = _csv_blocks(path, source, sep, names, used, block_size or _BLOCK_BYTES)
     else:
         blocks = _parquet_blocks(pf, source, original, names, used, block_size or _PARQUET_ROWS)
+    columns = None
     for start, columns, last in _with_last(blocks):
         reader.add(start, columns, last)
+    del blocks, columns
+    _release_arrow_memory()  # the blocks' buffers, before the pairs are merged
     if reader.n_rows == 0:
         raise InputError("no comparisons after the header", source, first_row, row_word=row_word)
     comparisons, user_labels = reader.finish()
@@ -279,6 +282,13 @@ def read_comparisons(
         sha256=file_sha256(path),
         aggregated=aggregate,
     )
+
+
+def _release_arrow_memory() -> None:
+    """Hand pyarrow's freed block buffers back to the system (its pool keeps them)."""
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()
 
 
 def _first_line(path: Path, source: str) -> str:
@@ -395,6 +405,22 @@ def _string_parts(arr) -> tuple[np.ndarray, np.ndarray]:
     offsets = np.frombuffer(buffers[1], dtype=np.int32)[arr.offset : arr.offset + len(arr) + 1]
     data = np.frombuffer(buffers[2], dtype=np.uint8) if buffers[2] is not None else np.empty(0)
     return offsets, data
+
+
+_NUMPY_TYPES = {"int32": np.int32, "int64": np.int64, "double": np.float64}
+
+
+def _numpy(arr) -> np.ndarray:
+    """A pyarrow array of int32, int64 or float64 without nulls as numpy, by its buffer.
+
+    No copy, and without pyarrow's ``to_numpy``, which imports pandas (a quarter
+    of a second of ``dprank rank``'s start-up); other arrays go through it.
+    """
+    dtype = _NUMPY_TYPES.get(str(arr.type))
+    if dtype is None or arr.null_count:
+        return arr.to_numpy(zero_copy_only=False)
+    data = arr.buffers()[1]
+    return np.frombuffer(data, dtype=dtype)[arr.offset : arr.offset + len(arr)]
 
 
 def _as_strings(arr, trim: bool):
@@ -575,14 +601,14 @@ class _BlockReader:
             if arr.null_count:
                 bad = np.flatnonzero(arr.is_null().to_numpy(zero_copy_only=False))
                 raise where.error(f"missing value in column '{name}'", bad, name)
-            values = pc.cast(arr, pa.float64()).to_numpy(zero_copy_only=False)
+            values = _numpy(pc.cast(arr, pa.float64()))
         else:
             arr = _as_strings(arr, self.trim)
             bad = _empty(arr)
             if bad.size:
                 raise where.error(f"missing value in column '{name}'", bad, name)
             try:
-                values = pc.cast(arr, pa.float64()).to_numpy(zero_copy_only=False)
+                values = _numpy(pc.cast(arr, pa.float64()))
             except pa.ArrowInvalid:
                 values = np.array([_to_float(s) for s in arr.to_pylist()], dtype=np.float64)
 
@@ -626,7 +652,7 @@ class _BlockReader:
         rank, labels = self.items.finish()
         if self.pairs is not None:
             ps = self.pairs.result(rank, labels.size)
-            return Comparisons.from_pair_statistics(ps, labels=labels), None
+            return Comparisons._from_whole_pair_sums(ps, labels=labels), None
         parts = {name: np.concatenate(p) for name, p in self.parts.items() if p}
         m = self.n_rows
         user = user_labels = user_eps = None
@@ -677,7 +703,7 @@ class _Labels:
         import pyarrow as pa
 
         if arr.type == pa.int64() and self.ints:
-            return self._encode_ints(arr.to_numpy())
+            return self._encode_ints(_numpy(arr))
         if self.ints:  # the first text: integer labels so far keep their (canonical) spelling
             self.text_labels = [str(v) for v in self.values.tolist()]
             self.text = {s: k for k, s in enumerate(self.text_labels)}
@@ -714,7 +740,7 @@ class _Labels:
         import pyarrow.compute as pc
 
         encoded = pc.dictionary_encode(arr)
-        local = encoded.indices.to_numpy(zero_copy_only=False)
+        local = _numpy(encoded.indices)
         table, labels = self.text, self.text_labels
         ids = np.empty(len(encoded.dictionary), dtype=np.int64)
         for k, s in enumerate(encoded.dictionary.to_pylist()):
