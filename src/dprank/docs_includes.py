@@ -291,7 +291,7 @@ def _simulation_jobs(config: Mapping, study: str, figure: str, bench: Path) -> l
     for experiment in section["figures"][figure]["experiments"]:
         exp = section["experiments"][experiment]
         base = bench / study / experiment
-        chunks = range(module.chunk_count(config, experiment))
+        chunks = range(module.chunk_count(section, experiment, config["chunk_size"]))
         for stage in _STAGES:
             for block in module.block_names(exp):
                 files += [base / stage / block / f"chunk{chunk}.tsv" for chunk in chunks]
@@ -349,7 +349,9 @@ def b2_experiment_jobs(config: Mapping, experiment: str, bench: str | Path) -> l
         base / stage / block / f"chunk{chunk}.tsv"
         for stage in ("releases", "metrics")
         for block in paper_b2.cell_names(exp)
-        for chunk in range(paper_b2.chunk_count(config, experiment))
+        for chunk in range(
+            paper_b2.chunk_count(config["paper_b2"], experiment, config["chunk_size"])
+        )
     ]
     files.append(base / "replicates.tsv")  # collect_paper_b: replicates.csv and summary.csv
     return files
