@@ -451,7 +451,7 @@ case(
 )
 case(
     docs_includes.b2_products,
-    kw(config=st.just(CONFIG), experiment=experiments("paper_b2")),
+    kw(section=st.just(CONFIG["paper_b2"]), experiment=experiments("paper_b2")),
     lambda r, kw: isinstance(r, str),
 )
 case(
@@ -467,7 +467,11 @@ case(
 )
 case(
     docs_includes.paper_a_figures,
-    kw(config=st.just(CONFIG)),
+    kw(
+        paper_a=st.just(
+            {s: CONFIG[s] for s in ("paper_a_edge", "paper_a_individual", "paper_a_real")}
+        )
+    ),
     lambda r, kw: r[:2] == ["fig1", "fig2"],
 )
 
