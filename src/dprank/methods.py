@@ -43,8 +43,6 @@ Examples
 
 from __future__ import annotations
 
-# The machinery (Fit, Method, the registry, shared helpers, local releases) and the
-# fit functions live in private modules; every name stays importable from here.
 from ._method_fits import (  # noqa: F401
     _edge_gamma,
     _fit_edge_counts,
@@ -96,6 +94,33 @@ from ._method_registry import (  # noqa: F401
     release_local,
     unregister,
 )
+
+# The machinery (Fit, Method, the registry, shared helpers, local releases) and the
+# fit functions live in private modules; every name stays importable from here.
+from .comparisons import Comparisons  # noqa: F401
+from .ldp import (  # noqa: F401
+    adrr_weights,
+    count_ranking,
+    debias,
+    laplace_release,
+    privacy_constant,
+    randomized_response,
+    rr_flip_probability,
+)
+from .mechanisms import (  # noqa: F401
+    edge_count_noise_scale,
+    edge_mle_noise_scale,
+    individual_count_noise_scale,
+    individual_gamma,
+    individual_mle_noise_scale,
+    standard_laplace,
+)
+from .mle import fit_penalized_mle  # noqa: F401
+from .models import Link, get_link  # noqa: F401
+from .noise import NoiseSource, grid_exponent, laplace_scale  # noqa: F401
+from .oneshot import one_shot_scores  # noqa: F401
+from .ranking import copeland_counts  # noqa: F401
+from .weighted_mle import default_lambda, fit_weighted_mle, noisy_obj_fit  # noqa: F401
 
 __all__ = [
     "PRIVACY_UNITS",
