@@ -155,9 +155,9 @@ def _check_paper_a(paper_a) -> None:
         _checks.mapping(paper_a[study], f"paper_a[{study!r}]", ("figures",))
 
 
-def _check_b2(section) -> None:
-    """``section`` is the ``paper_b2`` config section."""
-    _checks.mapping(section, "section", ("experiments",))
+def _check_b2(section, name: str = "section") -> None:
+    """``section`` (the argument ``name``) is the ``paper_b2`` config section."""
+    _checks.mapping(section, name, ("experiments",))
 
 
 def agreement_table(summaries: Mapping[str, pd.DataFrame]) -> str:
@@ -522,7 +522,7 @@ def write_includes(
     """
     _checks.path(outdir, "outdir")
     _check_paper_a(paper_a)
-    _check_b2(paper_b2)
+    _check_b2(paper_b2, "paper_b2")
     protocols = _checks.strings(protocols, "protocols")
     chunk_size = _checks.count(chunk_size, "chunk_size", 1)
     _checks.path(bench, "bench")
