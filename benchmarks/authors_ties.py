@@ -46,9 +46,13 @@ def gap(config: dict, experiment: str, n: int, reps: int | None, emulate: bool) 
         exp["reps"] = reps
     exp["chunk_size"] = exp["reps"]
     cell = next(c for c in cell_names(exp) if c.startswith(f"n{n}_") and c.endswith("_p1"))
-    sim = simulate_chunk(**stage_kwargs("simulate", config, experiment, cell, 0))
-    noise = privatize_chunk(**stage_kwargs("privatize", config, experiment, cell, 0, "authors"))
-    kwargs = stage_kwargs("estimate", config, experiment, cell, 0, "authors")
+    job = {"seed": config["seed"], "chunk_size": config["chunk_size"]}
+    section = config["paper_a_edge"]
+    sim = simulate_chunk(**stage_kwargs("simulate", section, experiment, cell, 0, **job))
+    noise = privatize_chunk(
+        **stage_kwargs("privatize", section, experiment, cell, 0, "authors", **job)
+    )
+    kwargs = stage_kwargs("estimate", section, experiment, cell, 0, "authors", **job)
     est = estimate_chunk(sim["wins"], noise, truth=sim["theta"] if emulate else None, **kwargs)
     frame = metrics_chunk(sim["theta"], sim["replicate"], est, kwargs["cell"])
     ham = frame[frame.metric == "rel_hamming"].pivot(

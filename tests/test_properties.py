@@ -1558,10 +1558,13 @@ case(
     chunk_size=[0, 2.5],
     index=[-1, lambda kw: 10**6, 0.5, "0", None],
 )
-_cfg = kw(
-    config=st.just({"chunk_size": 4}), exp=st.builds(lambda r: {"reps": r}, st.integers(1, 20))
+_cfg = kw(chunk_size=st.just(4), exp=st.builds(lambda r: {"reps": r}, st.integers(1, 20)))
+case(
+    grid.experiment_chunk_size,
+    _cfg,
+    lambda c, kw: c == 4,
+    chunk_size=[0, -1, 2.5, "3", None],
 )
-case(grid.experiment_chunk_size, _cfg, lambda c, kw: c == 4)
 case(
     grid.experiment_chunks,
     _cfg,

@@ -1096,12 +1096,22 @@ _CONFIG["paper_b2"]["tables"] = {
     t: s for t, s in _CONFIG["paper_b2"]["tables"].items() if s["experiment"] in _B2_EXPERIMENTS
 }
 _BENCH = TMP / "benchmarks"
-_FIGURES_A = docs_includes.paper_a_figures(_CONFIG)
+# what the workflow glue passes: the Paper A sections, the protocols, the chunk size
+_PAPER_A = {s: _CONFIG[s] for s in ("paper_a_edge", "paper_a_individual", "paper_a_real")}
+_B2 = _CONFIG["paper_b2"]
+_RUN = {"protocols": _CONFIG["protocols"], "chunk_size": _CONFIG["chunk_size"]}
+_FIGURES_A = docs_includes.paper_a_figures(_PAPER_A)
 for _figure in _FIGURES_A:
-    _write_benchmarks(_BENCH, docs_includes.figure_jobs(_CONFIG, _figure, _BENCH))
+    _write_benchmarks(_BENCH, docs_includes.figure_jobs(_PAPER_A, _figure, _BENCH, **_RUN))
 for _experiment in _B2_EXPERIMENTS:
-    _write_benchmarks(_BENCH, docs_includes.b2_experiment_jobs(_CONFIG, _experiment, _BENCH))
-BAD_CONFIG = ["x", None, {"protocols": ["paper"]}]
+    _write_benchmarks(
+        _BENCH,
+        docs_includes.b2_experiment_jobs(_B2, _experiment, _BENCH, chunk_size=_RUN["chunk_size"]),
+    )
+BAD_PAPER_A = ["x", None, {"paper_a_edge": _PAPER_A["paper_a_edge"]}]
+BAD_SECTION = ["x", None, {"figures": {}}]
+BAD_PROTOCOLS = ["paper", None, [3]]
+BAD_CHUNK = [0, -1, 2.5, "3", None]
 BAD_BENCH = [None, 3, "", ["a"]]
 
 
@@ -1111,19 +1121,33 @@ def _under(paths, bench) -> bool:
 
 case(
     docs_includes.figure_jobs,
-    kw(config=st.just(_CONFIG), figure=st.sampled_from(_FIGURES_A), bench=st.just(_BENCH)),
+    kw(
+        paper_a=st.just(_PAPER_A),
+        figure=st.sampled_from(_FIGURES_A),
+        bench=st.just(_BENCH),
+        protocols=st.just(_RUN["protocols"]),
+        chunk_size=st.just(_RUN["chunk_size"]),
+    ),
     lambda r, kw: _under(r, kw["bench"]) and r[-1].name == f"{kw['figure']}.tsv",
-    config=BAD_CONFIG,
+    paper_a=BAD_PAPER_A,
     figure=[3, None, "fig99"],
     bench=BAD_BENCH,
+    protocols=BAD_PROTOCOLS,
+    chunk_size=BAD_CHUNK,
 )
 case(
     docs_includes.b2_experiment_jobs,
-    kw(config=st.just(_CONFIG), experiment=st.sampled_from(_B2_EXPERIMENTS), bench=st.just(_BENCH)),
+    kw(
+        section=st.just(_B2),
+        experiment=st.sampled_from(_B2_EXPERIMENTS),
+        bench=st.just(_BENCH),
+        chunk_size=st.just(_RUN["chunk_size"]),
+    ),
     lambda r, kw: _under(r, kw["bench"] / "paper_b2" / kw["experiment"]),
-    config=BAD_CONFIG,
+    section=BAD_SECTION,
     experiment=[3, None, "bogus"],
     bench=BAD_BENCH,
+    chunk_size=BAD_CHUNK,
 )
 
 
@@ -1138,34 +1162,51 @@ def _check_runtime(text, kw, labels, jobs):
 
 case(
     docs_includes.runtime_paper_a_table,
-    kw(config=st.just(_CONFIG), bench=st.sampled_from([_BENCH, str(_BENCH)])),
+    kw(
+        paper_a=st.just(_PAPER_A),
+        bench=st.sampled_from([_BENCH, str(_BENCH)]),
+        protocols=st.just(_RUN["protocols"]),
+        chunk_size=st.just(_RUN["chunk_size"]),
+    ),
     lambda text, kw: _check_runtime(
         text,
         kw,
         _FIGURES_A,
-        [len(docs_includes.figure_jobs(_CONFIG, f, _BENCH)) for f in _FIGURES_A],
+        [len(docs_includes.figure_jobs(_PAPER_A, f, _BENCH, **_RUN)) for f in _FIGURES_A],
     ),
-    config=BAD_CONFIG,
+    paper_a=BAD_PAPER_A,
     bench=[*BAD_BENCH, TMP / "nothing"],
+    protocols=BAD_PROTOCOLS,
+    chunk_size=BAD_CHUNK,
 )
 case(
     docs_includes.runtime_paper_b2_table,
-    kw(config=st.just(_CONFIG), bench=st.sampled_from([_BENCH, str(_BENCH)])),
+    kw(
+        section=st.just(_B2),
+        bench=st.sampled_from([_BENCH, str(_BENCH)]),
+        chunk_size=st.just(_RUN["chunk_size"]),
+    ),
     lambda text, kw: _check_runtime(
         text,
         kw,
         _B2_EXPERIMENTS,
-        [len(docs_includes.b2_experiment_jobs(_CONFIG, e, _BENCH)) for e in _B2_EXPERIMENTS],
+        [
+            len(docs_includes.b2_experiment_jobs(_B2, e, _BENCH, chunk_size=_RUN["chunk_size"]))
+            for e in _B2_EXPERIMENTS
+        ],
     ),
-    config=BAD_CONFIG,
+    section=BAD_SECTION,
     bench=[*BAD_BENCH, TMP / "nothing"],
+    chunk_size=BAD_CHUNK,
 )
 
 
 def _includes_args(draw):
     return {
         "outdir": _fresh("includes"),
-        "config": _CONFIG,
+        "paper_a": _PAPER_A,
+        "paper_b2": _B2,
+        **_RUN,
         "bench": _BENCH,
         "summaries": _named_summaries(draw),
         "audit": _audit(draw),
@@ -1190,7 +1231,10 @@ case(
     _includes_args,
     _check_includes,
     outdir=BAD_PATH,
-    config=BAD_CONFIG,
+    paper_a=BAD_PAPER_A,
+    paper_b2=BAD_SECTION,
+    protocols=BAD_PROTOCOLS,
+    chunk_size=BAD_CHUNK,
     bench=BAD_BENCH,
     summaries=BAD_SUMMARIES,
     audit=BAD_FRAME,

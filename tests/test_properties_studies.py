@@ -76,7 +76,11 @@ for _mod, _section in ((paper_a_edge, "paper_a_edge"), (paper_a_individual, "pap
     case(_mod.block_names, _exp, lambda r, kw, m=_mod: r == list(m.blocks(kw["exp"])))
     case(
         _mod.chunk_count,
-        kw(config=st.just(CONFIG), experiment=experiments(_section)),
+        kw(
+            section=st.just(CONFIG[_section]),
+            experiment=experiments(_section),
+            chunk_size=st.just(CONFIG["chunk_size"]),
+        ),
         lambda r, kw: isinstance(r, int) and r >= 1,
     )
 case(
@@ -125,7 +129,11 @@ case(
 )
 case(
     paper_b2.chunk_count,
-    kw(config=st.just(CONFIG), experiment=experiments("paper_b2")),
+    kw(
+        section=st.just(CONFIG["paper_b2"]),
+        experiment=experiments("paper_b2"),
+        chunk_size=st.just(CONFIG["chunk_size"]),
+    ),
     lambda r, kw: isinstance(r, int) and r >= 1,
 )
 case(
@@ -220,13 +228,15 @@ for _mod, _section in ((paper_a_edge, "paper_a_edge"), (paper_a_individual, "pap
         _mod.stage_kwargs,
         kw(
             stage=st.sampled_from(["simulate", "privatize"]),
-            config=st.just(CONFIG),
+            section=st.just(CONFIG[_section]),
             experiment=experiments(_section),
             cell=lambda kw, m=_mod, sec=_section: st.sampled_from(
                 m.cell_names(CONFIG[sec]["experiments"][kw["experiment"]])
             ),
             chunk=st.just(0),
             protocol=st.sampled_from(["paper", "authors"]),
+            seed=st.just(CONFIG["seed"]),
+            chunk_size=st.just(CONFIG["chunk_size"]),
         ),
         lambda r, kw: r["experiment"] == kw["experiment"] and r["seed"] == CONFIG["seed"],
         stage=["bogus"],
@@ -353,12 +363,14 @@ case(
     paper_b2.stage_kwargs,
     kw(
         stage=st.just("simulate"),
-        config=st.just(CONFIG),
+        section=st.just(CONFIG["paper_b2"]),
         experiment=experiments("paper_b2"),
         cell=lambda kw: st.sampled_from(
             paper_b2.cell_names(CONFIG["paper_b2"]["experiments"][kw["experiment"]])
         ),
         chunk=st.just(0),
+        seed=st.just(CONFIG["seed"]),
+        chunk_size=st.just(CONFIG["chunk_size"]),
     ),
     lambda r, kw: r["experiment"] == kw["experiment"] and r["seed"] == CONFIG["seed"],
 )
@@ -439,7 +451,7 @@ case(
 )
 case(
     docs_includes.b2_products,
-    kw(config=st.just(CONFIG), experiment=experiments("paper_b2")),
+    kw(section=st.just(CONFIG["paper_b2"]), experiment=experiments("paper_b2")),
     lambda r, kw: isinstance(r, str),
 )
 case(
@@ -455,7 +467,11 @@ case(
 )
 case(
     docs_includes.paper_a_figures,
-    kw(config=st.just(CONFIG)),
+    kw(
+        paper_a=st.just(
+            {s: CONFIG[s] for s in ("paper_a_edge", "paper_a_individual", "paper_a_real")}
+        )
+    ),
     lambda r, kw: r[:2] == ["fig1", "fig2"],
 )
 

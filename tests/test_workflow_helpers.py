@@ -71,23 +71,24 @@ def test_a_block_job_gets_each_cells_own_kwargs():
         "theta_per": ["n"],
         "job_keys": [],
     }
-    config = {
-        "seed": 1,
-        "chunk_size": 2,
-        "paper_a_edge": {
-            "constants": {"c0": 2.0, "kappa1": 1.0, "kappa2": 0.25, "r_seed": 13},
-            "solver": {"xtol": 1e-10, "max_iter": 100},
-            "experiments": {"e": exp},
-        },
+    section = {
+        "constants": {"c0": 2.0, "kappa1": 1.0, "kappa2": 0.25, "r_seed": 13},
+        "solver": {"xtol": 1e-10, "max_iter": 100},
+        "experiments": {"e": exp},
     }
-    job = block_kwargs("paper_a_edge", "privatize", config, "e", "all", 1, "paper")
+    job = block_kwargs(
+        "paper_a_edge", "privatize", section, "e", "all", 1, "paper", seed=1, chunk_size=2
+    )
     cells = [
-        paper_a_edge.stage_kwargs("privatize", config, "e", name, 1, "paper")
+        paper_a_edge.stage_kwargs("privatize", section, "e", name, 1, "paper", seed=1, chunk_size=2)
         for name in ("n20_p1", "n32_p1")
     ]
     assert job == {"cells": cells} and cells[0]["replicates"] == [2, 3]
+    assert cells[0]["seed"] == 1
     with pytest.raises(KeyError, match="no block 'n20'"):
-        block_kwargs("paper_a_edge", "privatize", config, "e", "n20", 1, "paper")
+        block_kwargs(
+            "paper_a_edge", "privatize", section, "e", "n20", 1, "paper", seed=1, chunk_size=2
+        )
 
 
 def test_canonical_sorts_keys_recursively():

@@ -145,12 +145,19 @@ def _check_summaries(summaries, name: str) -> None:
         _checks.columns(frame, name, ("figure", "within", "compared"))
 
 
-def _check_config(config, papers: tuple[str, ...]) -> None:
-    """``config`` is a workflow config with the sections ``papers``."""
-    _checks.mapping(config, "config")
-    missing = [k for k in papers if k not in config]
-    if missing:
-        raise ValueError(f"config lacks the sections {missing}")
+_PAPER_A_SECTIONS = (*_SIMULATION_STUDIES, "paper_a_real")
+
+
+def _check_paper_a(paper_a) -> None:
+    """``paper_a`` maps each Paper A study to its config section, each with ``figures``."""
+    _checks.mapping(paper_a, "paper_a", _PAPER_A_SECTIONS)
+    for study in _PAPER_A_SECTIONS:
+        _checks.mapping(paper_a[study], f"paper_a[{study!r}]", ("figures",))
+
+
+def _check_b2(section, name: str = "section") -> None:
+    """``section`` (the argument ``name``) is the ``paper_b2`` config section."""
+    _checks.mapping(section, name, ("experiments",))
 
 
 def agreement_table(summaries: Mapping[str, pd.DataFrame]) -> str:
@@ -284,14 +291,15 @@ def deviations_table(entries: Iterable[Mapping], summaries: pd.DataFrame | None 
 # runtime from the benchmark files
 
 
-def _simulation_jobs(config: Mapping, study: str, figure: str, bench: Path) -> list[Path]:
-    section = config[study]
+def _simulation_jobs(
+    study: str, section: Mapping, figure: str, bench: Path, chunk_size: int
+) -> list[Path]:
     module = study_module(study)
     files = []
     for experiment in section["figures"][figure]["experiments"]:
         exp = section["experiments"][experiment]
         base = bench / study / experiment
-        chunks = range(module.chunk_count(config, experiment))
+        chunks = range(module.chunk_count(section, experiment, chunk_size))
         for stage in _STAGES:
             for block in module.block_names(exp):
                 files += [base / stage / block / f"chunk{chunk}.tsv" for chunk in chunks]
@@ -299,49 +307,77 @@ def _simulation_jobs(config: Mapping, study: str, figure: str, bench: Path) -> l
     return files
 
 
-def _real_data_jobs(config: Mapping, figure: str, bench: Path) -> list[Path]:
+def _real_data_jobs(
+    real: Mapping, protocols: Sequence[str], figure: str, bench: Path
+) -> list[Path]:
     files = []
-    for dataset in config["paper_a_real"]["figures"][figure]["experiments"]:
+    for dataset in real["figures"][figure]["experiments"]:
         files += [bench / "data" / f"{dataset}.tsv", bench / "paper_a_real" / dataset / "wins.tsv"]
         base = bench / "paper_a_real" / dataset
-        files += [base / protocol / "metrics.tsv" for protocol in config["protocols"]]
+        files += [base / protocol / "metrics.tsv" for protocol in protocols]
         files.append(base / "summary.tsv")  # one job writes every protocol's summary
     return files
 
 
-def paper_a_figures(config: Mapping) -> list[str]:
-    """Every Paper A figure of the config, in paper order (``fig1`` ...)."""
-    sections = (*_SIMULATION_STUDIES, "paper_a_real")
-    return sorted((f for s in sections for f in config[s]["figures"]), key=lambda f: int(f[3:]))
+def paper_a_figures(paper_a: Mapping[str, Mapping]) -> list[str]:
+    """Every Paper A figure, in paper order (``fig1`` ...).
+
+    ``paper_a`` maps ``paper_a_edge``, ``paper_a_individual`` and ``paper_a_real``
+    to their config sections (the workflow glue passes them).
+    """
+    return sorted(
+        (f for s in _PAPER_A_SECTIONS for f in paper_a[s]["figures"]), key=lambda f: int(f[3:])
+    )
 
 
-def figure_jobs(config: Mapping, figure: str, bench: str | Path) -> list[Path]:
-    """Benchmark files of every job a Paper A figure needs (both protocols, its plot job)."""
-    _check_config(config, ("protocols", "paper_a_edge", "paper_a_individual", "paper_a_real"))
+def figure_jobs(
+    paper_a: Mapping[str, Mapping],
+    figure: str,
+    bench: str | Path,
+    *,
+    protocols: Sequence[str],
+    chunk_size: int,
+) -> list[Path]:
+    """Benchmark files of every job a Paper A figure needs (both protocols, its plot job).
+
+    ``paper_a`` maps the Paper A studies to their config sections (see
+    :func:`paper_a_figures`), ``protocols`` lists the run's protocols and
+    ``chunk_size`` is the workflow's default replicates per job.
+    """
+    _check_paper_a(paper_a)
     _checks.text(figure, "figure")
     _checks.path(bench, "bench")
-    if figure not in paper_a_figures(config):
-        raise ValueError(f"figure must be a Paper A figure of config, got {figure!r}")
+    protocols = _checks.strings(protocols, "protocols")
+    chunk_size = _checks.count(chunk_size, "chunk_size", 1)
+    if figure not in paper_a_figures(paper_a):
+        raise ValueError(f"figure must be a Paper A figure of paper_a, got {figure!r}")
     bench = Path(bench)
-    if figure in config["paper_a_real"]["figures"]:
-        files = _real_data_jobs(config, figure, bench)
+    if figure in paper_a["paper_a_real"]["figures"]:
+        files = _real_data_jobs(paper_a["paper_a_real"], protocols, figure, bench)
     else:
-        study = next(s for s in _SIMULATION_STUDIES if figure in config[s]["figures"])
-        files = _simulation_jobs(config, study, figure, bench)
+        study = next(s for s in _SIMULATION_STUDIES if figure in paper_a[s]["figures"])
+        files = _simulation_jobs(study, paper_a[study], figure, bench, chunk_size)
     files.append(bench / "figures" / "paper_a" / f"{figure}.tsv")  # every protocol's plots
     return files
 
 
-def b2_experiment_jobs(config: Mapping, experiment: str, bench: str | Path) -> list[Path]:
-    """Benchmark files of every job of one B2 experiment (up to its summary)."""
+def b2_experiment_jobs(
+    section: Mapping, experiment: str, bench: str | Path, *, chunk_size: int
+) -> list[Path]:
+    """Benchmark files of every job of one B2 experiment (up to its summary).
+
+    ``section`` is the ``paper_b2`` config section, ``chunk_size`` the workflow's
+    default replicates per job.
+    """
     from dprank.studies import paper_b2
 
-    _check_config(config, ("paper_b2",))
+    _check_b2(section)
     _checks.text(experiment, "experiment")
     _checks.path(bench, "bench")
-    if experiment not in config["paper_b2"]["experiments"]:
-        raise ValueError(f"experiment must be a B2 experiment of config, got {experiment!r}")
-    exp = config["paper_b2"]["experiments"][experiment]
+    chunk_size = _checks.count(chunk_size, "chunk_size", 1)
+    if experiment not in section["experiments"]:
+        raise ValueError(f"experiment must be a B2 experiment of section, got {experiment!r}")
+    exp = section["experiments"][experiment]
     base = Path(bench) / "paper_b2" / experiment
     if paper_b2.kind(exp) == "timing":
         return [base / "timing.tsv"]
@@ -349,15 +385,17 @@ def b2_experiment_jobs(config: Mapping, experiment: str, bench: str | Path) -> l
         base / stage / block / f"chunk{chunk}.tsv"
         for stage in ("releases", "metrics")
         for block in paper_b2.cell_names(exp)
-        for chunk in range(paper_b2.chunk_count(config, experiment))
+        for chunk in range(paper_b2.chunk_count(section, experiment, chunk_size))
     ]
     files.append(base / "replicates.tsv")  # collect_paper_b: replicates.csv and summary.csv
     return files
 
 
-def b2_products(config: Mapping, experiment: str) -> str:
-    """The B2 figures and tables an experiment feeds, e.g. ``Fig. 4; Table 5``."""
-    section = config["paper_b2"]
+def b2_products(section: Mapping, experiment: str) -> str:
+    """The B2 figures and tables an experiment feeds, e.g. ``Fig. 4; Table 5``.
+
+    ``section`` is the ``paper_b2`` config section.
+    """
     figs = [
         f[3:]
         for f, spec in section["figures"].items()
@@ -382,16 +420,26 @@ def _job_stats(label: str, files: list[Path]) -> tuple[int, float, float]:
     return len(files), float(frame["s"].sum()), float(frame["max_rss"].max())
 
 
-def runtime_paper_a_table(config: Mapping, bench: str | Path) -> str:
-    """Jobs, summed job seconds and largest RSS of every Paper A figure."""
-    _check_config(config, ("protocols", "paper_a_edge", "paper_a_individual", "paper_a_real"))
+def runtime_paper_a_table(
+    paper_a: Mapping[str, Mapping],
+    bench: str | Path,
+    *,
+    protocols: Sequence[str],
+    chunk_size: int,
+) -> str:
+    """Jobs, summed job seconds and largest RSS of every Paper A figure.
+
+    Arguments as for :func:`figure_jobs`.
+    """
+    _check_paper_a(paper_a)
     _checks.path(bench, "bench")
-    protocols = ",".join(config["protocols"])
+    protocols = _checks.strings(protocols, "protocols")
     rows = []
-    for figure in paper_a_figures(config):
-        jobs, seconds, rss = _job_stats(figure, figure_jobs(config, figure, bench))
-        single = figure in config["paper_a_real"]["figures"]  # one figure for both protocols
-        stem = figure if single else f"{figure}_{{{protocols}}}"
+    for figure in paper_a_figures(paper_a):
+        files = figure_jobs(paper_a, figure, bench, protocols=protocols, chunk_size=chunk_size)
+        jobs, seconds, rss = _job_stats(figure, files)
+        single = figure in paper_a["paper_a_real"]["figures"]  # one figure for both protocols
+        stem = figure if single else f"{figure}_{{{','.join(protocols)}}}"
         outputs = f"results/figures/paper_a/{stem}.{{pdf,png,csv}}"
         rows.append(
             [
@@ -407,18 +455,21 @@ def runtime_paper_a_table(config: Mapping, bench: str | Path) -> str:
     return markdown_table(header, rows, "lllrrr")
 
 
-def runtime_paper_b2_table(config: Mapping, bench: str | Path) -> str:
-    """Jobs, summed job seconds and largest RSS of every B2 experiment."""
-    _check_config(config, ("paper_b2",))
+def runtime_paper_b2_table(section: Mapping, bench: str | Path, *, chunk_size: int) -> str:
+    """Jobs, summed job seconds and largest RSS of every B2 experiment.
+
+    Arguments as for :func:`b2_experiment_jobs`.
+    """
+    _check_b2(section)
     _checks.path(bench, "bench")
     rows = []
-    for experiment in config["paper_b2"]["experiments"]:
-        files = b2_experiment_jobs(config, experiment, bench)
+    for experiment in section["experiments"]:
+        files = b2_experiment_jobs(section, experiment, bench, chunk_size=chunk_size)
         jobs, seconds, rss = _job_stats(experiment, files)
         rows.append(
             [
                 f"`{experiment}`",
-                b2_products(config, experiment),
+                b2_products(section, experiment),
                 jobs,
                 f"{seconds:.0f}",
                 f"{rss:.0f}",
@@ -435,7 +486,10 @@ def runtime_paper_b2_table(config: Mapping, bench: str | Path) -> str:
 def write_includes(
     outdir: str | Path,
     *,
-    config: Mapping,
+    paper_a: Mapping[str, Mapping],
+    paper_b2: Mapping,
+    protocols: Sequence[str],
+    chunk_size: int,
     bench: str | Path,
     summaries: Mapping[str, pd.DataFrame],
     audit: pd.DataFrame,
@@ -447,8 +501,15 @@ def write_includes(
     ----------
     outdir : path
         ``docs/includes``.
-    config : mapping
-        The workflow config (grids, protocols) of the run.
+    paper_a : mapping
+        ``paper_a_edge``, ``paper_a_individual``, ``paper_a_real`` -> the run's
+        config sections of those studies.
+    paper_b2 : mapping
+        The run's ``paper_b2`` config section.
+    protocols : sequence of str
+        The run's Paper A protocols.
+    chunk_size : int
+        The run's default replicates per job.
     bench : path
         ``results/benchmarks``.
     summaries : mapping
@@ -460,9 +521,10 @@ def write_includes(
         The entries of ``resources/deviations.yaml``.
     """
     _checks.path(outdir, "outdir")
-    _check_config(
-        config, ("protocols", "paper_a_edge", "paper_a_individual", "paper_a_real", "paper_b2")
-    )
+    _check_paper_a(paper_a)
+    _check_b2(paper_b2, "paper_b2")
+    protocols = _checks.strings(protocols, "protocols")
+    chunk_size = _checks.count(chunk_size, "chunk_size", 1)
     _checks.path(bench, "bench")
     _check_summaries(summaries, "summaries")
     _checks.frame(audit, "audit")
@@ -473,8 +535,10 @@ def write_includes(
     outdir.mkdir(parents=True, exist_ok=True)
     every = pd.concat(list(summaries.values()), ignore_index=True)
     texts = {
-        "runtime_paper_a.md": runtime_paper_a_table(config, bench),
-        "runtime_paper_b2.md": runtime_paper_b2_table(config, bench),
+        "runtime_paper_a.md": runtime_paper_a_table(
+            paper_a, bench, protocols=protocols, chunk_size=chunk_size
+        ),
+        "runtime_paper_b2.md": runtime_paper_b2_table(paper_b2, bench, chunk_size=chunk_size),
         "agreement.md": agreement_table(summaries),
         "audit.md": audit_table(audit),
         "deviations.md": deviations_table(deviations, every),

@@ -130,22 +130,26 @@ def find_cell(cells: list[dict], names: list[str], name: str) -> dict:
     raise KeyError(f"no cell {name!r} in this experiment; cells: {names}")
 
 
-def experiment_chunk_size(config: Mapping, exp: Mapping) -> int:
-    """Replicates per job: the experiment's ``chunk_size``, else the top-level one."""
+def experiment_chunk_size(chunk_size: int, exp: Mapping) -> int:
+    """Replicates per job: the experiment's ``chunk_size``, else ``chunk_size``.
+
+    ``chunk_size`` is the workflow's top-level default (the workflow glue reads
+    it from the config).
+    """
     if exp.get("chunk_size"):
         return _checks.count(exp["chunk_size"], "exp['chunk_size']", 1)
-    return _checks.count(config["chunk_size"], "config['chunk_size']", 1)
+    return _checks.count(chunk_size, "chunk_size", 1)
 
 
-def experiment_chunks(config: Mapping, exp: Mapping) -> list[tuple[int, int]]:
-    """The replicate ranges of the jobs of every cell of an experiment."""
+def experiment_chunks(chunk_size: int, exp: Mapping) -> list[tuple[int, int]]:
+    """The replicate ranges of the jobs of every cell of an experiment (default ``chunk_size``)."""
     reps = _checks.count(exp["reps"], "exp['reps']", 1)
-    return chunk_ranges(reps, experiment_chunk_size(config, exp))
+    return chunk_ranges(reps, experiment_chunk_size(chunk_size, exp))
 
 
-def chunk_replicates(config: Mapping, exp: Mapping, chunk: int | None) -> list[int] | None:
+def chunk_replicates(chunk_size: int, exp: Mapping, chunk: int | None) -> list[int] | None:
     """The replicate indices of job ``chunk`` of an experiment (``None`` for no chunk)."""
     if chunk is None:
         return None
-    start, stop = experiment_chunks(config, exp)[int(chunk)]
+    start, stop = experiment_chunks(chunk_size, exp)[int(chunk)]
     return list(range(start, stop))

@@ -212,11 +212,13 @@ def job_params(stage):
             block_kwargs(
                 wildcards.study,
                 stage,
-                config,
+                config[wildcards.study],
                 wildcards.experiment,
                 wildcards.block,
                 chunk,
                 protocol,
+                seed=config["seed"],
+                chunk_size=config["chunk_size"],
             )
         )
 
@@ -235,11 +237,13 @@ def protocol_job_params(stage):
                 block_kwargs(
                     wildcards.study,
                     stage,
-                    config,
+                    config[wildcards.study],
                     wildcards.experiment,
                     wildcards.block,
                     chunk,
                     p,
+                    seed=config["seed"],
+                    chunk_size=config["chunk_size"],
                 )
             )
             for p in PROTOCOLS
@@ -271,7 +275,9 @@ def _chunk_paths(kind, ext, study_name, experiment, protocol):
     return [
         f"{base}/{kind}/{block}/chunk{chunk}.{ext}"
         for block in study.block_names(exp)
-        for chunk in range(study.chunk_count(config, experiment))
+        for chunk in range(
+            study.chunk_count(config[study_name], experiment, config["chunk_size"])
+        )
     ]
 
 

@@ -40,7 +40,12 @@ rule fit_paper_b:
     params:
         job=lambda w: canonical(
             paper_b2.stage_kwargs(
-                "estimate", config, w.experiment, w.cell, section=w.bpaper
+                "estimate",
+                config[w.bpaper],
+                w.experiment,
+                w.cell,
+                seed=config["seed"],
+                chunk_size=config["chunk_size"],
             )
         ),
     script:

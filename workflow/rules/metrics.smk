@@ -49,7 +49,11 @@ rule collect_paper_b:
             for cell in paper_b2.cell_names(
                 config[w.bpaper]["experiments"][w.experiment]
             )
-            for chunk in range(paper_b2.chunk_count(config, w.experiment, w.bpaper))
+            for chunk in range(
+                paper_b2.chunk_count(
+                    config[w.bpaper], w.experiment, config["chunk_size"]
+                )
+            )
         ],
         library=library("collect_metrics"),
     output:
@@ -89,7 +93,14 @@ rule time_paper_b2:
     threads: lambda wildcards: workflow.cores or 1
     params:
         cells=lambda w: canonical(
-            paper_b2.stage_kwargs("time", config, w.experiment, None)
+            paper_b2.stage_kwargs(
+                "time",
+                config["paper_b2"],
+                w.experiment,
+                None,
+                seed=config["seed"],
+                chunk_size=config["chunk_size"],
+            )
         ),
     script:
         "../../scripts/time_paper_b2.py"

@@ -29,7 +29,13 @@ rule simulate_releases:
     params:
         job=lambda w: canonical(
             paper_b2.stage_kwargs(
-                "simulate", config, w.experiment, w.cell, w.chunk, w.bpaper
+                "simulate",
+                config[w.bpaper],
+                w.experiment,
+                w.cell,
+                w.chunk,
+                seed=config["seed"],
+                chunk_size=config["chunk_size"],
             )
         ),
     script:

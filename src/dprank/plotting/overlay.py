@@ -200,7 +200,8 @@ def draw_overlay(
     comparison : DataFrame
         The paper's comparison table (``results/comparison/<paper>.csv``).
     spec : mapping, optional
-        A Paper B figure's spec (``config[paper]["figures"][figure]``); ``None`` for Paper A.
+        A Paper B figure's spec (its entry in the ``figures`` of the paper's config
+        section); ``None`` for Paper A.
     tables : list of str, optional
         Paper B: the comparison labels of the tables holding the figure's numbers.
     settings : mapping, optional

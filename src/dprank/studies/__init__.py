@@ -35,25 +35,32 @@ def study_module(study: str, stage: str | None = None) -> ModuleType:
 def block_kwargs(
     study: str,
     stage: str,
-    config: Mapping,
+    section: Mapping,
     experiment: str,
     block: str,
     chunk: int | None = None,
     protocol: str | None = None,
+    *,
+    seed: int,
+    chunk_size: int,
 ) -> dict:
     """The params of one job: ``{"cells": [stage kwargs of each cell of the block]}``.
 
     Each entry is exactly the study's ``stage_kwargs`` for one cell (seeds keyed
     by cell and replicate), so a block job computes what the cells' own jobs
-    would; the job runs the stage function once per cell.
+    would; the job runs the stage function once per cell. ``section`` is the
+    study's config section, ``seed`` the workflow's seed and ``chunk_size`` its
+    default replicates per job (the workflow glue reads them from the config).
     """
     module = study_module(study)
-    found = module.blocks(config[study]["experiments"][experiment])
+    found = module.blocks(section["experiments"][experiment])
     if block not in found:
         raise KeyError(f"no block {block!r} in {study}.{experiment}; blocks: {list(found)}")
     return {
         "cells": [
-            module.stage_kwargs(stage, config, experiment, name, chunk, protocol)
+            module.stage_kwargs(
+                stage, section, experiment, name, chunk, protocol, seed=seed, chunk_size=chunk_size
+            )
             for name in found[block]
         ]
     }

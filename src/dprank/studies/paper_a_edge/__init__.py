@@ -117,32 +117,41 @@ def edge_gamma(n: int, p: float, eps: float, protocol: str, c0: float, kappa2: f
     return max(base, 4.0 * kappa2 / eps)
 
 
-def chunk_count(config: Mapping, experiment: str) -> int:
-    """Number of replicate chunks of every cell of ``experiment``."""
-    return len(experiment_chunks(config, config["paper_a_edge"]["experiments"][experiment]))
+def chunk_count(section: Mapping, experiment: str, chunk_size: int) -> int:
+    """Number of replicate chunks of every cell of ``experiment``.
+
+    ``section`` is the study's config section (``paper_a_edge``), ``chunk_size``
+    the workflow's default replicates per job.
+    """
+    return len(experiment_chunks(chunk_size, section["experiments"][experiment]))
 
 
 def stage_kwargs(
     stage: str,
-    config: Mapping,
+    section: Mapping,
     experiment: str,
     cell: str,
     chunk: int | None = None,
     protocol: str | None = None,
+    *,
+    seed: int,
+    chunk_size: int,
 ) -> dict:
     """Keyword arguments of a stage function for one job (the rule's ``params``).
 
     Only what the job's result depends on goes in, so Snakemake reruns exactly
     the jobs whose settings changed.
+
+    ``section`` is the study's config section (``paper_a_edge``), ``seed`` the
+    workflow's seed and ``chunk_size`` its default replicates per job.
     """
-    section = config["paper_a_edge"]
     exp = section["experiments"][experiment]
     params = cell_params(exp, cell)
     constants, solver = section["constants"], section["solver"]
-    replicates = chunk_replicates(config, exp, chunk)
+    replicates = chunk_replicates(chunk_size, exp, chunk)
     if stage == "simulate":
         return {
-            "seed": int(config["seed"]),
+            "seed": int(seed),
             "experiment": experiment,
             "cell": params,
             "theta_per": list(exp["theta_per"]),
@@ -150,7 +159,7 @@ def stage_kwargs(
         }
     if stage == "privatize":
         return {
-            "seed": int(config["seed"]),
+            "seed": int(seed),
             "experiment": experiment,
             "cell": params,
             "epsilons": fit_epsilons(exp, params),

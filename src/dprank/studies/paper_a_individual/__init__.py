@@ -76,29 +76,39 @@ def cell_params(exp: Mapping, name: str) -> dict:
     return find_cell(cells(exp), cell_names(exp), name)
 
 
-def chunk_count(config: Mapping, experiment: str) -> int:
-    """Number of replicate chunks of every cell of ``experiment``."""
-    return len(experiment_chunks(config, config["paper_a_individual"]["experiments"][experiment]))
+def chunk_count(section: Mapping, experiment: str, chunk_size: int) -> int:
+    """Number of replicate chunks of every cell of ``experiment``.
+
+    ``section`` is the study's config section (``paper_a_individual``), ``chunk_size``
+    the workflow's default replicates per job.
+    """
+    return len(experiment_chunks(chunk_size, section["experiments"][experiment]))
 
 
 def stage_kwargs(
     stage: str,
-    config: Mapping,
+    section: Mapping,
     experiment: str,
     cell: str,
     chunk: int | None = None,
     protocol: str | None = None,
+    *,
+    seed: int,
+    chunk_size: int,
 ) -> dict:
-    """Keyword arguments of a stage function for one job (the rule's ``params``)."""
-    section = config["paper_a_individual"]
+    """Keyword arguments of a stage function for one job (the rule's ``params``).
+
+    ``section`` is the study's config section (``paper_a_individual``), ``seed`` the
+    workflow's seed and ``chunk_size`` its default replicates per job.
+    """
     exp = section["experiments"][experiment]
     params = cell_params(exp, cell)
     constants, solver = section["constants"], section["solver"]
-    replicates = chunk_replicates(config, exp, chunk)
+    replicates = chunk_replicates(chunk_size, exp, chunk)
     L = int(constants["L"])
     if stage == "simulate":
         return {
-            "seed": int(config["seed"]),
+            "seed": int(seed),
             "experiment": experiment,
             "cell": params,
             "L": L,
@@ -106,7 +116,7 @@ def stage_kwargs(
         }
     if stage == "privatize":
         return {
-            "seed": int(config["seed"]),
+            "seed": int(seed),
             "experiment": experiment,
             "cell": params,
             "L": L,

@@ -230,9 +230,14 @@ def estimate_chunk(
     raise ValueError(f"experiment kind {kind!r} has no estimate stage; kinds: {KINDS}")
 
 
-def chunk_count(config: Mapping, experiment: str, section: str = "paper_b2") -> int:
-    """Number of replicate chunks of every cell of ``experiment`` (config ``section``)."""
-    return len(experiment_chunks(config, config[section]["experiments"][experiment]))
+def chunk_count(section: Mapping, experiment: str, chunk_size: int) -> int:
+    """Number of replicate chunks of every cell of ``experiment``.
+
+    ``section`` is the study's config section (``paper_b2``, or another Paper B
+    section of the same form), ``chunk_size`` the workflow's default replicates
+    per job.
+    """
+    return len(experiment_chunks(chunk_size, section["experiments"][experiment]))
 
 
 #: experiment keys passed through to the stage functions as options, per kind
@@ -247,37 +252,41 @@ _OPTIONS = {
 
 def stage_kwargs(
     stage: str,
-    config: Mapping,
+    section: Mapping,
     experiment: str,
     cell: str | None,
     chunk: int | None = None,
-    section: str = "paper_b2",
+    *,
+    seed: int,
+    chunk_size: int,
 ) -> dict | list:
     """Keyword arguments of a stage function for one job (the rule's ``params``).
 
     ``simulate`` and ``estimate``: of :func:`simulate_block` and
     :func:`estimate_block` for the block ``cell``; ``time``: a list, the
-    keyword arguments of :func:`.timing.time_cell` for every cell.
+    keyword arguments of :func:`.timing.time_cell` for every cell. ``section``
+    is the study's config section (``paper_b2``), ``seed`` the workflow's seed
+    and ``chunk_size`` its default replicates per job.
     """
-    settings = config[section]
+    settings = section
     exp = settings["experiments"][experiment]
     k = kind(exp)
     options = {key: exp[key] for key in _OPTIONS.get(k, ()) if key in exp}
     solver = settings["solver"]
     if stage == "simulate":
         return {
-            "seed": int(config["seed"]),
+            "seed": int(seed),
             "experiment": experiment,
             "cells": cell_params(exp, cell),
             "p": float(exp.get("p", 1.0)),
             "eps": dict(exp.get("eps", {})),
-            "replicates": chunk_replicates(config, exp, chunk),
+            "replicates": chunk_replicates(chunk_size, exp, chunk),
             "kind": k,
             **options,
         }
     if stage == "estimate":
         if k == "scenario5":
-            options.update(seed=int(config["seed"]), experiment=experiment)
+            options.update(seed=int(seed), experiment=experiment)
         return {
             "cells": cell_params(exp, cell),
             "lambda_c": float(settings["lambda_c"]),
@@ -290,7 +299,7 @@ def stage_kwargs(
     if stage == "time":
         return [
             {
-                "seed": int(config["seed"]),
+                "seed": int(seed),
                 "experiment": experiment,
                 "cell": c,
                 "p": float(exp["p"]),

@@ -1,0 +1,296 @@
+"""The fit functions of the registered methods (Papers A and B, non-private references).
+
+Private: :mod:`dprank.methods` registers them and re-exports their names.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._method_registry import (
+    Fit,
+    MethodInputError,
+    _finite_eps,
+    _fit_result,
+    _laplace_details,
+    _laplace_vector,
+    _link,
+    _mle_data,
+    _noisy_counts,
+    _plugin_records,
+    _user_bound,
+    _wins_per_item,
+)
+from .comparisons import Comparisons
+from .ldp import adrr_weights, count_ranking, debias, privacy_constant
+from .mechanisms import (
+    edge_count_noise_scale,
+    edge_mle_noise_scale,
+    individual_count_noise_scale,
+    individual_gamma,
+    individual_mle_noise_scale,
+    standard_laplace,
+)
+from .mle import fit_penalized_mle
+from .noise import NoiseSource
+from .oneshot import one_shot_scores
+from .weighted_mle import default_lambda, fit_weighted_mle, noisy_obj_fit
+
+# --------------------------------------------------------------------------- Paper A, edge DP
+
+
+def _edge_gamma(c: Comparisons, eps: float, c0: float, kappa2: float) -> float:
+    """Ridge of Algorithm 1: ``max(c0 sqrt(d log n), 4 kappa2 / eps)`` (Propositions 2.1-2.2).
+
+    ``d`` is the mean number of distinct opponents (``n p`` in the paper's
+    Erdos-Renyi design).
+    """
+    n = c.n_items
+    d = float(np.mean(c.degrees())) if n else 0.0
+    base = c0 * math.sqrt(max(d, 1.0) * math.log(max(n, 2)))
+    return base if math.isinf(eps) else max(base, 4.0 * kappa2 / eps)
+
+
+def _fit_edge_mle(
+    c: Comparisons,
+    eps,
+    rng: np.random.Generator,
+    *,
+    model="btl",
+    c0: float = 2.0,
+    gamma: float | None = None,
+    xtol: float = 1e-10,
+    max_iter: int = 100,
+    **_,
+) -> Fit:
+    eps = _finite_eps(eps, "edge_mle")
+    link = _link(model)
+    kappa1, kappa2 = link.kappa1, link.kappa2
+    if not math.isfinite(kappa1):
+        raise MethodInputError(
+            f"Algorithm 1 needs a link with a bounded loss gradient; {link.name} has none "
+            "(use --model btl)"
+        )
+    g = _edge_gamma(c, eps, c0, kappa2) if gamma is None else float(gamma)
+    scale = edge_mle_noise_scale(eps, kappa1)
+    b = _laplace_vector(rng, scale, c.n_items)
+    fit = fit_penalized_mle(_mle_data(c), g, b, link=link, xtol=xtol, max_iter=max_iter)
+    return _fit_result(fit, gamma=g, **_laplace_details(rng, scale))
+
+
+def _fit_edge_counts(c: Comparisons, eps, rng: np.random.Generator, **_) -> Fit:
+    eps = _finite_eps(eps, "edge_counts")
+    # one flipped outcome moves two counts by 1 each: l1 sensitivity 2 (Algorithm 2's 2/eps)
+    if isinstance(rng, NoiseSource):
+        scores, scale = _noisy_counts(c, rng, 2.0, eps)
+    else:
+        scale = edge_count_noise_scale(eps)
+        scores = _wins_per_item(c) + scale * standard_laplace(rng, c.n_items)
+    return Fit(scores=scores, details=_laplace_details(rng, scale, 2.0))
+
+
+def _fit_one_shot(c: Comparisons, eps, rng: np.random.Generator, *, top_k=None, **_) -> Fit:
+    eps = _finite_eps(eps, "edge_one_shot")
+    k = 1 if top_k is None else int(top_k)
+    wins = c.to_wins()
+    scores = one_shot_scores(wins, 1.0, k, eps, _laplace_vector(rng, 1.0, c.n_items))
+    # the mechanism releases the noisy top k (in order), not the noisy scores
+    return Fit(
+        scores=scores,
+        details={"k": k, "delta": 1.0 / c.n_items**2},
+        scores_released=not isinstance(rng, NoiseSource),
+    )
+
+
+# --------------------------------------------------------------------------- Paper A, individual DP
+
+
+def _fit_individual_mle(
+    c: Comparisons,
+    eps,
+    rng: np.random.Generator,
+    *,
+    model="btl",
+    max_per_user: int | None = None,
+    xtol: float = 1e-10,
+    max_iter: int = 100,
+    **_,
+) -> Fit:
+    eps = _finite_eps(eps, "individual_mle")
+    link = _link(model)
+    if not math.isfinite(link.kappa1):
+        raise MethodInputError(
+            f"the individual-DP perturbed MLE needs a link with a bounded loss gradient; "
+            f"{link.name} has none (use --model btl)"
+        )
+    L = _user_bound(c, rng, max_per_user, "individual_mle")
+    g = individual_gamma(eps, L, link.kappa2)
+    scale = individual_mle_noise_scale(eps, L, link.kappa1)
+    b = _laplace_vector(rng, scale, c.n_items)
+    fit = fit_penalized_mle(
+        _mle_data(c), g, b, link=link, sum_zero=True, xtol=xtol, max_iter=max_iter
+    )
+    return _fit_result(fit, L=L, max_per_user=L, gamma=g, **_laplace_details(rng, scale))
+
+
+def _individual_counts(c, eps, rng, max_per_user, factor: float, name: str) -> Fit:
+    """Noisy counts with ``Laplace(factor L / eps)``; the real l1 sensitivity is ``2 L``."""
+    eps = _finite_eps(eps, name)
+    L = _user_bound(c, rng, max_per_user, name)
+    if isinstance(rng, NoiseSource):
+        scores, scale = _noisy_counts(c, rng, factor * L, eps)
+    else:
+        scale = factor * individual_count_noise_scale(eps, L)
+        scores = _wins_per_item(c) + scale * standard_laplace(rng, c.n_items)
+    details = {"L": L, "max_per_user": L, **_laplace_details(rng, scale, float(factor * L))}
+    # calibrated to factor * L against a sensitivity of 2 L: (2 / factor) eps-DP
+    details["epsilon_guaranteed"] = eps * 2.0 / factor
+    details["sensitivity"] = 2.0 * L
+    return Fit(scores=scores, details=details)
+
+
+def _fit_individual_counts(
+    c: Comparisons, eps, rng: np.random.Generator, *, max_per_user: int | None = None, **_
+) -> Fit:
+    # One user's L comparisons can move two counts by L each: l1 sensitivity 2L.
+    return _individual_counts(c, eps, rng, max_per_user, 2.0, "individual_counts")
+
+
+def _fit_individual_counts_as_published(
+    c: Comparisons, eps, rng: np.random.Generator, *, max_per_user: int | None = None, **_
+) -> Fit:
+    # Algorithm 3 as printed: Laplace(L/eps), which is only 2 eps-DP.
+    return _individual_counts(c, eps, rng, max_per_user, 1.0, "individual_counts_as_published")
+
+
+# --------------------------------------------------------------------------- Paper B, local DP
+
+
+def _local_setup(c: Comparisons, name: str):
+    eps_user = np.asarray(c.user_epsilon, dtype=np.float64)
+    L = eps_user.size
+    lam = default_lambda(L, privacy_constant(eps_user))
+    return eps_user, L, lam
+
+
+def _fit_weighted(c, records, lam, model, gtol, max_iter, **details) -> Fit:
+    fit = fit_weighted_mle(
+        records, None, c.n_items, lam, _link(model), gtol=gtol, max_iter=max_iter
+    )
+    theta = fit.theta - fit.theta.mean()
+    return Fit(
+        scores=theta,
+        converged=bool(fit.converged),
+        n_iter=int(fit.n_iter),
+        details={"lambda": lam, "solver": fit.method, **details},
+    )
+
+
+def _fit_local_adrr(
+    c: Comparisons,
+    eps,
+    rng: np.random.Generator,
+    *,
+    model="btl",
+    gtol: float = 1e-8,
+    max_iter: int = 100,
+    **_,
+) -> Fit:
+    eps_user, _, lam = _local_setup(c, "local_adrr")
+    eps_rec = eps_user[c.user]
+    z = debias(c.y, eps_rec)
+    records = _plugin_records(c, z, adrr_weights(eps_user)[c.user])
+    return _fit_weighted(c, records, lam, model, gtol, max_iter, weights="adrr")
+
+
+def _fit_local_debiased_rr(
+    c: Comparisons,
+    eps,
+    rng: np.random.Generator,
+    *,
+    model="btl",
+    gtol: float = 1e-8,
+    max_iter: int = 100,
+    **_,
+) -> Fit:
+    eps_user, L, lam = _local_setup(c, "local_debiased_rr")
+    z = debias(c.y, eps_user[c.user])
+    records = _plugin_records(c, z, np.full(c.y.size, 1.0 / L))
+    return _fit_weighted(c, records, lam, model, gtol, max_iter, weights="equal")
+
+
+def _fit_local_plugin(name: str):
+    def fit(
+        c: Comparisons,
+        eps,
+        rng: np.random.Generator,
+        *,
+        model="btl",
+        gtol: float = 1e-8,
+        max_iter: int = 100,
+        **_,
+    ) -> Fit:
+        _, L, lam = _local_setup(c, name)
+        records = _plugin_records(c, c.y, np.full(c.y.size, 1.0 / L))
+        return _fit_weighted(c, records, lam, model, gtol, max_iter, weights="equal")
+
+    return fit
+
+
+def _fit_local_count(c: Comparisons, eps, rng: np.random.Generator, **_) -> Fit:
+    scores = _wins_per_item(c)
+    return Fit(scores=scores, ranks=count_ranking(scores, rng), details={"ties": "random"})
+
+
+# --------------------------------------------------------------------------- Paper B, central
+
+
+def _fit_noisy_obj(
+    c: Comparisons,
+    eps,
+    rng: np.random.Generator,
+    *,
+    delta: float = 1e-6,
+    gtol: float = 1e-8,
+    max_iter: int = 100,
+    **_,
+) -> Fit:
+    eps = _finite_eps(eps, "edge_noisy_obj")
+    if math.isinf(eps):
+        raise MethodInputError("NoisyObj needs a finite epsilon")
+    # the raw records are the statistics (w_l = 1): fit_weighted_mle's sparse path
+    fit = noisy_obj_fit(c, None, c.n_items, eps, rng, delta, gtol=gtol, max_iter=max_iter)
+    return _fit_result(fit, delta=delta, noise="gaussian")
+
+
+# --------------------------------------------------------------------------- non-private
+
+
+def _fit_nonprivate_mle(
+    c: Comparisons,
+    eps,
+    rng: np.random.Generator,
+    *,
+    model="btl",
+    gamma: float = 2.0,
+    xtol: float = 1e-10,
+    max_iter: int = 100,
+    **_,
+) -> Fit:
+    # gamma = 2 in count units is B2's lambda = 1/L with weights 1/L (Table 1's fit).
+    fit = fit_penalized_mle(
+        _mle_data(c), float(gamma), link=_link(model), xtol=xtol, max_iter=max_iter
+    )
+    theta = fit.theta - fit.theta.mean()
+    return Fit(
+        scores=theta,
+        converged=bool(fit.converged),
+        n_iter=int(fit.n_iter),
+        details={"gamma": float(gamma)},
+    )
+
+
+def _fit_nonprivate_counts(c: Comparisons, eps, rng: np.random.Generator, **_) -> Fit:
+    return Fit(scores=_wins_per_item(c))

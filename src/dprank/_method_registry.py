@@ -1,0 +1,535 @@
+"""The registry's machinery: :class:`Fit`, :class:`Method`, the registry, shared helpers.
+
+Private: import these names from :mod:`dprank.methods`, which re-exports them
+(this module only keeps ``methods.py`` short).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .comparisons import Comparisons
+from .ldp import laplace_release, randomized_response, rr_flip_probability
+from .mechanisms import standard_laplace
+from .models import Link, get_link
+from .noise import NoiseSource, grid_exponent, laplace_scale
+from .ranking import copeland_counts
+
+PRIVACY_UNITS = ("comparison", "user", "none")
+TRUST_MODELS = ("central", "local", "none")
+
+#: Largest number of items for the methods that need per-pair arrays over all
+#: ``m (m - 1) / 2`` pairs or an ``n x n`` matrix (the one-shot method).
+DENSE_MAX_ITEMS = 2000
+
+
+class MethodInputError(ValueError):
+    """The comparisons do not suit the method (no users, no budgets, not a tournament, ...)."""
+
+
+@dataclass(frozen=True)
+class Fit:
+    """What a registered method returns.
+
+    Attributes
+    ----------
+    scores : (n_items,) numpy.ndarray
+        Higher is better.
+    ranks : (n_items,) numpy.ndarray of int64 or None
+        Ranks (1 = best) when the method decides its own ties (the count
+        method breaks them at random); ``None``: rank by ``scores``.
+    converged : bool or None
+        Whether the solver converged (``None`` for closed-form methods).
+    n_iter : int or None
+        Solver iterations.
+    details : dict
+        Calibration actually used (ridge, noise scale, sensitivity, ``L``,
+        ``delta``, ...). Keys named in :data:`PUBLIC_DETAILS` depend only on the
+        budget and declared bounds and go into a release's public record; the
+        others (a data-dependent ridge, say) only into the data owner's private
+        audit record.
+    scores_released : bool
+        Whether the scores are part of the release. The one-shot method
+        releases only its noisy top ``k``, in order.
+    """
+
+    scores: np.ndarray
+    ranks: np.ndarray | None = None
+    converged: bool | None = None
+    n_iter: int | None = None
+    details: Mapping[str, Any] = field(default_factory=dict)
+    scores_released: bool = True
+
+
+#: ``Fit.details`` keys that are functions of public parameters only (the budget, the
+#: declared bounds, the mechanism), recorded in a release's public record.
+PUBLIC_DETAILS = (
+    "noise",
+    "noise_scale",
+    "sensitivity",
+    "sampler",
+    "grid_exponent",
+    "delta",
+    "k",
+    "max_per_user",
+    "epsilon_guaranteed",
+)
+
+
+@dataclass(frozen=True)
+class Method:
+    """One registered method.
+
+    Attributes
+    ----------
+    name : str
+        Registry key (``edge_mle``, ``local_adrr``, ...).
+    fit : callable
+        ``fit(comparisons, eps, rng, **options) -> Fit``.
+    paper : str
+        ``"A"`` (Cai, Chakraborty & Wang 2025), ``"B"`` (Xu, Sun & Cheng), or
+        ``"-"`` (the non-private references).
+    algorithm : str
+        Where the method is stated (``"Algorithm 1"``, ``"B2 eq. (3)-(5)"``, ...).
+    privacy_unit : str
+        One of :data:`PRIVACY_UNITS`.
+    trust_model : str
+        One of :data:`TRUST_MODELS`.
+    needs_users : bool
+        The comparisons must carry users.
+    needs_complete_graph : bool
+        The method needs a complete tournament.
+    models : tuple of str
+        Comparison models (links) the method supports; empty when the method
+        does not use one (counting).
+    description : str
+        One line for ``dprank methods``.
+    delta : float
+        The ``delta`` of an ``(eps, delta)`` guarantee; 0 for pure ``eps``-DP.
+    release : str or None
+        Local methods: the users' release mechanism their ``fit`` expects
+        (``"rr"`` or ``"laplace"``, see :func:`release_local`).
+    label : str
+        The name a reader sees in legends and tables (``"Perturbed MLE (Alg. 1)"``,
+        ``"ADRR"``, ...); empty: the registry name.
+    """
+
+    name: str
+    fit: Callable[..., Fit]
+    paper: str
+    algorithm: str
+    privacy_unit: str
+    trust_model: str
+    needs_users: bool = False
+    needs_complete_graph: bool = False
+    models: tuple[str, ...] = ("btl",)
+    description: str = ""
+    delta: float = 0.0
+    release: str | None = None
+    label: str = ""
+
+    def __post_init__(self):
+        if not isinstance(self.label, str):
+            raise TypeError(f"label must be a str, got {type(self.label).__name__}")
+        if not self.label:
+            object.__setattr__(self, "label", self.name)
+        if self.privacy_unit not in PRIVACY_UNITS:
+            raise ValueError(f"privacy_unit must be one of {PRIVACY_UNITS}")
+        if self.trust_model not in TRUST_MODELS:
+            raise ValueError(f"trust_model must be one of {TRUST_MODELS}")
+
+    def run(self, comparisons: Comparisons, eps, rng: np.random.Generator, **options) -> Fit:
+        """The method on *raw* comparisons: local methods release them first.
+
+        ``fit`` works on what the method sees: the raw comparisons for central
+        methods, the users' release for local ones. ``run`` is the uniform call
+        on raw data (the benchmark of methods): for a local method each user's
+        comparisons are released with :func:`release_local` at budget ``eps``
+        (a scalar, or one budget per user), with ``rng``, then ``fit`` runs.
+        """
+        if self.trust_model == "local":
+            if comparisons.user is None:
+                raise MethodInputError(f"method {self.name} needs the user of every comparison")
+            budget = np.broadcast_to(np.asarray(eps, dtype=np.float64), (comparisons.n_users,))
+            comparisons = release_local(comparisons, budget, rng, self.release or "rr")
+        self.check(comparisons)
+        return self.fit(comparisons, eps, rng, **options)
+
+    @property
+    def private(self) -> bool:
+        """Whether the method is differentially private."""
+        return self.privacy_unit != "none"
+
+    def check(self, comparisons: Comparisons) -> None:
+        """Raise :class:`MethodInputError` if ``comparisons`` lack what the method needs."""
+        if self.needs_users and comparisons.user is None:
+            raise MethodInputError(f"method {self.name} needs the user of every comparison")
+        if self.trust_model == "local" and comparisons.user_epsilon is None:
+            raise MethodInputError(
+                f"method {self.name} needs each user's release budget (user_epsilon)"
+            )
+        if self.trust_model == "central":
+            _check_binary(comparisons, self.name)
+        if self.needs_complete_graph:
+            _check_tournament(comparisons, self.name)
+
+    @property
+    def options(self) -> tuple[str, ...] | None:
+        """Names of the keyword options ``fit`` takes (``None``: it takes any)."""
+        import inspect
+
+        params = inspect.signature(self.fit).parameters.values()
+        if any(p.kind is p.VAR_KEYWORD and p.name != "_" for p in params):
+            return None
+        return tuple(
+            p.name for p in params if p.kind is p.KEYWORD_ONLY and p.name not in ("model", "top_k")
+        )
+
+
+_REGISTRY: dict[str, Method] = {}
+
+
+class UnknownMethodError(KeyError, ValueError):
+    """No method of that name is registered (a KeyError, as before, and a ValueError)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+def register(method: Method, *, replace: bool = False) -> Method:
+    """Add ``method`` to the registry (``replace=True`` to overwrite a name)."""
+    if not isinstance(method, Method):
+        raise TypeError(f"method must be a dprank.methods.Method, got {type(method).__name__}")
+    if not isinstance(replace, bool):
+        raise TypeError(f"replace must be True or False, got {replace!r}")
+    if method.name in _REGISTRY and not replace:
+        raise ValueError(f"a method named {method.name!r} is already registered")
+    _REGISTRY[method.name] = method
+    return method
+
+
+def unregister(name: str) -> None:
+    """Remove a method from the registry (tests, plug-ins)."""
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str, got {type(name).__name__}")
+    _REGISTRY.pop(name, None)
+
+
+def get_method(name: str) -> Method:
+    """The registered method called ``name``.
+
+    Raises
+    ------
+    UnknownMethodError
+        A KeyError and a ValueError, with the list of registered names.
+    TypeError
+        If ``name`` is not a str.
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str, got {type(name).__name__}")
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise UnknownMethodError(
+            f"name {name!r} is no registered method; registered: {', '.join(_REGISTRY)}"
+        ) from None
+
+
+def all_methods() -> list[Method]:
+    """Every registered method, in registration order."""
+    return list(_REGISTRY.values())
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _link(model) -> Link:
+    return get_link(model)
+
+
+def _finite_eps(eps, name: str) -> float:
+    e = float(eps)
+    if not e > 0 or math.isnan(e):
+        raise MethodInputError(f"method {name}: epsilon must be positive, got {eps}")
+    return e
+
+
+def _mle_data(c: Comparisons):
+    """The comparisons as the penalised-MLE solver takes them.
+
+    The edge list itself: :func:`dprank.mle.fit_penalized_mle` runs the sparse
+    Newton-CG, or its dense solver above the measured density threshold.
+    """
+    return c
+
+
+def _wins_per_item(c: Comparisons) -> np.ndarray:
+    """Comparisons won by each item, ``N_i`` of Algorithm 2 (count-weighted, ``O(m)``)."""
+    return copeland_counts(c)
+
+
+def _max_user_count(c: Comparisons) -> int:
+    """``L``: the largest number of comparisons any one user made (simulations only)."""
+    return math.ceil(float(np.max(c.per_user_counts())))
+
+
+def _user_bound(c: Comparisons, rng, max_per_user, name: str) -> int:
+    """The per-user bound ``L`` of an individual-DP method.
+
+    A release (``rng`` a :class:`NoiseSource`) needs the declared bound
+    ``max_per_user``, and the data must respect it
+    (:func:`dprank.release.bound_user_contributions`). A simulation, whose
+    design fixes ``L``, may leave it out: then it is the most comparisons of
+    any user.
+    """
+    if max_per_user is None:
+        if isinstance(rng, NoiseSource):
+            raise MethodInputError(
+                f"method {name} needs a declared bound max_per_user on the comparisons of one "
+                "user (its noise is calibrated to it, never to the data)"
+            )
+        return _max_user_count(c)
+    if isinstance(max_per_user, bool) or not isinstance(max_per_user, (int, np.integer)):
+        raise MethodInputError(f"max_per_user must be a positive integer, got {max_per_user!r}")
+    L = int(max_per_user)
+    if L < 1:
+        raise MethodInputError(f"max_per_user must be a positive integer, got {max_per_user!r}")
+    if c.user is not None and c.n_records and float(np.max(c.per_user_counts())) > L:
+        raise MethodInputError(
+            f"method {name}: a user has more than max_per_user = {L} comparisons; bound them "
+            "first (dprank.release.bound_user_contributions)"
+        )
+    return L
+
+
+def _check_binary(c: Comparisons, name: str) -> None:
+    """Central mechanisms are calibrated to 0/1 outcomes and whole-number counts."""
+    y = c.y
+    bad = ~((y == 0) | (y == 1))
+    if np.any(bad):
+        k = int(np.flatnonzero(bad)[0])
+        raise MethodInputError(
+            f"method {name} needs outcomes 0 or 1 (its sensitivity assumes them); "
+            f"record {k} has {y[k]!r}"
+        )
+    if not np.array_equal(c.count, np.rint(c.count)):
+        k = int(np.flatnonzero(c.count != np.rint(c.count))[0])
+        raise MethodInputError(
+            f"method {name} needs whole-number counts; record {k} has count {c.count[k]!r}"
+        )
+
+
+def _laplace_details(rng, scale: float, sensitivity: float | None = None) -> dict:
+    """Public details of Laplace noise of ``scale`` (for ``l1`` sensitivity ``sensitivity``)."""
+    out = {"noise": "laplace", "noise_scale": scale}
+    if sensitivity is not None:
+        out["sensitivity"] = sensitivity
+    if isinstance(rng, NoiseSource):
+        out["sampler"] = "exact discrete Laplace on a power-of-two grid"
+        out["grid_exponent"] = grid_exponent(scale)
+    return out
+
+
+def _noisy_counts(c: Comparisons, rng, sensitivity: float, eps: float):
+    """Wins per item plus Laplace(``sensitivity / eps``): exact for a release, numpy otherwise."""
+    wins = _wins_per_item(c)
+    if isinstance(rng, NoiseSource):
+        return rng.laplace_mechanism(wins, sensitivity, eps), laplace_scale(sensitivity, eps)
+    scale = sensitivity / eps
+    return wins + scale * standard_laplace(rng, c.n_items), scale
+
+
+def _laplace_vector(rng, scale: float, n: int) -> np.ndarray:
+    """Laplace(``scale``) noise of an objective perturbation: exact for a release."""
+    if isinstance(rng, NoiseSource):
+        return rng.laplace(scale, n)
+    return scale * standard_laplace(rng, n)
+
+
+def _check_dense(c: Comparisons, name: str) -> None:
+    if c.n_items > DENSE_MAX_ITEMS:
+        raise MethodInputError(
+            f"method {name} works on all item pairs and is limited to {DENSE_MAX_ITEMS} items "
+            f"(got {c.n_items})"
+        )
+
+
+def _check_tournament(c: Comparisons, name: str) -> None:
+    _check_dense(c, name)
+    ps = c.pair_statistics()
+    n = c.n_items
+    if ps.a.size != n * (n - 1) // 2 or not np.all(ps.n == 1):
+        raise MethodInputError(
+            f"method {name} needs a complete tournament: every pair of the {n} items compared "
+            f"exactly once (got {ps.a.size} of {n * (n - 1) // 2} pairs, "
+            f"{int(np.sum(ps.n != 1))} compared more than once)"
+        )
+
+
+def _fit_result(fit, **details) -> Fit:
+    return Fit(
+        scores=np.asarray(fit.theta, dtype=np.float64),
+        converged=bool(fit.converged),
+        n_iter=int(fit.n_iter),
+        details=details,
+    )
+
+
+def _plugin_records(c: Comparisons, z: np.ndarray, w_record: np.ndarray) -> Comparisons:
+    """The records with outcome ``z`` (plug-in value for ``i``) and count ``w_l * count``.
+
+    The form in which :func:`dprank.weighted_mle.fit_weighted_mle` takes B2's
+    sufficient statistics from an edge list: its pair statistics are
+    ``S_ab = sum w z_ab`` and ``N_ab = sum w`` over the records of pair ``a < b``
+    (``z_ab = 1 - z`` for a record written ``(b, a)``; debiasing commutes with
+    this flip). The counts are real weights (``weighted=True``).
+    """
+    return Comparisons(
+        n_items=c.n_items,
+        i=c.i,
+        j=c.j,
+        y=np.asarray(z, dtype=np.float64),
+        count=np.asarray(w_record, dtype=np.float64) * c.count,
+        labels=c.labels,
+        weighted=True,
+    )
+
+
+def _plugin_statistics(c: Comparisons, z: np.ndarray, w_record: np.ndarray):
+    """``(S, N)`` over all pairs in ``triu_indices(n, 1)`` order (dense layout; small ``n``)."""
+    n = c.n_items
+    ps = _plugin_records(c, z, w_record).pair_statistics()
+    k = ps.a * n - ps.a * (ps.a + 1) // 2 + (ps.b - ps.a - 1)
+    P = n * (n - 1) // 2
+    return np.bincount(k, ps.w, P), np.bincount(k, ps.n, P)
+
+
+# --------------------------------------------------------------------------- local releases
+
+
+def release_local(
+    comparisons: Comparisons, user_epsilon, rng: np.random.Generator, mechanism: str = "rr"
+) -> Comparisons:
+    """Each user's local-DP release of their comparisons (Paper B, B2 sections 3.1 and 5.1).
+
+    ``"rr"``: classic randomized response, each comparison flipped with
+    probability ``1 / (e^eps_l + 1)`` (:func:`dprank.ldp.randomized_response`);
+    a record with ``count = c`` releases ``Bin(c, p)`` flipped and ``c - Bin(c, p)``
+    kept comparisons (the same law) as two records. ``"laplace"``: outcome plus
+    ``Laplace(1 / eps_l)`` per comparison (:func:`dprank.ldp.laplace_release`;
+    records with a count are expanded). Each comparison is ``eps_l``-LDP.
+
+    With a :class:`dprank.noise.NoiseSource` as ``rng`` (a release of real
+    data) the exact samplers of :func:`dprank.release.local_release` are used
+    instead: every comparison flipped on its own and the records in canonical
+    order. With a :class:`numpy.random.Generator` (a simulation) the records
+    stay in input order as described above.
+
+    Parameters
+    ----------
+    comparisons : Comparisons
+        Raw comparisons with users.
+    user_epsilon : (n_users,) array_like
+        Each user's budget.
+    rng : numpy.random.Generator
+    mechanism : {"rr", "laplace"}
+
+    Returns
+    -------
+    Comparisons
+        The release, with ``user_epsilon`` set (records in input order).
+    """
+    c = comparisons
+    if not isinstance(c, Comparisons):
+        raise TypeError(
+            f"comparisons must be a dprank.comparisons.Comparisons, got {type(c).__name__}"
+        )
+    if c.user is None:
+        raise MethodInputError("a local release needs the user of every comparison")
+    if isinstance(rng, NoiseSource):
+        from .release import local_release
+
+        return local_release(c, user_epsilon, rng, mechanism)
+    eps_user = np.asarray(user_epsilon, dtype=np.float64)
+    if eps_user.shape != (c.n_users,) or not np.all(eps_user > 0):
+        raise MethodInputError(f"user_epsilon must hold {c.n_users} positive budgets")
+    count = np.rint(c.count).astype(np.int64)
+    i, j, y, user = c.i, c.j, np.asarray(c.y, dtype=np.float64), c.user
+    if mechanism == "laplace":
+        rep = np.repeat(np.arange(i.size), count)
+        i, j, user = i[rep], j[rep], user[rep]
+        y_out = laplace_release(y[rep], eps_user[user], rng)
+        n_out = np.ones(i.size)
+    elif mechanism != "rr":
+        raise ValueError(f"mechanism must be 'rr' or 'laplace', got {mechanism!r}")
+    elif np.all(count == 1):
+        y_out = randomized_response(y.astype(np.uint8), eps_user[user], rng).astype(np.float64)
+        n_out = np.ones(i.size)
+    else:
+        flipped = rng.binomial(count, rr_flip_probability(eps_user[user]))
+        n_pair = np.column_stack([count - flipped, flipped]).ravel()  # kept, then flipped
+        y_pair = np.column_stack([y, 1.0 - y]).ravel()
+        rec = np.repeat(np.arange(i.size), 2)
+        keep = n_pair > 0
+        i, j, user = i[rec][keep], j[rec][keep], user[rec][keep]
+        y_out, n_out = y_pair[keep], n_pair[keep].astype(np.float64)
+    return Comparisons(
+        n_items=c.n_items,
+        i=i,
+        j=j,
+        y=y_out,
+        count=n_out,
+        user=user,
+        labels=c.labels,
+        user_epsilon=eps_user,
+    )
+
+
+def method_from_path(
+    spec: str,
+    name: str,
+    privacy_unit: str,
+    trust_model: str,
+    **declared,
+) -> Method:
+    """A :class:`Method` from a function named by import path ``package.module:function``.
+
+    The function must follow the registry's call, ``fit(comparisons, eps, rng,
+    **options)``, and return a :class:`Fit` or an array of scores (wrapped in a
+    :class:`Fit`). ``declared`` sets the other :class:`Method` fields (``paper``,
+    ``algorithm``, ``needs_users``, ...). The benchmark of methods uses this for
+    the config's slot for a new method.
+    """
+    import importlib
+
+    if not isinstance(spec, str):
+        raise TypeError(f"spec must be a str 'package.module:function', got {spec!r}")
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not module_name or not attr:
+        raise ValueError(f"spec must be 'package.module:function', got {spec!r}")
+    try:
+        func = getattr(importlib.import_module(module_name), attr)
+    except (ImportError, AttributeError) as exc:
+        raise ValueError(
+            f"cannot load {spec!r} ({type(exc).__name__}: {exc}); spec must name an importable "
+            "'package.module:function'"
+        ) from exc
+
+    def fit(comparisons, eps, rng, **options) -> Fit:
+        out = func(comparisons, eps, rng, **options)
+        return out if isinstance(out, Fit) else Fit(scores=np.asarray(out, dtype=np.float64))
+
+    return Method(
+        name=name,
+        fit=fit,
+        paper=declared.pop("paper", "-"),
+        algorithm=declared.pop("algorithm", spec),
+        privacy_unit=privacy_unit,
+        trust_model=trust_model,
+        **{"models": (), **declared},
+    )
