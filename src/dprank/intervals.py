@@ -425,6 +425,143 @@ def _design_for(meth: Method, design, n: int):
     return out
 
 
+def _check_arguments(
+    meth: Method, scores, model, level, top_k, n_boot, epsilon, rng, kind, interval, ridge
+) -> np.ndarray:
+    """The argument checks of :func:`intervals` (after the method's); returns the scores."""
+    try:
+        s = np.asarray(scores, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"scores must be an array of numbers, got {scores!r}") from None
+    if s.ndim != 1 or s.size < 2 or not np.all(np.isfinite(s)):
+        raise IntervalError(f"method {meth.name}: scores must be a finite 1-d array of >= 2 items")
+    n = s.size
+    _checks.real(level, "level")
+    if top_k is not None:
+        _checks.count(top_k, "top_k")
+    _checks.count(n_boot, "n_boot")
+    _checks.text(model, "model")
+    if epsilon is not None:
+        _checks.real(epsilon, "epsilon")
+    if rng is not None and not isinstance(rng, np.random.Generator):
+        _checks.count(rng, "rng")
+    if not 0 < float(level) < 1:
+        raise IntervalError(f"level must be in (0, 1), e.g. 0.95; got {level!r}")
+    if top_k is not None and not 1 <= int(top_k) <= n:
+        raise IntervalError(f"top_k must be between 1 and {n}, got {top_k!r}")
+    if int(n_boot) < 20:
+        raise IntervalError(f"n_boot must be at least 20, got {n_boot!r}")
+    if kind not in ("bootstrap", "asymptotic"):
+        raise IntervalError(f"kind must be 'bootstrap' or 'asymptotic', got {kind!r}")
+    if interval not in ("eb", "basic", "percentile"):
+        raise IntervalError(f"interval must be 'eb', 'basic' or 'percentile', got {interval!r}")
+    if isinstance(ridge, str):
+        if ridge != "eb":
+            raise IntervalError(f"ridge must be 'eb' or a positive number, got {ridge!r}")
+    else:
+        _checks.real(ridge, "ridge")
+        if not 0 < float(ridge) < math.inf:
+            raise IntervalError(f"ridge must be 'eb' or a positive number, got {ridge!r}")
+    if meth.models and model not in meth.models:
+        raise IntervalError(
+            f"method {meth.name} supports the model(s) {list(meth.models)}, not {model!r}"
+        )
+    return s
+
+
+def _budget(meth: Method, epsilon) -> float:
+    """The ``epsilon`` the method's release used (``inf`` for local and non-private ones)."""
+    if meth.private and meth.trust_model != "local":
+        if epsilon is None or not float(epsilon) > 0 or math.isinf(float(epsilon)):
+            raise IntervalError(f"method {meth.name} needs its positive, finite epsilon")
+        eps = float(epsilon)
+    else:
+        eps = np.inf
+    return eps
+
+
+def _debiased_fit(meth, des, s, calibration, eps, link, ridge, interval, run, rng):
+    """Steps 1 and 2 of the construction: the win totals of the release and their fit.
+
+    Returns ``(eq, eq_release, total, t, tau)``: the debiased score equation (with its
+    ridge ``rho``) and that without ridge, the number of comparisons, the centred
+    estimate ``t`` and the prior's ``tau`` (None where neither ``ridge`` nor
+    ``interval`` is ``"eb"``).
+    """
+    n = s.size
+    tau = None
+    if isinstance(des, _LocalDesign):
+        a, b, N = des.weights(n, calibration)
+    else:
+        a, b, N = des.weights(n)
+    total = float(N.sum())
+    eq_release = _Equation(n, a, b, N, link, 0.0)
+    w_obs = _win_totals(meth.name, s, calibration, eq_release, eps, total)
+    if ridge == "eb" or interval == "eb":
+        noise_var = _noise_variance(meth, calibration, eps)
+        sampling = True
+        if noise_var is None or not isinstance(des, EdgeDesign):
+            noise_var, sampling = _measured_noise(
+                run, des, meth.name, eq_release, eps, total, link, n, rng
+            )
+        rho, tau = _eb_ridge(w_obs, noise_var, a, b, N, link, sampling)
+    if ridge != "eb":
+        rho = float(ridge) * 2.0 * total / n * float(_pdf(link, np.zeros(1))[0])
+    eq = _Equation(n, a, b, N, link, rho)
+    # start: one Jacobi step from 0 (a Newton step with the Hessian's diagonal)
+    h0 = _pdf(link, np.zeros(1))[0] * (np.bincount(a, N, n) + np.bincount(b, N, n)) + rho
+    half = 0.5 * (np.bincount(a, N, n) + np.bincount(b, N, n))
+    t = eq.solve(w_obs, theta0=(w_obs - half) / h0)
+    t -= t.mean()
+    return eq, eq_release, total, t, tau
+
+
+def _score_draws(
+    meth, des, eq, eq_release, t, calibration, eps, total, kind, interval, tau, n_boot, run, rng
+) -> np.ndarray:
+    """Steps 3 and 4: the bootstrap's (or linearised) draws, made into ``interval``'s draws."""
+    n, link = t.size, eq.link
+    if kind == "asymptotic":
+        draws = _linearised_draws(meth, des, eq, t, calibration, eps, int(n_boot), rng)
+    else:
+        draws = np.empty((int(n_boot), n))
+        for r in range(int(n_boot)):
+            fit = run(des.simulate(t, link, rng))
+            w = _win_totals(meth.name, fit.scores, fit.details, eq_release, eps, total)
+            draws[r] = eq.solve(w, theta0=t)
+    draws -= draws.mean(axis=1, keepdims=True)
+    if interval == "basic":
+        draws = 2.0 * t - draws
+    elif interval == "eb":
+        draws = t + (draws - draws.mean(axis=0)) + _shrinkage_draws(eq, t, tau, draws.shape[0], rng)
+        draws -= draws.mean(axis=1, keepdims=True)
+    return draws
+
+
+def _frame(draws: np.ndarray, t: np.ndarray, level, top_k, items) -> pd.DataFrame:
+    """Score and rank bounds of each item from the draws (step 4), in item order."""
+    n = t.size
+    alpha = (1.0 - float(level)) / 2.0
+    lo, hi = np.quantile(draws, [alpha, 1.0 - alpha], axis=0)
+    ranks = _ranks(draws)
+    rlo = np.quantile(ranks, alpha, axis=0, method="lower")
+    rhi = np.quantile(ranks, 1.0 - alpha, axis=0, method="higher")
+    labels = np.arange(n).astype(str) if items is None else np.asarray(items).astype(str)
+    frame = pd.DataFrame(
+        {
+            "item": labels,
+            "estimate": t,
+            "score_lo": lo,
+            "score_hi": hi,
+            "rank_lo": rlo.astype(np.int64),
+            "rank_hi": rhi.astype(np.int64),
+        }
+    )
+    if top_k is not None:
+        frame["p_top_k"] = np.mean(ranks <= int(top_k), axis=0)
+    return frame
+
+
 def intervals(
     scores,
     method: str | Method,
@@ -506,54 +643,15 @@ def intervals(
         bad ``level``, ``top_k``, ``n_boot``, ``kind``, ``interval`` or ``ridge``.
     """
     meth = _check_method(method)
-    try:
-        s = np.asarray(scores, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError(f"scores must be an array of numbers, got {scores!r}") from None
-    if s.ndim != 1 or s.size < 2 or not np.all(np.isfinite(s)):
-        raise IntervalError(f"method {meth.name}: scores must be a finite 1-d array of >= 2 items")
-    n = s.size
-    _checks.real(level, "level")
-    if top_k is not None:
-        _checks.count(top_k, "top_k")
-    _checks.count(n_boot, "n_boot")
-    _checks.text(model, "model")
-    if epsilon is not None:
-        _checks.real(epsilon, "epsilon")
-    if rng is not None and not isinstance(rng, np.random.Generator):
-        _checks.count(rng, "rng")
-    if not 0 < float(level) < 1:
-        raise IntervalError(f"level must be in (0, 1), e.g. 0.95; got {level!r}")
-    if top_k is not None and not 1 <= int(top_k) <= n:
-        raise IntervalError(f"top_k must be between 1 and {n}, got {top_k!r}")
-    if int(n_boot) < 20:
-        raise IntervalError(f"n_boot must be at least 20, got {n_boot!r}")
-    if kind not in ("bootstrap", "asymptotic"):
-        raise IntervalError(f"kind must be 'bootstrap' or 'asymptotic', got {kind!r}")
-    if interval not in ("eb", "basic", "percentile"):
-        raise IntervalError(f"interval must be 'eb', 'basic' or 'percentile', got {interval!r}")
-    if isinstance(ridge, str):
-        if ridge != "eb":
-            raise IntervalError(f"ridge must be 'eb' or a positive number, got {ridge!r}")
-    else:
-        _checks.real(ridge, "ridge")
-        if not 0 < float(ridge) < math.inf:
-            raise IntervalError(f"ridge must be 'eb' or a positive number, got {ridge!r}")
-    if meth.models and model not in meth.models:
-        raise IntervalError(
-            f"method {meth.name} supports the model(s) {list(meth.models)}, not {model!r}"
-        )
+    s = _check_arguments(
+        meth, scores, model, level, top_k, n_boot, epsilon, rng, kind, interval, ridge
+    )
     try:
         link = get_link(model)
     except ValueError as err:
         raise IntervalError(f"method {meth.name}: {err}") from None
-    des = _design_for(meth, design, n)
-    if meth.private and meth.trust_model != "local":
-        if epsilon is None or not float(epsilon) > 0 or math.isinf(float(epsilon)):
-            raise IntervalError(f"method {meth.name} needs its positive, finite epsilon")
-        eps = float(epsilon)
-    else:
-        eps = np.inf
+    des = _design_for(meth, design, s.size)
+    eps = _budget(meth, epsilon)
     rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
     opts = {"model": model, **dict(options or {})}
     if top_k is not None:
@@ -566,63 +664,14 @@ def intervals(
 
     if calibration is None:
         calibration = run(des.simulate(s - s.mean(), link, rng)).details
-    if isinstance(des, _LocalDesign):
-        a, b, N = des.weights(n, calibration)
-    else:
-        a, b, N = des.weights(n)
-    total = float(N.sum())
-    eq_release = _Equation(n, a, b, N, link, 0.0)
-    w_obs = _win_totals(meth.name, s, calibration, eq_release, eps, total)
-    if ridge == "eb" or interval == "eb":
-        noise_var = _noise_variance(meth, calibration, eps)
-        sampling = True
-        if noise_var is None or not isinstance(des, EdgeDesign):
-            noise_var, sampling = _measured_noise(
-                run, des, meth.name, eq_release, eps, total, link, n, rng
-            )
-        rho, tau = _eb_ridge(w_obs, noise_var, a, b, N, link, sampling)
-    if ridge != "eb":
-        rho = float(ridge) * 2.0 * total / n * float(_pdf(link, np.zeros(1))[0])
-    eq = _Equation(n, a, b, N, link, rho)
-    # start: one Jacobi step from 0 (a Newton step with the Hessian's diagonal)
-    h0 = _pdf(link, np.zeros(1))[0] * (np.bincount(a, N, n) + np.bincount(b, N, n)) + rho
-    half = 0.5 * (np.bincount(a, N, n) + np.bincount(b, N, n))
-    t = eq.solve(w_obs, theta0=(w_obs - half) / h0)
-    t -= t.mean()
-
-    if kind == "asymptotic":
-        draws = _linearised_draws(meth, des, eq, t, calibration, eps, int(n_boot), rng)
-    else:
-        draws = np.empty((int(n_boot), n))
-        for r in range(int(n_boot)):
-            fit = run(des.simulate(t, link, rng))
-            w = _win_totals(meth.name, fit.scores, fit.details, eq_release, eps, total)
-            draws[r] = eq.solve(w, theta0=t)
-    draws -= draws.mean(axis=1, keepdims=True)
-    if interval == "basic":
-        draws = 2.0 * t - draws
-    elif interval == "eb":
-        draws = t + (draws - draws.mean(axis=0)) + _shrinkage_draws(eq, t, tau, draws.shape[0], rng)
-        draws -= draws.mean(axis=1, keepdims=True)
-    alpha = (1.0 - float(level)) / 2.0
-    lo, hi = np.quantile(draws, [alpha, 1.0 - alpha], axis=0)
-    ranks = _ranks(draws)
-    rlo = np.quantile(ranks, alpha, axis=0, method="lower")
-    rhi = np.quantile(ranks, 1.0 - alpha, axis=0, method="higher")
-    labels = np.arange(n).astype(str) if items is None else np.asarray(items).astype(str)
-    frame = pd.DataFrame(
-        {
-            "item": labels,
-            "estimate": t,
-            "score_lo": lo,
-            "score_hi": hi,
-            "rank_lo": rlo.astype(np.int64),
-            "rank_hi": rhi.astype(np.int64),
-        }
+    eq, eq_release, total, t, tau = _debiased_fit(
+        meth, des, s, calibration, eps, link, ridge, interval, run, rng
     )
-    if top_k is not None:
-        frame["p_top_k"] = np.mean(ranks <= int(top_k), axis=0)
-    return frame
+    draws = _score_draws(
+        meth, des, eq, eq_release, t, calibration, eps, total, kind, interval, tau,
+        int(n_boot), run, rng,
+    )  # fmt: skip
+    return _frame(draws, t, level, top_k, items)
 
 
 def _measured_noise(run, des, name, eq_release, eps, total, link, n, rng) -> float:
