@@ -89,9 +89,17 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import scipy.special
 
 from . import _checks
+from ._interval_equation import (  # noqa: F401 (documented here)
+    DENSE_MAX,
+    MIN_RELATIVE_RIDGE,
+    SATURATION,
+    _dense_laplacian,
+    _eb_ridge,
+    _Equation,
+    _pdf,
+)
 from .comparisons import Comparisons
 from .ldp import adrr_weights
 from .methods import Fit, Method, get_method
@@ -138,9 +146,6 @@ _FAMILY = {
     "nonprivate_counts": "counts",
 }
 
-#: Largest number of items solved with dense matrices (above: conjugate gradients).
-DENSE_MAX = 2000
-
 #: A fixed ridge of the debiased fit (step 1), relative to the mean information per item
 #: (``ridge=RELATIVE_RIDGE``; the default ``ridge="eb"`` adapts it to the noise).
 RELATIVE_RIDGE = 0.02
@@ -148,12 +153,6 @@ RELATIVE_RIDGE = 0.02
 #: Simulated releases at ``theta = 0`` that measure the noise on the win totals where
 #: the mechanism's law does not give it in closed form (individual and local DP).
 NOISE_PILOTS = 20
-
-#: Largest share of the win totals' attainable spread that the empirical-Bayes ridge matches.
-SATURATION = 0.9
-
-#: Smallest ridge of the empirical-Bayes choice, relative to the mean information per item.
-MIN_RELATIVE_RIDGE = 1e-3
 
 
 class IntervalError(ValueError):
@@ -324,110 +323,6 @@ def public_design(comparisons: Comparisons, method: str | Method, max_per_user: 
     return EdgeDesign.from_comparisons(comparisons)
 
 
-# --------------------------------------------------------------------------- score equation
-
-
-def _pdf(link: Link, x):
-    if link.name == "btl":
-        s = scipy.special.expit(x)
-        return s * (1.0 - s)
-    return np.exp(-0.5 * x * x) / math.sqrt(2.0 * math.pi)
-
-
-def _antiderivative(link: Link, x):
-    """``Lambda(x)`` with ``Lambda' = F``: convex, so step 1 minimises a convex function."""
-    if link.name == "btl":
-        return np.logaddexp(0.0, x)
-    return x * scipy.special.ndtr(x) + np.exp(-0.5 * x * x) / math.sqrt(2.0 * math.pi)
-
-
-@dataclass(frozen=True, eq=False)
-class _Equation:
-    """``G(t)_i = sum_j N_ij F(t_i - t_j) + rho t_i`` on the pairs ``(a, b, N)``."""
-
-    n: int
-    a: np.ndarray
-    b: np.ndarray
-    N: np.ndarray
-    link: Link
-    rho: float
-
-    def expected_wins(self, t):
-        f = self.N * self.link.cdf(t[self.a] - t[self.b])
-        return np.bincount(self.a, f, self.n) + np.bincount(self.b, self.N - f, self.n)
-
-    def gradient(self, t, target):
-        return self.expected_wins(t) + self.rho * t - target
-
-    def value(self, t, target):
-        # Lambda(t_a - t_b) + t_b per comparison: its gradient is F for a and 1 - F for b
-        d = t[self.a] - t[self.b]
-        return float(
-            np.sum(self.N * (_antiderivative(self.link, d) + t[self.b]))
-            + 0.5 * self.rho * t @ t
-            - target @ t
-        )
-
-    def hessian_weights(self, t):
-        return self.N * _pdf(self.link, t[self.a] - t[self.b])
-
-    def solve_hessian(self, v, rhs, tol=1e-8, max_iter=500):
-        """``H x = rhs`` for ``H = Laplacian(v) + rho I`` (dense up to :data:`DENSE_MAX` items)."""
-        n, a, b = self.n, self.a, self.b
-        if n <= DENSE_MAX:
-            return np.linalg.solve(_dense_laplacian(n, a, b, v, self.rho), rhs)
-        diag = np.bincount(a, v, n) + np.bincount(b, v, n) + self.rho
-
-        def matvec(x):
-            return diag * x - np.bincount(a, v * x[b], n) - np.bincount(b, v * x[a], n)
-
-        return _pcg(matvec, diag, rhs, tol, max_iter)
-
-    def solve(self, target, theta0=None, tol=1e-6, max_iter=200):
-        """Newton with Armijo backtracking for ``G(t) = target`` (a convex minimisation)."""
-        t = np.zeros(self.n) if theta0 is None else np.array(theta0, dtype=np.float64)
-        f = self.value(t, target)
-        for _ in range(max_iter):
-            g = self.gradient(t, target)
-            step = -self.solve_hessian(self.hessian_weights(t), g, tol=1e-6)
-            slope = float(g @ step)
-            s = 1.0
-            while True:
-                cand = t + s * step
-                fc = self.value(cand, target)
-                if fc <= f + 1e-4 * s * slope or s < 1e-10:
-                    break
-                if abs(fc - f) <= 1e-13 * max(1.0, abs(f)):
-                    break  # round-off level: the step is at the minimum already
-                s *= 0.5
-            t, f = cand, fc
-            if float(np.max(np.abs(step - step.mean()))) <= tol:
-                break
-        return t
-
-
-def _pcg(matvec, diag, rhs, tol, max_iter):
-    """Jacobi-preconditioned conjugate gradient for ``A x = rhs`` (``A`` given by ``matvec``)."""
-    x = np.zeros_like(rhs)
-    r = rhs.copy()
-    z = r / diag
-    p = z.copy()
-    rz = float(r @ z)
-    stop = tol * float(np.linalg.norm(rhs))
-    for _ in range(max_iter):
-        ap = matvec(p)
-        alpha = rz / max(float(p @ ap), 1e-300)
-        x += alpha * p
-        r -= alpha * ap
-        if float(np.linalg.norm(r)) <= stop:
-            break
-        z = r / diag
-        rz_new = float(r @ z)
-        p = z + (rz_new / max(rz, 1e-300)) * p
-        rz = rz_new
-    return x
-
-
 # --------------------------------------------------------------------------- release -> win totals
 
 
@@ -458,98 +353,6 @@ def _noise_variance(meth: Method, details: Mapping[str, Any], eps: float) -> flo
     if details.get("noise") == "laplace":
         return 2.0 * float(details["noise_scale"]) ** 2
     return None
-
-
-def _prior_slopes(link: Link, tau):
-    """``E f(X)`` and ``E F(X) (1 - F(X))`` for ``X = theta_i - theta_j``, ``theta ~ N(0, tau^2)``.
-
-    Trapezoid rule on ``|x| <= min(12 sd, 40)`` (the integrands are below
-    ``e^-40`` or the normal density below ``e^-72`` outside).
-    """
-    sd = math.sqrt(2.0) * np.atleast_1d(np.asarray(tau, dtype=np.float64))
-    out_f, out_v = np.empty(sd.size), np.empty(sd.size)
-    for k, v in enumerate(sd):
-        if v == 0.0:
-            x, w = np.zeros(1), np.ones(1)
-        else:
-            x = np.linspace(-1.0, 1.0, 4001) * min(12.0 * v, 40.0)
-            w = np.exp(-0.5 * (x / v) ** 2) / (v * math.sqrt(2.0 * math.pi)) * (x[1] - x[0])
-            w[[0, -1]] *= 0.5
-        F = link.cdf(x)
-        out_f[k] = _pdf(link, x) @ w
-        out_v[k] = (F * (1.0 - F)) @ w
-    return out_f, out_v
-
-
-def _eb_ridge(
-    w_obs, noise_var: float, a, b, N, link: Link, sampling: bool = True
-) -> tuple[float, float]:
-    """Empirical-Bayes ridge of the debiased fit from the released win totals.
-
-    Linearised, the centred win totals are ``W~ = H theta + xi + e``: ``H`` the
-    Laplacian of ``N f``, ``xi`` the sampling error (variance ``N F (1 - F)``
-    per pair), ``e`` the privacy noise (variance ``noise_var`` per item). Under
-    the working prior ``theta ~ N(0, tau^2)`` their spread over items is
-    ``V(tau) = c_f(tau)^2 tau^2 tr(L^2) / (n - 1) + c_v(tau) tr(L) / (n - 1) + noise_var``
-    (``L`` the Laplacian of ``N``, ``c_f = E f``, ``c_v = E F (1 - F)`` under the
-    prior). ``tau`` solves ``V(tau) = max(V_obs, V(0)) (1 + sqrt(2 / (n - 1)))``,
-    one standard error above the observed spread ``V_obs`` of ``W~`` (an
-    understated ``tau`` over-shrinks; a spread within the noise then does not
-    shrink every score to 0), capped at :data:`SATURATION` of the largest
-    spread any ``tau`` gives (beyond it ``tau`` is not identified). The ridge
-    is the posterior mean's, per item of mean degree ``d``:
-    ``rho = (c_v d + noise_var) / (c_f d tau^2)`` (``1 / tau^2`` without
-    noise, more where the privacy noise dominates), at least
-    :data:`MIN_RELATIVE_RIDGE` times the information ``f(0) d``.
-
-    Parameters
-    ----------
-    w_obs : (n,) array
-        The released win totals ``W~``.
-    noise_var : float
-        Variance of the noise on each total beyond the BTL sampling.
-    a, b, N : arrays
-        The public design's pairs and (weighted) comparisons per pair.
-    link : Link
-    sampling : bool
-        Whether the sampling term ``c_v tr(L) / (n - 1)`` is added; False where
-        ``noise_var`` was measured with the sampling included (local DP).
-
-    Returns
-    -------
-    rho, tau : float
-    """
-    w = np.asarray(w_obs, dtype=np.float64)
-    n = w.size
-    deg = np.bincount(a, N, n) + np.bincount(b, N, n)
-    t1 = float(deg.sum()) / (n - 1) if sampling else 0.0
-    t2 = float(deg @ deg + 2.0 * N @ N) / (n - 1)
-    v_obs = float(np.sum((w - w.mean()) ** 2)) / (n - 1)
-
-    def spread(tau):
-        cf, cv = _prior_slopes(link, tau)
-        return cf * cf * np.square(tau) * t2 + cv * t1 + noise_var
-
-    v0 = float(spread(0.0)[0])
-    grid = np.concatenate([[0.0], np.geomspace(1e-3, 50.0, 400)])
-    sup = float(np.max(spread(grid)))
-    target = max(v_obs, v0) * (1.0 + math.sqrt(2.0 / (n - 1)))
-    target = min(target, v0 + SATURATION * (sup - v0))
-    above = np.nonzero(spread(grid) >= target)[0]
-    if above.size == 0:
-        tau = float(grid[-1])
-    else:
-        lo, hi = float(grid[above[0] - 1]), float(grid[above[0]])
-        for _ in range(40):
-            mid = 0.5 * (lo + hi)
-            lo, hi = (mid, hi) if spread(mid)[0] < target else (lo, mid)
-        tau = hi
-    tau = max(tau, float(grid[1]))
-    cf, cv = (float(v[0]) for v in _prior_slopes(link, tau))
-    d = float(deg.mean())
-    info0 = float(_pdf(link, np.zeros(1))[0]) * d
-    rho = (cv * t1 * (n - 1) / n + noise_var) / (cf * d * tau * tau)
-    return max(rho, MIN_RELATIVE_RIDGE * info0), tau
 
 
 # --------------------------------------------------------------------------- the intervals
@@ -620,6 +423,143 @@ def _design_for(meth: Method, design, n: int):
     if out.n_items != n:
         raise IntervalError(f"the design has {out.n_items} items but {n} scores were given")
     return out
+
+
+def _check_arguments(
+    meth: Method, scores, model, level, top_k, n_boot, epsilon, rng, kind, interval, ridge
+) -> np.ndarray:
+    """The argument checks of :func:`intervals` (after the method's); returns the scores."""
+    try:
+        s = np.asarray(scores, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"scores must be an array of numbers, got {scores!r}") from None
+    if s.ndim != 1 or s.size < 2 or not np.all(np.isfinite(s)):
+        raise IntervalError(f"method {meth.name}: scores must be a finite 1-d array of >= 2 items")
+    n = s.size
+    _checks.real(level, "level")
+    if top_k is not None:
+        _checks.count(top_k, "top_k")
+    _checks.count(n_boot, "n_boot")
+    _checks.text(model, "model")
+    if epsilon is not None:
+        _checks.real(epsilon, "epsilon")
+    if rng is not None and not isinstance(rng, np.random.Generator):
+        _checks.count(rng, "rng")
+    if not 0 < float(level) < 1:
+        raise IntervalError(f"level must be in (0, 1), e.g. 0.95; got {level!r}")
+    if top_k is not None and not 1 <= int(top_k) <= n:
+        raise IntervalError(f"top_k must be between 1 and {n}, got {top_k!r}")
+    if int(n_boot) < 20:
+        raise IntervalError(f"n_boot must be at least 20, got {n_boot!r}")
+    if kind not in ("bootstrap", "asymptotic"):
+        raise IntervalError(f"kind must be 'bootstrap' or 'asymptotic', got {kind!r}")
+    if interval not in ("eb", "basic", "percentile"):
+        raise IntervalError(f"interval must be 'eb', 'basic' or 'percentile', got {interval!r}")
+    if isinstance(ridge, str):
+        if ridge != "eb":
+            raise IntervalError(f"ridge must be 'eb' or a positive number, got {ridge!r}")
+    else:
+        _checks.real(ridge, "ridge")
+        if not 0 < float(ridge) < math.inf:
+            raise IntervalError(f"ridge must be 'eb' or a positive number, got {ridge!r}")
+    if meth.models and model not in meth.models:
+        raise IntervalError(
+            f"method {meth.name} supports the model(s) {list(meth.models)}, not {model!r}"
+        )
+    return s
+
+
+def _budget(meth: Method, epsilon) -> float:
+    """The ``epsilon`` the method's release used (``inf`` for local and non-private ones)."""
+    if meth.private and meth.trust_model != "local":
+        if epsilon is None or not float(epsilon) > 0 or math.isinf(float(epsilon)):
+            raise IntervalError(f"method {meth.name} needs its positive, finite epsilon")
+        eps = float(epsilon)
+    else:
+        eps = np.inf
+    return eps
+
+
+def _debiased_fit(meth, des, s, calibration, eps, link, ridge, interval, run, rng):
+    """Steps 1 and 2 of the construction: the win totals of the release and their fit.
+
+    Returns ``(eq, eq_release, total, t, tau)``: the debiased score equation (with its
+    ridge ``rho``) and that without ridge, the number of comparisons, the centred
+    estimate ``t`` and the prior's ``tau`` (None where neither ``ridge`` nor
+    ``interval`` is ``"eb"``).
+    """
+    n = s.size
+    tau = None
+    if isinstance(des, _LocalDesign):
+        a, b, N = des.weights(n, calibration)
+    else:
+        a, b, N = des.weights(n)
+    total = float(N.sum())
+    eq_release = _Equation(n, a, b, N, link, 0.0)
+    w_obs = _win_totals(meth.name, s, calibration, eq_release, eps, total)
+    if ridge == "eb" or interval == "eb":
+        noise_var = _noise_variance(meth, calibration, eps)
+        sampling = True
+        if noise_var is None or not isinstance(des, EdgeDesign):
+            noise_var, sampling = _measured_noise(
+                run, des, meth.name, eq_release, eps, total, link, n, rng
+            )
+        rho, tau = _eb_ridge(w_obs, noise_var, a, b, N, link, sampling)
+    if ridge != "eb":
+        rho = float(ridge) * 2.0 * total / n * float(_pdf(link, np.zeros(1))[0])
+    eq = _Equation(n, a, b, N, link, rho)
+    # start: one Jacobi step from 0 (a Newton step with the Hessian's diagonal)
+    h0 = _pdf(link, np.zeros(1))[0] * (np.bincount(a, N, n) + np.bincount(b, N, n)) + rho
+    half = 0.5 * (np.bincount(a, N, n) + np.bincount(b, N, n))
+    t = eq.solve(w_obs, theta0=(w_obs - half) / h0)
+    t -= t.mean()
+    return eq, eq_release, total, t, tau
+
+
+def _score_draws(
+    meth, des, eq, eq_release, t, calibration, eps, total, kind, interval, tau, n_boot, run, rng
+) -> np.ndarray:
+    """Steps 3 and 4: the bootstrap's (or linearised) draws, made into ``interval``'s draws."""
+    n, link = t.size, eq.link
+    if kind == "asymptotic":
+        draws = _linearised_draws(meth, des, eq, t, calibration, eps, int(n_boot), rng)
+    else:
+        draws = np.empty((int(n_boot), n))
+        for r in range(int(n_boot)):
+            fit = run(des.simulate(t, link, rng))
+            w = _win_totals(meth.name, fit.scores, fit.details, eq_release, eps, total)
+            draws[r] = eq.solve(w, theta0=t)
+    draws -= draws.mean(axis=1, keepdims=True)
+    if interval == "basic":
+        draws = 2.0 * t - draws
+    elif interval == "eb":
+        draws = t + (draws - draws.mean(axis=0)) + _shrinkage_draws(eq, t, tau, draws.shape[0], rng)
+        draws -= draws.mean(axis=1, keepdims=True)
+    return draws
+
+
+def _frame(draws: np.ndarray, t: np.ndarray, level, top_k, items) -> pd.DataFrame:
+    """Score and rank bounds of each item from the draws (step 4), in item order."""
+    n = t.size
+    alpha = (1.0 - float(level)) / 2.0
+    lo, hi = np.quantile(draws, [alpha, 1.0 - alpha], axis=0)
+    ranks = _ranks(draws)
+    rlo = np.quantile(ranks, alpha, axis=0, method="lower")
+    rhi = np.quantile(ranks, 1.0 - alpha, axis=0, method="higher")
+    labels = np.arange(n).astype(str) if items is None else np.asarray(items).astype(str)
+    frame = pd.DataFrame(
+        {
+            "item": labels,
+            "estimate": t,
+            "score_lo": lo,
+            "score_hi": hi,
+            "rank_lo": rlo.astype(np.int64),
+            "rank_hi": rhi.astype(np.int64),
+        }
+    )
+    if top_k is not None:
+        frame["p_top_k"] = np.mean(ranks <= int(top_k), axis=0)
+    return frame
 
 
 def intervals(
@@ -703,54 +643,15 @@ def intervals(
         bad ``level``, ``top_k``, ``n_boot``, ``kind``, ``interval`` or ``ridge``.
     """
     meth = _check_method(method)
-    try:
-        s = np.asarray(scores, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError(f"scores must be an array of numbers, got {scores!r}") from None
-    if s.ndim != 1 or s.size < 2 or not np.all(np.isfinite(s)):
-        raise IntervalError(f"method {meth.name}: scores must be a finite 1-d array of >= 2 items")
-    n = s.size
-    _checks.real(level, "level")
-    if top_k is not None:
-        _checks.count(top_k, "top_k")
-    _checks.count(n_boot, "n_boot")
-    _checks.text(model, "model")
-    if epsilon is not None:
-        _checks.real(epsilon, "epsilon")
-    if rng is not None and not isinstance(rng, np.random.Generator):
-        _checks.count(rng, "rng")
-    if not 0 < float(level) < 1:
-        raise IntervalError(f"level must be in (0, 1), e.g. 0.95; got {level!r}")
-    if top_k is not None and not 1 <= int(top_k) <= n:
-        raise IntervalError(f"top_k must be between 1 and {n}, got {top_k!r}")
-    if int(n_boot) < 20:
-        raise IntervalError(f"n_boot must be at least 20, got {n_boot!r}")
-    if kind not in ("bootstrap", "asymptotic"):
-        raise IntervalError(f"kind must be 'bootstrap' or 'asymptotic', got {kind!r}")
-    if interval not in ("eb", "basic", "percentile"):
-        raise IntervalError(f"interval must be 'eb', 'basic' or 'percentile', got {interval!r}")
-    if isinstance(ridge, str):
-        if ridge != "eb":
-            raise IntervalError(f"ridge must be 'eb' or a positive number, got {ridge!r}")
-    else:
-        _checks.real(ridge, "ridge")
-        if not 0 < float(ridge) < math.inf:
-            raise IntervalError(f"ridge must be 'eb' or a positive number, got {ridge!r}")
-    if meth.models and model not in meth.models:
-        raise IntervalError(
-            f"method {meth.name} supports the model(s) {list(meth.models)}, not {model!r}"
-        )
+    s = _check_arguments(
+        meth, scores, model, level, top_k, n_boot, epsilon, rng, kind, interval, ridge
+    )
     try:
         link = get_link(model)
     except ValueError as err:
         raise IntervalError(f"method {meth.name}: {err}") from None
-    des = _design_for(meth, design, n)
-    if meth.private and meth.trust_model != "local":
-        if epsilon is None or not float(epsilon) > 0 or math.isinf(float(epsilon)):
-            raise IntervalError(f"method {meth.name} needs its positive, finite epsilon")
-        eps = float(epsilon)
-    else:
-        eps = np.inf
+    des = _design_for(meth, design, s.size)
+    eps = _budget(meth, epsilon)
     rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
     opts = {"model": model, **dict(options or {})}
     if top_k is not None:
@@ -763,63 +664,14 @@ def intervals(
 
     if calibration is None:
         calibration = run(des.simulate(s - s.mean(), link, rng)).details
-    if isinstance(des, _LocalDesign):
-        a, b, N = des.weights(n, calibration)
-    else:
-        a, b, N = des.weights(n)
-    total = float(N.sum())
-    eq_release = _Equation(n, a, b, N, link, 0.0)
-    w_obs = _win_totals(meth.name, s, calibration, eq_release, eps, total)
-    if ridge == "eb" or interval == "eb":
-        noise_var = _noise_variance(meth, calibration, eps)
-        sampling = True
-        if noise_var is None or not isinstance(des, EdgeDesign):
-            noise_var, sampling = _measured_noise(
-                run, des, meth.name, eq_release, eps, total, link, n, rng
-            )
-        rho, tau = _eb_ridge(w_obs, noise_var, a, b, N, link, sampling)
-    if ridge != "eb":
-        rho = float(ridge) * 2.0 * total / n * float(_pdf(link, np.zeros(1))[0])
-    eq = _Equation(n, a, b, N, link, rho)
-    # start: one Jacobi step from 0 (a Newton step with the Hessian's diagonal)
-    h0 = _pdf(link, np.zeros(1))[0] * (np.bincount(a, N, n) + np.bincount(b, N, n)) + rho
-    half = 0.5 * (np.bincount(a, N, n) + np.bincount(b, N, n))
-    t = eq.solve(w_obs, theta0=(w_obs - half) / h0)
-    t -= t.mean()
-
-    if kind == "asymptotic":
-        draws = _linearised_draws(meth, des, eq, t, calibration, eps, int(n_boot), rng)
-    else:
-        draws = np.empty((int(n_boot), n))
-        for r in range(int(n_boot)):
-            fit = run(des.simulate(t, link, rng))
-            w = _win_totals(meth.name, fit.scores, fit.details, eq_release, eps, total)
-            draws[r] = eq.solve(w, theta0=t)
-    draws -= draws.mean(axis=1, keepdims=True)
-    if interval == "basic":
-        draws = 2.0 * t - draws
-    elif interval == "eb":
-        draws = t + (draws - draws.mean(axis=0)) + _shrinkage_draws(eq, t, tau, draws.shape[0], rng)
-        draws -= draws.mean(axis=1, keepdims=True)
-    alpha = (1.0 - float(level)) / 2.0
-    lo, hi = np.quantile(draws, [alpha, 1.0 - alpha], axis=0)
-    ranks = _ranks(draws)
-    rlo = np.quantile(ranks, alpha, axis=0, method="lower")
-    rhi = np.quantile(ranks, 1.0 - alpha, axis=0, method="higher")
-    labels = np.arange(n).astype(str) if items is None else np.asarray(items).astype(str)
-    frame = pd.DataFrame(
-        {
-            "item": labels,
-            "estimate": t,
-            "score_lo": lo,
-            "score_hi": hi,
-            "rank_lo": rlo.astype(np.int64),
-            "rank_hi": rhi.astype(np.int64),
-        }
+    eq, eq_release, total, t, tau = _debiased_fit(
+        meth, des, s, calibration, eps, link, ridge, interval, run, rng
     )
-    if top_k is not None:
-        frame["p_top_k"] = np.mean(ranks <= int(top_k), axis=0)
-    return frame
+    draws = _score_draws(
+        meth, des, eq, eq_release, t, calibration, eps, total, kind, interval, tau,
+        int(n_boot), run, rng,
+    )  # fmt: skip
+    return _frame(draws, t, level, top_k, items)
 
 
 def _measured_noise(run, des, name, eq_release, eps, total, link, n, rng) -> float:
@@ -918,11 +770,3 @@ def _linearised_draws(meth, des, eq: _Equation, t, details, eps, n_boot, rng):
     h = np.bincount(a, v, n) + np.bincount(b, v, n) + eq.rho
     var = (np.bincount(a, vs, n) + np.bincount(b, vs, n) + noise_var) / h**2
     return (t - eq.rho * t / h) + np.sqrt(var) * rng.standard_normal((n_boot, n))
-
-
-def _dense_laplacian(n, a, b, v, diag_add):
-    H = np.zeros((n, n))
-    np.add.at(H, (a, b), -v)
-    np.add.at(H, (b, a), -v)
-    H[np.diag_indices(n)] = np.bincount(a, v, n) + np.bincount(b, v, n) + diag_add
-    return H

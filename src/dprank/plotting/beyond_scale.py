@@ -41,26 +41,8 @@ def _eps_label(eps: float) -> str:
     return "$\\varepsilon = \\infty$" if math.isinf(eps) else f"$\\varepsilon = {eps:g}$"
 
 
-def plot_scale(summary: pd.DataFrame, fit: pd.DataFrame, degree: float):
-    """Four panels: Figure 1's three metrics against ``n``, and ``l_inf`` against the rate.
-
-    Parameters
-    ----------
-    summary : DataFrame
-        :func:`dprank.studies.beyond_scale.summarise` output.
-    fit : DataFrame
-        :func:`dprank.studies.beyond_scale.fit_rate` output.
-    degree : float
-        The average degree ``n p`` (for the title).
-
-    Returns
-    -------
-    (matplotlib.figure.Figure, pandas.DataFrame)
-        The figure and the numbers it plots (one row per point; ``fitted`` is
-        ``C_eps * rate`` on the rate panel).
-    """
-    import matplotlib.pyplot as plt
-
+def _check_inputs(summary: pd.DataFrame, fit: pd.DataFrame, degree: float) -> None:
+    """The argument checks of :func:`plot_scale`."""
     needed = ("method", "metric", "epsilon", "n", "p", "mean", "se")
     _checks.columns(summary, "summary", needed)
     _checks.columns(fit, "fit", ("epsilon", "constant", "r2"))
@@ -69,37 +51,41 @@ def plot_scale(summary: pd.DataFrame, fit: pd.DataFrame, degree: float):
     unfitted = sorted(set(rated["epsilon"]) - set(fit["epsilon"]))
     if unfitted:
         raise ValueError(f"fit has no row of the epsilon(s) {unfitted} of summary")
-    epsilons = sorted(summary["epsilon"].unique())
-    fig, axes = plt.subplots(2, 2, figsize=(13, 9.5), constrained_layout=True)
+
+
+def _draw_metric(ax, summary: pd.DataFrame, metric: str, title: str, epsilons: list) -> list:
+    """One of Figure 1's metrics against ``n``: a line per method and epsilon."""
     numbers = []
-    for ax, (metric, title) in zip(axes.flat[:3], _PANELS, strict=True):
-        for m, method in enumerate(("perturbed_mle", "noisy_counting")):
-            for e, eps in enumerate(epsilons):
-                part = summary[
-                    (summary["method"] == method)
-                    & (summary["metric"] == metric)
-                    & (summary["epsilon"] == eps)
-                ].sort_values("n")
-                if part.empty:
-                    continue
-                label = _eps_label(eps) + (
-                    "" if metric != "rel_hamming" else f", {_METHODS[method]}"
-                )
-                ax.errorbar(
-                    part["n"], part["mean"], yerr=1.96 * part["se"], color=COLORS[e],
-                    marker=MARKERS[e], linestyle="-" if m == 0 else "--", capsize=3,
-                    label=label, markerfacecolor="white" if m else COLORS[e],
-                )  # fmt: skip
-                numbers.append(part.assign(panel=metric))
-        ax.set_xscale("log")
-        ax.set_xlabel("number of items $n$")
-        ax.set_title(title.format(mle=_METHODS["perturbed_mle"]), fontsize=12)
-        ax.grid(alpha=0.3)
-        if metric == "rel_hamming":  # the bottom row: legends under the panels, off the data
-            ax.legend(**_BELOW, ncol=2)
-        else:
-            ax.legend(fontsize=8)
-    ax = axes.flat[3]
+    for m, method in enumerate(("perturbed_mle", "noisy_counting")):
+        for e, eps in enumerate(epsilons):
+            part = summary[
+                (summary["method"] == method)
+                & (summary["metric"] == metric)
+                & (summary["epsilon"] == eps)
+            ].sort_values("n")
+            if part.empty:
+                continue
+            label = _eps_label(eps) + ("" if metric != "rel_hamming" else f", {_METHODS[method]}")
+            ax.errorbar(
+                part["n"], part["mean"], yerr=1.96 * part["se"], color=COLORS[e],
+                marker=MARKERS[e], linestyle="-" if m == 0 else "--", capsize=3,
+                label=label, markerfacecolor="white" if m else COLORS[e],
+            )  # fmt: skip
+            numbers.append(part.assign(panel=metric))
+    ax.set_xscale("log")
+    ax.set_xlabel("number of items $n$")
+    ax.set_title(title.format(mle=_METHODS["perturbed_mle"]), fontsize=12)
+    ax.grid(alpha=0.3)
+    if metric == "rel_hamming":  # the bottom row: legends under the panels, off the data
+        ax.legend(**_BELOW, ncol=2)
+    else:
+        ax.legend(fontsize=8)
+    return numbers
+
+
+def _draw_rate(ax, summary: pd.DataFrame, fit: pd.DataFrame, epsilons: list) -> list:
+    """The rate panel: the measured ``l_inf`` error and ``C_eps * rate`` against ``n``."""
+    numbers = []
     constants = fit.set_index("epsilon")
     for e, eps in enumerate(epsilons):
         part = summary[
@@ -130,6 +116,36 @@ def plot_scale(summary: pd.DataFrame, fit: pd.DataFrame, degree: float):
     )
     ax.grid(alpha=0.3, which="both")
     ax.legend(**_BELOW)
+    return numbers
+
+
+def plot_scale(summary: pd.DataFrame, fit: pd.DataFrame, degree: float):
+    """Four panels: Figure 1's three metrics against ``n``, and ``l_inf`` against the rate.
+
+    Parameters
+    ----------
+    summary : DataFrame
+        :func:`dprank.studies.beyond_scale.summarise` output.
+    fit : DataFrame
+        :func:`dprank.studies.beyond_scale.fit_rate` output.
+    degree : float
+        The average degree ``n p`` (for the title).
+
+    Returns
+    -------
+    (matplotlib.figure.Figure, pandas.DataFrame)
+        The figure and the numbers it plots (one row per point; ``fitted`` is
+        ``C_eps * rate`` on the rate panel).
+    """
+    import matplotlib.pyplot as plt
+
+    _check_inputs(summary, fit, degree)
+    epsilons = sorted(summary["epsilon"].unique())
+    fig, axes = plt.subplots(2, 2, figsize=(13, 9.5), constrained_layout=True)
+    numbers = []
+    for ax, (metric, title) in zip(axes.flat[:3], _PANELS, strict=True):
+        numbers += _draw_metric(ax, summary, metric, title, epsilons)
+    numbers += _draw_rate(axes.flat[3], summary, fit, epsilons)
     fig.suptitle(
         f"Beyond the papers (not a figure of Paper A): Figure 1's errors at average degree "
         f"$np$ = {degree:g}, sparse Erdős-Rényi graphs, paper protocol\n"

@@ -160,13 +160,8 @@ def _same_line_label(
     return label
 
 
-def draw_b2_figure(data: pd.DataFrame, spec: Mapping):
-    """One panel per configured filter: error against L, a line per series.
-
-    ``spec["ci"]`` adds 95% confidence bars (``mean +- 1.96 se``, B1's figures);
-    ``spec["ncols"]`` wraps the panels into rows; ``spec["labels"]`` renames
-    series values in the legend (e.g. ``ADRR`` -> ``Debiased RR`` in B1).
-    """
+def _check_figure_data(data: pd.DataFrame, spec: Mapping) -> None:
+    """The argument checks of :func:`draw_b2_figure`."""
     _series(spec)
     _checks.count(spec.get("ncols", 1), "spec['ncols']", 1)
     needed = ("panel", "L", "mean", *spec["series"], *(("se",) if spec.get("ci") else ()))
@@ -174,10 +169,86 @@ def draw_b2_figure(data: pd.DataFrame, spec: Mapping):
     for letter, panel in zip("abcdefgh", spec["panels"], strict=False):
         if not (data["panel"] == letter).any():
             raise ValueError(f"data has no rows of panel ({letter}) {dict(panel)}")
+
+
+def _draw_lines(ax, d: pd.DataFrame, spec: Mapping) -> list[tuple[tuple, str, tuple]]:
+    """A panel's lines, one per series, with the published numbers where ``d`` has them.
+
+    Returns ``(values, label, (L, mean))`` of each line drawn.
+    """
+    labels = spec.get("labels")
+    groups = list(d[spec["series"]].drop_duplicates().itertuples(index=False))
+    drawn: list[tuple[tuple, str, tuple]] = []  # (values, label, (L, mean)) per line
+    styles = _series_styles(groups)
+    for i, values in enumerate(groups):
+        mask = (d[spec["series"]] == pd.Series(values, index=spec["series"])).all(axis=1)
+        line = d[mask].sort_values("L")
+        label = ", ".join(_label(k, v, labels) for k, v in zip(spec["series"], values, strict=True))
+        points = (tuple(line["L"]), tuple(line["mean"]))
+        label = _same_line_label(label, values, points, drawn)
+        drawn.append((tuple(values), label, points))
+        style = {**styles[i], "markersize": 7, "label": label}
+        if spec.get("ci"):
+            ax.errorbar(line["L"], line["mean"], yerr=1.96 * line["se"], capsize=3, **style)
+        else:
+            ax.plot(line["L"], line["mean"], **style)
+        if "published" in line:  # the overlay version: the paper's numbers, hollow
+            pub = line.dropna(subset=["published"])
+            overlay_published(ax, pub["L"], pub["published"], style["color"], style["marker"])
+    return drawn
+
+
+def _dress_panel(ax, d: pd.DataFrame, panel: Mapping, letter: str, drawn: list) -> bool:
+    """Axes, title and (where it fits) legend of one panel; True where the panel's legend
+    must be the figure's instead (many lines or long labels)."""
+    ticks = sorted(set(d["L"]))
+    if ticks[-1] >= 8 * ticks[0]:  # doubling grids: equal spacing on a log axis
+        ax.set_xscale("log", base=2)
+        ax.minorticks_off()
+    ax.set_xticks(ticks, [f"{v:g}" for v in ticks])
+    ax.set_xlabel("L")
+    ax.set_ylabel(METRIC_LABELS.get(panel["metric"], panel["metric"]))
+    longest = max(len(t) for _, text, _ in drawn for t in text.split("\n"))
+    shared = len(drawn) > _SHARED_LEGEND or longest > _LONG_LABEL
+    if not shared and "published" in d:
+        published_legend(ax)
+    elif not shared:
+        ax.legend(loc="best", fontsize=9)
+    ax.set_title(_title(letter, panel), loc="left", fontsize=18, fontweight="bold")
+    return shared
+
+
+def _figure_legend(fig, shared, data: pd.DataFrame) -> None:
+    """The legend of panel ``shared`` as the figure's: in rows of three under the panels
+    where a label is long, else beside them."""
+    handles, texts = shared.get_legend_handles_labels()
+    if "published" in data:
+        handles.append(hollow_marker())
+        texts.append("published (hollow)")
+    if max(len(t) for text in texts for t in text.split("\n")) > _LONG_LABEL:
+        fig.legend(  # long labels: in rows of three under the panels
+            handles,
+            texts,
+            loc="outside lower center",
+            ncols=min(len(texts), 3),
+            fontsize=12,
+            frameon=False,
+        )
+    else:
+        fig.legend(handles, texts, loc="outside right upper", fontsize=12, frameon=False)
+
+
+def draw_b2_figure(data: pd.DataFrame, spec: Mapping):
+    """One panel per configured filter: error against L, a line per series.
+
+    ``spec["ci"]`` adds 95% confidence bars (``mean +- 1.96 se``, B1's figures);
+    ``spec["ncols"]`` wraps the panels into rows; ``spec["labels"]`` renames
+    series values in the legend (e.g. ``ADRR`` -> ``Debiased RR`` in B1).
+    """
+    _check_figure_data(data, spec)
     n = len(spec["panels"])
     ncols = int(spec.get("ncols", n))
     nrows = -(-n // ncols)
-    labels = spec.get("labels")
     with authors_style():
         fig, axes = panel_grid(nrows, ncols)
         for ax in axes.flat[n:]:
@@ -185,59 +256,11 @@ def draw_b2_figure(data: pd.DataFrame, spec: Mapping):
         shared = None  # the panel whose legend is the figure's
         for ax, letter, panel in zip(axes.flat, "abcdefgh", spec["panels"], strict=False):
             d = data[data["panel"] == letter]
-            groups = list(d[spec["series"]].drop_duplicates().itertuples(index=False))
-            drawn: list[tuple[tuple, str, tuple]] = []  # (values, label, (L, mean)) per line
-            styles = _series_styles(groups)
-            for i, values in enumerate(groups):
-                mask = (d[spec["series"]] == pd.Series(values, index=spec["series"])).all(axis=1)
-                line = d[mask].sort_values("L")
-                label = ", ".join(
-                    _label(k, v, labels) for k, v in zip(spec["series"], values, strict=True)
-                )
-                points = (tuple(line["L"]), tuple(line["mean"]))
-                label = _same_line_label(label, values, points, drawn)
-                drawn.append((tuple(values), label, points))
-                style = {**styles[i], "markersize": 7, "label": label}
-                if spec.get("ci"):
-                    ax.errorbar(line["L"], line["mean"], yerr=1.96 * line["se"], capsize=3, **style)
-                else:
-                    ax.plot(line["L"], line["mean"], **style)
-                if "published" in line:  # the overlay version: the paper's numbers, hollow
-                    pub = line.dropna(subset=["published"])
-                    overlay_published(
-                        ax, pub["L"], pub["published"], style["color"], style["marker"]
-                    )
-            ticks = sorted(set(d["L"]))
-            if ticks[-1] >= 8 * ticks[0]:  # doubling grids: equal spacing on a log axis
-                ax.set_xscale("log", base=2)
-                ax.minorticks_off()
-            ax.set_xticks(ticks, [f"{v:g}" for v in ticks])
-            ax.set_xlabel("L")
-            ax.set_ylabel(METRIC_LABELS.get(panel["metric"], panel["metric"]))
-            longest = max(len(t) for _, text, _ in drawn for t in text.split("\n"))
-            if len(groups) > _SHARED_LEGEND or longest > _LONG_LABEL:
-                shared = ax  # many lines or long labels: one legend outside the panels
-            elif "published" in d:
-                published_legend(ax)
-            else:
-                ax.legend(loc="best", fontsize=9)
-            ax.set_title(_title(letter, panel), loc="left", fontsize=18, fontweight="bold")
+            drawn = _draw_lines(ax, d, spec)
+            if _dress_panel(ax, d, panel, letter, drawn):
+                shared = ax
         if shared is not None:
-            handles, texts = shared.get_legend_handles_labels()
-            if "published" in data:
-                handles.append(hollow_marker())
-                texts.append("published (hollow)")
-            if max(len(t) for text in texts for t in text.split("\n")) > _LONG_LABEL:
-                fig.legend(  # long labels: in rows of three under the panels
-                    handles,
-                    texts,
-                    loc="outside lower center",
-                    ncols=min(len(texts), 3),
-                    fontsize=12,
-                    frameon=False,
-                )
-            else:
-                fig.legend(handles, texts, loc="outside right upper", fontsize=12, frameon=False)
+            _figure_legend(fig, shared, data)
     return fig
 
 

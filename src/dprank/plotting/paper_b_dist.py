@@ -238,6 +238,94 @@ def _boxes(ax, groups: list, positions: list, width: float, color: str, marker_s
     )
 
 
+def _draw_box_groups(
+    ax, rows: pd.DataFrame, spec: Mapping, panel: Mapping, letter: str, legend: dict
+) -> tuple[str, list]:
+    """The boxes of one panel: per x group, the boxes of the hue values side by side.
+
+    Adds each hue value's ``(colour, label)`` to ``legend``; returns the x key and
+    its values in axis order.
+    """
+    x, hue = _axes_keys(spec, panel, letter)
+    xs = _order(rows[x], x, spec)
+    hues = [None] if hue is None else _order(rows[hue], hue, spec)
+    width = 0.8 / len(hues)
+    for j, h in enumerate(hues):
+        color = COLORS[j % len(COLORS)]
+        groups, positions = [], []
+        for i, xv in enumerate(xs):
+            mask = _matches(rows[x], xv)
+            if h is not None:
+                mask &= _matches(rows[hue], h)
+            values = rows.loc[mask, "value"].dropna().to_numpy(dtype=float)
+            if values.size:
+                groups.append(values)
+                positions.append(i + (j - (len(hues) - 1) / 2) * width)
+        if groups:
+            _boxes(ax, groups, positions, width * 0.85, color, 7 if hue is None else 4.5)
+        if h is not None:
+            name = KEY_LABELS.get(hue, hue)
+            text = _value_text(hue, h)
+            label = f"{name}={text}" if name else text
+            legend.setdefault(label, (color, label))
+    return x, xs
+
+
+def _overlay_published_means(ax, published: pd.DataFrame, letter: str, xs: list) -> None:
+    """The overlay version: the paper's mean of each x group, hollow, and its legend."""
+    pp = published[published["panel"] == letter]
+    for i, xv in enumerate(xs):
+        v = pp[pp["x"] == xv]["value"]
+        if len(v):
+            overlay_published(ax, [i], [float(v.iloc[0])], "black", "o")
+    published_legend(ax)
+
+
+def _dress_box_panel(
+    ax, rows: pd.DataFrame, spec: Mapping, panel: Mapping, letter: str, x: str, xs: list
+) -> None:
+    """Ticks, limits, y scale, labels and title of one boxplot panel."""
+    ax.set_xticks(range(len(xs)), [_value_text(x, v) for v in xs])
+    ax.set_xlim(-0.6, len(xs) - 0.4)
+    if panel.get("logy", spec.get("logy", False)):
+        ax.set_yscale("log")
+    else:
+        _clip_outliers(ax, rows["value"].to_numpy(dtype=float))
+    ax.set_xlabel(KEY_LABELS.get(x, x))
+    ax.set_ylabel(METRIC_LABELS.get(panel["metric"], panel["metric"]))
+    ax.set_title(_panel_title(letter, panel), loc="left", fontsize=_TITLE_SIZE, fontweight="bold")
+    if len(xs) > 6 and any(len(_value_text(x, v)) > 4 for v in xs):
+        ax.tick_params(axis="x", labelrotation=30)
+
+
+def _box_legend(fig, legend: dict, n: int) -> None:
+    """One legend above the panels: a patch per hue value and the mean's diamond."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    handles = [
+        Patch(facecolor=c, edgecolor="black", alpha=0.75, label=lab) for c, lab in legend.values()
+    ]
+    handles.append(
+        Line2D(
+            [],
+            [],
+            linestyle="none",
+            marker="D",
+            markerfacecolor="white",
+            markeredgecolor="black",
+            markersize=7,
+            label="mean over replicates",
+        )
+    )
+    fig.legend(
+        handles=handles,
+        loc="outside upper center",
+        ncol=min(len(handles), 3 * n),
+        frameon=False,
+    )
+
+
 def draw_boxplots(data: pd.DataFrame, spec: Mapping, published: pd.DataFrame | None = None):
     """One row of boxplot panels over replicates (B2 Figures 3, 8, 9, 10 and 13).
 
@@ -256,9 +344,6 @@ def draw_boxplots(data: pd.DataFrame, spec: Mapping, published: pd.DataFrame | N
     -------
     matplotlib.figure.Figure
     """
-    from matplotlib.lines import Line2D
-    from matplotlib.patches import Patch
-
     _checks.figure_spec(spec, "spec")
     _checks.columns(data, "data", ("panel", "value"))
     if published is not None:
@@ -270,70 +355,11 @@ def draw_boxplots(data: pd.DataFrame, spec: Mapping, published: pd.DataFrame | N
         fig, axes = panel_grid(1, n)
         for ax, letter, panel in zip(axes[0], _letters(panels), panels, strict=True):
             rows = _panel_rows(data, letter, panel)
-            x, hue = _axes_keys(spec, panel, letter)
-            xs = _order(rows[x], x, spec)
-            hues = [None] if hue is None else _order(rows[hue], hue, spec)
-            width = 0.8 / len(hues)
-            for j, h in enumerate(hues):
-                color = COLORS[j % len(COLORS)]
-                groups, positions = [], []
-                for i, xv in enumerate(xs):
-                    mask = _matches(rows[x], xv)
-                    if h is not None:
-                        mask &= _matches(rows[hue], h)
-                    values = rows.loc[mask, "value"].dropna().to_numpy(dtype=float)
-                    if values.size:
-                        groups.append(values)
-                        positions.append(i + (j - (len(hues) - 1) / 2) * width)
-                if groups:
-                    _boxes(ax, groups, positions, width * 0.85, color, 7 if hue is None else 4.5)
-                if h is not None:
-                    name = KEY_LABELS.get(hue, hue)
-                    text = _value_text(hue, h)
-                    label = f"{name}={text}" if name else text
-                    legend.setdefault(label, (color, label))
-            if published is not None:  # overlay version: the paper's means, hollow
-                pp = published[published["panel"] == letter]
-                for i, xv in enumerate(xs):
-                    v = pp[pp["x"] == xv]["value"]
-                    if len(v):
-                        overlay_published(ax, [i], [float(v.iloc[0])], "black", "o")
-                published_legend(ax)
-            ax.set_xticks(range(len(xs)), [_value_text(x, v) for v in xs])
-            ax.set_xlim(-0.6, len(xs) - 0.4)
-            if panel.get("logy", spec.get("logy", False)):
-                ax.set_yscale("log")
-            else:
-                _clip_outliers(ax, rows["value"].to_numpy(dtype=float))
-            ax.set_xlabel(KEY_LABELS.get(x, x))
-            ax.set_ylabel(METRIC_LABELS.get(panel["metric"], panel["metric"]))
-            ax.set_title(
-                _panel_title(letter, panel), loc="left", fontsize=_TITLE_SIZE, fontweight="bold"
-            )
-            if len(xs) > 6 and any(len(_value_text(x, v)) > 4 for v in xs):
-                ax.tick_params(axis="x", labelrotation=30)
-        handles = [
-            Patch(facecolor=c, edgecolor="black", alpha=0.75, label=lab)
-            for c, lab in legend.values()
-        ]
-        handles.append(
-            Line2D(
-                [],
-                [],
-                linestyle="none",
-                marker="D",
-                markerfacecolor="white",
-                markeredgecolor="black",
-                markersize=7,
-                label="mean over replicates",
-            )
-        )
-        fig.legend(
-            handles=handles,
-            loc="outside upper center",
-            ncol=min(len(handles), 3 * n),
-            frameon=False,
-        )
+            x, xs = _draw_box_groups(ax, rows, spec, panel, letter, legend)
+            if published is not None:
+                _overlay_published_means(ax, published, letter, xs)
+            _dress_box_panel(ax, rows, spec, panel, letter, x, xs)
+        _box_legend(fig, legend, n)
     return fig
 
 
@@ -420,6 +446,55 @@ def scatter_data(replicates: pd.DataFrame, spec: Mapping) -> pd.DataFrame:
     return data.sort_values(["panel", "replicate"], kind="stable").reset_index(drop=True)
 
 
+def _draw_scatter_band(ax, rows: pd.DataFrame, level: float):
+    """One scatter panel's data: the band, the replicates, the OLS line, Pearson's r and
+    the legend; returns the :func:`dprank.metrics_b.prediction_band` result."""
+    x = rows["x"].to_numpy(dtype=float)
+    y = rows["value"].to_numpy(dtype=float)
+    grid = np.linspace(x.min(), x.max(), 200)
+    band = prediction_band(x, y, grid, level=level)
+    ax.fill_between(
+        grid,
+        band.lower,
+        band.upper,
+        color=COLORS[0],
+        alpha=0.2,
+        lw=0,
+        label=f"{level:.0%} prediction band",
+    )
+    ax.scatter(x, y, s=14, color=COLORS[0], marker=MARKERS[0], alpha=0.7, lw=0, label="replicates")
+    ax.plot(grid, band.fit, color=COLORS[3], label="OLS fit")
+    # r in the upper corner the line points away from, the legend in the lower one
+    rising = band.slope >= 0
+    ax.text(
+        0.04 if rising else 0.96,
+        0.95,
+        f"r = {band.r:.2f}",
+        transform=ax.transAxes,
+        ha="left" if rising else "right",
+        va="top",
+        fontsize=16,
+        bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8},
+    )
+    ax.legend(loc="lower right" if rising else "lower left", fontsize=10)
+    return band
+
+
+def _fit_row(rows: pd.DataFrame, panel: Mapping, letter: str, band) -> dict:
+    """The ``fits`` row of one scatter panel."""
+    models = pd.unique(rows["model"].dropna()) if "model" in rows else []
+    model = panel.get("model", models[0] if len(models) == 1 else None)
+    return {
+        "panel": letter,
+        "metric": panel["metric"],
+        "model": model,
+        "n": band.n,
+        "intercept": band.intercept,
+        "slope": band.slope,
+        "r": band.r,
+    }
+
+
 def draw_scatter_bands(data: pd.DataFrame, spec: Mapping):
     """Grid of scatters with the OLS line and the 95% prediction band (B2 Figs 5, 14).
 
@@ -457,52 +532,11 @@ def draw_scatter_bands(data: pd.DataFrame, spec: Mapping):
             fig.delaxes(ax)
         for ax, letter, panel in zip(axes.flat, _letters(panels), panels, strict=False):
             rows = _panel_rows(data, letter, panel)
-            x = rows["x"].to_numpy(dtype=float)
-            y = rows["value"].to_numpy(dtype=float)
-            grid = np.linspace(x.min(), x.max(), 200)
-            band = prediction_band(x, y, grid, level=level)
-            ax.fill_between(
-                grid,
-                band.lower,
-                band.upper,
-                color=COLORS[0],
-                alpha=0.2,
-                lw=0,
-                label=f"{level:.0%} prediction band",
-            )
-            ax.scatter(
-                x, y, s=14, color=COLORS[0], marker=MARKERS[0], alpha=0.7, lw=0, label="replicates"
-            )
-            ax.plot(grid, band.fit, color=COLORS[3], label="OLS fit")
-            # r in the upper corner the line points away from, the legend in the lower one
-            rising = band.slope >= 0
-            ax.text(
-                0.04 if rising else 0.96,
-                0.95,
-                f"r = {band.r:.2f}",
-                transform=ax.transAxes,
-                ha="left" if rising else "right",
-                va="top",
-                fontsize=16,
-                bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8},
-            )
-            ax.legend(loc="lower right" if rising else "lower left", fontsize=10)
+            band = _draw_scatter_band(ax, rows, level)
             ax.set_xlabel(r"$B(\varepsilon)^{-1/2}$")
             ax.set_ylabel(METRIC_LABELS.get(panel["metric"], panel["metric"]))
             ax.set_title(
                 _panel_title(letter, panel), loc="left", fontsize=_TITLE_SIZE, fontweight="bold"
             )
-            models = pd.unique(rows["model"].dropna()) if "model" in rows else []
-            model = panel.get("model", models[0] if len(models) == 1 else None)
-            fits.append(
-                {
-                    "panel": letter,
-                    "metric": panel["metric"],
-                    "model": model,
-                    "n": band.n,
-                    "intercept": band.intercept,
-                    "slope": band.slope,
-                    "r": band.r,
-                }
-            )
+            fits.append(_fit_row(rows, panel, letter, band))
     return fig, pd.DataFrame(fits)

@@ -25,26 +25,10 @@ _VARIED = (
 )
 
 
-def plot_sensitivity(curve: pd.DataFrame, fit: pd.DataFrame, cells: pd.DataFrame, default5: dict):
-    """Four panels: Scenario III's fit, and Scenario V's target cells against each setting.
-
-    Parameters
-    ----------
-    curve, fit : DataFrame
-        :func:`dprank.studies.paper_b2.sensitivity.fit_budget` output.
-    cells : DataFrame
-        :func:`dprank.studies.paper_b2.sensitivity.scenario5_agreement`'s cells.
-    default5 : dict
-        The main study's Scenario V setting (``theta_half, p, lambda_c``): the
-        settings held fixed while one varies.
-
-    Returns
-    -------
-    (matplotlib.figure.Figure, pandas.DataFrame)
-        The figure and the numbers it plots (one row per point).
-    """
-    import matplotlib.pyplot as plt
-
+def _check_inputs(
+    curve: pd.DataFrame, fit: pd.DataFrame, cells: pd.DataFrame, default5: dict
+) -> None:
+    """The argument checks of :func:`plot_sensitivity`."""
     _checks.columns(curve, "curve", ("p", "eps0", "rms_log_ratio"))
     _checks.columns(fit, "fit", ("p", "eps0", "best"))
     needed = ("figure", "metric", "method", "model", "ours_mean", "ours_se", "published_mean")
@@ -56,9 +40,11 @@ def plot_sensitivity(curve: pd.DataFrame, fit: pd.DataFrame, cells: pd.DataFrame
     unfitted = sorted(p for p in set(curve["p"]) if not np.isclose(fitted, float(p)).any())
     if unfitted:
         raise ValueError(f"fit has no row of the p value(s) {unfitted} of curve")
-    fig, axes = plt.subplots(2, 2, figsize=(13, 9.5), constrained_layout=True)
+
+
+def _draw_scenario3(ax, curve: pd.DataFrame, fit: pd.DataFrame) -> list[dict]:
+    """Scenario III's panel: the RMS log ratio against eps0 per p, the fitted eps0 dotted."""
     numbers = []
-    ax = axes.flat[0]
     for i, (p, part) in enumerate(curve.groupby("p", sort=True)):
         part = part.sort_values("eps0")
         ax.plot(
@@ -82,50 +68,86 @@ def plot_sensitivity(curve: pd.DataFrame, fit: pd.DataFrame, cells: pd.DataFrame
     ax.set_ylabel("RMS of log(ours / printed), fitted table")
     ax.set_title("Scenario III (Tables 6-7): the budget fitted on Table 6")
     ax.legend(fontsize=9)
+    return numbers
+
+
+def _draw_scenario5(
+    ax, cells: pd.DataFrame, default5: dict, key: str, xlabel: str, log_x: bool
+) -> list[dict]:
+    """One Scenario V panel: the target cells' ratio to the printed value against ``key``,
+    the other settings held at ``default5``."""
+    numbers = []
+    fixed = np.ones(len(cells), dtype=bool)
+    for k in ("theta_half", "p", "lambda_c"):
+        if k != key:
+            fixed &= np.isclose(cells[k].astype(float), float(default5[k]))
+    for t, (table, metric, method, label) in enumerate(_TARGETS):
+        for j, model in enumerate(("BTL", "TM")):
+            sel = (
+                fixed
+                & (cells["figure"] == table).to_numpy()
+                & (cells["metric"] == metric).to_numpy()
+                & (cells["method"] == method).to_numpy()
+                & (cells["model"].astype(str).str.upper() == model).to_numpy()
+            )
+            part = cells[sel].sort_values(key)
+            if part.empty:
+                continue
+            ratio = part["ours_mean"] / part["published_mean"]
+            err = 1.96 * part["ours_se"] / part["published_mean"]
+            ax.errorbar(
+                part[key],
+                ratio,
+                yerr=err,
+                color=COLORS[t % len(COLORS)],  # colour: the cell; marker and dash: the model
+                marker=MARKERS[j],
+                linestyle="-" if model == "BTL" else "--",
+                capsize=2,
+                label=f"{label} ({model})",
+            )
+            numbers += [
+                {"panel": key, "series": f"{label} ({model})", "x": x, "y": y, "err": e}
+                for x, y, e in zip(part[key], ratio, err, strict=True)
+            ]
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    if log_x:
+        ax.set_xscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("ours / printed (bars: 95% of ours)")
+    others = (
+        ", ".join(f"{k} = {default5[k]:g}" for k in ("theta_half", "p", "lambda_c") if k != key)
+        .replace("theta_half", "h")
+        .replace("lambda_c", "c")
+    )
+    ax.set_title(f"Scenario V (Tables 10-11), {others}")
+    return numbers
+
+
+def plot_sensitivity(curve: pd.DataFrame, fit: pd.DataFrame, cells: pd.DataFrame, default5: dict):
+    """Four panels: Scenario III's fit, and Scenario V's target cells against each setting.
+
+    Parameters
+    ----------
+    curve, fit : DataFrame
+        :func:`dprank.studies.paper_b2.sensitivity.fit_budget` output.
+    cells : DataFrame
+        :func:`dprank.studies.paper_b2.sensitivity.scenario5_agreement`'s cells.
+    default5 : dict
+        The main study's Scenario V setting (``theta_half, p, lambda_c``): the
+        settings held fixed while one varies.
+
+    Returns
+    -------
+    (matplotlib.figure.Figure, pandas.DataFrame)
+        The figure and the numbers it plots (one row per point).
+    """
+    import matplotlib.pyplot as plt
+
+    _check_inputs(curve, fit, cells, default5)
+    fig, axes = plt.subplots(2, 2, figsize=(13, 9.5), constrained_layout=True)
+    numbers = _draw_scenario3(axes.flat[0], curve, fit)
     for ax, (key, xlabel, log_x) in zip(axes.flat[1:], _VARIED, strict=True):
-        fixed = np.ones(len(cells), dtype=bool)
-        for k in ("theta_half", "p", "lambda_c"):
-            if k != key:
-                fixed &= np.isclose(cells[k].astype(float), float(default5[k]))
-        for t, (table, metric, method, label) in enumerate(_TARGETS):
-            for j, model in enumerate(("BTL", "TM")):
-                sel = (
-                    fixed
-                    & (cells["figure"] == table).to_numpy()
-                    & (cells["metric"] == metric).to_numpy()
-                    & (cells["method"] == method).to_numpy()
-                    & (cells["model"].astype(str).str.upper() == model).to_numpy()
-                )
-                part = cells[sel].sort_values(key)
-                if part.empty:
-                    continue
-                ratio = part["ours_mean"] / part["published_mean"]
-                err = 1.96 * part["ours_se"] / part["published_mean"]
-                ax.errorbar(
-                    part[key],
-                    ratio,
-                    yerr=err,
-                    color=COLORS[t % len(COLORS)],  # colour: the cell; marker and dash: the model
-                    marker=MARKERS[j],
-                    linestyle="-" if model == "BTL" else "--",
-                    capsize=2,
-                    label=f"{label} ({model})",
-                )
-                numbers += [
-                    {"panel": key, "series": f"{label} ({model})", "x": x, "y": y, "err": e}
-                    for x, y, e in zip(part[key], ratio, err, strict=True)
-                ]
-        ax.axhline(1.0, color="black", linewidth=0.8)
-        if log_x:
-            ax.set_xscale("log")
-        ax.set_xlabel(xlabel)
-        ax.set_ylabel("ours / printed (bars: 95% of ours)")
-        others = (
-            ", ".join(f"{k} = {default5[k]:g}" for k in ("theta_half", "p", "lambda_c") if k != key)
-            .replace("theta_half", "h")
-            .replace("lambda_c", "c")
-        )
-        ax.set_title(f"Scenario V (Tables 10-11), {others}")
+        numbers += _draw_scenario5(ax, cells, default5, key, xlabel, log_x)
     # one legend for the three Scenario V panels, under them (inside a panel it covers data)
     handles, texts = axes.flat[1].get_legend_handles_labels()
     fig.legend(handles, texts, loc="outside lower center", ncols=4, fontsize=9, frameon=False)
