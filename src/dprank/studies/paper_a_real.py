@@ -40,6 +40,27 @@ from ..seeding import Stream, cell_key, generator
 __all__ = ["real_data_metrics"]
 
 
+def _unit_noise(seed: int, dataset: str, key, reps: int, n: int, stream: Stream) -> np.ndarray:
+    """``(reps, n)`` standard Laplace draws, replicate ``r`` from its own ``stream``."""
+    return np.array(
+        [standard_laplace(generator(seed, dataset, key, r, stream), n) for r in range(reps)]
+    )
+
+
+def _block(dataset: str, eps: float, reps: int, method: str, metric: str, values) -> pd.DataFrame:
+    """The ``reps`` rows of one method's metric at one ``eps``."""
+    return pd.DataFrame(
+        {
+            "dataset": dataset,
+            "epsilon": eps,
+            "replicate": np.arange(reps),
+            "method": method,
+            "metric": metric,
+            "value": values,
+        }
+    )
+
+
 def real_data_metrics(
     wins: np.ndarray,
     dataset: str,
@@ -81,18 +102,8 @@ def real_data_metrics(
     for eps in epsilons:
         eps = float(eps)
         key = cell_key({"dataset": dataset, "eps": eps})
-        mle_unit = np.array(
-            [
-                standard_laplace(generator(seed, dataset, key, r, Stream.NOISE_MLE), n)
-                for r in range(reps)
-            ]
-        )
-        count_unit = np.array(
-            [
-                standard_laplace(generator(seed, dataset, key, r, Stream.NOISE_COUNT), n)
-                for r in range(reps)
-            ]
-        )
+        mle_unit = _unit_noise(seed, dataset, key, reps, n, Stream.NOISE_MLE)
+        count_unit = _unit_noise(seed, dataset, key, reps, n, Stream.NOISE_COUNT)
         gamma = individual_gamma(eps, L, kappa2)
         fit = fit_penalized_mle_batch(
             wins,
@@ -111,16 +122,5 @@ def real_data_metrics(
             ("perturbed_mle", "converged", fit.converged.astype(float)),
             ("noisy_counting", "mean_rank_difference", mean_rank_difference(release, counts)),
         ):
-            blocks.append(
-                pd.DataFrame(
-                    {
-                        "dataset": dataset,
-                        "epsilon": eps,
-                        "replicate": np.arange(reps),
-                        "method": method,
-                        "metric": metric,
-                        "value": values,
-                    }
-                )
-            )
+            blocks.append(_block(dataset, eps, reps, method, metric, values))
     return pd.concat(blocks, ignore_index=True)

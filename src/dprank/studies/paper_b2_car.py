@@ -172,6 +172,57 @@ def _decode(raw: pd.Series, labels: Mapping[int, str], column: str) -> pd.Series
     return codes.map(labels)
 
 
+def _car_items(raw_items: pd.DataFrame) -> pd.DataFrame:
+    """``items1.csv`` decoded (:attr:`CarData.items`), sorted by car id; ids must be distinct."""
+    raw_items = raw_items.sort_values("Item ID", kind="stable").reset_index(drop=True)
+    items = pd.DataFrame(
+        {
+            "Car": raw_items["Item ID"].astype("int64"),
+            "Body": _decode(raw_items["BodyType"], BODY_TYPES, "BodyType"),
+            "Transmission": _decode(raw_items["Transmission"], TRANSMISSIONS, "Transmission"),
+            "Engine": [f"{float(v):.1f}L" for v in raw_items["Engin Capacity"]],
+            "Fuel": _decode(raw_items["Fuel Consumed"], FUELS, "Fuel Consumed"),
+        }
+    )
+    item_ids = items["Car"].to_numpy()
+    if len(np.unique(item_ids)) != item_ids.size:
+        raise ValueError("items1.csv has duplicate item ids")
+    return items
+
+
+def _user_pairs(real: pd.DataFrame, users: np.ndarray, item_ids: np.ndarray):
+    """Indices of the non-control rows: user, winner, loser and pair (``k`` of the layout).
+
+    Raises ``ValueError`` for an unknown user or car, a car compared with
+    itself, or a pair a user answered twice.
+    """
+    m = item_ids.size
+    P = m * (m - 1) // 2
+    u = real["User ID"].astype("int64").to_numpy()
+    win = real["Item1 ID"].astype("int64").to_numpy()
+    lose = real["Item2 ID"].astype("int64").to_numpy()
+    if not np.isin(u, users).all():
+        raise ValueError(f"prefs1.csv has users not in users1.csv: {sorted(set(u) - set(users))}")
+    known = np.isin(win, item_ids) & np.isin(lose, item_ids)
+    if not known.all():
+        raise ValueError("prefs1.csv compares cars not in items1.csv")
+    if np.any(win == lose):
+        raise ValueError("prefs1.csv compares a car with itself")
+
+    ui = np.searchsorted(users, u)
+    wi, li = np.searchsorted(item_ids, win), np.searchsorted(item_ids, lose)
+    lo, hi = np.minimum(wi, li), np.maximum(wi, li)
+    pair_index = np.full((m, m), -1, dtype=np.int64)
+    iu, ju = np.triu_indices(m, k=1)
+    pair_index[iu, ju] = np.arange(P)
+    k = pair_index[lo, hi]
+
+    flat = ui * P + k
+    if np.unique(flat).size != flat.size:
+        raise ValueError("a user answered the same pair twice outside the control questions")
+    return ui, wi, li, k
+
+
 def read_car_data(folder, *, allow_missing: bool = False) -> CarData:
     """Read the car preference data (B2 section 5.2, Table 1; docs/papers/paper-b.md#s4-1, A17).
 
@@ -213,19 +264,8 @@ def read_car_data(folder, *, allow_missing: bool = False) -> CarData:
     if missing_cols:
         raise ValueError(f"prefs1.csv lacks the columns {missing_cols}")
 
-    raw_items = raw_items.sort_values("Item ID", kind="stable").reset_index(drop=True)
-    items = pd.DataFrame(
-        {
-            "Car": raw_items["Item ID"].astype("int64"),
-            "Body": _decode(raw_items["BodyType"], BODY_TYPES, "BodyType"),
-            "Transmission": _decode(raw_items["Transmission"], TRANSMISSIONS, "Transmission"),
-            "Engine": [f"{float(v):.1f}L" for v in raw_items["Engin Capacity"]],
-            "Fuel": _decode(raw_items["Fuel Consumed"], FUELS, "Fuel Consumed"),
-        }
-    )
+    items = _car_items(raw_items)
     item_ids = items["Car"].to_numpy()
-    if len(np.unique(item_ids)) != item_ids.size:
-        raise ValueError("items1.csv has duplicate item ids")
     users = np.sort(raw_users["User ID"].astype("int64").to_numpy())
     m, L = item_ids.size, users.size
     P = m * (m - 1) // 2
@@ -236,28 +276,7 @@ def read_car_data(folder, *, allow_missing: bool = False) -> CarData:
     real = prefs[control == 0]
     n_control = int((control == 1).sum())
 
-    u = real["User ID"].astype("int64").to_numpy()
-    win = real["Item1 ID"].astype("int64").to_numpy()
-    lose = real["Item2 ID"].astype("int64").to_numpy()
-    if not np.isin(u, users).all():
-        raise ValueError(f"prefs1.csv has users not in users1.csv: {sorted(set(u) - set(users))}")
-    known = np.isin(win, item_ids) & np.isin(lose, item_ids)
-    if not known.all():
-        raise ValueError("prefs1.csv compares cars not in items1.csv")
-    if np.any(win == lose):
-        raise ValueError("prefs1.csv compares a car with itself")
-
-    ui = np.searchsorted(users, u)
-    wi, li = np.searchsorted(item_ids, win), np.searchsorted(item_ids, lose)
-    lo, hi = np.minimum(wi, li), np.maximum(wi, li)
-    pair_index = np.full((m, m), -1, dtype=np.int64)
-    iu, ju = np.triu_indices(m, k=1)
-    pair_index[iu, ju] = np.arange(P)
-    k = pair_index[lo, hi]
-
-    flat = ui * P + k
-    if np.unique(flat).size != flat.size:
-        raise ValueError("a user answered the same pair twice outside the control questions")
+    ui, wi, li, k = _user_pairs(real, users, item_ids)
     per_user = np.bincount(ui, minlength=L)
     short = {int(users[i]): int(per_user[i]) for i in np.flatnonzero(per_user != P)}
     if short and not allow_missing:
@@ -467,6 +486,59 @@ def _cell(m: int, L: int, a_range, width: float) -> dict:
     }
 
 
+def _check_simulation(m, reference, seed, a_range, width, gtol) -> None:
+    """The argument checks :func:`simulate_replicate` and :func:`simulate_replicates` share."""
+    _checks.count(m, "m", 2)
+    _checks.mapping(reference, "reference")
+    for key in ("reference_ranks", "theta"):
+        if key not in reference:
+            raise ValueError(f"reference lacks {key!r} (nonprivate_fits gives it)")
+    _checks.count(seed, "seed")
+    _check_a_range(a_range)
+    _checks.positive_finite(width, "width")
+    _checks.positive_finite(gtol, "gtol")
+
+
+def _released_statistics(y_rr, y_lap, a, eps, L: int, P: int) -> dict:
+    """Sufficient statistics ``(S, N)`` of the ADRR, classic RR and Laplace fits."""
+    stats = {name: (np.zeros(P), np.zeros(P)) for name in ("ADRR", "ClassicRR", "Laplace")}
+    add_rr_statistics(*stats["ADRR"], y_rr, a, eps, adrr_weights(eps))
+    add_sufficient_statistics(*stats["ClassicRR"], y_rr, a, 1.0 / L)
+    add_sufficient_statistics(*stats["Laplace"], y_lap, a, 1.0 / L)
+    return stats
+
+
+def _method_values(stats, k_count, m, lam, reference, ref_scores, gtol):
+    """``(method, model, metric, value, converged)`` of every method under every model.
+
+    The fits run in the order the rows are listed (models outer, methods inner).
+    """
+    for model in MODELS:
+        link = get_link(model)
+        for method in METHODS:
+            if method == "Count":
+                yield method, model, "kendall_tau_K", k_count, True
+                continue
+            fit = fit_weighted_mle(*stats[method], m, lam, link, gtol=gtol)
+            yield (
+                method,
+                model,
+                "kendall_tau_K",
+                kendall_distance(fit.theta, ref_scores),
+                fit.converged,
+            )
+            if method == "ADRR":
+                theta_ref = np.asarray(reference["theta"][model], dtype=np.float64)
+                yield (
+                    method,
+                    model,
+                    "l2_over_sqrt_m",
+                    rms_error(fit.theta, theta_ref),
+                    fit.converged,
+                )
+                yield method, model, "linf", max_error(fit.theta, theta_ref), fit.converged
+
+
 def simulate_replicate(
     y,
     m: int,
@@ -531,15 +603,7 @@ def simulate_replicate(
         ``model="tm"`` (the same value, as B2 Table 2 prints it in both blocks),
         with ``converged=True`` (there is no fit).
     """
-    _checks.count(m, "m", 2)
-    _checks.mapping(reference, "reference")
-    for key in ("reference_ranks", "theta"):
-        if key not in reference:
-            raise ValueError(f"reference lacks {key!r} (nonprivate_fits gives it)")
-    _checks.count(seed, "seed")
-    _check_a_range(a_range)
-    _checks.positive_finite(width, "width")
-    _checks.positive_finite(gtol, "gtol")
+    _check_simulation(m, reference, seed, a_range, width, gtol)
     _checks.count(r, "r")
     y, a, L, P = _as_data(y, m, observed)
     key = cell_key(_cell(m, L, a_range, width))
@@ -552,50 +616,26 @@ def simulate_replicate(
 
     B = privacy_constant(eps)
     lam = default_lambda(L, B)
-    stats = {name: (np.zeros(P), np.zeros(P)) for name in ("ADRR", "ClassicRR", "Laplace")}
-    add_rr_statistics(*stats["ADRR"], y_rr, a, eps, adrr_weights(eps))
-    add_sufficient_statistics(*stats["ClassicRR"], y_rr, a, 1.0 / L)
-    add_sufficient_statistics(*stats["Laplace"], y_lap, a, 1.0 / L)
+    stats = _released_statistics(y_rr, y_lap, a, eps, L, P)
 
     ref_scores = -np.asarray(reference["reference_ranks"], dtype=np.float64)
-    rows: list[dict] = []
-
-    def emit(method, model, metric, value, converged):
-        rows.append(
-            {
-                "replicate": int(r),
-                "A": A,
-                "B": B,
-                "method": method,
-                "model": model,
-                "metric": metric,
-                "value": float(value),
-                "converged": bool(converged),
-            }
-        )
-
     count_rank = count_ranking(count_scores(y_rr, a, m), g_tie)
     k_count = float(kendall_distance(-count_rank.astype(np.float64), ref_scores))
-    for model in MODELS:
-        link = get_link(model)
-        for method in METHODS:
-            if method == "Count":
-                emit(method, model, "kendall_tau_K", k_count, True)
-                continue
-            fit = fit_weighted_mle(*stats[method], m, lam, link, gtol=gtol)
-            emit(
-                method,
-                model,
-                "kendall_tau_K",
-                kendall_distance(fit.theta, ref_scores),
-                fit.converged,
-            )
-            if method == "ADRR":
-                theta_ref = np.asarray(reference["theta"][model], dtype=np.float64)
-                emit(
-                    method, model, "l2_over_sqrt_m", rms_error(fit.theta, theta_ref), fit.converged
-                )
-                emit(method, model, "linf", max_error(fit.theta, theta_ref), fit.converged)
+    rows = [
+        {
+            "replicate": int(r),
+            "A": A,
+            "B": B,
+            "method": method,
+            "model": model,
+            "metric": metric,
+            "value": float(value),
+            "converged": bool(converged),
+        }
+        for method, model, metric, value, converged in _method_values(
+            stats, k_count, m, lam, reference, ref_scores, gtol
+        )
+    ]
     return {"replicate": int(r), "A": A, "B": B, "eps": eps, "rows": rows}
 
 
@@ -612,15 +652,7 @@ def simulate_replicates(
     gtol: float = 1e-8,
 ) -> pd.DataFrame:
     """Tidy rows of several :func:`simulate_replicate` calls (B2 Table 2 uses 200)."""
-    _checks.count(m, "m", 2)
-    _checks.mapping(reference, "reference")
-    for key in ("reference_ranks", "theta"):
-        if key not in reference:
-            raise ValueError(f"reference lacks {key!r} (nonprivate_fits gives it)")
-    _checks.count(seed, "seed")
-    _check_a_range(a_range)
-    _checks.positive_finite(width, "width")
-    _checks.positive_finite(gtol, "gtol")
+    _check_simulation(m, reference, seed, a_range, width, gtol)
     replicates = _checks.indices(replicates)
     rows: list[dict] = []
     for r in replicates:

@@ -79,17 +79,14 @@ def fixed_noise_counts_audit(eps: float, n: int, trials: int, rng, alpha: float)
     )
 
 
-def run_audits(settings: Mapping, seed: int) -> pd.DataFrame:
-    """Every audit with the stage's settings; one row per audit (claim, bound, verdict).
+#: The keys of ``run_audits``'s settings, in the order their absence is reported.
+_SETTINGS = ("eps", "alpha", "trials", "fit_trials", "n", "L", "delta")
 
-    ``settings``: ``eps``, ``alpha``, ``trials`` (cheap mechanisms, per
-    neighbouring input), ``fit_trials`` (mechanisms that fit an estimator), ``n``
-    (items), ``L`` (comparisons per individual), ``delta`` (NoisyObj).
-    """
+
+def _check_settings(settings: Mapping, seed: int) -> None:
+    """The argument checks of :func:`run_audits`."""
     _checks.mapping(settings, "settings")
-    missing = [
-        k for k in ("eps", "alpha", "trials", "fit_trials", "n", "L", "delta") if k not in settings
-    ]
+    missing = [k for k in _SETTINGS if k not in settings]
     if missing:
         raise ValueError(f"settings lacks {missing}")
     _checks.positive_finite(settings["eps"], "settings['eps']")
@@ -98,10 +95,11 @@ def run_audits(settings: Mapping, seed: int) -> pd.DataFrame:
         _checks.count(settings[k], f"settings['{k}']", low)
     _checks.probability(settings["delta"], "settings['delta']", low_open=True, high_open=True)
     _checks.count(seed, "seed")
-    eps, alpha = float(settings["eps"]), float(settings["alpha"])
-    t, tf, n, L = (int(settings[k]) for k in ("trials", "fit_trials", "n", "L"))
-    coded = audit.coded_edge_gamma(n)
-    jobs = [
+
+
+def _paper_b_audits(eps: float, alpha: float, t: int, tf: int, delta: float) -> list:
+    """Paper B's local releases: ``(paper, label, run(rng))`` per audit."""
+    return [
         (
             "paper_b",
             "classic RR",
@@ -116,8 +114,14 @@ def run_audits(settings: Mapping, seed: int) -> pd.DataFrame:
         (
             "paper_b",
             "NoisyObj",
-            lambda r: audit.audit_noisy_obj(eps, float(settings["delta"]), tf, r, alpha=alpha),
+            lambda r: audit.audit_noisy_obj(eps, delta, tf, r, alpha=alpha),
         ),
+    ]
+
+
+def _paper_a_count_audits(eps: float, alpha: float, n: int, L: int, t: int) -> list:
+    """Paper A's noisy counts (Algorithms 2 and 3): ``(paper, label, run(rng))`` per audit."""
+    return [
         (
             "paper_a",
             "Alg. 2 counts (edge)",
@@ -142,6 +146,13 @@ def run_audits(settings: Mapping, seed: int) -> pd.DataFrame:
                 eps, n, L, t, r, statistic="llr", alpha=alpha
             ),
         ),
+    ]
+
+
+def _paper_a_fit_audits(eps: float, alpha: float, n: int, L: int, t: int, tf: int) -> list:
+    """Paper A's perturbed MLEs and one-shot selection: ``(paper, label, run(rng))`` per audit."""
+    coded = audit.coded_edge_gamma(n)
+    return [
         (
             "paper_a",
             "Alg. 1 MLE (edge), gamma = 1/eps",
@@ -178,6 +189,12 @@ def run_audits(settings: Mapping, seed: int) -> pd.DataFrame:
             "One-shot top-1 (edge)",
             lambda r: audit.audit_one_shot(eps, n, t, r, alpha=alpha),
         ),
+    ]
+
+
+def _control_and_release_audits(eps: float, alpha: float, n: int, L: int, t: int, tf: int):
+    """The broken control and the command line's releases: ``(paper, label, run(rng))``."""
+    return [
         (
             "control",
             "Laplace LDP, half the noise (broken)",
@@ -211,23 +228,43 @@ def run_audits(settings: Mapping, seed: int) -> pd.DataFrame:
             lambda r: audit_release.audit_release_mle_edge(eps, n, min(tf, 1000), r, alpha=alpha),
         ),
     ]
+
+
+def _audit_row(paper: str, label: str, res) -> dict:
+    """One row of :func:`run_audits`'s table from an audit's result."""
+    return {
+        "paper": paper,
+        "audit": label,
+        "mechanism": res.mechanism,
+        "claimed_eps": res.claimed_eps,
+        "claimed_delta": res.claimed_delta,
+        "lower_bound": res.lower_bound,
+        "confidence": res.confidence,
+        "trials": res.trials,
+        "event": res.event,
+        "exact_eps": res.exact_eps,
+        "verdict": res.verdict,
+    }
+
+
+def run_audits(settings: Mapping, seed: int) -> pd.DataFrame:
+    """Every audit with the stage's settings; one row per audit (claim, bound, verdict).
+
+    ``settings``: ``eps``, ``alpha``, ``trials`` (cheap mechanisms, per
+    neighbouring input), ``fit_trials`` (mechanisms that fit an estimator), ``n``
+    (items), ``L`` (comparisons per individual), ``delta`` (NoisyObj).
+    """
+    _check_settings(settings, seed)
+    eps, alpha = float(settings["eps"]), float(settings["alpha"])
+    t, tf, n, L = (int(settings[k]) for k in ("trials", "fit_trials", "n", "L"))
+    jobs = [
+        *_paper_b_audits(eps, alpha, t, tf, float(settings["delta"])),
+        *_paper_a_count_audits(eps, alpha, n, L, t),
+        *_paper_a_fit_audits(eps, alpha, n, L, t, tf),
+        *_control_and_release_audits(eps, alpha, n, L, t, tf),
+    ]
     rows = []
     for paper, label, run in jobs:
         rng = generator(seed, "audit", cell_key({"mechanism": label}), 0, Stream.AUDIT)
-        res = run(rng)
-        rows.append(
-            {
-                "paper": paper,
-                "audit": label,
-                "mechanism": res.mechanism,
-                "claimed_eps": res.claimed_eps,
-                "claimed_delta": res.claimed_delta,
-                "lower_bound": res.lower_bound,
-                "confidence": res.confidence,
-                "trials": res.trials,
-                "event": res.event,
-                "exact_eps": res.exact_eps,
-                "verdict": res.verdict,
-            }
-        )
+        rows.append(_audit_row(paper, label, run(rng)))
     return pd.DataFrame(rows)

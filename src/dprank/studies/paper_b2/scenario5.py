@@ -124,6 +124,47 @@ def split(data: Mapping[str, np.ndarray], i: int) -> dict:
     return rep
 
 
+def _check_chunk(data, cell, seed, experiment, lambda_c, gtol, max_iter, metrics, methods):
+    """The argument checks of :func:`estimate_chunk` (all but ``noisy_obj_delta``)."""
+    _checks.mapping(data, "data")
+    _checks.mapping(cell, "cell")
+    _checks.count(seed, "seed")
+    _checks.text(experiment, "experiment")
+    _checks.non_negative(lambda_c, "lambda_c")
+    _checks.positive_finite(gtol, "gtol")
+    _checks.count(max_iter, "max_iter", 1)
+    _checks.names(metrics, "metrics", METRICS)
+    _checks.names(methods, "methods", METHODS)
+
+
+def _noisy_obj(rep: Mapping, m: int, rng, delta: float, gtol: float, max_iter: int):
+    """NoisyObj's fit of one replicate (:func:`split`) on its raw statistics."""
+    return noisy_obj_fit(
+        rep["S_raw"],
+        rep["N_raw"],
+        m,
+        float(rep["eps_min"]),
+        rng,
+        delta,
+        gtol=gtol,
+        max_iter=max_iter,
+    )
+
+
+def _weighted_fit(rep: Mapping, method: str, m: int, lam: float, link, gtol, max_iter):
+    """An estimator's weighted fit of one replicate (:func:`split`) on its statistics."""
+    name = _STATS[method]
+    return fit_weighted_mle(
+        rep[f"S_{name}"],
+        rep[f"N_{name}"],
+        m,
+        lam,
+        link,
+        gtol=gtol,
+        max_iter=max_iter,
+    )
+
+
 def estimate_chunk(
     data: Mapping[str, np.ndarray],
     cell: Mapping,
@@ -146,15 +187,7 @@ def estimate_chunk(
     """
     import pandas as pd
 
-    _checks.mapping(data, "data")
-    _checks.mapping(cell, "cell")
-    _checks.count(seed, "seed")
-    _checks.text(experiment, "experiment")
-    _checks.non_negative(lambda_c, "lambda_c")
-    _checks.positive_finite(gtol, "gtol")
-    _checks.count(max_iter, "max_iter", 1)
-    _checks.names(metrics, "metrics", METRICS)
-    _checks.names(methods, "methods", METHODS)
+    _check_chunk(data, cell, seed, experiment, lambda_c, gtol, max_iter, metrics, methods)
     _checks.positive_finite(noisy_obj_delta, "noisy_obj_delta")
     link = get_link(cell["model"])
     key = cell_key({"role": "data", **cell})
@@ -184,27 +217,9 @@ def estimate_chunk(
                 if cell["model"] != "btl":
                     continue
                 rng = generator(seed, experiment, key, r, Stream.NOISE_MLE)
-                fit = noisy_obj_fit(
-                    rep["S_raw"],
-                    rep["N_raw"],
-                    m,
-                    float(rep["eps_min"]),
-                    rng,
-                    noisy_obj_delta,
-                    gtol=gtol,
-                    max_iter=max_iter,
-                )
+                fit = _noisy_obj(rep, m, rng, noisy_obj_delta, gtol, max_iter)
             else:
-                name = _STATS[method]
-                fit = fit_weighted_mle(
-                    rep[f"S_{name}"],
-                    rep[f"N_{name}"],
-                    m,
-                    lam,
-                    link,
-                    gtol=gtol,
-                    max_iter=max_iter,
-                )
+                fit = _weighted_fit(rep, method, m, lam, link, gtol, max_iter)
             for metric in metrics:
                 emit(r, method, metric, float(METRICS[metric](fit.theta, theta, m)))
             emit(r, method, "converged", float(fit.converged))

@@ -439,6 +439,186 @@ def _check_keys(value, name: str, keys) -> None:
         raise ValueError(f"{name} lacks {missing}")
 
 
+def _check_findings_inputs(cells5, settings5, default5, fit3, check3, default3, summary5) -> None:
+    """The argument checks of :func:`findings`."""
+    _checks.columns(
+        cells5,
+        "cells5",
+        [*_S5_KEYS, *_CELL_COLUMNS],
+    )
+    _checks.columns(settings5, "settings5", [*_S5_KEYS, "within", "compared", "rms_log_ratio"])
+    _check_keys(default5, "default5", _S5_KEYS)
+    _checks.columns(
+        fit3, "fit3", ["p", "eps0", "at_edge", "rms_log_ratio_grid", "compared", "best"]
+    )
+    if not fit3["best"].astype(bool).any():
+        raise ValueError("fit3 has no row marked best (fit_budget marks one)")
+    _checks.columns(
+        check3, "check3", ["label", "table", "p", "eps0", "within", "compared", "rms_log_ratio"]
+    )
+    _check_keys(default3, "default3", ("p", "eps0"))
+    if summary5 is not None:
+        _checks.columns(summary5, "summary5", [*_S5_KEYS, "model", "method", "metric", "mean"])
+
+
+def _target_findings(cells5: pd.DataFrame, is_default: np.ndarray) -> list[str]:
+    """One sentence per printed target cell (:data:`_TARGETS`, BTL and TM)."""
+    out = []
+    for table, metric, method in _TARGETS:
+        for model in ("BTL", "TM"):
+            sel = (
+                (cells5["figure"] == table).to_numpy()
+                & (cells5["metric"] == metric).to_numpy()
+                & (cells5["method"] == method).to_numpy()
+                & (cells5["model"].astype(str).str.upper() == model).to_numpy()
+            )
+            part = cells5[sel]
+            if part.empty:
+                continue
+            d = cells5[sel & is_default]
+            near = part.iloc[int(np.argmin(part["diff"].abs().to_numpy()))]
+            within = part[part["verdict"] == "within"]
+            text = (
+                f"{table}, {paper_label(method)}, {paper_label(metric)} ({model}): "
+                f"printed {near['published_mean']:.4f}"
+            )
+            if not d.empty:
+                text += f", ours at the default {d.iloc[0]['ours_mean']:.4f}"
+            text += (
+                f"; closest {near['ours_mean']:.4f} at {_fmt_setting(near)}; within tolerance "
+                f"in {len(within)} of {len(part)} settings"
+            )
+            if len(within):
+                text += f", at (h, p) = {_pairs(within)}"
+            out.append(text + ".")
+    return out
+
+
+def _all_within(cells: pd.DataFrame) -> pd.DataFrame:
+    """The settings at which every one of ``cells`` is within tolerance."""
+    ok = cells.groupby(_S5_KEYS)["verdict"].agg(lambda v: bool((v == "within").all()))
+    return ok[ok].reset_index()
+
+
+def _setting_findings(cells5: pd.DataFrame, settings5: pd.DataFrame) -> list[str]:
+    """Which settings bring every cell (of Tables 10 and 11, of Table 11) within tolerance."""
+    out = []
+    full = settings5[settings5["within"] == settings5["compared"]]
+    if full.empty:
+        ok = _all_within(cells5[cells5["model"].astype(str).str.upper() == "BTL"])
+        text = "No setting brings every compared cell of Tables 10 and 11 within tolerance"
+        if ok.empty:
+            text += ", nor every BTL cell."
+        else:
+            text += (
+                f"; {len(ok)} bring every BTL cell within: "
+                + "; ".join(_fmt_setting(r) for _, r in ok.iterrows())
+                + "."
+            )
+        out.append(text)
+    else:
+        verb = "setting brings" if len(full) == 1 else "settings bring"
+        out.append(
+            f"{len(full)} {verb} every compared cell of Tables 10 and 11 within "
+            "tolerance: " + "; ".join(_fmt_setting(r) for _, r in full.iterrows()) + "."
+        )
+    t11 = cells5[cells5["figure"] == "B2 Table 11"]
+    for models, what in ((("BTL", "TM"), "every cell"), (("BTL",), "both BTL cells")):
+        part = t11[t11["model"].astype(str).str.upper().isin(models)]
+        if part.empty:
+            continue
+        ok = _all_within(part)
+        out.append(
+            f"Settings with {what} of Table 11 within tolerance: {len(ok)}"
+            + (": " + "; ".join(_fmt_setting(r) for _, r in ok.iterrows()) if len(ok) else "")
+            + "."
+        )
+    return out
+
+
+def _default_findings(settings5: pd.DataFrame, default5: Mapping) -> list[str]:
+    """The default setting's count of cells within tolerance (none if it was not run)."""
+    d = settings5[_at(settings5, default5)]
+    if d.empty:
+        return []
+    r = d.iloc[0]
+    return [
+        f"The default ({_fmt_setting(r)}) has {int(r['within'])} of {int(r['compared'])} "
+        f"cells within tolerance (RMS log ratio {r['rms_log_ratio']:.3f})."
+    ]
+
+
+def _convergence_findings(summary5: pd.DataFrame | None) -> list[str]:
+    """The share of Scenario V fits that did not converge (none without ``summary5``)."""
+    if summary5 is None:
+        return []
+    conv = summary5[summary5["metric"] == "converged"]
+    failed = conv[conv["mean"] < 1]
+    if failed.empty:
+        return ["Every fit of every setting converged."]
+    worst = failed.sort_values("mean", kind="stable").iloc[0]
+    groups = ", ".join(
+        sorted({f"{str(r['model']).upper()} {r['method']}" for _, r in failed.iterrows()})
+    )
+    return [
+        f"Fits that did not converge: in {len(failed)} of {len(conv)} (setting, model, "
+        f"method) groups, all of them {groups}; the worst, "
+        f"{1 - worst['mean']:.1%} of {int(worst['reps'])} at {_fmt_setting(worst)} "
+        f"({str(worst['model']).upper()} {worst['method']}). The TM objective with "
+        "debiased or Laplace responses can be unbounded below (a pair whose released "
+        "wins exceed its comparisons has negative curvature), and such fits dominate "
+        "the means of their setting."
+    ]
+
+
+def _halved_k_findings(cells5: pd.DataFrame, is_default: np.ndarray) -> list[str]:
+    """Table 11's K at the default read with the other normalisation (halved)."""
+    kd = cells5[is_default & (cells5["metric"] == "kendall_tau_K").to_numpy()]
+    if kd.empty:
+        return []
+    half = kd["ours_mean"] / 2  # its se halves too; the tolerance's z is the comparison's
+    z = kd["tolerance"] / np.hypot(kd["ours_se"], kd["published_se"])
+    tol = z * np.hypot(kd["ours_se"] / 2, kd["published_se"])
+    inside = (half - kd["published_mean"]).abs() <= tol
+    parts = "; ".join(
+        f"{paper_label(r['method'])} {str(r['model']).upper()} {h:.4f} "
+        f"(printed {r['published_mean']:.4f})"
+        for (_, r), h in zip(kd.iterrows(), half, strict=True)
+    )
+    return [
+        "Reading Table 11's K as normalised by m (m - 1) instead of m (m - 1) / 2 halves "
+        f"ours at the default: {parts}; {int(inside.sum())} of {len(kd)} within tolerance."
+    ]
+
+
+def _scenario3_findings(fit3: pd.DataFrame, check3: pd.DataFrame) -> list[str]:
+    """Scenario III's fitted budget per ``p`` and the agreement at each checked setting."""
+    best = fit3[fit3["best"]].iloc[0]
+    per_p = "; ".join(
+        f"p = {r['p']:g}: eps0 = {r['eps0']:g}"
+        + (" (at the grid's edge)" if r["at_edge"] else "")
+        + f", RMS {r['rms_log_ratio_grid']:.3f}"
+        for _, r in fit3.iterrows()
+    )
+    out = [
+        f"Scenario III, fitted on Table 6 alone ({int(best['compared'])} cells; RMS of "
+        f"log(ours / printed) at the grid minimum): {per_p}. Best: p = {best['p']:g}, "
+        f"eps0 = {best['eps0']:g}."
+    ]
+    for label, sub in check3.groupby("label", sort=False):
+        parts = [
+            f"{r['table']} {int(r['within'])}/{int(r['compared'])} within (RMS log ratio "
+            f"{r['rms_log_ratio']:.3f})"
+            for _, r in sub.iterrows()
+        ]
+        r0 = sub.iloc[0]
+        reps = f", {int(r0['reps'])} replicates" if "reps" in sub else ""
+        out.append(
+            f"At {label} (p = {r0['p']:g}, eps0 = {r0['eps0']:g}{reps}): " + "; ".join(parts) + "."
+        )
+    return out
+
+
 def findings(
     cells5: pd.DataFrame,
     settings5: pd.DataFrame,
@@ -467,161 +647,23 @@ def findings(
         :func:`scenario5_grid` output: its ``converged`` rows give the share of
         fits that did not converge.
     """
-    _checks.columns(
-        cells5,
-        "cells5",
-        [*_S5_KEYS, *_CELL_COLUMNS],
-    )
-    _checks.columns(settings5, "settings5", [*_S5_KEYS, "within", "compared", "rms_log_ratio"])
-    _check_keys(default5, "default5", _S5_KEYS)
-    _checks.columns(
-        fit3, "fit3", ["p", "eps0", "at_edge", "rms_log_ratio_grid", "compared", "best"]
-    )
-    if not fit3["best"].astype(bool).any():
-        raise ValueError("fit3 has no row marked best (fit_budget marks one)")
-    _checks.columns(
-        check3, "check3", ["label", "table", "p", "eps0", "within", "compared", "rms_log_ratio"]
-    )
-    _check_keys(default3, "default3", ("p", "eps0"))
-    if summary5 is not None:
-        _checks.columns(summary5, "summary5", [*_S5_KEYS, "model", "method", "metric", "mean"])
-    out = [
+    _check_findings_inputs(cells5, settings5, default5, fit3, check3, default3, summary5)
+    is_default = _at(cells5, default5)
+    return [
         f"Scenario V: {len(settings5)} settings (the half-width h of theta* ~ U(-h, h), p, and "
         "the constant c of lambda = c / (L B(eps))), each compared cell by cell with Table 10 "
         "(ADRR, Laplace, classic RR) and Table 11 (ADRR, count), with the comparison's "
-        "tolerance. Settings are written (h, p, c)."
-    ]
-    is_default = _at(cells5, default5)
-    for table, metric, method in _TARGETS:
-        for model in ("BTL", "TM"):
-            sel = (
-                (cells5["figure"] == table).to_numpy()
-                & (cells5["metric"] == metric).to_numpy()
-                & (cells5["method"] == method).to_numpy()
-                & (cells5["model"].astype(str).str.upper() == model).to_numpy()
-            )
-            part = cells5[sel]
-            if part.empty:
-                continue
-            d = cells5[sel & is_default]
-            near = part.iloc[int(np.argmin(part["diff"].abs().to_numpy()))]
-            within = part[part["verdict"] == "within"]
-            text = (
-                f"{table}, {paper_label(method)}, {paper_label(metric)} ({model}): "
-                f"printed {near['published_mean']:.4f}"
-            )
-            if not d.empty:
-                text += f", ours at the default {d.iloc[0]['ours_mean']:.4f}"
-            text += (
-                f"; closest {near['ours_mean']:.4f} at {_fmt_setting(near)}; within tolerance "
-                f"in {len(within)} of {len(part)} settings"
-            )
-            if len(within):
-                text += f", at (h, p) = {_pairs(within)}"
-            out.append(text + ".")
-    full = settings5[settings5["within"] == settings5["compared"]]
-    if full.empty:
-        btl = cells5[cells5["model"].astype(str).str.upper() == "BTL"]
-        ok = btl.groupby(_S5_KEYS)["verdict"].agg(lambda v: bool((v == "within").all()))
-        ok = ok[ok].reset_index()
-        text = "No setting brings every compared cell of Tables 10 and 11 within tolerance"
-        if ok.empty:
-            text += ", nor every BTL cell."
-        else:
-            text += (
-                f"; {len(ok)} bring every BTL cell within: "
-                + "; ".join(_fmt_setting(r) for _, r in ok.iterrows())
-                + "."
-            )
-        out.append(text)
-    else:
-        verb = "setting brings" if len(full) == 1 else "settings bring"
-        out.append(
-            f"{len(full)} {verb} every compared cell of Tables 10 and 11 within "
-            "tolerance: " + "; ".join(_fmt_setting(r) for _, r in full.iterrows()) + "."
-        )
-    t11 = cells5[cells5["figure"] == "B2 Table 11"]
-    for models, what in ((("BTL", "TM"), "every cell"), (("BTL",), "both BTL cells")):
-        part = t11[t11["model"].astype(str).str.upper().isin(models)]
-        if part.empty:
-            continue
-        ok = part.groupby(_S5_KEYS)["verdict"].agg(lambda v: bool((v == "within").all()))
-        ok = ok[ok].reset_index()
-        out.append(
-            f"Settings with {what} of Table 11 within tolerance: {len(ok)}"
-            + (": " + "; ".join(_fmt_setting(r) for _, r in ok.iterrows()) if len(ok) else "")
-            + "."
-        )
-    d = settings5[_at(settings5, default5)]
-    if not d.empty:
-        r = d.iloc[0]
-        out.append(
-            f"The default ({_fmt_setting(r)}) has {int(r['within'])} of {int(r['compared'])} "
-            f"cells within tolerance (RMS log ratio {r['rms_log_ratio']:.3f})."
-        )
-    if summary5 is not None:
-        conv = summary5[summary5["metric"] == "converged"]
-        failed = conv[conv["mean"] < 1]
-        if failed.empty:
-            out.append("Every fit of every setting converged.")
-        else:
-            worst = failed.sort_values("mean", kind="stable").iloc[0]
-            groups = ", ".join(
-                sorted({f"{str(r['model']).upper()} {r['method']}" for _, r in failed.iterrows()})
-            )
-            out.append(
-                f"Fits that did not converge: in {len(failed)} of {len(conv)} (setting, model, "
-                f"method) groups, all of them {groups}; the worst, "
-                f"{1 - worst['mean']:.1%} of {int(worst['reps'])} at {_fmt_setting(worst)} "
-                f"({str(worst['model']).upper()} {worst['method']}). The TM objective with "
-                "debiased or Laplace responses can be unbounded below (a pair whose released "
-                "wins exceed its comparisons has negative curvature), and such fits dominate "
-                "the means of their setting."
-            )
-    kd = cells5[is_default & (cells5["metric"] == "kendall_tau_K").to_numpy()]
-    if not kd.empty:
-        half = kd["ours_mean"] / 2  # its se halves too; the tolerance's z is the comparison's
-        z = kd["tolerance"] / np.hypot(kd["ours_se"], kd["published_se"])
-        tol = z * np.hypot(kd["ours_se"] / 2, kd["published_se"])
-        inside = (half - kd["published_mean"]).abs() <= tol
-        parts = "; ".join(
-            f"{paper_label(r['method'])} {str(r['model']).upper()} {h:.4f} "
-            f"(printed {r['published_mean']:.4f})"
-            for (_, r), h in zip(kd.iterrows(), half, strict=True)
-        )
-        out.append(
-            "Reading Table 11's K as normalised by m (m - 1) instead of m (m - 1) / 2 halves "
-            f"ours at the default: {parts}; {int(inside.sum())} of {len(kd)} within tolerance."
-        )
-    best = fit3[fit3["best"]].iloc[0]
-    per_p = "; ".join(
-        f"p = {r['p']:g}: eps0 = {r['eps0']:g}"
-        + (" (at the grid's edge)" if r["at_edge"] else "")
-        + f", RMS {r['rms_log_ratio_grid']:.3f}"
-        for _, r in fit3.iterrows()
-    )
-    out.append(
-        f"Scenario III, fitted on Table 6 alone ({int(best['compared'])} cells; RMS of "
-        f"log(ours / printed) at the grid minimum): {per_p}. Best: p = {best['p']:g}, "
-        f"eps0 = {best['eps0']:g}."
-    )
-    for label, sub in check3.groupby("label", sort=False):
-        parts = [
-            f"{r['table']} {int(r['within'])}/{int(r['compared'])} within (RMS log ratio "
-            f"{r['rms_log_ratio']:.3f})"
-            for _, r in sub.iterrows()
-        ]
-        r0 = sub.iloc[0]
-        reps = f", {int(r0['reps'])} replicates" if "reps" in sub else ""
-        out.append(
-            f"At {label} (p = {r0['p']:g}, eps0 = {r0['eps0']:g}{reps}): " + "; ".join(parts) + "."
-        )
-    out.append(
+        "tolerance. Settings are written (h, p, c).",
+        *_target_findings(cells5, is_default),
+        *_setting_findings(cells5, settings5),
+        *_default_findings(settings5, default5),
+        *_convergence_findings(summary5),
+        *_halved_k_findings(cells5, is_default),
+        *_scenario3_findings(fit3, check3),
         f"The main study keeps its defaults (Scenario III p = {default3['p']:g}, eps0 = "
         f"{default3['eps0']:g}; Scenario V h = {default5['theta_half']:g}, p = {default5['p']:g}, "
-        f"c = {default5['lambda_c']:g})."
-    )
-    return out
+        f"c = {default5['lambda_c']:g}).",
+    ]
 
 
 def check_section(section: Mapping, paper_b2: Mapping) -> list[str]:
