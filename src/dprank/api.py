@@ -462,29 +462,7 @@ def rank(
     eps = _check_epsilon(epsilon, privacy)
     noise = as_noise_source(rng)
     opts = dict(options or {})
-    accepted = meth.options
-    if accepted is not None:
-        unknown = sorted(set(opts) - set(accepted))
-        if unknown:
-            raise ValueError(
-                f"options {unknown} are not options of method {name} "
-                f"(it takes {list(accepted) or 'none'})"
-            )
-    if "max_per_user" in opts:
-        raise ValueError("give max_per_user as the argument max_per_user, not in options")
-    if privacy == "individual":
-        if max_per_user is None:
-            raise ValueError(
-                "privacy 'individual' needs max_per_user: the declared public bound on the "
-                "comparisons of one user (the noise is calibrated to it, never to the data)"
-            )
-        max_per_user = _check_int(max_per_user, "max_per_user", 1)
-    elif max_per_user is not None:
-        raise ValueError(f"max_per_user applies to privacy 'individual' only, not {privacy!r}")
-    if model not in LINKS:
-        raise ValueError(f"model must be one of {list(LINKS)}, got {model!r}")
-    if meth.models and model not in meth.models:
-        raise ValueError(f"method {name} supports the model(s) {list(meth.models)}, not {model!r}")
+    max_per_user = _check_method_arguments(meth, opts, privacy, max_per_user, model)
     if name == "individual_counts_as_published":
         warnings.warn(
             "individual-DP counts with Laplace(L/eps) as published: one user's comparisons "
@@ -507,32 +485,10 @@ def rank(
             DisconnectedWarning,
             stacklevel=2,
         )
-    entry = None
-    if ledger is not None:
-        from .ledger import Release
-
-        if not meth.private or meth.trust_model == "local":
-            raise ValueError("a ledger records private releases of raw data (edge, individual)")
-        bounds = {} if max_per_user is None else {"max_per_user": max_per_user}
-        given = eps * (2 if name == "individual_counts_as_published" else 1)
-        entry = Release("rank", name, meth.privacy_unit, given, meth.delta, bounds)
-    from .ledger import release_to
-
-    raw = data
-    with release_to(ledger, raw, entry, budget=budget) as receipt:
-        n_dropped = 0
-        if max_per_user is not None:
-            from .release import bound_user_contributions
-
-            data, n_dropped = bound_user_contributions(raw, max_per_user, noise)
-            opts["max_per_user"] = max_per_user
-        eps_fit = np.inf if eps is None else eps
-        fit = meth.fit(data, eps_fit, noise, model=model, top_k=top_k, **opts)
-        if receipt is not None:
-            from dataclasses import replace
-
-            delta = float(fit.details.get("delta", meth.delta))
-            receipt.entry = replace(receipt.entry, delta=delta)
+    entry = None if ledger is None else _ledger_entry(meth, eps, max_per_user)
+    fit, data, n_dropped = _fit_release(
+        meth, data, eps, noise, model, top_k, opts, max_per_user, (ledger, entry, budget)
+    )
     scores = np.asarray(fit.scores, dtype=np.float64)
     if scores.shape != (n,) or not np.all(np.isfinite(scores)):
         raise RuntimeError(f"method {name} returned scores of shape {scores.shape} or non-finite")
@@ -557,3 +513,70 @@ def rank(
         options=opts,
         _design_of=(data, meth, max_per_user),
     )
+
+
+def _check_method_arguments(meth: Method, opts: dict, privacy: str, max_per_user, model: str):
+    """Check ``rank``'s options, ``max_per_user`` and ``model`` for ``meth``; the bound L."""
+    name = meth.name
+    accepted = meth.options
+    if accepted is not None:
+        unknown = sorted(set(opts) - set(accepted))
+        if unknown:
+            raise ValueError(
+                f"options {unknown} are not options of method {name} "
+                f"(it takes {list(accepted) or 'none'})"
+            )
+    if "max_per_user" in opts:
+        raise ValueError("give max_per_user as the argument max_per_user, not in options")
+    if privacy == "individual":
+        if max_per_user is None:
+            raise ValueError(
+                "privacy 'individual' needs max_per_user: the declared public bound on the "
+                "comparisons of one user (the noise is calibrated to it, never to the data)"
+            )
+        max_per_user = _check_int(max_per_user, "max_per_user", 1)
+    elif max_per_user is not None:
+        raise ValueError(f"max_per_user applies to privacy 'individual' only, not {privacy!r}")
+    if model not in LINKS:
+        raise ValueError(f"model must be one of {list(LINKS)}, got {model!r}")
+    if meth.models and model not in meth.models:
+        raise ValueError(f"method {name} supports the model(s) {list(meth.models)}, not {model!r}")
+    return max_per_user
+
+
+def _ledger_entry(meth: Method, eps: float | None, max_per_user: int | None):
+    """The ledger's record of this release (:class:`dprank.ledger.Release`)."""
+    from .ledger import Release
+
+    if not meth.private or meth.trust_model == "local":
+        raise ValueError("a ledger records private releases of raw data (edge, individual)")
+    bounds = {} if max_per_user is None else {"max_per_user": max_per_user}
+    given = eps * (2 if meth.name == "individual_counts_as_published" else 1)
+    return Release("rank", meth.name, meth.privacy_unit, given, meth.delta, bounds)
+
+
+def _fit_release(meth: Method, raw, eps, noise, model, top_k, opts, max_per_user, ledger_args):
+    """``(fit, data, n_dropped)``: the method's fit, recorded in the ledger as one release.
+
+    ``data`` is ``raw`` with each user's comparisons bounded to ``max_per_user``
+    (``n_dropped`` of them dropped at random); ``ledger_args`` is ``(ledger,
+    entry, budget)``.
+    """
+    from .ledger import release_to
+
+    ledger, entry, budget = ledger_args
+    with release_to(ledger, raw, entry, budget=budget) as receipt:
+        data, n_dropped = raw, 0
+        if max_per_user is not None:
+            from .release import bound_user_contributions
+
+            data, n_dropped = bound_user_contributions(raw, max_per_user, noise)
+            opts["max_per_user"] = max_per_user
+        eps_fit = np.inf if eps is None else eps
+        fit = meth.fit(data, eps_fit, noise, model=model, top_k=top_k, **opts)
+        if receipt is not None:
+            from dataclasses import replace
+
+            delta = float(fit.details.get("delta", meth.delta))
+            receipt.entry = replace(receipt.entry, delta=delta)
+    return fit, data, n_dropped

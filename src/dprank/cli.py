@@ -31,32 +31,37 @@ the release and public parameters; ``--audit-record`` writes the private facts
 from __future__ import annotations
 
 import argparse
-import io
-import json
 import math
 import os
 import re
 import sys
 import tempfile
-import threading
 import traceback
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import numpy as np
 
 from . import __version__, _checks
+from ._cli_output import (
+    PROG,
+    UsageError,
+    _check_paths,
+    _csv_writer,
+    _json_writer,
+    _plain,
+    _plot_writer,
+    _Private,
+    _Progress,
+    _stderr,
+    _write_outputs,
+)
 
 __all__ = ["main"]
 
-PROG = "dprank"
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
-
-
-class UsageError(Exception):
-    """A user error found after parsing: printed as one line, exit status 2."""
 
 
 # --------------------------------------------------------------------------- argument types
@@ -92,184 +97,6 @@ def _seed(text: str) -> int:
     return value
 
 
-# --------------------------------------------------------------------------- output helpers
-
-
-def _stderr(message: str) -> None:
-    print(f"{PROG}: {message}", file=sys.stderr)
-
-
-class _Progress:
-    """Stage progress on standard error (tqdm), only on a terminal and only after about 2 s.
-
-    tqdm's ``delay`` keeps quick runs silent; a timer shows the display once a
-    stage has run for the delay even if it makes no updates (a long fit).
-    """
-
-    DELAY = 2.0
-
-    def __init__(self, stages: int, quiet: bool):
-        self.bar = self.timer = None
-        if not quiet and sys.stderr.isatty():
-            from tqdm import tqdm
-
-            self.bar = tqdm(
-                total=stages,
-                delay=self.DELAY,
-                file=sys.stderr,
-                leave=False,
-                unit="step",
-                desc=PROG,
-                bar_format="{desc} ({n_fmt}/{total_fmt} steps, {elapsed})",
-            )
-            self.timer = threading.Timer(self.DELAY, self._show)
-            self.timer.daemon = True
-            self.timer.start()
-
-    def _show(self) -> None:
-        bar = self.bar
-        if bar is not None:
-            bar.refresh()
-
-    def stage(self, name: str) -> None:
-        if self.bar is not None:
-            self.bar.set_description_str(f"{PROG}: {name}", refresh=False)
-
-    def done(self) -> None:
-        if self.bar is not None:
-            self.bar.update(1)
-
-    def close(self) -> None:
-        if self.timer is not None:
-            self.timer.cancel()
-        bar, self.bar = self.bar, None
-        if bar is not None:
-            bar.close()
-
-
-def _write_outputs(
-    outputs: Sequence[tuple[str | None, Callable[[io.TextIOBase | Path], None]]],
-) -> None:
-    """Write every ``(path, writer)`` through a temporary name; ``"-"`` is standard output.
-
-    The files appear together only once every writer has succeeded.
-    """
-    from .io import atomic_path
-
-    with ExitStack() as stack:
-        to_stdout = []
-        for path, writer in outputs:
-            mode = None
-            if isinstance(path, _Private):
-                path, mode = path.path, 0o600
-            if path is None:
-                continue
-            if path == "-":
-                to_stdout.append(writer)
-                continue
-            tmp = stack.enter_context(atomic_path(path, mode=mode))
-            writer(tmp)
-        for writer in to_stdout:
-            buffer = io.StringIO()
-            writer(buffer)
-            sys.stdout.write(buffer.getvalue())
-            sys.stdout.flush()
-
-
-def _csv_writer(frame) -> Callable:
-    """Writes ``frame`` (a data frame, or a dict of column arrays) as pandas' ``to_csv`` does."""
-    if isinstance(frame, dict):
-        return _columns_writer(frame)
-
-    def write(target) -> None:
-        frame.to_csv(target, index=False, lineterminator="\n")
-
-    return write
-
-
-def _columns_writer(columns: dict[str, np.ndarray]) -> Callable:
-    """A CSV of column arrays, byte for byte what pandas writes of them, without pandas.
-
-    The text of each value is numpy's (``astype(str)``: the shortest round-trip
-    spelling of a float, ``True``/``False``), quoted by :mod:`csv` as needed,
-    which is how ``DataFrame.to_csv(index=False, lineterminator="\\n")`` spells
-    the ranking's string, integer, float and boolean columns.
-    """
-    import csv
-
-    texts = [np.asarray(values).astype(str).tolist() for values in columns.values()]
-
-    def write(target) -> None:
-        fh = open(target, "w", newline="", encoding="utf-8") if isinstance(target, Path) else target
-        try:
-            writer = csv.writer(fh, lineterminator="\n")
-            writer.writerow(list(columns))
-            writer.writerows(zip(*texts, strict=True))
-        finally:
-            if fh is not target:
-                fh.close()
-
-    return write
-
-
-def _json_writer(record: dict) -> Callable:
-    text = json.dumps(record, indent=2, allow_nan=True) + "\n"
-
-    def write(target) -> None:
-        if isinstance(target, Path):
-            target.write_text(text, encoding="utf-8")
-        else:
-            target.write(text)
-
-    return write
-
-
-class _Private:
-    """An output written with mode 0600 (the audit record)."""
-
-    def __init__(self, path: str | None):
-        self.path = path
-
-
-def _check_paths(inputs: dict[str, str], outputs: dict[str, str | None]) -> None:
-    """Refuse an output that is an input or another output (links and relative paths resolved).
-
-    ``inputs`` and ``outputs`` map an option name (``COMPARISONS``, ``--out``,
-    ...) to its path; ``None`` and ``"-"`` (standard output) are skipped.
-    """
-    seen: dict[Path, str] = {}
-    for name, path in inputs.items():
-        seen.setdefault(Path(path).resolve(), f"the input {name} ({path})")
-    for name, path in outputs.items():
-        if path is None or path == "-":
-            continue
-        resolved = Path(path).resolve()
-        if resolved in seen:
-            raise UsageError(
-                f"{name} {path} is also {seen[resolved]}: choose another file name "
-                "(an output must never overwrite an input or another output)"
-            )
-        seen[resolved] = f"the output {name} ({path})"
-
-
-def _plain(value):
-    """JSON-ready copy of a value (numpy scalars and arrays to Python)."""
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return _plain(value.tolist())
-    if isinstance(value, np.bool_):
-        return bool(value)
-    if isinstance(value, np.integer):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        v = float(value)
-        return v if math.isfinite(v) else str(v)
-    return value
-
-
 def _noise_source(args, name: str, domain: str):
     """The release's noise: the OS's secure generator, or ``--insecure-seed``'s stream."""
     from .noise import NoiseSource
@@ -294,36 +121,6 @@ def _noise_source(args, name: str, domain: str):
 # --------------------------------------------------------------------------- rank
 
 
-def _plot_writer(ranking, path: str, max_items: int = 50) -> Callable:
-    """Dot plot of the scores with item labels (the best ``max_items`` items)."""
-    fmt = Path(path).suffix.lstrip(".").lower() or "png"
-
-    def write(target) -> None:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        frame = ranking.to_frame().head(max_items)
-        if "score" not in frame:  # the one-shot release: its top k only, no scores
-            frame = frame.assign(score=-frame["rank"].astype(float))
-        k = len(frame)
-        fig, ax = plt.subplots(figsize=(6.0, 1.0 + 0.22 * k))
-        pos = np.arange(k)[::-1]
-        ax.plot(frame["score"], pos, "o", color="0.2")
-        ax.set_yticks(pos, frame["item"].tolist(), fontsize=8)
-        ax.set_xlabel("score (higher is better)")
-        shown = f"top {k} of {ranking.n_items}" if k < ranking.n_items else f"{k} items"
-        eps = "" if ranking.epsilon is None else f", eps = {ranking.epsilon:g}"
-        ax.set_title(f"{ranking.method.name}{eps} ({shown})", fontsize=9)
-        ax.grid(axis="x", color="0.9")
-        fig.tight_layout()
-        fig.savefig(target, format=fmt, metadata={"Software": None} if fmt == "png" else None)
-        plt.close(fig)
-
-    return write
-
-
 def _sidecar_path(args) -> str | None:
     if args.sidecar is not None:
         return args.sidecar
@@ -333,11 +130,33 @@ def _sidecar_path(args) -> str | None:
 
 
 def _cmd_rank(args) -> int:
-    from dataclasses import replace
+    name, method = _rank_method(args)
+    sidecar = _sidecar_path(args)
+    _check_paths(
+        {"COMPARISONS": args.comparisons},
+        {
+            "--out": args.out,
+            "--sidecar": sidecar,
+            "--plot": args.plot,
+            "--audit-record": args.audit_record,
+            "--ledger": args.ledger,
+        },
+    )
+    noise = _noise_source(args, name, "dprank.rank")
+    progress = _Progress(3, args.quiet)
+    try:
+        table = _read_rank_input(args, method, name, progress)
+        receipt = _release_ranking(args, table, method, name, noise, sidecar, progress)
+    finally:
+        progress.close()
+    if receipt is not None and not args.quiet:
+        _stderr(f"ledger {args.ledger}: {receipt.describe()}")
+    return EXIT_OK
 
-    from .api import method_name, rank
-    from .inputs import read_comparisons
-    from .ledger import release_to
+
+def _rank_method(args):
+    """``(name, method)``: the registered method that ``rank``'s options ask for, once checked."""
+    from .api import method_name
     from .methods import get_method
 
     if args.privacy in ("edge", "individual") and args.epsilon is None:
@@ -373,74 +192,76 @@ def _cmd_rank(args) -> int:
             raise UsageError(f"--intervals must lie strictly between 0 and 1, got {args.intervals}")
         if not supports(method):
             raise UsageError(f"--intervals: method {name} has no intervals: {NO_INTERVALS[name]}")
-    sidecar = _sidecar_path(args)
-    _check_paths(
-        {"COMPARISONS": args.comparisons},
-        {
-            "--out": args.out,
-            "--sidecar": sidecar,
-            "--plot": args.plot,
-            "--audit-record": args.audit_record,
-            "--ledger": args.ledger,
-        },
-    )
-    noise = _noise_source(args, name, "dprank.rank")
-    receipt = None
+    return name, method
 
-    progress = _Progress(3, args.quiet)
-    try:
-        progress.stage("reading")
-        table = read_comparisons(
-            args.comparisons,
-            need_users=method.needs_users,
-            need_epsilon=method.trust_model == "local",
-            real_outcomes=name == "local_laplace",
+
+def _read_rank_input(args, method, name: str, progress: _Progress):
+    """The first stage: the comparison file, read and validated for ``method``."""
+    from .inputs import read_comparisons
+
+    progress.stage("reading")
+    table = read_comparisons(
+        args.comparisons,
+        need_users=method.needs_users,
+        need_epsilon=method.trust_model == "local",
+        real_outcomes=name == "local_laplace",
+    )
+    progress.done()
+    return table
+
+
+def _release_ranking(args, table, method, name: str, noise, sidecar, progress: _Progress):
+    """The fit and the outputs, as one release of the ``--ledger``; its receipt (or None)."""
+    from dataclasses import replace
+
+    from .ledger import release_to
+
+    # the guarantee actually given: 2 eps for the as-published counts
+    eps_given = None if args.epsilon is None else args.epsilon * (2 if args.as_published else 1)
+    entry = _ledger_entry(args, "rank", method.name, method.privacy_unit, method.private, eps_given)
+    if entry is not None and method.trust_model == "local":
+        raise UsageError(
+            "--ledger records releases of raw data: ranking a local release spends no "
+            "budget (record the budget where the data were privatized)"
         )
+    with release_to(
+        args.ledger, table, entry, budget=args.budget, name=Path(args.comparisons).name
+    ) as receipt:
+        progress.stage("fitting")
+        ranking = _fit_ranking(args, table, noise)
         progress.done()
-        # the guarantee actually given: 2 eps for the as-published counts
-        eps_given = None if args.epsilon is None else args.epsilon * (2 if args.as_published else 1)
-        entry = _ledger_entry(
-            args, "rank", method.name, method.privacy_unit, method.private, eps_given
+        frame = ranking.columns()  # written without pandas
+        if args.intervals is not None:
+            progress.stage("intervals")
+            frame = _with_intervals(args, ranking, ranking.to_frame(), name)
+        progress.stage("writing")
+        if receipt is not None:
+            receipt.entry = replace(receipt.entry, delta=ranking.delta)
+        _write_outputs(_rank_outputs(args, table, ranking, frame, sidecar, method))
+    progress.done()
+    return receipt
+
+
+def _fit_ranking(args, table, noise):
+    """:func:`dprank.rank` of the table with ``rank``'s options; its warnings to standard error."""
+    from .api import rank
+
+    with warnings.catch_warnings(record=True) as caught, _option_names():
+        warnings.simplefilter("always")
+        ranking = rank(
+            table.comparisons,
+            privacy=args.privacy,
+            epsilon=args.epsilon,
+            method=args.method,
+            model=args.model,
+            top_k=args.top_k,
+            rng=noise,
+            max_per_user=args.max_per_user,
+            as_published=args.as_published,
         )
-        if entry is not None and method.trust_model == "local":
-            raise UsageError(
-                "--ledger records releases of raw data: ranking a local release spends no "
-                "budget (record the budget where the data were privatized)"
-            )
-        with release_to(
-            args.ledger, table, entry, budget=args.budget, name=Path(args.comparisons).name
-        ) as receipt:
-            progress.stage("fitting")
-            with warnings.catch_warnings(record=True) as caught, _option_names():
-                warnings.simplefilter("always")
-                ranking = rank(
-                    table.comparisons,
-                    privacy=args.privacy,
-                    epsilon=args.epsilon,
-                    method=args.method,
-                    model=args.model,
-                    top_k=args.top_k,
-                    rng=noise,
-                    max_per_user=args.max_per_user,
-                    as_published=args.as_published,
-                )
-            for w in caught:
-                _stderr(f"warning: {w.message}")
-            progress.done()
-            frame = ranking.columns()  # written without pandas
-            if args.intervals is not None:
-                progress.stage("intervals")
-                frame = _with_intervals(args, ranking, ranking.to_frame(), name)
-            progress.stage("writing")
-            if receipt is not None:
-                receipt.entry = replace(receipt.entry, delta=ranking.delta)
-            _write_outputs(_rank_outputs(args, table, ranking, frame, sidecar, method))
-        progress.done()
-    finally:
-        progress.close()
-    if receipt is not None and not args.quiet:
-        _stderr(f"ledger {args.ledger}: {receipt.describe()}")
-    return EXIT_OK
+    for w in caught:
+        _stderr(f"warning: {w.message}")
+    return ranking
 
 
 @contextmanager
@@ -703,26 +524,53 @@ def _add_seed_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=_seed, help=argparse.SUPPRESS)
 
 
+#: the help formatter of every parser: the epilogs' line breaks are kept
+_FORMAT = argparse.RawDescriptionHelpFormatter
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``dprank`` command."""
-    fmt = argparse.RawDescriptionHelpFormatter
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Differentially private ranking from pairwise comparisons.",
         epilog="Run 'dprank SUBCOMMAND --help' for the options of each subcommand.",
-        formatter_class=fmt,
+        formatter_class=_FORMAT,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="SUBCOMMAND", required=True)
+    _add_rank_parser(sub)
+    _add_privatize_parser(sub)
+    _add_ledger_parser(sub)
+    _add_datasets_parser(sub)
+    _add_methods_parser(sub)
+    return parser
 
+
+def _add_rank_parser(sub) -> None:
     p = sub.add_parser(
         "rank",
         help="rank the items of a comparison file privately",
         description="Rank the items of a comparison file under differential privacy.",
         epilog=_RANK_EPILOG,
-        formatter_class=fmt,
+        formatter_class=_FORMAT,
     )
     p.add_argument("comparisons", metavar="COMPARISONS.csv", help="the comparison file")
+    _add_rank_model_options(p)
+    _add_seed_options(p)
+    _add_rank_output_options(p)
+    p.add_argument(
+        "--as-published",
+        action="store_true",
+        help="individual counts with Algorithm 3's printed Laplace(L/eps): only 2 eps-DP "
+        "(the record says epsilon = 2 EPS)",
+    )
+    _add_ledger_options(p)
+    p.add_argument("--quiet", action="store_true", help="no progress display")
+    p.set_defaults(func=_cmd_rank)
+
+
+def _add_rank_model_options(p: argparse.ArgumentParser) -> None:
+    """``rank``'s privacy model, budget, method and what the ranking reports."""
     p.add_argument(
         "--privacy",
         required=True,
@@ -771,7 +619,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="individual (required): declared public bound on one user's comparisons; the "
         "noise is calibrated to it and a user with more keeps L, chosen at random",
     )
-    _add_seed_options(p)
+
+
+def _add_rank_output_options(p: argparse.ArgumentParser) -> None:
+    """``rank``'s output files: the ranking, its public record, the audit record, the plot."""
     p.add_argument(
         "--out",
         default="ranking.csv",
@@ -792,22 +643,15 @@ def build_parser() -> argparse.ArgumentParser:
         "written with mode 0600; never publish it",
     )
     p.add_argument("--plot", metavar="FILE", help="dot plot of the scores (top 50 items)")
-    p.add_argument(
-        "--as-published",
-        action="store_true",
-        help="individual counts with Algorithm 3's printed Laplace(L/eps): only 2 eps-DP "
-        "(the record says epsilon = 2 EPS)",
-    )
-    _add_ledger_options(p)
-    p.add_argument("--quiet", action="store_true", help="no progress display")
-    p.set_defaults(func=_cmd_rank)
 
+
+def _add_privatize_parser(sub) -> None:
     p = sub.add_parser(
         "privatize",
         help="release each user's comparisons with local DP (randomized response)",
         description="Release each user's comparisons under local differential privacy.",
         epilog=_PRIVATIZE_EPILOG,
-        formatter_class=fmt,
+        formatter_class=_FORMAT,
     )
     p.add_argument("comparisons", metavar="COMPARISONS.csv", help="raw comparisons with users")
     p.add_argument(
@@ -832,22 +676,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no summary on standard error")
     p.set_defaults(func=_cmd_privatize)
 
+
+def _add_ledger_parser(sub) -> None:
     p = sub.add_parser(
         "ledger",
         help="list a privacy-budget ledger: data sets, releases, budget spent",
         description="List the data sets of a privacy-budget ledger (--ledger of rank and "
         "privatize), their releases and the epsilon spent per privacy unit.",
-        formatter_class=fmt,
+        formatter_class=_FORMAT,
     )
     p.add_argument("file", metavar="FILE", help="the ledger file")
     p.set_defaults(func=_cmd_ledger)
 
+
+def _add_datasets_parser(sub) -> None:
     p = sub.add_parser(
         "datasets",
         help="list or export the registered real data sets",
         description="List the registered real data sets, or export one in the input format.",
         epilog=_DATASETS_EPILOG,
-        formatter_class=fmt,
+        formatter_class=_FORMAT,
     )
     p.add_argument("action", choices=("list", "export"), help="list, or export NAME")
     p.add_argument("name", nargs="?", metavar="NAME", help="data set to export")
@@ -864,16 +712,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=_cmd_datasets)
 
+
+def _add_methods_parser(sub) -> None:
     p = sub.add_parser(
         "methods",
         help="list the registered methods",
         description="List every registered method: name (what the benchmark's config and "
         "plug-ins use), label (what figures and tables print), paper, algorithm, privacy unit "
         "and trust model.",
-        formatter_class=fmt,
+        formatter_class=_FORMAT,
     )
     p.set_defaults(func=_cmd_methods)
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -88,6 +88,48 @@ def _as_float(name, x, m):
     return arr.copy()
 
 
+def _as_count(count, m: int, weighted: bool) -> np.ndarray:
+    """``count`` as float64: positive, and whole numbers unless ``weighted``."""
+    count = _as_float("count", count, m)
+    if np.any(count <= 0):
+        k = int(np.flatnonzero(count <= 0)[0])
+        raise ValueError(f"count[{k}] = {count[k]} must be positive")
+    if not weighted and m and not np.array_equal(count, np.rint(count)):
+        k = int(np.flatnonzero(count != np.rint(count))[0])
+        raise ValueError(
+            f"count[{k}] = {count[k]} must be a positive whole number (how many times "
+            "the comparison was made); real weights need Comparisons(..., weighted=True)"
+        )
+    return count
+
+
+def _as_labels(labels, n_items: int) -> np.ndarray:
+    """``labels`` as an array of ``n_items`` distinct labels."""
+    labels = np.asarray(labels)
+    if labels.shape != (n_items,):
+        raise ValueError(f"labels must have shape ({n_items},), got {labels.shape}")
+    seen: dict = {}
+    for k, label in enumerate(labels.tolist()):
+        if seen.setdefault(label, k) != k:
+            raise ValueError(
+                f"labels[{k}] = {label!r} repeats labels[{seen[label]}]: "
+                "each item needs its own label"
+            )
+    return labels
+
+
+def _as_user_epsilon(eps, user: np.ndarray | None) -> np.ndarray:
+    """``eps`` as float64: a positive budget for every user index in ``user``."""
+    eps = np.asarray(eps, dtype=np.float64)
+    if eps.ndim != 1 or np.any(np.isnan(eps)) or np.any(eps <= 0):
+        raise ValueError("user_epsilon must be a 1-d array of positive budgets")
+    if user is not None and user.size and user.max() >= eps.size:
+        raise ValueError(
+            f"user index {int(user.max())} has no budget in user_epsilon (length {eps.size})"
+        )
+    return eps
+
+
 @dataclass(frozen=True, eq=False)
 class Comparisons:
     """Pairwise comparisons among ``n_items`` items as an edge list.
@@ -158,43 +200,14 @@ class Comparisons:
             raise ValueError(f"record {k} compares item {i[k]} with itself (i == j)")
         y = _as_float("y", self.y, m)
         weighted = _checks.flag(self.weighted, "weighted")
-        count = _as_float("count", self.count, m)
-        if np.any(count <= 0):
-            k = int(np.flatnonzero(count <= 0)[0])
-            raise ValueError(f"count[{k}] = {count[k]} must be positive")
-        if not weighted and m and not np.array_equal(count, np.rint(count)):
-            k = int(np.flatnonzero(count != np.rint(count))[0])
-            raise ValueError(
-                f"count[{k}] = {count[k]} must be a positive whole number (how many times "
-                "the comparison was made); real weights need Comparisons(..., weighted=True)"
-            )
+        count = _as_count(self.count, m, weighted)
         user = self.user
         if user is not None:
             user = _as_index("user", user)
             if user.shape != (m,):
                 raise ValueError(f"user must have shape ({m},), got {user.shape}")
-        labels = self.labels
-        if labels is not None:
-            labels = np.asarray(labels)
-            if labels.shape != (n_items,):
-                raise ValueError(f"labels must have shape ({n_items},), got {labels.shape}")
-            seen: dict = {}
-            for k, label in enumerate(labels.tolist()):
-                if seen.setdefault(label, k) != k:
-                    raise ValueError(
-                        f"labels[{k}] = {label!r} repeats labels[{seen[label]}]: "
-                        "each item needs its own label"
-                    )
-        eps = self.user_epsilon
-        if eps is not None:
-            eps = np.asarray(eps, dtype=np.float64)
-            if eps.ndim != 1 or np.any(np.isnan(eps)) or np.any(eps <= 0):
-                raise ValueError("user_epsilon must be a 1-d array of positive budgets")
-            if user is not None and user.size and user.max() >= eps.size:
-                raise ValueError(
-                    f"user index {int(user.max())} has no budget in user_epsilon "
-                    f"(length {eps.size})"
-                )
+        labels = None if self.labels is None else _as_labels(self.labels, n_items)
+        eps = None if self.user_epsilon is None else _as_user_epsilon(self.user_epsilon, user)
         for arr in (i, j, y, count, user):
             if arr is not None:
                 arr.flags.writeable = False
