@@ -32,7 +32,7 @@ def _fig8(protocol, shift=0.0):
                 "reps": 10,
             }
             for panel in ("a", "b")
-            for method in ("perturbed_mle", "noisy_counting")
+            for method in ("individual_mle", "individual_counts_as_published")
             for eps in (0.5, 1.0, 2.0, 10.0)
         ]
     )
@@ -176,7 +176,7 @@ def test_figure8_overlay_says_why_one_figure_too():
                 "published_mean": 1.0 / eps,
             }
             for panel in ("a", "b")
-            for method in ("perturbed_mle", "noisy_counting")
+            for method in ("individual_mle", "individual_counts_as_published")
             for eps in (0.5, 1.0, 2.0, 10.0)
         ]
     )

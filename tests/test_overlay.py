@@ -14,8 +14,8 @@ def test_paper_a_points_take_each_panels_x_and_series():
                 "x_var": "epsilon",
                 "series_var": "method",
                 "x": e,
-                "series": "perturbed_mle",
-                "method": "perturbed_mle",
+                "series": "individual_mle",
+                "method": "individual_mle",
                 "metric": "mrd",
                 "mean": 1.0,
             }
@@ -29,7 +29,7 @@ def test_paper_a_points_take_each_panels_x_and_series():
                 "panel": "a (CEMS)",
                 "source": "digitised figure",
                 "epsilon": 0.5,
-                "method": "perturbed_mle",
+                "method": "individual_mle",
                 "metric": "mrd",
                 "published_mean": 1.2,
             },
@@ -38,7 +38,7 @@ def test_paper_a_points_take_each_panels_x_and_series():
                 "panel": "b (immigration)",
                 "source": "digitised figure",
                 "epsilon": 0.5,
-                "method": "perturbed_mle",
+                "method": "individual_mle",
                 "metric": "mrd",
                 "published_mean": 9.0,
             },
@@ -47,7 +47,7 @@ def test_paper_a_points_take_each_panels_x_and_series():
                 "panel": "a",
                 "source": "digitised figure",
                 "epsilon": 0.5,
-                "method": "perturbed_mle",
+                "method": "individual_mle",
                 "metric": "mrd",
                 "published_mean": 7.0,
             },
@@ -55,7 +55,7 @@ def test_paper_a_points_take_each_panels_x_and_series():
     )
     out = paper_a_published("fig8", data, comparison)
     assert out.to_dict("records") == [
-        {"panel": "a", "x": 0.5, "series": "perturbed_mle", "value": 1.2}
+        {"panel": "a", "x": 0.5, "series": "individual_mle", "value": 1.2}
     ]
 
 
@@ -146,7 +146,7 @@ def _fig4_panel_a(epsilons=(0.1, 2.0), in_paper=(False, True)):
                 "mean": 0.2,
             }
             for n in (150, 250)
-            for m in ("noisy_counting", "perturbed_mle")
+            for m in ("edge_counts", "edge_mle")
         ]
     )
     comparison = pd.DataFrame(
@@ -164,7 +164,7 @@ def _fig4_panel_a(epsilons=(0.1, 2.0), in_paper=(False, True)):
             }
             for n in (150, 250, 350)  # 350: run by the authors, not plotted by us
             for e, shown in zip(epsilons, in_paper, strict=True)
-            for m in ("noisy_counting", "perturbed_mle")
+            for m in ("edge_counts", "edge_mle")
         ]
     )
     return data, comparison

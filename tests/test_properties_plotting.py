@@ -181,7 +181,7 @@ def _a_summary(draw, figure: str) -> pd.DataFrame:
     )
     rows = [
         {"n": 300, "p": 1.0, "epsilon": 1.0, panel.x: x, panel.series: s, "method": m, "metric": k}
-        for m in ("perturbed_mle", "noisy_counting")
+        for m in ("edge_mle", "edge_counts")
         for k in _A_METRICS
         for x in xs
         for s in ss
@@ -206,7 +206,7 @@ def _a_figure_data(draw):
 def _check_a_figure_data(r, kw):
     s = kw["summaries"][0]
     x_var = paper_a.FIGURES[kw["figure"]][0][0].x
-    plotted = (s["method"] == "perturbed_mle") | (s["metric"] == "rel_hamming")
+    plotted = (s["method"] == "edge_mle") | (s["metric"] == "rel_hamming")
     series = paper_a.FIGURES[kw["figure"]][0][0].series
     want = s[plotted].assign(x=s[x_var].astype(float), series=s[series].astype(float))
     joined = r.merge(want, on=["method", "metric", "x", "series"])
@@ -771,11 +771,11 @@ def _scale(draw):
     ns = draw(st.lists(st.sampled_from([100, 200, 400]), min_size=2, max_size=3, unique=True))
     rows = [
         {"method": method, "metric": metric, "epsilon": e, "n": n, "p": 10 / n}
-        for method in ("perturbed_mle", "noisy_counting")
+        for method in ("edge_mle", "edge_counts")
         for metric in (*_A_METRICS, "log_linf")
         for e in epsilons
         for n in ns
-        if metric != "log_linf" or method == "perturbed_mle"
+        if metric != "log_linf" or method == "edge_mle"
     ]
     summary = pd.DataFrame(rows).assign(mean=_means(draw, len(rows)), se=0.01)
     fit = pd.DataFrame({"epsilon": epsilons, "constant": _means(draw, len(epsilons)), "r2": 0.9})

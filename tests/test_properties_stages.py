@@ -947,7 +947,7 @@ case(
     ),
     lambda r, kw: (
         len(r) == 3 * kw["reps"] * len(kw["epsilons"])
-        and set(r["method"]) == {"perturbed_mle", "noisy_counting"}
+        and set(r["method"]) == {"individual_mle", "individual_counts_as_published"}
         and bool(r.loc[r["metric"] == "mean_rank_difference", "value"].between(0, 5).all())
         and r.equals(paper_a_real.real_data_metrics(**kw))
     ),
@@ -1197,7 +1197,7 @@ case(
         seed=SEEDS,
     ),
     lambda r, kw: (
-        set(r["method"]) == {"perturbed_mle", "noisy_counting"}
+        set(r["method"]) == {"edge_mle", "edge_counts"}
         and set(r["epsilon"]) == {float(e) for e in kw["epsilons"]}
         and bool(r.loc[r["metric"] == "rel_hamming", "value"].between(0, 1).all())
         and r.equals(beyond_scale.run_chunk(**kw))
@@ -1224,8 +1224,8 @@ def _scale_rows(draw):
         for eps in (1.0, 4.0):
             for r in range(3):
                 value = math.log(C * beyond_scale.rate(n, p, eps)) + rng.uniform(-0.1, 0.1)
-                rows.append((n, p, eps, r, "perturbed_mle", "log_linf", value))
-                rows.append((n, p, eps, r, "noisy_counting", "rel_hamming", rng.random()))
+                rows.append((n, p, eps, r, "edge_mle", "log_linf", value))
+                rows.append((n, p, eps, r, "edge_counts", "rel_hamming", rng.random()))
     columns = ["n", "p", "epsilon", "replicate", "method", "metric", "value"]
     return {"frame": pd.DataFrame(rows, columns=columns), "_C": C}
 

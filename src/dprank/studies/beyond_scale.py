@@ -184,9 +184,9 @@ def run_chunk(
                 "n_iter": float(fit.n_iter),
             }
             for metric, value in mle.items():
-                rows.append((n, p, eps, r, "perturbed_mle", metric, value))
+                rows.append((n, p, eps, r, "edge_mle", metric, value))
             counting = float(rel_hamming(top_k(counts + noise, k, ties), truth))
-            rows.append((n, p, eps, r, "noisy_counting", "rel_hamming", counting))
+            rows.append((n, p, eps, r, "edge_counts", "rel_hamming", counting))
     frame = pd.DataFrame(
         rows, columns=["n", "p", "epsilon", "replicate", "method", "metric", "value"]
     )
@@ -228,9 +228,9 @@ def fit_rate(summary: pd.DataFrame) -> pd.DataFrame:
         ``log n``), and the number of ``n`` values.
     """
     _checks.columns(summary, "summary", ["n", "p", "epsilon", "method", "metric", "mean"])
-    sel = summary[(summary["method"] == "perturbed_mle") & (summary["metric"] == "log_linf")]
+    sel = summary[(summary["method"] == "edge_mle") & (summary["metric"] == "log_linf")]
     if sel.empty:
-        raise ValueError("the summary holds no perturbed_mle log_linf rows to fit the rate to")
+        raise ValueError("the summary holds no edge_mle log_linf rows to fit the rate to")
     rows = []
     for eps, part in sel.groupby("epsilon", sort=True):
         part = part.sort_values("n")

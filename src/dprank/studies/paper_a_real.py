@@ -80,7 +80,7 @@ def real_data_metrics(
     -------
     DataFrame
         Columns ``dataset, epsilon, replicate, method, metric, value``;
-        methods ``perturbed_mle`` and ``noisy_counting``, metrics
+        methods ``individual_mle`` and ``individual_counts_as_published``, metrics
         ``mean_rank_difference`` and (for the MLE) ``converged``.
     """
     _checks.win_matrix(wins, "wins", min_items=2)
@@ -118,9 +118,13 @@ def real_data_metrics(
         ).theta
         release = counts + individual_count_noise_scale(eps, L) * count_unit
         for method, metric, values in (
-            ("perturbed_mle", "mean_rank_difference", mean_rank_difference(fit.theta, reference)),
-            ("perturbed_mle", "converged", fit.converged.astype(float)),
-            ("noisy_counting", "mean_rank_difference", mean_rank_difference(release, counts)),
+            ("individual_mle", "mean_rank_difference", mean_rank_difference(fit.theta, reference)),
+            ("individual_mle", "converged", fit.converged.astype(float)),
+            (
+                "individual_counts_as_published",
+                "mean_rank_difference",
+                mean_rank_difference(release, counts),
+            ),
         ):
             blocks.append(_block(dataset, eps, reps, method, metric, values))
     return pd.concat(blocks, ignore_index=True)

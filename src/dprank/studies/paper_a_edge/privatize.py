@@ -54,17 +54,17 @@ def privatize_chunk(
     for e, eps in enumerate(eps_list):
         key = cell_key({"role": "noise", **cell, "eps": eps})
         for i, r in enumerate(reps):
-            if "perturbed_mle" in methods:
+            if "edge_mle" in methods:
                 unit = (
                     fixed
                     if fixed is not None
                     else standard_laplace(generator(seed, experiment, key, r, Stream.NOISE_MLE), n)
                 )
                 mle[i, e] = edge_mle_noise_scale(eps, kappa1) * unit
-            if "noisy_counting" in methods:
+            if "edge_counts" in methods:
                 rng = generator(seed, experiment, key, r, Stream.NOISE_COUNT)
                 count[i, e] = edge_count_noise_scale(eps) * standard_laplace(rng, n)
-            if "one_shot" in methods:
+            if "edge_one_shot" in methods:
                 oneshot[i, e] = standard_laplace(
                     generator(seed, experiment, key, r, Stream.NOISE_ONESHOT), n
                 )
