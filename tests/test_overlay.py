@@ -69,7 +69,7 @@ def test_paper_b_rows_match_on_every_cell_key():
                 "m": 10,
                 "L": L,
                 "metric": "linf",
-                "method": "ADRR",
+                "method": "local_adrr",
                 "mean": 0.1,
             }
             for s in (1, 2)
@@ -117,16 +117,16 @@ def test_paper_b_box_means_per_panel_and_method():
                 "published_mean": v,
             }
             for m, meth, v in (
-                ("BTL", "ADRR", 0.19),
-                ("TM", "ADRR", 0.15),
-                ("TM", "NoisyObj", np.nan),
+                ("BTL", "local_adrr", 0.19),
+                ("TM", "local_adrr", 0.15),
+                ("TM", "edge_noisy_obj", np.nan),
             )
         ]
     )
     out = paper_b_box_published(spec, comparison, ["B2 Table 10"])
     assert out.to_dict("records") == [
-        {"panel": "a", "x": "ADRR", "value": 0.15},
-        {"panel": "b", "x": "ADRR", "value": 0.19},
+        {"panel": "a", "x": "local_adrr", "value": 0.15},
+        {"panel": "b", "x": "local_adrr", "value": 0.19},
     ]
 
 

@@ -258,7 +258,7 @@ case(
     **_BAD_EST,
     seed=BAD_SEED,
     experiment=BAD_TEXT,
-    methods=["ADRR", ["bogus"], None],
+    methods=["local_adrr", ["bogus"], None],
     noisy_obj_delta=[0.0, -1.0, NAN, "x"],
 )
 
@@ -452,17 +452,18 @@ case(
         replicates=reps(1),
         gtol=st.just(1e-8),
         max_iter=st.just(100),
-        methods=st.just(["ADRR", "Count"]),
+        methods=st.just(["local_adrr", "local_count"]),
     ),
     lambda r, kw: (
-        set(r["method"]) == {"ADRR", "Count"} and len(set(r["theta_half"])) == len(kw["theta_half"])
+        set(r["method"]) == {"local_adrr", "local_count"}
+        and len(set(r["theta_half"])) == len(kw["theta_half"])
     ),
     **_BAD_SENS,
     model=BAD_TEXT,
     p=BAD_PROB,
     theta_half=[1.0, [0.0], [NAN], None],
     lambda_c=[1.0, [-1.0], [NAN], None],
-    methods=["ADRR", ["bogus"], None],
+    methods=["local_adrr", ["bogus"], None],
 )
 
 
@@ -518,7 +519,7 @@ def _grid_summary(draw):
             "scheme": int(r["scheme"][6:]),
             "m": 10,
             "L": int(r["L"]),
-            "method": "ADRR",
+            "method": "local_adrr",
             "metric": r["metric"],
             "mean": r["mean"] * np.exp(k * abs(e0 - best)),
             "sd": 0.01,
@@ -576,7 +577,7 @@ case(
     lambda r, kw: (
         len(r[1]) == 2 and r[1]["within"].iloc[0] == r[1]["compared"].iloc[0] == len(_TABLE11)
     ),
-    summary=[None, "x", pd.DataFrame({"method": ["ADRR"]})],
+    summary=[None, "x", pd.DataFrame({"method": ["local_adrr"]})],
     published=[None, "x"],
     z=[0.0, -1.0, NAN, "4"],
 )
@@ -776,7 +777,7 @@ case(
     lambda r, kw: (
         len(r) == 8
         and (r["R"] == kw["rows"]["replicate"].nunique()).all()
-        and r.loc[r["method"] == "ADRR", "t"].isna().all()
+        and r.loc[r["method"] == "local_adrr", "t"].isna().all()
         and bool(((r["mean"] >= 0) & (r["mean"] <= 1)).all())
     ),
     rows=BAD_ROWS,

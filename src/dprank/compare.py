@@ -23,6 +23,8 @@ __all__ = [
     "EDGE_EXPERIMENTS",
     "EDGE_METHODS",
     "INDIVIDUAL_EXPERIMENTS",
+    "INDIVIDUAL_METHODS",
+    "PAPER_B_METHODS",
     "compare_b2_table",
     "compare_car",
     "compare_edge",
@@ -55,6 +57,14 @@ EDGE_METHODS = {
 INDIVIDUAL_METHODS = {
     "perturbed_mle": "individual_mle",
     "noisy_counting": "individual_counts_as_published",
+}
+#: method name of the published B2 tables -> registry name (dprank.methods)
+PAPER_B_METHODS = {
+    "ADRR": "local_adrr",
+    "NoisyObj": "edge_noisy_obj",
+    "Laplace": "local_laplace",
+    "ClassicRR": "local_classic_rr",
+    "Count": "local_count",
 }
 
 

@@ -283,7 +283,7 @@ for _m in (
         models=(),
         description="wins per item of the randomized-response outputs, ties at random",
         release="rr",
-        label="Count method",
+        label="Count Method",
     ),
     Method(
         "nonprivate_mle",
