@@ -59,9 +59,12 @@ rule compare_paper_b2:
     input:
         summaries=[
             R(f"paper_b2/{spec['experiment']}/summary.csv")
-            for spec in config["paper_b2"]["tables"].values()
+            for spec in study_items(PAPERS, "paper_b2", "table").values()
         ],
-        published=[spec["published"] for spec in config["paper_b2"]["tables"].values()],
+        published=[
+            spec["published"]
+            for spec in study_items(PAPERS, "paper_b2", "table").values()
+        ],
         car_ranks=R("paper_b2/car/nonprivate.json"),
         car_table2=R("paper_b2/car/table2.csv"),
         car_published=[
@@ -79,7 +82,7 @@ rule compare_paper_b2:
     conda:
         "../../envs/estimate.yaml"
     params:
-        names=[f"B2 Table {name[5:]}" for name in config["paper_b2"]["tables"]],
+        names=[f"B2 Table {name[5:]}" for name in study_items(PAPERS, "paper_b2", "table")],
         z=config["comparison"]["z"],
     script:
         "../../scripts/compare_paper_b2.py"
@@ -87,24 +90,14 @@ rule compare_paper_b2:
 
 rule paper_b2:
     input:
-        [paper_b_figure_files("paper_b2", f) for f in config["paper_b2"]["figures"]],
-        expand(
-            R("tables/paper_b2/{table}.{ext}"),
-            table=config["paper_b2"]["tables"],
-            ext=TABLE_EXT,
-        ),
-        rules.car_tables_paper_b2.output,
+        paper_files("paper_b2"),
         [R(f"paper_b2/{e}/scaling.csv") for e in TIMING_EXPERIMENTS],
         rules.compare_paper_b2.output,
 
 
 rule paper_b1:
     input:
-        expand(
-            R("figures/paper_b1/{figure}.{ext}"),
-            figure=config["paper_b1"]["figures"],
-            ext=FIG_EXT,
-        ),
+        paper_files("paper_b1"),
         rules.table1_paper_b1.output,
 
 
@@ -119,12 +112,5 @@ rule paper_a_compare:
 
 rule paper_a:
     input:
-        rules.paper_a_fig1.input,
-        rules.paper_a_fig2.input,
-        rules.paper_a_fig3.input,
-        rules.paper_a_fig4.input,
-        rules.paper_a_fig5.input,
-        rules.paper_a_fig6.input,
-        rules.paper_a_fig7.input,
-        rules.paper_a_fig8.input,
+        paper_files("paper_a"),
         rules.paper_a_compare.input,
