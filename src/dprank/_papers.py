@@ -1,4 +1,6 @@
-"""The papers' declared items (the workflow's glue; private: the Snakefile reads it): what each paper shows, read from ``workflow/papers/<paper>.yaml``.
+"""The papers' declared items: what each paper shows, read from ``workflow/papers/*.yaml``.
+
+Workflow glue (private: the Snakefile reads it).
 
 Each file declares one paper's figures (``fig<N>``) and tables (``table<N>``): the study
 (config section) whose experiments an item shows, its chart or table settings, its caption
@@ -26,9 +28,7 @@ __all__ = ["META_KEYS", "item_settings", "load_papers", "study_items"]
 META_KEYS = ("study", "caption", "comparison", "single", "made_by")
 
 
-def load_papers(
-    folder: str | Path, schema: str | Path, config: Mapping
-) -> dict[str, dict]:
+def load_papers(folder: str | Path, schema: str | Path, config: Mapping) -> dict[str, dict]:
     """Every paper declared in ``folder`` (``<paper>.yaml``), checked and completed.
 
     Parameters
@@ -91,9 +91,7 @@ def load_papers(
         if paper not in papers and not any(p.stem == paper for p in files):
             problems.append(f"items.{paper}: no paper {paper!r} in {Path(folder).name}/")
     if problems:
-        raise ConfigError(
-            "invalid paper declarations:\n" + "\n".join(f"  - {p}" for p in problems)
-        )
+        raise ConfigError("invalid paper declarations:\n" + "\n".join(f"  - {p}" for p in problems))
     return papers
 
 

@@ -185,6 +185,8 @@ def study_pages(study):
 
 REPORT_ITEM = "../report/item.rst"
 OVERLAY_ITEM = "../report/overlay_item.rst"
+
+
 # The report's categories: Agreement with the papers, Paper A, Paper B1, Paper B2, Benchmark,
 # Audit, Runtime.
 def report_paper(wildcards):

@@ -82,7 +82,9 @@ rule compare_paper_b2:
     conda:
         "../../envs/estimate.yaml"
     params:
-        names=[f"B2 Table {name[5:]}" for name in study_items(PAPERS, "paper_b2", "table")],
+        names=[
+            f"B2 Table {name[5:]}" for name in study_items(PAPERS, "paper_b2", "table")
+        ],
         z=config["comparison"]["z"],
     script:
         "../../scripts/compare_paper_b2.py"
