@@ -1,6 +1,7 @@
 # The papers' figures and tables, declared once in workflow/papers/<paper>.yaml (PAPERS):
-# every item's target rule <paper>_<item> (paper_a_fig5, paper_b2_table3, ...) is generated
-# here; the generic rules that draw them (plot_paper_a_figure, plot_paper_b_figure,
+# every item's target rule <paper>_<item> (paper_a_fig5, paper_b2_table3, ...) and each
+# paper's aggregate rule <paper> (its items and PAPER_EXTRAS; all of them in `all`) are
+# generated here; the generic rules that draw them (plot_paper_a_figure, plot_paper_b_figure,
 # table_paper_b, car_tables_paper_b2, table1_paper_b1) read the items' settings and captions.
 
 
@@ -26,3 +27,10 @@ for _paper, _decl in PAPERS.items():
                 f"{_paper}_{_name}"
             input:
                 item_files(_paper, _name),
+
+    rule:
+        name:
+            _paper
+        input:
+            paper_files(_paper),
+            PAPER_EXTRAS.get(_paper, []),

@@ -88,9 +88,7 @@ rule deviations:
 
 rule runtime_report:
     input:
-        rules.paper_a.input,
-        rules.paper_b1.input,
-        rules.paper_b2.input,
+        [getattr(rules, paper).input for paper in PAPERS],
         library=script_files(script_path("runtime_report"), SRC),
     output:
         R("report/runtime.csv"),
