@@ -116,7 +116,7 @@ SIM_EXPERIMENTS = sorted(
         if paper_b2.kind(exp) != "timing"
     }
 )
-#: Tables laid out from a study's summary (rule table_paper_b): every declared table that no
+#: Tables laid out from a study's summary by rule table_paper_b - every declared table that no
 #: special rule makes (made_by)
 SIM_TABLES = sorted(
     {
