@@ -1088,9 +1088,9 @@ _PAPERS = _papers.load_papers(
     ROOT / "workflow" / "papers", ROOT / "workflow" / "schemas" / "papers.schema.yaml", _CONFIG
 )
 for _study in ("paper_a_edge", "paper_a_individual", "paper_a_real"):
-    _CONFIG[_study]["figures"] = _papers.study_items(_PAPERS, _study, "fig")
-_CONFIG["paper_b2"]["figures"] = _papers.study_items(_PAPERS, "paper_b2", "fig")
-_CONFIG["paper_b2"]["tables"] = _papers.study_items(_PAPERS, "paper_b2", "table")
+    _CONFIG[_study]["figures"] = _papers.study_items(_PAPERS, "paper_a", _study, "fig")
+_CONFIG["paper_b2"]["figures"] = _papers.study_items(_PAPERS, "paper_b2", "paper_b2", "fig")
+_CONFIG["paper_b2"]["tables"] = _papers.study_items(_PAPERS, "paper_b2", "paper_b2", "table")
 _B2_EXPERIMENTS = ["scenario1", "scenario3", "scenario4", "hessian_m"]
 _CONFIG["paper_b2"]["experiments"] = {
     e: _CONFIG["paper_b2"]["experiments"][e] for e in _B2_EXPERIMENTS

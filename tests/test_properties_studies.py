@@ -42,9 +42,10 @@ CONFIG = read_yaml(ROOT / "config.yaml")
 _PAPERS = load_papers(
     ROOT / "workflow" / "papers", ROOT / "workflow" / "schemas" / "papers.schema.yaml", CONFIG
 )
-for _study in ("paper_a_edge", "paper_a_individual", "paper_a_real", "paper_b2"):
-    CONFIG[_study]["figures"] = study_items(_PAPERS, _study, "fig")
-CONFIG["paper_b2"]["tables"] = study_items(_PAPERS, "paper_b2", "table")
+for _study in ("paper_a_edge", "paper_a_individual", "paper_a_real"):
+    CONFIG[_study]["figures"] = study_items(_PAPERS, "paper_a", _study, "fig")
+CONFIG["paper_b2"]["figures"] = study_items(_PAPERS, "paper_b2", "paper_b2", "fig")
+CONFIG["paper_b2"]["tables"] = study_items(_PAPERS, "paper_b2", "paper_b2", "table")
 
 case, CASES, BUILDERS, CHECKS = registry()
 

@@ -142,16 +142,16 @@ def item_settings(item: Mapping) -> dict:
     return {k: v for k, v in item.items() if k not in META_KEYS}
 
 
-def study_items(papers: Mapping, study: str, kind: str) -> dict[str, dict]:
-    """The settings of every ``kind`` item (``"fig"`` or ``"table"``) that shows ``study``.
+def study_items(papers: Mapping, paper: str, study: str, kind: str) -> dict[str, dict]:
+    """The settings of every ``kind`` item (``"fig"`` or ``"table"``) of ``paper`` that shows
+    ``study`` (tables made by a special rule left out).
 
-    The view :mod:`dprank.docs_includes` and the sensitivity study read (item -> settings, in
-    declaration order), as the config's ``figures``/``tables`` sections once were.
+    The view the comparison of B2's tables, :mod:`dprank.docs_includes` and the sensitivity
+    study read (item -> settings, in declaration order; tables with their caption).
     """
     _checks.mapping(papers, "papers")
     return {
         name: item_settings(item) | ({"caption": item["caption"]} if kind == "table" else {})
-        for decl in papers.values()
-        for name, item in decl["items"].items()
+        for name, item in papers[paper]["items"].items()
         if item["study"] == study and name.startswith(kind) and not item.get("made_by")
     }

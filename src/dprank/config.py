@@ -240,7 +240,7 @@ def _cross_checks(config: Mapping, papers: Mapping | None = None) -> list[str]:
         if papers is not None:  # the declared tables (workflow/papers/), which it compares with
             from ._papers import study_items
 
-            paper_b2["tables"] = study_items(papers, "paper_b2", "table")
+            paper_b2["tables"] = study_items(papers, "paper_b2", "paper_b2", "table")
         problems.extend(check_sensitivity(sens, paper_b2))
     if bench := config.get("benchmark") or {}:
         problems += _benchmark_checks(bench)

@@ -126,6 +126,8 @@ SIM_TABLES = sorted(
         if name.startswith("table") and not item.get("made_by")
     }
 )
+#: Paper B2's tables laid out from its summaries (compared with the published numbers)
+B2_TABLES = study_items(PAPERS, "paper_b2", "paper_b2", "table")
 FIG_EXT = ["pdf", "png", "csv"]
 
 

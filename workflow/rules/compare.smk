@@ -59,12 +59,9 @@ rule compare_paper_b2:
     input:
         summaries=[
             R(f"paper_b2/{spec['experiment']}/summary.csv")
-            for spec in study_items(PAPERS, "paper_b2", "table").values()
+            for spec in B2_TABLES.values()
         ],
-        published=[
-            spec["published"]
-            for spec in study_items(PAPERS, "paper_b2", "table").values()
-        ],
+        published=[spec["published"] for spec in B2_TABLES.values()],
         car_ranks=R("paper_b2/car/nonprivate.json"),
         car_table2=R("paper_b2/car/table2.csv"),
         car_published=[
@@ -82,9 +79,7 @@ rule compare_paper_b2:
     conda:
         "../../envs/estimate.yaml"
     params:
-        names=[
-            f"B2 Table {name[5:]}" for name in study_items(PAPERS, "paper_b2", "table")
-        ],
+        names=[f"B2 Table {name[5:]}" for name in B2_TABLES],
         z=config["comparison"]["z"],
     script:
         "../../scripts/compare_paper_b2.py"

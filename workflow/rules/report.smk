@@ -306,13 +306,16 @@ rule docs_includes:
         # the studies' sections with their declared items (workflow/papers/), as
         # dprank.docs_includes reads them
         paper_a={
-            study: {**config[study], "figures": study_items(PAPERS, study, "fig")}
+            study: {
+                **config[study],
+                "figures": study_items(PAPERS, "paper_a", study, "fig"),
+            }
             for study in ("paper_a_edge", "paper_a_individual", "paper_a_real")
         },
         paper_b2={
             **config["paper_b2"],
-            "figures": study_items(PAPERS, "paper_b2", "fig"),
-            "tables": study_items(PAPERS, "paper_b2", "table"),
+            "figures": study_items(PAPERS, "paper_b2", "paper_b2", "fig"),
+            "tables": study_items(PAPERS, "paper_b2", "paper_b2", "table"),
         },
         outdir=lambda w, output: str(Path(output[0]).parent),
         bench=R("benchmarks"),
