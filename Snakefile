@@ -41,7 +41,8 @@
 # cell: one grid point with its own data (n300_p0.25); block: the cells of one Paper A job
 # (config job_keys; "all" for a whole grid, docs/performance.md); chunk: a range of replicates;
 # protocol: paper | authors (docs/papers/paper-a.md#s0); bpaper: paper_b1 | paper_b2 (Paper B's
-# two versions); block: the cells of one B job (config job_keys).
+# two versions; figures and tables: any paper declared kind: paper_b); block: the cells of one
+# B job (config job_keys).
 #
 # Targets: all, paper_a, paper_a_fig1 ... paper_a_fig8, paper_a_compare, fetch_data,
 # paper_b1, paper_b1_fig2 ... paper_b1_fig7, paper_b1_table1, paper_b2, paper_b2_fig3 ...

@@ -38,8 +38,9 @@ def load_papers(folder: str | Path, schema: str | Path, config: Mapping) -> dict
     schema : str or Path
         Their JSON schema (``workflow/schemas/papers.schema.yaml``).
     config : Mapping
-        The validated workflow config: its ``items`` section overrides declared settings
-        (paper -> item -> keys), and every item's study and experiments must be defined there.
+        The workflow config (read before :func:`dprank.config.validate_config`, which takes
+        the result): its ``items`` section overrides declared settings (paper -> item ->
+        keys), and every item's study and experiments must be defined there.
 
     Returns
     -------
@@ -64,16 +65,17 @@ def load_papers(folder: str | Path, schema: str | Path, config: Mapping) -> dict
         paper = path.stem
         decl = read_yaml(path) or {}
         where = f"{Path(folder).name}/{path.name}"
+        if not isinstance(decl, dict) or not isinstance(decl.get("items"), dict):
+            problems.append(f"{where}: must be a mapping with `items:` (fig<N>, table<N>)")
+            continue
         for name, keys in (overrides.get(paper) or {}).items():
-            if name not in (decl.get("items") or {}) or not isinstance(keys, Mapping):
+            if name not in decl["items"] or not isinstance(keys, Mapping):
                 problems.append(f"items.{paper}.{name}: no such item in {where}")
             else:
                 decl["items"][name] = {**decl["items"][name], **copy.deepcopy(keys)}
-        errors = sorted(validator.iter_errors(decl), key=lambda e: list(e.absolute_path))
+        errors = sorted(validator.iter_errors(decl), key=lambda e: _where(e))
         if errors:
-            problems += [f"{where}: {_explain(e)}" for e in errors if _where(e)] or [
-                f"{where}: {_explain(e)}" for e in errors
-            ]
+            problems += [f"{where}: {_explain(e)}" for e in errors]
             continue
         _fill_defaults(decl, root, root)
         for name, item in decl["items"].items():
