@@ -12,11 +12,8 @@ with job_logger(snakemake) as log:
     }
     written = write_includes(
         snakemake.params.outdir,
-        paper_a={
-            study: snakemake.config[study]
-            for study in ("paper_a_edge", "paper_a_individual", "paper_a_real")
-        },
-        paper_b2=snakemake.config["paper_b2"],
+        paper_a=snakemake.params.paper_a,
+        paper_b2=snakemake.params.paper_b2,
         protocols=snakemake.config["protocols"],
         chunk_size=snakemake.config["chunk_size"],
         bench=snakemake.params.bench,

@@ -33,7 +33,7 @@ with job_logger(snakemake) as log:
     )
     shown = paper_table(summary, spec, name)
     tex = paper_table(summary, spec, name, tex=True)
-    caption = spec["caption"]
+    caption = snakemake.params.caption  # declared in workflow/papers/<paper>.yaml
     for path, text in (
         (snakemake.output.csv, to_csv(table)),
         (snakemake.output.md, to_markdown(shown, caption, sparsify=True)),

@@ -6,10 +6,13 @@ from pathlib import Path
 import pytest
 import yaml
 
+from dprank._papers import load_papers
 from dprank.config import MIRROR_ENV_VAR, ConfigError, estimate_cell_memory, validate_config
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = ROOT / "workflow" / "schemas" / "config.schema.yaml"
+PAPERS_DIR = ROOT / "workflow" / "papers"
+PAPERS_SCHEMA = ROOT / "workflow" / "schemas" / "papers.schema.yaml"
 
 
 def _load(name):
@@ -61,8 +64,26 @@ def test_negative_epsilon():
 def test_wrong_type_and_unknown_figure_experiment():
     msg = _broken(lambda c: c.update(chunk_size="big"))
     assert "chunk_size" in msg
-    msg = _broken(lambda c: c["paper_a_edge"]["figures"]["fig1"].update(experiments=["exp9"]))
-    assert "exp9" in msg
+    # a figure's experiments are checked with the declarations (workflow/papers/)
+    cfg = validate_config(copy.deepcopy(_smoke()), SCHEMA)
+    cfg["items"] = {"paper_a": {"fig1": {"experiments": ["exp9"]}}}
+    with pytest.raises(ConfigError, match=r"paper_a\.yaml: items\.fig1\.experiments: 'exp9'"):
+        load_papers(PAPERS_DIR, PAPERS_SCHEMA, cfg)
+
+
+def test_paper_declarations_load_and_reject_unknown_keys_and_items():
+    cfg = validate_config(copy.deepcopy(_smoke()), SCHEMA)
+    papers = load_papers(PAPERS_DIR, PAPERS_SCHEMA, cfg)
+    assert {"paper_a", "paper_b1", "paper_b2"} <= set(papers)
+    # the smoke config plots fewer x values; the declaration's other settings stay
+    assert papers["paper_a"]["items"]["fig2"]["x_values"] == [0.25, 0.625, 1.0]
+    assert papers["paper_a"]["items"]["fig2"]["study"] == "paper_a_edge"
+    assert papers["paper_b2"]["items"]["fig4"]["type"] == "lines"  # schema default filled
+    cfg["items"] = {"paper_b2": {"fig4": {"colour": "red"}, "fig99": {}}}
+    with pytest.raises(ConfigError) as info:
+        load_papers(PAPERS_DIR, PAPERS_SCHEMA, cfg)
+    assert "paper_b2.yaml: items.fig4" in str(info.value) and "colour" in str(info.value)
+    assert "items.paper_b2.fig99: no such item" in str(info.value)
 
 
 def test_boolean_written_as_text_is_read_as_yaml():

@@ -278,7 +278,7 @@ def test_figure_7_ticks_read_as_numbers():
     """Paper A Figure 7 (and every Paper A figure): x ticks as numbers (1, 2, 10), not 1.00."""
     from dprank.plotting.paper_a import FIGURES
 
-    for figure, (panels, _, _) in FIGURES.items():
+    for figure, (panels, _) in FIGURES.items():
         for panel in panels:
             labels = _tick_labels([1.0, 2.0, 10.0], panel.xtick_format)
             assert [t.strip() for t in labels] == ["1", "2", "10"], (figure, panel.letter)

@@ -31,6 +31,7 @@ from hypothesis import strategies as st
 from test_properties import NAN, kw, property_tests, registry
 
 from dprank import (
+    _papers,
     cli,
     compare,
     datasets,
@@ -1087,6 +1088,14 @@ def _merged(base, over):
 _CONFIG = _merged(
     yamlfile.read_yaml(ROOT / "config.yaml"), yamlfile.read_yaml(ROOT / ".test" / "config.yaml")
 )
+# the studies' sections with their declared items, as the workflow glue passes them
+_PAPERS = _papers.load_papers(
+    ROOT / "workflow" / "papers", ROOT / "workflow" / "schemas" / "papers.schema.yaml", _CONFIG
+)
+for _study in ("paper_a_edge", "paper_a_individual", "paper_a_real"):
+    _CONFIG[_study]["figures"] = _papers.study_items(_PAPERS, "paper_a", _study, "fig")
+_CONFIG["paper_b2"]["figures"] = _papers.study_items(_PAPERS, "paper_b2", "paper_b2", "fig")
+_CONFIG["paper_b2"]["tables"] = _papers.study_items(_PAPERS, "paper_b2", "paper_b2", "table")
 _B2_EXPERIMENTS = ["scenario1", "scenario3", "scenario4", "hessian_m"]
 _CONFIG["paper_b2"]["experiments"] = {
     e: _CONFIG["paper_b2"]["experiments"][e] for e in _B2_EXPERIMENTS

@@ -51,6 +51,8 @@ from dprank.yamlfile import read_yaml
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = read_yaml(ROOT / "config.yaml")
 B2 = CONFIG["paper_b2"]
+#: Paper B2's declared figures and tables (workflow/papers/paper_b2.yaml)
+B2_ITEMS = read_yaml(ROOT / "workflow" / "papers" / "paper_b2.yaml")["items"]
 
 _case, CASES, BUILDERS, CHECKS = registry()
 
@@ -505,7 +507,7 @@ case(
     _check_agreement,
     comparison=[None, "x", pd.DataFrame({"verdict": ["within"]})],
 )
-_TABLE6 = read_published_table(ROOT / B2["tables"]["table6"]["published"])
+_TABLE6 = read_published_table(ROOT / B2_ITEMS["table6"]["published"])
 _TABLE6 = _TABLE6[(_TABLE6["model"] == "BTL") & (_TABLE6["m"] == 10)]
 
 
@@ -547,7 +549,7 @@ case(
     label=[None, 3],
     z=[0.0, -1.0, NAN, "4"],
 )
-_TABLE11 = read_published_table(ROOT / B2["tables"]["table11"]["published"])
+_TABLE11 = read_published_table(ROOT / B2_ITEMS["table11"]["published"])
 
 
 def _s5_summary(draw):

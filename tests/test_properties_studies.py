@@ -19,6 +19,7 @@ from hypothesis.extra import numpy as hnp
 from test_properties import BAD_COUNT, BAD_COUNT1, INF, NAN, generator, kw, property_tests, registry
 
 from dprank import docs_includes, methods, report
+from dprank._papers import load_papers, study_items
 from dprank.plotting import style
 from dprank.studies import (
     benchmark,
@@ -37,6 +38,14 @@ from dprank.yamlfile import read_yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = read_yaml(ROOT / "config.yaml")
+# the studies' sections with their declared items (workflow/papers/), as the workflow passes them
+_PAPERS = load_papers(
+    ROOT / "workflow" / "papers", ROOT / "workflow" / "schemas" / "papers.schema.yaml", CONFIG
+)
+for _study in ("paper_a_edge", "paper_a_individual", "paper_a_real"):
+    CONFIG[_study]["figures"] = study_items(_PAPERS, "paper_a", _study, "fig")
+CONFIG["paper_b2"]["figures"] = study_items(_PAPERS, "paper_b2", "paper_b2", "fig")
+CONFIG["paper_b2"]["tables"] = study_items(_PAPERS, "paper_b2", "paper_b2", "table")
 
 case, CASES, BUILDERS, CHECKS = registry()
 

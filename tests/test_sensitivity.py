@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 import yaml
 
+from dprank._papers import load_papers
 from dprank.aggregate import summarise
 from dprank.config import ConfigError, validate_config
 from dprank.seeding import generator
@@ -19,6 +20,8 @@ ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = ROOT / "workflow" / "schemas" / "config.schema.yaml"
 CONFIG = yaml.safe_load((ROOT / "config.yaml").read_text())
 B2 = CONFIG["paper_b2"]
+#: Paper B2's declared figures and tables (workflow/papers/paper_b2.yaml)
+B2_ITEMS = yaml.safe_load((ROOT / "workflow/papers/paper_b2.yaml").read_text())["items"]
 SEED = 20251122
 
 
@@ -94,7 +97,7 @@ def test_parabola_vertex():
 
 
 def _published_table6():
-    return read_published_table(ROOT / B2["tables"]["table6"]["published"])
+    return read_published_table(ROOT / B2_ITEMS["table6"]["published"])
 
 
 def test_fit_budget_finds_a_known_optimum():
@@ -137,7 +140,7 @@ def test_agreement_counts_and_skips_zero_means():
 def test_scenario5_agreement_flags_the_kendall_gap():
     """A setting whose Kendall distances are the printed ones agrees; twice them does not."""
     pub = {
-        "B2 Table 11": read_published_table(ROOT / B2["tables"]["table11"]["published"]),
+        "B2 Table 11": read_published_table(ROOT / B2_ITEMS["table11"]["published"]),
     }
     rows = []
     for factor in (1.0, 2.0):
@@ -177,6 +180,10 @@ def _smoke():
 def test_bad_sensitivity_config_is_named(edit, expected):
     cfg = _smoke()
     edit(cfg["sensitivity"])
+    # the tables it compares with are the declared paper_b2 tables
+    papers = load_papers(
+        ROOT / "workflow/papers", ROOT / "workflow/schemas/papers.schema.yaml", cfg
+    )
     with pytest.raises(ConfigError) as info:
-        validate_config(cfg, SCHEMA)
+        validate_config(cfg, SCHEMA, papers=papers)
     assert expected in str(info.value)

@@ -319,7 +319,7 @@ def _b2_spec(name):
     import yaml
 
     root = Path(__file__).resolve().parents[1]
-    return yaml.safe_load((root / "config.yaml").read_text())["paper_b2"]["tables"][name]
+    return yaml.safe_load((root / "workflow/papers/paper_b2.yaml").read_text())["items"][name]
 
 
 def test_table11_rows_are_btl_and_tm():
@@ -376,7 +376,8 @@ def test_no_table_file_holds_a_code_name():
     root = Path(__file__).resolve().parents[1]
     import yaml
 
-    specs = yaml.safe_load((root / "config.yaml").read_text())["paper_b2"]["tables"]
+    items = yaml.safe_load((root / "workflow/papers/paper_b2.yaml").read_text())["items"]
+    specs = {n: s for n, s in items.items() if n.startswith("table") and "made_by" not in s}
     values = {"model": ["btl", "tm"], "m": [10], "L": [100], "scheme": [1], "delta": [0.1]}
     for name, spec in specs.items():
         layout = PAPER_LAYOUTS.get(name, spec)

@@ -732,7 +732,7 @@ def test_changing_one_grid_reruns_only_its_cells(smoke):
     assert plots and all(re.search(r"/fig[1-4]_", o) for o in plots)
 
     def replot(c):
-        c["paper_a_edge"]["figures"]["fig2"]["x_values"] = [0.25, 1.0]
+        c["items"]["paper_a"]["fig2"]["x_values"] = [0.25, 1.0]
 
     jobs = planned_jobs(smoke, "--configfile", write_config(smoke, replot))
     assert {r for r, _ in jobs} == {"plot_paper_a_figure", "runtime_report", "report_page"}

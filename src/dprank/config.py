@@ -221,12 +221,10 @@ def _range_checks(config: Mapping) -> list[str]:
     ]
 
 
-def _cross_checks(config: Mapping) -> list[str]:
+def _cross_checks(config: Mapping, papers: Mapping | None = None) -> list[str]:
     """Checks across keys that the JSON schema cannot express, section by section."""
     problems = _range_checks(config)
     problems += _edge_checks(config.get("paper_a_edge", {}))
-    for section in ("paper_a_edge", "paper_a_individual"):
-        problems += _figure_experiment_checks(section, config.get(section, {}))
     if section := config.get("intervals"):
         from .studies.intervals import check_section as check_intervals
 
@@ -238,7 +236,12 @@ def _cross_checks(config: Mapping) -> list[str]:
     if sens := config.get("sensitivity"):
         from .studies.paper_b2.sensitivity import check_section as check_sensitivity
 
-        problems.extend(check_sensitivity(sens, config.get("paper_b2") or {}))
+        paper_b2 = dict(config.get("paper_b2") or {})
+        if papers is not None:  # the declared tables (workflow/papers/), which it compares with
+            from ._papers import study_items
+
+            paper_b2["tables"] = study_items(papers, "paper_b2", "paper_b2", "table")
+        problems.extend(check_sensitivity(sens, paper_b2))
     if bench := config.get("benchmark") or {}:
         problems += _benchmark_checks(bench)
     return problems
@@ -260,20 +263,6 @@ def _edge_checks(edge: Mapping) -> list[str]:
                 problems.append(f"{where}.{key}: values must be distinct, got {values}")
         if "n" in exp and any(n < 4 for n in exp["n"]):
             problems.append(f"{where}.n: every n must be >= 4 (top-k needs k = round(n/4) >= 1)")
-    return problems
-
-
-def _figure_experiment_checks(section: str, study: Mapping) -> list[str]:
-    """Every experiment a Paper A figure names is defined in its section."""
-    problems = []
-    defined = sorted(study.get("experiments", {}))
-    for name, fig in study.get("figures", {}).items():
-        for exp in fig.get("experiments", []):
-            if exp not in defined:
-                problems.append(
-                    f"{section}.figures.{name}.experiments: {exp!r} is not defined under "
-                    f"{section}.experiments (defined: {defined})"
-                )
     return problems
 
 
@@ -459,7 +448,10 @@ def _mirror_checks(config: Mapping) -> list[str]:
 
 
 def validate_config(
-    config: dict, schema: dict | str | Path, check_environment: bool = True
+    config: dict,
+    schema: dict | str | Path,
+    check_environment: bool = True,
+    papers: Mapping | None = None,
 ) -> dict:
     """Validate ``config`` in place (filling schema defaults) and return it.
 
@@ -474,6 +466,9 @@ def validate_config(
         within ``memory_limit_gb`` (default: the machine's memory) and the data
         mirror an existing folder. The workflow turns it off in the Snakemake
         processes that run jobs (the main process has checked).
+    papers : Mapping, optional
+        The papers' declared items (``dprank._papers.load_papers``): the sensitivity study's
+        tables must be declared ``paper_b2`` tables with published numbers (unchecked without).
 
     Raises
     ------
@@ -487,6 +482,8 @@ def validate_config(
     if not isinstance(schema, dict):
         _checks.path(schema, "schema")
     _checks.flag(check_environment, "check_environment")
+    if papers is not None:
+        _checks.mapping(papers, "papers")
     if not isinstance(schema, dict):
         schema = load_schema(schema)
     validator = _Validator(schema)
@@ -498,7 +495,7 @@ def validate_config(
     messages = nan + [_explain(e) for e in errors]
     if not messages:
         _fill_defaults(config, schema, schema)
-        messages = _cross_checks(config)
+        messages = _cross_checks(config, papers)
         if check_environment:
             messages += _mirror_checks(config) + _memory_checks(config, machine_memory())
     if messages:

@@ -149,7 +149,8 @@ _PAPER_A_SECTIONS = (*_SIMULATION_STUDIES, "paper_a_real")
 
 
 def _check_paper_a(paper_a) -> None:
-    """``paper_a`` maps each Paper A study to its config section, each with ``figures``."""
+    """``paper_a`` maps each Paper A study to its config section, each with ``figures`` (the
+    settings of the figures declared for that study in ``workflow/papers/paper_a.yaml``)."""
     _checks.mapping(paper_a, "paper_a", _PAPER_A_SECTIONS)
     for study in _PAPER_A_SECTIONS:
         _checks.mapping(paper_a[study], f"paper_a[{study!r}]", ("figures",))

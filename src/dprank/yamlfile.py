@@ -1,4 +1,4 @@
-"""Reading YAML files: the config schema, the report captions, the data set registry."""
+"""Reading YAML files: the config schema, the papers' declarations, the data set registry."""
 
 from __future__ import annotations
 

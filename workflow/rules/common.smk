@@ -20,9 +20,9 @@ os.environ.update(
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = "1"
 
+from dprank._papers import item_settings, load_papers, study_items
 from dprank.config import validate_config
 from dprank.deps import script_files
-from dprank.yamlfile import read_yaml
 from dprank.studies import STUDIES, block_kwargs, paper_b2, study_module
 from dprank.workflow import (
     MALLOC_TUNING,
@@ -43,10 +43,19 @@ os.environ.update({k: os.environ.get(k, v) for k, v in MALLOC_TUNING.items()})
 # the main process re-ran its scheduling loop hundreds of times a second; docs/performance.md).
 coalesce_scheduler_timers()
 
+#: What each paper shows, declared once (workflow/papers/<paper>.yaml): paper -> its kind,
+#: report category and items (fig5, table3, ...: study, settings, caption, published numbers),
+#: with config.yaml's `items:` overrides merged in; workflow/rules/items.smk makes the targets.
+PAPERS = load_papers(
+    Path(workflow.basedir) / "workflow/papers",
+    Path(workflow.basedir) / "workflow/schemas/papers.schema.yaml",
+    config,
+)
 validate_config(
     config,
     Path(workflow.basedir) / "workflow/schemas/config.schema.yaml",
     check_environment=workflow.is_main_process,
+    papers=PAPERS,
 )
 
 # Resume after a crash with the same command (docs/robustness.md): profiles/default sets
@@ -86,12 +95,10 @@ onstart:
 
 
 PROTOCOLS = config["protocols"]
-#: Paper A simulation figure -> the config section (study) that holds its settings
-PAPER_A_FIGURE_STUDY = {
-    figure: study
-    for study in ("paper_a_edge", "paper_a_individual", "paper_a_real")
-    for figure in config[study]["figures"]
-}
+#: Paper A's figures (their rules write figures/paper_a/): name -> declared item
+PAPER_A_ITEMS = PAPERS["paper_a"]["items"]
+#: The papers whose items the Paper B rules draw (figures/{bpaper}/, tables/{bpaper}/)
+B_KIND_PAPERS = [p for p, decl in PAPERS.items() if decl["kind"] == "paper_b"]
 #: B2 experiments run by rule time_paper_b2 (Figure 10) instead of simulate/fit chunks
 TIMING_EXPERIMENTS = [
     name
@@ -109,13 +116,58 @@ SIM_EXPERIMENTS = sorted(
         if paper_b2.kind(exp) != "timing"
     }
 )
-#: B1/B2 tables laid out from simulation summaries (rule table_paper_b)
+#: Tables laid out from a study's summary by rule table_paper_b - every declared table that no
+#: special rule makes (made_by)
 SIM_TABLES = sorted(
-    {t for section in B_PAPERS for t in config[section].get("tables", {})}
+    {
+        name
+        for paper in B_KIND_PAPERS
+        for name, item in PAPERS[paper]["items"].items()
+        if name.startswith("table") and not item.get("made_by")
+    }
 )
+#: Paper B2's tables laid out from its summaries (compared with the published numbers)
+B2_TABLES = study_items(PAPERS, "paper_b2", "paper_b2", "table")
 FIG_EXT = ["pdf", "png", "csv"]
-#: Report captions: the paper item each figure reproduces and its settings
-CAPTIONS = read_yaml(Path(workflow.basedir) / "workflow/report/captions.yaml")
+
+
+def item(paper, name):
+    """A declared item of a paper (workflow/papers/<paper>.yaml)."""
+    return PAPERS[paper]["items"][name]
+
+
+#: The generic wording the rules add to an item's declared caption (report captions).
+CAPTION_NOTES = {
+    "paper_a": (
+        " The label 'protocol' says which protocol: 'paper' runs the algorithms as stated, "
+        "'authors' as the authors' code does. Published versus reproduced: Paper A's "
+        "comparison summaries."
+    ),
+    "paper_a_overlay": (
+        " The label 'protocol' says which protocol. Overlay: the published points (the "
+        "authors' stored results for Figures 1-4, points digitised from the paper for "
+        "Figures 5-8) as hollow markers over our curves."
+    ),
+    "paper_a_single": " Published versus reproduced: Paper A's comparison summaries.",
+    "paper_a_single_overlay": (
+        " Overlay: the points digitised from the paper's figure as hollow markers over our "
+        "curves (both protocols: equal means)."
+    ),
+    "paper_b_overlay": " Overlay: the published table values as hollow markers over our curves.",
+}
+
+
+def item_caption(paper, note=None):
+    """Params function: the declared caption of the item ``{figure}`` or ``{table}`` of
+    ``paper`` (a wildcard name where ``paper`` is None: ``{bpaper}``), plus the generic
+    wording :data:`CAPTION_NOTES` [``note``]."""
+
+    def caption(wildcards):
+        name = getattr(wildcards, "figure", None) or wildcards.table
+        text = item(paper or wildcards.bpaper, name)["caption"]
+        return text + (CAPTION_NOTES[note] if note else "")
+
+    return caption
 
 
 def rst_text(name):
@@ -135,14 +187,14 @@ def study_pages(study):
 
 REPORT_ITEM = "../report/item.rst"
 OVERLAY_ITEM = "../report/overlay_item.rst"
+
+
 # The report's categories: Agreement with the papers, Paper A, Paper B1, Paper B2, Benchmark,
 # Audit, Runtime.
-REPORT_PAPER = {"paper_b1": "Paper B1", "paper_b2": "Paper B2"}
-
-
 def report_paper(wildcards):
-    """Report category of a Paper B output ("Paper B1" or "Paper B2")."""
-    return REPORT_PAPER[wildcards.bpaper]
+    """Report category of a Paper B output ("Paper B1" or "Paper B2": the paper's declared
+    category)."""
+    return PAPERS[wildcards.bpaper]["category"]
 
 
 TABLE_EXT = ["csv", "md", "tex", "html"]
@@ -185,7 +237,7 @@ wildcard_constraints:
     block=r"[^/]+",
     chunk=r"\d+",
     figure=r"fig\d+",
-    bpaper="paper_b1|paper_b2",
+    bpaper="|".join(B_KIND_PAPERS),
 
 
 def script_path(name):
@@ -316,13 +368,13 @@ def real_data_kwargs(dataset, protocol):
 
 
 def figure_settings(figure):
-    """The config entry of a Paper A simulation figure."""
-    return config[PAPER_A_FIGURE_STUDY[figure]]["figures"][figure]
+    """The plotting settings of a Paper A figure (its declaration without study, caption ...)."""
+    return item_settings(PAPER_A_ITEMS[figure])
 
 
 def figure_summaries_by_protocol(wildcards):
     """Params function: protocol -> the aggregated summaries a Paper A figure plots."""
-    study = PAPER_A_FIGURE_STUDY[wildcards.figure]
+    study = PAPER_A_ITEMS[wildcards.figure]["study"]
     experiments = figure_settings(wildcards.figure)["experiments"]
     return {p: summary_files(study, experiments, p) for p in PROTOCOLS}
 
@@ -401,7 +453,7 @@ def paper_a_figure_outputs():
 #: Figure 8, where the protocols differ only in the ridge of the non-private reference fit,
 #: which does not change its ranking on either data set (docs/protocols.md); the job checks
 #: that the means agree and fails if they do not.
-PAPER_A_SINGLE = list(config["paper_a_real"]["figures"])
+PAPER_A_SINGLE = [name for name, spec in PAPER_A_ITEMS.items() if spec["single"]]
 
 
 def paper_a_single_outputs():
@@ -438,25 +490,28 @@ def paper_a_single_outputs():
 
 def paper_a_comparison(wildcards):
     """Input function: the comparison table a Paper A figure's overlay reads (none without it)."""
-    if not PAPER_A_OVERLAID:
+    comparison = PAPER_A_ITEMS[wildcards.figure].get("comparison")
+    if not PAPER_A_OVERLAID or not comparison:
         return []
-    if int(wildcards.figure[3:]) <= 4:
-        return R("comparison/paper_a_edge.csv")
-    return R("comparison/paper_a_individual.csv")
+    return R(f"comparison/{comparison}.csv")
 
 
-#: B2 figures whose numbers the paper prints in tables: drawn with their overlay version
-B2_OVERLAID = [
-    name
-    for name, spec in config["paper_b2"]["figures"].items()
-    if spec.get("published")
-]
+#: Paper B figures whose numbers the paper prints in tables (declared `published`): drawn with
+#: their overlay version, which reads the paper's comparison table (rule compare_<paper>)
+B_OVERLAID = {
+    paper: [
+        name
+        for name, spec in PAPERS[paper]["items"].items()
+        if name.startswith("fig") and spec.get("published")
+    ]
+    for paper in B_KIND_PAPERS
+}
 
 
 def paper_b_figure_files(bpaper, figure):
     """A Paper B figure, and its overlay version where the paper prints its numbers."""
     files = expand(R(f"figures/{bpaper}/{figure}.{{ext}}"), ext=FIG_EXT)
-    if bpaper == "paper_b2" and figure in B2_OVERLAID:
+    if figure in B_OVERLAID[bpaper]:
         files += expand(
             R(f"figures/{bpaper}/{figure}_overlay.{{ext}}"), ext=["pdf", "png"]
         )
@@ -465,8 +520,8 @@ def paper_b_figure_files(bpaper, figure):
 
 def b_figure_inputs(wildcards):
     """Input function: what a B1/B2 figure plots - summaries (lines) or replicates."""
-    spec = config[wildcards.bpaper]["figures"][wildcards.figure]
+    spec = item(wildcards.bpaper, wildcards.figure)
     experiments = spec["experiment"]
     experiments = [experiments] if isinstance(experiments, str) else experiments
     name = "summary" if spec.get("type", "lines") == "lines" else "replicates"
-    return [R(f"{wildcards.bpaper}/{e}/{name}.csv") for e in experiments]
+    return [R(f"{spec['study']}/{e}/{name}.csv") for e in experiments]

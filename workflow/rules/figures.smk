@@ -11,28 +11,19 @@ rule plot_paper_a_figure:
     benchmark:
         R("benchmarks/figures/paper_a/{figure}.tsv")
     wildcard_constraints:
-        figure="|".join(f for f in PAPER_A_FIGURE_STUDY if f not in PAPER_A_SINGLE),
+        figure="|".join(f for f in PAPER_A_ITEMS if f not in PAPER_A_SINGLE),
     conda:
         "../../envs/plot.yaml"
     params:
         figure=lambda w: canonical(figure_settings(w.figure)),
         summaries=figure_summaries_by_protocol,
-        caption=lambda w: (
-            f"{CAPTIONS['paper_a'][w.figure]} The label 'protocol' says which protocol: "
-            "'paper' runs the algorithms as stated, 'authors' as the authors' code does. "
-            "Published versus reproduced: Paper A's comparison summaries."
-        ),
-        overlay_caption=lambda w: (
-            f"{CAPTIONS['paper_a'][w.figure]} The label 'protocol' says which protocol. "
-            "Overlay: the published points (the authors' stored results for Figures 1-4, "
-            "points digitised from the paper for Figures 5-8) as hollow markers over our "
-            "curves."
-        ),
+        caption=item_caption("paper_a", "paper_a"),
+        overlay_caption=item_caption("paper_a", "paper_a_overlay"),
     script:
         "../../scripts/plot_paper_a_figure.py"
 
 
-# Figure 8 once for both protocols: they give the same means there (PAPER_A_SINGLE).
+# Figure 8 once for both protocols: they give the same means there (declared single).
 use rule plot_paper_a_figure as plot_paper_a_single with:
     output:
         **paper_a_single_outputs(),
@@ -41,58 +32,8 @@ use rule plot_paper_a_figure as plot_paper_a_single with:
     params:
         figure=lambda w: canonical(figure_settings(w.figure)),
         summaries=figure_summaries_by_protocol,
-        caption=lambda w: (
-            f"{CAPTIONS['paper_a'][w.figure]} One figure for both protocols: here they "
-            "differ only in the ridge of the non-private reference fit (authors: the private "
-            "fit's gamma = 2L/eps; paper: none), which ranks the items the same on both data "
-            "sets at every eps, and they share the noise draws, so their means are equal (the "
-            "job checks it; the CSV holds both). Published versus reproduced: Paper A's "
-            "comparison summaries."
-        ),
-        overlay_caption=lambda w: (
-            f"{CAPTIONS['paper_a'][w.figure]} Overlay: the points digitised from the "
-            "paper's figure as hollow markers over our curves (both protocols: equal means)."
-        ),
-
-
-rule paper_a_fig1:
-    input:
-        paper_a_figure_files("fig1"),
-
-
-rule paper_a_fig2:
-    input:
-        paper_a_figure_files("fig2"),
-
-
-rule paper_a_fig3:
-    input:
-        paper_a_figure_files("fig3"),
-
-
-rule paper_a_fig4:
-    input:
-        paper_a_figure_files("fig4"),
-
-
-rule paper_a_fig5:
-    input:
-        paper_a_figure_files("fig5"),
-
-
-rule paper_a_fig6:
-    input:
-        paper_a_figure_files("fig6"),
-
-
-rule paper_a_fig7:
-    input:
-        paper_a_figure_files("fig7"),
-
-
-rule paper_a_fig8:
-    input:
-        paper_a_figure_files("fig8"),
+        caption=item_caption("paper_a", "paper_a_single"),
+        overlay_caption=item_caption("paper_a", "paper_a_single_overlay"),
 
 
 # The B2 figures whose numbers the paper prints in tables are drawn with their overlay
@@ -121,90 +62,10 @@ rule plot_paper_b_figure:
     conda:
         "../../envs/plot.yaml"
     params:
-        figure=lambda w: canonical(config[w.bpaper]["figures"][w.figure]),
-        caption=lambda w: CAPTIONS[w.bpaper][w.figure],
+        figure=lambda w: canonical(item_settings(item(w.bpaper, w.figure))),
+        caption=item_caption(None),
     script:
         "../../scripts/plot_paper_b_figure.py"
-
-
-rule paper_b2_fig3:
-    input:
-        paper_b_figure_files("paper_b2", "fig3"),
-
-
-rule paper_b2_fig4:
-    input:
-        paper_b_figure_files("paper_b2", "fig4"),
-
-
-rule paper_b2_fig5:
-    input:
-        paper_b_figure_files("paper_b2", "fig5"),
-
-
-rule paper_b2_fig6:
-    input:
-        paper_b_figure_files("paper_b2", "fig6"),
-
-
-rule paper_b2_fig7:
-    input:
-        paper_b_figure_files("paper_b2", "fig7"),
-
-
-rule paper_b2_fig8:
-    input:
-        paper_b_figure_files("paper_b2", "fig8"),
-
-
-rule paper_b2_fig9:
-    input:
-        paper_b_figure_files("paper_b2", "fig9"),
-
-
-rule paper_b2_fig10:
-    input:
-        paper_b_figure_files("paper_b2", "fig10"),
-
-
-rule paper_b2_fig11:
-    input:
-        paper_b_figure_files("paper_b2", "fig11"),
-
-
-rule paper_b2_fig12:
-    input:
-        paper_b_figure_files("paper_b2", "fig12"),
-
-
-rule paper_b2_fig13:
-    input:
-        paper_b_figure_files("paper_b2", "fig13"),
-
-
-rule paper_b1_fig2:
-    input:
-        paper_b_figure_files("paper_b1", "fig2"),
-
-
-rule paper_b1_fig3:
-    input:
-        paper_b_figure_files("paper_b1", "fig3"),
-
-
-rule paper_b1_fig4:
-    input:
-        paper_b_figure_files("paper_b1", "fig4"),
-
-
-rule paper_b1_fig5:
-    input:
-        paper_b_figure_files("paper_b1", "fig5"),
-
-
-rule paper_b1_fig6:
-    input:
-        paper_b_figure_files("paper_b1", "fig6"),
 
 
 rule plot_paper_b_figure_overlay:
@@ -235,30 +96,17 @@ rule plot_paper_b_figure_overlay:
     benchmark:
         R("benchmarks/figures/{bpaper}/{figure}.tsv")
     wildcard_constraints:
-        bpaper="paper_b2",
-        figure="|".join(B2_OVERLAID) or "^$",
+        bpaper="|".join(p for p, figures in B_OVERLAID.items() if figures) or "^$",
+        figure="|".join(f for figures in B_OVERLAID.values() for f in figures) or "^$",
     conda:
         "../../envs/plot.yaml"
     params:
-        figure=lambda w: canonical(config[w.bpaper]["figures"][w.figure]),
-        caption=lambda w: CAPTIONS[w.bpaper][w.figure],
+        figure=lambda w: canonical(item_settings(item(w.bpaper, w.figure))),
+        caption=item_caption(None),
         tables=lambda w: [
             f"B2 Table {t.removeprefix('table')}"
-            for t in config[w.bpaper]["figures"][w.figure]["published"]
+            for t in item(w.bpaper, w.figure)["published"]
         ],
-        overlay_caption=lambda w: (
-            f"{CAPTIONS[w.bpaper][w.figure]} Overlay: the published table values as hollow "
-            "markers over our curves."
-        ),
+        overlay_caption=item_caption(None, "paper_b_overlay"),
     script:
         "../../scripts/plot_paper_b_figure.py"
-
-
-rule paper_b1_fig7:
-    input:
-        paper_b_figure_files("paper_b1", "fig7"),
-
-
-rule paper_b2_fig14:
-    input:
-        paper_b_figure_files("paper_b2", "fig14"),

@@ -88,9 +88,7 @@ rule deviations:
 
 rule runtime_report:
     input:
-        rules.paper_a.input,
-        rules.paper_b1.input,
-        rules.paper_b2.input,
+        [getattr(rules, paper).input for paper in PAPERS],
         library=script_files(script_path("runtime_report"), SRC),
     output:
         R("report/runtime.csv"),
@@ -305,6 +303,20 @@ rule docs_includes:
         "../../envs/plot.yaml"
     params:
         names=DOCS_COMPARISONS,
+        # the studies' sections with their declared items (workflow/papers/), as
+        # dprank.docs_includes reads them
+        paper_a={
+            study: {
+                **config[study],
+                "figures": study_items(PAPERS, "paper_a", study, "fig"),
+            }
+            for study in ("paper_a_edge", "paper_a_individual", "paper_a_real")
+        },
+        paper_b2={
+            **config["paper_b2"],
+            "figures": study_items(PAPERS, "paper_b2", "paper_b2", "fig"),
+            "tables": study_items(PAPERS, "paper_b2", "paper_b2", "table"),
+        },
         outdir=lambda w, output: str(Path(output[0]).parent),
         bench=R("benchmarks"),
     script:

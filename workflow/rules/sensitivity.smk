@@ -32,7 +32,7 @@ SENS_DEFAULT5 = {
 #: per part: the published CSVs of its tables and their labels as in the comparison
 #: (table6 -> "B2 Table 6"), in the config's order
 SENS_PUBLISHED = {
-    part: [SENS_B2["tables"][t]["published"] for t in sec.get("tables", [])]
+    part: [B2_TABLES[t]["published"] for t in sec.get("tables", [])]
     for part, sec in (("scenario3", SENS_S3), ("scenario5", SENS_S5))
 }
 SENS_LABELS = {

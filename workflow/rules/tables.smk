@@ -1,9 +1,7 @@
 rule table_paper_b:
     input:
-        summary=lambda w: (
-            R(
-                f"{w.bpaper}/{config[w.bpaper]['tables'][w.table]['experiment']}/summary.csv"
-            )
+        summary=lambda w: R(
+            "{study}/{experiment}/summary.csv".format(**item(w.bpaper, w.table))
         ),
         library=script_files(script_path("table_paper_b"), SRC),
     output:
@@ -26,55 +24,10 @@ rule table_paper_b:
     conda:
         "../../envs/plot.yaml"
     params:
-        table=lambda w: canonical(config[w.bpaper]["tables"][w.table]),
-        caption=lambda w: config[w.bpaper]["tables"][w.table]["caption"],
+        table=lambda w: canonical(item_settings(item(w.bpaper, w.table))),
+        caption=item_caption(None),
     script:
         "../../scripts/table_paper_b.py"
-
-
-rule paper_b2_table3:
-    input:
-        expand(R("tables/paper_b2/table3.{ext}"), ext=TABLE_EXT),
-
-
-rule paper_b2_table4:
-    input:
-        expand(R("tables/paper_b2/table4.{ext}"), ext=TABLE_EXT),
-
-
-rule paper_b2_table5:
-    input:
-        expand(R("tables/paper_b2/table5.{ext}"), ext=TABLE_EXT),
-
-
-rule paper_b2_table6:
-    input:
-        expand(R("tables/paper_b2/table6.{ext}"), ext=TABLE_EXT),
-
-
-rule paper_b2_table7:
-    input:
-        expand(R("tables/paper_b2/table7.{ext}"), ext=TABLE_EXT),
-
-
-rule paper_b2_table8:
-    input:
-        expand(R("tables/paper_b2/table8.{ext}"), ext=TABLE_EXT),
-
-
-rule paper_b2_table9:
-    input:
-        expand(R("tables/paper_b2/table9.{ext}"), ext=TABLE_EXT),
-
-
-rule paper_b2_table10:
-    input:
-        expand(R("tables/paper_b2/table10.{ext}"), ext=TABLE_EXT),
-
-
-rule paper_b2_table11:
-    input:
-        expand(R("tables/paper_b2/table11.{ext}"), ext=TABLE_EXT),
 
 
 rule table1_paper_b1:
@@ -101,14 +54,6 @@ rule table1_paper_b1:
     conda:
         "../../envs/plot.yaml"
     params:
-        caption=(
-            "Paper B (B1) Table 1: the behaviour of the errors as L grows under the three "
-            "schemes, the paper's (theory) beside ours (measured from Figure 3)."
-        ),
+        caption=item("paper_b1", "table1")["caption"],
     script:
         "../../scripts/table1_paper_b1.py"
-
-
-rule paper_b1_table1:
-    input:
-        rules.table1_paper_b1.output,

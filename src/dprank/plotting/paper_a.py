@@ -98,22 +98,19 @@ def _standard(
 
 _FIG4_METHODS = ("edge_counts", "edge_mle", "edge_one_shot")
 
-#: figure id -> (panels, grid shape (rows, cols), caption)
-FIGURES: dict[str, tuple[tuple[Panel, ...], tuple[int, int], str]] = {
+#: figure id -> (panels, grid shape (rows, cols)); captions: workflow/papers/paper_a.yaml
+FIGURES: dict[str, tuple[tuple[Panel, ...], tuple[int, int]]] = {
     "fig1": (
         _standard("n", "epsilon", "n"),
         (2, 2),
-        "Paper A, Figure 1: edge DP errors versus the number of items n (p = 1).",
     ),
     "fig2": (
         _standard("p", "epsilon", "p"),
         (2, 2),
-        "Paper A, Figure 2: edge DP errors versus the edge probability p (n = 300).",
     ),
     "fig3": (
         _standard("epsilon", "p", r"$\epsilon$"),
         (2, 2),
-        "Paper A, Figure 3: edge DP errors versus the privacy level epsilon (n = 300).",
     ),
     "fig4": (
         (
@@ -140,25 +137,20 @@ FIGURES: dict[str, tuple[tuple[Panel, ...], tuple[int, int], str]] = {
             ),
         ),
         (1, 2),
-        "Paper A, Figure 4: relative Hamming error of counting, perturbed MLE and the one-shot "
-        "method (p = 1).",
     ),
     "fig5": (
         _standard(
             "n", "epsilon", "n", hamming_ylim=(0.0, 0.8), series_format="g", unit="individual"
         ),
         (2, 2),
-        "Paper A, Figure 5: individual DP errors versus the number of items n (m = 1000, L = 5).",
     ),
     "fig6": (
         _standard("m", "epsilon", "m", series_format="g", unit="individual"),
         (2, 2),
-        "Paper A, Figure 6: individual DP errors versus the number of users m (n = 16, L = 5).",
     ),
     "fig7": (
         _standard("epsilon", "m", r"$\epsilon$", hamming_ylim=(0.0, None), unit="individual"),
         (2, 2),
-        "Paper A, Figure 7: individual DP errors versus epsilon (n = 16, L = 5).",
     ),
     "fig8": (
         tuple(
@@ -181,8 +173,6 @@ FIGURES: dict[str, tuple[tuple[Panel, ...], tuple[int, int], str]] = {
             )
         ),
         (1, 2),
-        "Paper A, Figure 8: mean rank difference of private versus non-private rankings, "
-        "CEMS (a) and immigration (b) data.",
     ),
 }
 
@@ -213,7 +203,7 @@ def figure_data(
     protocol : str
         Protocol label written into the table.
     """
-    panels, _, _ = FIGURES[_figure_name(figure)]
+    panels, _ = FIGURES[_figure_name(figure)]
     needed = 1 + max(p.experiment for p in panels)
     if isinstance(summaries, (str, bytes, Mapping)) or not isinstance(summaries, Sequence):
         raise TypeError(f"summaries must be a list of DataFrames, got {type(summaries).__name__}")
@@ -311,8 +301,8 @@ def protocols_agree(figure: str, datas: Mapping[str, pd.DataFrame]) -> None:
         where = diff.iloc[0].to_dict() if len(diff) else {}
         raise ValueError(
             f"{figure}: protocols {first!r} and {protocol!r} plot different means "
-            f"(first difference: {where}); draw one figure per protocol (remove {figure} "
-            "from PAPER_A_SINGLE in workflow/rules/common.smk)"
+            f"(first difference: {where}); draw one figure per protocol (single: false for "
+            f"{figure} in workflow/papers/paper_a.yaml)"
         )
 
 
@@ -360,7 +350,7 @@ def draw_figure(
         _checks.columns(published, "published", ("panel", "series", "x", "value"))
     if protocols is not None:
         _checks.text(protocols, "protocols")
-    panels, (nrows, ncols), _ = FIGURES[_figure_name(figure)]
+    panels, (nrows, ncols) = FIGURES[_figure_name(figure)]
     with authors_style():
         fig, axes = panel_grid(nrows, ncols)
         for ax, panel in zip(axes.ravel(), panels, strict=False):
