@@ -26,7 +26,7 @@ from dprank.tables import (
 )
 from dprank.workflow import job_logger
 
-METHODS = ["ADRR", "Count", "ClassicRR", "Laplace"]
+METHODS = ["local_adrr", "local_count", "local_classic_rr", "local_laplace"]
 #: B2 Table 1's row labels
 ASPECTS = {"Body": "Body type", "Transmission": "Transmission", "Engine": "Engine", "Fuel": "Fuel"}
 RANKS = (("btl", "Ranking (BTL)"), ("tm", "Ranking (TM)"), ("count", "Ranking (Count Method)"))
@@ -56,10 +56,10 @@ def table2_display(stats: pd.DataFrame, tex: bool) -> pd.DataFrame:
             format_cell(s.at[m, "mean"], s.at[m, "se"], 4) for m in METHODS
         ]
         rows[name, f"Paired t-test: t statistic{mark}"] = [
-            "–" if m == "ADRR" else f"{s.at[m, 't']:.4f}" for m in METHODS
+            "–" if m == "local_adrr" else f"{s.at[m, 't']:.4f}" for m in METHODS
         ]
         rows[name, f"Paired t-test: p-value{mark}"] = [
-            "–" if m == "ADRR" else pvalue_text(s.at[m, "p"], tex) for m in METHODS
+            "–" if m == "local_adrr" else pvalue_text(s.at[m, "p"], tex) for m in METHODS
         ]
     table = pd.DataFrame.from_dict(rows, orient="index", columns=[paper_label(m) for m in METHODS])
     table.index = pd.MultiIndex.from_tuples(table.index, names=["Model", ""])
@@ -96,7 +96,7 @@ with job_logger(snakemake) as log:
         s = stats[stats["model"] == model].set_index("method")
         rows[model.upper()] = [format_cell(s.at[m, "mean"], s.at[m, "se"], 4) for m in METHODS]
         rows[f"t (p), {model.upper()}, vs ADRR"] = [
-            "–" if m == "ADRR" else f"{s.at[m, 't']:.4f} ({format_pvalue(s.at[m, 'p'])})"
+            "–" if m == "local_adrr" else f"{s.at[m, 't']:.4f} ({format_pvalue(s.at[m, 'p'])})"
             for m in METHODS
         ]
     table2 = pd.DataFrame.from_dict(rows, orient="index", columns=METHODS)

@@ -76,7 +76,7 @@ def test_authors_protocol_orders_exact_ties_like_r_bfgs():
     kwargs = dict(
         cell={"n": n, "p": 1.0},
         protocol="authors",
-        methods=["perturbed_mle"],
+        methods=["edge_mle"],
         c0=2.0,
         kappa2=0.25,
         xtol=1e-10,
@@ -84,8 +84,8 @@ def test_authors_protocol_orders_exact_ties_like_r_bfgs():
     )
     emulated = estimate_chunk(wins[None], noise, truth=theta[None], **kwargs)
     stable = estimate_chunk(wins[None], noise, **kwargs)
-    np.testing.assert_array_equal(emulated["topk_perturbed_mle"][0, 0], top_k(theta_hat, k, keys))
-    np.testing.assert_array_equal(stable["topk_perturbed_mle"][0, 0], top_k(theta_hat, k))
+    np.testing.assert_array_equal(emulated["topk_edge_mle"][0, 0], top_k(theta_hat, k, keys))
+    np.testing.assert_array_equal(stable["topk_edge_mle"][0, 0], top_k(theta_hat, k))
     # the estimates themselves are the exact minimiser either way
     np.testing.assert_array_equal(emulated["theta_hat"], stable["theta_hat"])
 

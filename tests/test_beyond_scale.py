@@ -34,7 +34,7 @@ def _summary(constants, noise=0.0, rng=None):
         for n in (1000, 4000, 16000, 64000):
             p = 50 / n
             y = math.log(c * bs.rate(n, p, eps)) + (noise * rng.standard_normal() if noise else 0)
-            rows.append((n, p, eps, "perturbed_mle", "log_linf", y, 0.01, 10))
+            rows.append((n, p, eps, "edge_mle", "log_linf", y, 0.01, 10))
     cols = ["n", "p", "epsilon", "method", "metric", "mean", "se", "reps"]
     return pd.DataFrame(rows, columns=cols)
 
@@ -78,14 +78,14 @@ def test_results_do_not_depend_on_the_chunking_and_repeat_exactly():
 
 def test_chunk_metrics_are_sane():
     frame = bs.run_chunk(150, 15, EPS, [0, 1], seed=1)
-    mle = frame[frame["method"] == "perturbed_mle"].pivot_table(
+    mle = frame[frame["method"] == "edge_mle"].pivot_table(
         index=["epsilon", "replicate"], columns="metric", values="value"
     )
     assert (mle["converged"] == 1).all()
     assert ((mle["rel_hamming"] >= 0) & (mle["rel_hamming"] <= 1)).all()
     # privacy costs accuracy: eps = 1 is worse than no noise on the same data
     assert mle.loc[1.0, "log_linf"].mean() > mle.loc[math.inf, "log_linf"].mean()
-    counting = frame[frame["method"] == "noisy_counting"]
+    counting = frame[frame["method"] == "edge_counts"]
     assert set(counting["metric"]) == {"rel_hamming"} and len(counting) == 4
     summary = bs.summarise(frame)
     assert (summary["reps"] == 2).all() and (summary["se"] >= 0).all()
@@ -120,7 +120,7 @@ def test_scale_figure_names_the_methods_by_their_labels():
     from dprank.plotting.beyond_scale import plot_scale
 
     rows = []
-    for method in ("perturbed_mle", "noisy_counting"):
+    for method in ("edge_mle", "edge_counts"):
         for metric in ("log_rel_l2", "log_rel_linf", "rel_hamming", "log_linf"):
             for eps in EPS:
                 for n in (200, 600):
@@ -132,5 +132,5 @@ def test_scale_figure_names_the_methods_by_their_labels():
     texts += [t.get_text() for ax in fig.axes for t in ax.get_legend().get_texts()]
     shown = "\n".join(texts)
     assert get_method("edge_mle").label in shown and get_method("edge_counts").label in shown
-    assert "perturbed_mle" not in shown and "noisy_counting" not in shown
-    assert set(numbers["method"]) == {"perturbed_mle", "noisy_counting"}  # the CSV keeps names
+    assert "edge_mle" not in shown and "edge_counts" not in shown
+    assert set(numbers["method"]) == {"edge_mle", "edge_counts"}  # the CSV keeps names

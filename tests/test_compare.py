@@ -26,7 +26,7 @@ def test_sd_se_and_binomial_tolerances():
                 "metric": "linf",
                 "m": 10,
                 "L": 100,
-                "method": "ADRR",
+                "method": "local_adrr",
                 "mean": 0.20,
                 "dispersion": 0.05,
                 "se_kind": "sd_over_replicates",
@@ -35,7 +35,7 @@ def test_sd_se_and_binomial_tolerances():
             {
                 "model": "TM",
                 "metric": "linf",
-                "method": "Laplace",
+                "method": "local_laplace",
                 "mean": 0.44,
                 "dispersion": 0.02,
                 "se_kind": "se_of_mean",
@@ -59,7 +59,7 @@ def test_sd_se_and_binomial_tolerances():
                 "model": "btl",
                 "m": 10,
                 "L": 100,
-                "method": "ADRR",
+                "method": "local_adrr",
                 "metric": "linf",
                 "mean": 0.21,
                 "se": 0.003,
@@ -69,7 +69,7 @@ def test_sd_se_and_binomial_tolerances():
                 "model": "btl",
                 "m": 10,
                 "L": 200,
-                "method": "ADRR",
+                "method": "local_adrr",
                 "metric": "linf",
                 "mean": 9.0,
                 "se": 0.003,
@@ -77,7 +77,7 @@ def test_sd_se_and_binomial_tolerances():
             },
             {
                 "model": "tm",
-                "method": "Laplace",
+                "method": "local_laplace",
                 "metric": "linf",
                 "mean": 0.60,
                 "se": 0.02,
@@ -113,7 +113,7 @@ def test_missing_cells_and_ambiguous_matches():
             {
                 "model": "TM",
                 "metric": "l2",
-                "method": "NoisyObj",
+                "method": "edge_noisy_obj",
                 "mean": np.nan,
                 "dispersion": np.nan,
                 "se_kind": "se_of_mean",
@@ -121,7 +121,7 @@ def test_missing_cells_and_ambiguous_matches():
             {
                 "model": "BTL",
                 "metric": "l2",
-                "method": "ADRR",
+                "method": "local_adrr",
                 "mean": 0.1,
                 "dispersion": 0.01,
                 "se_kind": "se_of_mean",
@@ -129,7 +129,16 @@ def test_missing_cells_and_ambiguous_matches():
         ]
     )
     empty = _ours(
-        [{"model": "tm", "method": "ADRR", "metric": "l2", "mean": 0.1, "se": 0.01, "reps": 5}]
+        [
+            {
+                "model": "tm",
+                "method": "local_adrr",
+                "metric": "l2",
+                "mean": 0.1,
+                "se": 0.01,
+                "reps": 5,
+            }
+        ]
     )
     table = compare_b2_table(published, empty, "T")
     assert list(table["verdict"]) == ["not in source", "not run"]
@@ -137,7 +146,7 @@ def test_missing_cells_and_ambiguous_matches():
         [
             {
                 "model": "btl",
-                "method": "ADRR",
+                "method": "local_adrr",
                 "metric": "l2",
                 "mean": 0.1,
                 "se": 0.01,
@@ -156,20 +165,20 @@ def test_order_rows_follows_the_spec():
         [
             {"model": model, "method": method, "metric": metric, "mean": 1.0}
             for model in ("tm", "btl")
-            for method in ("ClassicRR", "ADRR", "Count", "Laplace")
+            for method in ("local_classic_rr", "local_adrr", "local_count", "local_laplace")
             for metric in ("linf", "l2_over_sqrt_m", "converged")
         ]
     )
     spec = {
         "metrics": ["l2_over_sqrt_m", "linf"],
-        "methods": ["ADRR", "Laplace", "ClassicRR"],
+        "methods": ["local_adrr", "local_laplace", "local_classic_rr"],
         "index": ["model", "metric"],
         "columns": ["method"],
     }
     rows = order_rows(summary, spec)
     assert list(rows["model"].unique()) == ["BTL", "TM"]
     assert list(rows["metric"].unique()) == ["l2_over_sqrt_m", "linf"]
-    assert list(rows["method"][:3]) == ["ADRR", "Laplace", "ClassicRR"]
+    assert list(rows["method"][:3]) == ["local_adrr", "local_laplace", "local_classic_rr"]
     assert len(rows) == 2 * 2 * 3
 
 
@@ -181,28 +190,28 @@ def test_car_tables_ranks_exact_means_by_se_t_by_sqrt2():
             {
                 "model": "BTL",
                 "metric": "kendall_tau_K_vs_Table1_ranking",
-                "method": "ADRR",
+                "method": "local_adrr",
                 "mean": 0.0757,
                 "dispersion": 0.0030,
             },
             {
                 "model": "BTL",
                 "metric": "paired_t_statistic_vs_ADRR",
-                "method": "Count",
+                "method": "local_count",
                 "mean": 4.12,
                 "dispersion": np.nan,
             },
             {
                 "model": "BTL",
                 "metric": "paired_t_pvalue_vs_ADRR",
-                "method": "Count",
+                "method": "local_count",
                 "mean": 5.5e-5,
                 "dispersion": np.nan,
             },
             {
                 "model": "TM",
                 "metric": "paired_t_statistic_vs_ADRR",
-                "method": "Count",
+                "method": "local_count",
                 "mean": np.nan,
                 "dispersion": np.nan,
             },
@@ -212,7 +221,7 @@ def test_car_tables_ranks_exact_means_by_se_t_by_sqrt2():
         [
             {
                 "model": "btl",
-                "method": "ADRR",
+                "method": "local_adrr",
                 "mean": 0.0787,
                 "se": 0.0034,
                 "t": np.nan,
@@ -220,13 +229,20 @@ def test_car_tables_ranks_exact_means_by_se_t_by_sqrt2():
             },
             {
                 "model": "btl",
-                "method": "Count",
+                "method": "local_count",
                 "mean": 0.0838,
                 "se": 0.0036,
                 "t": 3.10,
                 "p": 2.2e-3,
             },
-            {"model": "tm", "method": "Count", "mean": 0.0838, "se": 0.0036, "t": 2.6, "p": 9e-3},
+            {
+                "model": "tm",
+                "method": "local_count",
+                "mean": 0.0838,
+                "se": 0.0036,
+                "t": 2.6,
+                "p": 9e-3,
+            },
         ]
     )
     table = compare_car(table1, table2, ranks, ours, z=4.0)

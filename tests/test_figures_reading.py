@@ -32,7 +32,7 @@ def _fig8(protocol, shift=0.0):
                 "reps": 10,
             }
             for panel in ("a", "b")
-            for method in ("perturbed_mle", "noisy_counting")
+            for method in ("individual_mle", "individual_counts_as_published")
             for eps in (0.5, 1.0, 2.0, 10.0)
         ]
     )
@@ -63,16 +63,16 @@ def test_a_line_drawn_over_another_says_so_in_the_legend():
     rows = [
         {"panel": "a", "method": method, "L": L, "mean": value, "se": 0.01}
         for method, values in (
-            ("ClassicRR", (0.3, 0.2)),
-            ("ADRR", (0.3, 0.201)),  # within 2% at every L
-            ("Laplace", (0.5, 0.4)),
+            ("local_classic_rr", (0.3, 0.2)),
+            ("local_adrr", (0.3, 0.201)),  # within 2% at every L
+            ("local_laplace", (0.5, 0.4)),
         )
         for L, value in zip((100, 200), values, strict=True)
     ]
     spec = {
         "panels": [{"metric": "kendall_tau_K"}],
         "series": ["method"],
-        "labels": {"ADRR": "Debiased RR", "ClassicRR": "Classic RR"},
+        "labels": {"local_adrr": "Debiased RR", "local_classic_rr": "Classic RR"},
     }
     fig = draw_b2_figure(pd.DataFrame(rows), spec)
     labels = fig.axes[0].get_legend_handles_labels()[1]
@@ -176,7 +176,7 @@ def test_figure8_overlay_says_why_one_figure_too():
                 "published_mean": 1.0 / eps,
             }
             for panel in ("a", "b")
-            for method in ("perturbed_mle", "noisy_counting")
+            for method in ("individual_mle", "individual_counts_as_published")
             for eps in (0.5, 1.0, 2.0, 10.0)
         ]
     )
@@ -262,7 +262,7 @@ def test_one_far_replicate_does_not_flatten_a_box_panel():
     values = 0.3 + 0.01 * np.arange(40)
     rows = [
         {"model": "tm", "replicate": r, "method": me, "metric": "linf", "value": v}
-        for me in ("ADRR", "Laplace")
+        for me in ("local_adrr", "local_laplace")
         for r, v in enumerate(values)
     ]
     rows[-1]["value"] = 3.8

@@ -218,3 +218,20 @@ def test_a_method_without_a_label_is_called_by_its_name():
     assert named.label == "Mine"
     with pytest.raises(TypeError, match="label must be a str"):
         Method("my_method", fit, "-", "mine", "none", "none", label=3)
+
+
+def test_registry_noise_scales_are_the_papers_and_calibrate_the_fits():
+    """The studies take their Laplace scales from the registry (``Method.noise_scale``)."""
+    from dprank import mechanisms
+
+    assert get_method("edge_mle").noise_scale(0.5, 1.0) == 8.0 / 0.5
+    assert get_method("edge_counts").noise_scale(0.5) == mechanisms.edge_count_noise_scale(0.5)
+    assert get_method("individual_mle").noise_scale(2.0, 5, 1.0) == 8.0 * 5 / 2.0
+    assert get_method("individual_counts_as_published").noise_scale(2.0, 5) == 5 / 2.0
+    # the scale a fit records is the registry's
+    data = Comparisons.from_winner_loser([0, 0, 1, 2], [1, 2, 2, 0], n_items=3)
+    rng = np.random.default_rng(0)
+    fit = get_method("edge_counts").fit(data, 0.7, rng)
+    assert fit.details["noise_scale"] == get_method("edge_counts").noise_scale(0.7)
+    with pytest.raises(TypeError, match="noise_scale must be callable"):
+        Method("x", get_method("edge_counts").fit, "-", "-", "none", "none", noise_scale=1.0)

@@ -14,8 +14,8 @@ def test_paper_a_points_take_each_panels_x_and_series():
                 "x_var": "epsilon",
                 "series_var": "method",
                 "x": e,
-                "series": "perturbed_mle",
-                "method": "perturbed_mle",
+                "series": "individual_mle",
+                "method": "individual_mle",
                 "metric": "mrd",
                 "mean": 1.0,
             }
@@ -29,7 +29,7 @@ def test_paper_a_points_take_each_panels_x_and_series():
                 "panel": "a (CEMS)",
                 "source": "digitised figure",
                 "epsilon": 0.5,
-                "method": "perturbed_mle",
+                "method": "individual_mle",
                 "metric": "mrd",
                 "published_mean": 1.2,
             },
@@ -38,7 +38,7 @@ def test_paper_a_points_take_each_panels_x_and_series():
                 "panel": "b (immigration)",
                 "source": "digitised figure",
                 "epsilon": 0.5,
-                "method": "perturbed_mle",
+                "method": "individual_mle",
                 "metric": "mrd",
                 "published_mean": 9.0,
             },
@@ -47,7 +47,7 @@ def test_paper_a_points_take_each_panels_x_and_series():
                 "panel": "a",
                 "source": "digitised figure",
                 "epsilon": 0.5,
-                "method": "perturbed_mle",
+                "method": "individual_mle",
                 "metric": "mrd",
                 "published_mean": 7.0,
             },
@@ -55,7 +55,7 @@ def test_paper_a_points_take_each_panels_x_and_series():
     )
     out = paper_a_published("fig8", data, comparison)
     assert out.to_dict("records") == [
-        {"panel": "a", "x": 0.5, "series": "perturbed_mle", "value": 1.2}
+        {"panel": "a", "x": 0.5, "series": "individual_mle", "value": 1.2}
     ]
 
 
@@ -69,7 +69,7 @@ def test_paper_b_rows_match_on_every_cell_key():
                 "m": 10,
                 "L": L,
                 "metric": "linf",
-                "method": "ADRR",
+                "method": "local_adrr",
                 "mean": 0.1,
             }
             for s in (1, 2)
@@ -117,16 +117,16 @@ def test_paper_b_box_means_per_panel_and_method():
                 "published_mean": v,
             }
             for m, meth, v in (
-                ("BTL", "ADRR", 0.19),
-                ("TM", "ADRR", 0.15),
-                ("TM", "NoisyObj", np.nan),
+                ("BTL", "local_adrr", 0.19),
+                ("TM", "local_adrr", 0.15),
+                ("TM", "edge_noisy_obj", np.nan),
             )
         ]
     )
     out = paper_b_box_published(spec, comparison, ["B2 Table 10"])
     assert out.to_dict("records") == [
-        {"panel": "a", "x": "ADRR", "value": 0.15},
-        {"panel": "b", "x": "ADRR", "value": 0.19},
+        {"panel": "a", "x": "local_adrr", "value": 0.15},
+        {"panel": "b", "x": "local_adrr", "value": 0.19},
     ]
 
 
@@ -146,7 +146,7 @@ def _fig4_panel_a(epsilons=(0.1, 2.0), in_paper=(False, True)):
                 "mean": 0.2,
             }
             for n in (150, 250)
-            for m in ("noisy_counting", "perturbed_mle")
+            for m in ("edge_counts", "edge_mle")
         ]
     )
     comparison = pd.DataFrame(
@@ -164,7 +164,7 @@ def _fig4_panel_a(epsilons=(0.1, 2.0), in_paper=(False, True)):
             }
             for n in (150, 250, 350)  # 350: run by the authors, not plotted by us
             for e, shown in zip(epsilons, in_paper, strict=True)
-            for m in ("noisy_counting", "perturbed_mle")
+            for m in ("edge_counts", "edge_mle")
         ]
     )
     return data, comparison

@@ -48,12 +48,12 @@ def test_b1_scenario5_fixed_sizes_and_three_methods():
         "scenario5",
         seed=2,
         experiment="scenario5",
-        methods=["ClassicRR", "ADRR", "Laplace"],
+        methods=["local_classic_rr", "local_adrr", "local_laplace"],
     )
-    assert set(frame["method"]) == {"ClassicRR", "ADRR", "Laplace"}
+    assert set(frame["method"]) == {"local_classic_rr", "local_adrr", "local_laplace"}
     linf = frame[frame["metric"] == "linf"].groupby("method")["value"].mean()
     # B1 Figure 6: the classic-RR plug-in is biased toward 0, the debiased mean is not
-    assert linf["ADRR"] < linf["ClassicRR"]
+    assert linf["local_adrr"] < linf["local_classic_rr"]
 
 
 def test_trend_words_and_table_from_slopes():
@@ -87,7 +87,15 @@ def test_trend_words_and_table_from_slopes():
 def test_figure_panels_filter_on_any_cell_key():
     summary = pd.DataFrame(
         [
-            {"eps": e, "m": m, "L": L, "method": "ADRR", "metric": "linf", "mean": 1.0, "se": 0.1}
+            {
+                "eps": e,
+                "m": m,
+                "L": L,
+                "method": "local_adrr",
+                "metric": "linf",
+                "mean": 1.0,
+                "se": 0.1,
+            }
             for e in (1.0, 2.0)
             for m in (10, 20)
             for L in (100, 200)

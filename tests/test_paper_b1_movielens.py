@@ -182,7 +182,7 @@ def test_replicate_reproducible_and_independent(data, theta_ref):
     again = simulate_replicate(data.ratings, theta_ref, 200, 1, seed=7, r=3)
     assert one == again
     assert {row["metric"] for row in one} == METRICS
-    assert all(row["method"] == "DebiasedRR" and row["L"] == 200 for row in one)
+    assert all(row["method"] == "local_debiased_rr" and row["L"] == 200 for row in one)
 
     cell = simulate_cell(data.ratings, theta_ref, 200, 1, seed=7, replicates=5)
     assert sorted(cell.replicate.unique()) == list(range(5))

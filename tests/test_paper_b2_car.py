@@ -233,10 +233,15 @@ def test_replicate_rows(car, fits):
     assert np.all((out["eps"] >= out["A"]) & (out["eps"] <= out["A"] + 1))
     assert out["B"] == pytest.approx(np.mean(np.tanh(out["eps"] / 2) ** 2))
     k = df[df["metric"] == "kendall_tau_K"]
-    assert len(k) == 8 and set(k["method"]) == {"ADRR", "Count", "ClassicRR", "Laplace"}
-    count = k[k["method"] == "Count"]
+    assert len(k) == 8 and set(k["method"]) == {
+        "local_adrr",
+        "local_count",
+        "local_classic_rr",
+        "local_laplace",
+    }
+    count = k[k["method"] == "local_count"]
     assert count["model"].tolist() == ["btl", "tm"] and count["value"].nunique() == 1
-    adrr = df[df["method"] == "ADRR"]
+    adrr = df[df["method"] == "local_adrr"]
     assert sorted(adrr["metric"]) == sorted(["kendall_tau_K", "l2_over_sqrt_m", "linf"] * 2)
     assert df["value"].between(0, 5).all()
 
@@ -247,24 +252,31 @@ def test_table2_paired_t_matches_scipy():
     base = rng.random(R)
     rows = []
     for model, shift in (("btl", 0.0), ("tm", 0.01)):
-        for method, add in (("ADRR", 0.0), ("Count", 0.05), ("ClassicRR", 0.02), ("Laplace", 0.1)):
+        for method, add in (
+            ("local_adrr", 0.0),
+            ("local_count", 0.05),
+            ("local_classic_rr", 0.02),
+            ("local_laplace", 0.1),
+        ):
             vals = base + shift + add + 0.05 * rng.standard_normal(R)
             for r, v in enumerate(vals):
                 rows.append(
                     {"replicate": r, "method": method, "model": model, "metric": "kendall_tau_K",
                      "value": v}
                 )  # fmt: skip
-    rows.append({"replicate": 0, "method": "ADRR", "model": "btl", "metric": "linf", "value": 9.0})
+    rows.append(
+        {"replicate": 0, "method": "local_adrr", "model": "btl", "metric": "linf", "value": 9.0}
+    )
     tab = table2(rows)
     df = pd.DataFrame(rows)
     assert len(tab) == 8
     for _, row in tab.iterrows():
         sel = df[(df["model"] == row["model"]) & (df["metric"] == "kendall_tau_K")]
         v = sel[sel["method"] == row["method"]].sort_values("replicate")["value"].to_numpy()
-        ref = sel[sel["method"] == "ADRR"].sort_values("replicate")["value"].to_numpy()
+        ref = sel[sel["method"] == "local_adrr"].sort_values("replicate")["value"].to_numpy()
         assert row["mean"] == pytest.approx(v.mean())
         assert row["se"] == pytest.approx(stats.sem(v))
-        if row["method"] == "ADRR":
+        if row["method"] == "local_adrr":
             assert np.isnan(row["t"])
             continue
         expect = stats.ttest_rel(v, ref)
@@ -273,14 +285,14 @@ def test_table2_paired_t_matches_scipy():
         assert row["df"] == R - 1
     # unpaired replicates are refused
     with pytest.raises(ValueError, match="different replicates"):
-        table2([r for r in rows if not (r["method"] == "ADRR" and r["replicate"] == 0)])
+        table2([r for r in rows if not (r["method"] == "local_adrr" and r["replicate"] == 0)])
 
 
 def test_adrr_beats_laplace(car, fits):
     rows = simulate_replicates(car.y, car.m, fits, 2024, range(30), observed=car.observed)
     tab = table2(rows).set_index(["model", "method"])
     for model in ("btl", "tm"):
-        assert tab.loc[(model, "ADRR"), "mean"] < tab.loc[(model, "Laplace"), "mean"]
+        assert tab.loc[(model, "local_adrr"), "mean"] < tab.loc[(model, "local_laplace"), "mean"]
     assert rows["converged"].all()
 
 
@@ -295,17 +307,21 @@ def test_tidy_replicates_adds_convergence_and_privacy_constant_rows():
                 "model": mod,
                 "metric": met,
                 "value": 0.5,
-                "converged": meth != "Laplace",
+                "converged": meth != "local_laplace",
             }
             for r in (0, 1)
             for mod in ("btl", "tm")
-            for meth, met in (("ADRR", "kendall_tau_K"), ("ADRR", "linf"), ("Laplace", "linf"))
+            for meth, met in (
+                ("local_adrr", "kendall_tau_K"),
+                ("local_adrr", "linf"),
+                ("local_laplace", "linf"),
+            )
         ]
     )
     tidy = tidy_replicates(rows)
     assert list(tidy.columns) == ["model", "replicate", "method", "metric", "value"]
     conv = tidy[tidy["metric"] == "converged"]
-    assert len(conv) == 2 * 2 * 2 and conv[conv["method"] == "Laplace"]["value"].eq(0).all()
+    assert len(conv) == 2 * 2 * 2 and conv[conv["method"] == "local_laplace"]["value"].eq(0).all()
     b = tidy[tidy["metric"] == "B"].set_index(["model", "replicate"])["value"]
     assert b.loc[("tm", 1)] == 0.2 and len(b) == 4
     assert len(tidy) == len(rows) + 8 + 4

@@ -145,13 +145,21 @@ def test_scenario5_methods_and_their_order_of_errors():
         )
     frame = pd.concat(rows)
     btl = frame[frame["model"] == "btl"]
-    assert set(btl["method"]) == {"ADRR", "NoisyObj", "Laplace", "ClassicRR", "Count"}
-    assert "NoisyObj" not in set(frame[frame["model"] == "tm"]["method"])  # BTL only
-    assert set(frame[frame["method"] == "Count"]["metric"]) == {"kendall_tau_K"}
+    assert set(btl["method"]) == {
+        "local_adrr",
+        "edge_noisy_obj",
+        "local_laplace",
+        "local_classic_rr",
+        "local_count",
+    }
+    assert "edge_noisy_obj" not in set(frame[frame["model"] == "tm"]["method"])  # BTL only
+    assert set(frame[frame["method"] == "local_count"]["metric"]) == {"kendall_tau_K"}
     assert (frame[frame["metric"] == "converged"]["value"] == 1).all()
     mean = btl[btl["metric"] == "l2_over_sqrt_m"].groupby("method")["value"].mean()
     # B2 Table 10: ADRR beats the Laplace and classic-RR plug-ins
-    assert mean["ADRR"] < mean["Laplace"] and mean["ADRR"] < mean["ClassicRR"]
+    assert (
+        mean["local_adrr"] < mean["local_laplace"] and mean["local_adrr"] < mean["local_classic_rr"]
+    )
 
 
 # ---------------------------------------------------------------------------

@@ -20,7 +20,7 @@ def _hessian_frame() -> pd.DataFrame:
         for r in (2, 0, 1):
             value = cell["m"] * cell["p"] / 4 + rng.normal(scale=0.1)
             rows.append(
-                {"model": "tm", **cell, "replicate": r, "method": "ADRR"}
+                {"model": "tm", **cell, "replicate": r, "method": "local_adrr"}
                 | {"metric": "hessian_min_eig", "value": value}
             )
     return pd.DataFrame(rows)
@@ -59,16 +59,26 @@ def test_box_data_keeps_only_the_panel_metric_and_orders_methods_as_in_the_paper
     rows = [
         {"model": mo, "replicate": r, "method": me, "metric": mt, "value": 1.0}
         for mo in ("btl", "tm")
-        for me in ("Laplace", "ClassicRR", "ADRR", "NoisyObj")
+        for me in ("local_laplace", "local_classic_rr", "local_adrr", "edge_noisy_obj")
         for mt in ("linf", "l2_over_sqrt_m")
         for r in range(2)
     ]
     spec = {"panels": [{"metric": "linf", "model": "btl"}], "x": "method"}
     data = box_data(pd.DataFrame(rows), spec)
     assert set(data["metric"]) == {"linf"} and set(data["model"]) == {"btl"}
-    assert list(data["method"].unique()) == ["ADRR", "NoisyObj", "Laplace", "ClassicRR"]
-    custom = box_data(pd.DataFrame(rows), {**spec, "order": {"method": ["Laplace"]}})
-    assert list(custom["method"].unique()) == ["Laplace", "ADRR", "ClassicRR", "NoisyObj"]
+    assert list(data["method"].unique()) == [
+        "local_adrr",
+        "edge_noisy_obj",
+        "local_laplace",
+        "local_classic_rr",
+    ]
+    custom = box_data(pd.DataFrame(rows), {**spec, "order": {"method": ["local_laplace"]}})
+    assert list(custom["method"].unique()) == [
+        "local_laplace",
+        "edge_noisy_obj",
+        "local_adrr",
+        "local_classic_rr",
+    ]
 
 
 def test_empty_panel_raises_naming_the_panel():
@@ -105,7 +115,7 @@ def test_draw_boxplots_one_box_per_x_value_with_mean_markers():
 def test_draw_boxplots_with_hue_and_log_axis():
     rng = np.random.default_rng(1)
     rows = [
-        {"model": "btl", "m": m, "L": L, "replicate": r, "method": "ADRR"}
+        {"model": "btl", "m": m, "L": L, "replicate": r, "method": "local_adrr"}
         | {"metric": "seconds", "value": 1e-6 * m**2 * L * rng.lognormal(sigma=0.1)}
         for L in (200, 400, 800)
         for m in (10, 20, 40, 80)
@@ -145,7 +155,7 @@ def test_draw_boxplots_methods_in_two_model_panels():
     rows = [
         {"model": mo, "replicate": r, "method": me, "metric": "kendall_tau_K", "value": r / 10}
         for mo in ("btl", "tm")
-        for me in ("Count", "ADRR")
+        for me in ("local_count", "local_adrr")
         for r in range(4)
     ]
     spec = {
@@ -175,10 +185,10 @@ def _scatter_frame(n: int = 60, seed: int = 2) -> pd.DataFrame:
         for r in rng.permutation(n):
             x = budgets[r] ** -0.5
             cell = {"model": model, "m": 20, "L": 200, "p": 1.0, "replicate": int(r)}
-            rows.append({**cell, "method": "ADRR", "metric": "B", "value": budgets[r]})
+            rows.append({**cell, "method": "local_adrr", "metric": "B", "value": budgets[r]})
             for metric, scale in (("l2_over_sqrt_m", 1.0), ("linf", 2.5)):
                 y = scale * (0.01 + slope * x + rng.normal(scale=0.05))
-                rows.append({**cell, "method": "ADRR", "metric": metric, "value": y})
+                rows.append({**cell, "method": "local_adrr", "metric": metric, "value": y})
     return pd.DataFrame(rows)
 
 
@@ -195,7 +205,7 @@ SCATTER = {
 def test_scatter_data_x_is_the_replicate_budget_to_the_minus_half():
     frame = pd.DataFrame(
         [
-            {"model": mo, "m": 10, "replicate": r, "method": "ADRR", "metric": mt, "value": v}
+            {"model": mo, "m": 10, "replicate": r, "method": "local_adrr", "metric": mt, "value": v}
             for mo, r, mt, v in [
                 ("btl", 1, "B", 0.25),
                 ("btl", 0, "B", 4.0),
@@ -256,7 +266,7 @@ def test_a_far_replicate_does_not_flatten_its_panel():
     """B2 Figure 13 (a): one replicate far above the rest; the axis ends above the bulk."""
     rows = [
         {"replicate": r, "method": me, "metric": "linf", "value": 0.1 + r / 1000}
-        for me in ("ADRR", "Laplace")
+        for me in ("local_adrr", "local_laplace")
         for r in range(100)
     ]
     rows[5]["value"] = 3.8

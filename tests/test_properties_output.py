@@ -536,7 +536,9 @@ def _individual_args(draw):
     fixed = {"exp5": {"m": 1000}, "exp6": {"n": 16}, "exp7": {"n": 16}}
     for _, r in digitized.iterrows():
         experiment = compare.INDIVIDUAL_EXPERIMENTS[r["figure"]]
-        cell = dict(fixed[experiment], experiment=experiment, method=r["method"])
+        cell = dict(
+            fixed[experiment], experiment=experiment, method=compare.INDIVIDUAL_METHODS[r["method"]]
+        )
         cell.update({r["x_var"]: float(r["x"]), r["series_var"]: float(r["series"])})
         cells.append({**cell, "metric": r["metric"], "mean": r["y_digitized"]})
     for _, r in printed.iterrows():
@@ -546,7 +548,7 @@ def _individual_args(draw):
                 "n": r["n"],
                 "m": r["m"],
                 "epsilon": r["epsilon"],
-                "method": r["method"],
+                "method": compare.INDIVIDUAL_METHODS[r["method"]],
                 "metric": r["metric"],
                 "mean": r["mean"],
             }
@@ -582,7 +584,7 @@ def _real_args(draw):
     ours = pd.DataFrame(
         {
             "dataset": digitized["panel"].map(compare.REAL_PANELS),
-            "method": digitized["method"],
+            "method": digitized["method"].map(compare.INDIVIDUAL_METHODS),
             "metric": digitized["metric"],
             "epsilon": digitized["x"].astype(float),
             "mean": digitized["y_digitized"] + draw(st.floats(-0.2, 0.2)),
@@ -672,16 +674,16 @@ def _car_args(draw):
     ranks = {model: draw(st.permutations(range(1, m + 1))) for model in ("btl", "tm", "count")}
     table2 = pd.DataFrame(
         [
-            ("BTL", "kendall_tau_K_vs_Table1_ranking", "ADRR", 0.0757, 0.0030),
-            ("BTL", "paired_t_statistic_vs_ADRR", "Count", 4.12, NAN),
-            ("BTL", "paired_t_pvalue_vs_ADRR", "Count", 5.5e-5, NAN),
+            ("BTL", "kendall_tau_K_vs_Table1_ranking", "local_adrr", 0.0757, 0.0030),
+            ("BTL", "paired_t_statistic_vs_ADRR", "local_count", 4.12, NAN),
+            ("BTL", "paired_t_pvalue_vs_ADRR", "local_count", 5.5e-5, NAN),
         ],
         columns=["model", "metric", "method", "mean", "dispersion"],
     )
     ours = pd.DataFrame(
         [
-            ("btl", "ADRR", draw(st.floats(0, 0.2)), 0.003, NAN, NAN),
-            ("btl", "Count", 0.08, 0.003, draw(st.floats(-10, 10)), 0.01),
+            ("btl", "local_adrr", draw(st.floats(0, 0.2)), 0.003, NAN, NAN),
+            ("btl", "local_count", 0.08, 0.003, draw(st.floats(-10, 10)), 0.01),
         ],
         columns=["model", "method", "mean", "se", "t", "p"],
     )
@@ -763,7 +765,7 @@ _SUMMARY = pd.DataFrame(
             "sd": 0.1,
         }
         for model in ("tm", "btl")
-        for method in ("ClassicRR", "ADRR", "Laplace")
+        for method in ("local_classic_rr", "local_adrr", "local_laplace")
         for metric in ("linf", "l2_over_sqrt_m", "converged")
         for L in (10, 100)
     ]
@@ -772,7 +774,10 @@ _METRICS = st.lists(
     st.sampled_from(["linf", "l2_over_sqrt_m"]), min_size=1, max_size=2, unique=True
 )
 _METHODS = st.lists(
-    st.sampled_from(["ClassicRR", "ADRR", "Laplace"]), min_size=1, max_size=3, unique=True
+    st.sampled_from(["local_classic_rr", "local_adrr", "local_laplace"]),
+    min_size=1,
+    max_size=3,
+    unique=True,
 )
 
 

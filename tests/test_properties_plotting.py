@@ -181,7 +181,7 @@ def _a_summary(draw, figure: str) -> pd.DataFrame:
     )
     rows = [
         {"n": 300, "p": 1.0, "epsilon": 1.0, panel.x: x, panel.series: s, "method": m, "metric": k}
-        for m in ("perturbed_mle", "noisy_counting")
+        for m in ("edge_mle", "edge_counts")
         for k in _A_METRICS
         for x in xs
         for s in ss
@@ -206,7 +206,7 @@ def _a_figure_data(draw):
 def _check_a_figure_data(r, kw):
     s = kw["summaries"][0]
     x_var = paper_a.FIGURES[kw["figure"]][0][0].x
-    plotted = (s["method"] == "perturbed_mle") | (s["metric"] == "rel_hamming")
+    plotted = (s["method"] == "edge_mle") | (s["metric"] == "rel_hamming")
     series = paper_a.FIGURES[kw["figure"]][0][0].series
     want = s[plotted].assign(x=s[x_var].astype(float), series=s[series].astype(float))
     joined = r.merge(want, on=["method", "metric", "x", "series"])
@@ -300,7 +300,7 @@ _B_PANELS = (
 def _b_summary(draw) -> pd.DataFrame:
     Ls = draw(st.lists(st.sampled_from([50, 100, 200, 400]), min_size=2, max_size=3, unique=True))
     rows = [
-        {"metric": k, "model": model, "method": "ADRR", "m": m, "L": L}
+        {"metric": k, "model": model, "method": "local_adrr", "m": m, "L": L}
         for k in ("linf", "l2_over_sqrt_m")
         for model in ("btl", "tm")
         for m in (10, 20)
@@ -325,7 +325,7 @@ def _b_rows(summary: pd.DataFrame, panel: dict) -> pd.DataFrame:
     return summary[
         (summary["metric"] == panel["metric"])
         & (summary["model"] == panel["model"])
-        & (summary["method"] == "ADRR")
+        & (summary["method"] == "local_adrr")
     ]
 
 
@@ -408,7 +408,7 @@ def _replicates(draw) -> pd.DataFrame:
     rows = [
         {"replicate": r, "model": model, "m": m, "method": method, "metric": metric}
         for r, model, m in cells
-        for method in ("ADRR", "Count")
+        for method in ("local_adrr", "local_count")
         for metric in ("linf", "kendall_tau_K")
     ]
     values = draw(st.lists(st.integers(1, 10**4), min_size=len(rows), max_size=len(rows)))
@@ -418,7 +418,14 @@ def _replicates(draw) -> pd.DataFrame:
     )
     budget = pd.DataFrame(
         [
-            {"replicate": r, "model": model, "m": m, "method": "ADRR", "metric": "B", "value": b}
+            {
+                "replicate": r,
+                "model": model,
+                "m": m,
+                "method": "local_adrr",
+                "metric": "B",
+                "value": b,
+            }
             for (r, model, m), b in zip(cells, budgets, strict=True)
         ]
     )
@@ -649,7 +656,7 @@ def _box_published(draw):
         for table in ("B2 Table 10", "B2 Table 11")
         for model in ("BTL", "TM")
         for metric in ("linf", "kendall_tau_K")
-        for method in ("ADRR", "Count")
+        for method in ("local_adrr", "local_count")
     ]
     return {"spec": spec, "comparison": pd.DataFrame(rows), "tables": ["B2 Table 10"]}
 
@@ -771,11 +778,11 @@ def _scale(draw):
     ns = draw(st.lists(st.sampled_from([100, 200, 400]), min_size=2, max_size=3, unique=True))
     rows = [
         {"method": method, "metric": metric, "epsilon": e, "n": n, "p": 10 / n}
-        for method in ("perturbed_mle", "noisy_counting")
+        for method in ("edge_mle", "edge_counts")
         for metric in (*_A_METRICS, "log_linf")
         for e in epsilons
         for n in ns
-        if metric != "log_linf" or method == "perturbed_mle"
+        if metric != "log_linf" or method == "edge_mle"
     ]
     summary = pd.DataFrame(rows).assign(mean=_means(draw, len(rows)), se=0.01)
     fit = pd.DataFrame({"epsilon": epsilons, "constant": _means(draw, len(epsilons)), "r2": 0.9})
@@ -853,7 +860,7 @@ def _sensitivity(draw):
     cells = pd.DataFrame(
         [
             {**_DEFAULT5, key: value, "figure": "B2 Table 11", "metric": "kendall_tau_K"}
-            | {"method": "ADRR", "model": model}
+            | {"method": "local_adrr", "model": model}
             for key in _DEFAULT5
             for value in (_DEFAULT5[key], _OTHER5[key])
             for model in ("btl", "tm")

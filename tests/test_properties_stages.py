@@ -260,7 +260,7 @@ case(
     **_BAD_EST,
     seed=BAD_SEED,
     experiment=BAD_TEXT,
-    methods=["ADRR", ["bogus"], None],
+    methods=["local_adrr", ["bogus"], None],
     noisy_obj_delta=[0.0, -1.0, NAN, "x"],
 )
 
@@ -454,17 +454,18 @@ case(
         replicates=reps(1),
         gtol=st.just(1e-8),
         max_iter=st.just(100),
-        methods=st.just(["ADRR", "Count"]),
+        methods=st.just(["local_adrr", "local_count"]),
     ),
     lambda r, kw: (
-        set(r["method"]) == {"ADRR", "Count"} and len(set(r["theta_half"])) == len(kw["theta_half"])
+        set(r["method"]) == {"local_adrr", "local_count"}
+        and len(set(r["theta_half"])) == len(kw["theta_half"])
     ),
     **_BAD_SENS,
     model=BAD_TEXT,
     p=BAD_PROB,
     theta_half=[1.0, [0.0], [NAN], None],
     lambda_c=[1.0, [-1.0], [NAN], None],
-    methods=["ADRR", ["bogus"], None],
+    methods=["local_adrr", ["bogus"], None],
 )
 
 
@@ -520,7 +521,7 @@ def _grid_summary(draw):
             "scheme": int(r["scheme"][6:]),
             "m": 10,
             "L": int(r["L"]),
-            "method": "ADRR",
+            "method": "local_adrr",
             "metric": r["metric"],
             "mean": r["mean"] * np.exp(k * abs(e0 - best)),
             "sd": 0.01,
@@ -578,7 +579,7 @@ case(
     lambda r, kw: (
         len(r[1]) == 2 and r[1]["within"].iloc[0] == r[1]["compared"].iloc[0] == len(_TABLE11)
     ),
-    summary=[None, "x", pd.DataFrame({"method": ["ADRR"]})],
+    summary=[None, "x", pd.DataFrame({"method": ["local_adrr"]})],
     published=[None, "x"],
     z=[0.0, -1.0, NAN, "4"],
 )
@@ -778,7 +779,7 @@ case(
     lambda r, kw: (
         len(r) == 8
         and (r["R"] == kw["rows"]["replicate"].nunique()).all()
-        and r.loc[r["method"] == "ADRR", "t"].isna().all()
+        and r.loc[r["method"] == "local_adrr", "t"].isna().all()
         and bool(((r["mean"] >= 0) & (r["mean"] <= 1)).all())
     ),
     rows=BAD_ROWS,
@@ -949,7 +950,7 @@ case(
     ),
     lambda r, kw: (
         len(r) == 3 * kw["reps"] * len(kw["epsilons"])
-        and set(r["method"]) == {"perturbed_mle", "noisy_counting"}
+        and set(r["method"]) == {"individual_mle", "individual_counts_as_published"}
         and bool(r.loc[r["metric"] == "mean_rank_difference", "value"].between(0, 5).all())
         and r.equals(paper_a_real.real_data_metrics(**kw))
     ),
@@ -1199,7 +1200,7 @@ case(
         seed=SEEDS,
     ),
     lambda r, kw: (
-        set(r["method"]) == {"perturbed_mle", "noisy_counting"}
+        set(r["method"]) == {"edge_mle", "edge_counts"}
         and set(r["epsilon"]) == {float(e) for e in kw["epsilons"]}
         and bool(r.loc[r["metric"] == "rel_hamming", "value"].between(0, 1).all())
         and r.equals(beyond_scale.run_chunk(**kw))
@@ -1226,8 +1227,8 @@ def _scale_rows(draw):
         for eps in (1.0, 4.0):
             for r in range(3):
                 value = math.log(C * beyond_scale.rate(n, p, eps)) + rng.uniform(-0.1, 0.1)
-                rows.append((n, p, eps, r, "perturbed_mle", "log_linf", value))
-                rows.append((n, p, eps, r, "noisy_counting", "rel_hamming", rng.random()))
+                rows.append((n, p, eps, r, "edge_mle", "log_linf", value))
+                rows.append((n, p, eps, r, "edge_counts", "rel_hamming", rng.random()))
     columns = ["n", "p", "epsilon", "replicate", "method", "metric", "value"]
     return {"frame": pd.DataFrame(rows, columns=columns), "_C": C}
 

@@ -81,9 +81,9 @@ def test_scenario5_default_setting_reproduces_the_main_study():
     assert len(merged) == len(main) > 0
     np.testing.assert_array_equal(merged["mean"], merged["mean_main"])
     # the count method does not depend on the ridge; the estimators do
-    count = ours[(ours["method"] == "Count") & (ours["theta_half"] == 1.0)]
+    count = ours[(ours["method"] == "local_count") & (ours["theta_half"] == 1.0)]
     assert count.groupby("metric")["mean"].nunique().eq(1).all()
-    adrr = ours[(ours["method"] == "ADRR") & (ours["metric"] == "linf")]
+    adrr = ours[(ours["method"] == "local_adrr") & (ours["metric"] == "linf")]
     assert adrr.groupby("theta_half")["mean"].nunique().eq(2).all()
 
 
@@ -111,7 +111,7 @@ def test_fit_budget_finds_a_known_optimum():
                 mean = r["mean"] * np.exp(0.4 * (e0 - 2.6) + shift)
                 rows.append(
                     {"p": p, "eps0": e0, "model": "btl", "scheme": int(r["scheme"][6:]),
-                     "m": 10, "L": int(r["L"]), "method": "ADRR", "metric": r["metric"],
+                     "m": 10, "L": int(r["L"]), "method": "local_adrr", "metric": r["metric"],
                      "mean": mean, "sd": 0.01, "se": 0.001, "reps": 100}
                 )  # fmt: skip
     curve, fit = sens.fit_budget(pd.DataFrame(rows), pub, "B2 Table 6", 4.0)

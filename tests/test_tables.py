@@ -251,14 +251,19 @@ def test_published_digits_reproduce_printed_cells(path):
 def test_published_table_pivots_like_the_paper():
     tab = read_published_table(REFERENCE / "B2-Table10_scenarioV_estimation_errors.csv")
     table = pivot_table(tab, ["model", "metric"], "method", PUBLISHED_DIGITS["B2-Table10"])
-    assert list(table.columns) == ["ADRR", "NoisyObj", "Laplace", "ClassicRR"]
+    assert list(table.columns) == [
+        "local_adrr",
+        "edge_noisy_obj",
+        "local_laplace",
+        "local_classic_rr",
+    ]
     assert table.loc[("BTL", "l2_over_sqrt_m")].tolist() == [
         "0.0882 (0.0019)",
         "0.1327 (0.0045)",
         "0.2221 (0.0057)",
         "0.3545 (0.0012)",
     ]
-    assert table.loc[("TM", "linf"), "NoisyObj"] == MISSING
+    assert table.loc[("TM", "linf"), "edge_noisy_obj"] == MISSING
     assert table.attrs["dispersion_kinds"] == ("se",)
     assert "standard error of the mean" in to_markdown(table, "Table 10")
 
@@ -288,7 +293,7 @@ def test_read_unknown_layout(tmp_path):
 # ----------------------------------------------------------------- the papers' layout and labels
 
 
-def _summary(metrics, methods=("ADRR",), **grid):
+def _summary(metrics, methods=("local_adrr",), **grid):
     """A small summary frame: every combination of the grid keys, metric and method."""
     import itertools
 
@@ -320,7 +325,9 @@ def _b2_spec(name):
 def test_table11_rows_are_btl_and_tm():
     from dprank.tables import paper_table
 
-    summary = _summary(["kendall_tau_K"], ("ADRR", "Count", "Laplace"), model=["btl", "tm"])
+    summary = _summary(
+        ["kendall_tau_K"], ("local_adrr", "local_count", "local_laplace"), model=["btl", "tm"]
+    )
     table = paper_table(summary, _b2_spec("table11"), "table11")
     assert [key[0] for key in table.index] == ["BTL", "TM"]
     assert list(table.columns) == ["ADRR", "Count Method"]
@@ -376,7 +383,7 @@ def test_no_table_file_holds_a_code_name():
         layout = PAPER_LAYOUTS.get(name, spec)
         keys = {*spec["index"], *spec["columns"], *layout["index"], *layout["columns"]}
         grid = {k: v for k, v in values.items() if k in keys}
-        summary = _summary(spec["metrics"], spec.get("methods", ["ADRR"]), **grid)
+        summary = _summary(spec["metrics"], spec.get("methods", ["local_adrr"]), **grid)
         shown = paper_table(summary, spec, name)
         texts = [
             to_markdown(shown, sparsify=True),

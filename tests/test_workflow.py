@@ -184,7 +184,7 @@ def test_smoke_sensitivity_study(smoke):
     assert "Scenario III, fitted on Table 6 alone" in findings and "At the default" in findings
     # the cells by the papers' labels, not the metrics' and methods' code names
     assert "B2 Table 11, ADRR, Full ranking error (BTL): printed" in findings
-    assert not [c for c in ("kendall_tau_K", "l2_over_sqrt_m", "ClassicRR") if c in findings]
+    assert not [c for c in ("kendall_tau_K", "l2_over_sqrt_m", "local_classic_rr") if c in findings]
     assert (smoke / "results/smoke/figures/sensitivity/sensitivity.png").stat().st_size > 10_000
     assert (smoke / "results/smoke/report/sensitivity/findings.html").exists()
 
@@ -425,7 +425,7 @@ def test_smoke_outputs(smoke):
         # the TM objective of the Laplace plug-in can be unbounded (noisy, negative
         # statistics): its non-converged fits are kept and counted, not required away
         if "method" in rows:
-            rows = rows[rows["method"] != "Laplace"]
+            rows = rows[rows["method"] != "local_laplace"]
         conv = rows[rows["metric"] == "converged"]["value"]
         assert (conv == 1).all(), path
     # Paper A's data and noise are temporary (keep_intermediates: false); estimates stay

@@ -67,7 +67,7 @@ def test_a_block_job_gets_each_cells_own_kwargs():
         "p": [1.0],
         "epsilon": [0.5],
         "reps": 4,
-        "methods": ["perturbed_mle"],
+        "methods": ["edge_mle"],
         "theta_per": ["n"],
         "job_keys": [],
     }

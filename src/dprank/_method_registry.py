@@ -117,6 +117,13 @@ class Method:
     label : str
         The name a reader sees in legends and tables (``"Perturbed MLE (Alg. 1)"``,
         ``"ADRR"``, ...); empty: the registry name.
+    noise_scale : callable or None
+        Methods with Laplace noise: its scale as a function of the budget and the
+        declared constants (``edge_mle``: ``noise_scale(eps, kappa1)``,
+        :func:`dprank.mechanisms.edge_mle_noise_scale`; ``edge_counts``:
+        ``noise_scale(eps)``; ``individual_*``: ``(eps, L[, kappa1])``). The papers'
+        studies, which draw their noise in batches on their own seeded streams, take
+        the scale from here by registry name.
     """
 
     name: str
@@ -132,10 +139,15 @@ class Method:
     delta: float = 0.0
     release: str | None = None
     label: str = ""
+    noise_scale: Callable[..., float] | None = None
 
     def __post_init__(self):
         if not isinstance(self.label, str):
             raise TypeError(f"label must be a str, got {type(self.label).__name__}")
+        if self.noise_scale is not None and not callable(self.noise_scale):
+            raise TypeError(
+                f"noise_scale must be callable or None, got {type(self.noise_scale).__name__}"
+            )
         if not self.label:
             object.__setattr__(self, "label", self.name)
         if self.privacy_unit not in PRIVACY_UNITS:

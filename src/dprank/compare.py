@@ -23,6 +23,8 @@ __all__ = [
     "EDGE_EXPERIMENTS",
     "EDGE_METHODS",
     "INDIVIDUAL_EXPERIMENTS",
+    "INDIVIDUAL_METHODS",
+    "PAPER_B_METHODS",
     "compare_b2_table",
     "compare_car",
     "compare_edge",
@@ -44,12 +46,36 @@ EDGE_EXPERIMENTS = {
     "exp4_vs_epsilon": "exp4_eps",
     "exp4_vs_n_nonprivate": "exp4_nonprivate",
 }
-#: published method label -> method name here
+#: published method label of the edge-DP files -> registry name (dprank.methods)
 EDGE_METHODS = {
-    "perturbed_mle": "perturbed_mle",
-    "noisy_counting": "noisy_counting",
-    "one_shot_qiao2021": "one_shot",
+    "perturbed_mle": "edge_mle",
+    "noisy_counting": "edge_counts",
+    "one_shot_qiao2021": "edge_one_shot",
 }
+#: published method label of the individual-DP files (Figures 5-8) -> registry name; the
+#: authors' counts are calibrated as published, Laplace(L / eps)
+INDIVIDUAL_METHODS = {
+    "perturbed_mle": "individual_mle",
+    "noisy_counting": "individual_counts_as_published",
+}
+#: method name of the published B2 tables -> registry name (dprank.methods)
+PAPER_B_METHODS = {
+    "ADRR": "local_adrr",
+    "NoisyObj": "edge_noisy_obj",
+    "Laplace": "local_laplace",
+    "ClassicRR": "local_classic_rr",
+    "Count": "local_count",
+}
+
+
+def _registry_names(published: pd.DataFrame, names: dict[str, str], what: str) -> pd.DataFrame:
+    """``published`` with its ``method`` column spelled by registry name (``names``)."""
+    out = published.copy()
+    out["method"] = out["method"].map(lambda m: names.get(m, m))
+    unknown = sorted(set(out["method"]) - set(names.values()))
+    if unknown:
+        raise ValueError(f"{what} has unknown method labels {unknown}")
+    return out
 
 
 def rerun_spread(overlap: pd.DataFrame) -> dict[str, float]:
@@ -315,6 +341,8 @@ def compare_individual(
     )
     _checks.non_negative(z, "z")
     _checks.count(published_reps, "published_reps", 1)
+    digitized = _registry_names(digitized, INDIVIDUAL_METHODS, "digitized")
+    printed = _registry_names(printed, INDIVIDUAL_METHODS, "printed")
     rows = [_digitised_row(r, ours, z, published_reps) for _, r in digitized.iterrows()]
     rows += [_printed_row(r, ours, z) for _, r in printed.iterrows()]
     return pd.DataFrame(rows)
@@ -337,6 +365,7 @@ def compare_real(
     _checks.columns(ours, "ours", ("dataset", "method", "metric", "epsilon", "mean", "sd", "se"))
     _checks.non_negative(z, "z")
     _checks.count(published_reps, "published_reps", 1)
+    digitized = _registry_names(digitized, INDIVIDUAL_METHODS, "digitized")
     rows = []
     for _, r in digitized.iterrows():
         dataset = REAL_PANELS[r["panel"]]

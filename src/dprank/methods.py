@@ -150,6 +150,7 @@ for _m in (
         "central",
         description="perturbed, ridge-penalised MLE (objective perturbation, Laplace 8/eps)",
         label="Perturbed MLE (Alg. 1)",
+        noise_scale=edge_mle_noise_scale,
     ),
     Method(
         "edge_counts",
@@ -161,6 +162,7 @@ for _m in (
         models=(),
         description="noisy Copeland counts, Laplace(2/eps)",
         label="Noisy counts (Alg. 2)",
+        noise_scale=edge_count_noise_scale,
     ),
     Method(
         "edge_one_shot",
@@ -195,6 +197,7 @@ for _m in (
         needs_users=True,
         description="perturbed MLE, ridge 2L/eps, Laplace 8L/eps, L = most comparisons per user",
         label="Perturbed MLE (Alg. 3)",
+        noise_scale=individual_mle_noise_scale,
     ),
     Method(
         "individual_counts",
@@ -219,6 +222,7 @@ for _m in (
         models=(),
         description="noisy counts, Laplace(L/eps) as printed: only 2 eps-DP",
         label="Noisy counts (Alg. 3, as published)",
+        noise_scale=individual_count_noise_scale,
     ),
     Method(
         "local_adrr",
@@ -283,7 +287,7 @@ for _m in (
         models=(),
         description="wins per item of the randomized-response outputs, ties at random",
         release="rr",
-        label="Count method",
+        label="Count Method",
     ),
     Method(
         "nonprivate_mle",

@@ -35,6 +35,7 @@ from ._published_tables import (  # noqa: F401 (_TIDY: the tidy frame's columns)
     _standard,
     _text_numbers,
 )
+from .methods import get_method
 
 __all__ = [
     "CODE_NAMES",
@@ -541,11 +542,6 @@ PAPER_LABELS: dict[str, tuple[str, str]] = {
     "kendall_tau_K": ("Full ranking error", "Full ranking error"),
     "topK_hamming_HK_K=m/2": ("Top-K ranking error", "Top-$K$ ranking error"),
     "prop_correct_model_selected": ("Share of correct models", "Share of correct models"),
-    "ADRR": ("ADRR", "ADRR"),
-    "NoisyObj": ("NoisyObj", "NoisyObj"),
-    "Laplace": ("Laplace", "Laplace"),
-    "ClassicRR": ("Classic RR", "Classic RR"),
-    "Count": ("Count Method", "Count Method"),
     "btl": ("BTL", "BTL"),
     "tm": ("TM", "TM"),
     "BTL": ("BTL", "BTL"),
@@ -559,6 +555,18 @@ PAPER_LABELS: dict[str, tuple[str, str]] = {
     "scheme": ("Scheme", "Scheme"),
     "method": ("Method", "Method"),
     "epsilon_order": ("ε", r"$\epsilon$"),
+    # the methods: their registered label (dprank.methods.Method.label)
+    **{
+        name: (get_method(name).label, get_method(name).label)
+        for name in (
+            "local_adrr",
+            "edge_noisy_obj",
+            "local_laplace",
+            "local_classic_rr",
+            "local_count",
+            "local_debiased_rr",
+        )
+    },
 }
 
 #: Code names that must not appear as labels in a table file (Markdown, LaTeX, HTML).
@@ -569,7 +577,8 @@ CODE_NAMES = (
     "topK_hamming",
     "prop_correct_model_selected",
     "epsilon_order",
-    "ClassicRR",
+    "local_classic_rr",
+    "local_count",
     "linf",
     "delta",
 )
@@ -712,7 +721,9 @@ def read_published_table(path: str | Path) -> pd.DataFrame:
     ``'se'`` or NA, ready for :func:`pivot_table`), ``digits`` (decimals of the printed
     mean, NA where not in fixed notation) and ``flag``. B2 Table 2's t statistics and
     p-values are rows of their own (``metric`` ``paired_t_statistic_vs_ADRR`` /
-    ``paired_t_pvalue_vs_ADRR``, value in ``mean``), as in the CSV.
+    ``paired_t_pvalue_vs_ADRR``, value in ``mean``), as in the CSV. The paper's method
+    names (``ADRR``, ``ClassicRR``, ...) are read as registry names
+    (:data:`dprank.compare.PAPER_B_METHODS`).
 
     Three files have their own schema and are mapped onto the same columns:
 
@@ -739,7 +750,11 @@ def read_published_table(path: str | Path) -> pd.DataFrame:
     raw = pd.read_csv(path, dtype=str, keep_default_na=False, na_values=["", "NA"], comment="#")
     columns = set(raw.columns)
     if {"mean", "se", "se_kind"} <= columns:
-        return _standard(raw)
+        from .compare import PAPER_B_METHODS
+
+        out = _standard(raw)
+        out["method"] = out["method"].map(lambda m: PAPER_B_METHODS.get(m, m)).astype("string")
+        return out
     if "aggregate_rank" in columns:
         return _car_ranking(raw)
     if "expected_linf" in columns:

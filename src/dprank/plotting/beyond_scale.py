@@ -25,8 +25,8 @@ _PANELS = (
 _BELOW = {"fontsize": 9, "loc": "upper center", "bbox_to_anchor": (0.5, -0.14), "frameon": False}
 #: the study's methods (Paper A's Algorithms 1 and 2) by their registered labels
 _METHODS = {
-    "perturbed_mle": get_method("edge_mle").label,
-    "noisy_counting": get_method("edge_counts").label,
+    "edge_mle": get_method("edge_mle").label,
+    "edge_counts": get_method("edge_counts").label,
 }
 
 
@@ -47,7 +47,7 @@ def _check_inputs(summary: pd.DataFrame, fit: pd.DataFrame, degree: float) -> No
     _checks.columns(summary, "summary", needed)
     _checks.columns(fit, "fit", ("epsilon", "constant", "r2"))
     _checks.positive_finite(degree, "degree")
-    rated = summary[(summary["method"] == "perturbed_mle") & (summary["metric"] == "log_linf")]
+    rated = summary[(summary["method"] == "edge_mle") & (summary["metric"] == "log_linf")]
     unfitted = sorted(set(rated["epsilon"]) - set(fit["epsilon"]))
     if unfitted:
         raise ValueError(f"fit has no row of the epsilon(s) {unfitted} of summary")
@@ -56,7 +56,7 @@ def _check_inputs(summary: pd.DataFrame, fit: pd.DataFrame, degree: float) -> No
 def _draw_metric(ax, summary: pd.DataFrame, metric: str, title: str, epsilons: list) -> list:
     """One of Figure 1's metrics against ``n``: a line per method and epsilon."""
     numbers = []
-    for m, method in enumerate(("perturbed_mle", "noisy_counting")):
+    for m, method in enumerate(("edge_mle", "edge_counts")):
         for e, eps in enumerate(epsilons):
             part = summary[
                 (summary["method"] == method)
@@ -74,7 +74,7 @@ def _draw_metric(ax, summary: pd.DataFrame, metric: str, title: str, epsilons: l
             numbers.append(part.assign(panel=metric))
     ax.set_xscale("log")
     ax.set_xlabel("number of items $n$")
-    ax.set_title(title.format(mle=_METHODS["perturbed_mle"]), fontsize=12)
+    ax.set_title(title.format(mle=_METHODS["edge_mle"]), fontsize=12)
     ax.grid(alpha=0.3)
     if metric == "rel_hamming":  # the bottom row: legends under the panels, off the data
         ax.legend(**_BELOW, ncol=2)
@@ -89,7 +89,7 @@ def _draw_rate(ax, summary: pd.DataFrame, fit: pd.DataFrame, epsilons: list) -> 
     constants = fit.set_index("epsilon")
     for e, eps in enumerate(epsilons):
         part = summary[
-            (summary["method"] == "perturbed_mle")
+            (summary["method"] == "edge_mle")
             & (summary["metric"] == "log_linf")
             & (summary["epsilon"] == eps)
         ].sort_values("n")
@@ -149,7 +149,7 @@ def plot_scale(summary: pd.DataFrame, fit: pd.DataFrame, degree: float):
     fig.suptitle(
         f"Beyond the papers (not a figure of Paper A): Figure 1's errors at average degree "
         f"$np$ = {degree:g}, sparse Erdős-Rényi graphs, paper protocol\n"
-        f"solid: {_METHODS['perturbed_mle']}; dashed, hollow: {_METHODS['noisy_counting']}; "
+        f"solid: {_METHODS['edge_mle']}; dashed, hollow: {_METHODS['edge_counts']}; "
         "bars: 95% intervals over replicates",
         fontsize=12,
     )

@@ -16,14 +16,18 @@ import numpy as np
 import pandas as pd
 
 from .. import _checks
-from .style import COLORS, MARKERS, authors_style, overlay_published, panel_grid
+from .style import COLORS, MARKERS, authors_style, method_label, overlay_published, panel_grid
 
 __all__ = ["FIGURES", "Panel", "draw_figure", "figure_data", "protocols_agree"]
 
 L2_LABEL = r"log relative L$_2$ error"
 LINF_LABEL = r"log relative L$_\infty$ error"
 
-METHOD_LABELS = {"noisy_counting": "Counting", "perturbed_mle": "Noisy MLE", "one_shot": "One shot"}
+#: registry name of the perturbed MLE and of the noisy counts of each privacy unit
+_UNIT_METHODS = {
+    "edge": ("edge_mle", "edge_counts"),
+    "individual": ("individual_mle", "individual_counts_as_published"),
+}
 
 
 @dataclass(frozen=True)
@@ -46,7 +50,7 @@ class Panel:
     at_epsilon: bool = False  # restrict to the figure's configured epsilon
     series_format: str = "float"  # legend values: "float" (1.0, inf) or "g" (1, inf)
     xtick_format: str = "g"  # format spec of the x tick labels
-    method_labels: tuple[tuple[str, str], ...] = ()  # legend labels overriding METHOD_LABELS
+    method_labels: tuple[tuple[str, str], ...] = ()  # legend labels overriding Method.label
     capsize: float = 2.0
     title: str = ""  # after the panel letter (Figure 8: the data set)
 
@@ -58,15 +62,17 @@ def _standard(
     hamming_ylim: tuple[float | None, float | None] | None = None,
     series_format: str = "float",
     xtick_format: str = "g",
+    unit: str = "edge",
 ) -> tuple[Panel, ...]:
+    mle, counts = _UNIT_METHODS[unit]
     style = {"series_format": series_format, "xtick_format": xtick_format}
     return (
-        Panel("a", 0, ("perturbed_mle",), "log_rel_l2", x, series, xlabel, L2_LABEL, **style),
-        Panel("b", 0, ("perturbed_mle",), "log_rel_linf", x, series, xlabel, LINF_LABEL, **style),
+        Panel("a", 0, (mle,), "log_rel_l2", x, series, xlabel, L2_LABEL, **style),
+        Panel("b", 0, (mle,), "log_rel_linf", x, series, xlabel, LINF_LABEL, **style),
         Panel(
             "c",
             0,
-            ("perturbed_mle",),
+            (mle,),
             "rel_hamming",
             x,
             series,
@@ -78,7 +84,7 @@ def _standard(
         Panel(
             "d",
             0,
-            ("noisy_counting",),
+            (counts,),
             "rel_hamming",
             x,
             series,
@@ -90,7 +96,7 @@ def _standard(
     )
 
 
-_FIG4_METHODS = ("noisy_counting", "perturbed_mle", "one_shot")
+_FIG4_METHODS = ("edge_counts", "edge_mle", "edge_one_shot")
 
 #: figure id -> (panels, grid shape (rows, cols)); captions: workflow/papers/paper_a.yaml
 FIGURES: dict[str, tuple[tuple[Panel, ...], tuple[int, int]]] = {
@@ -133,15 +139,17 @@ FIGURES: dict[str, tuple[tuple[Panel, ...], tuple[int, int]]] = {
         (1, 2),
     ),
     "fig5": (
-        _standard("n", "epsilon", "n", hamming_ylim=(0.0, 0.8), series_format="g"),
+        _standard(
+            "n", "epsilon", "n", hamming_ylim=(0.0, 0.8), series_format="g", unit="individual"
+        ),
         (2, 2),
     ),
     "fig6": (
-        _standard("m", "epsilon", "m", series_format="g"),
+        _standard("m", "epsilon", "m", series_format="g", unit="individual"),
         (2, 2),
     ),
     "fig7": (
-        _standard("epsilon", "m", r"$\epsilon$", hamming_ylim=(0.0, None)),
+        _standard("epsilon", "m", r"$\epsilon$", hamming_ylim=(0.0, None), unit="individual"),
         (2, 2),
     ),
     "fig8": (
@@ -149,13 +157,13 @@ FIGURES: dict[str, tuple[tuple[Panel, ...], tuple[int, int]]] = {
             Panel(
                 letter,
                 index,
-                ("perturbed_mle", "noisy_counting"),
+                _UNIT_METHODS["individual"],
                 "mean_rank_difference",
                 "epsilon",
                 "method",
                 r"$\epsilon$",
                 "Mean rank difference",
-                method_labels=(("perturbed_mle", mle), ("noisy_counting", counts)),
+                method_labels=tuple(zip(_UNIT_METHODS["individual"], (mle, counts), strict=True)),
                 capsize=3.0,
                 title=title,
             )
@@ -171,7 +179,7 @@ FIGURES: dict[str, tuple[tuple[Panel, ...], tuple[int, int]]] = {
 
 def _series_label(series: str, value, series_format: str = "float", labels=()) -> str:
     if series == "method":
-        return dict(labels).get(value, METHOD_LABELS.get(value, str(value)))
+        return dict(labels).get(value) or method_label(value)
     symbol = {"epsilon": "ε", "p": "p", "n": "n", "m": "m"}.get(series, series)
     if series in ("n", "m"):
         return f"{symbol}={int(float(value))}"

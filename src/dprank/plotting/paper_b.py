@@ -21,6 +21,7 @@ from .style import (
     MARKERS,
     authors_style,
     hollow_marker,
+    method_label,
     overlay_published,
     panel_grid,
     published_legend,
@@ -73,7 +74,9 @@ def name_data_set(fig, bpaper: str, figure: str) -> None:
 _OPTIONS = ("metric", "title")
 #: why two methods' lines coincide, said in the legend (B1 Figure 6 (c), (f))
 SAME_LINE_REASONS = {
-    frozenset({"ADRR", "ClassicRR"}): "one budget for all\nusers, nearly the same ranking",
+    frozenset(
+        {"local_adrr", "local_classic_rr"}
+    ): "one budget for all\nusers, nearly the same ranking",
 }
 
 
@@ -83,7 +86,7 @@ def _label(key: str, value, labels: Mapping | None = None) -> str:
     if key == "model":
         return str(value).upper()
     if key == "method":
-        return str(value)
+        return method_label(value)
     sep = "" if key == "scheme" else "="
     return (
         f"{KEY_LABELS.get(key, key)}{sep}{value:g}"
@@ -103,12 +106,12 @@ def figure_data(summary: pd.DataFrame, spec: Mapping) -> pd.DataFrame:
 
     A panel keeps the rows of its ``metric`` and of every other key it names
     (``model``, ``eps``, ``m``, ...), and of the figure's ``methods`` (default
-    ``["ADRR"]``; B1 Figure 6 compares three).
+    ``["local_adrr"]``; B1 Figure 6 compares three).
     """
     _series(spec)
     filters = {k for panel in spec["panels"] for k in panel if k not in _OPTIONS}
     _checks.columns(summary, "summary", ("metric", "method", "L", *spec["series"], *filters))
-    methods = spec.get("methods", ["ADRR"])
+    methods = spec.get("methods", ["local_adrr"])
     rows = []
     for letter, panel in zip("abcdefgh", spec["panels"], strict=False):
         d = summary[(summary["metric"] == panel["metric"]) & summary["method"].isin(methods)]
@@ -243,7 +246,7 @@ def draw_b2_figure(data: pd.DataFrame, spec: Mapping):
 
     ``spec["ci"]`` adds 95% confidence bars (``mean +- 1.96 se``, B1's figures);
     ``spec["ncols"]`` wraps the panels into rows; ``spec["labels"]`` renames
-    series values in the legend (e.g. ``ADRR`` -> ``Debiased RR`` in B1).
+    series values in the legend (e.g. ``local_adrr`` -> ``Debiased RR`` in B1).
     """
     _check_figure_data(data, spec)
     n = len(spec["panels"])

@@ -12,7 +12,7 @@ Input frames are tidy per-replicate rows with columns ``replicate``, ``metric``,
   Pearson's ``r``; the paper reports "all correlation coefficients > 0.9").
 
 Panel dicts name a ``metric`` and equality filters on same-named columns (e.g.
-``"model": "btl"``, ``"method": "ADRR"``, ``"p": 0.8``; numbers are compared with
+``"model": "btl"``, ``"method": "local_adrr"``, ``"p": 0.8``; numbers are compared with
 a relative tolerance, a list or tuple means "any of"). The keys ``title``, ``x``,
 ``hue`` and ``logy`` are options, not filters.
 """
@@ -55,7 +55,7 @@ METRIC_LABELS = {
 KEY_LABELS = {"m": "m", "p": "p", "L": "L", "method": "", "model": "", "delta": "Δ"}
 #: order of string values along an axis (the paper's order); other values follow, sorted
 DEFAULT_ORDER = {
-    "method": ("ADRR", "NoisyObj", "Laplace", "ClassicRR", "Count"),
+    "method": ("local_adrr", "edge_noisy_obj", "local_laplace", "local_classic_rr", "local_count"),
     "model": ("btl", "tm"),
 }
 #: panel keys that are options rather than row filters
@@ -189,8 +189,8 @@ def box_data(replicates: pd.DataFrame, spec: Mapping) -> pd.DataFrame:
     pandas.DataFrame
         The selected rows plus a ``panel`` letter (``"a"``, ``"b"``, ...), sorted by
         panel, then by the panel's x and hue (numbers ascending; methods in the order
-        ADRR, NoisyObj, Laplace, ClassicRR, Count unless ``spec["order"]`` says
-        otherwise) and replicate.
+        local_adrr, edge_noisy_obj, local_laplace, local_classic_rr, local_count unless
+        ``spec["order"]`` says otherwise) and replicate.
 
     Raises
     ------

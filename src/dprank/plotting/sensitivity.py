@@ -12,10 +12,10 @@ __all__ = ["plot_sensitivity"]
 
 #: Scenario V cells the study is about: (table, metric, method, label)
 _TARGETS = (
-    ("B2 Table 11", "kendall_tau_K", "ADRR", "Table 11 ADRR K"),
-    ("B2 Table 11", "kendall_tau_K", "Count", "Table 11 count K"),
-    ("B2 Table 10", "l2_over_sqrt_m", "ClassicRR", "Table 10 classic RR $\\ell_2$"),
-    ("B2 Table 10", "linf", "ClassicRR", "Table 10 classic RR $\\ell_\\infty$"),
+    ("B2 Table 11", "kendall_tau_K", "local_adrr", "Table 11 ADRR K"),
+    ("B2 Table 11", "kendall_tau_K", "local_count", "Table 11 count K"),
+    ("B2 Table 10", "l2_over_sqrt_m", "local_classic_rr", "Table 10 classic RR $\\ell_2$"),
+    ("B2 Table 10", "linf", "local_classic_rr", "Table 10 classic RR $\\ell_\\infty$"),
 )
 #: the Scenario V panels: the varied setting, its axis label, log scale
 _VARIED = (

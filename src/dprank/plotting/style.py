@@ -44,6 +44,19 @@ _RC = {
 }
 
 
+def method_label(name) -> str:
+    """The legend text of a method: its registered :attr:`dprank.methods.Method.label`.
+
+    A name the registry does not hold (a plug-in gone from the registry) stays as it is.
+    """
+    from ..methods import UnknownMethodError, get_method
+
+    try:
+        return get_method(str(name)).label
+    except UnknownMethodError:
+        return str(name)
+
+
 @contextmanager
 def authors_style():
     """Temporarily apply the authors' rcParams."""

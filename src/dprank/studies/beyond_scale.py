@@ -36,7 +36,8 @@ import numpy as np
 import pandas as pd
 
 from .. import _checks
-from ..mechanisms import edge_count_noise_scale, edge_mle_noise_scale, standard_laplace
+from ..mechanisms import standard_laplace
+from ..methods import get_method
 from ..metrics import log_rel_l2, log_rel_linf, rel_hamming, true_top_k
 from ..mle import fit_penalized_mle
 from ..ranking import copeland_counts, top_k
@@ -155,6 +156,8 @@ def run_chunk(
     eps_list = [float(e) for e in epsilons]
     order = sorted(range(len(eps_list)), key=lambda e: -eps_list[e])  # inf first: warm starts
     rows: list[tuple] = []
+    mle_scale = get_method("edge_mle").noise_scale
+    count_scale = get_method("edge_counts").noise_scale
     for r in replicates:
         data = sample_er_comparisons_sparse(
             theta, p, generator(seed, EXPERIMENT, data_key, r, Stream.DATA)
@@ -164,10 +167,10 @@ def run_chunk(
         for e in order:
             eps = eps_list[e]
             key = cell_key({"n": n, "degree": float(degree), "eps": eps})
-            b = edge_mle_noise_scale(eps, kappa1) * standard_laplace(
+            b = mle_scale(eps, kappa1) * standard_laplace(
                 generator(seed, EXPERIMENT, key, r, Stream.NOISE_MLE), n
             )
-            noise = edge_count_noise_scale(eps) * standard_laplace(
+            noise = count_scale(eps) * standard_laplace(
                 generator(seed, EXPERIMENT, key, r, Stream.NOISE_COUNT), n
             )
             ties = generator(seed, EXPERIMENT, key, r, Stream.TIEBREAK).random(n)
@@ -184,9 +187,9 @@ def run_chunk(
                 "n_iter": float(fit.n_iter),
             }
             for metric, value in mle.items():
-                rows.append((n, p, eps, r, "perturbed_mle", metric, value))
+                rows.append((n, p, eps, r, "edge_mle", metric, value))
             counting = float(rel_hamming(top_k(counts + noise, k, ties), truth))
-            rows.append((n, p, eps, r, "noisy_counting", "rel_hamming", counting))
+            rows.append((n, p, eps, r, "edge_counts", "rel_hamming", counting))
     frame = pd.DataFrame(
         rows, columns=["n", "p", "epsilon", "replicate", "method", "metric", "value"]
     )
@@ -228,9 +231,9 @@ def fit_rate(summary: pd.DataFrame) -> pd.DataFrame:
         ``log n``), and the number of ``n`` values.
     """
     _checks.columns(summary, "summary", ["n", "p", "epsilon", "method", "metric", "mean"])
-    sel = summary[(summary["method"] == "perturbed_mle") & (summary["metric"] == "log_linf")]
+    sel = summary[(summary["method"] == "edge_mle") & (summary["metric"] == "log_linf")]
     if sel.empty:
-        raise ValueError("the summary holds no perturbed_mle log_linf rows to fit the rate to")
+        raise ValueError("the summary holds no edge_mle log_linf rows to fit the rate to")
     rows = []
     for eps, part in sel.groupby("epsilon", sort=True):
         part = part.sort_values("n")

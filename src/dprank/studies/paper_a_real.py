@@ -26,12 +26,8 @@ import numpy as np
 import pandas as pd
 
 from .. import _checks
-from ..mechanisms import (
-    individual_count_noise_scale,
-    individual_gamma,
-    individual_mle_noise_scale,
-    standard_laplace,
-)
+from ..mechanisms import individual_gamma, standard_laplace
+from ..methods import get_method
 from ..metrics import mean_rank_difference
 from ..mle import fit_penalized_mle, fit_penalized_mle_batch
 from ..ranking import copeland_counts
@@ -80,7 +76,7 @@ def real_data_metrics(
     -------
     DataFrame
         Columns ``dataset, epsilon, replicate, method, metric, value``;
-        methods ``perturbed_mle`` and ``noisy_counting``, metrics
+        methods ``individual_mle`` and ``individual_counts_as_published``, metrics
         ``mean_rank_difference`` and (for the MLE) ``converged``.
     """
     _checks.win_matrix(wins, "wins", min_items=2)
@@ -99,6 +95,8 @@ def real_data_metrics(
     n = wins.shape[0]
     counts = copeland_counts(wins)
     blocks = []
+    mle_scale = get_method("individual_mle").noise_scale
+    count_scale = get_method("individual_counts_as_published").noise_scale
     for eps in epsilons:
         eps = float(eps)
         key = cell_key({"dataset": dataset, "eps": eps})
@@ -108,7 +106,7 @@ def real_data_metrics(
         fit = fit_penalized_mle_batch(
             wins,
             gamma,
-            individual_mle_noise_scale(eps, L, kappa1) * mle_unit,
+            mle_scale(eps, L, kappa1) * mle_unit,
             xtol=xtol,
             max_iter=max_iter,
         )
@@ -116,11 +114,15 @@ def real_data_metrics(
         reference = fit_penalized_mle(
             wins, ref_gamma, sum_zero=True, xtol=xtol, max_iter=max_iter, raise_on_failure=True
         ).theta
-        release = counts + individual_count_noise_scale(eps, L) * count_unit
+        release = counts + count_scale(eps, L) * count_unit
         for method, metric, values in (
-            ("perturbed_mle", "mean_rank_difference", mean_rank_difference(fit.theta, reference)),
-            ("perturbed_mle", "converged", fit.converged.astype(float)),
-            ("noisy_counting", "mean_rank_difference", mean_rank_difference(release, counts)),
+            ("individual_mle", "mean_rank_difference", mean_rank_difference(fit.theta, reference)),
+            ("individual_mle", "converged", fit.converged.astype(float)),
+            (
+                "individual_counts_as_published",
+                "mean_rank_difference",
+                mean_rank_difference(release, counts),
+            ),
         ):
             blocks.append(_block(dataset, eps, reps, method, metric, values))
     return pd.concat(blocks, ignore_index=True)

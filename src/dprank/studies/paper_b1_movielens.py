@@ -79,7 +79,7 @@ L_GRID = (100, 200, 400, 800, 1600)
 #: the three privacy schemes of B1 Figure 3 (formula-based labels, docs/papers/paper-b.md#a26)
 SCHEMES = (1, 2, 3)
 #: method label of the rows: B1's debiased RR (unweighted mean of the debiased outputs)
-METHOD = "DebiasedRR"
+METHOD = "local_debiased_rr"
 
 _COLUMNS = ("userId", "movieId", "rating")
 

@@ -91,7 +91,7 @@ __all__ = [
 #: experiment name of the random streams (:func:`dprank.seeding.generator`)
 EXPERIMENT = "car"
 #: methods of B2 Table 2, in its column order
-METHODS = ("ADRR", "Count", "ClassicRR", "Laplace")
+METHODS = ("local_adrr", "local_count", "local_classic_rr", "local_laplace")
 #: comparison models of B2 Table 2 (the two blocks)
 MODELS = ("btl", "tm")
 #: metric names of the tidy rows (as in :data:`dprank.studies.paper_b2.scenarios.METRICS`)
@@ -501,10 +501,13 @@ def _check_simulation(m, reference, seed, a_range, width, gtol) -> None:
 
 def _released_statistics(y_rr, y_lap, a, eps, L: int, P: int) -> dict:
     """Sufficient statistics ``(S, N)`` of the ADRR, classic RR and Laplace fits."""
-    stats = {name: (np.zeros(P), np.zeros(P)) for name in ("ADRR", "ClassicRR", "Laplace")}
-    add_rr_statistics(*stats["ADRR"], y_rr, a, eps, adrr_weights(eps))
-    add_sufficient_statistics(*stats["ClassicRR"], y_rr, a, 1.0 / L)
-    add_sufficient_statistics(*stats["Laplace"], y_lap, a, 1.0 / L)
+    stats = {
+        name: (np.zeros(P), np.zeros(P))
+        for name in ("local_adrr", "local_classic_rr", "local_laplace")
+    }
+    add_rr_statistics(*stats["local_adrr"], y_rr, a, eps, adrr_weights(eps))
+    add_sufficient_statistics(*stats["local_classic_rr"], y_rr, a, 1.0 / L)
+    add_sufficient_statistics(*stats["local_laplace"], y_lap, a, 1.0 / L)
     return stats
 
 
@@ -516,7 +519,7 @@ def _method_values(stats, k_count, m, lam, reference, ref_scores, gtol):
     for model in MODELS:
         link = get_link(model)
         for method in METHODS:
-            if method == "Count":
+            if method == "local_count":
                 yield method, model, "kendall_tau_K", k_count, True
                 continue
             fit = fit_weighted_mle(*stats[method], m, lam, link, gtol=gtol)
@@ -527,7 +530,7 @@ def _method_values(stats, k_count, m, lam, reference, ref_scores, gtol):
                 kendall_distance(fit.theta, ref_scores),
                 fit.converged,
             )
-            if method == "ADRR":
+            if method == "local_adrr":
                 theta_ref = np.asarray(reference["theta"][model], dtype=np.float64)
                 yield (
                     method,
@@ -562,10 +565,10 @@ def simulate_replicate(
       ``y + Lap(1/eps_l)`` (:func:`dprank.ldp.laplace_release`). All methods see
       the same budgets, so the t-tests of Table 2 are paired (spec B2-Table2).
     * Fits of objective (5) with ``lambda = 1/(L B(eps))`` (docs/papers/paper-b.md#a1) under BTL and
-      TM: ``ADRR`` (debiased outputs, ADRR weights; B2 eq. (3)-(4)), ``ClassicRR``
-      (raw RR outputs, ``w_l = 1/L``) and ``Laplace`` (``w_l = 1/L``;
+      TM: ``local_adrr`` (debiased outputs, ADRR weights; B2 eq. (3)-(4)), ``local_classic_rr``
+      (raw RR outputs, ``w_l = 1/L``) and ``local_laplace`` (``w_l = 1/L``;
       docs/papers/paper-b.md#s1-4, #a11).
-    * ``Count``: wins of the RR outputs, ties broken at random (stream
+    * ``local_count``: wins of the RR outputs, ties broken at random (stream
       ``TIEBREAK``; docs/papers/paper-b.md#s1-4, A12).
 
     Parameters
@@ -672,7 +675,7 @@ def tidy_replicates(rows: pd.DataFrame) -> pd.DataFrame:
 
     ``model, replicate, method, metric, value``: the errors, one ``converged``
     row per (replicate, model, method) and each replicate's ``B(eps)`` as a
-    metric row of method ``ADRR`` (the x of Figure 14), sorted by their keys.
+    metric row of method ``local_adrr`` (the x of Figure 14), sorted by their keys.
     """
     keys = ["model", "replicate", "method", "metric", "value"]
     _checks.columns(rows, "rows", [*keys, "B", "converged"])
@@ -680,7 +683,7 @@ def tidy_replicates(rows: pd.DataFrame) -> pd.DataFrame:
         metric="converged", value=lambda d: d["converged"].astype(float)
     )
     b = rows.drop_duplicates(["replicate", "model"]).assign(
-        method="ADRR", metric="B", value=lambda d: d["B"]
+        method="local_adrr", metric="B", value=lambda d: d["B"]
     )
     tidy = pd.concat([rows[keys], conv[keys], b[keys]], ignore_index=True)
     return tidy.sort_values(["model", "method", "metric", "replicate"], kind="stable").reset_index(
@@ -738,11 +741,11 @@ def table2(rows) -> pd.DataFrame:
                 "df": float("nan"),
                 "p": float("nan"),
             }
-            if method != "ADRR" and "ADRR" in wide.columns:
-                pair = wide[[method, "ADRR"]]
+            if method != "local_adrr" and "local_adrr" in wide.columns:
+                pair = wide[[method, "local_adrr"]]
                 if pair.isna().any().any():
                     raise ValueError(f"{method} ({model}) and ADRR have different replicates")
-                test = paired_t_test(pair[method].to_numpy(), pair["ADRR"].to_numpy())
+                test = paired_t_test(pair[method].to_numpy(), pair["local_adrr"].to_numpy())
                 row.update(t=float(test.t), df=float(test.df), p=float(test.pvalue))
             out.append(row)
     return pd.DataFrame(out, columns=["model", "method", "R", "mean", "se", "t", "df", "p"])
@@ -762,7 +765,7 @@ def figure14_correlations(rows) -> pd.DataFrame:
         ``model, metric, n, r, slope, intercept, s`` (``s`` the residual SE).
     """
     df = _rows_frame(rows, ("method", "model", "metric", "value", "B"))
-    df = df[(df["method"] == "ADRR") & df["metric"].isin(("l2_over_sqrt_m", "linf"))]
+    df = df[(df["method"] == "local_adrr") & df["metric"].isin(("l2_over_sqrt_m", "linf"))]
     out = []
     for (model, metric), grp in df.groupby(["model", "metric"], sort=False):
         x = grp["B"].to_numpy() ** -0.5

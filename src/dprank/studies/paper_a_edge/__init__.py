@@ -47,7 +47,7 @@ __all__ = [
     "stage_kwargs",
 ]
 
-METHODS = ("perturbed_mle", "noisy_counting", "one_shot")
+METHODS = ("edge_mle", "edge_counts", "edge_one_shot")
 PROTOCOLS = ("paper", "authors")
 
 

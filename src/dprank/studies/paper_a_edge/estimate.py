@@ -93,7 +93,7 @@ def estimate_chunk(
         return top_k(scores, k, None if tie_keys is None else tie_keys[r, e])
 
     out: dict[str, np.ndarray] = {"epsilon": eps}
-    if "perturbed_mle" in methods:
+    if "edge_mle" in methods:
         theta_hat = np.zeros((n_rep, n_eps, n))
         converged = np.zeros((n_rep, n_eps), dtype=bool)
         n_iter = np.zeros((n_rep, n_eps), dtype=np.int64)
@@ -125,18 +125,18 @@ def estimate_chunk(
                 else:
                     topk[r, e] = select(fit.theta, r, e)
                 start = fit.theta
-        out.update(theta_hat=theta_hat, converged=converged, n_iter=n_iter, topk_perturbed_mle=topk)
-    if "noisy_counting" in methods:
+        out.update(theta_hat=theta_hat, converged=converged, n_iter=n_iter, topk_edge_mle=topk)
+    if "edge_counts" in methods:
         release = noisy_counts(wins[:, None, :, :], noise["count_noise"])
-        out["topk_noisy_counting"] = np.array(
+        out["topk_edge_counts"] = np.array(
             [[select(release[r, e], r, e) for e in range(n_eps)] for r in range(n_rep)],
             dtype=np.int64,
         ).reshape(n_rep, n_eps, k)
-    if "one_shot" in methods:
+    if "edge_one_shot" in methods:
         topk = np.zeros((n_rep, n_eps, k), dtype=np.int64)
         for r in range(n_rep):
             for e in range(n_eps):
                 scores = one_shot_scores(wins[r], p, k, eps[e], noise["oneshot_noise"][r, e])
                 topk[r, e] = select(scores, r, e)
-        out["topk_one_shot"] = topk
+        out["topk_edge_one_shot"] = topk
     return out

@@ -45,11 +45,11 @@ def metrics_chunk(
 
     if "theta_hat" in estimates:
         th = estimates["theta_hat"]
-        add("perturbed_mle", "log_rel_l2", log_rel_l2(th, theta[:, None, :]))
-        add("perturbed_mle", "log_rel_linf", log_rel_linf(th, theta[:, None, :]))
-        add("perturbed_mle", "rel_hamming", rel_hamming(estimates["topk_perturbed_mle"], truth))
-        add("perturbed_mle", "converged", estimates["converged"].astype(float))
-    for method in ("noisy_counting", "one_shot"):
+        add("edge_mle", "log_rel_l2", log_rel_l2(th, theta[:, None, :]))
+        add("edge_mle", "log_rel_linf", log_rel_linf(th, theta[:, None, :]))
+        add("edge_mle", "rel_hamming", rel_hamming(estimates["topk_edge_mle"], truth))
+        add("edge_mle", "converged", estimates["converged"].astype(float))
+    for method in ("edge_counts", "edge_one_shot"):
         if f"topk_{method}" in estimates:
             add(method, "rel_hamming", rel_hamming(estimates[f"topk_{method}"], truth))
     frame = pd.concat(blocks, ignore_index=True)

@@ -43,7 +43,7 @@ __all__ = [
     "stage_kwargs",
 ]
 
-METHODS = ("perturbed_mle", "noisy_counting")
+METHODS = ("individual_mle", "individual_counts_as_published")
 PROTOCOLS = ("paper", "authors")
 _KEYS = ("n", "m", "eps")
 

@@ -54,7 +54,7 @@ def estimate_chunk(
     -------
     dict
         ``theta_hat`` (R, 1, n) centred estimates, ``converged`` and ``n_iter``
-        (R, 1), top-k sets ``topk_perturbed_mle`` and ``topk_noisy_counting``
+        (R, 1), top-k sets ``topk_individual_mle`` and ``topk_individual_counts_as_published``
         (R, 1, k), and ``epsilon`` (1,).
     """
     n, eps = int(cell["n"]), float(cell["eps"])
@@ -77,6 +77,6 @@ def estimate_chunk(
         "theta_hat": fit.theta[:, None, :],
         "converged": fit.converged[:, None],
         "n_iter": fit.n_iter[:, None],
-        "topk_perturbed_mle": topk_mle.reshape(n_rep, 1, k),
-        "topk_noisy_counting": topk_cnt.reshape(n_rep, 1, k),
+        "topk_individual_mle": topk_mle.reshape(n_rep, 1, k),
+        "topk_individual_counts_as_published": topk_cnt.reshape(n_rep, 1, k),
     }

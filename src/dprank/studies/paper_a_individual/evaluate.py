@@ -35,12 +35,14 @@ def metrics_chunk(
         truth = np.broadcast_to(np.arange(k), (theta.shape[0], k))
     th = estimates["theta_hat"][:, 0, :]
     values = {
-        ("perturbed_mle", "log_rel_l2"): log_rel_l2(th, truth_theta),
-        ("perturbed_mle", "log_rel_linf"): log_rel_linf(th, truth_theta),
-        ("perturbed_mle", "rel_hamming"): rel_hamming(estimates["topk_perturbed_mle"][:, 0], truth),
-        ("perturbed_mle", "converged"): estimates["converged"][:, 0].astype(float),
-        ("noisy_counting", "rel_hamming"): rel_hamming(
-            estimates["topk_noisy_counting"][:, 0], truth
+        ("individual_mle", "log_rel_l2"): log_rel_l2(th, truth_theta),
+        ("individual_mle", "log_rel_linf"): log_rel_linf(th, truth_theta),
+        ("individual_mle", "rel_hamming"): rel_hamming(
+            estimates["topk_individual_mle"][:, 0], truth
+        ),
+        ("individual_mle", "converged"): estimates["converged"][:, 0].astype(float),
+        ("individual_counts_as_published", "rel_hamming"): rel_hamming(
+            estimates["topk_individual_counts_as_published"][:, 0], truth
         ),
     }
     frame = pd.concat(

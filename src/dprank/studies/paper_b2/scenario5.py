@@ -7,13 +7,13 @@ centred, then one raw data set (observation probability ``p``) released in
 every way the methods need, from the same raw comparisons and, for the RR
 methods, the same RR outputs (so the methods are paired):
 
-* ``ADRR``: debiased RR outputs with the ADRR weights, objective (5);
-* ``ClassicRR`` and ``Laplace``: the raw RR or Laplace outputs plugged into
+* ``local_adrr``: debiased RR outputs with the ADRR weights, objective (5);
+* ``local_classic_rr`` and ``local_laplace``: the raw RR or Laplace outputs plugged into
   the same objective, unweighted (``w_l = 1/L``), the same ``lambda`` (docs/papers/paper-b.md#s1-4);
-* ``NoisyObj`` (BTL only): Gaussian objective perturbation on the raw
+* ``edge_noisy_obj`` (BTL only): Gaussian objective perturbation on the raw
   comparisons with ``(min eps_l, delta)``, the assumed constants
   (:func:`dprank.weighted_mle.noisy_obj_fit`, docs/papers/paper-b.md#a10);
-* ``Count``: ranks by the RR wins, ties broken at random (docs/papers/paper-b.md#s1-4, A12).
+* ``local_count``: ranks by the RR wins, ties broken at random (docs/papers/paper-b.md#s1-4, A12).
 
 Replicates differ in ``m``, so a chunk stores its per-replicate arrays
 concatenated: ``m`` and ``L`` give the offsets.
@@ -40,8 +40,8 @@ if TYPE_CHECKING:  # pandas is imported by the functions that build frames (job 
 __all__ = ["METHODS", "estimate_chunk", "simulate_chunk", "split"]
 
 #: methods of Scenario V, in the order of B2 Table 10 (plus the count method)
-METHODS = ("ADRR", "NoisyObj", "Laplace", "ClassicRR", "Count")
-_STATS = {"ADRR": "adrr", "ClassicRR": "classic_rr", "Laplace": "laplace"}
+METHODS = ("local_adrr", "edge_noisy_obj", "local_laplace", "local_classic_rr", "local_count")
+_STATS = {"local_adrr": "adrr", "local_classic_rr": "classic_rr", "local_laplace": "laplace"}
 
 
 def simulate_chunk(
@@ -203,7 +203,7 @@ def estimate_chunk(
         m, L, r, theta = int(rep["m"]), int(rep["L"]), int(rep["replicate"]), rep["theta"]
         lam = default_lambda(L, float(rep["B"]), lambda_c)
         for method in methods:
-            if method == "Count":
+            if method == "local_count":
                 rng = generator(seed, experiment, key, r, Stream.TIEBREAK)
                 if "kendall_tau_K" in metrics:
                     emit(
@@ -213,7 +213,7 @@ def estimate_chunk(
                         float(kendall_distance(rep["count_scores"], theta, rng=rng)),
                     )
                 continue
-            if method == "NoisyObj":
+            if method == "edge_noisy_obj":
                 if cell["model"] != "btl":
                     continue
                 rng = generator(seed, experiment, key, r, Stream.NOISE_MLE)

@@ -253,7 +253,7 @@ def estimate_chunk(
             for name in metrics
         ]
         for metric, value in [*values, ("converged", float(fit.converged))]:
-            row = {**cell, "replicate": int(r), "method": "ADRR", "metric": metric}
+            row = {**cell, "replicate": int(r), "method": "local_adrr", "metric": metric}
             rows.append({**row, "value": value})
     return pd.DataFrame(rows)
 
@@ -263,7 +263,7 @@ def hessian_chunk(data: Mapping[str, np.ndarray], cell: Mapping) -> pd.DataFrame
 
     The Hessian of ``L_0`` (objective (5) without the ridge) built from the
     replicate's ADRR statistics, evaluated at the true scores (docs/papers/paper-b.md#a13);
-    metric ``hessian_min_eig``, method ``ADRR``.
+    metric ``hessian_min_eig``, method ``local_adrr``.
     """
     import pandas as pd
 
@@ -275,6 +275,6 @@ def hessian_chunk(data: Mapping[str, np.ndarray], cell: Mapping) -> pd.DataFrame
         value = hessian_min_nonzero_eigenvalue(
             data["S"][i], data["N"][i], data["theta"][i], link=link
         )
-        row = {**cell, "replicate": int(r), "method": "ADRR", "metric": "hessian_min_eig"}
+        row = {**cell, "replicate": int(r), "method": "local_adrr", "metric": "hessian_min_eig"}
         rows.append({**row, "value": float(value)})
     return pd.DataFrame(rows)

@@ -151,7 +151,7 @@ def time_cell(
                 ("l2_over_sqrt_m", error),
                 ("converged", float(fit.converged)),
             ):
-                row = {"model": "btl", "m": m, "L": L, "replicate": int(r), "method": "ADRR"}
+                row = {"model": "btl", "m": m, "L": L, "replicate": int(r), "method": "local_adrr"}
                 rows.append({**row, "metric": metric, "value": float(value)})
     return pd.DataFrame(rows)
 
