@@ -647,16 +647,20 @@ class PairSums:
         if self._pending > max(2 * self._merged, self._MERGE_MIN):
             self._merge()
 
-    def _combine(self, rank=None, n_items: int | None = None):
-        """Merge the parts: ``(n_items, a, b, n, w)`` of the distinct pairs, sorted by pair."""
+    def _combine(self, rank=None, n_items: int | None = None, final: bool = False):
+        """Merge the parts: ``(n_items, a, b, n, w)`` of the distinct pairs, sorted by pair.
+
+        ``final``: ``a`` and ``b`` as int32 (the item ids are below ``2**31``), the
+        form the sparse solver's loops take without a copy.
+        """
         parts, self._parts = self._parts, []
         key = np.concatenate([p[0] for p in parts]) if len(parts) > 1 else parts[0][0]
-        unit = all(p[1] is None for p in parts)
-        if unit:
+        if all(p[1] is None for p in parts):
             won = np.concatenate([p[2] for p in parts]) if len(parts) > 1 else parts[0][2]
-        else:
-            n = np.concatenate([np.ones(p[0].size) if p[1] is None else p[1] for p in parts])
-            w = np.concatenate([p[2].astype(np.float64) for p in parts])
+            del parts
+            return _sum_unit_rows(key, won, self._BITS, rank, n_items)
+        n = np.concatenate([np.ones(p[0].size) if p[1] is None else p[1] for p in parts])
+        w = np.concatenate([p[2].astype(np.float64) for p in parts])
         del parts
         a = key >> self._BITS
         np.bitwise_and(key, (1 << self._BITS) - 1, out=key)
@@ -669,43 +673,23 @@ class PairSums:
             lo = np.minimum(a, b)
             np.maximum(a, b, out=b)
             a = lo
-            if unit:
-                won = won ^ swap  # the new first item won
-            else:
-                np.subtract(n, w, out=w, where=swap)
+            np.subtract(n, w, out=w, where=swap)
             del swap, lo
         if n_items is None:
             n_items = int(max(a.max(), b.max())) + 1
         key, key_bits, split = _pair_key(n_items, a, b)
         del a, b
-        if unit and key_bits < 63:
-            # one sort of key << 1 | a_won: counts are run lengths, wins sums of bits
-            np.left_shift(key, 1, out=key)
-            key |= won
-            del won
-            key.sort()
-            m = key.size
-            first = np.empty(m, dtype=bool)
-            first[0] = True
-            np.not_equal(key[1:] >> 1, key[:-1] >> 1, out=first[1:])
-            starts = np.flatnonzero(first)
-            del first
-            ends = np.append(starts[1:], m)
-            wins = np.cumsum(key & 1)[ends - 1]
-            n = (ends - starts).astype(np.float64)
-            w = np.diff(wins, prepend=0).astype(np.float64)
-            del wins, ends
-            key = key[starts] >> 1
-        else:
-            if unit:
-                n, w = np.ones(key.size), won.astype(np.float64)
-            key, n, w = _sum_by_key(key, key_bits, n, w)
-        return int(n_items), *split(key), n, w
+        key, n, w = _sum_by_key(key, key_bits, n, w)
+        a, b = split(key)
+        if final:
+            a, b = a.astype(np.int32), b.astype(np.int32)
+        return int(n_items), a, b, n, w
 
     def _merge(self) -> None:
         if not self._parts:
             return
         _, a, b, n, w = self._combine()
+        a = a.astype(np.int64, copy=False)
         a <<= self._BITS
         a |= b
         self._parts = [(a, n, w)]
@@ -716,7 +700,67 @@ class PairSums:
         """The pairs, with the ids renumbered by ``rank`` (``rank[id]`` = item index) if given."""
         if not self._parts:
             raise ValueError("no comparisons were added")
-        return PairStatistics(*self._combine(rank, n_items))
+        return PairStatistics(*self._combine(rank, n_items, final=True))
+
+
+def _sum_unit_rows(key, won, bits: int, rank, n_items):
+    """:meth:`PairSums._combine` of unit rows: ``key = lo << bits | hi`` and ``won`` (lo won).
+
+    Ids renumbered by ``rank`` (the pair and its winner flipped where the order
+    changes); then one in-place sort of ``pair << 1 | a_won``: the counts are the
+    runs' lengths and the wins their sums of bits (exact integers). The rows'
+    arrays are int32 and bool beside the one int64 key, so the peak is about
+    13 bytes per row; ``a`` and ``b`` come out as int32.
+    """
+    m = key.size
+    a = np.empty(m, dtype=np.int32)
+    np.right_shift(key, bits, out=a, casting="unsafe")
+    np.bitwise_and(key, (1 << bits) - 1, out=key)
+    if rank is None:
+        b = key.astype(np.int32)
+    else:
+        rank = np.asarray(rank).astype(np.int32)
+        b = rank[key]
+        a = rank[a]
+    del key
+    if rank is not None:
+        swap = a > b
+        lo = np.minimum(a, b)
+        np.maximum(a, b, out=b)
+        a = lo
+        won = won ^ swap  # the new first item won
+        del swap, lo
+    if n_items is None:
+        n_items = int(max(a.max(), b.max())) + 1
+    s = max(1, (int(n_items) - 1).bit_length())  # _pair_key's shift: 2 s + 1 <= 63 bits
+    key = a.astype(np.int64)
+    del a
+    key <<= s
+    key |= b
+    del b
+    key <<= 1
+    key |= won
+    del won
+    key.sort()
+    won = np.bitwise_and(key, 1).astype(np.uint8)
+    key >>= 1
+    first = np.empty(m, dtype=bool)
+    first[0] = True
+    np.not_equal(key[1:], key[:-1], out=first[1:])
+    starts = np.flatnonzero(first)
+    del first
+    w = np.add.reduceat(won, starts, dtype=np.float64)
+    del won
+    n = np.empty(starts.size)
+    n[:-1] = starts[1:]
+    n[-1] = m
+    n -= starts
+    key = key[starts]
+    del starts
+    a = np.empty(key.size, dtype=np.int32)
+    np.right_shift(key, s, out=a, casting="unsafe")
+    np.bitwise_and(key, (1 << s) - 1, out=key)
+    return int(n_items), a, key.astype(np.int32), n, w
 
 
 def _sum_by_key(key, key_bits: int, n, w):
