@@ -747,6 +747,7 @@ def _sum_unit_rows(key, won, bits: int, rank, n_items):
     first = np.empty(m, dtype=bool)
     first[0] = True
     np.not_equal(key[1:], key[:-1], out=first[1:])
+    key = key[first]  # the distinct pairs (the rows' keys freed before the sums)
     starts = np.flatnonzero(first)
     del first
     w = np.add.reduceat(won, starts, dtype=np.float64)
@@ -755,7 +756,6 @@ def _sum_unit_rows(key, won, bits: int, rank, n_items):
     n[:-1] = starts[1:]
     n[-1] = m
     n -= starts
-    key = key[starts]
     del starts
     a = np.empty(key.size, dtype=np.int32)
     np.right_shift(key, s, out=a, casting="unsafe")
