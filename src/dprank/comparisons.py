@@ -34,8 +34,9 @@ class PairStatistics:
     Attributes
     ----------
     n_items : int
-    a, b : (P,) int64 arrays
-        The pairs, ``a < b``, sorted by ``(a, b)``.
+    a, b : (P,) integer arrays
+        The pairs, ``a < b``, sorted by ``(a, b)``: int64, or int32 where summed
+        by :class:`PairSums` (the sparse solver's loops take them without a copy).
     n : (P,) float64 array
         Total count of comparisons of the pair.
     w : (P,) float64 array
