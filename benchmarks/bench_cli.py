@@ -17,7 +17,10 @@ new processes:
   then ``--baseline /tmp/old/src``); both outputs must be byte-identical.
 
 It prints the best wall time and the peak memory (``ru_maxrss`` of each child) of
-each, their ratios, and the file's size. ``--first-run`` adds the first run after
+each, their ratios, and the file's size. ``--stages`` adds the command's profile:
+one fresh process doing its stages one after the other (imports, reading and
+validation, the components, numba's import and cached kernels, the fit, writing),
+with the time, resident memory and peak after each. ``--first-run`` adds the first run after
 ``make setup`` against a warm run: a fresh numba cache directory filled by
 ``python -m dprank._sparse_kernels`` (what ``make setup`` runs), then the command
 twice; and, for scale, the command on an empty cache (what a first run would cost
@@ -25,7 +28,7 @@ without that step). Run::
 
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/bench_cli.py \\
         [--rows 2500000] [--items 100000] [--edges 0] [--format csv|parquet] \\
-        [--privacy none] [--method mle] [--baseline /tmp/old/src] [--first-run]
+        [--privacy none] [--method mle] [--baseline /tmp/old/src] [--first-run] [--stages]
 
 Timings depend on the machine and its load (run ``uptime`` beside it); only
 ratios from one run mean much. Nothing here is asserted in the tests.
@@ -124,6 +127,49 @@ def _summary(name: str, runs: list[tuple[float, float]]) -> tuple[float, float]:
     return wall, peak
 
 
+_STAGES = r"""
+import sys, time
+t0 = last = time.perf_counter()
+def mark(name):
+    global last
+    now = time.perf_counter()
+    with open("/proc/self/status") as fh:
+        kb = {k: v.split()[0] for k, v in (x.split(":", 1) for x in fh) if v.endswith("kB\n")}
+    print(f"  {name:<34} {now - last:6.2f} s (at {now - t0:5.2f} s), "
+          f"resident {int(kb['VmRSS']) / 1024:5.0f} MB, peak {int(kb['VmHWM']) / 1024:5.0f} MB")
+    last = time.perf_counter()
+from pathlib import Path
+import numpy as np
+from dprank import cli
+from dprank.api import rank
+from dprank.inputs import read_comparisons
+mark("imports: numpy, dprank")
+c = read_comparisons(sys.argv[1]).comparisons
+mark("reading and validation (pyarrow)")
+c.components()
+mark("connected components")
+from dprank.comparisons import Comparisons
+from dprank.sparse import SparseData, sparse_newton
+tiny = Comparisons.from_winner_loser([0, 1, 2, 0], [1, 2, 0, 3])
+sparse_newton(SparseData(tiny), 2.0)  # imports numba and loads the cached kernels
+mark("numba: import, cached kernels")
+ranking = rank(c, privacy=sys.argv[2])
+mark("the fit (dprank.rank)")
+from dprank._cli_output import _columns_writer
+_columns_writer(ranking.columns())(Path(sys.argv[3]))
+mark("writing the ranking")
+"""
+
+
+def stages(data: Path, privacy: str, out: str) -> None:
+    """The command's stages in one fresh process, with the time and memory after each."""
+    print(f"stages of one run (fresh process, --privacy {privacy}):")
+    cmd = [sys.executable, "-c", _STAGES, str(data), privacy, out]
+    if _has_taskset():
+        cmd = ["taskset", "-c", "0", *cmd]
+    subprocess.run(cmd, env=_env(), check=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=2_500_000)
@@ -138,6 +184,7 @@ def main() -> None:
     parser.add_argument("--baseline", help="another dprank source tree (its src folder)")
     parser.add_argument("--first-run", action="store_true", help="first run after make setup")
     parser.add_argument("--no-floor", action="store_true", help="skip the pandas reading")
+    parser.add_argument("--stages", action="store_true", help="time and memory of each stage")
     args = parser.parse_args()
     os.environ.update(ONE_CORE)
 
@@ -209,6 +256,10 @@ def main() -> None:
                 f"  first run after setup {first[0]:.2f} s, warm run {warm[0]:.2f} s: "
                 f"{first[0] / warm[0]:.2f}x (on an empty cache: {cold[0]:.2f} s)"
             )
+
+    if args.stages and args.privacy in ("none", "edge"):
+        with tempfile.TemporaryDirectory() as out:
+            stages(data, args.privacy, str(Path(out) / "stages.csv"))
 
     from dprank.api import rank
     from dprank.inputs import read_comparisons

@@ -120,24 +120,33 @@ def _csv_writer(frame) -> Callable:
     return write
 
 
+_ROWS_PER_BLOCK = 8192  # rows of the ranking turned into text at a time
+
+
 def _columns_writer(columns: dict[str, np.ndarray]) -> Callable:
     """A CSV of column arrays, byte for byte what pandas writes of them, without pandas.
 
     The text of each value is numpy's (``astype(str)``: the shortest round-trip
     spelling of a float, ``True``/``False``), quoted by :mod:`csv` as needed,
     which is how ``DataFrame.to_csv(index=False, lineterminator="\\n")`` spells
-    the ranking's string, integer, float and boolean columns.
+    the ranking's string, integer, float and boolean columns. The text is made
+    in blocks of rows, so the memory it takes does not grow with the items.
     """
     import csv
 
-    texts = [np.asarray(values).astype(str).tolist() for values in columns.values()]
+    arrays = [np.asarray(values) for values in columns.values()]
+    rows = len(arrays[0]) if arrays else 0
+    if any(len(values) != rows for values in arrays):
+        raise ValueError("the columns must have the same length")
 
     def write(target) -> None:
         fh = open(target, "w", newline="", encoding="utf-8") if isinstance(target, Path) else target
         try:
             writer = csv.writer(fh, lineterminator="\n")
             writer.writerow(list(columns))
-            writer.writerows(zip(*texts, strict=True))
+            for start in range(0, rows, _ROWS_PER_BLOCK):
+                block = [values[start : start + _ROWS_PER_BLOCK] for values in arrays]
+                writer.writerows(zip(*(b.astype(str).tolist() for b in block), strict=True))
         finally:
             if fh is not target:
                 fh.close()

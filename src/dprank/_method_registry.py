@@ -321,6 +321,8 @@ def _user_bound(c: Comparisons, rng, max_per_user, name: str) -> int:
 
 def _check_binary(c: Comparisons, name: str) -> None:
     """Central mechanisms are calibrated to 0/1 outcomes and whole-number counts."""
+    if c._records_from_pairs():  # 0/1 outcomes and whole counts by construction
+        return
     y = c.y
     bad = ~((y == 0) | (y == 1))
     if np.any(bad):

@@ -725,18 +725,30 @@ def _add_methods_parser(sub) -> None:
     p.set_defaults(func=_cmd_methods)
 
 
+def _usage_errors() -> tuple[type[BaseException], ...]:
+    """The errors reported as usage errors: those of the modules the command has loaded.
+
+    A module's errors are caught only where it is imported (only then can it have
+    raised them), so ``rank`` does not import the data sets' registry for its
+    ``DataError``.
+    """
+    errors: list[type[BaseException]] = [UsageError, ValueError, FileNotFoundError]
+    for module, name in (("dprank.methods", "MethodInputError"), ("dprank.datasets", "DataError")):
+        loaded = sys.modules.get(module)
+        if loaded is not None:
+            errors.append(getattr(loaded, name))
+    return tuple(errors)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; return its exit status."""
-    from .datasets import DataError
-    from .methods import MethodInputError
-
     if argv is not None:
         _checks.strings(argv, "argv")
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except (UsageError, ValueError, MethodInputError, DataError, FileNotFoundError) as exc:
+    except _usage_errors() as exc:
         _stderr(f"error: {exc}")
         return EXIT_USAGE
     except (PermissionError, IsADirectoryError, NotADirectoryError, FileExistsError) as exc:

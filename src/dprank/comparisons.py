@@ -34,8 +34,9 @@ class PairStatistics:
     Attributes
     ----------
     n_items : int
-    a, b : (P,) int64 arrays
-        The pairs, ``a < b``, sorted by ``(a, b)``.
+    a, b : (P,) integer arrays
+        The pairs, ``a < b``, sorted by ``(a, b)``: int64, or int32 where summed
+        by :class:`PairSums` (the sparse solver's loops take them without a copy).
     n : (P,) float64 array
         Total count of comparisons of the pair.
     w : (P,) float64 array
@@ -309,37 +310,51 @@ class Comparisons:
         """:meth:`from_pair_statistics` of statistics valid by construction (no value checks).
 
         For :class:`PairSums` results, whose counts are run lengths and sums of
-        whole counts and whose wins lie in ``0 <= w <= n``.
+        whole counts and whose wins lie in ``0 <= w <= n``. The records (``i``,
+        ``j``, ``y``, ``count``) are built from ``stats`` when first read
+        (:meth:`__getattr__`): the estimators of ``--privacy none`` and ``edge``
+        read only the pair statistics, so a large file's records never exist.
         """
-        n, w = stats.n, stats.w
-        lost = n - w
-        a_won, b_won = w > 0, lost > 0
-        i = np.concatenate([stats.a[a_won], stats.b[b_won]])
-        j = np.concatenate([stats.b[a_won], stats.a[b_won]])
-        count = np.concatenate([w[a_won], lost[b_won]])
-        del a_won, b_won, lost
         if labels is not None:
             labels = np.asarray(labels)
             if labels.shape != (stats.n_items,):
                 raise ValueError(f"labels must have shape ({stats.n_items},), got {labels.shape}")
         # Valid by construction (pairs a < b of PairStatistics, counts >= 1): the
-        # records are set as built, without the constructor's copies of every array.
-        fields = {f.name: f for f in dataclasses.fields(cls)}
-        values = {"n_items": int(stats.n_items), "i": i, "j": j, "y": np.ones(i.size)}
-        values.update(count=count, labels=labels)
+        # fields are set as given, without the constructor's copies of every array.
         out = cls.__new__(cls)
-        for name, spec in fields.items():
-            if name in values:
-                value = values[name]
+        values = {"n_items": int(stats.n_items), "labels": labels}
+        for spec in dataclasses.fields(cls):
+            if spec.name in _RECORDS:
+                continue  # built on first use, from the cached statistics
+            if spec.name in values:
+                value = values[spec.name]
             elif spec.default_factory is not dataclasses.MISSING:
                 value = spec.default_factory()
             else:
                 value = spec.default
-            if isinstance(value, np.ndarray) and name != "labels":
-                value.flags.writeable = False
-            object.__setattr__(out, name, value)
+            object.__setattr__(out, spec.name, value)
         out._cache["pairs"] = stats
+        out._cache["records_from_pairs"] = True
         return out
+
+    def __getattr__(self, name: str):
+        # Reached only for an attribute not set: the records of comparisons made by
+        # :meth:`_from_whole_pair_sums`, built now from their pair statistics.
+        cache = self.__dict__.get("_cache")
+        if name not in _RECORDS or not cache or not cache.get("records_from_pairs"):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        for field_name, value in zip(_RECORDS, _records_of_pairs(cache["pairs"]), strict=True):
+            value.flags.writeable = False
+            object.__setattr__(self, field_name, value)
+        return self.__dict__[name]
+
+    def _records_from_pairs(self) -> bool:
+        """Whether the records are those of 0/1 pair statistics (whole counts, 0/1 outcomes)."""
+        return bool(self._cache.get("records_from_pairs"))
+
+    def _records_built(self) -> bool:
+        """Whether the records exist (else only the pair statistics do)."""
+        return "i" in self.__dict__
 
     def to_wins(self) -> np.ndarray:
         """Dense ``(n, n)`` matrix: ``wins[a, b]`` = count-weighted outcomes of a against b.
@@ -365,6 +380,9 @@ class Comparisons:
     @property
     def n_records(self) -> int:
         """Number of records ``m``."""
+        if not self._records_built():
+            ps = self._cache["pairs"]
+            return int(np.count_nonzero(ps.w)) + int(np.count_nonzero(ps.n - ps.w))
         return int(self.i.size)
 
     @property
@@ -379,6 +397,8 @@ class Comparisons:
     @property
     def n_comparisons(self) -> float:
         """Total number of comparisons (sum of counts)."""
+        if not self._records_built():  # whole numbers: the same sum in any order
+            return float(self._cache["pairs"].n.sum())
         return float(self.count.sum())
 
     def degrees(self) -> np.ndarray:
@@ -400,6 +420,24 @@ class Comparisons:
         if self.user is None:
             raise ValueError("these comparisons carry no user information")
         return np.bincount(self.user, weights=self.count, minlength=self.n_users)
+
+
+_RECORDS = ("i", "j", "y", "count")
+
+
+def _records_of_pairs(stats: PairStatistics):
+    """``(i, j, y, count)``: one record per pair and winner of 0/1 pair statistics.
+
+    ``a`` beat ``b`` ``w`` times, then ``b`` beat ``a`` ``n - w`` times (records of
+    count 0 left out), all ``a``-wins first.
+    """
+    n, w = stats.n, stats.w
+    lost = n - w
+    a_won, b_won = w > 0, lost > 0
+    i = np.concatenate([stats.a[a_won], stats.b[b_won]]).astype(np.int64, copy=False)
+    j = np.concatenate([stats.b[a_won], stats.a[b_won]]).astype(np.int64, copy=False)
+    count = np.concatenate([w[a_won], lost[b_won]])
+    return i, j, np.ones(i.size), count
 
 
 def _unit_binary(y, count) -> bool:
@@ -478,6 +516,7 @@ def _aggregate(n_items, i, j, y, count) -> PairStatistics:
 
 
 _UNION_ROUNDS = 64
+_EDGE_BLOCK = 1 << 18  # edges per block of a union-find round (small, reused buffers)
 
 
 def connected_components(n_items: int, a: np.ndarray, b: np.ndarray) -> tuple[int, np.ndarray]:
@@ -487,37 +526,62 @@ def connected_components(n_items: int, a: np.ndarray, b: np.ndarray) -> tuple[in
     numbered by their smallest node (scipy's
     :func:`scipy.sparse.csgraph.connected_components` numbers them alike).
     Vectorised union-find: each round hooks every edge's larger root under the
-    smaller one and then compresses the paths, and drops the edges already
-    inside one tree; without scipy's import (about 0.4 s of start-up). Past 64
-    rounds it hands over to scipy.
+    smaller one and then compresses the paths, until a round hooks nothing;
+    without scipy's import (about 0.4 s of start-up). Past 64 rounds it hands
+    over to scipy. The edges are read in blocks into a few small buffers: no
+    copy of ``a`` or ``b`` and no temporaries of their length.
     """
     from . import _checks
 
     n = _checks.count(n_items, "n_items", 1)
-    a = _as_index("a", a, n)
-    b = _as_index("b", b, n)
+    a = _index_view("a", a, n)
+    b = _index_view("b", b, n)
     if a.shape != b.shape:
         raise ValueError(f"a and b must have the same length, got {a.size} and {b.size}")
-    parent = np.arange(n, dtype=np.int64)
-    for k in range(_UNION_ROUNDS):
-        if k:
-            ra, rb = parent[a], parent[b]
-            apart = ra != rb
-            if not apart.any():
-                break
-            a, b, ra, rb = a[apart], b[apart], ra[apart], rb[apart]
-        else:  # every node its own root: the edges themselves
-            ra, rb = a, b
-        np.minimum.at(parent, np.maximum(ra, rb), np.minimum(ra, rb))
+    return _union_find(n, a, b)
+
+
+def _index_view(name, x, n_items):
+    """:func:`_as_index`'s checks, without its copy where ``x`` already holds integers."""
+    arr = np.asarray(x)
+    if arr.ndim != 1 or arr.dtype.kind not in "iu" or arr.dtype.itemsize > 8:
+        return _as_index(name, arr, n_items)
+    if arr.size and (int(arr.min()) < 0 or int(arr.max()) >= n_items):
+        return _as_index(name, arr, n_items)  # its message names the first bad index
+    return arr
+
+
+def _union_find(n: int, a: np.ndarray, b: np.ndarray) -> tuple[int, np.ndarray]:
+    """:func:`connected_components` of checked indices ``0 <= a, b < n`` (not modified)."""
+    dtype = np.int32 if n < 2**31 else np.int64
+    parent = np.arange(n, dtype=dtype)
+    m = a.size
+    block = max(1, min(m, _EDGE_BLOCK))
+    ra, rb, lo = (np.empty(block, dtype=dtype) for _ in range(3))
+    for _ in range(_UNION_ROUNDS):
+        # every value of ``roots`` is a root (parent[x] <= x, paths compressed):
+        # each edge hooks its larger root under its smaller one, as one
+        # ``minimum.at`` over all edges would, then the paths are compressed
+        roots, parent = parent, parent.copy()
+        for start in range(0, m, block):
+            stop = min(m, start + block)
+            x, y, z = ra[: stop - start], rb[: stop - start], lo[: stop - start]
+            np.take(roots, a[start:stop], out=x)
+            np.take(roots, b[start:stop], out=y)
+            np.minimum(x, y, out=z)
+            np.maximum(x, y, out=x)
+            np.minimum.at(parent, x, z)
         while True:  # parent[x] <= x throughout: jump until every node points at its root
             grand = parent[parent]
             if np.array_equal(grand, parent):
                 break
             parent = grand
+        if np.array_equal(parent, roots):  # nothing hooked: every edge lies within a tree
+            break
     else:
         return _scipy_components(n, a, b, parent)
     roots, labels = np.unique(parent, return_inverse=True)
-    return int(roots.size), labels
+    return int(roots.size), labels.astype(np.int64, copy=False)
 
 
 def _scipy_components(n: int, a: np.ndarray, b: np.ndarray, parent: np.ndarray):
@@ -584,16 +648,20 @@ class PairSums:
         if self._pending > max(2 * self._merged, self._MERGE_MIN):
             self._merge()
 
-    def _combine(self, rank=None, n_items: int | None = None):
-        """Merge the parts: ``(n_items, a, b, n, w)`` of the distinct pairs, sorted by pair."""
+    def _combine(self, rank=None, n_items: int | None = None, final: bool = False):
+        """Merge the parts: ``(n_items, a, b, n, w)`` of the distinct pairs, sorted by pair.
+
+        ``final``: ``a`` and ``b`` as int32 (the item ids are below ``2**31``), the
+        form the sparse solver's loops take without a copy.
+        """
         parts, self._parts = self._parts, []
         key = np.concatenate([p[0] for p in parts]) if len(parts) > 1 else parts[0][0]
-        unit = all(p[1] is None for p in parts)
-        if unit:
+        if all(p[1] is None for p in parts):
             won = np.concatenate([p[2] for p in parts]) if len(parts) > 1 else parts[0][2]
-        else:
-            n = np.concatenate([np.ones(p[0].size) if p[1] is None else p[1] for p in parts])
-            w = np.concatenate([p[2].astype(np.float64) for p in parts])
+            del parts
+            return _sum_unit_rows(key, won, self._BITS, rank, n_items)
+        n = np.concatenate([np.ones(p[0].size) if p[1] is None else p[1] for p in parts])
+        w = np.concatenate([p[2].astype(np.float64) for p in parts])
         del parts
         a = key >> self._BITS
         np.bitwise_and(key, (1 << self._BITS) - 1, out=key)
@@ -606,43 +674,23 @@ class PairSums:
             lo = np.minimum(a, b)
             np.maximum(a, b, out=b)
             a = lo
-            if unit:
-                won = won ^ swap  # the new first item won
-            else:
-                np.subtract(n, w, out=w, where=swap)
+            np.subtract(n, w, out=w, where=swap)
             del swap, lo
         if n_items is None:
             n_items = int(max(a.max(), b.max())) + 1
         key, key_bits, split = _pair_key(n_items, a, b)
         del a, b
-        if unit and key_bits < 63:
-            # one sort of key << 1 | a_won: counts are run lengths, wins sums of bits
-            np.left_shift(key, 1, out=key)
-            key |= won
-            del won
-            key.sort()
-            m = key.size
-            first = np.empty(m, dtype=bool)
-            first[0] = True
-            np.not_equal(key[1:] >> 1, key[:-1] >> 1, out=first[1:])
-            starts = np.flatnonzero(first)
-            del first
-            ends = np.append(starts[1:], m)
-            wins = np.cumsum(key & 1)[ends - 1]
-            n = (ends - starts).astype(np.float64)
-            w = np.diff(wins, prepend=0).astype(np.float64)
-            del wins, ends
-            key = key[starts] >> 1
-        else:
-            if unit:
-                n, w = np.ones(key.size), won.astype(np.float64)
-            key, n, w = _sum_by_key(key, key_bits, n, w)
-        return int(n_items), *split(key), n, w
+        key, n, w = _sum_by_key(key, key_bits, n, w)
+        a, b = split(key)
+        if final:
+            a, b = a.astype(np.int32), b.astype(np.int32)
+        return int(n_items), a, b, n, w
 
     def _merge(self) -> None:
         if not self._parts:
             return
         _, a, b, n, w = self._combine()
+        a = a.astype(np.int64, copy=False)
         a <<= self._BITS
         a |= b
         self._parts = [(a, n, w)]
@@ -653,7 +701,67 @@ class PairSums:
         """The pairs, with the ids renumbered by ``rank`` (``rank[id]`` = item index) if given."""
         if not self._parts:
             raise ValueError("no comparisons were added")
-        return PairStatistics(*self._combine(rank, n_items))
+        return PairStatistics(*self._combine(rank, n_items, final=True))
+
+
+def _sum_unit_rows(key, won, bits: int, rank, n_items):
+    """:meth:`PairSums._combine` of unit rows: ``key = lo << bits | hi`` and ``won`` (lo won).
+
+    Ids renumbered by ``rank`` (the pair and its winner flipped where the order
+    changes); then one in-place sort of ``pair << 1 | a_won``: the counts are the
+    runs' lengths and the wins their sums of bits (exact integers). The rows'
+    arrays are int32 and bool beside the one int64 key, so the peak is about
+    13 bytes per row; ``a`` and ``b`` come out as int32.
+    """
+    m = key.size
+    a = np.empty(m, dtype=np.int32)
+    np.right_shift(key, bits, out=a, casting="unsafe")
+    np.bitwise_and(key, (1 << bits) - 1, out=key)
+    if rank is None:
+        b = key.astype(np.int32)
+    else:
+        rank = np.asarray(rank).astype(np.int32)
+        b = rank[key]
+        a = rank[a]
+    del key
+    if rank is not None:
+        swap = a > b
+        lo = np.minimum(a, b)
+        np.maximum(a, b, out=b)
+        a = lo
+        won = won ^ swap  # the new first item won
+        del swap, lo
+    if n_items is None:
+        n_items = int(max(a.max(), b.max())) + 1
+    s = max(1, (int(n_items) - 1).bit_length())  # _pair_key's shift: 2 s + 1 <= 63 bits
+    key = a.astype(np.int64)
+    del a
+    key <<= s
+    key |= b
+    del b
+    key <<= 1
+    key |= won
+    del won
+    key.sort()
+    won = np.bitwise_and(key, 1).astype(np.uint8)
+    key >>= 1
+    first = np.empty(m, dtype=bool)
+    first[0] = True
+    np.not_equal(key[1:], key[:-1], out=first[1:])
+    key = key[first]  # the distinct pairs (the rows' keys freed before the sums)
+    starts = np.flatnonzero(first)
+    del first
+    w = np.add.reduceat(won, starts, dtype=np.float64)
+    del won
+    n = np.empty(starts.size)
+    n[:-1] = starts[1:]
+    n[-1] = m
+    n -= starts
+    del starts
+    a = np.empty(key.size, dtype=np.int32)
+    np.right_shift(key, s, out=a, casting="unsafe")
+    np.bitwise_and(key, (1 << s) - 1, out=key)
+    return int(n_items), a, key.astype(np.int32), n, w
 
 
 def _sum_by_key(key, key_bits: int, n, w):
