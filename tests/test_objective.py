@@ -161,6 +161,30 @@ def test_mixed_effects_ridges_follow_the_convention():
     assert q - q0 == pytest.approx(lam * theta @ theta + ridge * gamma @ gamma, rel=1e-10)
 
 
+def test_user_effect_form_at_zero_effects_is_the_triu_form():
+    """With every user effect 0, B2 S.1.2's ``Q`` is objective (5) on the summed answers."""
+    rng = np.random.default_rng(4)
+    m, L = 5, 7
+    P = m * (m - 1) // 2
+    y = rng.integers(0, 2, (L, P)).astype(bool)
+    a = rng.integers(0, 2, (L, P)).astype(np.float64)
+    theta, zero = rng.normal(size=m), np.zeros(L)
+    gamma_theta = 0.7
+    mixed = objective.UserEffectObjective(y, a, m, gamma_theta, 0.3)
+    S, N = (y * a).sum(axis=0), a.sum(axis=0)
+    triu = objective.TriuObjective(S, N, m, gamma_theta, BTL, np.zeros(m))
+    assert mixed.value(theta, zero) == pytest.approx(triu.value(theta), rel=1e-12)
+    g_theta, g_users, w = mixed.derivatives(theta, zero)
+    grad, hess = triu.grad_hess(theta)
+    np.testing.assert_allclose(g_theta, grad, rtol=1e-11, atol=1e-12)
+    # each user's gradient is its residual sum a (F(d) - y); the weights add up to the Hessian
+    F = 1.0 / (1.0 + np.exp(-(theta[triu.iu] - theta[triu.ju])))
+    np.testing.assert_allclose(g_users, (a * (F - y)).sum(axis=1), rtol=1e-11, atol=1e-12)
+    np.testing.assert_allclose(
+        triu.laplacian(w.sum(axis=0)) + gamma_theta * np.eye(m), hess, rtol=1e-11, atol=1e-12
+    )
+
+
 def test_edge_ridge_is_the_authors_rule():
     from dprank import audit
 

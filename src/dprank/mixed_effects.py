@@ -72,7 +72,7 @@ import scipy  # scipy.linalg etc. load on first use, so jobs that never call the
 
 from . import _checks
 from ._lapack import cholesky_factor, cholesky_solve
-from .objective import ridge_from_lambda, triu_laplacian, triu_scatter
+from .objective import UserEffectObjective, ridge_from_lambda, triu_laplacian
 
 __all__ = [
     "MixedEffectsFit",
@@ -125,7 +125,10 @@ def _check_penalties(lam, ridge) -> tuple[float, float]:
 
 
 class _Problem:
-    """Data, value, gradient and Newton step of ``Q`` (B2 supplement S.1.2)."""
+    """Data, value, gradient and Newton step of ``Q`` (B2 supplement S.1.2).
+
+    The value and derivatives are :class:`dprank.objective.UserEffectObjective`'s.
+    """
 
     def __init__(self, y, a, m, lam, ridge):
         self.m = _checks.count(m, "m", 2)
@@ -143,10 +146,8 @@ class _Problem:
         if not np.all((y == 0) | (y == 1)):
             raise ValueError("y must contain only 0 and 1")
         self.L = L
-        self.y1 = y.astype(bool)
-        self.yf = self.y1.astype(np.float64)
         if a is None:
-            self.af = None
+            af = None
         else:
             a = _checks.array(a, "a")
             if a.shape != y.shape:
@@ -154,54 +155,29 @@ class _Problem:
             if not np.all((a == 0) | (a == 1)):
                 raise ValueError("a must be boolean (or contain only 0 and 1)")
             # everything observed: masking multiplies by 1.0, which changes no bit; skip it
-            self.af = None if np.all(a == 1) else a.astype(np.float64)
+            af = None if np.all(a == 1) else a.astype(np.float64)
         self.lam, self.ridge = _check_penalties(lam, ridge)
         # the ridges in dprank.objective's convention (gamma / 2) ||x||^2
         self.gamma_theta, self.gamma_users = (
             ridge_from_lambda(self.lam),
             ridge_from_lambda(self.ridge),
         )
-        self._last_eta = None
-        self.iu, self.ju = np.triu_indices(self.m, 1)
+        self.objective = UserEffectObjective(
+            y.astype(bool), af, self.m, self.gamma_theta, self.gamma_users
+        )
+        self.iu, self.ju = self.objective.iu, self.objective.ju
         rows = np.concatenate([self.iu, self.ju])
         cols = np.concatenate([np.arange(self.P), np.arange(self.P)])
         vals = np.concatenate([np.ones(self.P), -np.ones(self.P)])
         # E^T: (m, P) incidence, +1 at item i and -1 at item j of pair p.
         self.Et = scipy.sparse.csr_matrix((vals, (rows, cols)), shape=(self.m, self.P))
 
-    def _mask(self, x):
-        return x if self.af is None else x * self.af
-
-    def eta(self, theta, gamma):
-        """``gamma_l + theta_i - theta_j``; the fit asks for the same point twice in a row
-        (the value at an accepted step, then the derivatives there), so the last is kept."""
-        last = self._last_eta
-        if last is not None and last[0] is theta and last[1] is gamma:
-            return last[2]
-        eta = gamma[:, None] + (theta[self.iu] - theta[self.ju])[None, :]
-        self._last_eta = (theta, gamma, eta)
-        return eta
-
     def value(self, theta, gamma) -> float:
-        eta = self.eta(theta, gamma)
-        loss = np.logaddexp(0.0, eta) - self.yf * eta
-        return float(
-            np.sum(self._mask(loss))
-            + 0.5 * self.gamma_theta * theta @ theta
-            + 0.5 * self.gamma_users * gamma @ gamma
-        )
+        return self.objective.value(theta, gamma)
 
     def derivatives(self, theta, gamma):
         """Gradient ``(dQ/dtheta, dQ/dgamma)`` and Hessian weights ``w = a F (1 - F)``."""
-        eta = self.eta(theta, gamma)
-        F, Fm = (
-            scipy.special.expit(eta),
-            scipy.special.expit(-eta),
-        )  # F(eta) and 1 - F(eta), both without cancellation
-        r = self._mask(np.where(self.y1, -Fm, F))  # a (F(eta) - y)
-        g_theta = triu_scatter(self.iu, self.ju, r.sum(axis=0), self.m) + self.gamma_theta * theta
-        g_gamma = r.sum(axis=1) + self.gamma_users * gamma
-        return g_theta, g_gamma, self._mask(F * Fm)
+        return self.objective.derivatives(theta, gamma)
 
     def gradient(self, theta, gamma):
         return self.derivatives(theta, gamma)[:2]

@@ -38,6 +38,9 @@ Forms
   and the solver's conjugate gradients).
 * Pairs in ``numpy.triu_indices(m, 1)`` order (Paper B2's sufficient
   statistics): :class:`TriuObjective`, :func:`triu_scatter`, :func:`triu_laplacian`.
+* The same pairs answered by users with a per-user offset ``gamma_l`` added to
+  every difference (the mixed-effects model of B2 supplement S.1.2, BTL link):
+  :class:`UserEffectObjective`.
 
 The public functions :func:`objective_value`, :func:`objective_gradient` and
 :func:`objective_hessian` evaluate the dense form on a win matrix, with their
@@ -62,6 +65,7 @@ __all__ = [
     "PairwiseData",
     "SparseObjective",
     "TriuObjective",
+    "UserEffectObjective",
     "edge_ridge",
     "lambda_from_ridge",
     "objective_gradient",
@@ -582,3 +586,75 @@ class TriuObjective:
         g_pair, h = self.pair_derivatives(theta)
         grad = triu_scatter(self.iu, self.ju, g_pair, self.m) + self.gamma * theta + self.b
         return grad, triu_laplacian(self.iu, self.ju, h, self.m, self.gamma)
+
+
+class UserEffectObjective:
+    """The BTL likelihood with a user effect: B2 supplement S.1.2's step-1 objective ``Q``.
+
+    User ``l`` answers pair ``p = (i, j)`` (``numpy.triu_indices(m, 1)`` order) with
+    ``y_lp = 1`` ("``i`` preferred") when observed (``a_lp = 1``), and::
+
+        Q(theta, gamma) = sum_l sum_p a_lp { log(1 + exp(eta_lp)) - y_lp eta_lp }
+                          + (gamma_theta / 2) ||theta||^2 + (gamma_users / 2) ||gamma||^2,
+        eta_lp = gamma_l + theta_i - theta_j,
+
+    the loss of :class:`TriuObjective` (BTL) per answer, with each user's offset
+    ``gamma_l`` inside the logistic. The ridges are in this module's convention
+    (:func:`ridge_from_lambda` turns B2's ``lam ||theta||^2`` into ``gamma_theta``).
+    The arguments are checked by the caller (:mod:`dprank.mixed_effects`).
+
+    Parameters
+    ----------
+    y1 : (L, P) numpy.ndarray of bool
+        The answers.
+    af : (L, P) numpy.ndarray of float64 or None
+        The observation mask ``a`` as 0.0/1.0; ``None``: every pair observed
+        (masking by 1.0 changes no bit, so it is skipped).
+    m : int
+        Number of items.
+    gamma_theta, gamma_users : float
+        Ridges on the item scores and on the user effects.
+    """
+
+    def __init__(self, y1, af, m: int, gamma_theta: float, gamma_users: float):
+        self.y1 = y1
+        self.yf = y1.astype(np.float64)
+        self.af = af
+        self.m = m
+        self.gamma_theta, self.gamma_users = gamma_theta, gamma_users
+        self.iu, self.ju = np.triu_indices(m, 1)
+        self._last_eta = None
+
+    def _mask(self, x):
+        return x if self.af is None else x * self.af
+
+    def eta(self, theta, gamma):
+        """``gamma_l + theta_i - theta_j``; the fit asks for the same point twice in a row
+        (the value at an accepted step, then the derivatives there), so the last is kept."""
+        last = self._last_eta
+        if last is not None and last[0] is theta and last[1] is gamma:
+            return last[2]
+        eta = gamma[:, None] + (theta[self.iu] - theta[self.ju])[None, :]
+        self._last_eta = (theta, gamma, eta)
+        return eta
+
+    def value(self, theta, gamma) -> float:
+        """``Q(theta, gamma)``."""
+        eta = self.eta(theta, gamma)
+        loss = np.logaddexp(0.0, eta) - self.yf * eta
+        return float(
+            np.sum(self._mask(loss))
+            + 0.5 * self.gamma_theta * theta @ theta
+            + 0.5 * self.gamma_users * gamma @ gamma
+        )
+
+    def derivatives(self, theta, gamma):
+        """Gradient ``(dQ/dtheta, dQ/dgamma)`` and Hessian weights ``w = a F (1 - F)``."""
+        from scipy.special import expit
+
+        eta = self.eta(theta, gamma)
+        F, Fm = expit(eta), expit(-eta)  # F(eta) and 1 - F(eta), both without cancellation
+        r = self._mask(np.where(self.y1, -Fm, F))  # a (F(eta) - y)
+        g_theta = triu_scatter(self.iu, self.ju, r.sum(axis=0), self.m) + self.gamma_theta * theta
+        g_gamma = r.sum(axis=1) + self.gamma_users * gamma
+        return g_theta, g_gamma, self._mask(F * Fm)
