@@ -55,8 +55,9 @@ def paper_a_published(
     comparison : DataFrame
         The comparison table of the figure's paper part.
     settings : mapping, optional
-        The figure's declared settings (its ``panels`` and the ``epsilon`` of the panels
-        drawn at one epsilon, :func:`dprank.plotting.paper_a.figure_panels`).
+        The figure's declared settings: its ``panels`` (see
+        :func:`dprank.plotting.paper_a.figure_panels`) and the ``epsilon`` of the panels
+        drawn at one epsilon; without them no panel is restricted to one epsilon.
 
     Returns
     -------
@@ -78,7 +79,7 @@ def paper_a_published(
     if "in_paper_figure" in rows:
         rows = rows[rows["in_paper_figure"].astype(str).str.lower().isin(("true", "1", "1.0"))]
     fixed_epsilon = (settings or {}).get("epsilon")
-    panels = figure_panels(settings) if settings is not None and "panels" in settings else ()
+    panels = figure_panels(settings) if settings is not None else ()
     at_epsilon = {p.letter for p in panels if p.at_epsilon}
     out = []
     for letter, d in data.groupby("panel"):
