@@ -153,12 +153,12 @@ def _panel_checks(where: str, decl: Mapping) -> list[str]:
             missing = [k for k in A_PANEL_REQUIRED if k not in panel and k not in item]
             if missing:
                 problems.append(
-                    f"{where}: items.{name}.panels.{i}: lacks {missing} (give them in the "
+                    f"{where}: items.{name}.panels[{i}]: lacks {missing} (give them in the "
                     f"panel or beside `panels:` for every panel)"
                 )
             if panel.get("experiment", item["experiments"][0]) not in item["experiments"]:
                 problems.append(
-                    f"{where}: items.{name}.panels.{i}.experiment: {panel['experiment']!r} is "
+                    f"{where}: items.{name}.panels[{i}].experiment: {panel['experiment']!r} is "
                     f"not one of the figure's experiments {item['experiments']}"
                 )
     return problems
