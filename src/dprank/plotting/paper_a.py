@@ -282,6 +282,26 @@ def _figure_legend(fig, axes, published: bool) -> None:
     fig.legend(handles, labels, loc="outside right upper", frameon=False)
 
 
+def _grid(settings: Mapping, count: int) -> tuple[int, int]:
+    """(rows, columns) of ``count`` panels, ``settings['ncols']`` (default 2) per row."""
+    ncols = min(_checks.count(settings.get("ncols", 2), "settings['ncols']", 1), count)
+    return -(-count // ncols), ncols
+
+
+def _dress(ax, panel: Panel, ticks: list) -> None:
+    """A panel's x ticks at the plotted values, its axis labels, y limits and lettered title."""
+    ax.set_xticks(ticks, _tick_labels(ticks, panel.xtick_format))
+    ax.set_xlabel(panel.xlabel)
+    ax.set_ylabel(panel.ylabel)
+    if panel.ylim is not None:
+        ax.set_ylim(*panel.ylim)
+        bottom, top = ax.get_ylim()
+        if bottom == 0.0:  # the authors' floor: leave room for markers at 0
+            ax.set_ylim(-0.03 * top, top)
+    title = f"({panel.letter}) {panel.title}".strip()
+    ax.set_title(title, loc="left", fontsize=18, fontweight="bold")
+
+
 def draw_figure(
     figure: str,
     data: pd.DataFrame,
@@ -301,8 +321,7 @@ def draw_figure(
     _checks.text(figure, "figure")
     _checks.columns(data, "data", ("panel", "series", "x", "mean"))
     panels = _panels(settings, "settings")
-    ncols = min(_checks.count(settings.get("ncols", 2), "settings['ncols']", 1), len(panels))
-    nrows = -(-len(panels) // ncols)
+    nrows, ncols = _grid(settings, len(panels))
     if published is not None:
         _checks.columns(published, "published", ("panel", "series", "x", "value"))
     if protocols is not None:
@@ -340,17 +359,7 @@ def draw_figure(
                     overlay_published(
                         ax, pp["x"], pp["value"], COLORS[i % len(COLORS)], MARKERS[i % len(MARKERS)]
                     )
-            ticks = sorted(set(d["x"]))
-            ax.set_xticks(ticks, _tick_labels(ticks, panel.xtick_format))
-            ax.set_xlabel(panel.xlabel)
-            ax.set_ylabel(panel.ylabel)
-            if panel.ylim is not None:
-                ax.set_ylim(*panel.ylim)
-                bottom, top = ax.get_ylim()
-                if bottom == 0.0:  # the authors' floor: leave room for markers at 0
-                    ax.set_ylim(-0.03 * top, top)
-            title = f"({panel.letter}) {panel.title}".strip()
-            ax.set_title(title, loc="left", fontsize=18, fontweight="bold")
+            _dress(ax, panel, sorted(set(d["x"])))
         for ax in axes.ravel()[len(panels) :]:
             ax.set_visible(False)
         _figure_legend(fig, axes.ravel()[: len(panels)], published is not None)
