@@ -303,9 +303,8 @@ rule docs_includes:
         "../../envs/plot.yaml"
     params:
         names=DOCS_COMPARISONS,
-        # Paper A's and B2's declarations (workflow/papers/: the items and their captions)
-        # and the config sections of the studies they show
-        # (in declaration and config order: the tables follow it)
+        # Paper A's and B2's declarations (workflow/papers/: their items, captions included)
+        # and the config sections of the studies they show, in declaration and config order
         papers={p: PAPERS[p] for p in ("paper_a", "paper_b2")},
         sections={
             study: config[study]
