@@ -17,9 +17,11 @@ from pathlib import Path
 
 import yaml
 
+from dprank._papers import load_papers
 from dprank.docs_includes import runtime_paper_a_table, runtime_paper_b2_table
 
 BENCH = Path("results/benchmarks")
+PAPERS = Path(__file__).resolve().parents[1] / "workflow" / "papers"
 
 
 def main(argv=None) -> int:
@@ -28,10 +30,12 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     config = yaml.safe_load(Path(args.configfile).read_text())
     config.setdefault("protocols", ["paper", "authors"])
-    paper_a = {s: config[s] for s in ("paper_a_edge", "paper_a_individual", "paper_a_real")}
+    # what each paper shows, as the workflow loads it (workflow/papers/)
+    papers = load_papers(PAPERS, PAPERS.parent / "schemas" / "papers.schema.yaml", config)
     run = {"protocols": config["protocols"], "chunk_size": config["chunk_size"]}
-    print(runtime_paper_a_table(paper_a, BENCH, **run))
-    print(runtime_paper_b2_table(config["paper_b2"], BENCH, chunk_size=run["chunk_size"]))
+    print(runtime_paper_a_table(papers["paper_a"]["items"], config, BENCH, **run))
+    b2_items = papers["paper_b2"]["items"]
+    print(runtime_paper_b2_table(config["paper_b2"], b2_items, BENCH, chunk_size=run["chunk_size"]))
     return 0
 
 

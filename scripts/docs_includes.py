@@ -12,8 +12,8 @@ with job_logger(snakemake) as log:
     }
     written = write_includes(
         snakemake.params.outdir,
-        paper_a=snakemake.params.paper_a,
-        paper_b2=snakemake.params.paper_b2,
+        papers=snakemake.params.papers,
+        sections=snakemake.params.sections,
         protocols=snakemake.config["protocols"],
         chunk_size=snakemake.config["chunk_size"],
         bench=snakemake.params.bench,

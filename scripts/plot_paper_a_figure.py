@@ -31,12 +31,11 @@ def overlay(figure, csv, comparison, pdf_path, png_path, log, protocols=None):
 
 with job_logger(snakemake) as log:
     figure, out = snakemake.wildcards.figure, snakemake.output
+    settings = snakemake.params.figure  # its declaration: panels, experiments, x_values, ...
     overlaid = any(name.startswith("overlay_") for name in out.keys())
     comparison = read_csv(snakemake.input.comparison) if overlaid else None
     datas = {
-        protocol: figure_data(
-            figure, [read_csv(f) for f in files], snakemake.params.figure, protocol
-        )
+        protocol: figure_data(figure, [read_csv(f) for f in files], settings, protocol)
         for protocol, files in snakemake.params.summaries.items()
     }
     for protocol, data in datas.items():
@@ -46,7 +45,7 @@ with job_logger(snakemake) as log:
         data = next(iter(datas.values()))
         note = " = ".join(datas) if len(datas) > 1 else None
         with atomic_path(out.pdf) as pdf, atomic_path(out.png) as png:
-            save_figure(draw_figure(figure, data, protocols=note), pdf, png)
+            save_figure(draw_figure(figure, data, settings, protocols=note), pdf, png)
         write_csv(out.csv, pd.concat(datas.values(), ignore_index=True))
         if overlaid:
             overlay(figure, out.csv, comparison, out.overlay_pdf, out.overlay_png, log, note)
@@ -54,7 +53,7 @@ with job_logger(snakemake) as log:
         for protocol, data in datas.items():
             pdf_path, png_path = out[f"pdf_{protocol}"], out[f"png_{protocol}"]
             with atomic_path(pdf_path) as pdf, atomic_path(png_path) as png:
-                save_figure(draw_figure(figure, data), pdf, png)
+                save_figure(draw_figure(figure, data, settings), pdf, png)
             write_csv(out[f"csv_{protocol}"], data)
             if overlaid:
                 overlay(

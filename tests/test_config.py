@@ -86,6 +86,24 @@ def test_paper_declarations_load_and_reject_unknown_keys_and_items():
     assert "items.paper_b2.fig99: no such item" in str(info.value)
 
 
+def test_paper_a_panels_are_checked_with_the_declarations():
+    """A Paper A panel needs its metric, methods, x, series and y label (its own or the
+    figure's) and plots one of the figure's experiments; a typo in a key is named."""
+    cfg = validate_config(copy.deepcopy(_smoke()), SCHEMA)
+    papers = load_papers(PAPERS_DIR, PAPERS_SCHEMA, cfg)
+    assert papers["paper_a"]["items"]["fig4"]["ncols"] == 2  # schema default filled
+    panel = {"metric": "rel_hamming", "methods": ["edge_mle"], "x": "n"}
+    cfg["items"] = {"paper_a": {"fig1": {"panels": [panel]}}}
+    with pytest.raises(ConfigError, match=r"items\.fig1\.panels\[0\]: lacks \['ylabel'\]"):
+        load_papers(PAPERS_DIR, PAPERS_SCHEMA, cfg)  # fig1 gives its series, not a y label
+    cfg["items"] = {"paper_a": {"fig4": {"panels": [{"experiment": "exp1"}]}}}
+    with pytest.raises(ConfigError, match=r"fig4\.panels\[0\]\.experiment: 'exp1' is not one"):
+        load_papers(PAPERS_DIR, PAPERS_SCHEMA, cfg)
+    cfg["items"] = {"paper_a": {"fig1": {"panels": [{**panel, "ylabel": "y", "colour": "r"}]}}}
+    with pytest.raises(ConfigError, match=r"paper_a\.yaml: items\.fig1\.panels\[0\].*colour"):
+        load_papers(PAPERS_DIR, PAPERS_SCHEMA, cfg)
+
+
 def test_boolean_written_as_text_is_read_as_yaml():
     # snakemake --config keep_intermediates=true passes the string 'true'
     cfg = copy.deepcopy(_smoke())

@@ -1,9 +1,10 @@
 """docs/contributing.md's recipes, followed literally in a temporary copy of the repository.
 
 "Add a figure": one declaration in ``workflow/papers/paper_b2.yaml`` (an existing chart type
-over an existing smoke experiment, so no plotting function). "Add a paper": a declarations
-file reusing Paper B2's study. Both are built at smoke scale; their target rules must exist,
-their files appear and their captions reach the report.
+over an existing smoke experiment, so no plotting function) and one in
+``workflow/papers/paper_a.yaml`` (its panels declared, no plotting function). "Add a paper": a
+declarations file reusing Paper B2's study. All are built at smoke scale; their target rules
+must exist, their files appear and their captions reach the report.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import yaml
 
@@ -26,6 +28,7 @@ COPY = ["Snakefile", "config.yaml", ".test", "workflow", "scripts", "src", "reso
 SMOKE = ["--configfile", ".test/config.yaml"]
 FIGURE_CAPTION = "Toy figure: the l_inf error of ADRR in Scenario I against L (one declaration)."
 PAPER_CAPTION = "Toy paper figure: the l2 error of ADRR in Scenario I, from Paper B2's study."
+A_CAPTION = "Toy Paper A figure: the l_inf error of the perturbed MLE in Experiment 1 against n."
 
 #: Step 1 of "Add a figure": the declaration, appended to the paper's items
 TOY_FIGURE = f"""
@@ -34,6 +37,17 @@ TOY_FIGURE = f"""
     panels: [{{metric: linf}}]
     series: [model, m]
     caption: "{FIGURE_CAPTION}"
+"""
+
+#: Step 1 of "Add a figure" in Paper A: the declaration (its one panel), appended to its items
+TOY_A_FIGURE = f"""
+  fig99:
+    study: paper_a_edge
+    experiments: [exp1]
+    comparison: paper_a_edge
+    panels:
+      - {{metric: log_rel_linf, methods: [edge_mle], x: n, series: epsilon, ylabel: l_inf}}
+    caption: "{A_CAPTION}"
 """
 
 #: Step 3 of "Add a paper": the declarations file (its study: Paper B2's)
@@ -79,6 +93,8 @@ def repo(tmp_path_factory) -> Path:
     papers = dest / "workflow/papers"
     with (papers / "paper_b2.yaml").open("a") as f:
         f.write(TOY_FIGURE)
+    with (papers / "paper_a.yaml").open("a") as f:
+        f.write(TOY_A_FIGURE)
     (papers / "paper_toy.yaml").write_text(TOY_PAPER)
     return dest
 
@@ -88,14 +104,20 @@ def test_the_declarations_are_valid_yaml_with_the_toy_items(repo):
     assert b2["items"]["fig99"]["caption"] == FIGURE_CAPTION
     toy = yaml.safe_load((repo / "workflow/papers/paper_toy.yaml").read_text())
     assert toy["items"]["fig1"]["caption"] == PAPER_CAPTION
+    a = yaml.safe_load((repo / "workflow/papers/paper_a.yaml").read_text())
+    assert a["items"]["fig99"]["caption"] == A_CAPTION
 
 
 def test_the_targets_resolve_in_a_dry_run(repo):
-    out = _snakemake(repo, "paper_b2_fig99", "paper_toy_fig1", "paper_toy", "-n", *SMOKE)
+    out = _snakemake(
+        repo, "paper_b2_fig99", "paper_a_fig99", "paper_toy_fig1", "paper_toy", "-n", *SMOKE
+    )
     assert "results/smoke/figures/paper_b2/fig99.pdf" in out
+    assert "results/smoke/figures/paper_a/fig99_authors.pdf" in out
     assert "results/smoke/figures/paper_toy/fig1.pdf" in out
     # each joins its paper's aggregate target, and with it `all`
     assert "figures/paper_b2/fig99.pdf" in _snakemake(repo, "paper_b2", "-n", *SMOKE)
+    assert "figures/paper_a/fig99_paper.pdf" in _snakemake(repo, "paper_a", "-n", *SMOKE)
     out = _snakemake(repo, "all", "-n", *SMOKE)
     assert "figures/paper_b2/fig99.pdf" in out and "figures/paper_toy/fig1.pdf" in out
     # a bad declaration stops the workflow before any job, naming the file and the key
@@ -116,14 +138,20 @@ def test_the_targets_resolve_in_a_dry_run(repo):
 
 
 def test_the_toy_figure_and_paper_are_built_and_captioned_in_the_report(repo):
-    _snakemake(repo, "paper_b2_fig99", "paper_toy", "--cores", "1", *SMOKE)
-    for path in ("figures/paper_b2/fig99", "figures/paper_toy/fig1"):
+    targets = ("paper_b2_fig99", "paper_a_fig99", "paper_toy")
+    _snakemake(repo, *targets, "--cores", "1", *SMOKE)
+    paths = ("paper_b2/fig99", "paper_toy/fig1", "paper_a/fig99_paper", "paper_a/fig99_authors")
+    for path in paths:
         for ext in ("pdf", "png", "csv"):
-            assert (repo / "results/smoke" / f"{path}.{ext}").stat().st_size > 0, (path, ext)
+            assert (repo / "results/smoke/figures" / f"{path}.{ext}").stat().st_size > 0, path
     plotted = (repo / "results/smoke/figures/paper_toy/fig1.csv").read_text()
     assert "l2_over_sqrt_m" in plotted
+    # the Paper A figure plots its one declared panel
+    a = pd.read_csv(repo / "results/smoke/figures/paper_a/fig99_authors.csv")
+    assert set(a["panel"]) == {"a"} and set(a["metric"]) == {"log_rel_linf"}
+    assert set(a["method"]) == {"edge_mle"} and len(a) > 0
     # the report reads each figure's caption from its declaration
     report = repo / "toy.html"
-    _snakemake(repo, "paper_b2_fig99", "paper_toy", "--report", str(report), *SMOKE)
+    _snakemake(repo, *targets, "--report", str(report), *SMOKE)
     html = report.read_text()
-    assert FIGURE_CAPTION in html and PAPER_CAPTION in html
+    assert FIGURE_CAPTION in html and PAPER_CAPTION in html and A_CAPTION in html

@@ -204,15 +204,15 @@ def test_deviations_table_reports_agreement():
 
 
 def test_runtime_table_from_benchmark_files(tmp_path):
-    section = {
-        "experiments": {"timing": {"kind": "timing"}},
-        "figures": {"fig10": {"experiment": "timing"}},
-        "tables": {},
+    section = {"experiments": {"timing": {"kind": "timing"}}}
+    items = {  # as declared in workflow/papers/paper_b2.yaml
+        "table1": {"study": "paper_b2", "made_by": "car_tables_paper_b2"},
+        "fig10": {"study": "paper_b2", "experiment": "timing"},
     }
     bench = tmp_path / "benchmarks"
     with pytest.raises(ValueError, match="1 of 1 benchmark files are missing"):
-        runtime_paper_b2_table(section, bench, chunk_size=6)
+        runtime_paper_b2_table(section, items, bench, chunk_size=6)
     (bench / "paper_b2/timing").mkdir(parents=True)
     (bench / "paper_b2/timing/timing.tsv").write_text("s\th:m:s\tmax_rss\n57.6\t0:00:57\t256.7\n")
-    _, rows = parse_table(runtime_paper_b2_table(section, bench, chunk_size=6))
+    _, rows = parse_table(runtime_paper_b2_table(section, items, bench, chunk_size=6))
     assert rows == [["`timing`", "Fig. 10", "1", "58", "257"]]

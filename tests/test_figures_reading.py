@@ -5,12 +5,24 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+from pathlib import Path
+
 import matplotlib.pyplot as plt
 import pandas as pd
 import pytest
 
-from dprank.plotting.paper_a import _tick_labels, draw_figure, protocols_agree
+from dprank._papers import item_settings
+from dprank.plotting.paper_a import _tick_labels, draw_figure, figure_panels, protocols_agree
 from dprank.plotting.paper_b import draw_b2_figure
+from dprank.yamlfile import read_yaml
+
+#: Paper A's figures as declared (workflow/papers/paper_a.yaml): figure -> its settings
+PAPER_A = {
+    name: item_settings(item)
+    for name, item in read_yaml(
+        Path(__file__).resolve().parents[1] / "workflow/papers/paper_a.yaml"
+    )["items"].items()
+}
 
 
 def _fig8(protocol, shift=0.0):
@@ -45,7 +57,7 @@ def test_one_figure8_only_where_the_protocols_agree():
 
 
 def test_figure8_names_its_data_sets_and_says_why_one_figure():
-    fig = draw_figure("fig8", _fig8("authors"), protocols="paper = authors")
+    fig = draw_figure("fig8", _fig8("authors"), PAPER_A["fig8"], protocols="paper = authors")
     titles = [ax.get_title(loc="left") for ax in fig.axes]
     assert titles == ["(a) CEMS", "(b) Immigration"]
     assert "paper = authors" in fig.get_supxlabel()
@@ -180,7 +192,9 @@ def test_figure8_overlay_says_why_one_figure_too():
             for eps in (0.5, 1.0, 2.0, 10.0)
         ]
     )
-    fig, shown = draw_overlay("fig8", data, comparison, protocols="paper = authors")
+    fig, shown = draw_overlay(
+        "fig8", data, comparison, settings=PAPER_A["fig8"], protocols="paper = authors"
+    )
     assert shown > 0 and "Protocols paper = authors: equal means" in fig.get_supxlabel()
     plt.close(fig)
 
@@ -213,7 +227,7 @@ def _fig5(mean_c=0.0):
 
 def test_markers_at_zero_are_not_cut_by_the_axis():
     """Paper A Figures 5 and 7 (c), (d): the authors' floor at 0 leaves room for a marker."""
-    fig = draw_figure("fig5", _fig5())
+    fig = draw_figure("fig5", _fig5(), PAPER_A["fig5"])
     for ax in fig.axes[2:4]:
         bottom, top = ax.get_ylim()
         assert bottom < 0.0 < top
@@ -229,7 +243,7 @@ def test_paper_protocol_overlay_says_its_gaps_are_expected():
     comparison = pd.DataFrame(
         columns=["figure", "panel", "n", "epsilon", "metric", "in_paper_figure", "published_mean"]
     )
-    fig, _ = draw_overlay("fig5", _fig5(), comparison)
+    fig, _ = draw_overlay("fig5", _fig5(), comparison, settings=PAPER_A["fig5"])
     assert fig.get_supxlabel() == PAPER_PROTOCOL_NOTE and "expected" in PAPER_PROTOCOL_NOTE
     plt.close(fig)
 
@@ -276,10 +290,8 @@ def test_one_far_replicate_does_not_flatten_a_box_panel():
 
 def test_figure_7_ticks_read_as_numbers():
     """Paper A Figure 7 (and every Paper A figure): x ticks as numbers (1, 2, 10), not 1.00."""
-    from dprank.plotting.paper_a import FIGURES
-
-    for figure, (panels, _) in FIGURES.items():
-        for panel in panels:
+    for figure, settings in PAPER_A.items():
+        for panel in figure_panels(settings):
             labels = _tick_labels([1.0, 2.0, 10.0], panel.xtick_format)
             assert [t.strip() for t in labels] == ["1", "2", "10"], (figure, panel.letter)
 

@@ -1,9 +1,18 @@
 """Overlay figures: the published points placed in each figure's own coordinates."""
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 
+from dprank._papers import item_settings
 from dprank.plotting.overlay import paper_a_published, paper_b_box_published, paper_b_published
+from dprank.yamlfile import read_yaml
+
+#: Figure 4's declared settings (workflow/papers/paper_a.yaml), as the rule passes them
+FIG4 = item_settings(
+    read_yaml(Path(__file__).resolve().parents[1] / "workflow/papers/paper_a.yaml")["items"]["fig4"]
+)
 
 
 def test_paper_a_points_take_each_panels_x_and_series():
@@ -172,7 +181,8 @@ def _fig4_panel_a(epsilons=(0.1, 2.0), in_paper=(False, True)):
 
 def test_paper_a_overlay_keeps_only_the_panels_epsilon():
     data, comparison = _fig4_panel_a(in_paper=(True, True))  # even if flagged as plotted
-    out = paper_a_published("fig4", data, comparison, {"epsilon": 2.0})
+    assert FIG4["epsilon"] == 2.0
+    out = paper_a_published("fig4", data, comparison, FIG4)
     assert len(out) == 4
     assert (out["value"] == 0.3).all()  # the epsilon = 0.1 values (0.9) are not drawn
     assert set(out["x"]) == {150, 250}  # n = 350 is not a plotted point
@@ -193,7 +203,7 @@ def test_paper_a_overlay_draws_no_marker_off_the_panels_settings():
     data, comparison = _fig4_panel_a(in_paper=(True, True))
     b = data.assign(panel="b", x_var="epsilon", x=data["x"].map({150.0: 0.5, 250.0: 2.0}))
     data = pd.concat([data, b], ignore_index=True)
-    fig, shown = draw_overlay("fig4", data, comparison, settings={"epsilon": 2.0})
+    fig, shown = draw_overlay("fig4", data, comparison, settings=FIG4)
     hollow = [
         line
         for ax in fig.axes

@@ -1088,41 +1088,36 @@ def _merged(base, over):
 _CONFIG = _merged(
     yamlfile.read_yaml(ROOT / "config.yaml"), yamlfile.read_yaml(ROOT / ".test" / "config.yaml")
 )
-# the studies' sections with their declared items, as the workflow glue passes them
+# the declarations as the workflow loads them (paper -> its items) and the studies' sections
 _PAPERS = _papers.load_papers(
     ROOT / "workflow" / "papers", ROOT / "workflow" / "schemas" / "papers.schema.yaml", _CONFIG
 )
-for _study in ("paper_a_edge", "paper_a_individual", "paper_a_real"):
-    _CONFIG[_study]["figures"] = _papers.study_items(_PAPERS, "paper_a", _study, "fig")
-_CONFIG["paper_b2"]["figures"] = _papers.study_items(_PAPERS, "paper_b2", "paper_b2", "fig")
-_CONFIG["paper_b2"]["tables"] = _papers.study_items(_PAPERS, "paper_b2", "paper_b2", "table")
 _B2_EXPERIMENTS = ["scenario1", "scenario3", "scenario4", "hessian_m"]
 _CONFIG["paper_b2"]["experiments"] = {
     e: _CONFIG["paper_b2"]["experiments"][e] for e in _B2_EXPERIMENTS
 }
-_CONFIG["paper_b2"]["figures"] = {
-    f: s
-    for f, s in _CONFIG["paper_b2"]["figures"].items()
-    if set([s["experiment"]] if isinstance(s["experiment"], str) else s["experiment"])
-    <= set(_B2_EXPERIMENTS)
-}
-_CONFIG["paper_b2"]["tables"] = {
-    t: s for t, s in _CONFIG["paper_b2"]["tables"].items() if s["experiment"] in _B2_EXPERIMENTS
-}
 _BENCH = TMP / "benchmarks"
-# what the workflow glue passes: the Paper A sections, the protocols, the chunk size
-_PAPER_A = {s: _CONFIG[s] for s in ("paper_a_edge", "paper_a_individual", "paper_a_real")}
+# what the workflow glue passes: the declarations, the studies' sections, the protocols, the
+# chunk size
+_ITEMS_A = _PAPERS["paper_a"]["items"]
+_ITEMS_B2 = _PAPERS["paper_b2"]["items"]
+_SECTIONS = {
+    s: _CONFIG[s] for s in ("paper_a_edge", "paper_a_individual", "paper_a_real", "paper_b2")
+}
 _B2 = _CONFIG["paper_b2"]
 _RUN = {"protocols": _CONFIG["protocols"], "chunk_size": _CONFIG["chunk_size"]}
-_FIGURES_A = docs_includes.paper_a_figures(_PAPER_A)
+_FIGURES_A = docs_includes.paper_a_figures(_ITEMS_A)
 for _figure in _FIGURES_A:
-    _write_benchmarks(_BENCH, docs_includes.figure_jobs(_PAPER_A, _figure, _BENCH, **_RUN))
+    _write_benchmarks(
+        _BENCH, docs_includes.figure_jobs(_ITEMS_A, _SECTIONS, _figure, _BENCH, **_RUN)
+    )
 for _experiment in _B2_EXPERIMENTS:
     _write_benchmarks(
         _BENCH,
         docs_includes.b2_experiment_jobs(_B2, _experiment, _BENCH, chunk_size=_RUN["chunk_size"]),
     )
-BAD_PAPER_A = ["x", None, {"paper_a_edge": _PAPER_A["paper_a_edge"]}]
+BAD_ITEMS = ["x", None, {"fig1": "x"}, {"fig1": {"experiments": ["exp1"]}}]
+BAD_SECTIONS = ["x", None, {"paper_a_edge": _SECTIONS["paper_a_edge"]}]
 BAD_SECTION = ["x", None, {"figures": {}}]
 BAD_PROTOCOLS = ["paper", None, [3]]
 BAD_CHUNK = [0, -1, 2.5, "3", None]
@@ -1136,14 +1131,16 @@ def _under(paths, bench) -> bool:
 case(
     docs_includes.figure_jobs,
     kw(
-        paper_a=st.just(_PAPER_A),
+        items=st.just(_ITEMS_A),
+        sections=st.just(_SECTIONS),
         figure=st.sampled_from(_FIGURES_A),
         bench=st.just(_BENCH),
         protocols=st.just(_RUN["protocols"]),
         chunk_size=st.just(_RUN["chunk_size"]),
     ),
     lambda r, kw: _under(r, kw["bench"]) and r[-1].name == f"{kw['figure']}.tsv",
-    paper_a=BAD_PAPER_A,
+    items=BAD_ITEMS,
+    sections=BAD_SECTIONS,
     figure=[3, None, "fig99"],
     bench=BAD_BENCH,
     protocols=BAD_PROTOCOLS,
@@ -1177,7 +1174,8 @@ def _check_runtime(text, kw, labels, jobs):
 case(
     docs_includes.runtime_paper_a_table,
     kw(
-        paper_a=st.just(_PAPER_A),
+        items=st.just(_ITEMS_A),
+        sections=st.just(_SECTIONS),
         bench=st.sampled_from([_BENCH, str(_BENCH)]),
         protocols=st.just(_RUN["protocols"]),
         chunk_size=st.just(_RUN["chunk_size"]),
@@ -1186,9 +1184,13 @@ case(
         text,
         kw,
         _FIGURES_A,
-        [len(docs_includes.figure_jobs(_PAPER_A, f, _BENCH, **_RUN)) for f in _FIGURES_A],
+        [
+            len(docs_includes.figure_jobs(_ITEMS_A, _SECTIONS, f, _BENCH, **_RUN))
+            for f in _FIGURES_A
+        ],
     ),
-    paper_a=BAD_PAPER_A,
+    items=BAD_ITEMS,
+    sections=BAD_SECTIONS,
     bench=[*BAD_BENCH, TMP / "nothing"],
     protocols=BAD_PROTOCOLS,
     chunk_size=BAD_CHUNK,
@@ -1197,6 +1199,7 @@ case(
     docs_includes.runtime_paper_b2_table,
     kw(
         section=st.just(_B2),
+        items=st.just(_ITEMS_B2),
         bench=st.sampled_from([_BENCH, str(_BENCH)]),
         chunk_size=st.just(_RUN["chunk_size"]),
     ),
@@ -1210,6 +1213,7 @@ case(
         ],
     ),
     section=BAD_SECTION,
+    items=BAD_ITEMS,
     bench=[*BAD_BENCH, TMP / "nothing"],
     chunk_size=BAD_CHUNK,
 )
@@ -1218,8 +1222,8 @@ case(
 def _includes_args(draw):
     return {
         "outdir": _fresh("includes"),
-        "paper_a": _PAPER_A,
-        "paper_b2": _B2,
+        "papers": _PAPERS,
+        "sections": _SECTIONS,
         **_RUN,
         "bench": _BENCH,
         "summaries": _named_summaries(draw),
@@ -1245,8 +1249,8 @@ case(
     _includes_args,
     _check_includes,
     outdir=BAD_PATH,
-    paper_a=BAD_PAPER_A,
-    paper_b2=BAD_SECTION,
+    papers=["x", None, {"paper_a": _PAPERS["paper_a"]}, {"paper_a": {}, "paper_b2": {}}],
+    sections=[*BAD_SECTIONS, {**_SECTIONS, "paper_b2": {"figures": {}}}],
     protocols=BAD_PROTOCOLS,
     chunk_size=BAD_CHUNK,
     bench=BAD_BENCH,

@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 from matplotlib.figure import Figure
 from test_properties import NAN, property_tests, registry
 
+from dprank._papers import item_settings
 from dprank.plotting import (
     benchmark,
     beyond_scale,
@@ -39,6 +40,7 @@ from dprank.plotting import (
     style,
 )
 from dprank.studies.beyond_scale import rate
+from dprank.yamlfile import read_yaml
 
 _TMP = tempfile.TemporaryDirectory(prefix="dprank-properties-plotting-")
 TMP = Path(_TMP.name)
@@ -168,13 +170,20 @@ case(
 
 
 # ---- Paper A
+#: the settings of each Paper A figure, as the rule passes them (workflow/papers/paper_a.yaml)
+_A_SETTINGS = {
+    name: item_settings(item)
+    for name, item in read_yaml(
+        Path(__file__).resolve().parents[1] / "workflow" / "papers" / "paper_a.yaml"
+    )["items"].items()
+}
 _A_VALUES = {"n": [10, 20, 40], "p": [0.2, 0.5, 1.0], "epsilon": [0.5, 1.0, 2.0]}
 _A_METRICS = ("log_rel_l2", "log_rel_linf", "rel_hamming")
 
 
 def _a_summary(draw, figure: str) -> pd.DataFrame:
     """A summary of Figure 1, 2 or 3: two x values, two series, both methods, three metrics."""
-    panel = paper_a.FIGURES[figure][0][0]
+    panel = paper_a.figure_panels(_A_SETTINGS[figure])[0]
     xs = draw(st.lists(st.sampled_from(_A_VALUES[panel.x]), min_size=2, max_size=2, unique=True))
     ss = draw(
         st.lists(st.sampled_from(_A_VALUES[panel.series]), min_size=2, max_size=2, unique=True)
@@ -193,21 +202,58 @@ def _a_summary(draw, figure: str) -> pd.DataFrame:
 FIG_A = st.sampled_from(["fig1", "fig2", "fig3"])
 
 
+def _all_x(figure: str) -> dict:
+    """A figure's settings without the plotted subset (every x of a summary is plotted)."""
+    return {k: v for k, v in _A_SETTINGS[figure].items() if k not in ("x_values", "epsilon")}
+
+
+#: a figure's settings whose one panel lacks its y label (its own and the figure's)
+_BAD_PANELS = {"experiments": ["exp1"], "panels": [{"metric": "m", "methods": ["a"], "x": "n"}]}
+
+
+def _a_panels(draw):
+    return {"settings": _A_SETTINGS[draw(st.sampled_from(sorted(_A_SETTINGS)))]}
+
+
+def _check_a_panels(r, kw):
+    settings = kw["settings"]
+    return (
+        [p.letter for p in r] == list("abcd"[: len(settings["panels"])])
+        and all(0 <= p.experiment < len(settings["experiments"]) for p in r)
+        and all(p.methods and p.metric and p.x and p.series and p.ylabel for p in r)
+    )
+
+
+case(
+    paper_a.figure_panels,
+    _a_panels,
+    _check_a_panels,
+    settings=[
+        None,
+        "x",
+        {"panels": []},
+        {**_A_SETTINGS["fig1"], "panels": "a"},
+        {**_A_SETTINGS["fig4"], "panels": [{"experiment": "nope"}]},
+        _BAD_PANELS,
+    ],
+)
+
+
 def _a_figure_data(draw):
     figure = draw(FIG_A)
     return {
         "figure": figure,
         "summaries": [_a_summary(draw, figure)],
-        "fig_cfg": {},
+        "fig_cfg": _all_x(figure),
         "protocol": draw(st.sampled_from(["paper", "authors"])),
     }
 
 
 def _check_a_figure_data(r, kw):
     s = kw["summaries"][0]
-    x_var = paper_a.FIGURES[kw["figure"]][0][0].x
+    x_var = paper_a.figure_panels(kw["fig_cfg"])[0].x
     plotted = (s["method"] == "edge_mle") | (s["metric"] == "rel_hamming")
-    series = paper_a.FIGURES[kw["figure"]][0][0].series
+    series = paper_a.figure_panels(kw["fig_cfg"])[0].series
     want = s[plotted].assign(x=s[x_var].astype(float), series=s[series].astype(float))
     joined = r.merge(want, on=["method", "metric", "x", "series"])
     return (
@@ -222,16 +268,17 @@ case(
     paper_a.figure_data,
     _a_figure_data,
     _check_a_figure_data,
-    figure=["fig99", None],
+    figure=[3, None],
     summaries=["x", [], [pd.DataFrame({"a": [1]})]],
-    fig_cfg=[None, "x"],
+    fig_cfg=[None, "x", {}, {"experiments": ["exp1"], "panels": []}, _BAD_PANELS],
     protocol=[None, 3],
 )
 
 
 def _a_data(draw, figure=None):
     figure = figure or draw(FIG_A)
-    return figure, paper_a.figure_data(figure, [_a_summary(draw, figure)], {}, "authors")
+    data = paper_a.figure_data(figure, [_a_summary(draw, figure)], _all_x(figure), "authors")
+    return figure, data
 
 
 def _a_draw(draw):
@@ -239,6 +286,7 @@ def _a_draw(draw):
     return {
         "figure": figure,
         "data": data,
+        "settings": _A_SETTINGS[figure],
         "protocols": draw(st.none() | st.just("paper = authors")),
     }
 
@@ -260,8 +308,9 @@ case(
     paper_a.draw_figure,
     _a_draw,
     _closed(_check_a_draw),
-    figure=["fig99"],
+    figure=[3, None],
     data=["x", pd.DataFrame({"a": [1]})],
+    settings=[None, "x", {"panels": []}, _BAD_PANELS, {**_A_SETTINGS["fig1"], "ncols": 0}],
     published=["x", pd.DataFrame({"a": [1]})],
     protocols=[3],
 )
@@ -570,7 +619,9 @@ def _a_comparison(draw, figure: str, data: pd.DataFrame) -> pd.DataFrame:
 
 def _a_published(draw):
     figure, data = _a_data(draw)
-    return {"figure": figure, "data": data, "comparison": _a_comparison(draw, figure, data)}
+    comparison = _a_comparison(draw, figure, data)
+    settings = draw(st.none() | st.just(_A_SETTINGS[figure]))
+    return {"figure": figure, "data": data, "comparison": comparison, "settings": settings}
 
 
 def _check_a_published(r, kw):
@@ -590,7 +641,7 @@ case(
     figure=[3, None],
     data=NOT_A_FRAME,
     comparison=NOT_A_FRAME,
-    settings=["x", 3],
+    settings=["x", 3, {"epsilon": 2.0}],
 )
 
 
@@ -688,7 +739,12 @@ case(
 def _overlay(draw):
     if draw(st.booleans()):
         figure, data = _a_data(draw, "fig1")
-        return {"figure": figure, "data": data, "comparison": _a_comparison(draw, figure, data)}
+        return {
+            "figure": figure,
+            "data": data,
+            "comparison": _a_comparison(draw, figure, data),
+            "settings": _A_SETTINGS[figure],
+        }
     kwargs = _b_published(draw)
     kwargs["spec"] = {k: v for k, v in kwargs["spec"].items() if k != "ci"}
     return {"figure": "fig4", **kwargs}

@@ -27,6 +27,10 @@ __all__ = ["META_KEYS", "item_settings", "load_papers", "study_items"]
 #: :func:`item_settings` leaves them out of the settings a plotting or table job receives.
 META_KEYS = ("study", "caption", "comparison", "single", "made_by")
 
+#: Keys every Paper A panel needs, its own or given beside ``panels:`` for all (the panel
+#: keys are those of ``a_panel_keys`` in the schema; dprank.plotting.paper_a draws them).
+A_PANEL_REQUIRED = ("metric", "methods", "x", "series", "ylabel")
+
 
 def load_papers(folder: str | Path, schema: str | Path, config: Mapping) -> dict[str, dict]:
     """Every paper declared in ``folder`` (``<paper>.yaml``), checked and completed.
@@ -88,6 +92,8 @@ def load_papers(folder: str | Path, schema: str | Path, config: Mapping) -> dict
                 "a new paper reuses the paper_b rules"
             )
         problems += _cross_checks(where, decl, config)
+        if decl["kind"] == "paper_a":
+            problems += _panel_checks(where, decl)
         papers[paper] = decl
     for paper in overrides:
         if paper not in papers and not any(p.stem == paper for p in files):
@@ -135,6 +141,26 @@ def _cross_checks(where: str, decl: Mapping, config: Mapping) -> list[str]:
         for table in item.get("published", []) if name.startswith("fig") else []:
             if table not in decl["items"]:
                 problems.append(f"{where}: items.{name}.published: no item {table!r}")
+    return problems
+
+
+def _panel_checks(where: str, decl: Mapping) -> list[str]:
+    """Every Paper A panel has the keys it needs (its own or the figure's) and plots one of
+    its figure's experiments."""
+    problems = []
+    for name, item in decl["items"].items():
+        for i, panel in enumerate(item["panels"]):
+            missing = [k for k in A_PANEL_REQUIRED if k not in panel and k not in item]
+            if missing:
+                problems.append(
+                    f"{where}: items.{name}.panels[{i}]: lacks {missing} (give them in the "
+                    f"panel or beside `panels:` for every panel)"
+                )
+            if panel.get("experiment", item["experiments"][0]) not in item["experiments"]:
+                problems.append(
+                    f"{where}: items.{name}.panels[{i}].experiment: {panel['experiment']!r} is "
+                    f"not one of the figure's experiments {item['experiments']}"
+                )
     return problems
 
 

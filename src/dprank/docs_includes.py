@@ -145,15 +145,29 @@ def _check_summaries(summaries, name: str) -> None:
         _checks.columns(frame, name, ("figure", "within", "compared"))
 
 
-_PAPER_A_SECTIONS = (*_SIMULATION_STUDIES, "paper_a_real")
+def _check_items(items, name: str = "items") -> dict:
+    """``items`` (the argument ``name``) maps a paper's item names (``fig<N>``, ``table<N>``)
+    to their declarations (``workflow/papers/<paper>.yaml``, as loaded: each names its
+    ``study``)."""
+    _checks.mapping(items, name)
+    for item, spec in items.items():
+        _checks.mapping(spec, f"{name}[{item!r}]", ("study",))
+    return dict(items)
 
 
-def _check_paper_a(paper_a) -> None:
-    """``paper_a`` maps each Paper A study to its config section, each with ``figures`` (the
-    settings of the figures declared for that study in ``workflow/papers/paper_a.yaml``)."""
-    _checks.mapping(paper_a, "paper_a", _PAPER_A_SECTIONS)
-    for study in _PAPER_A_SECTIONS:
-        _checks.mapping(paper_a[study], f"paper_a[{study!r}]", ("figures",))
+def _check_sections(sections, items: Mapping, name: str = "sections") -> None:
+    """``sections`` maps the study of every Paper A item to its config section."""
+    _checks.mapping(sections, name, sorted({spec["study"] for spec in items.values()}))
+    for study in {spec["study"] for spec in items.values()}:
+        _checks.mapping(sections[study], f"{name}[{study!r}]")
+
+
+def _check_papers(papers, name: str = "papers") -> None:
+    """``papers`` holds Paper A's and Paper B2's declarations (``dprank._papers.load_papers``)."""
+    _checks.mapping(papers, name, ("paper_a", "paper_b2"))
+    for paper in ("paper_a", "paper_b2"):
+        _checks.mapping(papers[paper], f"{name}[{paper!r}]", ("items",))
+        _check_items(papers[paper]["items"], f"{name}[{paper!r}]['items']")
 
 
 def _check_b2(section, name: str = "section") -> None:
@@ -293,11 +307,11 @@ def deviations_table(entries: Iterable[Mapping], summaries: pd.DataFrame | None 
 
 
 def _simulation_jobs(
-    study: str, section: Mapping, figure: str, bench: Path, chunk_size: int
+    study: str, section: Mapping, spec: Mapping, bench: Path, chunk_size: int
 ) -> list[Path]:
     module = study_module(study)
     files = []
-    for experiment in section["figures"][figure]["experiments"]:
+    for experiment in spec["experiments"]:
         exp = section["experiments"][experiment]
         base = bench / study / experiment
         chunks = range(module.chunk_count(section, experiment, chunk_size))
@@ -308,11 +322,9 @@ def _simulation_jobs(
     return files
 
 
-def _real_data_jobs(
-    real: Mapping, protocols: Sequence[str], figure: str, bench: Path
-) -> list[Path]:
+def _real_data_jobs(spec: Mapping, protocols: Sequence[str], bench: Path) -> list[Path]:
     files = []
-    for dataset in real["figures"][figure]["experiments"]:
+    for dataset in spec["experiments"]:
         files += [bench / "data" / f"{dataset}.tsv", bench / "paper_a_real" / dataset / "wins.tsv"]
         base = bench / "paper_a_real" / dataset
         files += [base / protocol / "metrics.tsv" for protocol in protocols]
@@ -320,19 +332,19 @@ def _real_data_jobs(
     return files
 
 
-def paper_a_figures(paper_a: Mapping[str, Mapping]) -> list[str]:
+def paper_a_figures(items: Mapping[str, Mapping]) -> list[str]:
     """Every Paper A figure, in paper order (``fig1`` ...).
 
-    ``paper_a`` maps ``paper_a_edge``, ``paper_a_individual`` and ``paper_a_real``
-    to their config sections (the workflow glue passes them).
+    ``items`` are Paper A's declared items (``workflow/papers/paper_a.yaml``: figure ->
+    its declaration, with its ``study`` and ``experiments``), as the workflow glue passes them.
     """
-    return sorted(
-        (f for s in _PAPER_A_SECTIONS for f in paper_a[s]["figures"]), key=lambda f: int(f[3:])
-    )
+    items = _check_items(items)
+    return sorted((f for f in items if f.startswith("fig")), key=lambda f: int(f[3:]))
 
 
 def figure_jobs(
-    paper_a: Mapping[str, Mapping],
+    items: Mapping[str, Mapping],
+    sections: Mapping[str, Mapping],
     figure: str,
     bench: str | Path,
     *,
@@ -341,23 +353,25 @@ def figure_jobs(
 ) -> list[Path]:
     """Benchmark files of every job a Paper A figure needs (both protocols, its plot job).
 
-    ``paper_a`` maps the Paper A studies to their config sections (see
-    :func:`paper_a_figures`), ``protocols`` lists the run's protocols and
-    ``chunk_size`` is the workflow's default replicates per job.
+    ``items`` are Paper A's declared items (see :func:`paper_a_figures`), ``sections`` maps
+    their studies (``paper_a_edge``, ``paper_a_individual``, ``paper_a_real``) to the run's
+    config sections, ``protocols`` lists the run's protocols and ``chunk_size`` is the
+    workflow's default replicates per job.
     """
-    _check_paper_a(paper_a)
+    items = _check_items(items)
+    _check_sections(sections, items)
     _checks.text(figure, "figure")
     _checks.path(bench, "bench")
     protocols = _checks.strings(protocols, "protocols")
     chunk_size = _checks.count(chunk_size, "chunk_size", 1)
-    if figure not in paper_a_figures(paper_a):
-        raise ValueError(f"figure must be a Paper A figure of paper_a, got {figure!r}")
-    bench = Path(bench)
-    if figure in paper_a["paper_a_real"]["figures"]:
-        files = _real_data_jobs(paper_a["paper_a_real"], protocols, figure, bench)
+    if figure not in paper_a_figures(items):
+        raise ValueError(f"figure must be a Paper A figure of items, got {figure!r}")
+    bench, spec = Path(bench), items[figure]
+    if spec["study"] == "paper_a_real":
+        files = _real_data_jobs(spec, protocols, bench)
     else:
-        study = next(s for s in _SIMULATION_STUDIES if figure in paper_a[s]["figures"])
-        files = _simulation_jobs(study, paper_a[study], figure, bench, chunk_size)
+        study = spec["study"]
+        files = _simulation_jobs(study, sections[study], spec, bench, chunk_size)
     files.append(bench / "figures" / "paper_a" / f"{figure}.tsv")  # every protocol's plots
     return files
 
@@ -392,18 +406,21 @@ def b2_experiment_jobs(
     return files
 
 
-def b2_products(section: Mapping, experiment: str) -> str:
+def b2_products(items: Mapping[str, Mapping], experiment: str) -> str:
     """The B2 figures and tables an experiment feeds, e.g. ``Fig. 4; Table 5``.
 
-    ``section`` is the ``paper_b2`` config section.
+    ``items`` are Paper B2's declared items (``workflow/papers/paper_b2.yaml``); tables made
+    by a rule of their own (``made_by``) feed on no experiment.
     """
-    figs = [
-        f[3:]
-        for f, spec in section["figures"].items()
-        if experiment
-        in ([spec["experiment"]] if isinstance(spec["experiment"], str) else spec["experiment"])
-    ]
-    tables = [t[5:] for t, spec in section["tables"].items() if spec["experiment"] == experiment]
+    items = _check_items(items)
+    _checks.text(experiment, "experiment")
+
+    def shows(spec) -> bool:
+        named = spec.get("experiment", ())
+        return experiment in ([named] if isinstance(named, str) else named)
+
+    figs = [f[3:] for f, spec in items.items() if f.startswith("fig") and shows(spec)]
+    tables = [t[5:] for t, spec in items.items() if t.startswith("table") and shows(spec)]
     parts = ([f"Fig. {', '.join(figs)}"] if figs else []) + (
         [f"Table {', '.join(tables)}"] if tables else []
     )
@@ -422,7 +439,8 @@ def _job_stats(label: str, files: list[Path]) -> tuple[int, float, float]:
 
 
 def runtime_paper_a_table(
-    paper_a: Mapping[str, Mapping],
+    items: Mapping[str, Mapping],
+    sections: Mapping[str, Mapping],
     bench: str | Path,
     *,
     protocols: Sequence[str],
@@ -432,14 +450,17 @@ def runtime_paper_a_table(
 
     Arguments as for :func:`figure_jobs`.
     """
-    _check_paper_a(paper_a)
+    items = _check_items(items)
+    _check_sections(sections, items)
     _checks.path(bench, "bench")
     protocols = _checks.strings(protocols, "protocols")
     rows = []
-    for figure in paper_a_figures(paper_a):
-        files = figure_jobs(paper_a, figure, bench, protocols=protocols, chunk_size=chunk_size)
+    for figure in paper_a_figures(items):
+        files = figure_jobs(
+            items, sections, figure, bench, protocols=protocols, chunk_size=chunk_size
+        )
         jobs, seconds, rss = _job_stats(figure, files)
-        single = figure in paper_a["paper_a_real"]["figures"]  # one figure for both protocols
+        single = items[figure].get("single", False)  # one figure for every protocol
         stem = figure if single else f"{figure}_{{{','.join(protocols)}}}"
         outputs = f"results/figures/paper_a/{stem}.{{pdf,png,csv}}"
         rows.append(
@@ -456,12 +477,16 @@ def runtime_paper_a_table(
     return markdown_table(header, rows, "lllrrr")
 
 
-def runtime_paper_b2_table(section: Mapping, bench: str | Path, *, chunk_size: int) -> str:
+def runtime_paper_b2_table(
+    section: Mapping, items: Mapping[str, Mapping], bench: str | Path, *, chunk_size: int
+) -> str:
     """Jobs, summed job seconds and largest RSS of every B2 experiment.
 
-    Arguments as for :func:`b2_experiment_jobs`.
+    ``section`` is the ``paper_b2`` config section, ``items`` Paper B2's declared items
+    (:func:`b2_products`); the other arguments as for :func:`b2_experiment_jobs`.
     """
     _check_b2(section)
+    items = _check_items(items)
     _checks.path(bench, "bench")
     rows = []
     for experiment in section["experiments"]:
@@ -470,7 +495,7 @@ def runtime_paper_b2_table(section: Mapping, bench: str | Path, *, chunk_size: i
         rows.append(
             [
                 f"`{experiment}`",
-                b2_products(section, experiment),
+                b2_products(items, experiment),
                 jobs,
                 f"{seconds:.0f}",
                 f"{rss:.0f}",
@@ -487,8 +512,8 @@ def runtime_paper_b2_table(section: Mapping, bench: str | Path, *, chunk_size: i
 def write_includes(
     outdir: str | Path,
     *,
-    paper_a: Mapping[str, Mapping],
-    paper_b2: Mapping,
+    papers: Mapping[str, Mapping],
+    sections: Mapping[str, Mapping],
     protocols: Sequence[str],
     chunk_size: int,
     bench: str | Path,
@@ -502,11 +527,13 @@ def write_includes(
     ----------
     outdir : path
         ``docs/includes``.
-    paper_a : mapping
-        ``paper_a_edge``, ``paper_a_individual``, ``paper_a_real`` -> the run's
-        config sections of those studies.
-    paper_b2 : mapping
-        The run's ``paper_b2`` config section.
+    papers : mapping
+        The paper declarations (``workflow/papers/<paper>.yaml`` as loaded, paper -> its
+        declaration with its ``items``): Paper A's figures and Paper B2's figures and tables
+        (the runtime tables' rows and what each B2 experiment feeds).
+    sections : mapping
+        The run's config sections of the studies they show (``paper_a_edge``,
+        ``paper_a_individual``, ``paper_a_real``, ``paper_b2``).
     protocols : sequence of str
         The run's Paper A protocols.
     chunk_size : int
@@ -522,8 +549,11 @@ def write_includes(
         The entries of ``resources/deviations.yaml``.
     """
     _checks.path(outdir, "outdir")
-    _check_paper_a(paper_a)
-    _check_b2(paper_b2, "paper_b2")
+    _check_papers(papers)
+    a_items, b2_items = papers["paper_a"]["items"], papers["paper_b2"]["items"]
+    _check_sections(sections, a_items)
+    _checks.mapping(sections, "sections", ("paper_b2",))
+    _check_b2(sections["paper_b2"], "sections['paper_b2']")
     protocols = _checks.strings(protocols, "protocols")
     chunk_size = _checks.count(chunk_size, "chunk_size", 1)
     _checks.path(bench, "bench")
@@ -537,9 +567,11 @@ def write_includes(
     every = pd.concat(list(summaries.values()), ignore_index=True)
     texts = {
         "runtime_paper_a.md": runtime_paper_a_table(
-            paper_a, bench, protocols=protocols, chunk_size=chunk_size
+            a_items, sections, bench, protocols=protocols, chunk_size=chunk_size
         ),
-        "runtime_paper_b2.md": runtime_paper_b2_table(paper_b2, bench, chunk_size=chunk_size),
+        "runtime_paper_b2.md": runtime_paper_b2_table(
+            sections["paper_b2"], b2_items, bench, chunk_size=chunk_size
+        ),
         "agreement.md": agreement_table(summaries),
         "audit.md": audit_table(audit),
         "deviations.md": deviations_table(deviations, every),

@@ -303,19 +303,17 @@ rule docs_includes:
         "../../envs/plot.yaml"
     params:
         names=DOCS_COMPARISONS,
-        # the studies' sections with their declared items (workflow/papers/), as
-        # dprank.docs_includes reads them
-        paper_a={
-            study: {
-                **config[study],
-                "figures": study_items(PAPERS, "paper_a", study, "fig"),
-            }
-            for study in ("paper_a_edge", "paper_a_individual", "paper_a_real")
-        },
-        paper_b2={
-            **config["paper_b2"],
-            "figures": study_items(PAPERS, "paper_b2", "paper_b2", "fig"),
-            "tables": study_items(PAPERS, "paper_b2", "paper_b2", "table"),
+        # Paper A's and B2's declarations (workflow/papers/: their items, captions included)
+        # and the config sections of the studies they show, in declaration and config order
+        papers={p: PAPERS[p] for p in ("paper_a", "paper_b2")},
+        sections={
+            study: config[study]
+            for study in (
+                "paper_a_edge",
+                "paper_a_individual",
+                "paper_a_real",
+                "paper_b2",
+            )
         },
         outdir=lambda w, output: str(Path(output[0]).parent),
         bench=R("benchmarks"),

@@ -55,7 +55,9 @@ def paper_a_published(
     comparison : DataFrame
         The comparison table of the figure's paper part.
     settings : mapping, optional
-        The figure's config (``epsilon`` of the panels drawn at one epsilon).
+        The figure's declared settings: its ``panels`` (see
+        :func:`dprank.plotting.paper_a.figure_panels`) and the ``epsilon`` of the panels
+        drawn at one epsilon; without them no panel is restricted to one epsilon.
 
     Returns
     -------
@@ -68,7 +70,7 @@ def paper_a_published(
     _checks.columns(comparison, "comparison", ("figure", "published_mean", "panel"))
     if settings is not None:
         _checks.mapping(settings, "settings")
-    from dprank.plotting.paper_a import FIGURES
+    from dprank.plotting.paper_a import figure_panels
 
     label = f"Figure {figure.removeprefix('fig')}"
     rows = comparison[(comparison["figure"] == label) & comparison["published_mean"].notna()]
@@ -77,7 +79,8 @@ def paper_a_published(
     if "in_paper_figure" in rows:
         rows = rows[rows["in_paper_figure"].astype(str).str.lower().isin(("true", "1", "1.0"))]
     fixed_epsilon = (settings or {}).get("epsilon")
-    at_epsilon = {p.letter for p in FIGURES[figure][0] if p.at_epsilon} if figure in FIGURES else ()
+    panels = figure_panels(settings) if settings is not None else ()
+    at_epsilon = {p.letter for p in panels if p.at_epsilon}
     out = []
     for letter, d in data.groupby("panel"):
         x_var, s_var = d["x_var"].iloc[0], d["series_var"].iloc[0]
@@ -205,7 +208,8 @@ def draw_overlay(
     tables : list of str, optional
         Paper B: the comparison labels of the tables holding the figure's numbers.
     settings : mapping, optional
-        Paper A: the figure's config (the epsilon of Figure 4 (a)).
+        Paper A (required there): the figure's declared settings (its panels, the epsilon of
+        Figure 4 (a)).
     protocols : str, optional
         Paper A: the protocols one figure stands for (Figure 8, ``"paper = authors"``),
         said below the panels as on the figure without the published points.
@@ -228,8 +232,10 @@ def draw_overlay(
     if settings is not None:
         _checks.mapping(settings, "settings")
     if spec is None:
+        if settings is None:
+            raise ValueError("settings must be a Paper A figure's settings (no spec), got None")
         published = paper_a_published(figure, data, comparison, settings)
-        fig = paper_a.draw_figure(figure, data, published=published, protocols=protocols)
+        fig = paper_a.draw_figure(figure, data, settings, published=published, protocols=protocols)
         if "protocol" in data and set(data["protocol"]) == {"paper"}:
             fig.supxlabel(PAPER_PROTOCOL_NOTE, fontsize=11)
         return fig, len(published)

@@ -4,11 +4,14 @@ Each paper figure is one file with all its panels, labelled (a)-(d) in the
 paper's order (docs/papers/paper-a.md#a1: (a) log relative l2, (b) log
 relative l_inf, (c) Hamming via estimation, (d) Hamming via counting), in the
 authors' plot style (section 2.8): errorbar lines with zero-height caps,
-markers o/s/D/^, x ticks at the plotted values, no error bars.
+markers o/s/D/^, x ticks at the plotted values, no error bars. The panels of each figure
+are declared in ``workflow/papers/paper_a.yaml``; the rule passes a figure's settings to
+:func:`figure_data` and :func:`draw_figure` (:func:`figure_panels` reads them).
 """
 
 from __future__ import annotations
 
+import string
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -18,16 +21,7 @@ import pandas as pd
 from .. import _checks
 from .style import COLORS, MARKERS, authors_style, method_label, overlay_published, panel_grid
 
-__all__ = ["FIGURES", "Panel", "draw_figure", "figure_data", "protocols_agree"]
-
-L2_LABEL = r"log relative L$_2$ error"
-LINF_LABEL = r"log relative L$_\infty$ error"
-
-#: registry name of the perturbed MLE and of the noisy counts of each privacy unit
-_UNIT_METHODS = {
-    "edge": ("edge_mle", "edge_counts"),
-    "individual": ("individual_mle", "individual_counts_as_published"),
-}
+__all__ = ["PANEL_KEYS", "Panel", "draw_figure", "figure_data", "figure_panels", "protocols_agree"]
 
 
 @dataclass(frozen=True)
@@ -55,126 +49,87 @@ class Panel:
     title: str = ""  # after the panel letter (Figure 8: the data set)
 
 
-def _standard(
-    x: str,
-    series: str,
-    xlabel: str,
-    hamming_ylim: tuple[float | None, float | None] | None = None,
-    series_format: str = "float",
-    xtick_format: str = "g",
-    unit: str = "edge",
-) -> tuple[Panel, ...]:
-    mle, counts = _UNIT_METHODS[unit]
-    style = {"series_format": series_format, "xtick_format": xtick_format}
-    return (
-        Panel("a", 0, (mle,), "log_rel_l2", x, series, xlabel, L2_LABEL, **style),
-        Panel("b", 0, (mle,), "log_rel_linf", x, series, xlabel, LINF_LABEL, **style),
-        Panel(
-            "c",
-            0,
-            (mle,),
-            "rel_hamming",
-            x,
-            series,
-            xlabel,
-            "Rel. Hamming err. via estimation",
-            ylim=hamming_ylim,
-            **style,
-        ),
-        Panel(
-            "d",
-            0,
-            (counts,),
-            "rel_hamming",
-            x,
-            series,
-            xlabel,
-            "Rel. Hamming err. via counting",
-            ylim=hamming_ylim,
-            **style,
-        ),
-    )
+#: Keys of a declared panel that a figure's settings may also give beside ``panels`` (for
+#: every panel that does not set its own); a panel alone adds ``experiment`` and ``title``.
+PANEL_KEYS = (
+    "metric",
+    "methods",
+    "x",
+    "series",
+    "xlabel",
+    "ylabel",
+    "ylim",
+    "series_format",
+    "xtick_format",
+    "labels",
+    "capsize",
+    "at_epsilon",
+)
+_REQUIRED = ("metric", "methods", "x", "series", "ylabel")
 
 
-_FIG4_METHODS = ("edge_counts", "edge_mle", "edge_one_shot")
+def figure_panels(settings: Mapping) -> tuple[Panel, ...]:
+    """The panels of a figure from its declared settings (``workflow/papers/paper_a.yaml``).
 
-#: figure id -> (panels, grid shape (rows, cols)); captions: workflow/papers/paper_a.yaml
-FIGURES: dict[str, tuple[tuple[Panel, ...], tuple[int, int]]] = {
-    "fig1": (
-        _standard("n", "epsilon", "n"),
-        (2, 2),
-    ),
-    "fig2": (
-        _standard("p", "epsilon", "p"),
-        (2, 2),
-    ),
-    "fig3": (
-        _standard("epsilon", "p", r"$\epsilon$"),
-        (2, 2),
-    ),
-    "fig4": (
-        (
-            Panel(
-                "a",
-                0,
-                _FIG4_METHODS,
-                "rel_hamming",
-                "n",
-                "method",
-                "n",
-                "Relative Hamming error",
-                at_epsilon=True,
-            ),
-            Panel(
-                "b",
-                1,
-                _FIG4_METHODS,
-                "rel_hamming",
-                "epsilon",
-                "method",
-                r"$\epsilon$",
-                "Relative Hamming error",
-            ),
-        ),
-        (1, 2),
-    ),
-    "fig5": (
-        _standard(
-            "n", "epsilon", "n", hamming_ylim=(0.0, 0.8), series_format="g", unit="individual"
-        ),
-        (2, 2),
-    ),
-    "fig6": (
-        _standard("m", "epsilon", "m", series_format="g", unit="individual"),
-        (2, 2),
-    ),
-    "fig7": (
-        _standard("epsilon", "m", r"$\epsilon$", hamming_ylim=(0.0, None), unit="individual"),
-        (2, 2),
-    ),
-    "fig8": (
-        tuple(
-            Panel(
-                letter,
-                index,
-                _UNIT_METHODS["individual"],
-                "mean_rank_difference",
-                "epsilon",
-                "method",
-                r"$\epsilon$",
-                "Mean rank difference",
-                method_labels=tuple(zip(_UNIT_METHODS["individual"], (mle, counts), strict=True)),
-                capsize=3.0,
-                title=title,
+    Parameters
+    ----------
+    settings : mapping
+        The figure's settings as the rule passes them: ``experiments`` (panel order) and
+        ``panels``, a list of mappings with the keys of :data:`PANEL_KEYS` (``metric``,
+        ``methods``, ``x``, ``series``, ``ylabel`` required; ``xlabel`` defaults to ``x``),
+        ``experiment`` (one of ``experiments``, default the first) and ``title``. A key of
+        :data:`PANEL_KEYS` given in ``settings`` beside ``panels`` holds for every panel that
+        does not set its own.
+
+    Returns
+    -------
+    tuple of Panel
+        Lettered (a), (b), ... in order.
+    """
+    return _panels(settings, "settings")
+
+
+def _panels(settings, name: str) -> tuple[Panel, ...]:
+    _checks.mapping(settings, name, ("experiments", "panels"))
+    experiments = _checks.strings(settings["experiments"], f"{name}['experiments']")
+    specs = settings["panels"]
+    if isinstance(specs, (str, bytes, Mapping)) or not isinstance(specs, Sequence) or not specs:
+        raise ValueError(f"{name}['panels'] must be a non-empty list of panels, got {specs!r}")
+    shared = {k: settings[k] for k in PANEL_KEYS if k in settings}
+    panels = []
+    for i, spec in enumerate(specs):
+        where = f"{name}['panels'][{i}]"
+        keys = {**shared, **_checks.mapping(spec, where)}
+        missing = [k for k in _REQUIRED if k not in keys]
+        if missing:
+            raise ValueError(f"{where} lacks the key(s) {missing}, its own or the figure's")
+        experiment = keys.get("experiment", experiments[0] if experiments else None)
+        if experiment not in experiments:
+            raise ValueError(
+                f"{where}['experiment'] must be one of {name}['experiments'] {experiments}, "
+                f"got {experiment!r}"
             )
-            for letter, index, mle, counts, title in (
-                ("a", 0, "Parametric estimation", "Nonparametric ranking", "CEMS"),
-                ("b", 1, "Parametric Estimation", "Nonparametric Ranking", "Immigration"),
+        ylim = keys.get("ylim")
+        panels.append(
+            Panel(
+                letter=string.ascii_lowercase[i],
+                experiment=experiments.index(experiment),
+                methods=tuple(_checks.strings(keys["methods"], f"{where}['methods']")),
+                metric=_checks.text(keys["metric"], f"{where}['metric']"),
+                x=_checks.text(keys["x"], f"{where}['x']"),
+                series=_checks.text(keys["series"], f"{where}['series']"),
+                xlabel=_checks.text(keys.get("xlabel", keys["x"]), f"{where}['xlabel']"),
+                ylabel=_checks.text(keys["ylabel"], f"{where}['ylabel']"),
+                ylim=None if ylim is None else tuple(ylim),
+                at_epsilon=bool(keys.get("at_epsilon", False)),
+                series_format=keys.get("series_format", "float"),
+                xtick_format=keys.get("xtick_format", "g"),
+                method_labels=tuple(dict(keys.get("labels") or {}).items()),
+                capsize=keys.get("capsize", 2.0),
+                title=keys.get("title", ""),
             )
-        ),
-        (1, 2),
-    ),
-}
+        )
+    return tuple(panels)
 
 
 def _series_label(series: str, value, series_format: str = "float", labels=()) -> str:
@@ -195,15 +150,18 @@ def figure_data(
     Parameters
     ----------
     figure : str
-        ``"fig1"`` ... ``"fig4"``.
+        The figure's name (``"fig1"`` ...), written into the table.
     summaries : list of DataFrame
         Aggregated summaries of the figure's experiments, in config order.
     fig_cfg : mapping
-        The figure's config (``x_values`` subset, ``epsilon`` of Figure 4 (a)).
+        The figure's declared settings (``workflow/papers/paper_a.yaml``, as the rule passes
+        them): ``experiments`` and ``panels`` (:func:`figure_panels`), the ``x_values`` subset
+        and the ``epsilon`` of the panels drawn at one epsilon (Figure 4 (a)).
     protocol : str
         Protocol label written into the table.
     """
-    panels, _ = FIGURES[_figure_name(figure)]
+    _checks.text(figure, "figure")
+    panels = _panels(fig_cfg, "fig_cfg")
     needed = 1 + max(p.experiment for p in panels)
     if isinstance(summaries, (str, bytes, Mapping)) or not isinstance(summaries, Sequence):
         raise TypeError(f"summaries must be a list of DataFrames, got {type(summaries).__name__}")
@@ -216,7 +174,6 @@ def figure_data(
         cols += [] if p.series == "method" else [p.series]
         cols += ["epsilon"] if p.at_epsilon or p.x == "epsilon" else []
         _checks.columns(summaries[p.experiment], f"summaries[{p.experiment}]", cols)
-    _checks.mapping(fig_cfg, "fig_cfg")
     _checks.text(protocol, "protocol")
     rows = []
     x_values = fig_cfg.get("x_values")
@@ -306,13 +263,6 @@ def protocols_agree(figure: str, datas: Mapping[str, pd.DataFrame]) -> None:
         )
 
 
-def _figure_name(figure) -> str:
-    """``figure`` after checking that it names one of :data:`FIGURES`."""
-    if not isinstance(figure, str) or figure not in FIGURES:
-        raise ValueError(f"figure must be one of {sorted(FIGURES)}, got {figure!r}")
-    return figure
-
-
 def _figure_legend(fig, axes, published: bool) -> None:
     """One legend beside the panels (every panel plots the same series), off the data.
 
@@ -332,25 +282,50 @@ def _figure_legend(fig, axes, published: bool) -> None:
     fig.legend(handles, labels, loc="outside right upper", frameon=False)
 
 
+def _grid(settings: Mapping, count: int) -> tuple[int, int]:
+    """(rows, columns) of ``count`` panels, ``settings['ncols']`` (default 2) per row."""
+    ncols = min(_checks.count(settings.get("ncols", 2), "settings['ncols']", 1), count)
+    return -(-count // ncols), ncols
+
+
+def _dress(ax, panel: Panel, ticks: list) -> None:
+    """A panel's x ticks at the plotted values, its axis labels, y limits and lettered title."""
+    ax.set_xticks(ticks, _tick_labels(ticks, panel.xtick_format))
+    ax.set_xlabel(panel.xlabel)
+    ax.set_ylabel(panel.ylabel)
+    if panel.ylim is not None:
+        ax.set_ylim(*panel.ylim)
+        bottom, top = ax.get_ylim()
+        if bottom == 0.0:  # the authors' floor: leave room for markers at 0
+            ax.set_ylim(-0.03 * top, top)
+    title = f"({panel.letter}) {panel.title}".strip()
+    ax.set_title(title, loc="left", fontsize=18, fontweight="bold")
+
+
 def draw_figure(
     figure: str,
     data: pd.DataFrame,
+    settings: Mapping,
     published: pd.DataFrame | None = None,
     protocols: str | None = None,
 ):
     """Draw the figure from :func:`figure_data`'s table; returns the matplotlib Figure.
 
+    ``settings`` are the figure's declared settings (its ``panels``, :func:`figure_panels`,
+    and ``ncols``, the panels per row, default 2: ceil(panels / ncols) rows).
     ``published`` (columns ``panel, series, x, value``) adds the published points as
     hollow markers in each series' colour (the overlay version of the figure).
     ``protocols`` (e.g. ``"paper = authors"``) says below the panels that one figure
     stands for these protocols, whose means are equal.
     """
+    _checks.text(figure, "figure")
     _checks.columns(data, "data", ("panel", "series", "x", "mean"))
+    panels = _panels(settings, "settings")
+    nrows, ncols = _grid(settings, len(panels))
     if published is not None:
         _checks.columns(published, "published", ("panel", "series", "x", "value"))
     if protocols is not None:
         _checks.text(protocols, "protocols")
-    panels, (nrows, ncols) = FIGURES[_figure_name(figure)]
     with authors_style():
         fig, axes = panel_grid(nrows, ncols)
         for ax, panel in zip(axes.ravel(), panels, strict=False):
@@ -384,17 +359,7 @@ def draw_figure(
                     overlay_published(
                         ax, pp["x"], pp["value"], COLORS[i % len(COLORS)], MARKERS[i % len(MARKERS)]
                     )
-            ticks = sorted(set(d["x"]))
-            ax.set_xticks(ticks, _tick_labels(ticks, panel.xtick_format))
-            ax.set_xlabel(panel.xlabel)
-            ax.set_ylabel(panel.ylabel)
-            if panel.ylim is not None:
-                ax.set_ylim(*panel.ylim)
-                bottom, top = ax.get_ylim()
-                if bottom == 0.0:  # the authors' floor: leave room for markers at 0
-                    ax.set_ylim(-0.03 * top, top)
-            title = f"({panel.letter}) {panel.title}".strip()
-            ax.set_title(title, loc="left", fontsize=18, fontweight="bold")
+            _dress(ax, panel, sorted(set(d["x"])))
         for ax in axes.ravel()[len(panels) :]:
             ax.set_visible(False)
         _figure_legend(fig, axes.ravel()[: len(panels)], published is not None)
