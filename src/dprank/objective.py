@@ -412,8 +412,8 @@ def kernels():
 def sparse_pair_value(data, theta) -> float:
     """``sum_k w_k l(d_k) + (n_k - w_k) l(-d_k)`` over the pairs of a ``SparseData``."""
     if data.btl:
-        a, b = data.indices()
-        return float(kernels().btl_value(theta, a, b, data.cnt, data.w))
+        ptr, b = data.rows()
+        return float(kernels().btl_value(theta, ptr, b, data.cnt, data.w))
     d = theta[data.a] - theta[data.b]
     link = data.link
     return float(data.w @ link.loss(d) + (data.cnt - data.w) @ link.loss(-d))
@@ -426,10 +426,10 @@ def sparse_accumulate(data, theta, grad, diag):
     compiled pass for the logistic link.
     """
     kern = kernels()
-    a, b = data.indices()
+    ptr, b = data.rows()
     h = np.empty(data.n_pairs)
     if data.btl:
-        kern.btl_pass(theta, a, b, data.cnt, data.w, grad, diag, h)
+        kern.btl_pass(theta, ptr, b, data.cnt, data.w, grad, diag, h)
         return h
     d = theta[data.a] - theta[data.b]
     d1p, d2p = data.link.loss_derivatives(d)
@@ -437,7 +437,7 @@ def sparse_accumulate(data, theta, grad, diag):
     rest = data.cnt - data.w
     g = data.w * d1p - rest * d1m
     h = data.w * d2p + rest * d2m
-    kern.scatter_pairs(a, b, g, h, grad, diag)
+    kern.scatter_pairs(ptr, b, g, h, grad, diag)
     return h
 
 
@@ -448,9 +448,9 @@ def sparse_accumulate_at_zero(data, grad, diag):
     value is ``log(2) sum(n)`` (a fit from zero skips one pass of exponentials
     and, when its first step is damped, the value pass).
     """
-    a, b = data.indices()
+    ptr, b = data.rows()
     h = 0.25 * data.cnt
-    kernels().scatter_pairs(a, b, 0.5 * data.cnt - data.w, h, grad, diag)
+    kernels().scatter_pairs(ptr, b, 0.5 * data.cnt - data.w, h, grad, diag)
     return h, math.log(2.0) * float(data.cnt.sum())
 
 

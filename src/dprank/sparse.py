@@ -106,6 +106,13 @@ class SparseData:
             raise ValueError("data: pair counts and outcomes must be finite")
         if np.any(self.cnt < 0):
             raise ValueError("data: pair counts must be non-negative")
+        if self.a.size and (np.any(self.a[1:] < self.a[:-1]) or np.any(self.a == self.b)):
+            # the compiled loops walk the pairs in rows (sorted by a), none of an item with itself
+            if np.any(self.a == self.b):
+                raise ValueError("data: a pair joins an item with itself")
+            order = np.argsort(self.a, kind="stable")
+            self.a, self.b = self.a[order], self.b[order]
+            self.cnt, self.w = self.cnt[order], self.w[order]
         self.link = link
         self.btl = link is BTL
         self.n_pairs = int(self.a.size)
@@ -117,13 +124,24 @@ class SparseData:
         return self.n_pairs / max(1.0, self.n * (self.n - 1) / 2.0)
 
     def indices(self) -> tuple[np.ndarray, np.ndarray]:
-        """Pair indices ``(a, b)`` for the compiled loops (int32 below 2^31 items; built once)."""
+        """Pair indices ``(a, b)`` (int32 below 2^31 items)."""
+        dtype = np.int32 if self.n < 2**31 - 1 else np.int64
+        return (
+            np.ascontiguousarray(self.a, dtype=dtype),
+            np.ascontiguousarray(self.b, dtype=dtype),
+        )
+
+    def rows(self) -> tuple[np.ndarray, np.ndarray]:
+        """The pairs in rows for the compiled loops: ``(ptr, b)``, built once.
+
+        Those of item ``a`` are ``ptr[a]:ptr[a + 1]`` (CSR form; the pairs are
+        sorted by ``a``), ``b`` int32 below 2^31 items.
+        """
         if self._idx is None:
             dtype = np.int32 if self.n < 2**31 - 1 else np.int64
-            self._idx = (
-                np.ascontiguousarray(self.a, dtype=dtype),
-                np.ascontiguousarray(self.b, dtype=dtype),
-            )
+            ptr = np.zeros(self.n + 1, dtype=np.int64)
+            np.cumsum(np.bincount(self.a, minlength=self.n), out=ptr[1:])
+            self._idx = (ptr, np.ascontiguousarray(self.b, dtype=dtype))
         return self._idx
 
     # objective pieces (dprank.objective) ----------------------------------------
@@ -161,9 +179,9 @@ class _Problem(SparseObjective):
             raise ValueError("singular Hessian: gamma = 0 without the sum-to-zero constraint")
         if self.n == 0:
             return np.zeros(0), 0
-        a, b = self.data.indices()
+        ptr, b = self.data.rows()
         x, it, positive = kernels().pcg(
-            a, b, h, diag, -grad, self.c, ones_eig, float(rtol), float(atol_update), _CG_MAX_ITER
+            ptr, b, h, diag, -grad, self.c, ones_eig, float(rtol), float(atol_update), _CG_MAX_ITER
         )
         return (x if positive else None), int(it)
 
