@@ -96,7 +96,7 @@ b = (a + rng.integers(1, 300, 3000)) % 300
 c = Comparisons.from_winner_loser(a, b, n_items=300)
 sparse_newton(SparseData(c), 2.0)
 sparse_newton(SparseData(c), 0.0, sum_zero=True)
-kernels = (k.btl_pass, k.btl_value, k.scatter_pairs, k.laplacian_mv, k._precondition, k.pcg)
+kernels = (k.btl_pass, k.btl_value, k.zero_pass, k.laplacian_mv, k._precondition, k.pcg)
 print(json.dumps({f.__name__: [len(f._cache_misses), len(f._cache_hits)] for f in kernels}))
 """
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)

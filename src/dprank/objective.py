@@ -449,8 +449,8 @@ def sparse_accumulate_at_zero(data, grad, diag):
     and, when its first step is damped, the value pass).
     """
     ptr, b = data.rows()
-    h = 0.25 * data.cnt
-    kernels().scatter_pairs(ptr, b, 0.5 * data.cnt - data.w, h, grad, diag)
+    h = np.empty(data.n_pairs)
+    kernels().zero_pass(ptr, b, data.cnt, data.w, grad, diag, h)
     return h, math.log(2.0) * float(data.cnt.sum())
 
 

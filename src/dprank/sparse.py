@@ -102,10 +102,13 @@ class SparseData:
         self.a, self.b = ps.a, ps.b
         self.cnt = np.ascontiguousarray(ps.n, dtype=np.float64)
         self.w = np.ascontiguousarray(ps.w, dtype=np.float64)
-        if not (np.isfinite(self.cnt).all() and np.isfinite(self.w).all()):
-            raise ValueError("data: pair counts and outcomes must be finite")
-        if np.any(self.cnt < 0):
-            raise ValueError("data: pair counts must be non-negative")
+        if self.cnt.size:
+            # min and max are NaN if any entry is NaN: no boolean temporaries
+            lo, hi = float(self.cnt.min()), float(self.cnt.max())
+            if not all(np.isfinite([lo, hi, self.w.min(), self.w.max()])):
+                raise ValueError("data: pair counts and outcomes must be finite")
+            if lo < 0:
+                raise ValueError("data: pair counts must be non-negative")
         if self.a.size and (np.any(self.a[1:] < self.a[:-1]) or np.any(self.a == self.b)):
             # the compiled loops walk the pairs in rows (sorted by a), none of an item with itself
             if np.any(self.a == self.b):
@@ -139,8 +142,7 @@ class SparseData:
         """
         if self._idx is None:
             dtype = np.int32 if self.n < 2**31 - 1 else np.int64
-            ptr = np.zeros(self.n + 1, dtype=np.int64)
-            np.cumsum(np.bincount(self.a, minlength=self.n), out=ptr[1:])
+            ptr = np.searchsorted(self.a, np.arange(self.n + 1), side="left")
             self._idx = (ptr, np.ascontiguousarray(self.b, dtype=dtype))
         return self._idx
 
