@@ -142,7 +142,8 @@ class SparseData:
         """
         if self._idx is None:
             dtype = np.int32 if self.n < 2**31 - 1 else np.int64
-            ptr = np.searchsorted(self.a, np.arange(self.n + 1), side="left")
+            ptr = np.zeros(self.n + 1, dtype=np.int64)
+            np.cumsum(np.bincount(self.a, minlength=self.n), out=ptr[1:])
             self._idx = (ptr, np.ascontiguousarray(self.b, dtype=dtype))
         return self._idx
 
