@@ -399,11 +399,18 @@ def batch_hessian(v, gamma):
 
 
 def kernels():
-    """The compiled loops (:mod:`dprank._sparse_kernels`, numba), imported on first use.
+    """The compiled loops, imported on first use: C (:mod:`dprank._sparse_c`) or numba.
 
-    The library reaches them only through this module: the likelihood passes
-    here, and the sparse solver's conjugate gradients (:mod:`dprank.sparse`).
+    The C library built by ``make setup`` is loaded with ctypes where it exists
+    (no numba import); else the numba kernels of :mod:`dprank._sparse_kernels`
+    (the same loops, the same bits). The library reaches them only through this
+    module: the likelihood passes here, and the sparse solver's conjugate
+    gradients (:mod:`dprank.sparse`).
     """
+    from . import _sparse_c
+
+    if _sparse_c.available():
+        return _sparse_c
     from . import _sparse_kernels
 
     return _sparse_kernels
