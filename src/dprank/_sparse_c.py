@@ -63,6 +63,8 @@ def _load():
     _TRIED = True
     if os.environ.get("DPRANK_SPARSE_BACKEND", "") == "numba":
         return None
+    if not _SOURCE.exists():
+        return None
     path = library_path()
     if not path.exists():
         return None
