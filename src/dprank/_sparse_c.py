@@ -9,7 +9,8 @@ development machine), which is most of ``dprank rank``'s start-up cost.
 
 ``python -m dprank._sparse_c`` (run by ``make setup``) compiles the library
 with the C compiler ``$CC`` (default ``cc``) next to this module; its name
-holds a hash of the C source, so a stale library is never loaded. Where it is
+holds the platform and a hash of the C source and flags, so a stale library is
+never loaded. Where it is
 missing (no compiler, a read-only install) :func:`dprank.objective.kernels`
 falls back to the numba kernels; ``DPRANK_SPARSE_BACKEND=numba`` forces them.
 Indices above 2^31 items (``b`` int64) also take the numba kernels.
@@ -22,6 +23,7 @@ import hashlib
 import os
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import numpy as np
@@ -40,7 +42,7 @@ _TRIED = False
 def library_path() -> Path:
     """Where the compiled library of the current C source lives (its name holds the hash)."""
     digest = hashlib.sha256(_SOURCE.read_bytes() + " ".join(_FLAGS).encode()).hexdigest()[:12]
-    return _SOURCE.with_name(f"_sparse_c-{digest}.so")
+    return _SOURCE.with_name(f"_sparse_c-{sysconfig.get_platform()}-{digest}.so")
 
 
 def build(cc: str | None = None) -> Path:
@@ -190,6 +192,6 @@ if __name__ == "__main__":
         built = build()
     except (OSError, subprocess.CalledProcessError) as exc:
         detail = getattr(exc, "stderr", "") or str(exc)
-        print(f"no C compiler for the sparse loops ({detail.strip()}): numba will be used")
+        print(f"the sparse loops' C library was not built ({detail.strip()}): numba will be used")
         sys.exit(0)
     print(f"built {built.name}")
