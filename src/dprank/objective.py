@@ -33,9 +33,10 @@ Forms
   batches of small problems: :func:`batch_value`, :func:`batch_derivatives`,
   :func:`batch_hessian`.
 * Pair list (``O(pairs)``): :class:`SparseObjective` on a
-  :class:`dprank.sparse.SparseData`, whose logistic passes are the compiled
-  kernels of :mod:`dprank._sparse_kernels` (reached only through this module
-  and the solver's conjugate gradients).
+  :class:`dprank.sparse.SparseData`, whose logistic passes are compiled loops:
+  C (:mod:`dprank._sparse_c`) where built, else numba
+  (:mod:`dprank._sparse_kernels`), the same bits either way (reached only
+  through :func:`kernels`, by this module and the solver's conjugate gradients).
 * Pairs in ``numpy.triu_indices(m, 1)`` order (Paper B2's sufficient
   statistics): :class:`TriuObjective`, :func:`triu_scatter`, :func:`triu_laplacian`.
 * The same pairs answered by users with a per-user offset ``gamma_l`` added to

@@ -16,20 +16,23 @@ the dense objective of :mod:`dprank.mle`; Paper B2's weighted objective is
 Solver
 ------
 * Pairs are aggregated once per data set. One compiled pass over them
-  (:mod:`dprank._sparse_kernels`, numba) gives the gradient, the Hessian's
-  pair weights ``h = w l''(d) + (n - w) l''(-d)`` and its diagonal; an
-  accepted line-search point reuses them. From ``theta = 0`` the first pass
-  needs no exponentials (every ``F(0) = 1/2``).
+  (:func:`dprank.objective.kernels`: the C loops of :mod:`dprank._sparse_c`
+  where ``make setup`` built them, else numba's :mod:`dprank._sparse_kernels`;
+  the same operations in the same order, the same bits) gives the gradient,
+  the Hessian's pair weights ``h = w l''(d) + (n - w) l''(-d)`` and its
+  diagonal; an accepted line-search point reuses them. From ``theta = 0`` the
+  first pass needs no exponentials (every ``F(0) = 1/2``). The loops walk the
+  pairs in rows (:meth:`SparseData.rows`, CSR form).
 * Objective values are computed only when a line search needs them. For the
   logistic link the objective is convex, so ``f(c) <= f(theta) + t
   grad(c).step``: a slope at the candidate ``c`` of at most ``1e-4`` times
   the initial slope proves the Armijo condition without the value.
 * The Hessian is ``L(h) + gamma I`` (plus ``11^T`` under the sum-to-zero
   constraint), ``L(h)`` the graph Laplacian: ``H x = D x - U x - U^T x`` with
-  ``D`` the diagonal and ``U[a, b] = h_ab``, one compiled loop over the pairs
-  (int32 indices: the loop is memory-bound), no matrix is formed.
+  ``D`` the diagonal and ``U[a, b] = h_ab``, one compiled loop over the rows
+  (int32 partners: the loop is memory-bound), no matrix is formed.
 * Newton systems are solved by preconditioned conjugate gradients (one
-  compiled loop, :func:`dprank._sparse_kernels.pcg`) with the
+  compiled loop, ``pcg`` of the compiled loops) with the
   preconditioner of the dense solver: Jacobi on the complement of the
   all-ones vector, exact on it (``1`` is an exact eigenvector). Inexact
   Newton: CG stops at the relative residual ``eta_k = min(0.1, sqrt(|g_k| /
