@@ -13,9 +13,11 @@ costs one random cache line instead of three.
 
 Compiled with numba on first use (``cache=True``: a later process loads the
 machine code from ``__pycache__``); imported lazily by :mod:`dprank.objective`
-so that the library's import time does not include numba's. The loops are
-serial and ``fastmath`` is off, so results do not depend on the machine's
-thread count and follow IEEE arithmetic.
+so that the library's import time does not include numba's, and only where
+the C library of the same loops (:mod:`dprank._sparse_c`, built by ``make
+setup``) is missing. The loops are serial and ``fastmath`` is off, so results
+do not depend on the machine's thread count and follow IEEE arithmetic; the C
+loops give the same bits.
 """
 
 from __future__ import annotations
