@@ -18,6 +18,7 @@ $(STAMP): pyproject.toml requirements/constraints.txt
 	$(BIN)/python -m pip install --quiet -c requirements/constraints.txt -e '.[dev,bench,slurm,docs]'
 	$(BIN)/python -m dprank._snakemake_configfile  # a missing --configfile: one line, not a traceback
 	$(BIN)/python -m dprank._sparse_kernels  # compile the sparse solver's loops into numba's cache now
+	$(BIN)/python -m dprank._sparse_c  # the same loops in C (no numba import where built; needs cc)
 	touch $@
 
 ## Reproduce every figure and table at paper scale (results/), then the HTML report.

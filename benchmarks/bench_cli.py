@@ -19,7 +19,7 @@ new processes:
 It prints the best wall time and the peak memory (``ru_maxrss`` of each child) of
 each, their ratios, and the file's size. ``--stages`` adds the command's profile:
 one fresh process doing its stages one after the other (imports, reading and
-validation, the components, numba's import and cached kernels, the fit, writing),
+validation, the components, loading the compiled loops (C, or numba), the fit, writing),
 with the time, resident memory and peak after each. ``--first-run`` adds the first run after
 ``make setup`` against a warm run: a fresh numba cache directory filled by
 ``python -m dprank._sparse_kernels`` (what ``make setup`` runs), then the command
@@ -151,8 +151,8 @@ mark("connected components")
 from dprank.comparisons import Comparisons
 from dprank.sparse import SparseData, sparse_newton
 tiny = Comparisons.from_winner_loser([0, 1, 2, 0], [1, 2, 0, 3])
-sparse_newton(SparseData(tiny), 2.0)  # imports numba and loads the cached kernels
-mark("numba: import, cached kernels")
+sparse_newton(SparseData(tiny), 2.0)  # loads the C loops (or numba and its cached kernels)
+mark("compiled loops: load (C, or numba)")
 ranking = rank(c, privacy=sys.argv[2])
 mark("the fit (dprank.rank)")
 from dprank._cli_output import _columns_writer

@@ -278,9 +278,12 @@ def main(argv=None):
     )
     t0 = time.perf_counter()
     sparse_newton(SparseData(Comparisons.from_winner_loser([0, 1], [1, 2], n_items=3)), 1.0)
+    from dprank.objective import kernels
+
+    backend = "C library (ctypes)" if kernels().__name__.endswith("_sparse_c") else "numba"
     print(
-        f"# one-off start-up of the compiled loops (numba import, then load from the cache or "
-        f"compile): {time.perf_counter() - t0:.2f} s, not in the times below"
+        f"# one-off start-up of the compiled loops ({backend}; numba: import, then load from "
+        f"the cache or compile): {time.perf_counter() - t0:.2f} s, not in the times below"
     )
     for n in sizes if set("ab") & set(args.designs) else []:
         comp, p, rng = er_design(n, 20251124 + n)

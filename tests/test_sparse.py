@@ -189,7 +189,7 @@ def test_aggregation_by_packed_sort_equals_unique_bincount(raw, n):
 
 
 def test_compiled_hessian_product_is_the_laplacian():
-    """One compiled loop computes (D - U - U^T) x, U[a, b] = h over the pairs."""
+    """One compiled loop computes (D - U - U^T) x, U[a, b] = h over the pairs (in CSR rows)."""
     from dprank import _sparse_kernels as kern
 
     rng = np.random.default_rng(6)
@@ -203,7 +203,8 @@ def test_compiled_hessian_product_is_the_laplacian():
     upper = np.zeros((n, n))
     upper[a, b] = h
     out = np.empty(n)
-    kern.laplacian_mv(x, a, b, h, diag, out)
+    ptr = np.concatenate([[0], np.cumsum(np.bincount(a, minlength=n))])
+    kern.laplacian_mv(x, ptr, b, h, diag, out)
     np.testing.assert_allclose(out, diag * x - upper @ x - upper.T @ x, rtol=0, atol=1e-12)
 
 

@@ -5,14 +5,19 @@ One pass over the aggregated pairs ``(a_k, b_k)`` of the objective of
 array passes for: the difference ``d_k = theta[a_k] - theta[b_k]``, the
 logistic loss and its first two derivatives, and their scatter into the
 gradient and the Hessian's diagonal. The Hessian-vector product
-``(D - U - U^T) x`` is one loop too. Both are memory-bound, so the indices
-are int32 where ``n < 2^31``.
+``(D - U - U^T) x`` is one loop too. Both are memory-bound: the pairs are
+walked in rows, as a CSR matrix (``ptr`` of length ``n + 1``, partners ``b``
+int32 where ``n < 2^31``, no per-pair ``a``), the row item's entries kept in
+registers and the partner's entries interleaved in one record, so a pair
+costs one random cache line instead of three.
 
 Compiled with numba on first use (``cache=True``: a later process loads the
 machine code from ``__pycache__``); imported lazily by :mod:`dprank.objective`
-so that the library's import time does not include numba's. The loops are
-serial and ``fastmath`` is off, so results do not depend on the machine's
-thread count and follow IEEE arithmetic.
+so that the library's import time does not include numba's, and only where
+the C library of the same loops (:mod:`dprank._sparse_c`, built by ``make
+setup``) is missing. The loops are serial and ``fastmath`` is off, so results
+do not depend on the machine's thread count and follow IEEE arithmetic; the C
+loops give the same bits.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ NODE_EXP_SPREAD = 600.0
 
 
 @njit(cache=True, nogil=True)
-def btl_pass(theta, a, b, cnt, w, grad, diag, h):  # pragma: no cover - compiled
+def btl_pass(theta, ptr, b, cnt, w, grad, diag, h):  # pragma: no cover - compiled
     """Logistic link: accumulate the gradient and Hessian of one pass.
 
     For each pair, with ``F`` the logistic function and ``d = theta_a - theta_b``,
@@ -37,6 +42,12 @@ def btl_pass(theta, a, b, cnt, w, grad, diag, h):  # pragma: no cover - compiled
     of ``n log(1 + e^d) - w d``), stores ``h_k = n F(d) (1 - F(d))`` and adds it to
     ``diag[a]`` and ``diag[b]``. The value is left to :func:`btl_value`: line
     searches on this convex objective rarely need it.
+
+    The pairs are in rows (see :func:`laplacian_mv`): ``grad[a]`` and ``diag[a]``
+    are carried in registers through row ``a``, and the ``b`` side reads and
+    updates one interleaved record ``(u, grad, diag)`` per item (one cache line,
+    not three). With ``a < b`` and the pairs sorted, every sum is taken in the
+    order of the pairs, as a pair-by-pair loop would.
 
     The exponentials are taken once per item, not once per pair: with
     ``u_i = e^{theta_i - max theta}``, ``F(d) = u_a / (u_a + u_b)`` and
@@ -50,76 +61,138 @@ def btl_pass(theta, a, b, cnt, w, grad, diag, h):  # pragma: no cover - compiled
     for i in range(n):
         hi = max(hi, theta[i])
         lo = min(lo, theta[i])
+    node = np.empty((n, 3))
+    for i in range(n):
+        node[i, 1] = grad[i]
+        node[i, 2] = diag[i]
     if n and hi - lo <= NODE_EXP_SPREAD:
-        u = np.empty(n)
         for i in range(n):
-            u[i] = math.exp(theta[i] - hi)
-        for k in range(a.size):
-            ia = a[k]
-            ib = b[k]
-            ua = u[ia]
-            ub = u[ib]
-            inv = 1.0 / (ua + ub)
-            s = ua * inv  # F(d)
-            c = cnt[k]
-            g = c * s - w[k]
-            hk = c * (s * (ub * inv))
-            h[k] = hk
-            grad[ia] += g
-            grad[ib] -= g
-            diag[ia] += hk
-            diag[ib] += hk
-        return
-    for k in range(a.size):
-        ia = a[k]
-        ib = b[k]
-        d = theta[ia] - theta[ib]
-        e = math.exp(-abs(d))
-        inv = 1.0 / (1.0 + e)
-        s = inv if d >= 0.0 else e * inv  # F(d), without a branch
-        c = cnt[k]
-        g = c * s - w[k]
-        hk = c * (e * inv * inv)
-        h[k] = hk
-        grad[ia] += g
-        grad[ib] -= g
-        diag[ia] += hk
-        diag[ib] += hk
+            node[i, 0] = math.exp(theta[i] - hi)
+        for i in range(n):
+            ua = node[i, 0]
+            gi = node[i, 1]
+            di = node[i, 2]
+            for k in range(ptr[i], ptr[i + 1]):
+                ib = b[k]
+                ub = node[ib, 0]
+                inv = 1.0 / (ua + ub)
+                s = ua * inv  # F(d)
+                c = cnt[k]
+                g = c * s - w[k]
+                hk = c * (s * (ub * inv))
+                h[k] = hk
+                gi += g
+                node[ib, 1] -= g
+                di += hk
+                node[ib, 2] += hk
+            node[i, 1] = gi
+            node[i, 2] = di
+    else:
+        for i in range(n):
+            node[i, 0] = theta[i]
+        for i in range(n):
+            ta = node[i, 0]
+            gi = node[i, 1]
+            di = node[i, 2]
+            for k in range(ptr[i], ptr[i + 1]):
+                ib = b[k]
+                d = ta - node[ib, 0]
+                e = math.exp(-abs(d))
+                inv = 1.0 / (1.0 + e)
+                s = inv if d >= 0.0 else e * inv  # F(d), without a branch
+                c = cnt[k]
+                g = c * s - w[k]
+                hk = c * (e * inv * inv)
+                h[k] = hk
+                gi += g
+                node[ib, 1] -= g
+                di += hk
+                node[ib, 2] += hk
+            node[i, 1] = gi
+            node[i, 2] = di
+    for i in range(n):
+        grad[i] = node[i, 1]
+        diag[i] = node[i, 2]
 
 
 @njit(cache=True, nogil=True)
-def btl_value(theta, a, b, cnt, w):  # pragma: no cover - compiled
+def btl_value(theta, ptr, b, cnt, w):  # pragma: no cover - compiled
     """Logistic link: ``sum_k n_k log(1 + e^{d_k}) - w_k d_k`` (no derivatives)."""
     value = 0.0
-    for k in range(a.size):
-        d = theta[a[k]] - theta[b[k]]
-        value += cnt[k] * (max(d, 0.0) + math.log1p(math.exp(-abs(d)))) - w[k] * d
+    for i in range(theta.size):
+        ta = theta[i]
+        for k in range(ptr[i], ptr[i + 1]):
+            d = ta - theta[b[k]]
+            value += cnt[k] * (max(d, 0.0) + math.log1p(math.exp(-abs(d)))) - w[k] * d
     return value
 
 
 @njit(cache=True, nogil=True)
-def scatter_pairs(a, b, g, h, grad, diag):  # pragma: no cover - compiled
+def scatter_pairs(ptr, b, g, h, grad, diag):  # pragma: no cover - compiled
     """Add ``g_k`` to ``grad[a_k]``, ``-g_k`` to ``grad[b_k]`` and ``h_k`` to both diagonals."""
-    for k in range(a.size):
-        ia = a[k]
-        ib = b[k]
-        grad[ia] += g[k]
-        grad[ib] -= g[k]
-        diag[ia] += h[k]
-        diag[ib] += h[k]
+    for i in range(ptr.size - 1):
+        gi = grad[i]
+        di = diag[i]
+        for k in range(ptr[i], ptr[i + 1]):
+            ib = b[k]
+            gi += g[k]
+            grad[ib] -= g[k]
+            di += h[k]
+            diag[ib] += h[k]
+        grad[i] = gi
+        diag[i] = di
 
 
 @njit(cache=True, nogil=True)
-def laplacian_mv(x, a, b, h, diag, out):  # pragma: no cover - compiled
-    """``out = diag * x - U x - U^T x`` with ``U[a_k, b_k] = h_k`` (pairs ``a < b``)."""
-    for i in range(x.size):
-        out[i] = diag[i] * x[i]
-    for k in range(a.size):
-        ia = a[k]
-        ib = b[k]
-        hk = h[k]
-        out[ia] -= hk * x[ib]
-        out[ib] -= hk * x[ia]
+def zero_pass(ptr, b, cnt, w, grad, diag, h):  # pragma: no cover - compiled
+    """Logistic link at ``theta = 0``: :func:`scatter_pairs` of ``g = n / 2 - w``, ``h = n / 4``.
+
+    Every ``F(0) = 1/2``: no exponentials, and no per-pair arrays besides ``h``.
+    """
+    for i in range(ptr.size - 1):
+        gi = grad[i]
+        di = diag[i]
+        for k in range(ptr[i], ptr[i + 1]):
+            ib = b[k]
+            c = cnt[k]
+            g = 0.5 * c - w[k]
+            hk = 0.25 * c
+            h[k] = hk
+            gi += g
+            grad[ib] -= g
+            di += hk
+            diag[ib] += hk
+        grad[i] = gi
+        diag[i] = di
+
+
+@njit(cache=True, nogil=True)
+def laplacian_mv(x, ptr, b, h, diag, out):  # pragma: no cover - compiled
+    """``out = diag * x - U x - U^T x`` with ``U[a_k, b_k] = h_k``.
+
+    The pairs are given in rows, as a sparse matrix in CSR form: those of item
+    ``a`` are ``k = ptr[a], ..., ptr[a + 1] - 1``, with partners ``b[k]`` (no
+    ``a`` array: 12 bytes read per pair). ``out[a]`` and ``x[a]`` stay in
+    registers through the row; the partners' ``x`` and ``out`` are interleaved
+    (one cache line per partner). Pairs sorted with ``a < b`` give every sum
+    in the order of the pairs. No pair may join an item with itself.
+    """
+    n = x.size
+    xo = np.empty((n, 2))
+    for i in range(n):
+        xo[i, 0] = x[i]
+        xo[i, 1] = diag[i] * x[i]
+    for i in range(n):
+        xi = xo[i, 0]
+        oi = xo[i, 1]
+        for k in range(ptr[i], ptr[i + 1]):
+            ib = b[k]
+            hk = h[k]
+            oi -= hk * xo[ib, 0]
+            xo[ib, 1] -= hk * xi
+        xo[i, 1] = oi
+    for i in range(n):
+        out[i] = xo[i, 1]
 
 
 @njit(cache=True, nogil=True)
@@ -141,7 +214,7 @@ def _precondition(r, inv_diag, ones_eig, z):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def pcg(a, b, h, diag, rhs, c, ones_eig, rtol, atol_update, max_iter):  # pragma: no cover
+def pcg(ptr, b, h, diag, rhs, c, ones_eig, rtol, atol_update, max_iter):  # pragma: no cover
     """Preconditioned CG for ``(D - U - U^T + c 11^T) x = rhs`` (see :func:`laplacian_mv`).
 
     Stops when ``||r|| <= rtol ||rhs||`` or once an update changes ``x`` by at
@@ -166,7 +239,7 @@ def pcg(a, b, h, diag, rhs, c, ones_eig, rtol, atol_update, max_iter):  # pragma
     tol2 = rtol * rtol * rr
     it = 0
     for it in range(1, max_iter + 1):
-        laplacian_mv(p, a, b, h, diag, hp)
+        laplacian_mv(p, ptr, b, h, diag, hp)
         if c != 0.0:
             total = 0.0
             for i in range(n):
@@ -206,7 +279,7 @@ def warm() -> list[str]:
     first fit loads machine code instead of compiling it (about 5 s). Returns the
     names of the kernels that had to be compiled (none when the cache was warm).
     """
-    idx = np.array([0, 1, 0], dtype=np.int32), np.array([1, 2, 2], dtype=np.int32)
+    idx = np.array([0, 2, 3, 3], dtype=np.int64), np.array([1, 2, 2], dtype=np.int32)
     n, m = 3, 3
     theta = np.array([0.3, -0.1, -0.2])
     cnt, w = np.array([2.0, 1.0, 3.0]), np.array([1.0, 1.0, 2.0])
@@ -215,11 +288,12 @@ def warm() -> list[str]:
     btl_pass(np.array([0.0, 700.0, -1.0]), *idx, cnt, w, grad, diag, h)  # the wide-spread branch
     btl_value(theta, *idx, cnt, w)
     scatter_pairs(*idx, 0.5 * cnt - w, 0.25 * cnt, grad, diag)
+    zero_pass(*idx, cnt, w, grad, diag, h)
     out = np.empty(n)
     laplacian_mv(theta, *idx, h, diag, out)
     _precondition(theta, 1.0 / diag, 3.0, out)
     pcg(*idx, h, diag, -grad, 1.0, 4.0, 0.1, 0.0, 2000)
-    kernels = (btl_pass, btl_value, scatter_pairs, laplacian_mv, _precondition, pcg)
+    kernels = (btl_pass, btl_value, scatter_pairs, zero_pass, laplacian_mv, _precondition, pcg)
     return [k.__name__ for k in kernels if k._cache_misses]
 
 

@@ -33,9 +33,10 @@ Forms
   batches of small problems: :func:`batch_value`, :func:`batch_derivatives`,
   :func:`batch_hessian`.
 * Pair list (``O(pairs)``): :class:`SparseObjective` on a
-  :class:`dprank.sparse.SparseData`, whose logistic passes are the compiled
-  kernels of :mod:`dprank._sparse_kernels` (reached only through this module
-  and the solver's conjugate gradients).
+  :class:`dprank.sparse.SparseData`, whose logistic passes are compiled loops:
+  C (:mod:`dprank._sparse_c`) where built, else numba
+  (:mod:`dprank._sparse_kernels`), the same bits either way (reached only
+  through :func:`kernels`, by this module and the solver's conjugate gradients).
 * Pairs in ``numpy.triu_indices(m, 1)`` order (Paper B2's sufficient
   statistics): :class:`TriuObjective`, :func:`triu_scatter`, :func:`triu_laplacian`.
 * The same pairs answered by users with a per-user offset ``gamma_l`` added to
@@ -399,11 +400,18 @@ def batch_hessian(v, gamma):
 
 
 def kernels():
-    """The compiled loops (:mod:`dprank._sparse_kernels`, numba), imported on first use.
+    """The compiled loops, imported on first use: C (:mod:`dprank._sparse_c`) or numba.
 
-    The library reaches them only through this module: the likelihood passes
-    here, and the sparse solver's conjugate gradients (:mod:`dprank.sparse`).
+    The C library built by ``make setup`` is loaded with ctypes where it exists
+    (no numba import); else the numba kernels of :mod:`dprank._sparse_kernels`
+    (the same loops, the same bits). The library reaches them only through this
+    module: the likelihood passes here, and the sparse solver's conjugate
+    gradients (:mod:`dprank.sparse`).
     """
+    from . import _sparse_c
+
+    if _sparse_c.available():
+        return _sparse_c
     from . import _sparse_kernels
 
     return _sparse_kernels
@@ -412,8 +420,8 @@ def kernels():
 def sparse_pair_value(data, theta) -> float:
     """``sum_k w_k l(d_k) + (n_k - w_k) l(-d_k)`` over the pairs of a ``SparseData``."""
     if data.btl:
-        a, b = data.indices()
-        return float(kernels().btl_value(theta, a, b, data.cnt, data.w))
+        ptr, b = data.rows()
+        return float(kernels().btl_value(theta, ptr, b, data.cnt, data.w))
     d = theta[data.a] - theta[data.b]
     link = data.link
     return float(data.w @ link.loss(d) + (data.cnt - data.w) @ link.loss(-d))
@@ -426,10 +434,10 @@ def sparse_accumulate(data, theta, grad, diag):
     compiled pass for the logistic link.
     """
     kern = kernels()
-    a, b = data.indices()
+    ptr, b = data.rows()
     h = np.empty(data.n_pairs)
     if data.btl:
-        kern.btl_pass(theta, a, b, data.cnt, data.w, grad, diag, h)
+        kern.btl_pass(theta, ptr, b, data.cnt, data.w, grad, diag, h)
         return h
     d = theta[data.a] - theta[data.b]
     d1p, d2p = data.link.loss_derivatives(d)
@@ -437,7 +445,7 @@ def sparse_accumulate(data, theta, grad, diag):
     rest = data.cnt - data.w
     g = data.w * d1p - rest * d1m
     h = data.w * d2p + rest * d2m
-    kern.scatter_pairs(a, b, g, h, grad, diag)
+    kern.scatter_pairs(ptr, b, g, h, grad, diag)
     return h
 
 
@@ -448,9 +456,9 @@ def sparse_accumulate_at_zero(data, grad, diag):
     value is ``log(2) sum(n)`` (a fit from zero skips one pass of exponentials
     and, when its first step is damped, the value pass).
     """
-    a, b = data.indices()
-    h = 0.25 * data.cnt
-    kernels().scatter_pairs(a, b, 0.5 * data.cnt - data.w, h, grad, diag)
+    ptr, b = data.rows()
+    h = np.empty(data.n_pairs)
+    kernels().zero_pass(ptr, b, data.cnt, data.w, grad, diag, h)
     return h, math.log(2.0) * float(data.cnt.sum())
 
 

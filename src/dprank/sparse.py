@@ -16,20 +16,23 @@ the dense objective of :mod:`dprank.mle`; Paper B2's weighted objective is
 Solver
 ------
 * Pairs are aggregated once per data set. One compiled pass over them
-  (:mod:`dprank._sparse_kernels`, numba) gives the gradient, the Hessian's
-  pair weights ``h = w l''(d) + (n - w) l''(-d)`` and its diagonal; an
-  accepted line-search point reuses them. From ``theta = 0`` the first pass
-  needs no exponentials (every ``F(0) = 1/2``).
+  (:func:`dprank.objective.kernels`: the C loops of :mod:`dprank._sparse_c`
+  where ``make setup`` built them, else numba's :mod:`dprank._sparse_kernels`;
+  the same operations in the same order, the same bits) gives the gradient,
+  the Hessian's pair weights ``h = w l''(d) + (n - w) l''(-d)`` and its
+  diagonal; an accepted line-search point reuses them. From ``theta = 0`` the
+  first pass needs no exponentials (every ``F(0) = 1/2``). The loops walk the
+  pairs in rows (:meth:`SparseData.rows`, CSR form).
 * Objective values are computed only when a line search needs them. For the
   logistic link the objective is convex, so ``f(c) <= f(theta) + t
   grad(c).step``: a slope at the candidate ``c`` of at most ``1e-4`` times
   the initial slope proves the Armijo condition without the value.
 * The Hessian is ``L(h) + gamma I`` (plus ``11^T`` under the sum-to-zero
   constraint), ``L(h)`` the graph Laplacian: ``H x = D x - U x - U^T x`` with
-  ``D`` the diagonal and ``U[a, b] = h_ab``, one compiled loop over the pairs
-  (int32 indices: the loop is memory-bound), no matrix is formed.
+  ``D`` the diagonal and ``U[a, b] = h_ab``, one compiled loop over the rows
+  (int32 partners: the loop is memory-bound), no matrix is formed.
 * Newton systems are solved by preconditioned conjugate gradients (one
-  compiled loop, :func:`dprank._sparse_kernels.pcg`) with the
+  compiled loop, ``pcg`` of the compiled loops) with the
   preconditioner of the dense solver: Jacobi on the complement of the
   all-ones vector, exact on it (``1`` is an exact eigenvector). Inexact
   Newton: CG stops at the relative residual ``eta_k = min(0.1, sqrt(|g_k| /
@@ -102,10 +105,20 @@ class SparseData:
         self.a, self.b = ps.a, ps.b
         self.cnt = np.ascontiguousarray(ps.n, dtype=np.float64)
         self.w = np.ascontiguousarray(ps.w, dtype=np.float64)
-        if not (np.isfinite(self.cnt).all() and np.isfinite(self.w).all()):
-            raise ValueError("data: pair counts and outcomes must be finite")
-        if np.any(self.cnt < 0):
-            raise ValueError("data: pair counts must be non-negative")
+        if self.cnt.size:
+            # min and max are NaN if any entry is NaN: no boolean temporaries
+            lo, hi = float(self.cnt.min()), float(self.cnt.max())
+            if not all(np.isfinite([lo, hi, self.w.min(), self.w.max()])):
+                raise ValueError("data: pair counts and outcomes must be finite")
+            if lo < 0:
+                raise ValueError("data: pair counts must be non-negative")
+        if self.a.size and (np.any(self.a[1:] < self.a[:-1]) or np.any(self.a == self.b)):
+            # the compiled loops walk the pairs in rows (sorted by a), none of an item with itself
+            if np.any(self.a == self.b):
+                raise ValueError("data: a pair joins an item with itself")
+            order = np.argsort(self.a, kind="stable")
+            self.a, self.b = self.a[order], self.b[order]
+            self.cnt, self.w = self.cnt[order], self.w[order]
         self.link = link
         self.btl = link is BTL
         self.n_pairs = int(self.a.size)
@@ -117,13 +130,24 @@ class SparseData:
         return self.n_pairs / max(1.0, self.n * (self.n - 1) / 2.0)
 
     def indices(self) -> tuple[np.ndarray, np.ndarray]:
-        """Pair indices ``(a, b)`` for the compiled loops (int32 below 2^31 items; built once)."""
+        """Pair indices ``(a, b)`` (int32 below 2^31 items)."""
+        dtype = np.int32 if self.n < 2**31 - 1 else np.int64
+        return (
+            np.ascontiguousarray(self.a, dtype=dtype),
+            np.ascontiguousarray(self.b, dtype=dtype),
+        )
+
+    def rows(self) -> tuple[np.ndarray, np.ndarray]:
+        """The pairs in rows for the compiled loops: ``(ptr, b)``, built once.
+
+        Those of item ``a`` are ``ptr[a]:ptr[a + 1]`` (CSR form; the pairs are
+        sorted by ``a``), ``b`` int32 below 2^31 items.
+        """
         if self._idx is None:
             dtype = np.int32 if self.n < 2**31 - 1 else np.int64
-            self._idx = (
-                np.ascontiguousarray(self.a, dtype=dtype),
-                np.ascontiguousarray(self.b, dtype=dtype),
-            )
+            ptr = np.zeros(self.n + 1, dtype=np.int64)
+            np.cumsum(np.bincount(self.a, minlength=self.n), out=ptr[1:])
+            self._idx = (ptr, np.ascontiguousarray(self.b, dtype=dtype))
         return self._idx
 
     # objective pieces (dprank.objective) ----------------------------------------
@@ -161,9 +185,9 @@ class _Problem(SparseObjective):
             raise ValueError("singular Hessian: gamma = 0 without the sum-to-zero constraint")
         if self.n == 0:
             return np.zeros(0), 0
-        a, b = self.data.indices()
+        ptr, b = self.data.rows()
         x, it, positive = kernels().pcg(
-            a, b, h, diag, -grad, self.c, ones_eig, float(rtol), float(atol_update), _CG_MAX_ITER
+            ptr, b, h, diag, -grad, self.c, ones_eig, float(rtol), float(atol_update), _CG_MAX_ITER
         )
         return (x if positive else None), int(it)
 

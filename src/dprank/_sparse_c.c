@@ -1,0 +1,247 @@
+/* The sparse Newton-CG's per-pair loops in C: the same loops as the numba
+ * kernels of dprank/_sparse_kernels.py, operation for operation and in the
+ * same order, so both give the same bits (tests/test_sparse_backends.py).
+ *
+ * Built by `python -m dprank._sparse_cbuild` (run by `make setup`) into a
+ * shared library loaded with ctypes: a process that ranks does not import
+ * numba (about 0.7 s and 110 MB). Compile without fast-math and without
+ * floating-point contraction (no fused multiply-add): IEEE arithmetic, as
+ * numba's loops without fastmath.
+ *
+ * Pairs in rows (CSR): those of item a are k = ptr[a] .. ptr[a + 1] - 1, with
+ * partners b[k] (int32). No pair joins an item with itself.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#define NODE_EXP_SPREAD 600.0
+
+static double py_max(double a, double b) { return (b > a) ? b : a; }
+static double py_min(double a, double b) { return (b < a) ? b : a; }
+
+int btl_pass(int64_t n, const double *theta, const int64_t *ptr, const int32_t *b,
+             const double *cnt, const double *w, double *grad, double *diag, double *h)
+{
+    double hi = -INFINITY, lo = INFINITY;
+    for (int64_t i = 0; i < n; i++) {
+        hi = py_max(hi, theta[i]);
+        lo = py_min(lo, theta[i]);
+    }
+    double *node = malloc(sizeof(double) * 3 * (size_t)(n > 0 ? n : 1));
+    if (!node) return -1;
+    for (int64_t i = 0; i < n; i++) {
+        node[3 * i + 1] = grad[i];
+        node[3 * i + 2] = diag[i];
+    }
+    if (n && hi - lo <= NODE_EXP_SPREAD) {
+        for (int64_t i = 0; i < n; i++) node[3 * i] = exp(theta[i] - hi);
+        for (int64_t i = 0; i < n; i++) {
+            double ua = node[3 * i], gi = node[3 * i + 1], di = node[3 * i + 2];
+            for (int64_t k = ptr[i]; k < ptr[i + 1]; k++) {
+                int64_t ib = b[k];
+                double ub = node[3 * ib];
+                double inv = 1.0 / (ua + ub);
+                double s = ua * inv;
+                double c = cnt[k];
+                double g = c * s - w[k];
+                double hk = c * (s * (ub * inv));
+                h[k] = hk;
+                gi += g;
+                node[3 * ib + 1] -= g;
+                di += hk;
+                node[3 * ib + 2] += hk;
+            }
+            node[3 * i + 1] = gi;
+            node[3 * i + 2] = di;
+        }
+    } else {
+        for (int64_t i = 0; i < n; i++) node[3 * i] = theta[i];
+        for (int64_t i = 0; i < n; i++) {
+            double ta = node[3 * i], gi = node[3 * i + 1], di = node[3 * i + 2];
+            for (int64_t k = ptr[i]; k < ptr[i + 1]; k++) {
+                int64_t ib = b[k];
+                double d = ta - node[3 * ib];
+                double e = exp(-fabs(d));
+                double inv = 1.0 / (1.0 + e);
+                double s = (d >= 0.0) ? inv : e * inv;
+                double c = cnt[k];
+                double g = c * s - w[k];
+                double hk = c * (e * inv * inv);
+                h[k] = hk;
+                gi += g;
+                node[3 * ib + 1] -= g;
+                di += hk;
+                node[3 * ib + 2] += hk;
+            }
+            node[3 * i + 1] = gi;
+            node[3 * i + 2] = di;
+        }
+    }
+    for (int64_t i = 0; i < n; i++) {
+        grad[i] = node[3 * i + 1];
+        diag[i] = node[3 * i + 2];
+    }
+    free(node);
+    return 0;
+}
+
+double btl_value(int64_t n, const double *theta, const int64_t *ptr, const int32_t *b,
+                 const double *cnt, const double *w)
+{
+    double value = 0.0;
+    for (int64_t i = 0; i < n; i++) {
+        double ta = theta[i];
+        for (int64_t k = ptr[i]; k < ptr[i + 1]; k++) {
+            double d = ta - theta[b[k]];
+            value += cnt[k] * (py_max(d, 0.0) + log1p(exp(-fabs(d)))) - w[k] * d;
+        }
+    }
+    return value;
+}
+
+void scatter_pairs(int64_t n, const int64_t *ptr, const int32_t *b, const double *g,
+                   const double *h, double *grad, double *diag)
+{
+    for (int64_t i = 0; i < n; i++) {
+        double gi = grad[i], di = diag[i];
+        for (int64_t k = ptr[i]; k < ptr[i + 1]; k++) {
+            int64_t ib = b[k];
+            gi += g[k];
+            grad[ib] -= g[k];
+            di += h[k];
+            diag[ib] += h[k];
+        }
+        grad[i] = gi;
+        diag[i] = di;
+    }
+}
+
+void zero_pass(int64_t n, const int64_t *ptr, const int32_t *b, const double *cnt,
+               const double *w, double *grad, double *diag, double *h)
+{
+    for (int64_t i = 0; i < n; i++) {
+        double gi = grad[i], di = diag[i];
+        for (int64_t k = ptr[i]; k < ptr[i + 1]; k++) {
+            int64_t ib = b[k];
+            double c = cnt[k];
+            double g = 0.5 * c - w[k];
+            double hk = 0.25 * c;
+            h[k] = hk;
+            gi += g;
+            grad[ib] -= g;
+            di += hk;
+            diag[ib] += hk;
+        }
+        grad[i] = gi;
+        diag[i] = di;
+    }
+}
+
+/* out = diag * x - U x - U^T x; xo: workspace of 2 n doubles */
+static void lap_mv(int64_t n, const double *x, const int64_t *ptr, const int32_t *b,
+                   const double *h, const double *diag, double *out, double *xo)
+{
+    for (int64_t i = 0; i < n; i++) {
+        xo[2 * i] = x[i];
+        xo[2 * i + 1] = diag[i] * x[i];
+    }
+    for (int64_t i = 0; i < n; i++) {
+        double xi = xo[2 * i], oi = xo[2 * i + 1];
+        for (int64_t k = ptr[i]; k < ptr[i + 1]; k++) {
+            int64_t ib = b[k];
+            double hk = h[k];
+            oi -= hk * xo[2 * ib];
+            xo[2 * ib + 1] -= hk * xi;
+        }
+        xo[2 * i + 1] = oi;
+    }
+    for (int64_t i = 0; i < n; i++) out[i] = xo[2 * i + 1];
+}
+
+int laplacian_mv(int64_t n, const double *x, const int64_t *ptr, const int32_t *b,
+                 const double *h, const double *diag, double *out)
+{
+    double *xo = malloc(sizeof(double) * 2 * (size_t)(n > 0 ? n : 1));
+    if (!xo) return -1;
+    lap_mv(n, x, ptr, b, h, diag, out, xo);
+    free(xo);
+    return 0;
+}
+
+static void precondition(int64_t n, const double *r, const double *inv_diag, double ones_eig,
+                         double *z)
+{
+    double mean = 0.0;
+    for (int64_t i = 0; i < n; i++) mean += r[i];
+    mean /= (double)n;
+    double zmean = 0.0;
+    for (int64_t i = 0; i < n; i++) {
+        z[i] = inv_diag[i] * (r[i] - mean);
+        zmean += z[i];
+    }
+    zmean /= (double)n;
+    double shift = mean / ones_eig - zmean;
+    for (int64_t i = 0; i < n; i++) z[i] += shift;
+}
+
+/* Returns the iterations, or -1 when out of memory; *positive = 0 where a
+ * direction of non-positive curvature was met. x: output, n doubles. */
+int64_t pcg(int64_t n, const int64_t *ptr, const int32_t *b, const double *h,
+            const double *diag, const double *rhs, double c, double ones_eig, double rtol,
+            double atol_update, int64_t max_iter, double *x, int32_t *positive)
+{
+    double *work = malloc(sizeof(double) * 7 * (size_t)(n > 0 ? n : 1));
+    if (!work) return -1;
+    double *inv_diag = work, *r = work + n, *z = work + 2 * n, *hp = work + 3 * n;
+    double *p = work + 4 * n, *xo = work + 5 * n;
+    *positive = 1;
+    for (int64_t i = 0; i < n; i++) inv_diag[i] = (diag[i] > 0.0) ? 1.0 / diag[i] : 1.0;
+    for (int64_t i = 0; i < n; i++) {
+        x[i] = 0.0;
+        r[i] = rhs[i];
+    }
+    precondition(n, r, inv_diag, ones_eig, z);
+    for (int64_t i = 0; i < n; i++) p[i] = z[i];
+    double rz = 0.0, rr = 0.0;
+    for (int64_t i = 0; i < n; i++) {
+        rz += r[i] * z[i];
+        rr += r[i] * r[i];
+    }
+    double tol2 = rtol * rtol * rr;
+    int64_t it = 0;
+    for (it = 1; it <= max_iter; it++) {
+        lap_mv(n, p, ptr, b, h, diag, hp, xo);
+        if (c != 0.0) {
+            double total = 0.0;
+            for (int64_t i = 0; i < n; i++) total += p[i];
+            for (int64_t i = 0; i < n; i++) hp[i] += c * total;
+        }
+        double curv = 0.0;
+        for (int64_t i = 0; i < n; i++) curv += p[i] * hp[i];
+        if (!(curv > 0.0)) {
+            *positive = 0;
+            free(work);
+            return it;
+        }
+        double alpha = rz / curv;
+        rr = 0.0;
+        double pmax = 0.0;
+        for (int64_t i = 0; i < n; i++) {
+            x[i] += alpha * p[i];
+            r[i] -= alpha * hp[i];
+            rr += r[i] * r[i];
+            pmax = py_max(pmax, fabs(p[i]));
+        }
+        if (rr <= tol2 || fabs(alpha) * pmax <= atol_update) break;
+        precondition(n, r, inv_diag, ones_eig, z);
+        double rz_new = 0.0;
+        for (int64_t i = 0; i < n; i++) rz_new += r[i] * z[i];
+        double beta = rz_new / rz;
+        for (int64_t i = 0; i < n; i++) p[i] = z[i] + beta * p[i];
+        rz = rz_new;
+    }
+    if (it > max_iter) it = max_iter;
+    free(work);
+    return it;
+}
