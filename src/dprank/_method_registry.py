@@ -13,8 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from .comparisons import Comparisons
-from .ldp import laplace_release, randomized_response, rr_flip_probability
+from ._checks import binary
+from .comparisons import Comparisons, PairStatistics
+from .ldp import _add_rr_records, laplace_release, randomized_response, rr_flip_probability
 from .mechanisms import standard_laplace
 from .models import Link, get_link
 from .noise import NoiseSource, grid_exponent, laplace_scale
@@ -414,13 +415,23 @@ def _plugin_records(c: Comparisons, z: np.ndarray, w_record: np.ndarray) -> Comp
     )
 
 
-def _plugin_statistics(c: Comparisons, z: np.ndarray, w_record: np.ndarray):
-    """``(S, N)`` over all pairs in ``triu_indices(n, 1)`` order (dense layout; small ``n``)."""
+def _debiased_statistics(c: Comparisons, w_user: np.ndarray) -> PairStatistics:
+    """B2's ``(S, N)`` of the debiased RR release in ``c`` with user weights ``w_user``.
+
+    ``S_ab = sum w_l z~_ab`` and ``N_ab = sum w_l`` over the records of each
+    observed pair ``a < b`` (B2 eq. (3)-(5)), computed by the studies' formula
+    (:func:`dprank.ldp.add_rr_statistics`, here on the record layout); a record
+    written ``(b, a)`` enters with ``1 - y~`` (debiasing commutes with the flip).
+    """
     n = c.n_items
-    ps = _plugin_records(c, z, w_record).pair_statistics()
-    k = ps.a * n - ps.a * (ps.a + 1) // 2 + (ps.b - ps.a - 1)
-    P = n * (n - 1) // 2
-    return np.bincount(k, ps.w, P), np.bincount(k, ps.n, P)
+    y = binary(c.y, "y_tilde")
+    a, b = np.minimum(c.i, c.j), np.maximum(c.i, c.j)
+    keys, pairs = np.unique(a * n + b, return_inverse=True)
+    S, N = np.zeros(keys.size), np.zeros(keys.size)
+    eps_user = np.asarray(c.user_epsilon, dtype=np.float64)
+    y_first = np.where(c.i < c.j, y, 1.0 - y)
+    _add_rr_records(S, N, pairs, y_first, c.count, eps_user[c.user], w_user[c.user])
+    return PairStatistics(n_items=n, a=keys // n, b=keys % n, n=N, w=S)
 
 
 # --------------------------------------------------------------------------- local releases
