@@ -125,6 +125,13 @@ class Method:
         ``noise_scale(eps)``; ``individual_*``: ``(eps, L[, kappa1])``). The papers'
         studies, which draw their noise in batches on their own seeded streams, take
         the scale from here by registry name.
+    parts : mapping of str to callable
+        The library functions the method is built from, by role, for the callers
+        that need more than one ``fit`` per call: the papers' studies (batched fits
+        over replicates, per-user statistics) and the privacy audit (the estimator
+        on worst-case neighbours). ``fit`` calls the same functions; a caller takes
+        one with :meth:`part` (``get_method("edge_mle").part("batch_fit")``), so the
+        registry is the one door to the estimators.
     """
 
     name: str
@@ -141,6 +148,7 @@ class Method:
     release: str | None = None
     label: str = ""
     noise_scale: Callable[..., float] | None = None
+    parts: Mapping[str, Callable[..., Any]] = field(default_factory=dict, hash=False)
 
     def __post_init__(self):
         if not isinstance(self.label, str):
@@ -149,6 +157,10 @@ class Method:
             raise TypeError(
                 f"noise_scale must be callable or None, got {type(self.noise_scale).__name__}"
             )
+        if not isinstance(self.parts, Mapping) or not all(
+            isinstance(k, str) and callable(v) for k, v in self.parts.items()
+        ):
+            raise TypeError("parts must map role names (str) to callables")
         if not self.label:
             object.__setattr__(self, "label", self.name)
         if self.privacy_unit not in PRIVACY_UNITS:
@@ -172,6 +184,26 @@ class Method:
             comparisons = release_local(comparisons, budget, rng, self.release or "rr")
         self.check(comparisons)
         return self.fit(comparisons, eps, rng, **options)
+
+    def part(self, role: str) -> Callable[..., Any]:
+        """The library function that plays ``role`` in this method (see ``parts``).
+
+        Raises
+        ------
+        TypeError
+            If ``role`` is not a str.
+        ValueError
+            If the method declares no such part (the message lists those it has).
+        """
+        if not isinstance(role, str):
+            raise TypeError(f"role must be a str, got {type(role).__name__}")
+        try:
+            return self.parts[role]
+        except KeyError:
+            raise ValueError(
+                f"method {self.name} has no part {role!r}; its parts: "
+                f"{', '.join(self.parts) or 'none'}"
+            ) from None
 
     @property
     def private(self) -> bool:

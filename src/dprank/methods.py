@@ -99,15 +99,17 @@ from ._method_registry import (  # noqa: F401
 # fit functions live in private modules; every name stays importable from here.
 from .comparisons import Comparisons  # noqa: F401
 from .ldp import (  # noqa: F401
+    add_rr_statistics,
     adrr_weights,
     count_ranking,
+    count_scores,
     debias,
     laplace_release,
     privacy_constant,
     randomized_response,
     rr_flip_probability,
 )
-from .mechanisms import (  # noqa: F401
+from .mechanisms import (
     edge_count_noise_scale,
     edge_mle_noise_scale,
     individual_count_noise_scale,
@@ -115,12 +117,23 @@ from .mechanisms import (  # noqa: F401
     individual_mle_noise_scale,
     standard_laplace,
 )
-from .mle import fit_penalized_mle  # noqa: F401
+from .mle import ConvergenceError, fit_penalized_mle, fit_penalized_mle_batch  # noqa: F401
 from .models import Link, get_link  # noqa: F401
 from .noise import NoiseSource, grid_exponent, laplace_scale  # noqa: F401
-from .oneshot import one_shot_scores  # noqa: F401
-from .ranking import copeland_counts  # noqa: F401
-from .weighted_mle import default_lambda, fit_weighted_mle, noisy_obj_fit  # noqa: F401
+from .oneshot import (
+    dobrushin_coefficient,
+    one_shot_noise_scale,
+    one_shot_scores,
+    rank_centrality_matrix,
+    stationary_distribution,
+)
+from .ranking import copeland_counts, noisy_counts
+from .weighted_mle import (  # noqa: F401
+    default_lambda,
+    fit_weighted_mle,
+    noisy_obj_calibration,
+    noisy_obj_fit,
+)
 
 __all__ = [
     "PRIVACY_UNITS",
@@ -151,6 +164,11 @@ for _m in (
         description="perturbed, ridge-penalised MLE (objective perturbation, Laplace 8/eps)",
         label="Perturbed MLE (Alg. 1)",
         noise_scale=edge_mle_noise_scale,
+        parts={
+            "estimator": fit_penalized_mle,
+            "batch_fit": fit_penalized_mle_batch,
+            "noise": standard_laplace,
+        },
     ),
     Method(
         "edge_counts",
@@ -163,6 +181,7 @@ for _m in (
         description="noisy Copeland counts, Laplace(2/eps)",
         label="Noisy counts (Alg. 2)",
         noise_scale=edge_count_noise_scale,
+        parts={"statistic": copeland_counts, "release": noisy_counts, "noise": standard_laplace},
     ),
     Method(
         "edge_one_shot",
@@ -175,6 +194,13 @@ for _m in (
         models=(),
         description="one-shot top-k from a noisy rank-centrality walk (delta = 1/n^2)",
         label="One-shot top-k (Qiao et al.)",
+        parts={
+            "scores": one_shot_scores,
+            "noise_scale": one_shot_noise_scale,
+            "walk": rank_centrality_matrix,
+            "stationary": stationary_distribution,
+            "dobrushin": dobrushin_coefficient,
+        },
     ),
     Method(
         "edge_noisy_obj",
@@ -186,6 +212,7 @@ for _m in (
         description="Gaussian objective perturbation (Cai, Wang & Zhang 2023), delta = 1e-6",
         delta=1e-6,
         label="NoisyObj",
+        parts={"estimator": noisy_obj_fit, "calibration": noisy_obj_calibration},
     ),
     Method(
         "individual_mle",
@@ -198,6 +225,12 @@ for _m in (
         description="perturbed MLE, ridge 2L/eps, Laplace 8L/eps, L = most comparisons per user",
         label="Perturbed MLE (Alg. 3)",
         noise_scale=individual_mle_noise_scale,
+        parts={
+            "estimator": fit_penalized_mle,
+            "batch_fit": fit_penalized_mle_batch,
+            "gamma": individual_gamma,
+            "noise": standard_laplace,
+        },
     ),
     Method(
         "individual_counts",
@@ -223,6 +256,7 @@ for _m in (
         description="noisy counts, Laplace(L/eps) as printed: only 2 eps-DP",
         label="Noisy counts (Alg. 3, as published)",
         noise_scale=individual_count_noise_scale,
+        parts={"statistic": copeland_counts, "release": noisy_counts, "noise": standard_laplace},
     ),
     Method(
         "local_adrr",
@@ -236,6 +270,13 @@ for _m in (
         description="debiased randomized response with ADRR weights, weighted MLE",
         release="rr",
         label="ADRR",
+        parts={
+            "release": randomized_response,
+            "debias": debias,
+            "weights": adrr_weights,
+            "add_statistics": add_rr_statistics,
+            "estimator": fit_weighted_mle,
+        },
     ),
     Method(
         "local_debiased_rr",
@@ -249,6 +290,12 @@ for _m in (
         description="debiased randomized response, equal weights (B1)",
         release="rr",
         label="Debiased RR",
+        parts={
+            "release": randomized_response,
+            "debias": debias,
+            "add_statistics": add_rr_statistics,
+            "estimator": fit_weighted_mle,
+        },
     ),
     Method(
         "local_classic_rr",
@@ -262,6 +309,7 @@ for _m in (
         description="raw randomized-response outputs plugged into the MLE (biased)",
         release="rr",
         label="Classic RR",
+        parts={"release": randomized_response, "estimator": fit_weighted_mle},
     ),
     Method(
         "local_laplace",
@@ -275,6 +323,7 @@ for _m in (
         description="outcomes + Laplace(1/eps) plugged into the MLE",
         release="laplace",
         label="Laplace",
+        parts={"release": laplace_release, "estimator": fit_weighted_mle},
     ),
     Method(
         "local_count",
@@ -288,6 +337,7 @@ for _m in (
         description="wins per item of the randomized-response outputs, ties at random",
         release="rr",
         label="Count Method",
+        parts={"release": randomized_response, "scores": count_scores, "ranking": count_ranking},
     ),
     Method(
         "nonprivate_mle",

@@ -14,13 +14,7 @@ from .. import _checks
 from ..mechanisms import (
     standard_laplace,
 )
-from ..oneshot import (
-    dobrushin_coefficient,
-    one_shot_noise_scale,
-    one_shot_scores,
-    rank_centrality_matrix,
-    stationary_distribution,
-)
+from ..methods import get_method
 from ._core import AuditResult, _check_audit, audit_mechanism
 
 # ---------------------------------------------------------------------------
@@ -37,10 +31,11 @@ def _one_shot_location_scale(wins, eps: float, p: float = 1.0, k: int = 1):
     wins = np.asarray(wins, dtype=np.float64)
     n = wins.shape[0]
     d = n * p
-    chain = rank_centrality_matrix(wins, d)
-    pi = stationary_distribution(chain)
-    rho = dobrushin_coefficient(chain, 1.0 / d)
-    return pi, float(one_shot_noise_scale(n, k, d, rho, eps))
+    one_shot = get_method("edge_one_shot")
+    chain = one_shot.part("walk")(wins, d)
+    pi = one_shot.part("stationary")(chain)
+    rho = one_shot.part("dobrushin")(chain, 1.0 / d)
+    return pi, float(one_shot.part("noise_scale")(n, k, d, rho, eps))
 
 
 def _gauss_legendre_01(m: int) -> tuple[np.ndarray, np.ndarray]:
@@ -287,6 +282,8 @@ def audit_one_shot(
         one_shot_top1_probabilities(wins0, eps, p)
     )
     exact = float(np.abs(log_ratio).max())
+
+    one_shot_scores = get_method("edge_one_shot").part("scores")
 
     def sampler(wins):
         def draw(g, size):
