@@ -62,9 +62,9 @@ def direct_estimator_imports(source: str, module: str, is_package: bool = False)
             head, _, leaf = mod.partition("dprank.")
             if head or "." in leaf:
                 continue
-            if leaf in ESTIMATOR_MODULES or (name in ESTIMATOR_NAMES.get(leaf, ()) or (
-                name is None and leaf in ESTIMATOR_NAMES
-            )):
+            if leaf in ESTIMATOR_MODULES or (
+                name in ESTIMATOR_NAMES.get(leaf, ()) or (name is None and leaf in ESTIMATOR_NAMES)
+            ):
                 found.append(f"{node.lineno}: {mod}" + (f".{name}" if name else ""))
     return found
 
@@ -108,3 +108,48 @@ def test_the_audit_reaches_the_estimators_through_the_registry():
         for p in modules
     }
     assert not {k: v for k, v in found.items() if v}
+
+
+def test_the_studies_reach_the_estimators_through_the_registry():
+    """Every study (Papers A and B, the benchmark, the intervals, ...) uses dprank.methods."""
+    assert (SRC / "studies" / "paper_b2" / "scenarios.py").is_file()
+    assert _bypasses("studies") == {}
+
+
+def test_the_parts_are_the_library_functions_the_fits_call():
+    import dprank.ldp
+    import dprank.mixed_effects
+    import dprank.mle
+    import dprank.oneshot
+    import dprank.ranking
+    import dprank.weighted_mle
+    from dprank.methods import all_methods, get_method
+
+    expected = {
+        ("edge_mle", "estimator"): dprank.mle.fit_penalized_mle,
+        ("edge_mle", "batch_fit"): dprank.mle.fit_penalized_mle_batch,
+        ("individual_mle", "batch_fit"): dprank.mle.fit_penalized_mle_batch,
+        ("edge_counts", "release"): dprank.ranking.noisy_counts,
+        ("edge_one_shot", "scores"): dprank.oneshot.one_shot_scores,
+        ("edge_noisy_obj", "estimator"): dprank.weighted_mle.noisy_obj_fit,
+        ("local_adrr", "add_statistics"): dprank.ldp.add_rr_statistics,
+        ("local_adrr", "estimator"): dprank.weighted_mle.fit_weighted_mle,
+        ("local_count", "scores"): dprank.ldp.count_scores,
+        ("nonprivate_mle", "mixed_effects_fit"): dprank.mixed_effects.fit_mixed_effects_btl,
+    }
+    for (name, role), func in expected.items():
+        assert get_method(name).part(role) is func, (name, role)
+    assert all(callable(f) for m in all_methods() for f in m.parts.values())
+
+
+def test_a_missing_part_names_the_method_and_its_parts():
+    import pytest
+
+    from dprank.methods import Method, get_method
+
+    with pytest.raises(ValueError, match="method edge_counts has no part 'estimator'; its parts:"):
+        get_method("edge_counts").part("estimator")
+    with pytest.raises(TypeError, match="role must be a str"):
+        get_method("edge_counts").part(1)
+    with pytest.raises(TypeError, match="parts must map"):
+        Method("x", print, "-", "x", "none", "none", parts={"fit": 1})

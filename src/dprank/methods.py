@@ -100,6 +100,7 @@ from ._method_registry import (  # noqa: F401
 from .comparisons import Comparisons  # noqa: F401
 from .ldp import (  # noqa: F401
     add_rr_statistics,
+    add_sufficient_statistics,
     adrr_weights,
     count_ranking,
     count_scores,
@@ -108,6 +109,8 @@ from .ldp import (  # noqa: F401
     privacy_constant,
     randomized_response,
     rr_flip_probability,
+    sample_rr_statistics_equal_eps,
+    simulate_ldp_statistics,
 )
 from .mechanisms import (
     edge_count_noise_scale,
@@ -117,6 +120,7 @@ from .mechanisms import (
     individual_mle_noise_scale,
     standard_laplace,
 )
+from .mixed_effects import fit_mixed_effects_btl, simulate_mixed_effects_btl
 from .mle import ConvergenceError, fit_penalized_mle, fit_penalized_mle_batch  # noqa: F401
 from .models import Link, get_link  # noqa: F401
 from .noise import NoiseSource, grid_exponent, laplace_scale  # noqa: F401
@@ -128,11 +132,13 @@ from .oneshot import (
     stationary_distribution,
 )
 from .ranking import copeland_counts, noisy_counts
-from .weighted_mle import (  # noqa: F401
+from .weighted_mle import (
     default_lambda,
     fit_weighted_mle,
+    hessian_min_nonzero_eigenvalue,
     noisy_obj_calibration,
     noisy_obj_fit,
+    weighted_objective,
 )
 
 __all__ = [
@@ -243,6 +249,7 @@ for _m in (
         models=(),
         description="noisy counts, Laplace(2L/eps): calibrated to the real l1 sensitivity 2L",
         label="Noisy counts (Alg. 3)",
+        parts={"statistic": copeland_counts, "release": noisy_counts, "noise": standard_laplace},
     ),
     Method(
         "individual_counts_as_published",
@@ -275,7 +282,11 @@ for _m in (
             "debias": debias,
             "weights": adrr_weights,
             "add_statistics": add_rr_statistics,
+            "simulate_statistics": simulate_ldp_statistics,
+            "equal_eps_statistics": sample_rr_statistics_equal_eps,
+            "lambda": default_lambda,
             "estimator": fit_weighted_mle,
+            "min_eigenvalue": hessian_min_nonzero_eigenvalue,
         },
     ),
     Method(
@@ -294,6 +305,7 @@ for _m in (
             "release": randomized_response,
             "debias": debias,
             "add_statistics": add_rr_statistics,
+            "lambda": default_lambda,
             "estimator": fit_weighted_mle,
         },
     ),
@@ -309,7 +321,12 @@ for _m in (
         description="raw randomized-response outputs plugged into the MLE (biased)",
         release="rr",
         label="Classic RR",
-        parts={"release": randomized_response, "estimator": fit_weighted_mle},
+        parts={
+            "release": randomized_response,
+            "add_statistics": add_sufficient_statistics,
+            "lambda": default_lambda,
+            "estimator": fit_weighted_mle,
+        },
     ),
     Method(
         "local_laplace",
@@ -323,7 +340,12 @@ for _m in (
         description="outcomes + Laplace(1/eps) plugged into the MLE",
         release="laplace",
         label="Laplace",
-        parts={"release": laplace_release, "estimator": fit_weighted_mle},
+        parts={
+            "release": laplace_release,
+            "add_statistics": add_sufficient_statistics,
+            "lambda": default_lambda,
+            "estimator": fit_weighted_mle,
+        },
     ),
     Method(
         "local_count",
@@ -349,6 +371,16 @@ for _m in (
         models=("btl", "tm"),
         description="non-private ridge-penalised MLE (gamma = 2), the reference",
         label="Non-private MLE",
+        # B2's non-private references: objective (5) on raw counts (model selection,
+        # S.1.3) and the two-step mixed-effects estimator (S.1.2) with its design
+        parts={
+            "estimator": fit_penalized_mle,
+            "weighted_estimator": fit_weighted_mle,
+            "weighted_objective": weighted_objective,
+            "sample_statistics": sample_rr_statistics_equal_eps,
+            "mixed_effects_fit": fit_mixed_effects_btl,
+            "mixed_effects_sample": simulate_mixed_effects_btl,
+        },
     ),
     Method(
         "nonprivate_counts",
@@ -360,6 +392,7 @@ for _m in (
         models=(),
         description="non-private wins per item",
         label="Non-private counts",
+        parts={"statistic": copeland_counts},
     ),
 ):
     register(_m)
