@@ -125,9 +125,12 @@ from .mle import ConvergenceError, fit_penalized_mle, fit_penalized_mle_batch  #
 from .models import Link, get_link  # noqa: F401
 from .noise import NoiseSource, grid_exponent, laplace_scale  # noqa: F401
 from .oneshot import (
+    _one_shot_location_scale,
+    _top1_probabilities,
     dobrushin_coefficient,
     one_shot_noise_scale,
     one_shot_scores,
+    one_shot_top1_probabilities,
     rank_centrality_matrix,
     stationary_distribution,
 )
@@ -206,6 +209,9 @@ for _m in (
             "walk": rank_centrality_matrix,
             "stationary": stationary_distribution,
             "dobrushin": dobrushin_coefficient,
+            "location_scale": _one_shot_location_scale,
+            "top1_law": _top1_probabilities,
+            "top1_probabilities": one_shot_top1_probabilities,
         },
     ),
     Method(
