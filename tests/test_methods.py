@@ -112,15 +112,19 @@ def test_individual_counts_are_calibrated_to_twice_the_published_scale():
     np.testing.assert_allclose(real.scores - counts, 2 * (printed.scores - counts))
 
 
-def test_local_adrr_statistics_equal_the_study_code():
-    """The registry's per-record ADRR statistics equal ldp.add_rr_statistics on the dense layout."""
+def test_local_adrr_statistics_are_the_study_formula_on_records():
+    """The registry's ADRR statistics (records) equal ldp.add_rr_statistics (dense layout).
+
+    Both run ldp's one formula; the record layout also takes pairs written the
+    other way round and records with a count.
+    """
     rng = np.random.default_rng(3)
     L, m = 7, 5
     iu, ju = np.triu_indices(m, k=1)
     y = (rng.random((L, iu.size)) < 0.6).astype(np.uint8)
     eps = np.linspace(0.3, 3.0, L)
     released = randomized_response(y, eps, rng)
-    a = np.ones_like(released, dtype=bool)
+    a = rng.random(released.shape) < 0.8
     S, N = np.zeros(iu.size), np.zeros(iu.size)
     add_rr_statistics(S, N, released, a, eps, adrr_weights(eps))
     # the same release as records, half of them written the other way round
@@ -136,10 +140,23 @@ def test_local_adrr_statistics_equal_the_study_code():
         user=users.astype(np.int64),
         user_epsilon=eps,
     )
+    ps = dprank.methods._debiased_statistics(c, adrr_weights(eps))
+    k = ps.a * m - ps.a * (ps.a + 1) // 2 + (ps.b - ps.a - 1)
+    np.testing.assert_allclose(ps.w, S[k], atol=1e-12)
+    np.testing.assert_allclose(ps.n, N[k], atol=1e-12)
+    assert set(k.tolist()) == set(np.flatnonzero(a.any(0)).tolist())
+    # a record with count 2 is two records of count 1
+    doubled = dataclasses.replace(c, count=np.full(users.size, 2.0))
+    twice = dprank.methods._debiased_statistics(doubled, adrr_weights(eps))
+    np.testing.assert_allclose(twice.w, 2 * ps.w, atol=1e-12)
+    np.testing.assert_allclose(twice.n, 2 * ps.n, atol=1e-12)
+    # and the statistics are the debiased outputs, weighted (B2 eq. (3)-(5))
     z = dprank.methods.debias(c.y, eps[c.user])
-    S2, N2 = dprank.methods._plugin_statistics(c, z, adrr_weights(eps)[c.user])
-    np.testing.assert_allclose(S2, S, atol=1e-12)
-    np.testing.assert_allclose(N2, N, atol=1e-12)
+    z_first = np.where(c.i < c.j, z, 1.0 - z)
+    w_rec = adrr_weights(eps)[c.user]
+    key = np.minimum(c.i, c.j) * m + np.maximum(c.i, c.j)
+    expect = {kk: np.sum((w_rec * z_first)[key == kk]) for kk in np.unique(key)}
+    np.testing.assert_allclose(ps.w, [expect[kk] for kk in ps.a * m + ps.b], atol=1e-12)
 
 
 def test_register_and_unregister_a_method():

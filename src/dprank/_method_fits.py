@@ -12,6 +12,7 @@ import numpy as np
 from ._method_registry import (
     Fit,
     MethodInputError,
+    _debiased_statistics,
     _finite_eps,
     _fit_result,
     _laplace_details,
@@ -24,7 +25,7 @@ from ._method_registry import (
     _wins_per_item,
 )
 from .comparisons import Comparisons
-from .ldp import adrr_weights, count_ranking, debias, privacy_constant
+from .ldp import adrr_weights, count_ranking, privacy_constant
 from .mechanisms import (
     edge_count_noise_scale,
     edge_mle_noise_scale,
@@ -199,9 +200,7 @@ def _fit_local_adrr(
     **_,
 ) -> Fit:
     eps_user, _, lam = _local_setup(c, "local_adrr")
-    eps_rec = eps_user[c.user]
-    z = debias(c.y, eps_rec)
-    records = _plugin_records(c, z, adrr_weights(eps_user)[c.user])
+    records = _debiased_statistics(c, adrr_weights(eps_user))
     return _fit_weighted(c, records, lam, model, gtol, max_iter, weights="adrr")
 
 
@@ -215,9 +214,8 @@ def _fit_local_debiased_rr(
     max_iter: int = 100,
     **_,
 ) -> Fit:
-    eps_user, L, lam = _local_setup(c, "local_debiased_rr")
-    z = debias(c.y, eps_user[c.user])
-    records = _plugin_records(c, z, np.full(c.y.size, 1.0 / L))
+    _, L, lam = _local_setup(c, "local_debiased_rr")
+    records = _debiased_statistics(c, np.full(L, 1.0 / L))
     return _fit_weighted(c, records, lam, model, gtol, max_iter, weights="equal")
 
 

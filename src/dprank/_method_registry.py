@@ -13,8 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from .comparisons import Comparisons
-from .ldp import laplace_release, randomized_response, rr_flip_probability
+from ._checks import binary
+from .comparisons import Comparisons, PairStatistics
+from .ldp import _add_rr_records, laplace_release, randomized_response, rr_flip_probability
 from .mechanisms import standard_laplace
 from .models import Link, get_link
 from .noise import NoiseSource, grid_exponent, laplace_scale
@@ -124,6 +125,13 @@ class Method:
         ``noise_scale(eps)``; ``individual_*``: ``(eps, L[, kappa1])``). The papers'
         studies, which draw their noise in batches on their own seeded streams, take
         the scale from here by registry name.
+    parts : mapping of str to callable
+        The library functions the method is built from, by role, for the callers
+        that need more than one ``fit`` per call: the papers' studies (batched fits
+        over replicates, per-user statistics) and the privacy audit (the estimator
+        on worst-case neighbours). ``fit`` calls the same functions; a caller takes
+        one with :meth:`part` (``get_method("edge_mle").part("batch_fit")``), so the
+        registry is the one door to the estimators.
     """
 
     name: str
@@ -140,6 +148,7 @@ class Method:
     release: str | None = None
     label: str = ""
     noise_scale: Callable[..., float] | None = None
+    parts: Mapping[str, Callable[..., Any]] = field(default_factory=dict, hash=False)
 
     def __post_init__(self):
         if not isinstance(self.label, str):
@@ -148,6 +157,10 @@ class Method:
             raise TypeError(
                 f"noise_scale must be callable or None, got {type(self.noise_scale).__name__}"
             )
+        if not isinstance(self.parts, Mapping) or not all(
+            isinstance(k, str) and callable(v) for k, v in self.parts.items()
+        ):
+            raise TypeError("parts must map role names (str) to callables")
         if not self.label:
             object.__setattr__(self, "label", self.name)
         if self.privacy_unit not in PRIVACY_UNITS:
@@ -171,6 +184,26 @@ class Method:
             comparisons = release_local(comparisons, budget, rng, self.release or "rr")
         self.check(comparisons)
         return self.fit(comparisons, eps, rng, **options)
+
+    def part(self, role: str) -> Callable[..., Any]:
+        """The library function that plays ``role`` in this method (see ``parts``).
+
+        Raises
+        ------
+        TypeError
+            If ``role`` is not a str.
+        ValueError
+            If the method declares no such part (the message lists those it has).
+        """
+        if not isinstance(role, str):
+            raise TypeError(f"role must be a str, got {type(role).__name__}")
+        try:
+            return self.parts[role]
+        except KeyError:
+            raise ValueError(
+                f"method {self.name} has no part {role!r}; its parts: "
+                f"{', '.join(self.parts) or 'none'}"
+            ) from None
 
     @property
     def private(self) -> bool:
@@ -414,13 +447,23 @@ def _plugin_records(c: Comparisons, z: np.ndarray, w_record: np.ndarray) -> Comp
     )
 
 
-def _plugin_statistics(c: Comparisons, z: np.ndarray, w_record: np.ndarray):
-    """``(S, N)`` over all pairs in ``triu_indices(n, 1)`` order (dense layout; small ``n``)."""
+def _debiased_statistics(c: Comparisons, w_user: np.ndarray) -> PairStatistics:
+    """B2's ``(S, N)`` of the debiased RR release in ``c`` with user weights ``w_user``.
+
+    ``S_ab = sum w_l z~_ab`` and ``N_ab = sum w_l`` over the records of each
+    observed pair ``a < b`` (B2 eq. (3)-(5)), computed by the studies' formula
+    (:func:`dprank.ldp.add_rr_statistics`, here on the record layout); a record
+    written ``(b, a)`` enters with ``1 - y~`` (debiasing commutes with the flip).
+    """
     n = c.n_items
-    ps = _plugin_records(c, z, w_record).pair_statistics()
-    k = ps.a * n - ps.a * (ps.a + 1) // 2 + (ps.b - ps.a - 1)
-    P = n * (n - 1) // 2
-    return np.bincount(k, ps.w, P), np.bincount(k, ps.n, P)
+    y = binary(c.y, "y_tilde")
+    a, b = np.minimum(c.i, c.j), np.maximum(c.i, c.j)
+    keys, pairs = np.unique(a * n + b, return_inverse=True)
+    S, N = np.zeros(keys.size), np.zeros(keys.size)
+    eps_user = np.asarray(c.user_epsilon, dtype=np.float64)
+    y_first = np.where(c.i < c.j, y, 1.0 - y)
+    _add_rr_records(S, N, pairs, y_first, c.count, eps_user[c.user], w_user[c.user])
+    return PairStatistics(n_items=n, a=keys // n, b=keys % n, n=N, w=S)
 
 
 # --------------------------------------------------------------------------- local releases

@@ -413,11 +413,51 @@ def add_rr_statistics(S: np.ndarray, N: np.ndarray, y_tilde, a, eps, weights) ->
     n = yt.shape[0]
     pe = np.broadcast_to(np.asarray(rr_flip_probability(eps), dtype=np.float64), (n,))
     w = np.broadcast_to(np.asarray(weights, dtype=np.float64), (n,))
-    c = w / (1.0 - 2.0 * pe)
     a8 = a.view(np.uint8)
-    S += np.einsum("l,lp->p", c, np.multiply(yt.astype(np.uint8, copy=False), a8))
-    S -= np.einsum("l,lp->p", c * pe, a8)
-    N += np.einsum("l,lp->p", w, a8)
+    ones = np.multiply(yt.astype(np.uint8, copy=False), a8)
+    _rr_sums(S, N, _sum_over_users, ones, a8, pe, w)
+
+
+def _sum_over_users(coef: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``sum_l coef_l values_lp`` per pair ``p`` (the dense ``(users, pairs)`` layout)."""
+    return np.einsum("l,lp->p", coef, values)
+
+
+def _rr_sums(S, N, reduce, ones, observed, pe, w) -> None:
+    """The ADRR statistics, B2 eq. (3)-(5): the one formula of both layouts (in place).
+
+    The debiased output ``z~ = (y~ - p) / (1 - 2 p)`` is linear in ``y~``, so
+    ``S += sum c y~ a - sum c p a`` and ``N += sum w a`` with ``c = w / (1 - 2 p)``;
+    ``reduce(coef, values)`` sums ``coef * values`` into the pairs: over the users
+    of a dense chunk (:func:`add_rr_statistics`) or over the records of an edge
+    list (:func:`_add_rr_records`, the registry's ``local_adrr`` and
+    ``local_debiased_rr``). ``ones`` counts the outputs 1 (``y~ a``),
+    ``observed`` the comparisons (``a``), ``pe`` and ``w`` are the flip
+    probabilities and weights of the rows.
+    """
+    c = w / (1.0 - 2.0 * pe)
+    S += reduce(c, ones)
+    S -= reduce(c * pe, observed)
+    N += reduce(w, observed)
+
+
+def _add_rr_records(S, N, pairs, y_tilde, count, eps, weights) -> None:
+    """:func:`add_rr_statistics` on records: row ``r`` is pair ``pairs[r]`` seen ``count[r]`` times.
+
+    ``y_tilde[r]`` is the (mean) released outcome for the pair's first item,
+    ``eps[r]`` and ``weights[r]`` its user's budget and weight; ``S`` and ``N``
+    hold one entry per pair index. Same formula (:func:`_rr_sums`), summed by
+    ``numpy.bincount`` in record order.
+    """
+    P = S.shape[0]
+    count = np.asarray(count, dtype=np.float64)
+
+    def reduce(coef: np.ndarray, values: np.ndarray) -> np.ndarray:
+        return np.bincount(pairs, coef * values, minlength=P)
+
+    pe = np.asarray(rr_flip_probability(eps), dtype=np.float64)
+    w = np.asarray(weights, dtype=np.float64)
+    _rr_sums(S, N, reduce, np.asarray(y_tilde, dtype=np.float64) * count, count, pe, w)
 
 
 def sufficient_statistics(z, a, weights) -> tuple[np.ndarray, np.ndarray]:

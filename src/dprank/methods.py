@@ -75,6 +75,7 @@ from ._method_registry import (  # noqa: F401
     _check_binary,
     _check_dense,
     _check_tournament,
+    _debiased_statistics,
     _finite_eps,
     _fit_result,
     _laplace_details,
@@ -84,7 +85,6 @@ from ._method_registry import (  # noqa: F401
     _mle_data,
     _noisy_counts,
     _plugin_records,
-    _plugin_statistics,
     _user_bound,
     _wins_per_item,
     all_methods,
@@ -99,15 +99,20 @@ from ._method_registry import (  # noqa: F401
 # fit functions live in private modules; every name stays importable from here.
 from .comparisons import Comparisons  # noqa: F401
 from .ldp import (  # noqa: F401
+    add_rr_statistics,
+    add_sufficient_statistics,
     adrr_weights,
     count_ranking,
+    count_scores,
     debias,
     laplace_release,
     privacy_constant,
     randomized_response,
     rr_flip_probability,
+    sample_rr_statistics_equal_eps,
+    simulate_ldp_statistics,
 )
-from .mechanisms import (  # noqa: F401
+from .mechanisms import (
     edge_count_noise_scale,
     edge_mle_noise_scale,
     individual_count_noise_scale,
@@ -115,12 +120,29 @@ from .mechanisms import (  # noqa: F401
     individual_mle_noise_scale,
     standard_laplace,
 )
-from .mle import fit_penalized_mle  # noqa: F401
+from .mixed_effects import fit_mixed_effects_btl, simulate_mixed_effects_btl
+from .mle import ConvergenceError, fit_penalized_mle, fit_penalized_mle_batch  # noqa: F401
 from .models import Link, get_link  # noqa: F401
 from .noise import NoiseSource, grid_exponent, laplace_scale  # noqa: F401
-from .oneshot import one_shot_scores  # noqa: F401
-from .ranking import copeland_counts  # noqa: F401
-from .weighted_mle import default_lambda, fit_weighted_mle, noisy_obj_fit  # noqa: F401
+from .oneshot import (
+    _one_shot_location_scale,
+    _top1_probabilities,
+    dobrushin_coefficient,
+    one_shot_noise_scale,
+    one_shot_scores,
+    one_shot_top1_probabilities,
+    rank_centrality_matrix,
+    stationary_distribution,
+)
+from .ranking import copeland_counts, noisy_counts
+from .weighted_mle import (
+    default_lambda,
+    fit_weighted_mle,
+    hessian_min_nonzero_eigenvalue,
+    noisy_obj_calibration,
+    noisy_obj_fit,
+    weighted_objective,
+)
 
 __all__ = [
     "PRIVACY_UNITS",
@@ -151,6 +173,11 @@ for _m in (
         description="perturbed, ridge-penalised MLE (objective perturbation, Laplace 8/eps)",
         label="Perturbed MLE (Alg. 1)",
         noise_scale=edge_mle_noise_scale,
+        parts={
+            "estimator": fit_penalized_mle,
+            "batch_fit": fit_penalized_mle_batch,
+            "noise": standard_laplace,
+        },
     ),
     Method(
         "edge_counts",
@@ -163,6 +190,7 @@ for _m in (
         description="noisy Copeland counts, Laplace(2/eps)",
         label="Noisy counts (Alg. 2)",
         noise_scale=edge_count_noise_scale,
+        parts={"statistic": copeland_counts, "release": noisy_counts, "noise": standard_laplace},
     ),
     Method(
         "edge_one_shot",
@@ -175,6 +203,16 @@ for _m in (
         models=(),
         description="one-shot top-k from a noisy rank-centrality walk (delta = 1/n^2)",
         label="One-shot top-k (Qiao et al.)",
+        parts={
+            "scores": one_shot_scores,
+            "noise_scale": one_shot_noise_scale,
+            "walk": rank_centrality_matrix,
+            "stationary": stationary_distribution,
+            "dobrushin": dobrushin_coefficient,
+            "location_scale": _one_shot_location_scale,
+            "top1_law": _top1_probabilities,
+            "top1_probabilities": one_shot_top1_probabilities,
+        },
     ),
     Method(
         "edge_noisy_obj",
@@ -186,6 +224,7 @@ for _m in (
         description="Gaussian objective perturbation (Cai, Wang & Zhang 2023), delta = 1e-6",
         delta=1e-6,
         label="NoisyObj",
+        parts={"estimator": noisy_obj_fit, "calibration": noisy_obj_calibration},
     ),
     Method(
         "individual_mle",
@@ -198,6 +237,12 @@ for _m in (
         description="perturbed MLE, ridge 2L/eps, Laplace 8L/eps, L = most comparisons per user",
         label="Perturbed MLE (Alg. 3)",
         noise_scale=individual_mle_noise_scale,
+        parts={
+            "estimator": fit_penalized_mle,
+            "batch_fit": fit_penalized_mle_batch,
+            "gamma": individual_gamma,
+            "noise": standard_laplace,
+        },
     ),
     Method(
         "individual_counts",
@@ -210,6 +255,7 @@ for _m in (
         models=(),
         description="noisy counts, Laplace(2L/eps): calibrated to the real l1 sensitivity 2L",
         label="Noisy counts (Alg. 3)",
+        parts={"statistic": copeland_counts, "release": noisy_counts, "noise": standard_laplace},
     ),
     Method(
         "individual_counts_as_published",
@@ -223,6 +269,7 @@ for _m in (
         description="noisy counts, Laplace(L/eps) as printed: only 2 eps-DP",
         label="Noisy counts (Alg. 3, as published)",
         noise_scale=individual_count_noise_scale,
+        parts={"statistic": copeland_counts, "release": noisy_counts, "noise": standard_laplace},
     ),
     Method(
         "local_adrr",
@@ -236,6 +283,17 @@ for _m in (
         description="debiased randomized response with ADRR weights, weighted MLE",
         release="rr",
         label="ADRR",
+        parts={
+            "release": randomized_response,
+            "debias": debias,
+            "weights": adrr_weights,
+            "add_statistics": add_rr_statistics,
+            "simulate_statistics": simulate_ldp_statistics,
+            "equal_eps_statistics": sample_rr_statistics_equal_eps,
+            "lambda": default_lambda,
+            "estimator": fit_weighted_mle,
+            "min_eigenvalue": hessian_min_nonzero_eigenvalue,
+        },
     ),
     Method(
         "local_debiased_rr",
@@ -249,6 +307,13 @@ for _m in (
         description="debiased randomized response, equal weights (B1)",
         release="rr",
         label="Debiased RR",
+        parts={
+            "release": randomized_response,
+            "debias": debias,
+            "add_statistics": add_rr_statistics,
+            "lambda": default_lambda,
+            "estimator": fit_weighted_mle,
+        },
     ),
     Method(
         "local_classic_rr",
@@ -262,6 +327,12 @@ for _m in (
         description="raw randomized-response outputs plugged into the MLE (biased)",
         release="rr",
         label="Classic RR",
+        parts={
+            "release": randomized_response,
+            "add_statistics": add_sufficient_statistics,
+            "lambda": default_lambda,
+            "estimator": fit_weighted_mle,
+        },
     ),
     Method(
         "local_laplace",
@@ -275,6 +346,12 @@ for _m in (
         description="outcomes + Laplace(1/eps) plugged into the MLE",
         release="laplace",
         label="Laplace",
+        parts={
+            "release": laplace_release,
+            "add_statistics": add_sufficient_statistics,
+            "lambda": default_lambda,
+            "estimator": fit_weighted_mle,
+        },
     ),
     Method(
         "local_count",
@@ -288,6 +365,7 @@ for _m in (
         description="wins per item of the randomized-response outputs, ties at random",
         release="rr",
         label="Count Method",
+        parts={"release": randomized_response, "scores": count_scores, "ranking": count_ranking},
     ),
     Method(
         "nonprivate_mle",
@@ -299,6 +377,16 @@ for _m in (
         models=("btl", "tm"),
         description="non-private ridge-penalised MLE (gamma = 2), the reference",
         label="Non-private MLE",
+        # B2's non-private references: objective (5) on raw counts (model selection,
+        # S.1.3) and the two-step mixed-effects estimator (S.1.2) with its design
+        parts={
+            "estimator": fit_penalized_mle,
+            "weighted_estimator": fit_weighted_mle,
+            "weighted_objective": weighted_objective,
+            "sample_statistics": sample_rr_statistics_equal_eps,
+            "mixed_effects_fit": fit_mixed_effects_btl,
+            "mixed_effects_sample": simulate_mixed_effects_btl,
+        },
     ),
     Method(
         "nonprivate_counts",
@@ -310,6 +398,7 @@ for _m in (
         models=(),
         description="non-private wins per item",
         label="Non-private counts",
+        parts={"statistic": copeland_counts},
     ),
 ):
     register(_m)

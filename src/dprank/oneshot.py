@@ -4,6 +4,12 @@ Reimplements the authors' R functions ``top_k_one_shot_spectral``,
 ``top_k_one_shot`` and ``ergodicity_coef`` (Paper A, Experiment 4;
 docs/papers/paper-a.md#s1-3) without their O(n^3) memory: the stationary distribution comes
 from one linear solve and the Dobrushin coefficient from one matrix product.
+
+The method's one home: the mechanism (:func:`one_shot_scores`) and the exact law of its
+top-1 release (:func:`one_shot_top1_probabilities`, which the privacy audit
+:func:`dprank.audit.audit_one_shot` compares with its runs; also importable from
+:mod:`dprank.audit`). The registry's ``edge_one_shot`` (:mod:`dprank.methods`) calls them
+and lends them, by role, to the studies and the audit (``Method.part``).
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ __all__ = [
     "dobrushin_coefficient",
     "one_shot_noise_scale",
     "one_shot_scores",
+    "one_shot_top1_probabilities",
     "rank_centrality_matrix",
     "stationary_distribution",
 ]
@@ -152,8 +159,129 @@ def one_shot_scores(
         raise ValueError(
             f"unit_noise must have shape (..., {n}) (one draw per item), got {unit_noise.shape}"
         )
-    d = n * p_design
+    pi, scale = _walk_location_scale(wins, n * p_design, k, eps)
+    return pi + scale * np.asarray(unit_noise)
+
+
+def _walk_location_scale(wins: np.ndarray, d: float, k: int, eps: float):
+    """``pi`` (rank-centrality walk's stationary law) and the one-shot Laplace scale."""
+    n = wins.shape[0]
     p = rank_centrality_matrix(wins, d)
     pi = stationary_distribution(p)
     rho = dobrushin_coefficient(p, 1.0 / d)
-    return pi + one_shot_noise_scale(n, k, d, rho, eps) * np.asarray(unit_noise)
+    return pi, one_shot_noise_scale(n, k, d, rho, eps)
+
+
+# ---------------------------------------------------------------------------
+# the exact law of the top-1 release (the privacy audit, dprank.audit.audit_one_shot)
+
+_GAUSS_NODES = 16
+
+
+def _one_shot_location_scale(wins, eps: float, p: float = 1.0, k: int = 1):
+    """``pi`` and the Laplace scale of the one-shot scores (:func:`one_shot_scores`)."""
+    wins = np.asarray(wins, dtype=np.float64)
+    pi, scale = _walk_location_scale(wins, wins.shape[0] * p, k, eps)
+    return pi, float(scale)
+
+
+def _gauss_legendre_01(m: int) -> tuple[np.ndarray, np.ndarray]:
+    x, w = np.polynomial.legendre.leggauss(m)
+    return 0.5 * (x + 1.0), 0.5 * w
+
+
+def _laplace_log_cdf(z: np.ndarray) -> np.ndarray:
+    """``log F(z)`` of the standard Laplace law, accurate in both tails."""
+    neg = np.minimum(z, 0.0)
+    return np.where(z < 0, neg - math.log(2.0), np.log1p(-0.5 * np.exp(-np.maximum(z, 0.0))))
+
+
+def _top1_probabilities(mu: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """``P(argmax_i (mu_i + scale W_i) = i)``, ``W`` iid standard Laplace, for rows of ``mu``.
+
+    ``P_i = int f(x - mu_i) prod_{j != i} F(x - mu_j) dx`` (``f``, ``F`` the
+    Laplace(0, scale) density and CDF). Below ``min(mu)`` every factor is an
+    exponential and the tail integrates to ``prod_j (c_j / 2) / n`` with
+    ``c_j = exp((min(mu) - mu_j) / scale)``. Above ``max(mu)`` the substitution
+    ``t = exp(-(x - max(mu)) / scale)`` turns the tail into
+    ``int_0^1 (c_i / 2) prod_{j != i} (1 - c_j t / 2) dt`` with
+    ``c_j = exp((mu_j - max(mu)) / scale)``, a polynomial of degree ``n - 1``
+    that ``n``-point Gauss-Legendre integrates exactly. Between consecutive
+    sorted ``mu`` the integrand is smooth (a sum of exponentials in ``x /
+    scale``); each such interval is cut into pieces no longer than ``scale``
+    and integrated by 16-point Gauss-Legendre (error far below 1e-12).
+
+    Parameters
+    ----------
+    mu : (T, n) array_like
+    scale : (T,) array_like
+        Positive, finite.
+
+    Returns
+    -------
+    (T, n) numpy.ndarray
+    """
+    mu = np.atleast_2d(np.asarray(mu, dtype=np.float64))
+    s = np.asarray(scale, dtype=np.float64).reshape(-1, 1)
+    if not np.all((s > 0) & np.isfinite(s)):
+        raise ValueError("the noise scale must be positive and finite")
+    n = mu.shape[1]
+    lo = mu.min(axis=1, keepdims=True)
+    hi = mu.max(axis=1, keepdims=True)
+    # left tail, the same for every item
+    left = np.exp(((lo - mu) / s - math.log(2.0)).sum(axis=1, keepdims=True)) / n
+    # right tail: exact polynomial quadrature in t
+    t, wt = _gauss_legendre_01(n)
+    c = np.exp((mu - hi) / s)  # (T, n)
+    log_fac = np.log1p(-0.5 * c[:, None, :] * t[None, :, None])  # (T, Q, n)
+    excl = log_fac.sum(axis=2, keepdims=True) - log_fac
+    right = 0.5 * c * np.einsum("q,tqn->tn", wt, np.exp(excl))
+    # inner intervals between consecutive sorted mu, each in pieces of length <= scale
+    srt = np.sort(mu, axis=1)
+    gaps = np.diff(srt, axis=1)  # (T, n-1)
+    pieces = max(1, int(np.ceil(np.max(gaps / s, initial=0.0))))
+    x01, w01 = _gauss_legendre_01(_GAUSS_NODES)
+    frac = (np.arange(pieces)[:, None] + x01[None, :]).ravel() / pieces  # (P Q,)
+    x = srt[:, :-1, None] + gaps[:, :, None] * frac  # (T, n-1, P Q)
+    weight = gaps[:, :, None] * np.tile(w01, pieces) / pieces
+    z = (x[..., None] - mu[:, None, None, :]) / s[:, :, None, None]  # (T, n-1, PQ, n)
+    log_cdf = _laplace_log_cdf(z)
+    log_pdf = -np.abs(z) - np.log(2.0 * s)[:, :, None, None]
+    integrand = np.exp(log_pdf + log_cdf.sum(axis=3, keepdims=True) - log_cdf)
+    inner = np.einsum("tkq,tkqn->tn", weight, integrand)
+    return left + inner + right
+
+
+def one_shot_top1_probabilities(wins, eps: float, p: float = 1.0) -> np.ndarray:
+    """Exact law of the one-shot top-1 release: ``P(item i is selected)`` for each ``i``.
+
+    The release is the index of the largest score ``pi_i + s W_i``
+    (:func:`one_shot_scores` with ``k = 1``, ``W`` iid standard
+    Laplace), where ``pi`` is the rank-centrality stationary distribution and
+    ``s = 8 (2 / (d (1 - rho))) sqrt(log(n^3)) / eps`` depends on the data
+    through the Dobrushin coefficient ``rho`` (``d = n p``). Hence
+
+        P_i = int f(x - pi_i) prod_{j != i} F(x - pi_j) dx
+
+    with ``f``, ``F`` the Laplace(0, s) density and CDF, computed by piecewise
+    Gauss-Legendre quadrature, exact on the tails (:func:`_top1_probabilities`;
+    the probabilities sum to one within ~1e-14).
+
+    Parameters
+    ----------
+    wins : (n, n) array_like
+        The data (``wins[i, j] > 0`` if ``i`` beat ``j``).
+    eps : float
+        Budget (positive and finite: ``eps = inf`` releases ``argmax pi``).
+    p : float
+        Design probability (``d = n p``).
+
+    Returns
+    -------
+    (n,) numpy.ndarray
+    """
+    _checks.win_matrix(wins, "wins")
+    _checks.positive_finite(eps, "eps")
+    _checks.probability(p, "p", low_open=True)
+    pi, scale = _one_shot_location_scale(wins, eps, p)
+    return _top1_probabilities(pi[None, :], np.array([scale]))[0]

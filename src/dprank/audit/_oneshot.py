@@ -14,13 +14,7 @@ from .. import _checks
 from ..mechanisms import (
     standard_laplace,
 )
-from ..oneshot import (
-    dobrushin_coefficient,
-    one_shot_noise_scale,
-    one_shot_scores,
-    rank_centrality_matrix,
-    stationary_distribution,
-)
+from ..methods import get_method
 from ._core import AuditResult, _check_audit, audit_mechanism
 
 # ---------------------------------------------------------------------------
@@ -29,120 +23,11 @@ from ._core import AuditResult, _check_audit, audit_mechanism
 #: Largest ``n`` for which :func:`one_shot_worst_neighbours` enumerates all tournaments.
 _MAX_TOURNAMENT_N = 6
 
-_GAUSS_NODES = 16
-
-
-def _one_shot_location_scale(wins, eps: float, p: float = 1.0, k: int = 1):
-    """``pi`` and the Laplace scale that :func:`dprank.oneshot.one_shot_scores` uses."""
-    wins = np.asarray(wins, dtype=np.float64)
-    n = wins.shape[0]
-    d = n * p
-    chain = rank_centrality_matrix(wins, d)
-    pi = stationary_distribution(chain)
-    rho = dobrushin_coefficient(chain, 1.0 / d)
-    return pi, float(one_shot_noise_scale(n, k, d, rho, eps))
-
-
-def _gauss_legendre_01(m: int) -> tuple[np.ndarray, np.ndarray]:
-    x, w = np.polynomial.legendre.leggauss(m)
-    return 0.5 * (x + 1.0), 0.5 * w
-
-
-def _laplace_log_cdf(z: np.ndarray) -> np.ndarray:
-    """``log F(z)`` of the standard Laplace law, accurate in both tails."""
-    neg = np.minimum(z, 0.0)
-    return np.where(z < 0, neg - math.log(2.0), np.log1p(-0.5 * np.exp(-np.maximum(z, 0.0))))
-
-
-def _top1_probabilities(mu: np.ndarray, scale: np.ndarray) -> np.ndarray:
-    """``P(argmax_i (mu_i + scale W_i) = i)``, ``W`` iid standard Laplace, for rows of ``mu``.
-
-    ``P_i = int f(x - mu_i) prod_{j != i} F(x - mu_j) dx`` (``f``, ``F`` the
-    Laplace(0, scale) density and CDF). Below ``min(mu)`` every factor is an
-    exponential and the tail integrates to ``prod_j (c_j / 2) / n`` with
-    ``c_j = exp((min(mu) - mu_j) / scale)``. Above ``max(mu)`` the substitution
-    ``t = exp(-(x - max(mu)) / scale)`` turns the tail into
-    ``int_0^1 (c_i / 2) prod_{j != i} (1 - c_j t / 2) dt`` with
-    ``c_j = exp((mu_j - max(mu)) / scale)``, a polynomial of degree ``n - 1``
-    that ``n``-point Gauss-Legendre integrates exactly. Between consecutive
-    sorted ``mu`` the integrand is smooth (a sum of exponentials in ``x /
-    scale``); each such interval is cut into pieces no longer than ``scale``
-    and integrated by 16-point Gauss-Legendre (error far below 1e-12).
-
-    Parameters
-    ----------
-    mu : (T, n) array_like
-    scale : (T,) array_like
-        Positive, finite.
-
-    Returns
-    -------
-    (T, n) numpy.ndarray
-    """
-    mu = np.atleast_2d(np.asarray(mu, dtype=np.float64))
-    s = np.asarray(scale, dtype=np.float64).reshape(-1, 1)
-    if not np.all((s > 0) & np.isfinite(s)):
-        raise ValueError("the noise scale must be positive and finite")
-    n = mu.shape[1]
-    lo = mu.min(axis=1, keepdims=True)
-    hi = mu.max(axis=1, keepdims=True)
-    # left tail, the same for every item
-    left = np.exp(((lo - mu) / s - math.log(2.0)).sum(axis=1, keepdims=True)) / n
-    # right tail: exact polynomial quadrature in t
-    t, wt = _gauss_legendre_01(n)
-    c = np.exp((mu - hi) / s)  # (T, n)
-    log_fac = np.log1p(-0.5 * c[:, None, :] * t[None, :, None])  # (T, Q, n)
-    excl = log_fac.sum(axis=2, keepdims=True) - log_fac
-    right = 0.5 * c * np.einsum("q,tqn->tn", wt, np.exp(excl))
-    # inner intervals between consecutive sorted mu, each in pieces of length <= scale
-    srt = np.sort(mu, axis=1)
-    gaps = np.diff(srt, axis=1)  # (T, n-1)
-    pieces = max(1, int(np.ceil(np.max(gaps / s, initial=0.0))))
-    x01, w01 = _gauss_legendre_01(_GAUSS_NODES)
-    frac = (np.arange(pieces)[:, None] + x01[None, :]).ravel() / pieces  # (P Q,)
-    x = srt[:, :-1, None] + gaps[:, :, None] * frac  # (T, n-1, P Q)
-    weight = gaps[:, :, None] * np.tile(w01, pieces) / pieces
-    z = (x[..., None] - mu[:, None, None, :]) / s[:, :, None, None]  # (T, n-1, PQ, n)
-    log_cdf = _laplace_log_cdf(z)
-    log_pdf = -np.abs(z) - np.log(2.0 * s)[:, :, None, None]
-    integrand = np.exp(log_pdf + log_cdf.sum(axis=3, keepdims=True) - log_cdf)
-    inner = np.einsum("tkq,tkqn->tn", weight, integrand)
-    return left + inner + right
-
-
-def one_shot_top1_probabilities(wins, eps: float, p: float = 1.0) -> np.ndarray:
-    """Exact law of the one-shot top-1 release: ``P(item i is selected)`` for each ``i``.
-
-    The release is the index of the largest score ``pi_i + s W_i``
-    (:func:`dprank.oneshot.one_shot_scores` with ``k = 1``, ``W`` iid standard
-    Laplace), where ``pi`` is the rank-centrality stationary distribution and
-    ``s = 8 (2 / (d (1 - rho))) sqrt(log(n^3)) / eps`` depends on the data
-    through the Dobrushin coefficient ``rho`` (``d = n p``). Hence
-
-        P_i = int f(x - pi_i) prod_{j != i} F(x - pi_j) dx
-
-    with ``f``, ``F`` the Laplace(0, s) density and CDF, computed by piecewise
-    Gauss-Legendre quadrature, exact on the tails (:func:`_top1_probabilities`;
-    the probabilities sum to one within ~1e-14).
-
-    Parameters
-    ----------
-    wins : (n, n) array_like
-        The data (``wins[i, j] > 0`` if ``i`` beat ``j``).
-    eps : float
-        Budget (positive and finite: ``eps = inf`` releases ``argmax pi``).
-    p : float
-        Design probability (``d = n p``).
-
-    Returns
-    -------
-    (n,) numpy.ndarray
-    """
-    _checks.win_matrix(wins, "wins")
-    _checks.positive_finite(eps, "eps")
-    _checks.probability(p, "p", low_open=True)
-    pi, scale = _one_shot_location_scale(wins, eps, p)
-    return _top1_probabilities(pi[None, :], np.array([scale]))[0]
+# the exact law of the top-1 release lives with the mechanism (dprank.oneshot)
+_ONE_SHOT = get_method("edge_one_shot")
+one_shot_top1_probabilities = _ONE_SHOT.part("top1_probabilities")
+_one_shot_location_scale = _ONE_SHOT.part("location_scale")
+_top1_probabilities = _ONE_SHOT.part("top1_law")
 
 
 def _all_tournaments(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -287,6 +172,8 @@ def audit_one_shot(
         one_shot_top1_probabilities(wins0, eps, p)
     )
     exact = float(np.abs(log_ratio).max())
+
+    one_shot_scores = get_method("edge_one_shot").part("scores")
 
     def sampler(wins):
         def draw(g, size):

@@ -39,11 +39,14 @@ from .. import _checks
 from ..mechanisms import standard_laplace
 from ..methods import get_method
 from ..metrics import log_rel_l2, log_rel_linf, rel_hamming, true_top_k
-from ..mle import fit_penalized_mle
-from ..ranking import copeland_counts, top_k
+from ..ranking import top_k
 from ..seeding import SHARED, Stream, cell_key, generator
 from ..simulate import sample_er_comparisons_sparse, theta_paper_a_edge, top_k_size
 from .paper_a_edge import edge_gamma
+
+# the estimators, through the registry (dprank.methods)
+fit_penalized_mle = get_method("edge_mle").part("estimator")
+copeland_counts = get_method("edge_counts").part("statistic")
 
 __all__ = [
     "EXPERIMENT",

@@ -29,9 +29,12 @@ from .. import _checks
 from ..mechanisms import individual_gamma, standard_laplace
 from ..methods import get_method
 from ..metrics import mean_rank_difference
-from ..mle import fit_penalized_mle, fit_penalized_mle_batch
-from ..ranking import copeland_counts
 from ..seeding import Stream, cell_key, generator
+
+# the estimators, through the registry (dprank.methods)
+fit_penalized_mle = get_method("individual_mle").part("estimator")
+fit_penalized_mle_batch = get_method("individual_mle").part("batch_fit")
+copeland_counts = get_method("individual_counts_as_published").part("statistic")
 
 __all__ = ["real_data_metrics"]
 

@@ -51,11 +51,15 @@ import pandas as pd
 
 from .. import _checks
 from ..ldp import RRPairCounts, privacy_constant, rr_flip_probability
+from ..methods import get_method
 from ..metrics_b import kendall_distance, max_error, rms_error, top_k_hamming
 from ..models import BTL
 from ..seeding import Stream, cell_key, generator
-from ..weighted_mle import default_lambda, fit_weighted_mle
 from .paper_b2.scenarios import scheme_epsilon
+
+# the estimator, through the registry (dprank.methods)
+default_lambda = get_method("local_debiased_rr").part("lambda")
+fit_weighted_mle = get_method("local_debiased_rr").part("estimator")
 
 __all__ = [
     "EXPERIMENT",

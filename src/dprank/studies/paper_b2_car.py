@@ -44,16 +44,8 @@ import numpy as np
 import pandas as pd
 
 from .. import _checks
-from ..ldp import (
-    add_rr_statistics,
-    add_sufficient_statistics,
-    adrr_weights,
-    count_ranking,
-    count_scores,
-    laplace_release,
-    privacy_constant,
-    randomized_response,
-)
+from ..ldp import privacy_constant
+from ..methods import get_method
 from ..metrics_b import (
     kendall_distance,
     max_error,
@@ -64,8 +56,19 @@ from ..metrics_b import (
 )
 from ..models import get_link
 from ..seeding import Stream, cell_key, generator
-from ..weighted_mle import default_lambda, fit_weighted_mle
 from .paper_b2.scenarios import shifted_budgets
+
+# the estimators, releases and statistics, through the registry (dprank.methods)
+_ADRR = get_method("local_adrr")
+add_rr_statistics = _ADRR.part("add_statistics")
+adrr_weights = _ADRR.part("weights")
+default_lambda = _ADRR.part("lambda")
+fit_weighted_mle = _ADRR.part("estimator")
+randomized_response = get_method("local_classic_rr").part("release")
+add_sufficient_statistics = get_method("local_classic_rr").part("add_statistics")
+laplace_release = get_method("local_laplace").part("release")
+count_scores = get_method("local_count").part("scores")
+count_ranking = get_method("local_count").part("ranking")
 
 __all__ = [
     "BODY_TYPES",

@@ -39,8 +39,7 @@ import numpy as np
 import pandas as pd
 
 from .. import _checks, audit, audit_release
-from ..mechanisms import edge_count_noise_scale
-from ..ranking import copeland_counts
+from ..methods import get_method
 from ..seeding import Stream, cell_key, generator
 
 __all__ = ["EXPECTED_VIOLATIONS", "fixed_noise_counts_audit", "run_audits"]
@@ -65,7 +64,9 @@ def fixed_noise_counts_audit(eps: float, n: int, trials: int, rng, alpha: float)
     wins0 = audit._complete_wins(n)
     wins1 = wins0.copy()
     wins1[0, 1], wins1[1, 0] = wins0[1, 0], wins0[0, 1]
-    w = edge_count_noise_scale(eps) * rng.laplace(size=n)
+    counts = get_method("edge_counts")
+    copeland_counts = counts.part("statistic")
+    w = counts.noise_scale(eps) * rng.laplace(size=n)
     c0 = (copeland_counts(wins0) + w)[0]
     c1 = (copeland_counts(wins1) + w)[0]
     return audit.audit_mechanism(

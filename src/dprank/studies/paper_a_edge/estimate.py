@@ -6,13 +6,17 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ...mle import PairwiseData, fit_penalized_mle
-from ...objective import DenseObjective
-from ...oneshot import one_shot_scores
-from ...ranking import noisy_counts, top_k
+from ...methods import get_method
+from ...objective import DenseObjective, PairwiseData
+from ...ranking import top_k
 from ...rbfgs import vmmin
 from ...simulate import top_k_size
 from . import edge_gamma
+
+# the estimators, through the registry (dprank.methods)
+fit_penalized_mle = get_method("edge_mle").part("estimator")
+noisy_counts = get_method("edge_counts").part("release")
+one_shot_scores = get_method("edge_one_shot").part("scores")
 
 
 def boundary_tie(scores: np.ndarray, k: int) -> bool:

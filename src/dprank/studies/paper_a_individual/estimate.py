@@ -8,9 +8,13 @@ import numpy as np
 
 from ...introselect import authors_top_k
 from ...mechanisms import individual_gamma
-from ...mle import fit_penalized_mle_batch
-from ...ranking import noisy_counts, top_k
+from ...methods import get_method
+from ...ranking import top_k
 from ...simulate import top_k_size_individual
+
+# the estimators, through the registry (dprank.methods)
+fit_penalized_mle_batch = get_method("individual_mle").part("batch_fit")
+noisy_counts = get_method("individual_counts_as_published").part("release")
 
 
 def select_top_k(scores: np.ndarray, k: int, protocol: str, tie_keys=None) -> np.ndarray:

@@ -23,13 +23,19 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ... import _checks
-from ...ldp import sample_rr_statistics_equal_eps
+from ...methods import get_method
 from ...metrics_b import rms_error
-from ...mixed_effects import fit_mixed_effects_btl, simulate_mixed_effects_btl
 from ...models import get_link
 from ...seeding import Stream, cell_key, generator
-from ...weighted_mle import fit_weighted_mle, weighted_objective
 from .scenarios import true_scores
+
+# B2's non-private references, through the registry (dprank.methods)
+_REFERENCE = get_method("nonprivate_mle")
+sample_rr_statistics_equal_eps = _REFERENCE.part("sample_statistics")
+fit_mixed_effects_btl = _REFERENCE.part("mixed_effects_fit")
+simulate_mixed_effects_btl = _REFERENCE.part("mixed_effects_sample")
+fit_weighted_mle = _REFERENCE.part("weighted_estimator")
+weighted_objective = _REFERENCE.part("weighted_objective")
 
 if TYPE_CHECKING:  # pandas is imported by the functions that build frames (job start-up)
     import pandas as pd

@@ -27,12 +27,18 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ... import _checks
-from ...ldp import privacy_constant, simulate_ldp_statistics
+from ...ldp import privacy_constant
+from ...methods import get_method
 from ...metrics_b import kendall_distance
 from ...models import get_link
 from ...seeding import Stream, cell_key, generator
-from ...weighted_mle import default_lambda, fit_weighted_mle, noisy_obj_fit
 from .scenarios import METRICS, true_scores, user_budgets
+
+# the estimators and the releases' statistics, through the registry (dprank.methods)
+simulate_ldp_statistics = get_method("local_adrr").part("simulate_statistics")
+default_lambda = get_method("local_adrr").part("lambda")
+fit_weighted_mle = get_method("local_adrr").part("estimator")
+noisy_obj_fit = get_method("edge_noisy_obj").part("estimator")
 
 if TYPE_CHECKING:  # pandas is imported by the functions that build frames (job start-up)
     import pandas as pd
