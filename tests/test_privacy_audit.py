@@ -46,6 +46,21 @@ def test_stage_names_each_mechanism():
     assert table.loc["rank: edge counts", "mechanism"] == "dprank rank: edge counts (exact grid)"
 
 
+def test_rows_name_the_registered_method_they_audit():
+    from dprank.methods import all_methods
+
+    table = _table().set_index("audit")
+    names = {m.name for m in all_methods()}
+    papers = table[table["paper"] != "control"]
+    # every audit of a paper's mechanism or of a release names its method in the registry
+    assert papers["method"].isin(names).all(), papers["method"].tolist()
+    assert (table.loc[table["paper"] == "control", "method"].fillna("") == "").all()
+    assert table.loc["debiased RR (ADRR)", "method"] == "local_adrr"
+    assert table.loc["Alg. 1 MLE (edge), coded gamma", "method"] == "edge_mle"
+    assert table.loc["One-shot top-1 (edge)", "method"] == "edge_one_shot"
+    assert list(_table().columns[:3]) == ["paper", "audit", "method"]
+
+
 def test_stage_is_reproducible():
     a, b = _table(), run_audits(SMOKE, seed=3)
     assert a["lower_bound"].tolist() == b["lower_bound"].tolist()

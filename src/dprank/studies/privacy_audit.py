@@ -4,7 +4,9 @@ Each audit (:mod:`dprank.audit`) runs the mechanism many times on two
 worst-case neighbouring inputs under the paper's own adjacency and turns the
 frequencies of one output event (chosen on an independent half of the runs)
 into a Clopper-Pearson lower bound on epsilon. A bound above the claim is a
-finding. Every audit draws from its own stream, keyed by the mechanism's name.
+finding. Every audit draws from its own stream, keyed by the audit's label; its
+row names, in the ``method`` column, the registered method (:mod:`dprank.methods`)
+whose mechanism it audits (empty for the control).
 
 Audited:
 
@@ -99,43 +101,54 @@ def _check_settings(settings: Mapping, seed: int) -> None:
 
 
 def _paper_b_audits(eps: float, alpha: float, t: int, tf: int, delta: float) -> list:
-    """Paper B's local releases: ``(paper, label, run(rng))`` per audit."""
+    """Paper B's local releases: ``(paper, label, method, run(rng))`` per audit."""
     return [
         (
             "paper_b",
             "classic RR",
+            "local_classic_rr",
             lambda r: audit.audit_randomized_response(eps, t, r, alpha=alpha),
         ),
         (
             "paper_b",
             "debiased RR (ADRR)",
+            "local_adrr",
             lambda r: audit.audit_debiased_rr(eps, t, r, alpha=alpha),
         ),
-        ("paper_b", "Laplace LDP", lambda r: audit.audit_laplace_ldp(eps, t, r, alpha=alpha)),
+        (
+            "paper_b",
+            "Laplace LDP",
+            "local_laplace",
+            lambda r: audit.audit_laplace_ldp(eps, t, r, alpha=alpha),
+        ),
         (
             "paper_b",
             "NoisyObj",
+            "edge_noisy_obj",
             lambda r: audit.audit_noisy_obj(eps, delta, tf, r, alpha=alpha),
         ),
     ]
 
 
 def _paper_a_count_audits(eps: float, alpha: float, n: int, L: int, t: int) -> list:
-    """Paper A's noisy counts (Algorithms 2 and 3): ``(paper, label, run(rng))`` per audit."""
+    """Paper A's noisy counts (Algorithms 2 and 3), as ``(paper, label, method, run(rng))``."""
     return [
         (
             "paper_a",
             "Alg. 2 counts (edge)",
+            "edge_counts",
             lambda r: audit.audit_noisy_counts_edge(eps, n, t, r, alpha=alpha),
         ),
         (
             "paper_a",
             "Alg. 2 counts (edge), fixed noise",
+            "edge_counts",
             lambda r: fixed_noise_counts_audit(eps, n, t, r, alpha),
         ),
         (
             "paper_a",
             "Alg. 3 counts (individual), one item",
+            "individual_counts",
             lambda r: audit.audit_noisy_counts_individual(
                 eps, n, L, t, r, statistic="item", alpha=alpha
             ),
@@ -143,6 +156,7 @@ def _paper_a_count_audits(eps: float, alpha: float, n: int, L: int, t: int) -> l
         (
             "paper_a",
             "Alg. 3 counts (individual), vector",
+            "individual_counts",
             lambda r: audit.audit_noisy_counts_individual(
                 eps, n, L, t, r, statistic="llr", alpha=alpha
             ),
@@ -151,22 +165,25 @@ def _paper_a_count_audits(eps: float, alpha: float, n: int, L: int, t: int) -> l
 
 
 def _paper_a_fit_audits(eps: float, alpha: float, n: int, L: int, t: int, tf: int) -> list:
-    """Paper A's perturbed MLEs and one-shot selection: ``(paper, label, run(rng))`` per audit."""
+    """Paper A's perturbed MLEs and one-shot top-1, as ``(paper, label, method, run(rng))``."""
     coded = audit.coded_edge_gamma(n)
     return [
         (
             "paper_a",
             "Alg. 1 MLE (edge), gamma = 1/eps",
+            "edge_mle",
             lambda r: audit.audit_perturbed_mle_edge(eps, n, tf, r, gamma=1.0 / eps, alpha=alpha),
         ),
         (
             "paper_a",
             "Alg. 1 MLE (edge), coded gamma",
+            "edge_mle",
             lambda r: audit.audit_perturbed_mle_edge(eps, n, tf, r, gamma=coded, alpha=alpha),
         ),
         (
             "paper_a",
             "Alg. 1 MLE (edge), coded gamma, moved comparison",
+            "edge_mle",
             lambda r: audit.audit_perturbed_mle_edge(
                 eps, n, tf, r, gamma=coded, adjacency="replace", alpha=alpha
             ),
@@ -174,6 +191,7 @@ def _paper_a_fit_audits(eps: float, alpha: float, n: int, L: int, t: int, tf: in
         (
             "paper_a",
             "Alg. 3 MLE (individual), flip",
+            "individual_mle",
             lambda r: audit.audit_perturbed_mle_individual(
                 eps, n, L, tf, r, adjacency="flip", alpha=alpha
             ),
@@ -181,6 +199,7 @@ def _paper_a_fit_audits(eps: float, alpha: float, n: int, L: int, t: int, tf: in
         (
             "paper_a",
             "Alg. 3 MLE (individual), replaced",
+            "individual_mle",
             lambda r: audit.audit_perturbed_mle_individual(
                 eps, n, L, tf, r, adjacency="replace", alpha=alpha
             ),
@@ -188,37 +207,43 @@ def _paper_a_fit_audits(eps: float, alpha: float, n: int, L: int, t: int, tf: in
         (
             "paper_a",
             "One-shot top-1 (edge)",
+            "edge_one_shot",
             lambda r: audit.audit_one_shot(eps, n, t, r, alpha=alpha),
         ),
     ]
 
 
 def _control_and_release_audits(eps: float, alpha: float, n: int, L: int, t: int, tf: int):
-    """The broken control and the command line's releases: ``(paper, label, run(rng))``."""
+    """The broken control and the command line's releases: ``(paper, label, method, run(rng))``."""
     return [
         (
             "control",
             "Laplace LDP, half the noise (broken)",
+            "",
             lambda r: audit.broken_laplace_ldp(eps, t, r, alpha=alpha),
         ),
         (
             "release",
             "privatize: randomized response",
+            "local_classic_rr",
             lambda r: audit_release.audit_release_rr(eps, t, r, alpha=alpha),
         ),
         (
             "release",
             "privatize: Laplace",
+            "local_laplace",
             lambda r: audit_release.audit_release_laplace_ldp(eps, t, r, alpha=alpha),
         ),
         (
             "release",
             "rank: edge counts",
+            "edge_counts",
             lambda r: audit_release.audit_release_counts_edge(eps, n, t, r, alpha=alpha),
         ),
         (
             "release",
             "rank: individual counts, heavy user",
+            "individual_counts",
             lambda r: audit_release.audit_release_counts_individual(
                 eps, n, L, min(tf, 2000), r, alpha=alpha
             ),
@@ -226,16 +251,18 @@ def _control_and_release_audits(eps: float, alpha: float, n: int, L: int, t: int
         (
             "release",
             "rank: edge MLE",
+            "edge_mle",
             lambda r: audit_release.audit_release_mle_edge(eps, n, min(tf, 1000), r, alpha=alpha),
         ),
     ]
 
 
-def _audit_row(paper: str, label: str, res) -> dict:
+def _audit_row(paper: str, label: str, method: str, res) -> dict:
     """One row of :func:`run_audits`'s table from an audit's result."""
     return {
         "paper": paper,
         "audit": label,
+        "method": method,
         "mechanism": res.mechanism,
         "claimed_eps": res.claimed_eps,
         "claimed_delta": res.claimed_delta,
@@ -265,7 +292,10 @@ def run_audits(settings: Mapping, seed: int) -> pd.DataFrame:
         *_control_and_release_audits(eps, alpha, n, L, t, tf),
     ]
     rows = []
-    for paper, label, run in jobs:
+    for paper, label, method, run in jobs:
+        if method:  # the registry's name of the method whose mechanism is audited
+            get_method(method)
+        # keyed by the audit's label (not the method: several audits share one method)
         rng = generator(seed, "audit", cell_key({"mechanism": label}), 0, Stream.AUDIT)
-        rows.append(_audit_row(paper, label, run(rng)))
+        rows.append(_audit_row(paper, label, method, run(rng)))
     return pd.DataFrame(rows)
