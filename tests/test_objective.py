@@ -12,6 +12,7 @@ import pathlib
 
 import numpy as np
 import pytest
+from _imports import imported
 
 from dprank import mixed_effects, mle, objective, weighted_mle
 from dprank.comparisons import Comparisons
@@ -219,21 +220,11 @@ def _top_level_imports(path: pathlib.Path, name: str, modules: set[str]) -> set[
     out = set()
     tree = ast.parse(path.read_text())
     for node in tree.body:
-        if isinstance(node, ast.Import):
-            targets = [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[: len(base) - (node.level - 1)]
-                mod = ".".join(base + ([node.module] if node.module else []))
-            else:
-                mod = node.module or ""
-            # ``from pkg import sub`` imports the submodule; ``from mod import name``, mod
-            targets = [
-                f"{mod}.{a.name}" if f"{mod}.{a.name}" in modules else mod for a in node.names
-            ]
-        else:
-            continue
+        # ``from pkg import sub`` imports the submodule; ``from mod import name``, mod
+        targets = [
+            mod if leaf is None else (f"{mod}.{leaf}" if f"{mod}.{leaf}" in modules else mod)
+            for mod, leaf in imported(node, package)
+        ]
         out.update(t for t in targets if t in modules and t != name)
     return out
 

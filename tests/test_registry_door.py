@@ -10,6 +10,8 @@ modules. Every import is checked, at module level and inside functions.
 import ast
 from pathlib import Path
 
+from _imports import imported
+
 SRC = Path(__file__).resolve().parents[1] / "src" / "dprank"
 
 #: modules that hold estimators: callers outside the library core go through the registry
@@ -44,18 +46,7 @@ def direct_estimator_imports(source: str, module: str, is_package: bool = False)
     package = module if is_package else module.rpartition(".")[0]
     found = []
     for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            pairs = [(a.name, None) for a in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[: len(base) - (node.level - 1)]
-                mod = ".".join(base + ([node.module] if node.module else []))
-            else:
-                mod = node.module or ""
-            pairs = [(mod, a.name) for a in node.names]
-        else:
-            continue
+        pairs = imported(node, package)
         for mod, name in pairs:
             if name is not None and mod == "dprank" and name in ESTIMATOR_MODULES:
                 mod, name = f"dprank.{name}", None  # ``from dprank import mle``
