@@ -53,6 +53,7 @@ import scipy  # scipy.linalg etc. load on first use, so jobs that never call the
 
 from . import _checks
 from ._lapack import cholesky_factor, cholesky_solve
+from ._pairs import PairObjective, cached_pairs, compared_cells, pair_density, pairs_of_wins
 from .comparisons import Comparisons
 from .models import BTL, Link
 from .objective import (
@@ -75,6 +76,11 @@ __all__ = [
 ]
 
 _DIRECT_MAX_N = 64
+#: ``solver="auto"`` on a win matrix: the pair-list objective above this many items ...
+PAIRS_MIN_N = 64
+#: ... and below this density (compared pairs over n(n-1)/2; measured, docs/performance.md)
+PAIRS_MAX_DENSITY = 0.5
+_SOLVERS = ("auto", "dense", "pairs", "sparse")
 #: Dense fast path for sparse input: density at least this (measured crossover, docs/sparse.md)
 DENSE_MIN_DENSITY = 0.3
 #: ... and at most this many items (memory of the n x n arrays)
@@ -194,9 +200,14 @@ def _dense_start(prob, data, theta0, sum_zero: bool) -> np.ndarray:
     if prob.gamma == 0:
         ia, ib = np.nonzero(np.triu(data.counts, 1))
         check_connected(prob.n, ia, ib)
-    theta = np.zeros(prob.n) if theta0 is None else np.array(theta0, dtype=np.float64)
-    if theta.shape != (prob.n,):
-        raise ValueError(f"theta0 must have shape ({prob.n},), got {theta.shape}")
+    return _start(prob.n, theta0, sum_zero)
+
+
+def _start(n: int, theta0, sum_zero: bool) -> np.ndarray:
+    """The starting point (zero unless ``theta0``), checked."""
+    theta = np.zeros(n) if theta0 is None else np.array(theta0, dtype=np.float64)
+    if theta.shape != (n,):
+        raise ValueError(f"theta0 must have shape ({n},), got {theta.shape}")
     if sum_zero:
         theta -= theta.mean()
     return theta
@@ -231,6 +242,7 @@ def fit_penalized_mle(
     xtol: float = 1e-10,
     max_iter: int = 100,
     raise_on_failure: bool = False,
+    solver: str = "auto",
 ) -> MLEFit:
     """Solve the perturbed, penalised MLE (Paper A, Algorithm 1, eq. (2.2)).
 
@@ -282,20 +294,27 @@ def fit_penalized_mle(
     _checks.count(max_iter, "max_iter")
     if theta0 is not None:
         _checks.finite(theta0, "theta0")
+    if solver not in _SOLVERS:
+        raise ValueError(f"solver must be one of {', '.join(_SOLVERS)}, got {solver!r}")
     if isinstance(wins, (Comparisons, SparseData)):
         sdata = wins if isinstance(wins, SparseData) else _sparse_data(wins, link)
-        if sdata.density >= DENSE_MIN_DENSITY and sdata.n <= DENSE_MAX_N:
-            wins = _dense_wins(sdata)
-            link = sdata.link
-        else:
+        solver = _edge_list_solver(sdata, solver)
+        if solver == "sparse":
             res = sparse_newton(
                 sdata, gamma, b, theta0=theta0, sum_zero=sum_zero, xtol=xtol, max_iter=max_iter
             )
             return _finish(res, max_iter, xtol, raise_on_failure)
+        link = sdata.link
+        wins = _dense_wins(sdata) if solver == "dense" else sdata
+    elif solver == "sparse":
+        raise ValueError("solver='sparse' needs an edge list (Comparisons or SparseData)")
     _require_items(wins)
-    data = wins if isinstance(wins, PairwiseData) else PairwiseData(wins, link)
-    prob = DenseObjective(data, gamma, b, sum_zero)  # objective (2.2), dprank.objective
-    theta = _dense_start(prob, data, theta0, sum_zero)
+    prob, theta = _objective(wins, gamma, b, link, theta0, sum_zero, solver)
+    return _newton(prob, theta, xtol, max_iter, raise_on_failure)
+
+
+def _newton(prob, theta, xtol, max_iter, raise_on_failure) -> MLEFit:
+    """Damped Newton on ``prob`` (a DenseObjective or a PairObjective) from ``theta``."""
     fval = None if prob.btl else prob.value(theta)
     converged = False
     taken = np.inf
@@ -327,6 +346,54 @@ def fit_penalized_mle(
     return MLEFit(
         theta=theta, converged=converged, n_iter=n_iter, step_norm=taken, grad_norm=grad_norm
     )
+
+
+def _objective(wins, gamma, b, link, theta0, sum_zero: bool, solver: str):
+    """The objective of a win matrix (or PairwiseData) on the chosen path, and the start."""
+    if isinstance(wins, SparseData):  # an edge list routed to the pairs (_edge_list_solver)
+        _pairs_link(wins.link)
+        return _pair_objective(
+            wins.n, (wins.a, wins.b, wins.cnt, wins.w), gamma, b, sum_zero, theta0
+        )
+    if isinstance(wins, PairwiseData):
+        data, link, w = wins, wins.link, wins.wins
+    else:
+        data, w = None, _checks.win_matrix(wins)
+    n, cells = w.shape[0], None
+    if solver == "auto":
+        solver = "dense"
+        if link is BTL and n > PAIRS_MIN_N:
+            cells = compared_cells(w, None if data is None else data.counts)
+            if pair_density(n, cells) < PAIRS_MAX_DENSITY:
+                solver = "pairs"
+    if solver == "dense":
+        data = PairwiseData(w, link) if data is None else data
+        prob = DenseObjective(data, gamma, b, sum_zero)  # objective (2.2), dprank.objective
+        return prob, _dense_start(prob, data, theta0, sum_zero)
+    _pairs_link(link)
+    pairs = cached_pairs(data) if data is not None else pairs_of_wins(w, cells)
+    return _pair_objective(n, pairs, gamma, b, sum_zero, theta0)
+
+
+def _pairs_link(link: Link) -> None:
+    if link is not BTL:
+        raise ValueError(f"solver='pairs' needs the logistic link (BTL), got {link.name}")
+
+
+def _pair_objective(n, pairs, gamma, b, sum_zero, theta0):
+    prob = PairObjective(n, pairs, gamma, b, sum_zero)  # objective (2.2) over the pairs
+    if prob.gamma == 0:
+        check_connected(n, pairs[0], pairs[1])
+    return prob, _start(n, theta0, sum_zero)
+
+
+def _edge_list_solver(sdata: SparseData, solver: str) -> str:
+    """The path for an edge list: ``solver`` itself unless ``auto`` (see the module docstring)."""
+    if solver != "auto":
+        return solver
+    if sdata.density >= DENSE_MIN_DENSITY and sdata.n <= DENSE_MAX_N:
+        return "dense"
+    return "sparse"
 
 
 def _no_mle_error() -> ValueError:
