@@ -84,12 +84,17 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="small sizes only")
     parser.add_argument("--repeat", type=int, default=5, help="timing repetitions (best is kept)")
     parser.add_argument("--no-choix", action="store_true", help="skip choix (slow: Python loops)")
+    parser.add_argument(
+        "--sizes", nargs="+", metavar="N:P", help="designs to run, e.g. 300:0.25 700:1"
+    )
     args = parser.parse_args(argv)
     sizes = (
         [(50, 1.0), (100, 0.25)]
         if args.quick
         else [(100, 1.0), (300, 1.0), (700, 1.0), (300, 0.25)]
     )
+    if args.sizes:
+        sizes = [(int(n), float(p)) for n, p in (s.split(":") for s in args.sizes)]
     print(
         f"# {platform.processor() or platform.machine()}, Python {platform.python_version()}, "
         f"numpy {np.__version__}"

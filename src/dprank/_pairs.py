@@ -3,11 +3,12 @@
 :class:`dprank.objective.DenseObjective` evaluates the gradient and the Hessian
 weights on all ``n^2`` cells of the win matrix; on a comparison graph of density
 ``p`` only ``p n (n - 1) / 2`` pairs carry data. :class:`PairObjective` computes
-the same quantities over the compared pairs only (one exponential per item, a
-few vector operations per pair, ``numpy.bincount`` for the sums over pairs) and
-writes the Hessian weights into a reusable ``n x n`` array (the sparsity pattern
-of the graph is fixed, so the other cells stay zero), which the dense Newton
-solver of :mod:`dprank.mle` then uses unchanged.
+the same quantities over the compared pairs only: one exponential per item and a
+few vector operations per compared cell ``(i, j)`` (both cells of a pair, in
+row-major order, so that the sums over an item's pairs are contiguous:
+``numpy.add.reduceat``), and keeps the Hessian weights as a CSR matrix of the
+fixed sparsity pattern for the conjugate-gradient Newton steps. No ``n x n``
+array is touched after the set-up.
 
 With pairs ``(i, j)``, ``i < j``, ``c_ij`` comparisons of which ``i`` won
 ``w_ij``, and ``s_ij = F(theta_i - theta_j) = a_i / (a_i + a_j)``,
@@ -26,51 +27,61 @@ import numpy as np
 from . import _checks
 from .objective import PairwiseData
 
+_CG_MAX_ITER = 200
+
 
 def compared_cells(w: np.ndarray, counts: np.ndarray | None = None) -> np.ndarray:
-    """Flat indices of the cells ``(i, j)`` of a compared pair (``w[i, j] + w[j, i] > 0``).
+    """Flat indices (row-major) of the off-diagonal cells ``(i, j)`` of compared pairs.
 
-    Symmetric, in row-major order; the diagonal is included where ``w[i, i] > 0``
-    (:func:`pairs_of_wins` drops it). ``counts``: ``w + w.T`` where known.
+    A pair is compared when ``w[i, j] + w[j, i] > 0``; both of its cells are listed.
+    ``counts``: ``w + w.T`` where known (a :class:`PairwiseData`).
     """
     if counts is None:
         mask = w > 0
         mask |= mask.T
     else:
         mask = counts > 0
+    np.fill_diagonal(mask, False)  # the estimators ignore the diagonal
     return np.flatnonzero(mask)  # much faster than the 2-d numpy.nonzero
 
 
 def pair_density(n: int, cells: np.ndarray) -> float:
     """Compared pairs over ``n (n - 1) / 2``, from :func:`compared_cells`."""
-    diagonal = np.count_nonzero(cells % (n + 1) == 0)
-    return (cells.size - diagonal) / max(1.0, n * (n - 1.0))
+    return cells.size / max(1.0, n * (n - 1.0))
 
 
-def pairs_of_wins(w: np.ndarray, cells: np.ndarray | None = None):
-    """The compared pairs of a (checked) win matrix.
+def cells_of_wins(w: np.ndarray, cells: np.ndarray | None = None):
+    """The compared cells of a (checked) win matrix, as :class:`PairObjective` takes them.
 
-    Returns ``(i, j, c, won)``: the pairs ``i < j`` with ``c = w[i, j] + w[j, i] > 0``
-    in row-major order, their comparison counts and the comparisons ``i`` won
-    (float64; the diagonal is ignored, as by the dense objective).
+    Returns ``(n, i, j, c, won)``: the cells ``(i, j)`` of :func:`compared_cells` (both
+    orders of every compared pair, row-major), ``c = w[i, j] + w[j, i]`` and
+    ``won = w[i, j]`` (float64).
     """
     n = w.shape[0]
     cells = compared_cells(w) if cells is None else cells
-    i, j = np.divmod(cells, n)
-    keep = i < j
-    i, j = i[keep], j[keep]
+    i = cells // n
+    j = cells - i * n
     flat = w.reshape(-1)
-    won = flat[cells[keep]].astype(np.float64)
-    return i, j, won + flat[j * n + i], won
+    won = flat[cells].astype(np.float64)
+    return n, i, j, won + flat[j * n + i], won
 
 
-def cached_pairs(data: PairwiseData):
-    """:func:`pairs_of_wins` of a :class:`PairwiseData`, computed once per data set."""
-    pairs = getattr(data, "_dprank_pairs", None)
-    if pairs is None:
-        pairs = pairs_of_wins(data.wins, compared_cells(data.wins, data.counts))
-        data._dprank_pairs = pairs
-    return pairs
+def cells_of_pairs(n: int, a: np.ndarray, b: np.ndarray, cnt: np.ndarray, w: np.ndarray):
+    """:func:`cells_of_wins` of aggregated pairs ``(a, b)``, ``a != b``, each listed once."""
+    i = np.concatenate([a, b]).astype(np.int64)
+    j = np.concatenate([b, a]).astype(np.int64)
+    order = np.argsort(i * n + j, kind="stable")
+    won = np.concatenate([w, cnt - w])[order]
+    return n, i[order], j[order], np.concatenate([cnt, cnt])[order], won
+
+
+def cached_cells(data: PairwiseData):
+    """:func:`cells_of_wins` of a :class:`PairwiseData`, computed once per data set."""
+    cells = getattr(data, "_dprank_cells", None)
+    if cells is None:
+        cells = cells_of_wins(data.wins, compared_cells(data.wins, data.counts))
+        data._dprank_cells = cells
+    return cells
 
 
 class PairObjective:
@@ -79,23 +90,23 @@ class PairObjective:
     Offers the interface of :class:`dprank.objective.DenseObjective` that the
     Newton loop of :func:`dprank.mle.fit_penalized_mle` uses (``n``, ``gamma``,
     ``ones_weight``, ``btl``, :meth:`value`, :meth:`gradient_and_weights`), with
-    the same argument checks and messages.
+    the same argument checks and messages, and its own :meth:`newton_direction`.
 
     Parameters
     ----------
-    n : int
-        Number of items.
-    pairs : tuple of arrays
-        ``(i, j, c, won)`` as returned by :func:`pairs_of_wins`.
+    cells : tuple
+        ``(n, i, j, c, won)`` as returned by :func:`cells_of_wins`.
     gamma, b, sum_zero
         As for :class:`dprank.objective.DenseObjective`.
     """
 
     btl = True
 
-    def __init__(self, n: int, pairs, gamma, b, sum_zero: bool):
+    def __init__(self, cells, gamma, b, sum_zero: bool):
+        import scipy.sparse
+
+        n, self.i, self.j, self.cnt, won = cells
         self.n = n
-        self.i, self.j, self.cnt, self.won = pairs
         self.gamma = _checks.real(gamma, "gamma")
         if not np.isfinite(self.gamma) or self.gamma < 0:
             raise ValueError(f"gamma must be finite and >= 0, got {gamma}")
@@ -110,55 +121,115 @@ class PairObjective:
             raise ValueError("perturbation b must be finite")
         self.sum_zero = sum_zero
         self.ones_weight = 1.0 if sum_zero else 0.0
-        self.row_wins = np.bincount(self.i, self.won, n) + np.bincount(
-            self.j, self.cnt - self.won, n
-        )
-        self._v = np.zeros((n, n))  # Hessian weights; cells off the graph stay zero
-        self._cells = (self.i * n + self.j, self.j * n + self.i)  # flat indices of V_ij, V_ji
+        # rows of the cells: i is sorted, so row k is indptr[k]:indptr[k + 1]
+        indptr = np.searchsorted(self.i, np.arange(n + 1))
+        self._rows = np.flatnonzero(np.diff(indptr))  # items with comparisons
+        self._starts = indptr[self._rows]
+        self.row_wins = self._row_sums(won)
+        upper = self.i < self.j  # each pair once, for the value
+        self._pairs = (self.i[upper], self.j[upper], self.cnt[upper], won[upper])
+        self._v = scipy.sparse.csr_array((np.zeros(self.i.size), self.j, indptr), shape=(n, n))
 
-    def _win_probs(self, theta):
-        """``s_ij = P(i beats j)`` over the pairs."""
+    def _row_sums(self, x):
+        """``sum_j x_ij`` per item ``i`` (zero for items without comparisons)."""
+        out = np.zeros(self.n)
+        if self._rows.size:
+            out[self._rows] = np.add.reduceat(x, self._starts)
+        return out
+
+    def _win_probs(self, theta, i, j):
+        """``P(i beats j)`` over the cells ``(i, j)``."""
         a = np.exp(theta - theta.max())
         if np.all(a > 0):
-            ai = a[self.i]
-            return np.divide(ai, ai + a[self.j], out=ai)
+            ai = a.take(i)
+            return np.divide(ai, ai + a.take(j), out=ai)
         # exp underflow (scores spread over > 700): the logistic function, stably
-        d = theta[self.i] - theta[self.j]
+        d = theta.take(i) - theta.take(j)
         e = np.exp(-np.abs(d))
         return np.where(d >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
 
     def value(self, theta):
         """Objective value (the loss plus ridge plus linear perturbation)."""
+        i, j, cnt, won = self._pairs
         shifted = theta - theta.max()
         a = np.exp(shifted)
         if np.all(a > 0):
-            # log(a_i + a_j) - log a_i = -log P(i beats j), log a = theta - max(theta)
-            log_denom = np.log(a[self.i] + a[self.j])
-            val = float(self.cnt @ log_denom - self.row_wins @ shifted)
+            # -log P(i beats j) = log(a_i + a_j) - log a_i, log a = theta - max(theta)
+            val = float(cnt @ np.log(a.take(i) + a.take(j)) - self.row_wins @ shifted)
         else:
-            d = theta[self.i] - theta[self.j]
-            val = float(
-                self.won @ np.logaddexp(0.0, -d) + (self.cnt - self.won) @ np.logaddexp(0.0, d)
-            )
+            d = theta.take(i) - theta.take(j)
+            val = float(won @ np.logaddexp(0.0, -d) + (cnt - won) @ np.logaddexp(0.0, d))
         return val + 0.5 * self.gamma * float(theta @ theta) + float(self.b @ theta)
 
     def gradient_and_weights(self, theta):
-        """Gradient and the symmetric ``n x n`` Hessian weights ``V`` (``H = L(V) + gamma I``).
+        """Gradient and the Hessian weights ``V`` (a CSR matrix, reused by the next call).
 
-        ``V`` is a buffer reused by the next call.
+        The gradient's data part is ``sum_j c_ij s_ij - (wins of i)``, the weights
+        ``V_ij = c_ij s_ij (1 - s_ij)``; the Hessian's diagonal is kept for
+        :meth:`newton_direction`.
         """
-        s = self._win_probs(theta)
+        s = self._win_probs(theta, self.i, self.j)
         cs = self.cnt * s
-        r = cs - self.won
-        grad = np.bincount(self.i, r, self.n)
-        grad -= np.bincount(self.j, r, self.n)
+        grad = self._row_sums(cs)
+        grad -= self.row_wins
         grad += self.gamma * theta
         grad += self.b
         if self.sum_zero:
             grad -= grad.mean()
         np.subtract(1.0, s, out=s)
         cs *= s
-        flat = self._v.reshape(-1)
-        flat[self._cells[0]] = cs
-        flat[self._cells[1]] = cs
+        self._v.data = cs
+        self._diag = self._row_sums(cs)
+        self._diag += self.gamma
         return grad, self._v
+
+    def newton_direction(self, grad, v, eta: float):
+        """Solve ``(L(V) + gamma I + c 11^T) d = -grad`` to relative residual ``eta``.
+
+        Preconditioned conjugate gradients as in :mod:`dprank.mle` (Jacobi on the
+        complement of ``1``, exact on ``1``), on the ``V`` and the diagonal of the
+        last :meth:`gradient_and_weights`; a direct solve if CG stalls. Returns the
+        direction and the number of CG iterations.
+        """
+        n, c = self.n, self.ones_weight
+        diag = self._diag
+        inv_diag = 1.0 / diag
+        inv_n = 1.0 / n
+        inv_ones = 1.0 / (self.gamma + c * n)  # H 1 = (gamma + c n) 1 exactly
+
+        def precond(r):
+            mean = r.sum() * inv_n
+            z = inv_diag * (r - mean)
+            z -= z.sum() * inv_n
+            z += mean * inv_ones
+            return z
+
+        rhs = -grad
+        x = np.zeros(n)
+        r = rhs.copy()
+        z = precond(r)
+        p = z.copy()
+        rz = r @ z
+        tol2 = eta * eta * (rhs @ rhs)
+        for it in range(1, _CG_MAX_ITER + 1):
+            hp = diag * p
+            hp -= v @ p
+            if c:
+                hp += c * p.sum()
+            alpha = rz / (p @ hp)
+            x += alpha * p
+            r -= alpha * hp
+            if r @ r <= tol2:
+                return x, it
+            z = precond(r)
+            rz_new = r @ z
+            p *= rz_new / rz
+            p += z
+            rz = rz_new
+        hess = np.negative(v.toarray())
+        hess[np.diag_indices(n)] = diag
+        if c:
+            hess += c
+        import scipy.linalg
+
+        return scipy.linalg.solve(hess, rhs, assume_a="pos", check_finite=False), it

@@ -53,7 +53,14 @@ import scipy  # scipy.linalg etc. load on first use, so jobs that never call the
 
 from . import _checks
 from ._lapack import cholesky_factor, cholesky_solve
-from ._pairs import PairObjective, cached_pairs, compared_cells, pair_density, pairs_of_wins
+from ._pairs import (
+    PairObjective,
+    cached_cells,
+    cells_of_pairs,
+    cells_of_wins,
+    compared_cells,
+    pair_density,
+)
 from .comparisons import Comparisons
 from .models import BTL, Link
 from .objective import (
@@ -86,6 +93,7 @@ DENSE_MIN_DENSITY = 0.3
 #: ... and at most this many items (memory of the n x n arrays)
 DENSE_MAX_N = 4000
 _CG_MAX_ITER = 200
+FORCING_MAX = 1e-2
 
 
 class ConvergenceError(RuntimeError):
@@ -320,12 +328,19 @@ def _newton(prob, theta, xtol, max_iter, raise_on_failure) -> MLEFit:
     taken = np.inf
     grad_norm = np.inf
     n_iter = 0
+    pairs = isinstance(prob, PairObjective)
+    grad_norm0 = None
     for it in range(1, max_iter + 1):
         n_iter = it
         grad, v = prob.gradient_and_weights(theta)
         grad_norm = float(np.linalg.norm(grad))
         try:
-            step, _ = _newton_direction(prob, grad, v)
+            if pairs:
+                grad_norm0 = grad_norm0 or grad_norm
+                eta = _forcing(grad_norm, grad_norm0, taken, xtol)
+                step, _ = prob.newton_direction(grad, v, eta)
+            else:
+                step, _ = _newton_direction(prob, grad, v)
         except np.linalg.LinAlgError:
             raise _no_mle_error() from None
         spread = float(step.max() - step.min())
@@ -348,13 +363,26 @@ def _newton(prob, theta, xtol, max_iter, raise_on_failure) -> MLEFit:
     )
 
 
+def _forcing(grad_norm: float, grad_norm0: float, last_step: float, xtol: float) -> float:
+    """Relative CG tolerance of an inexact Newton step of the pairs path.
+
+    ``(|g| / |g_0|)^2`` (Eisenstat and Walker's second choice, which keeps the
+    quadratic rate), between ``1e-8`` and ``FORCING_MAX``; ``FORCING_MAX`` once the last
+    step ``s`` has ``s^2 <= xtol``: the Newton step is then ``O(s^2)``, and what the
+    solve must still tell is whether it is below ``xtol``, to a relative error of
+    ``FORCING_MAX`` (if it is not, the next step corrects the error).
+    """
+    if last_step * last_step <= xtol:
+        return FORCING_MAX
+    return min(FORCING_MAX, max(1e-8, (grad_norm / grad_norm0) ** 2))
+
+
 def _objective(wins, gamma, b, link, theta0, sum_zero: bool, solver: str):
     """The objective of a win matrix (or PairwiseData) on the chosen path, and the start."""
     if isinstance(wins, SparseData):  # an edge list routed to the pairs (_edge_list_solver)
         _pairs_link(wins.link)
-        return _pair_objective(
-            wins.n, (wins.a, wins.b, wins.cnt, wins.w), gamma, b, sum_zero, theta0
-        )
+        cells = cells_of_pairs(wins.n, wins.a, wins.b, wins.cnt, wins.w)
+        return _pair_objective(cells, gamma, b, sum_zero, theta0)
     if isinstance(wins, PairwiseData):
         data, link, w = wins, wins.link, wins.wins
     else:
@@ -371,8 +399,8 @@ def _objective(wins, gamma, b, link, theta0, sum_zero: bool, solver: str):
         prob = DenseObjective(data, gamma, b, sum_zero)  # objective (2.2), dprank.objective
         return prob, _dense_start(prob, data, theta0, sum_zero)
     _pairs_link(link)
-    pairs = cached_pairs(data) if data is not None else pairs_of_wins(w, cells)
-    return _pair_objective(n, pairs, gamma, b, sum_zero, theta0)
+    cells = cached_cells(data) if data is not None else cells_of_wins(w, cells)
+    return _pair_objective(cells, gamma, b, sum_zero, theta0)
 
 
 def _pairs_link(link: Link) -> None:
@@ -380,11 +408,11 @@ def _pairs_link(link: Link) -> None:
         raise ValueError(f"solver='pairs' needs the logistic link (BTL), got {link.name}")
 
 
-def _pair_objective(n, pairs, gamma, b, sum_zero, theta0):
-    prob = PairObjective(n, pairs, gamma, b, sum_zero)  # objective (2.2) over the pairs
+def _pair_objective(cells, gamma, b, sum_zero, theta0):
+    prob = PairObjective(cells, gamma, b, sum_zero)  # objective (2.2) over the pairs
     if prob.gamma == 0:
-        check_connected(n, pairs[0], pairs[1])
-    return prob, _start(n, theta0, sum_zero)
+        check_connected(prob.n, prob.i, prob.j)
+    return prob, _start(prob.n, theta0, sum_zero)
 
 
 def _edge_list_solver(sdata: SparseData, solver: str) -> str:
