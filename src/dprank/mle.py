@@ -337,7 +337,7 @@ def _newton(prob, theta, xtol, max_iter, raise_on_failure) -> MLEFit:
         try:
             if pairs:
                 grad_norm0 = grad_norm0 or grad_norm
-                eta = _forcing(grad_norm, grad_norm0, taken, xtol)
+                eta = _forcing(grad_norm, grad_norm0, xtol, prob.gamma)
                 step, _ = prob.newton_direction(grad, v, eta)
             else:
                 step, _ = _newton_direction(prob, grad, v)
@@ -363,18 +363,19 @@ def _newton(prob, theta, xtol, max_iter, raise_on_failure) -> MLEFit:
     )
 
 
-def _forcing(grad_norm: float, grad_norm0: float, last_step: float, xtol: float) -> float:
-    """Relative CG tolerance of an inexact Newton step of the pairs path.
+def _forcing(grad_norm: float, grad_norm0: float, xtol: float, gamma: float) -> float:
+    """Relative CG tolerance ``eta`` of an inexact Newton step of the pairs path.
 
-    ``(|g| / |g_0|)^2`` (Eisenstat and Walker's second choice, which keeps the
-    quadratic rate), between ``1e-8`` and ``FORCING_MAX``; ``FORCING_MAX`` once the last
-    step ``s`` has ``s^2 <= xtol``: the Newton step is then ``O(s^2)``, and what the
-    solve must still tell is whether it is below ``xtol``, to a relative error of
-    ``FORCING_MAX`` (if it is not, the next step corrects the error).
+    The larger (looser) of ``(|g| / |g_0|)^2`` (Eisenstat and Walker's second choice,
+    which keeps the quadratic rate; at least ``1e-8``) and ``0.1 xtol gamma / |g|``,
+    at most ``FORCING_MAX``. The second makes the error of the step at most
+    ``eta |g| / lambda_min(H) <= 0.1 xtol`` (``H >= gamma I``): the last steps need
+    only tell whether they are below ``xtol``.
     """
-    if last_step * last_step <= xtol:
-        return FORCING_MAX
-    return min(FORCING_MAX, max(1e-8, (grad_norm / grad_norm0) ** 2))
+    eta = max(1e-8, (grad_norm / grad_norm0) ** 2)
+    if grad_norm > 0:
+        eta = max(eta, 0.1 * xtol * gamma / grad_norm)
+    return min(FORCING_MAX, eta)
 
 
 def _objective(wins, gamma, b, link, theta0, sum_zero: bool, solver: str):
