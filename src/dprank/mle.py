@@ -413,6 +413,8 @@ def _pair_objective(cells, gamma, b, sum_zero, theta0):
     prob = PairObjective(cells, gamma, b, sum_zero)  # objective (2.2) over the pairs
     if prob.gamma == 0:
         check_connected(prob.n, prob.i, prob.j)
+    if theta0 is None:
+        return prob, prob.cold_start()
     return prob, _start(prob.n, theta0, sum_zero)
 
 
