@@ -123,12 +123,17 @@ class PairObjective:
         self.ones_weight = 1.0 if sum_zero else 0.0
         # rows of the cells: i is sorted, so row k is indptr[k]:indptr[k + 1]
         indptr = np.searchsorted(self.i, np.arange(n + 1))
-        self._rows = np.flatnonzero(np.diff(indptr))  # items with comparisons
-        self._starts = indptr[self._rows]
+        sizes = np.diff(indptr)
+        # items with comparisons (all of them, on a connected graph)
+        self._rows = None if np.all(sizes) else np.flatnonzero(sizes)
+        self._starts = indptr[:-1] if self._rows is None else indptr[self._rows]
+        self.won = won
         self.row_wins = self._row_sums(won)
-        upper = self.i < self.j  # each pair once, for the value
-        self._pairs = (self.i[upper], self.j[upper], self.cnt[upper], won[upper])
-        self._v = scipy.sparse.csr_array((np.zeros(self.i.size), self.j, indptr), shape=(n, n))
+        # int32 indices where they fit, as scipy.sparse would make them (without a copy then)
+        idx = np.int32 if self.i.size < 2**31 else np.int64
+        self._v = scipy.sparse.csr_array(
+            (np.zeros(self.i.size), self.j.astype(idx), indptr.astype(idx)), shape=(n, n)
+        )
 
     def cold_start(self) -> np.ndarray:
         """A start for a fit without ``theta0``: the Jacobi step from zero, or zero.
@@ -151,12 +156,14 @@ class PairObjective:
         start = -grad / diag
         if self.sum_zero:
             start -= start.mean()
-        if not self.value(start) < np.log(2.0) * self._pairs[2].sum():
+        if not self.value(start) < 0.5 * np.log(2.0) * self.cnt.sum():
             return zero
         return start
 
     def _row_sums(self, x):
         """``sum_j x_ij`` per item ``i`` (zero for items without comparisons)."""
+        if self._rows is None:
+            return np.add.reduceat(x, self._starts) if x.size else np.zeros(self.n)
         out = np.zeros(self.n)
         if self._rows.size:
             out[self._rows] = np.add.reduceat(x, self._starts)
@@ -175,15 +182,16 @@ class PairObjective:
 
     def value(self, theta):
         """Objective value (the loss plus ridge plus linear perturbation)."""
-        i, j, cnt, won = self._pairs
         shifted = theta - theta.max()
         a = np.exp(shifted)
         if np.all(a > 0):
-            # -log P(i beats j) = log(a_i + a_j) - log a_i, log a = theta - max(theta)
-            val = float(cnt @ np.log(a.take(i) + a.take(j)) - self.row_wins @ shifted)
+            # -log P(i beats j) = log(a_i + a_j) - log a_i, log a = theta - max(theta);
+            # every pair has two cells, hence the 1/2
+            log_denom = np.log(a.take(self.i) + a.take(self.j))
+            val = float(0.5 * (self.cnt @ log_denom) - self.row_wins @ shifted)
         else:
-            d = theta.take(i) - theta.take(j)
-            val = float(won @ np.logaddexp(0.0, -d) + (cnt - won) @ np.logaddexp(0.0, d))
+            d = theta.take(self.i) - theta.take(self.j)
+            val = float(self.won @ np.logaddexp(0.0, -d))
         return val + 0.5 * self.gamma * float(theta @ theta) + float(self.b @ theta)
 
     def gradient_and_weights(self, theta):

@@ -184,7 +184,7 @@ def _newton_direction(prob, grad, v):
 def _require_items(wins) -> None:
     """Reject a win matrix without items (public functions call it first; any array-like,
     scipy.sparse included, is read through its ``shape``)."""
-    if isinstance(wins, PairwiseData):
+    if isinstance(wins, (PairwiseData, SparseData)):
         return
     shape = tuple(getattr(wins, "shape", None) or np.shape(wins))
     if len(shape) < 2 or shape[-1] == 0:
