@@ -30,6 +30,25 @@ matrix): each iteration costs ``O(n^2)`` whatever the number of comparisons.
   links use Armijo backtracking on the objective.
 * Convergence: the max-norm of the (damped) Newton step falls below ``xtol``.
 
+Pair-list path
+--------------
+On a win matrix whose comparison graph is far from complete the ``n^2`` cells
+are mostly empty. ``solver="pairs"`` (:mod:`dprank._pairs`) evaluates the same
+gradient and Hessian weights over the compared pairs only (one exponential per
+item, a few vector operations per compared cell, row sums by
+``numpy.add.reduceat``), keeps the weights as a CSR matrix for the same
+preconditioned CG, solves each Newton system only as accurately as the
+convergence needs (relative residual ``max((|g|/|g_0|)^2, 0.1 xtol gamma / |g|)``
+within ``[1e-8, FORCING_MAX]``: the quadratic rate is kept, and the last steps
+only have to tell whether they are below ``xtol``), and starts a cold fit at the
+closed-form Jacobi step from zero where that lowers the objective (one Newton
+iteration fewer). Same minimiser and stopping rule; the iterates differ from
+the dense path's in the last bits. ``solver="auto"`` (the default) takes it for
+the logistic link, ``n > PAIRS_MIN_N = 64`` and a density (compared pairs over
+``n(n-1)/2``) below ``PAIRS_MAX_DENSITY``; ``solver="dense"`` always takes the
+``n x n`` path: the Paper A workflow asks for it, so its results stay
+bit-identical.
+
 Sparse data
 -----------
 Given a :class:`dprank.comparisons.Comparisons` (or a
@@ -40,8 +59,8 @@ solver is faster: density (observed pairs over ``n(n-1)/2``) at least
 ``DENSE_MIN_DENSITY = 0.3`` and ``n <= DENSE_MAX_N = 4000``. The threshold
 was measured on Erdos-Renyi graphs (n = 200, 700, 2000; p = 0.05 to 0.7;
 logistic link, paper ridge): the sparse solver is faster below p = 0.2 and
-slower from p = 0.4 (docs/sparse.md). Dense win matrices always take the
-dense path, so the papers' workflow is bit-identical.
+slower from p = 0.4 (docs/sparse.md). ``solver`` overrides the rule
+(``"sparse"``, ``"dense"`` or ``"pairs"``).
 """
 
 from __future__ import annotations
@@ -283,6 +302,12 @@ def fit_penalized_mle(
         Maximum number of Newton iterations.
     raise_on_failure : bool
         Raise :class:`ConvergenceError` instead of returning ``converged=False``.
+    solver : {"auto", "dense", "pairs", "sparse"}
+        ``"dense"``: Newton on the ``n x n`` statistics; ``"pairs"``: Newton over the
+        compared pairs (logistic link only); ``"sparse"``: the sparse Newton-CG of
+        :mod:`dprank.sparse` (edge lists only); ``"auto"``: the fastest for the data's
+        size, density and link (see the module docstring). All reach the same
+        minimiser; only ``"dense"`` reproduces the papers' results bit for bit.
 
     Returns
     -------
