@@ -45,7 +45,7 @@ closed-form Jacobi step from zero where that lowers the objective (one Newton
 iteration fewer). Same minimiser and stopping rule; the iterates differ from
 the dense path's in the last bits. ``solver="auto"`` (the default) takes it for
 the logistic link, ``n > PAIRS_MIN_N = 64`` and a density (compared pairs over
-``n(n-1)/2``) below ``PAIRS_MAX_DENSITY``; ``solver="dense"`` always takes the
+``n(n-1)/2``) below ``PAIRS_MAX_DENSITY = 0.7``; ``solver="dense"`` always takes the
 ``n x n`` path: the Paper A workflow asks for it, so its results stay
 bit-identical.
 
@@ -105,7 +105,7 @@ _DIRECT_MAX_N = 64
 #: ``solver="auto"`` on a win matrix: the pair-list objective above this many items ...
 PAIRS_MIN_N = 64
 #: ... and below this density (compared pairs over n(n-1)/2; measured, docs/performance.md)
-PAIRS_MAX_DENSITY = 0.5
+PAIRS_MAX_DENSITY = 0.7
 _SOLVERS = ("auto", "dense", "pairs", "sparse")
 #: Dense fast path for sparse input: density at least this (measured crossover, docs/sparse.md)
 DENSE_MIN_DENSITY = 0.3
