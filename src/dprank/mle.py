@@ -360,7 +360,11 @@ def _newton(prob, theta, xtol, max_iter, raise_on_failure) -> MLEFit:
         grad, v = prob.gradient_and_weights(theta)
         grad_norm = float(np.linalg.norm(grad))
         try:
-            if pairs:
+            if pairs and grad_norm <= xtol * prob.gamma:
+                # H >= gamma I: the Newton step is at most |g| / gamma <= xtol; its
+                # Jacobi approximation (no solve) ends the iteration
+                step = prob.jacobi_step(grad)
+            elif pairs:
                 grad_norm0 = grad_norm0 or grad_norm
                 eta = _forcing(grad_norm, grad_norm0, xtol, prob.gamma)
                 step, _ = prob.newton_direction(grad, v, eta)
