@@ -131,3 +131,14 @@ def test_pairs_path_errors():
     split[50:, :50] = 0
     with pytest.raises(DisconnectedGraphError):
         fit_penalized_mle(split, 0.0, sum_zero=True, solver="pairs")
+
+
+def test_cold_start_lowers_the_objective_by_the_ridge_bound():
+    # H(theta) <= H(0) <= 2 D - gamma I, so f(-g / D) <= f(0) - (gamma / 2) |g / D|^2
+    for n, p, repeat, seed in ((80, 0.3, 1, 13), (120, 0.5, 4, 14)):
+        wins, rng = _design(n, p, seed, repeat)
+        for gamma, b in ((0.3, None), (2.0, 8.0 * rng.laplace(size=n)), (40.0, rng.normal(size=n))):
+            prob = PairObjective(cells_of_wins(wins), gamma, b, False)
+            start = prob.cold_start()
+            f0 = prob.value(np.zeros(n))
+            assert prob.value(start) <= f0 - 0.5 * gamma * (start @ start) + 1e-9 * abs(f0)

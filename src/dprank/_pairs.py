@@ -62,8 +62,8 @@ def cells_of_wins(w: np.ndarray, cells: np.ndarray | None = None):
     i = cells // n
     j = cells - i * n
     flat = w.reshape(-1)
-    won = flat[cells].astype(np.float64)
-    return n, i, j, won + flat[j * n + i], won
+    won = flat.take(cells).astype(np.float64)
+    return n, i, j, won + flat.take(j * n + i), won
 
 
 def cells_of_pairs(n: int, a: np.ndarray, b: np.ndarray, cnt: np.ndarray, w: np.ndarray):
