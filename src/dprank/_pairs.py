@@ -124,6 +124,7 @@ class PairObjective:
         # rows of the cells: i is sorted, so row k is indptr[k]:indptr[k + 1]
         indptr = np.searchsorted(self.i, np.arange(n + 1))
         sizes = np.diff(indptr)
+        self._sizes = sizes  # x.take(i) == numpy.repeat(x, sizes) (i sorted), and faster
         # items with comparisons (all of them, on a connected graph)
         self._rows = None if np.all(sizes) else np.flatnonzero(sizes)
         self._starts = indptr[:-1] if self._rows is None else indptr[self._rows]
@@ -172,14 +173,14 @@ class PairObjective:
             out[self._rows] = np.add.reduceat(x, self._starts)
         return out
 
-    def _win_probs(self, theta, i, j):
+    def _win_probs(self, theta):
         """``P(i beats j)`` over the cells ``(i, j)``."""
         a = np.exp(theta - theta.max())
         if np.all(a > 0):
-            ai = a.take(i)
-            return np.divide(ai, ai + a.take(j), out=ai)
+            ai = np.repeat(a, self._sizes)
+            return np.divide(ai, ai + a.take(self.j), out=ai)
         # exp underflow (scores spread over > 700): the logistic function, stably
-        d = theta.take(i) - theta.take(j)
+        d = np.repeat(theta, self._sizes) - theta.take(self.j)
         e = np.exp(-np.abs(d))
         return np.where(d >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
 
@@ -190,7 +191,7 @@ class PairObjective:
         if np.all(a > 0):
             # -log P(i beats j) = log(a_i + a_j) - log a_i, log a = theta - max(theta);
             # every pair has two cells, hence the 1/2
-            log_denom = np.log(a.take(self.i) + a.take(self.j))
+            log_denom = np.log(np.repeat(a, self._sizes) + a.take(self.j))
             val = float(0.5 * (self.cnt @ log_denom) - self.row_wins @ shifted)
         else:
             d = theta.take(self.i) - theta.take(self.j)
@@ -204,7 +205,7 @@ class PairObjective:
         ``V_ij = c_ij s_ij (1 - s_ij)``; the Hessian's diagonal is kept for
         :meth:`newton_direction`.
         """
-        s = self._win_probs(theta, self.i, self.j)
+        s = self._win_probs(theta)
         cs = self.cnt * s
         grad = self._row_sums(cs)
         grad -= self.row_wins
