@@ -30,6 +30,25 @@ matrix): each iteration costs ``O(n^2)`` whatever the number of comparisons.
   links use Armijo backtracking on the objective.
 * Convergence: the max-norm of the (damped) Newton step falls below ``xtol``.
 
+Pair-list path
+--------------
+On a win matrix whose comparison graph is far from complete the ``n^2`` cells
+are mostly empty. ``solver="pairs"`` (:mod:`dprank._pairs`) evaluates the same
+gradient and Hessian weights over the compared pairs only (one exponential per
+item, a few vector operations per compared cell, row sums by
+``numpy.add.reduceat``), keeps the weights as a CSR matrix for the same
+preconditioned CG, solves each Newton system only as accurately as the
+convergence needs (relative residual ``max((|g|/|g_0|)^2, 0.1 xtol gamma / |g|)``
+within ``[1e-8, FORCING_MAX]``: the quadratic rate is kept, and the last steps
+only have to tell whether they are below ``xtol``), and starts a cold fit at the
+closed-form Jacobi step from zero where that lowers the objective (one Newton
+iteration fewer). Same minimiser and stopping rule; the iterates differ from
+the dense path's in the last bits. ``solver="auto"`` (the default) takes it for
+the logistic link, ``n > PAIRS_MIN_N = 64`` and a density (compared pairs over
+``n(n-1)/2``) below ``PAIRS_MAX_DENSITY = 0.7``; ``solver="dense"`` always takes the
+``n x n`` path: the Paper A workflow asks for it, so its results stay
+bit-identical.
+
 Sparse data
 -----------
 Given a :class:`dprank.comparisons.Comparisons` (or a
@@ -40,8 +59,8 @@ solver is faster: density (observed pairs over ``n(n-1)/2``) at least
 ``DENSE_MIN_DENSITY = 0.3`` and ``n <= DENSE_MAX_N = 4000``. The threshold
 was measured on Erdos-Renyi graphs (n = 200, 700, 2000; p = 0.05 to 0.7;
 logistic link, paper ridge): the sparse solver is faster below p = 0.2 and
-slower from p = 0.4 (docs/sparse.md). Dense win matrices always take the
-dense path, so the papers' workflow is bit-identical.
+slower from p = 0.4 (docs/sparse.md). ``solver`` overrides the rule
+(``"sparse"``, ``"dense"`` or ``"pairs"``).
 """
 
 from __future__ import annotations
@@ -53,6 +72,14 @@ import scipy  # scipy.linalg etc. load on first use, so jobs that never call the
 
 from . import _checks
 from ._lapack import cholesky_factor, cholesky_solve
+from ._pairs import (
+    PairObjective,
+    cached_cells,
+    cells_of_pairs,
+    cells_of_wins,
+    compared_cells,
+    pair_density,
+)
 from .comparisons import Comparisons
 from .models import BTL, Link
 from .objective import (
@@ -75,11 +102,17 @@ __all__ = [
 ]
 
 _DIRECT_MAX_N = 64
+#: ``solver="auto"`` on a win matrix: the pair-list objective above this many items ...
+PAIRS_MIN_N = 64
+#: ... and below this density (compared pairs over n(n-1)/2; measured, docs/performance.md)
+PAIRS_MAX_DENSITY = 0.7
+_SOLVERS = ("auto", "dense", "pairs", "sparse")
 #: Dense fast path for sparse input: density at least this (measured crossover, docs/sparse.md)
 DENSE_MIN_DENSITY = 0.3
 #: ... and at most this many items (memory of the n x n arrays)
 DENSE_MAX_N = 4000
 _CG_MAX_ITER = 200
+FORCING_MAX = 1e-2
 
 
 class ConvergenceError(RuntimeError):
@@ -170,7 +203,7 @@ def _newton_direction(prob, grad, v):
 def _require_items(wins) -> None:
     """Reject a win matrix without items (public functions call it first; any array-like,
     scipy.sparse included, is read through its ``shape``)."""
-    if isinstance(wins, PairwiseData):
+    if isinstance(wins, (PairwiseData, SparseData)):
         return
     shape = tuple(getattr(wins, "shape", None) or np.shape(wins))
     if len(shape) < 2 or shape[-1] == 0:
@@ -194,9 +227,14 @@ def _dense_start(prob, data, theta0, sum_zero: bool) -> np.ndarray:
     if prob.gamma == 0:
         ia, ib = np.nonzero(np.triu(data.counts, 1))
         check_connected(prob.n, ia, ib)
-    theta = np.zeros(prob.n) if theta0 is None else np.array(theta0, dtype=np.float64)
-    if theta.shape != (prob.n,):
-        raise ValueError(f"theta0 must have shape ({prob.n},), got {theta.shape}")
+    return _start(prob.n, theta0, sum_zero)
+
+
+def _start(n: int, theta0, sum_zero: bool) -> np.ndarray:
+    """The starting point (zero unless ``theta0``), checked."""
+    theta = np.zeros(n) if theta0 is None else np.array(theta0, dtype=np.float64)
+    if theta.shape != (n,):
+        raise ValueError(f"theta0 must have shape ({n},), got {theta.shape}")
     if sum_zero:
         theta -= theta.mean()
     return theta
@@ -231,6 +269,7 @@ def fit_penalized_mle(
     xtol: float = 1e-10,
     max_iter: int = 100,
     raise_on_failure: bool = False,
+    solver: str = "auto",
 ) -> MLEFit:
     """Solve the perturbed, penalised MLE (Paper A, Algorithm 1, eq. (2.2)).
 
@@ -263,6 +302,12 @@ def fit_penalized_mle(
         Maximum number of Newton iterations.
     raise_on_failure : bool
         Raise :class:`ConvergenceError` instead of returning ``converged=False``.
+    solver : {"auto", "dense", "pairs", "sparse"}
+        ``"dense"``: Newton on the ``n x n`` statistics; ``"pairs"``: Newton over the
+        compared pairs (logistic link only); ``"sparse"``: the sparse Newton-CG of
+        :mod:`dprank.sparse` (edge lists only); ``"auto"``: the fastest for the data's
+        size, density and link (see the module docstring). All reach the same
+        minimiser; only ``"dense"`` reproduces the papers' results bit for bit.
 
     Returns
     -------
@@ -282,31 +327,49 @@ def fit_penalized_mle(
     _checks.count(max_iter, "max_iter")
     if theta0 is not None:
         _checks.finite(theta0, "theta0")
+    if solver not in _SOLVERS:
+        raise ValueError(f"solver must be one of {', '.join(_SOLVERS)}, got {solver!r}")
     if isinstance(wins, (Comparisons, SparseData)):
         sdata = wins if isinstance(wins, SparseData) else _sparse_data(wins, link)
-        if sdata.density >= DENSE_MIN_DENSITY and sdata.n <= DENSE_MAX_N:
-            wins = _dense_wins(sdata)
-            link = sdata.link
-        else:
+        solver = _edge_list_solver(sdata, solver)
+        if solver == "sparse":
             res = sparse_newton(
                 sdata, gamma, b, theta0=theta0, sum_zero=sum_zero, xtol=xtol, max_iter=max_iter
             )
             return _finish(res, max_iter, xtol, raise_on_failure)
+        link = sdata.link
+        wins = _dense_wins(sdata) if solver == "dense" else sdata
+    elif solver == "sparse":
+        raise ValueError("solver='sparse' needs an edge list (Comparisons or SparseData)")
     _require_items(wins)
-    data = wins if isinstance(wins, PairwiseData) else PairwiseData(wins, link)
-    prob = DenseObjective(data, gamma, b, sum_zero)  # objective (2.2), dprank.objective
-    theta = _dense_start(prob, data, theta0, sum_zero)
+    prob, theta = _objective(wins, gamma, b, link, theta0, sum_zero, solver)
+    return _newton(prob, theta, xtol, max_iter, raise_on_failure)
+
+
+def _newton(prob, theta, xtol, max_iter, raise_on_failure) -> MLEFit:
+    """Damped Newton on ``prob`` (a DenseObjective or a PairObjective) from ``theta``."""
     fval = None if prob.btl else prob.value(theta)
     converged = False
     taken = np.inf
     grad_norm = np.inf
     n_iter = 0
+    pairs = isinstance(prob, PairObjective)
+    grad_norm0 = None
     for it in range(1, max_iter + 1):
         n_iter = it
         grad, v = prob.gradient_and_weights(theta)
         grad_norm = float(np.linalg.norm(grad))
         try:
-            step, _ = _newton_direction(prob, grad, v)
+            if pairs and grad_norm <= xtol * prob.gamma:
+                # H >= gamma I: the Newton step is at most |g| / gamma <= xtol; its
+                # Jacobi approximation (no solve) ends the iteration
+                step = prob.jacobi_step(grad)
+            elif pairs:
+                grad_norm0 = grad_norm0 or grad_norm
+                eta = _forcing(grad_norm, grad_norm0, xtol, prob.gamma)
+                step, _ = prob.newton_direction(grad, v, eta)
+            else:
+                step, _ = _newton_direction(prob, grad, v)
         except np.linalg.LinAlgError:
             raise _no_mle_error() from None
         spread = float(step.max() - step.min())
@@ -327,6 +390,70 @@ def fit_penalized_mle(
     return MLEFit(
         theta=theta, converged=converged, n_iter=n_iter, step_norm=taken, grad_norm=grad_norm
     )
+
+
+def _forcing(grad_norm: float, grad_norm0: float, xtol: float, gamma: float) -> float:
+    """Relative CG tolerance ``eta`` of an inexact Newton step of the pairs path.
+
+    The larger (looser) of ``(|g| / |g_0|)^2`` (Eisenstat and Walker's second choice,
+    which keeps the quadratic rate; at least ``1e-8``) and ``0.1 xtol gamma / |g|``,
+    at most ``FORCING_MAX``. The second makes the error of the step at most
+    ``eta |g| / lambda_min(H) <= 0.1 xtol`` (``H >= gamma I``): the last steps need
+    only tell whether they are below ``xtol``.
+    """
+    eta = max(1e-8, (grad_norm / grad_norm0) ** 2)
+    if grad_norm > 0:
+        eta = max(eta, 0.1 * xtol * gamma / grad_norm)
+    return min(FORCING_MAX, eta)
+
+
+def _objective(wins, gamma, b, link, theta0, sum_zero: bool, solver: str):
+    """The objective of a win matrix (or PairwiseData) on the chosen path, and the start."""
+    if isinstance(wins, SparseData):  # an edge list routed to the pairs (_edge_list_solver)
+        _pairs_link(wins.link)
+        cells = cells_of_pairs(wins.n, wins.a, wins.b, wins.cnt, wins.w)
+        return _pair_objective(cells, gamma, b, sum_zero, theta0)
+    if isinstance(wins, PairwiseData):
+        data, link, w = wins, wins.link, wins.wins
+    else:
+        data, w = None, _checks.win_matrix(wins)
+    n, cells = w.shape[0], None
+    if solver == "auto":
+        solver = "dense"
+        if link is BTL and n > PAIRS_MIN_N:
+            cells = compared_cells(w, None if data is None else data.counts)
+            if pair_density(n, cells) < PAIRS_MAX_DENSITY:
+                solver = "pairs"
+    if solver == "dense":
+        data = PairwiseData(w, link) if data is None else data
+        prob = DenseObjective(data, gamma, b, sum_zero)  # objective (2.2), dprank.objective
+        return prob, _dense_start(prob, data, theta0, sum_zero)
+    _pairs_link(link)
+    cells = cached_cells(data) if data is not None else cells_of_wins(w, cells)
+    return _pair_objective(cells, gamma, b, sum_zero, theta0)
+
+
+def _pairs_link(link: Link) -> None:
+    if link is not BTL:
+        raise ValueError(f"solver='pairs' needs the logistic link (BTL), got {link.name}")
+
+
+def _pair_objective(cells, gamma, b, sum_zero, theta0):
+    prob = PairObjective(cells, gamma, b, sum_zero)  # objective (2.2) over the pairs
+    if prob.gamma == 0:
+        check_connected(prob.n, prob.i, prob.j)
+    if theta0 is None:
+        return prob, prob.cold_start()
+    return prob, _start(prob.n, theta0, sum_zero)
+
+
+def _edge_list_solver(sdata: SparseData, solver: str) -> str:
+    """The path for an edge list: ``solver`` itself unless ``auto`` (see the module docstring)."""
+    if solver != "auto":
+        return solver
+    if sdata.density >= DENSE_MIN_DENSITY and sdata.n <= DENSE_MAX_N:
+        return "dense"
+    return "sparse"
 
 
 def _no_mle_error() -> ValueError:

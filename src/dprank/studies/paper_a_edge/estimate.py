@@ -115,6 +115,7 @@ def estimate_chunk(
                     theta0=start,
                     xtol=xtol,
                     max_iter=max_iter,
+                    solver="dense",  # the papers' results: the n x n Newton, whatever the density
                 )
                 theta_hat[r, e], converged[r, e], n_iter[r, e] = (
                     fit.theta,
