@@ -1,14 +1,13 @@
-"""The pair-list path of the penalised MLE (dprank._pairs) against the n x n Newton solver."""
+"""The pair-list path of the penalised MLE (objective.PairObjective) against the n x n Newton."""
 
 import numpy as np
 import pytest
 
 from dprank import mle
-from dprank._pairs import PairObjective, cells_of_wins
 from dprank.comparisons import Comparisons
 from dprank.mle import PairwiseData, fit_penalized_mle, penalized_objective
 from dprank.models import BTL, THURSTONE
-from dprank.objective import DenseObjective, edge_ridge
+from dprank.objective import DenseObjective, PairObjective, cells_of_wins, edge_ridge
 from dprank.simulate import sample_er_comparisons, theta_paper_a_edge
 from dprank.sparse import DisconnectedGraphError
 

@@ -33,7 +33,7 @@ matrix): each iteration costs ``O(n^2)`` whatever the number of comparisons.
 Pair-list path
 --------------
 On a win matrix whose comparison graph is far from complete the ``n^2`` cells
-are mostly empty. ``solver="pairs"`` (:mod:`dprank._pairs`) evaluates the same
+are mostly empty. ``solver="pairs"`` (:class:`dprank.objective.PairObjective`) evaluates the same
 gradient and Hessian weights over the compared pairs only (one exponential per
 item, a few vector operations per compared cell, row sums by
 ``numpy.add.reduceat``), keeps the weights as a CSR matrix for the same
@@ -72,22 +72,20 @@ import scipy  # scipy.linalg etc. load on first use, so jobs that never call the
 
 from . import _checks
 from ._lapack import cholesky_factor, cholesky_solve
-from ._pairs import (
-    PairObjective,
-    cached_cells,
-    cells_of_pairs,
-    cells_of_wins,
-    compared_cells,
-    pair_density,
-)
 from .comparisons import Comparisons
 from .models import BTL, Link
 from .objective import (
     DenseObjective,
+    PairObjective,
     PairwiseData,
     batch_derivatives,
     batch_value,
+    cached_cells,
+    cells_of_pairs,
+    cells_of_wins,
+    compared_cells,
     objective_value,
+    pair_density,
 )
 from .sparse import SparseData, check_connected, sparse_newton
 

@@ -32,6 +32,9 @@ Forms
   :class:`DenseObjective` (the objective of :func:`dprank.mle.fit_penalized_mle`);
   batches of small problems: :func:`batch_value`, :func:`batch_derivatives`,
   :func:`batch_hessian`.
+* Compared cells of a win matrix (``O(compared pairs)``, numpy, logistic link):
+  :class:`PairObjective` (its code in the private :mod:`dprank._objective_pairs`),
+  the objective of ``fit_penalized_mle(..., solver="pairs")``.
 * Pair list (``O(pairs)``): :class:`SparseObjective` on a
   :class:`dprank.sparse.SparseData`, whose logistic passes are compiled loops:
   C (:mod:`dprank._sparse_c`) where built, else numba
@@ -59,10 +62,19 @@ import math
 import numpy as np
 
 from . import _checks
+from ._objective_pairs import (  # noqa: F401  (the compared-cells form, re-exported)
+    PairObjective,
+    cached_cells,
+    cells_of_pairs,
+    cells_of_wins,
+    compared_cells,
+    pair_density,
+)
 from .models import BTL, Link
 
 __all__ = [
     "DenseObjective",
+    "PairObjective",
     "PairwiseData",
     "SparseObjective",
     "TriuObjective",

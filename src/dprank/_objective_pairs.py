@@ -1,4 +1,5 @@
-"""Objective (2.2) of Paper A on the list of compared pairs (logistic link).
+"""Objective (2.2) of Paper A on the list of compared pairs (logistic link): a form of
+:mod:`dprank.objective`, reached only through it (private).
 
 :class:`dprank.objective.DenseObjective` evaluates the gradient and the Hessian
 weights on all ``n^2`` cells of the win matrix; on a comparison graph of density
@@ -25,7 +26,6 @@ from __future__ import annotations
 import numpy as np
 
 from . import _checks
-from .objective import PairwiseData
 
 _CG_MAX_ITER = 200
 
@@ -75,7 +75,7 @@ def cells_of_pairs(n: int, a: np.ndarray, b: np.ndarray, cnt: np.ndarray, w: np.
     return n, i[order], j[order], np.concatenate([cnt, cnt])[order], won
 
 
-def cached_cells(data: PairwiseData):
+def cached_cells(data):
     """:func:`cells_of_wins` of a :class:`PairwiseData`, computed once per data set."""
     cells = getattr(data, "_dprank_cells", None)
     if cells is None:
