@@ -214,7 +214,11 @@ def main() -> None:
         # a release draws fresh noise from the operating system (no seed); a baseline tree
         # older than the secure releases is given the --seed it then took
         old_seed = ("--seed", "1") if args.privacy != "none" else ()
-        contenders = [("dprank rank", command("new"), _env())]
+        low = command("low")
+        contenders = [
+            ("dprank rank", command("new"), _env()),
+            ("dprank rank --low-memory", [*low[:-2], "--low-memory", *low[-2:]], _env()),
+        ]
         if args.baseline:
             contenders.append(("baseline", command("old", old_seed), _env(args.baseline)))
         if not args.no_floor:
@@ -234,6 +238,15 @@ def main() -> None:
             fw = best[f"pandas {read}, fresh process"][0]
             print(f"  command / pandas floor: {wall / fw:.2f}x")
         print(f"  peak memory / file size: {peak / size_mb:.1f}x")
+        low_wall, low_peak = best["dprank rank --low-memory"]
+        if args.privacy == "none":
+            low_same = (Path(out) / "low.csv").read_bytes() == (Path(out) / "new.csv").read_bytes()
+            print(f"  --low-memory ranking byte-identical to the default's: {low_same}")
+        if not args.no_floor:
+            print(
+                f"  with --low-memory: {low_wall / fw:.2f}x the floor, "
+                f"{low_peak / size_mb:.1f}x the file in memory"
+            )
         if args.baseline:
             bw, bp = best["baseline"]
             print(f"  baseline / command: time {bw / wall:.2f}x, peak memory {bp / peak:.2f}x")

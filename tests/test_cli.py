@@ -609,3 +609,22 @@ def test_intervals_columns_and_rejections(synthetic, tmp_path, capsys):
     local = ["rank", released, "--privacy", "local", "--method", "count", "--intervals", 0.9]
     code, _, err = run([*local, "--out", tmp_path / "l.csv"], capsys)
     assert code == 2 and "method local_count has no intervals" in err
+
+
+def test_low_memory_changes_no_byte_of_the_outputs(synthetic, tmp_path):
+    """``--low-memory`` only changes the process's allocator (in a child: it is global)."""
+    outs = {}
+    for flag in ((), ("--low-memory",)):
+        for cmd in (
+            ["rank", str(synthetic), "--privacy", "edge", "--epsilon", "1"],
+            ["privatize", str(synthetic), "--epsilon", "1"],
+        ):
+            out = tmp_path / f"{cmd[0]}{len(flag)}.csv"
+            argv = [*cmd, *flag, "--insecure-seed", "7", "--quiet", "--out", str(out)]
+            done = subprocess.run(
+                [sys.executable, "-m", "dprank", *argv], capture_output=True, text=True, check=False
+            )
+            assert done.returncode == 0, done.stderr
+            outs[cmd[0], bool(flag)] = out.read_bytes()
+    assert outs["rank", True] == outs["rank", False]
+    assert outs["privatize", True] == outs["privatize", False]

@@ -370,7 +370,10 @@ class _Labels:
         """``(rank, labels)``: the final code of each id, and the labels in code order."""
         if self.ints:
             order = np.argsort(self.values, kind="stable")
-            labels = self.values[order].astype(str)
+            values = self.values[order]
+            # as text no wider than the longest label (str alone gives 21 characters each)
+            width = max(len(str(values[0])), len(str(values[-1]))) if values.size else 1
+            labels = values.astype(f"U{width}")
         else:
             labels = np.asarray(self.text_labels, dtype=object)
             order = _label_order(labels)

@@ -743,25 +743,44 @@ def _sum_unit_rows(key, won, bits: int, rank, n_items):
     key |= won
     del won
     key.sort()
-    won = np.bitwise_and(key, 1).astype(np.uint8)
+    won = np.empty(m, dtype=np.uint8)
+    np.bitwise_and(key, 1, out=won, casting="unsafe")
     key >>= 1
     first = np.empty(m, dtype=bool)
     first[0] = True
     np.not_equal(key[1:], key[:-1], out=first[1:])
     key = key[first]  # the distinct pairs (the rows' keys freed before the sums)
-    starts = np.flatnonzero(first)
+    # int32 run starts (m < 2**31 rows of one merge) and the pairs' ids before the sums:
+    # the peak holds the pairs' four output arrays and little else
+    starts = np.flatnonzero(first).astype(np.int32 if m < 2**31 else np.int64)
     del first
-    w = np.add.reduceat(won, starts, dtype=np.float64)
-    del won
-    n = np.empty(starts.size)
-    n[:-1] = starts[1:]
-    n[-1] = m
-    n -= starts
-    del starts
     a = np.empty(key.size, dtype=np.int32)
     np.right_shift(key, s, out=a, casting="unsafe")
     np.bitwise_and(key, (1 << s) - 1, out=key)
-    return int(n_items), a, key.astype(np.int32), n, w
+    b = key.astype(np.int32)
+    del key
+    w = _run_sums(won, starts)
+    del won
+    n = np.empty(starts.size)
+    np.subtract(starts[1:], starts[:-1], out=n[:-1])
+    n[-1] = m - starts[-1]
+    del starts
+    return int(n_items), a, b, n, w
+
+
+def _run_sums(won, starts, block: int = 1 << 18):
+    """``numpy.add.reduceat(won, starts)`` as float64, a block of runs at a time.
+
+    ``reduceat`` with ``dtype=float64`` casts its whole input first (8 bytes per row);
+    by blocks the cast holds at most about ``block`` rows. Sums of 0/1, exact.
+    """
+    w = np.empty(starts.size)
+    for k0 in range(0, starts.size, block):
+        k1 = min(k0 + block, starts.size)
+        lo = int(starts[k0])
+        hi = int(starts[k1]) if k1 < starts.size else won.size
+        np.add.reduceat(won[lo:hi], starts[k0:k1] - lo, dtype=np.float64, out=w[k0:k1])
+    return w
 
 
 def _sum_by_key(key, key_bits: int, n, w):

@@ -285,7 +285,8 @@ def sparse_newton(
         returned point when ``gtol`` is used), ``cg_iter`` (total), ``fval`` (the
         objective at ``theta``; with ``gtol`` always, else None where no line
         search needed it), ``indefinite`` (the Newton system was not positive
-        definite) and ``hess_weights`` (the Laplacian's pair weights).
+        definite) and ``hess_weights`` (the Laplacian's pair weights; None for the
+        logistic link, whose fit frees them once the direction is found).
     """
     prob, theta = _newton_setup(data, gamma, beta, theta0, sum_zero, xtol, gtol, max_iter)
     n = data.n
@@ -314,6 +315,10 @@ def sparse_newton(
         rtol = max(min(0.1, np.sqrt(grad_norm / g0)), 1e-10)
         step, cg_it = prob.direction(grad, hess, rtol, atol_update)
         cg_total += cg_it
+        if data.btl:
+            # the weights were for this direction only: freed before the next evaluation
+            # allocates its own (a pair-length array less at the peak)
+            hess = None
         if step is None:
             indefinite = True
             break
@@ -348,5 +353,5 @@ def sparse_newton(
         "cg_iter": cg_total,
         "fval": fval,
         "indefinite": indefinite,
-        "hess_weights": hess[1],
+        "hess_weights": None if hess is None else hess[1],
     }
