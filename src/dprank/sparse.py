@@ -315,10 +315,9 @@ def sparse_newton(
         rtol = max(min(0.1, np.sqrt(grad_norm / g0)), 1e-10)
         step, cg_it = prob.direction(grad, hess, rtol, atol_update)
         cg_total += cg_it
-        if data.btl:
-            # the weights were for this direction only: freed before the next evaluation
-            # allocates its own (a pair-length array less at the peak)
-            hess = None
+        # logistic link: the weights were for this direction only, freed before the next
+        # evaluation allocates its own (a pair-length array less at the peak)
+        hess = None if data.btl else hess
         if step is None:
             indefinite = True
             break
