@@ -392,3 +392,21 @@ def figure_spec(value, name: str = "spec", required=()):
     for i, panel in enumerate(panels):
         mapping(panel, f"{name}['panels'][{i}]", ("metric",))
     return value
+
+
+def ridge_and_perturbation(gamma, b, n: int, sum_zero: bool):
+    """``(gamma, b)`` of objective (2.2), checked: ``gamma`` finite and ``>= 0`` (``> 0``
+    unless ``sum_zero``), ``b`` an ``(n,)`` finite array (``None``: zeros), as float64."""
+    value = real(gamma, "gamma")
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(f"gamma must be finite and >= 0, got {gamma}")
+    if value == 0 and not sum_zero:
+        raise ValueError(
+            "gamma = 0 needs sum_zero=True: the objective is then translation invariant"
+        )
+    b = np.zeros(n) if b is None else np.asarray(array(b, "b"), np.float64)
+    if b.shape != (n,):
+        raise ValueError(f"perturbation b must have shape ({n},), got {b.shape}")
+    if not np.all(np.isfinite(b)):
+        raise ValueError("perturbation b must be finite")
+    return value, b

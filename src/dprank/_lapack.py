@@ -49,3 +49,31 @@ def cholesky_solve(c: np.ndarray, b: np.ndarray) -> np.ndarray:
     if info != 0:
         raise ValueError(f"LAPACK reported an illegal value in argument {-info} of dpotrs")
     return x
+
+
+def pcg(matvec, precond, rhs: np.ndarray, tol2: float, max_iter: int):
+    """Preconditioned conjugate gradients for ``H x = rhs`` from ``x = 0``.
+
+    ``matvec(p)`` is ``H p``, ``precond(r)`` the preconditioner applied to ``r``; stops
+    once ``|r|^2 <= tol2``. Returns ``(x, iterations, converged)`` (at ``max_iter``
+    without convergence the last iterate). The Newton solvers of :mod:`dprank.mle`
+    and :class:`dprank.objective.PairObjective` share it.
+    """
+    x = np.zeros(rhs.size)
+    r = rhs.copy()
+    z = precond(r)
+    p = z.copy()
+    rz = r @ z
+    for it in range(1, max_iter + 1):
+        hp = matvec(p)
+        alpha = rz / (p @ hp)
+        x += alpha * p
+        r -= alpha * hp
+        if r @ r <= tol2:
+            return x, it, True
+        z = precond(r)
+        rz_new = r @ z
+        p *= rz_new / rz
+        p += z
+        rz = rz_new
+    return x, max_iter, False

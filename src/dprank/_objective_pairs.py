@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _checks
+from ._lapack import pcg
 
 _CG_MAX_ITER = 200
 
@@ -107,18 +108,7 @@ class PairObjective:
 
         n, self.i, self.j, self.cnt, won = cells
         self.n = n
-        self.gamma = _checks.real(gamma, "gamma")
-        if not np.isfinite(self.gamma) or self.gamma < 0:
-            raise ValueError(f"gamma must be finite and >= 0, got {gamma}")
-        if self.gamma == 0 and not sum_zero:
-            raise ValueError(
-                "gamma = 0 needs sum_zero=True: the objective is then translation invariant"
-            )
-        self.b = np.zeros(n) if b is None else np.asarray(_checks.array(b, "b"), np.float64)
-        if self.b.shape != (n,):
-            raise ValueError(f"perturbation b must have shape ({n},), got {self.b.shape}")
-        if not np.all(np.isfinite(self.b)):
-            raise ValueError("perturbation b must be finite")
+        self.gamma, self.b = _checks.ridge_and_perturbation(gamma, b, n, sum_zero)
         self.sum_zero = sum_zero
         self.ones_weight = 1.0 if sum_zero else 0.0
         # rows of the cells: i is sorted, so row k is indptr[k]:indptr[k + 1]
@@ -248,28 +238,17 @@ class PairObjective:
             z += mean * inv_ones
             return z
 
-        rhs = -grad
-        x = np.zeros(n)
-        r = rhs.copy()
-        z = precond(r)
-        p = z.copy()
-        rz = r @ z
-        tol2 = eta * eta * (rhs @ rhs)
-        for it in range(1, _CG_MAX_ITER + 1):
+        def matvec(p):
             hp = diag * p
             hp -= v @ p
             if c:
                 hp += c * p.sum()
-            alpha = rz / (p @ hp)
-            x += alpha * p
-            r -= alpha * hp
-            if r @ r <= tol2:
-                return x, it
-            z = precond(r)
-            rz_new = r @ z
-            p *= rz_new / rz
-            p += z
-            rz = rz_new
+            return hp
+
+        rhs = -grad
+        x, it, done = pcg(matvec, precond, rhs, eta * eta * (rhs @ rhs), _CG_MAX_ITER)
+        if done:
+            return x, it
         hess = np.negative(v.toarray())
         hess[np.diag_indices(n)] = diag
         if c:

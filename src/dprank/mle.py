@@ -71,7 +71,7 @@ import numpy as np
 import scipy  # scipy.linalg etc. load on first use, so jobs that never call them start faster
 
 from . import _checks
-from ._lapack import cholesky_factor, cholesky_solve
+from ._lapack import cholesky_factor, cholesky_solve, pcg
 from .comparisons import Comparisons
 from .models import BTL, Link
 from .objective import (
@@ -172,24 +172,9 @@ def _newton_direction(prob, grad, v):
         return z
 
     rhs = -grad
-    x = np.zeros(n)
-    r = rhs.copy()
-    z = precond(r)
-    p = z.copy()
-    rz = r @ z
-    tol2 = (1e-8 * np.linalg.norm(rhs)) ** 2
-    for it in range(1, _CG_MAX_ITER + 1):
-        hp = hess_mv(p)
-        alpha = rz / (p @ hp)
-        x += alpha * p
-        r -= alpha * hp
-        if r @ r <= tol2:
-            return x, it
-        z = precond(r)
-        rz_new = r @ z
-        p *= rz_new / rz
-        p += z
-        rz = rz_new
+    x, it, done = pcg(hess_mv, precond, rhs, (1e-8 * np.linalg.norm(rhs)) ** 2, _CG_MAX_ITER)
+    if done:
+        return x, it
     # ill-conditioned: fall back to a direct solve
     hess = np.negative(v)
     hess[np.diag_indices(n)] = diag

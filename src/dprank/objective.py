@@ -203,18 +203,7 @@ class DenseObjective:
         self.n = data.n
         self.wins, self.counts, self.complete = data.wins, data.counts, data.complete
         self.row_wins, self.link = data.row_wins, data.link
-        self.gamma = _checks.real(gamma, "gamma")
-        if not np.isfinite(self.gamma) or self.gamma < 0:
-            raise ValueError(f"gamma must be finite and >= 0, got {gamma}")
-        if self.gamma == 0 and not sum_zero:
-            raise ValueError(
-                "gamma = 0 needs sum_zero=True: the objective is then translation invariant"
-            )
-        self.b = np.zeros(self.n) if b is None else np.asarray(_checks.array(b, "b"), np.float64)
-        if self.b.shape != (self.n,):
-            raise ValueError(f"perturbation b must have shape ({self.n},), got {self.b.shape}")
-        if not np.all(np.isfinite(self.b)):
-            raise ValueError("perturbation b must be finite")
+        self.gamma, self.b = _checks.ridge_and_perturbation(gamma, b, self.n, sum_zero)
         self.sum_zero = sum_zero
         self.btl = self.link is BTL
         # weight of the 1 1^T term that makes the constrained Hessian invertible
