@@ -145,7 +145,7 @@ from dprank.api import rank
 from dprank.inputs import read_comparisons
 mark("imports: numpy, dprank")
 c = read_comparisons(sys.argv[1]).comparisons
-mark("reading and validation (pyarrow)")
+mark("reading and validation")
 c.components()
 mark("connected components")
 from dprank.comparisons import Comparisons

@@ -43,6 +43,8 @@ def _as_strings(arr, trim: bool):
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    if isinstance(arr, np.ndarray):  # parsed integers beside text labels
+        arr = pa.array(arr)
     if arr.type != pa.string():
         arr = pc.cast(arr, pa.string())
     if trim and len(arr):
@@ -129,9 +131,10 @@ class _BlockReader:
         self.n_rows = 0
 
     def add(self, start: int, columns: dict, last: bool) -> None:
-        """Validate one block (rows ``start ..``) and keep its coded columns."""
-        import pyarrow as pa
+        """Validate one block (rows ``start ..``) and keep its coded columns.
 
+        ``columns``: pyarrow arrays, or int64 numpy arrays (plain integer text).
+        """
         n = len(next(iter(columns.values())))
         upto = None if last and start == 0 else start + n - 1 + self.first_row
         where = _Where(self.source, self.names, self.first_row + start, self.row_word, upto)
@@ -139,9 +142,11 @@ class _BlockReader:
         first_name, second_name = ("winner", "loser") if wl else ("item_a", "item_b")
         first = self._labels(columns[first_name], first_name, where)
         second = self._labels(columns[second_name], second_name, where)
-        if first.type == second.type == pa.int64():
-            codes = self.items.encode(pa.concat_arrays([first, second]))
+        if isinstance(first, np.ndarray) and isinstance(second, np.ndarray):
+            codes = self.items.encode(np.concatenate([first, second]))
         else:
+            import pyarrow as pa
+
             codes = self.items.encode(
                 pa.concat_arrays([_as_strings(first, False), _as_strings(second, False)])
             )
@@ -187,7 +192,9 @@ class _BlockReader:
         self.n_rows += n
 
     def _labels(self, arr, name: str, where: _Where):
-        """The column as int64 (integer labels) or strings, after the missing-value check."""
+        """The column as int64 numpy (integer labels) or pyarrow strings, checked for gaps."""
+        if isinstance(arr, np.ndarray):  # plain integer text, parsed
+            return arr
         import pyarrow as pa
         import pyarrow.compute as pc
 
@@ -195,16 +202,31 @@ class _BlockReader:
             if arr.null_count:
                 bad = np.flatnonzero(arr.is_null().to_numpy(zero_copy_only=False))
                 raise where.error(f"missing value in column '{name}'", bad, name)
-            return pc.cast(arr, pa.int64())
+            return _numpy(pc.cast(arr, pa.int64()))
         arr = _as_strings(arr, self.trim)
         bad = _empty(arr)
         if bad.size:
             raise where.error(f"missing value in column '{name}'", bad, name)
         as_int = _canonical_integers(arr)
-        return arr if as_int is None else as_int
+        return arr if as_int is None else _numpy(as_int)
 
     def _numbers(self, arr, name: str, where: _Where):
         """``(values, shown)``: the column as float64 and the spelling of row ``k``."""
+        if isinstance(arr, np.ndarray):  # plain integer text, parsed
+            values = arr.astype(np.float64)
+
+            def shown(k):
+                return str(arr[int(k)])
+
+        else:
+            values, shown = self._arrow_numbers(arr, name, where)
+        bad = np.flatnonzero(~np.isfinite(values))
+        if bad.size:
+            raise where.error(f"'{name}' must be a number, got {shown(bad[0])!r}", bad, name)
+        return values, shown
+
+    def _arrow_numbers(self, arr, name: str, where: _Where):
+        """:meth:`_numbers` of a pyarrow array (numbers, or text read as float)."""
         import pyarrow as pa
         import pyarrow.compute as pc
 
@@ -230,9 +252,6 @@ class _BlockReader:
         def shown(k):
             return arr[int(k)].as_py()
 
-        bad = np.flatnonzero(~np.isfinite(values))
-        if bad.size:
-            raise where.error(f"'{name}' must be a number, got {shown(bad[0])!r}", bad, name)
         return values, shown
 
     def _budgets(self, arr, user: np.ndarray, where: _Where) -> None:
@@ -293,14 +312,19 @@ class _BlockReader:
 class _Labels:
     """Provisional integer ids of labels, in order of first appearance over the blocks.
 
-    Each block is factorised once (integer labels by their value range or a sort,
-    text by pyarrow's hash); only the block's distinct labels are then looked up
-    among those seen before. :meth:`finish` gives the final codes, in label order.
+    Integer labels are looked up in a table over their value range while the
+    labels are dense in it (else each block is sorted once and its distinct
+    labels searched among those seen before); text is factorised by pyarrow's
+    hash, once per block, and only the block's distinct labels looked up.
+    :meth:`finish` gives the final codes, in label order.
     """
 
     def __init__(self):
         self.ints = True
         self.values = np.empty(0, dtype=np.int64)  # integer labels, by id
+        # ids by value: a table over the values' range while they are dense enough
+        # (``lookup[v - lo]``, -1 for unseen), else a sorted search
+        self.lo, self.lookup = 0, np.empty(0, dtype=np.int64)
         self.sorted_values = np.empty(0, dtype=np.int64)
         self.sorted_ids = np.empty(0, dtype=np.int64)
         self.text: dict[str, int] = {}
@@ -314,11 +338,13 @@ class _Labels:
         return str(self.values[int(code)]) if self.ints else self.text_labels[int(code)]
 
     def encode(self, arr) -> np.ndarray:
-        """Ids of the labels in ``arr`` (pyarrow int64 or string array)."""
-        import pyarrow as pa
+        """Ids of the labels in ``arr`` (int64 numpy array, or pyarrow strings)."""
+        if isinstance(arr, np.ndarray):
+            if self.ints:
+                return self._encode_ints(arr)
+            import pyarrow as pa
 
-        if arr.type == pa.int64() and self.ints:
-            return self._encode_ints(_numpy(arr))
+            arr = pa.array(arr)
         if self.ints:  # the first text: integer labels so far keep their (canonical) spelling
             self.text_labels = [str(v) for v in self.values.tolist()]
             self.text = {s: k for k, s in enumerate(self.text_labels)}
@@ -327,17 +353,15 @@ class _Labels:
 
     def _encode_ints(self, x: np.ndarray) -> np.ndarray:
         lo, hi = int(x.min()), int(x.max())
-        if hi - lo <= 4 * x.size + 65536:  # by value: a table over the range, no hashing
-            present = np.zeros(hi - lo + 1, dtype=bool)
-            shifted = x - lo if lo else x
-            present[shifted] = True
-            uniq = np.flatnonzero(present) + lo
-            table = np.cumsum(present, dtype=np.int64)
-            table -= 1
-            local = table[shifted]
-            del shifted, table, present
-        else:
-            uniq, local = np.unique(x, return_inverse=True)
+        if self.lookup is not None:
+            if self.values.size:
+                lo, hi = min(lo, self.lo), max(hi, self.lo + self.lookup.size - 1)
+            if hi - lo <= 2 * x.size + 65536:  # by value: a table over the range, no hashing
+                return self._encode_by_table(x, lo, hi)
+            self.lookup = None  # labels too spread out for a table: sorted search from now on
+            order = np.argsort(self.values, kind="stable")
+            self.sorted_values, self.sorted_ids = self.values[order], order
+        uniq, local = np.unique(x, return_inverse=True)
         pos = np.searchsorted(self.sorted_values, uniq)
         found = pos < self.sorted_values.size
         found[found] = self.sorted_values[pos[found]] == uniq[found]
@@ -350,6 +374,25 @@ class _Labels:
             order = np.argsort(self.values, kind="stable")
             self.sorted_values, self.sorted_ids = self.values[order], order
         return ids[local]
+
+    def _encode_by_table(self, x: np.ndarray, lo: int, hi: int) -> np.ndarray:
+        """Ids by a table over the labels' range ``lo .. hi`` (-1: not seen yet)."""
+        if not self.values.size or lo < self.lo or hi >= self.lo + self.lookup.size:
+            table = np.full(hi - lo + 1, -1, dtype=np.int64)
+            if self.values.size:
+                table[self.lo - lo : self.lo - lo + self.lookup.size] = self.lookup
+            self.lookup, self.lo = table, lo
+        shifted = x - self.lo if self.lo else x
+        ids = self.lookup[shifted]
+        missing = ids < 0
+        if missing.any():  # new labels: the next ids, in the order of their values
+            present = np.zeros(self.lookup.size, dtype=bool)
+            present[shifted[missing]] = True
+            new = np.flatnonzero(present)
+            self.lookup[new] = np.arange(self.values.size, self.values.size + new.size)
+            self.values = np.concatenate([self.values, new + self.lo])
+            ids = self.lookup[shifted]
+        return ids
 
     def _encode_text(self, arr) -> np.ndarray:
         import pyarrow.compute as pc

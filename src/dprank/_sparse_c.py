@@ -1,5 +1,8 @@
 """The sparse solver's loops in C (``_sparse_c.c``), loaded with ctypes: no numba import.
 
+The same library parses plain integer CSV text for :mod:`dprank.inputs`
+(:func:`parse_plain_integers`; where it is missing, pyarrow reads the text).
+
 The same loops as :mod:`dprank._sparse_kernels`, operation for operation and
 in the same order, compiled without fast-math and without contraction (no
 fused multiply-add), so both backends give the same bits
@@ -82,6 +85,7 @@ def _load():
         "zero_pass": (None, [i64] + [ptr] * 7),
         "laplacian_mv": (ctypes.c_int, [i64] + [ptr] * 6),
         "pcg": (i64, [i64] + [ptr] * 5 + [f64] * 4 + [i64, ptr, ptr]),
+        "parse_plain_integers": (i64, [ptr, i64, i64, ptr, i64, ptr, i64]),
     }
     for name, (res, args) in signatures.items():
         fn = getattr(lib, name)
@@ -195,3 +199,26 @@ if __name__ == "__main__":
         print(f"the sparse loops' C library was not built ({detail.strip()}): numba will be used")
         sys.exit(0)
     print(f"built {built.name}")
+
+
+def parse_plain_integers(text: bytes, end: int, n_fields: int, slots, sep: str):
+    """The columns of plain integer CSV text ``text[:end]``, or None where it is not plain.
+
+    ``slots[c]``: the output column of field ``c`` (-1: not read). Returns an int64
+    array of shape ``(columns, rows)``; None also where the library is missing
+    (the caller reads the text with pyarrow). See ``parse_plain_integers`` in
+    ``_sparse_c.c`` for what plain means.
+    """
+    lib = _load()
+    if lib is None:
+        return None
+    cap = text.count(b"\n", 0, end) + 1  # the last line may lack its end
+    slot = np.asarray(slots, dtype=np.int64)
+    out = np.empty((int(slot.max()) + 1, cap), dtype=np.int64)
+    data = np.frombuffer(text, dtype=np.uint8, count=end)
+    rows = lib.parse_plain_integers(
+        data.ctypes.data, end, n_fields, slot.ctypes.data, ord(sep), out.ctypes.data, cap
+    )
+    if rows < 0:
+        return None
+    return out[:, :rows]

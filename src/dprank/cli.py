@@ -579,7 +579,7 @@ def _add_low_memory_option(p: argparse.ArgumentParser) -> None:
         "--low-memory",
         action="store_true",
         help="hand freed buffers back to the system at once: a lower peak memory "
-        "(about 17%% on large files), about 20%% more time; same output",
+        "(about 7%% on large files) for more time (about 1.5x); same output",
     )
 
 

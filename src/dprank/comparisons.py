@@ -617,6 +617,10 @@ class PairSums:
     def __init__(self):
         # (key, n, w): key = lo << 31 | hi; n None for unit rows, w then their a-won bits
         self._parts: list[tuple[np.ndarray, np.ndarray | None, np.ndarray]] = []
+        # unit rows are packed into one buffer per merge (allocated once, filled block
+        # by block: no row-sized array of each block stays behind between temporaries)
+        self._rows: tuple[np.ndarray, np.ndarray] | None = None
+        self._fill = 0
         self._pending = 0
         self._merged = 0
 
@@ -630,23 +634,54 @@ class PairSums:
             raise ValueError(f"PairSums takes item ids from 0 to 2**{self._BITS} - 1")
         lo = np.minimum(i, j)
         a_won = i == lo if y is None else (i == lo) == (np.asarray(y) == 1.0)
-        key = np.maximum(i, j)
-        key |= lo << self._BITS
-        del lo
+        lo <<= self._BITS
         if count is None:
-            part = (key, None, a_won)
+            key, won = self._row_space(i.size)
+            np.maximum(i, j, out=key)
+            key |= lo
+            won[:] = a_won
         else:
+            key = np.maximum(i, j)
+            key |= lo
             count = np.asarray(count, dtype=np.float64)
             uniq, inverse = np.unique(key, return_inverse=True)
-            part = (
-                uniq,
-                np.bincount(inverse, weights=count, minlength=uniq.size),
-                np.bincount(inverse, weights=count * a_won, minlength=uniq.size),
+            self._parts.append(
+                (
+                    uniq,
+                    np.bincount(inverse, weights=count, minlength=uniq.size),
+                    np.bincount(inverse, weights=count * a_won, minlength=uniq.size),
+                )
             )
-        self._parts.append(part)
-        self._pending += part[0].size
-        if self._pending > max(2 * self._merged, self._MERGE_MIN):
+            self._pending += uniq.size
+        del lo
+        if self._pending > self._limit():
             self._merge()
+
+    def _limit(self) -> int:
+        """Entries kept (distinct pairs of the last merge, rows since) before the next merge."""
+        return max(2 * self._merged, self._MERGE_MIN)
+
+    def _row_space(self, m: int) -> tuple[np.ndarray, np.ndarray]:
+        """Room for ``m`` unit rows in the row buffer: ``(keys, won)`` views to fill."""
+        if self._rows is not None and self._fill + m > self._rows[0].size:
+            self._merge()
+        if self._rows is None:
+            size = max(self._limit() + 1, m)  # untouched pages of the buffer cost no memory
+            self._rows = (np.empty(size, dtype=np.int64), np.empty(size, dtype=bool))
+            self._fill = 0
+        k = self._fill
+        self._fill += m
+        self._pending += m
+        return self._rows[0][k : k + m], self._rows[1][k : k + m]
+
+    def _take_parts(self) -> list:
+        """The kept parts, the filled rows of the row buffer among them (the buffer dropped)."""
+        parts, self._parts = self._parts, []
+        if self._rows is not None:
+            keys, won = self._rows
+            self._rows = None
+            parts.append((keys[: self._fill], None, won[: self._fill]))
+        return parts
 
     def _combine(self, rank=None, n_items: int | None = None, final: bool = False):
         """Merge the parts: ``(n_items, a, b, n, w)`` of the distinct pairs, sorted by pair.
@@ -654,12 +689,10 @@ class PairSums:
         ``final``: ``a`` and ``b`` as int32 (the item ids are below ``2**31``), the
         form the sparse solver's loops take without a copy.
         """
-        parts, self._parts = self._parts, []
-        key = np.concatenate([p[0] for p in parts]) if len(parts) > 1 else parts[0][0]
+        parts = self._take_parts()
         if all(p[1] is None for p in parts):
-            won = np.concatenate([p[2] for p in parts]) if len(parts) > 1 else parts[0][2]
-            del parts
-            return _sum_unit_rows(key, won, self._BITS, rank, n_items)
+            return _sum_unit_rows(parts, self._BITS, rank, n_items)  # it empties ``parts``
+        key = np.concatenate([p[0] for p in parts]) if len(parts) > 1 else parts[0][0]
         n = np.concatenate([np.ones(p[0].size) if p[1] is None else p[1] for p in parts])
         w = np.concatenate([p[2].astype(np.float64) for p in parts])
         del parts
@@ -687,7 +720,7 @@ class PairSums:
         return int(n_items), a, b, n, w
 
     def _merge(self) -> None:
-        if not self._parts:
+        if not self._parts and self._rows is None:
             return
         _, a, b, n, w = self._combine()
         a = a.astype(np.int64, copy=False)
@@ -699,20 +732,24 @@ class PairSums:
 
     def result(self, rank=None, n_items: int | None = None) -> PairStatistics:
         """The pairs, with the ids renumbered by ``rank`` (``rank[id]`` = item index) if given."""
-        if not self._parts:
+        if not self._parts and self._rows is None:
             raise ValueError("no comparisons were added")
         return PairStatistics(*self._combine(rank, n_items, final=True))
 
 
-def _sum_unit_rows(key, won, bits: int, rank, n_items):
-    """:meth:`PairSums._combine` of unit rows: ``key = lo << bits | hi`` and ``won`` (lo won).
+def _sum_unit_rows(parts: list, bits: int, rank, n_items):
+    """:meth:`PairSums._combine` of unit rows ``(key, None, won)``, ``key = lo << bits | hi``.
 
-    Ids renumbered by ``rank`` (the pair and its winner flipped where the order
+    ``parts`` is emptied (the blocks' arrays freed as they are joined). Ids
+    renumbered by ``rank`` (the pair and its winner flipped where the order
     changes); then one in-place sort of ``pair << 1 | a_won``: the counts are the
-    runs' lengths and the wins their sums of bits (exact integers). The rows'
-    arrays are int32 and bool beside the one int64 key, so the peak is about
-    13 bytes per row; ``a`` and ``b`` come out as int32.
+    runs' lengths and the wins their sums of bits (exact integers). Besides the
+    one int64 key the rows' arrays are int32 and bool, and the distinct pairs
+    are compacted into the key's own buffer: the peak is about 13 bytes per row,
+    or the four output arrays (24 bytes per distinct pair) and a byte per row;
+    ``a`` and ``b`` come out as int32.
     """
+    key, won = _joined_unit_parts(parts)
     m = key.size
     a = np.empty(m, dtype=np.int32)
     np.right_shift(key, bits, out=a, casting="unsafe")
@@ -746,40 +783,76 @@ def _sum_unit_rows(key, won, bits: int, rank, n_items):
     won = np.empty(m, dtype=np.uint8)
     np.bitwise_and(key, 1, out=won, casting="unsafe")
     key >>= 1
-    first = np.empty(m, dtype=bool)
-    first[0] = True
-    np.not_equal(key[1:], key[:-1], out=first[1:])
-    key = key[first]  # the distinct pairs (the rows' keys freed before the sums)
-    # int32 run starts (m < 2**31 rows of one merge) and the pairs' ids before the sums:
-    # the peak holds the pairs' four output arrays and little else
-    starts = np.flatnonzero(first).astype(np.int32 if m < 2**31 else np.int64)
-    del first
-    a = np.empty(key.size, dtype=np.int32)
-    np.right_shift(key, s, out=a, casting="unsafe")
-    np.bitwise_and(key, (1 << s) - 1, out=key)
-    b = key.astype(np.int32)
+    starts = _compact_runs(key)  # key[:starts.size]: the distinct pairs
+    a = np.empty(starts.size, dtype=np.int32)
+    np.right_shift(key[: starts.size], s, out=a, casting="unsafe")
+    b = np.empty(starts.size, dtype=np.int32)
+    np.bitwise_and(key[: starts.size], (1 << s) - 1, out=b, casting="unsafe")
     del key
-    w = _run_sums(won, starts)
-    del won
     n = np.empty(starts.size)
     np.subtract(starts[1:], starts[:-1], out=n[:-1])
     n[-1] = m - starts[-1]
     del starts
+    w = _run_sums(won, n)
     return int(n_items), a, b, n, w
 
 
-def _run_sums(won, starts, block: int = 1 << 18):
-    """``numpy.add.reduceat(won, starts)`` as float64, a block of runs at a time.
+def _joined_unit_parts(parts: list) -> tuple[np.ndarray, np.ndarray]:
+    """The parts' keys and win bits joined, each part dropped from ``parts`` once copied."""
+    if len(parts) == 1:
+        key, _, won = parts.pop()
+        return key, won
+    m = sum(p[0].size for p in parts)
+    key = np.empty(m, dtype=np.int64)
+    won = np.empty(m, dtype=bool)
+    k = 0
+    parts.reverse()
+    while parts:
+        part_key, _, part_won = parts.pop()
+        key[k : k + part_key.size] = part_key
+        won[k : k + part_key.size] = part_won
+        k += part_key.size
+        del part_key, part_won
+    return key, won
 
-    ``reduceat`` with ``dtype=float64`` casts its whole input first (8 bytes per row);
-    by blocks the cast holds at most about ``block`` rows. Sums of 0/1, exact.
+
+def _compact_runs(key: np.ndarray, block: int = 1 << 18) -> np.ndarray:
+    """Starts of the runs of equal values in sorted ``key``; their values moved to its front.
+
+    In place and by blocks (the write position never passes the read position),
+    so nothing of the rows' length is allocated but the starts (int32 where
+    the rows fit).
     """
-    w = np.empty(starts.size)
-    for k0 in range(0, starts.size, block):
-        k1 = min(k0 + block, starts.size)
-        lo = int(starts[k0])
-        hi = int(starts[k1]) if k1 < starts.size else won.size
-        np.add.reduceat(won[lo:hi], starts[k0:k1] - lo, dtype=np.float64, out=w[k0:k1])
+    m = key.size
+    first = np.empty(m, dtype=bool)
+    first[0] = True
+    np.not_equal(key[1:], key[:-1], out=first[1:])
+    starts = np.empty(int(np.count_nonzero(first)), dtype=np.int32 if m < 2**31 else np.int64)
+    k = 0
+    for r0 in range(0, m, block):
+        local = np.flatnonzero(first[r0 : r0 + block])
+        starts[k : k + local.size] = local + r0
+        key[k : k + local.size] = key[r0 + local]
+        k += local.size
+    return starts
+
+
+def _run_sums(won, n, block: int = 1 << 18):
+    """Sums of ``won`` over consecutive runs of lengths ``n`` (float64), a block of runs at a time.
+
+    ``numpy.add.reduceat`` with ``dtype=float64`` casts its whole input first (8
+    bytes per row); by blocks the cast holds at most about ``block`` rows. Sums of
+    0/1, exact.
+    """
+    w = np.empty(n.size)
+    lo = 0
+    for k0 in range(0, n.size, block):
+        lengths = n[k0 : k0 + block].astype(np.int64)
+        ends = np.cumsum(lengths)
+        starts = ends - lengths
+        hi = lo + int(ends[-1])
+        np.add.reduceat(won[lo:hi], starts, dtype=np.float64, out=w[k0 : k0 + block])
+        lo = hi
     return w
 
 

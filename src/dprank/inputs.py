@@ -325,17 +325,20 @@ def _free_memory_promptly() -> None:
     instead of pyarrow's caching pool, and (glibc) every allocation above 128 KiB
     is its own mapping, returned when freed, instead of the heap that a
     fragmenting sequence of block-sized temporaries keeps growing. It changes
-    where memory comes from, not any value: a lower peak (about 17% on the 2.5
+    where memory comes from, not any value: a lower peak (about 7% on the 2.5
     M-row file of ``benchmarks/bench_cli.py``) for more time (fresh pages for
-    every large temporary, about 20%). A library caller keeps its own allocator
+    every large temporary, about 1.5x). A library caller keeps its own allocator
     settings: only the command line calls this.
     """
     import ctypes
     import ctypes.util
 
-    import pyarrow as pa
+    if "pyarrow" in sys.modules:
+        import pyarrow as pa
 
-    pa.set_memory_pool(pa.system_memory_pool())
+        pa.set_memory_pool(pa.system_memory_pool())
+    else:  # read when pyarrow makes its pool (Parquet, text): plain integers never import it
+        os.environ["ARROW_DEFAULT_MEMORY_POOL"] = "system"
     if sys.platform.startswith("linux"):
         try:
             libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
@@ -350,6 +353,8 @@ _M_MMAP_THRESHOLD = -3
 
 def _release_arrow_memory() -> None:
     """Hand pyarrow's freed block buffers back to the system (its pool keeps them)."""
+    if "pyarrow" not in sys.modules:  # plain integer text never imports it
+        return
     import pyarrow as pa
 
     pa.default_memory_pool().release_unused()
@@ -400,13 +405,72 @@ def _with_last(blocks):
 
 
 def _csv_blocks(path: Path, source: str, sep: str, names, used, block_size: int):
-    """``(first row, {column: pyarrow string array})`` per block of the file."""
+    """``(first row, {column: array})`` per block of the file.
+
+    Blocks of plain integer text, the usual form of a large comparison log, are
+    parsed from the file's bytes straight to int64 columns by a compiled loop
+    (``parse_plain_integers`` of :mod:`dprank._sparse_c`): no text arrays, and
+    no pyarrow import. From the first block that is not plain (any other
+    character, a leading zero, an empty field, a line of another length), or
+    where the compiled library is missing, pyarrow's streaming reader takes the
+    rest of the file as text, checked field by field. A plain field means the
+    same in either form, so the comparisons and every message are the same.
+    """
+    offset, start = yield from _plain_integer_blocks(path, sep, names, used, block_size)
+    if offset is not None:
+        yield from _text_blocks(path, source, sep, names, used, block_size, offset, start)
+
+
+def _csv_fields(names, used) -> tuple[list[str], list[str]]:
+    """Column names for pyarrow (``f0, f1, ...``) and those of the columns read."""
+    fields = [f"f{k}" for k in range(len(names))]
+    return fields, [fields[names.index(c)] for c in used]
+
+
+def _plain_integer_blocks(path: Path, sep: str, names, used, block_size: int):
+    """The leading blocks of plain integer text as int64 columns; returns where they end.
+
+    The generator's return value is ``(byte offset, first row)`` of the rest,
+    left to the text reader, or ``(None, rows)`` at the end of the file.
+    """
+    from ._sparse_c import available, parse_plain_integers
+
+    slots = [used.index(c) if c in used else -1 for c in names]
+    start = 0
+    with open(path, "rb") as fh:
+        header = fh.readline()  # checked by _read_header
+        offset, rest = fh.tell(), b""
+        if not available() or b"\r" in header.rstrip(b"\r\n"):  # a lone \r ends lines
+            return offset, start
+        while True:
+            chunk = fh.read(block_size)
+            block = rest + chunk if rest else chunk
+            if not block:
+                return None, start
+            at_end = len(chunk) < block_size  # the rest of the file is in ``block``
+            cut = len(block) if at_end else block.rfind(b"\n") + 1
+            columns = parse_plain_integers(block, cut, len(names), slots, sep) if cut else None
+            if columns is None:
+                return offset, start
+            rest = block[cut:]
+            del block
+            if columns.shape[1]:
+                yield start, dict(zip(used, columns, strict=True))
+                start += columns.shape[1]
+            offset += cut
+            if at_end:
+                return None, start
+
+
+def _text_blocks(path: Path, source: str, sep: str, names, used, block_size, offset, start):
+    """:func:`_csv_blocks` by pyarrow's streaming reader, as text, from byte ``offset`` on."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
-    fields = [f"f{k}" for k in range(len(names))]
-    include = [fields[names.index(c)] for c in used]
-    read_options = pcsv.ReadOptions(skip_rows=1, column_names=fields, block_size=int(block_size))
+    fields, include = _csv_fields(names, used)
+    read_options = pcsv.ReadOptions(
+        skip_rows=1 if start == 0 else 0, column_names=fields, block_size=int(block_size)
+    )
     parse_options = pcsv.ParseOptions(delimiter=sep, ignore_empty_lines=False)
     convert_options = pcsv.ConvertOptions(
         include_columns=include,
@@ -414,18 +478,20 @@ def _csv_blocks(path: Path, source: str, sep: str, names, used, block_size: int)
         strings_can_be_null=False,
         quoted_strings_can_be_null=False,
     )
-    start = 0
     try:
-        stream = pcsv.open_csv(
-            path,
-            read_options=read_options,
-            parse_options=parse_options,
-            convert_options=convert_options,
-        )
-        for batch in stream:
-            if batch.num_rows:
-                yield start, dict(zip(used, batch.columns, strict=True))
-                start += batch.num_rows
+        with open(path, "rb") as fh:
+            if start:
+                fh.seek(offset)
+            stream = pcsv.open_csv(
+                fh if start else path,
+                read_options=read_options,
+                parse_options=parse_options,
+                convert_options=convert_options,
+            )
+            for batch in stream:
+                if batch.num_rows:
+                    yield start, dict(zip(used, batch.columns, strict=True))
+                    start += batch.num_rows
     except pa.ArrowInvalid as exc:
         if "UTF8" in str(exc):
             raise InputError("is not a UTF-8 text file", source) from None

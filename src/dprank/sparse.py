@@ -145,8 +145,11 @@ class SparseData:
         """
         if self._idx is None:
             dtype = np.int32 if self.n < 2**31 - 1 else np.int64
-            ptr = np.zeros(self.n + 1, dtype=np.int64)
-            np.cumsum(np.bincount(self.a, minlength=self.n), out=ptr[1:])
+            # the pairs are sorted by a: each row starts where a first reaches it (no
+            # bincount, which would cast a pair-length copy of a to int64)
+            ptr = np.searchsorted(self.a, np.arange(self.n + 1, dtype=self.a.dtype)).astype(
+                np.int64
+            )
             self._idx = (ptr, np.ascontiguousarray(self.b, dtype=dtype))
         return self._idx
 
