@@ -1,15 +1,19 @@
 """The pair-list path of the penalised MLE (objective.PairObjective) against the n x n Newton."""
 
+from unittest import mock
+
 import numpy as np
 import pytest
 
-from dprank import mle
+from dprank import _sparse_c, mle
 from dprank.comparisons import Comparisons
 from dprank.mle import PairwiseData, fit_penalized_mle, penalized_objective
 from dprank.models import BTL, THURSTONE
 from dprank.objective import DenseObjective, PairObjective, cells_of_wins, edge_ridge
 from dprank.simulate import sample_er_comparisons, theta_paper_a_edge
-from dprank.sparse import DisconnectedGraphError
+from dprank.sparse import DisconnectedGraphError, SparseData
+
+needs_c = pytest.mark.skipif(not _sparse_c.available(), reason="the C library is not built")
 
 
 def _design(n, p, seed, repeat=1):
@@ -73,14 +77,41 @@ def test_auto_routes_by_size_density_and_link():
     sparse_wins, _ = _design(150, 0.25, 7)
     dense_wins, _ = _design(150, 1.0, 8)
     small_wins, _ = _design(40, 0.25, 9)
-    for wins, path in ((sparse_wins, "pairs"), (dense_wins, "dense"), (small_wins, "dense")):
-        auto = fit_penalized_mle(wins, 3.0)
-        chosen = fit_penalized_mle(wins, 3.0, solver=path)
-        np.testing.assert_array_equal(auto.theta, chosen.theta)
-    prob, _ = mle._objective(sparse_wins, 3.0, None, BTL, None, False, "auto")
-    assert isinstance(prob, PairObjective)
+    with mock.patch.object(mle, "compiled_loops", return_value=False):  # no C library
+        for wins, path in ((sparse_wins, "pairs"), (dense_wins, "dense"), (small_wins, "dense")):
+            auto = fit_penalized_mle(wins, 3.0)
+            chosen = fit_penalized_mle(wins, 3.0, solver=path)
+            np.testing.assert_array_equal(auto.theta, chosen.theta)
+        prob, _ = mle._objective(sparse_wins, 3.0, None, BTL, None, False, "auto")
+        assert isinstance(prob, PairObjective)
     prob, _ = mle._objective(sparse_wins, 3.0, None, THURSTONE, None, False, "auto")
     assert isinstance(prob, DenseObjective)
+    # gamma = 0 keeps the pair list (its connectivity check and message)
+    prob, _ = mle._objective(sparse_wins, 0.0, None, BTL, None, True, "auto")
+    assert isinstance(prob, PairObjective)
+
+
+@needs_c
+def test_auto_takes_the_compiled_sparse_newton_on_a_sparse_matrix():
+    wins, rng = _design(150, 0.25, 7)
+    route = mle._objective(wins, 3.0, None, BTL, None, False, "auto")
+    assert isinstance(route, SparseData)
+    stats = Comparisons.from_wins(wins).pair_statistics()
+    for name, field in (("a", "a"), ("b", "b"), ("cnt", "n"), ("w", "w")):
+        np.testing.assert_array_equal(getattr(route, name), getattr(stats, field))
+    auto = fit_penalized_mle(wins, 3.0)
+    np.testing.assert_array_equal(auto.theta, fit_penalized_mle(route, 3.0, solver="sparse").theta)
+    # the same minimiser as the n x n Newton, the objective at least as low
+    b = 5.0 * rng.laplace(size=150)
+    wins[9, :] = 0
+    wins[:, 9] = 0  # an item compared with nobody
+    for kw in ({}, {"sum_zero": True}, {"theta0": np.full(150, 0.3)}):
+        dense = fit_penalized_mle(wins, 2.0, b, solver="dense", **kw)
+        auto = fit_penalized_mle(PairwiseData(wins), 2.0, b, **kw)
+        assert auto.converged
+        np.testing.assert_allclose(auto.theta, dense.theta, rtol=0, atol=1e-9)
+        f_dense = penalized_objective(dense.theta, wins, 2.0, b)
+        assert penalized_objective(auto.theta, wins, 2.0, b) <= f_dense + 1e-12 * abs(f_dense)
 
 
 def test_edge_lists_take_the_pairs_path_on_request():

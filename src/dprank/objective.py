@@ -418,6 +418,13 @@ def kernels():
     return _sparse_kernels
 
 
+def compiled_loops() -> bool:
+    """Whether :func:`kernels` gives the C library's loops (loaded at no compilation cost)."""
+    from . import _sparse_c
+
+    return _sparse_c.available()
+
+
 def sparse_pair_value(data, theta) -> float:
     """``sum_k w_k l(d_k) + (n_k - w_k) l(-d_k)`` over the pairs of a ``SparseData``."""
     if data.btl:
