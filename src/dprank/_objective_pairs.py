@@ -31,11 +31,11 @@ from ._lapack import pcg
 _CG_MAX_ITER = 200
 
 
-def compared_cells(w: np.ndarray, counts: np.ndarray | None = None) -> np.ndarray:
-    """Flat indices (row-major) of the off-diagonal cells ``(i, j)`` of compared pairs.
+def compared_mask(w: np.ndarray, counts: np.ndarray | None = None) -> np.ndarray:
+    """``(n, n)`` booleans: the off-diagonal cells ``(i, j)`` of compared pairs (both orders).
 
-    A pair is compared when ``w[i, j] + w[j, i] > 0``; both of its cells are listed.
-    ``counts``: ``w + w.T`` where known (a :class:`PairwiseData`).
+    A pair is compared when ``w[i, j] + w[j, i] > 0``. ``counts``: ``w + w.T`` where
+    known (a :class:`PairwiseData`).
     """
     if counts is None:
         mask = w > 0
@@ -43,12 +43,17 @@ def compared_cells(w: np.ndarray, counts: np.ndarray | None = None) -> np.ndarra
     else:
         mask = counts > 0
     np.fill_diagonal(mask, False)  # the estimators ignore the diagonal
-    return np.flatnonzero(mask)  # much faster than the 2-d numpy.nonzero
+    return mask
 
 
-def pair_density(n: int, cells: np.ndarray) -> float:
-    """Compared pairs over ``n (n - 1) / 2``, from :func:`compared_cells`."""
-    return cells.size / max(1.0, n * (n - 1.0))
+def compared_cells(w: np.ndarray, counts: np.ndarray | None = None) -> np.ndarray:
+    """Flat indices (row-major) of the cells of :func:`compared_mask`: both of each pair's."""
+    return np.flatnonzero(compared_mask(w, counts))  # much faster than the 2-d numpy.nonzero
+
+
+def pair_density(n: int, mask: np.ndarray) -> float:
+    """Compared pairs over ``n (n - 1) / 2``, from :func:`compared_mask`."""
+    return np.count_nonzero(mask) / max(1.0, n * (n - 1.0))
 
 
 def cells_of_wins(w: np.ndarray, cells: np.ndarray | None = None):

@@ -48,7 +48,7 @@ compared pairs for the logistic link, ``n > PAIRS_MIN_N = 64`` and a density
 (compared pairs over ``n(n-1)/2``) below ``PAIRS_MAX_DENSITY = 0.7``: there, with
 ``gamma > 0`` and the compiled loops of the C library loaded, the sparse
 Newton-CG of :mod:`dprank.sparse` on those pairs (its per-pair loops compiled:
-about 1.7x faster than the pair list at n = 300, p = 0.25), else this pair-list
+about 1.5x faster than the pair list at n = 300, p = 0.25), else this pair-list
 Newton (``solver="pairs"`` asks for it). ``solver="dense"`` always takes the
 ``n x n`` path: the Paper A workflow asks for it, so its results stay
 bit-identical.
@@ -87,7 +87,7 @@ from .objective import (
     cached_cells,
     cells_of_pairs,
     cells_of_wins,
-    compared_cells,
+    compared_mask,
     compiled_loops,
     objective_value,
     pair_density,
@@ -419,13 +419,14 @@ def _objective(wins, gamma, b, link, theta0, sum_zero: bool, solver: str):
     if solver == "auto":
         solver = "dense"
         if link is BTL and n > PAIRS_MIN_N:
-            cells = compared_cells(w, None if data is None else data.counts)
-            if pair_density(n, cells) < PAIRS_MAX_DENSITY:
+            mask = compared_mask(w, None if data is None else data.counts)
+            if pair_density(n, mask) < PAIRS_MAX_DENSITY:
                 solver = "pairs"
                 if _checks.ridge_and_perturbation(gamma, b, n, sum_zero)[0] > 0 and (
                     compiled_loops()
                 ):
-                    return _matrix_pairs(data, w, cells)
+                    return _matrix_pairs(data, w, mask)
+                cells = np.flatnonzero(mask)  # compared_cells
     if solver == "dense":
         data = PairwiseData(w, link) if data is None else data
         prob = DenseObjective(data, gamma, b, sum_zero)  # objective (2.2), dprank.objective
@@ -435,17 +436,20 @@ def _objective(wins, gamma, b, link, theta0, sum_zero: bool, solver: str):
     return _pair_objective(cells, gamma, b, sum_zero, theta0)
 
 
-def _matrix_pairs(data, w, cells) -> SparseData:
-    """The compared pairs ``a < b`` of a win matrix as a SparseData (cached on a PairwiseData)."""
+def _matrix_pairs(data, w, mask) -> SparseData:
+    """The compared pairs ``a < b`` of a win matrix as a SparseData (cached on a PairwiseData).
+
+    ``mask``: :func:`compared_mask` of ``w``. Only the upper triangle's cells are
+    gathered (arrays of the pairs' length, none of both orders).
+    """
     sd = getattr(data, "_dprank_sparse", None)
     if sd is None:
         n = w.shape[0]
+        cells = np.flatnonzero(np.triu(mask, 1))  # row-major: the pairs sorted by (a, b)
         i = cells // n
         j = cells - i * n
-        upper = i < j  # the cells are row-major: the pairs come sorted by (a, b)
-        i, j = i[upper], j[upper]
         flat = w.reshape(-1)
-        won = flat.take(cells[upper]).astype(np.float64)
+        won = flat.take(cells).astype(np.float64)
         c = won + flat.take(j * n + i)  # as cells_of_wins: w[a, b] + w[b, a]
         dtype = np.int32 if n < 2**31 - 1 else np.int64
         sd = SparseData(PairStatistics(n, i.astype(dtype), j.astype(dtype), c, won), BTL)

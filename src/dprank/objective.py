@@ -68,6 +68,7 @@ from ._objective_pairs import (  # noqa: F401  (the compared-cells form, re-expo
     cells_of_pairs,
     cells_of_wins,
     compared_cells,
+    compared_mask,
     pair_density,
 )
 from .models import BTL, Link
