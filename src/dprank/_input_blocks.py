@@ -310,7 +310,7 @@ class _BlockReader:
 
 
 class _Labels:
-    """Provisional integer ids of labels, in order of first appearance over the blocks.
+    """Provisional integer ids of labels, new ones numbered as the blocks bring them.
 
     Integer labels are looked up in a table over their value range while the
     labels are dense in it (else each block is sorted once and its distinct

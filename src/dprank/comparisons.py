@@ -820,8 +820,8 @@ def _compact_runs(key: np.ndarray, block: int = 1 << 18) -> np.ndarray:
     """Starts of the runs of equal values in sorted ``key``; their values moved to its front.
 
     In place and by blocks (the write position never passes the read position),
-    so nothing of the rows' length is allocated but the starts (int32 where
-    the rows fit).
+    so nothing of the rows' length is allocated but a byte per row (where a run
+    starts) and the starts (int32 where the rows fit).
     """
     m = key.size
     first = np.empty(m, dtype=bool)

@@ -31,6 +31,7 @@ so memory follows the number of distinct pairs, not of rows.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import hashlib
 import os
@@ -414,7 +415,9 @@ def _csv_blocks(path: Path, source: str, sep: str, names, used, block_size: int)
     character, a leading zero, an empty field, a line of another length), or
     where the compiled library is missing, pyarrow's streaming reader takes the
     rest of the file as text, checked field by field. A plain field means the
-    same in either form, so the comparisons and every message are the same.
+    same in either form, so the comparisons are the same, and so is every
+    message but its count of further offending rows in the block (the two
+    readers cut their blocks at different places).
     """
     offset, start = yield from _plain_integer_blocks(path, sep, names, used, block_size)
     if offset is not None:
@@ -478,12 +481,12 @@ def _text_blocks(path: Path, source: str, sep: str, names, used, block_size, off
         strings_can_be_null=False,
         quoted_strings_can_be_null=False,
     )
-    try:
-        with open(path, "rb") as fh:
+    try:  # from the header on: the path itself; from a later block: the file at its offset
+        with open(path, "rb") if start else contextlib.nullcontext(path) as src:
             if start:
-                fh.seek(offset)
+                src.seek(offset)
             stream = pcsv.open_csv(
-                fh if start else path,
+                src,
                 read_options=read_options,
                 parse_options=parse_options,
                 convert_options=convert_options,
