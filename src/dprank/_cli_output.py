@@ -2,21 +2,27 @@
 
 Private to :mod:`dprank.cli` (which imports these names): its usage error,
 standard error messages and the progress display, the writers of the ranking CSV
-(byte for byte what pandas writes), the JSON records and the plot, the check
-that no output overwrites an input or another output, and :func:`_write_outputs`,
-which writes every output through a temporary name so that a failed run leaves
-nothing behind.
+(byte for byte what pandas writes), the JSON records and the plot, and the
+:class:`OutputPlan` of a command: every output checked before any work (never an
+input or another output, a regular file or absent, in a folder where a file can be
+created), written to temporaries, then committed together, so that a refusal, a
+failure, a full disk, a broken pipe or a signal leaves every existing file as it was.
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import math
+import os
+import signal
+import stat
 import sys
+import tempfile
 import threading
-from collections.abc import Callable, Sequence
-from contextlib import ExitStack
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -29,7 +35,47 @@ class UsageError(Exception):
 
 
 def _stderr(message: str) -> None:
-    print(f"{PROG}: {message}", file=sys.stderr)
+    with contextlib.suppress(OSError, ValueError, AttributeError):  # a closed terminal
+        print(f"{PROG}: {message}", file=sys.stderr)
+
+
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP, raised in the main thread as SIGINT raises KeyboardInterrupt."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+    @property
+    def name(self) -> str:
+        return signal.Signals(self.signum).name
+
+
+@contextlib.contextmanager
+def _signals_raise():
+    """While the command runs, SIGTERM and SIGHUP raise :class:`Terminated`.
+
+    By default they end the process at once, leaving the temporaries of a write behind;
+    raised as an exception (like SIGINT's KeyboardInterrupt) they unwind the command, so
+    the :class:`OutputPlan` removes its temporaries. A signal the caller ignores (``nohup``
+    ignores SIGHUP) stays ignored; the previous handlers are restored on exit.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        raise Terminated(signum)
+
+    previous = {}
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(sig) is not signal.SIG_IGN:
+            previous[sig] = signal.signal(sig, handler)
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
 
 
 class _Progress:
@@ -78,35 +124,6 @@ class _Progress:
         bar, self.bar = self.bar, None
         if bar is not None:
             bar.close()
-
-
-def _write_outputs(
-    outputs: Sequence[tuple[str | None, Callable[[io.TextIOBase | Path], None]]],
-) -> None:
-    """Write every ``(path, writer)`` through a temporary name; ``"-"`` is standard output.
-
-    The files appear together only once every writer has succeeded.
-    """
-    from .io import atomic_path
-
-    with ExitStack() as stack:
-        to_stdout = []
-        for path, writer in outputs:
-            mode = None
-            if isinstance(path, _Private):
-                path, mode = path.path, 0o600
-            if path is None:
-                continue
-            if path == "-":
-                to_stdout.append(writer)
-                continue
-            tmp = stack.enter_context(atomic_path(path, mode=mode))
-            writer(tmp)
-        for writer in to_stdout:
-            buffer = io.StringIO()
-            writer(buffer)
-            sys.stdout.write(buffer.getvalue())
-            sys.stdout.flush()
 
 
 def _csv_writer(frame) -> Callable:
@@ -173,25 +190,338 @@ class _Private:
         self.path = path
 
 
-def _check_paths(inputs: dict[str, str], outputs: dict[str, str | None]) -> None:
-    """Refuse an output that is an input or another output (links and relative paths resolved).
+class OutputError(Exception):
+    """An output that could not be written: a full disk, a broken pipe, a closed standard
+    output. Printed as one line naming the file and the cause; exit status 1."""
 
-    ``inputs`` and ``outputs`` map an option name (``COMPARISONS``, ``--out``,
-    ...) to its path; ``None`` and ``"-"`` (standard output) are skipped.
+
+#: What a path that is not a regular file is, by :mod:`stat`'s test of its mode.
+_NOT_REGULAR = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def _strerror(exc: OSError) -> str:
+    return exc.strerror or str(exc)
+
+
+@dataclass
+class _Output:
+    """One declared output of an :class:`OutputPlan`."""
+
+    option: str  # the option that names it (--out, --plot, ...)
+    path: str  # as given; "-" is standard output
+    target: Path | None = None  # the file written (links resolved); None for "-"
+    external: bool = False  # checked here, written by its own module (the ledger)
+    mode: int | None = None  # 0o600 for a private record
+    tmp: Path | None = None  # its staged temporary
+    text: str | None = None  # what goes to standard output
+
+    @property
+    def name(self) -> str:
+        return "standard output" if self.path == "-" else f"{self.option} {self.path}"
+
+
+class OutputPlan:
+    """Every output of one command: checked before any work, staged, then committed together.
+
+    A command declares its inputs and outputs once, at the start (``OutputPlan(inputs,
+    outputs)``, which checks them); computes; then writes every output with
+    :meth:`write` (or :meth:`stage`, then :meth:`commit`). The three steps:
+
+    1. **check** (on construction, before anything is read or written): no output is an
+       input or another output (paths compared after resolving links); each is a regular
+       file or absent (a directory, a device node, a FIFO or a socket is refused: writing
+       "into" it would replace it or block); its folder exists and a file can be created
+       in it (a probe file, created and removed at once: unlike permission bits this also
+       holds for root, and it finds read-only file systems); an existing file is writable;
+       standard output (``-``) is open. A refusal is a :class:`UsageError` and writes
+       nothing at all.
+    2. **stage**: each writer writes a temporary ``.<name>.XXXXXXXX.tmp`` beside its
+       target (the pattern of :func:`dprank.io.atomic_path`, which the workflow's clean-up
+       knows), flushed to disk (``fsync``); what goes to standard output is kept in memory.
+       A failure (a full disk, an interrupt) removes every temporary and leaves every
+       existing file as it was.
+    3. **commit**: standard output is written first (a broken pipe or a full disk there
+       leaves no file replaced), then every temporary is renamed onto its target, with
+       SIGINT, SIGTERM and SIGHUP held back until the last rename (a signal then ends
+       the command with every output in place, never half of them); the folders are
+       synced. The slot between stage and commit is where a record that must
+       be durable before any output is visible (the privacy ledger) is written:
+       ``write(outputs, before_commit=...)``.
+
+    Outputs marked ``external`` (the ledger) are checked in step 1 but written by their
+    own module. Write failures raise :class:`OutputError` naming the output and the cause.
     """
-    seen: dict[Path, str] = {}
-    for name, path in inputs.items():
-        seen.setdefault(Path(path).resolve(), f"the input {name} ({path})")
-    for name, path in outputs.items():
-        if path is None or path == "-":
-            continue
-        resolved = Path(path).resolve()
-        if resolved in seen:
+
+    def __init__(
+        self,
+        inputs: Mapping[str, str | None],
+        outputs: Mapping[str, str | _Private | None],
+        *,
+        external: Sequence[str] = (),
+    ):
+        self.outputs: dict[str, _Output] = {}
+        self._committed = False
+        seen: dict[Path, str] = {}
+        for name, path in inputs.items():
+            if path is not None and path != "-":
+                seen.setdefault(Path(path).resolve(), f"the input {name} ({path})")
+        for option, path in outputs.items():
+            mode = None
+            if isinstance(path, _Private):
+                path, mode = path.path, 0o600
+            if path is None:
+                continue
+            out = _Output(option, os.fspath(path), external=option in external, mode=mode)
+            if out.path != "-":
+                out.target = Path(out.path).resolve()
+                if out.target in seen:
+                    raise UsageError(
+                        f"{option} {out.path} is also {seen[out.target]}: choose another file "
+                        "name (an output must never overwrite an input or another output)"
+                    )
+                seen[out.target] = f"the output {option} ({out.path})"
+            self.outputs[option] = out
+        for out in self.outputs.values():
+            self._check(out)
+
+    # ------------------------------------------------------------------ 1. check
+    @staticmethod
+    def _check(out: _Output) -> None:
+        if out.target is None:
+            if _stdout_closed():
+                raise OutputError("cannot write standard output: it is closed")
+            return
+        where = f"{out.option} {out.path}"
+        try:
+            st = os.stat(out.target)
+        except FileNotFoundError:
+            st = None
+        except NotADirectoryError:
             raise UsageError(
-                f"{name} {path} is also {seen[resolved]}: choose another file name "
-                "(an output must never overwrite an input or another output)"
+                f"{where}: a part of its folder is a file, not a folder; give another file name"
+            ) from None
+        except OSError as exc:
+            raise UsageError(f"{where}: cannot be examined ({_strerror(exc)})") from None
+        if st is not None:
+            for test, kind in _NOT_REGULAR:
+                if test(st.st_mode):
+                    hint = " (use '-' for standard output)" if out.option == "--out" else ""
+                    raise UsageError(
+                        f"{where} is {kind}, not a regular file: give a file name to "
+                        f"create or replace{hint}; nothing was written"
+                    )
+            if not os.access(out.target, os.W_OK):
+                raise UsageError(
+                    f"{where} is read-only: make it writable or give another file name; "
+                    "nothing was written"
+                )
+        folder = out.target.parent
+        if not folder.is_dir():
+            shown = os.path.dirname(out.path) or os.fspath(folder)
+            raise UsageError(f"{where}: its folder {shown} does not exist; create it first")
+        try:
+            fd, probe = tempfile.mkstemp(prefix=f".{out.target.name}.", suffix=".tmp", dir=folder)
+        except OSError as exc:
+            shown = os.path.dirname(out.path) or "."
+            raise UsageError(
+                f"{where}: cannot create a file in its folder {shown} "
+                f"({_strerror(exc)}); nothing was written"
+            ) from None
+        os.close(fd)
+        os.unlink(probe)
+
+    # ------------------------------------------------------------------ 2. stage
+    def stage(self, outputs: Sequence[tuple[str | _Private | None, Callable]]) -> None:
+        """Write every ``(path, writer)`` to its temporary (or memory for ``-``).
+
+        ``path`` must be one the plan declared (None is skipped); ``writer`` takes a
+        :class:`~pathlib.Path` to write, or a text stream for standard output. On any
+        failure every temporary is removed (:class:`OutputError` for an ``OSError``).
+        """
+        by_path = {out.path: out for out in self.outputs.values() if not out.external}
+        try:
+            for path, writer in outputs:
+                if isinstance(path, _Private):
+                    path = path.path
+                if path is None:
+                    continue
+                out = by_path.get(os.fspath(path))
+                if out is None:
+                    raise ValueError(f"output {path!r} was not declared in the plan")
+                self._stage_one(out, writer)
+        except BaseException:
+            self.discard()
+            raise
+
+    @staticmethod
+    def _stage_one(out: _Output, writer: Callable) -> None:
+        if out.target is None:
+            buffer = io.StringIO()
+            writer(buffer)
+            out.text = buffer.getvalue()
+            return
+        try:
+            fd, tmp = tempfile.mkstemp(
+                prefix=f".{out.target.name}.", suffix=".tmp", dir=out.target.parent
             )
-        seen[resolved] = f"the output {name} ({path})"
+            os.close(fd)
+            out.tmp = Path(tmp)
+            writer(out.tmp)
+            # mkstemp creates 0600; give the usual mode unless asked otherwise
+            os.chmod(out.tmp, (0o666 & ~_umask()) if out.mode is None else out.mode)
+            fd = os.open(out.tmp, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            raise OutputError(
+                f"cannot write {out.name}: {_strerror(exc)}; nothing was written"
+            ) from None
+
+    # ------------------------------------------------------------------ 3. commit
+    def commit(self) -> None:
+        """Standard output first, then every staged file renamed onto its target, together."""
+        try:
+            for out in self.outputs.values():
+                if out.text is not None:
+                    _write_stdout(out.text)
+        except BaseException:
+            self.discard()
+            raise
+        staged = [out for out in self.outputs.values() if out.tmp is not None]
+        with _signals_deferred():
+            try:
+                for out in staged:
+                    os.replace(out.tmp, out.target)
+                    out.tmp = None
+                self._committed = True
+            except OSError as exc:
+                self.discard()
+                raise OutputError(f"cannot write {out.name}: {_strerror(exc)}") from None
+        for folder in {out.target.parent for out in staged}:
+            with contextlib.suppress(OSError):  # make the renames durable
+                fd = os.open(folder, os.O_RDONLY)
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+
+    def write(
+        self,
+        outputs: Sequence[tuple[str | _Private | None, Callable]],
+        before_commit: Callable[[], None] | None = None,
+    ) -> None:
+        """:meth:`stage`, then ``before_commit()`` (if given), then :meth:`commit`.
+
+        When ``before_commit`` raises, the temporaries are removed and nothing is
+        committed.
+        """
+        self.stage(outputs)
+        if before_commit is not None:
+            try:
+                before_commit()
+            except BaseException:
+                self.discard()
+                raise
+        self.commit()
+
+    def discard(self) -> None:
+        """Remove every staged temporary (a failed or interrupted run leaves nothing)."""
+        for out in self.outputs.values():
+            out.text = None
+            if out.tmp is not None:
+                with contextlib.suppress(FileNotFoundError):
+                    out.tmp.unlink()
+                out.tmp = None
+
+    def __enter__(self) -> OutputPlan:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        if not self._committed:
+            self.discard()
+
+
+#: The signals that end a command: held back while its outputs are renamed into place.
+_ENDING_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+@contextlib.contextmanager
+def _signals_deferred():
+    """Hold SIGINT, SIGTERM and SIGHUP back for the block; deliver one that came, after it.
+
+    Python runs signal handlers in the main thread whatever thread the kernel picked, so a
+    signal mask would not hold them back: the handlers are swapped for one that notes the
+    signal, and the first noted signal is raised again once the old handlers are back.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    noted: list[int] = []
+
+    def note(signum, frame):
+        noted.append(signum)
+
+    previous = {}
+    for sig in _ENDING_SIGNALS:
+        if signal.getsignal(sig) is not signal.SIG_IGN:
+            previous[sig] = signal.signal(sig, note)
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+        if noted:
+            signal.raise_signal(noted[0])
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _stdout_closed() -> bool:
+    """Whether standard output is closed (the shell's ``>&-``): Python then sets it to None."""
+    if sys.stdout is None:
+        return True
+    try:
+        os.fstat(sys.stdout.fileno())
+    except (OSError, ValueError, io.UnsupportedOperation):
+        # not a file descriptor (a test's capture) or a closed one
+        return isinstance(sys.stdout, io.TextIOWrapper) and sys.stdout.closed
+    return False
+
+
+def _write_stdout(text: str) -> None:
+    """Write and flush ``text`` to standard output; :class:`OutputError` if that fails."""
+    if _stdout_closed():
+        raise OutputError("cannot write standard output: it is closed")
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except OSError as exc:
+        _silence_stdout()
+        raise OutputError(f"cannot write standard output: {_strerror(exc)}") from None
+
+
+def _silence_stdout() -> None:
+    """Point standard output at /dev/null after a failed write (a broken pipe, a full disk).
+
+    Python flushes ``sys.stdout`` again at exit; on the broken descriptor that would print
+    a second error ("Exception ignored ... BrokenPipeError") after our one line.
+    """
+    with contextlib.suppress(OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
 
 
 def _plain(value):

@@ -31,6 +31,7 @@ the release and public parameters; ``--audit-record`` writes the private facts
 from __future__ import annotations
 
 import argparse
+import errno
 import math
 import os
 import re
@@ -47,16 +48,20 @@ import numpy as np
 from . import __version__, _checks
 from ._cli_output import (
     PROG,
+    OutputError,
+    OutputPlan,
+    Terminated,
     UsageError,
-    _check_paths,
     _csv_writer,
     _json_writer,
     _plain,
     _plot_writer,
     _Private,
     _Progress,
+    _signals_raise,
+    _silence_stdout,
     _stderr,
-    _write_outputs,
+    _write_stdout,
 )
 
 __all__ = ["main"]
@@ -132,21 +137,22 @@ def _sidecar_path(args) -> str | None:
 def _cmd_rank(args) -> int:
     name, method = _rank_method(args)
     sidecar = _sidecar_path(args)
-    _check_paths(
+    plan = OutputPlan(
         {"COMPARISONS": args.comparisons},
         {
             "--out": args.out,
             "--sidecar": sidecar,
             "--plot": args.plot,
-            "--audit-record": args.audit_record,
+            "--audit-record": _Private(args.audit_record),
             "--ledger": args.ledger,
         },
+        external=("--ledger",),
     )
     noise = _noise_source(args, name, "dprank.rank")
     progress = _Progress(3, args.quiet)
     try:
         table = _read_rank_input(args, method, name, progress)
-        receipt = _release_ranking(args, table, method, name, noise, sidecar, progress)
+        receipt = _release_ranking(args, table, method, name, noise, plan, progress)
     finally:
         progress.close()
     if receipt is not None and not args.quiet:
@@ -212,7 +218,7 @@ def _read_rank_input(args, method, name: str, progress: _Progress):
     return table
 
 
-def _release_ranking(args, table, method, name: str, noise, sidecar, progress: _Progress):
+def _release_ranking(args, table, method, name: str, noise, plan: OutputPlan, progress: _Progress):
     """The fit and the outputs, as one release of the ``--ledger``; its receipt (or None)."""
     from dataclasses import replace
 
@@ -239,7 +245,7 @@ def _release_ranking(args, table, method, name: str, noise, sidecar, progress: _
         progress.stage("writing")
         if receipt is not None:
             receipt.entry = replace(receipt.entry, delta=ranking.delta)
-        _write_outputs(_rank_outputs(args, table, ranking, frame, sidecar, method))
+        plan.write(_rank_outputs(args, table, ranking, frame, _sidecar_path(args), method))
     progress.done()
     return receipt
 
@@ -360,7 +366,11 @@ def _cmd_privatize(args) -> int:
 
     if (args.epsilon is None) == (args.user_epsilon_column is None):
         raise UsageError("give exactly one of --epsilon and --user-epsilon-column")
-    _check_paths({"COMPARISONS": args.comparisons}, {"--out": args.out, "--ledger": args.ledger})
+    plan = OutputPlan(
+        {"COMPARISONS": args.comparisons},
+        {"--out": args.out, "--ledger": args.ledger},
+        external=("--ledger",),
+    )
     noise = _noise_source(args, args.mechanism, "dprank.privatize")
     if args.low_memory:
         _free_memory_promptly()
@@ -389,7 +399,7 @@ def _cmd_privatize(args) -> int:
             columns["count"] = rel.count.astype(np.int64)
         columns["epsilon"] = eps_user[rel.user]
         frame = pd.DataFrame(columns)
-        _write_outputs([(args.out, _csv_writer(frame))])
+        plan.write([(args.out, _csv_writer(frame))])
     if receipt is not None and not args.quiet:
         _stderr(f"ledger {args.ledger}: {receipt.describe()}")
     if args.out != "-" and not args.quiet:
@@ -409,19 +419,22 @@ def _cmd_datasets(args) -> int:
 
     if args.action == "list":
         reg = registry(args.registry)
+        lines = []
         for name, ds in reg.items():
             if name in EXPORTABLE:
                 first = re.split(r"(?<=[a-z)])\.\s+(?=[A-Z])", ds.description)[0].rstrip(".")
-                print(f"{name}\t{first}.")
+                lines.append(f"{name}\t{first}.\n")
+        _write_stdout("".join(lines))
         return EXIT_OK
     if args.name is None or args.out is None:
         raise UsageError("datasets export needs NAME and --out FILE.csv")
+    plan = OutputPlan({}, {"--out": args.out})
     with ExitStack() as stack:
         data_dir = args.data_dir
         if data_dir is None:
             data_dir = stack.enter_context(tempfile.TemporaryDirectory(prefix="dprank-data-"))
         frame = export_frame(args.name, data_dir, registry_path=args.registry)
-        _write_outputs([(args.out, _csv_writer(frame))])
+        plan.write([(args.out, _csv_writer(frame))])
     return EXIT_OK
 
 
@@ -432,8 +445,8 @@ def _cmd_methods(args) -> int:
     for m in all_methods():
         rows.append((m.name, m.label, m.paper, m.algorithm, m.privacy_unit, m.trust_model))
     widths = [max(len(r[k]) for r in rows) for k in range(len(rows[0]) - 1)]
-    for r in rows:
-        print("  ".join(r[k].ljust(w) for k, w in enumerate(widths)) + "  " + r[-1])
+    lines = ("  ".join(r[k].ljust(w) for k, w in enumerate(widths)) + "  " + r[-1] for r in rows)
+    _write_stdout("".join(line + "\n" for line in lines))
     return EXIT_OK
 
 
@@ -512,7 +525,7 @@ def _add_ledger_options(p: argparse.ArgumentParser) -> None:
 def _cmd_ledger(args) -> int:
     from .ledger import main_ledger
 
-    sys.stdout.write(main_ledger(args.file))
+    _write_stdout(main_ledger(args.file))
     return EXIT_OK
 
 
@@ -762,22 +775,60 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.func(args)
+        with _signals_raise():
+            code = args.func(args)
+            _flush_stdout()
+        return code
+    except OutputError as exc:
+        _stderr(f"error: {exc}")
+        return EXIT_FAILURE
     except _usage_errors() as exc:
         _stderr(f"error: {exc}")
         return EXIT_USAGE
     except (PermissionError, IsADirectoryError, NotADirectoryError, FileExistsError) as exc:
         _stderr(f"error: cannot write {exc.filename or 'the output'}: {exc.strerror or exc}")
         return EXIT_USAGE
-    except BrokenPipeError:
-        return EXIT_OK
+    except OSError as exc:
+        if exc.errno not in _WRITE_FAILURES:
+            return _internal_error()
+        # a full disk, a broken pipe, a read-only file system under a record being written
+        name = exc.filename
+        if name is None and exc.errno == errno.EPIPE:
+            name = "standard output"
+            _silence_stdout()
+        _stderr(f"error: cannot write {name or 'an output'}: {exc.strerror or exc}")
+        return EXIT_FAILURE
     except KeyboardInterrupt:
         _stderr("interrupted")
         return 130
+    except Terminated as exc:
+        _stderr(f"terminated by {exc.name}")
+        return 128 + exc.signum
     except Exception:
-        _stderr("internal error (please report it):")
-        traceback.print_exc(file=sys.stderr)
-        return EXIT_FAILURE
+        return _internal_error()
+
+
+#: errno values of a write that failed for a reason outside the program (exit status 1)
+_WRITE_FAILURES = {
+    errno.ENOSPC,
+    errno.EDQUOT,
+    errno.EFBIG,
+    errno.EPIPE,
+    errno.EIO,
+    errno.EROFS,
+}
+
+
+def _flush_stdout() -> None:
+    """Flush what a command printed; a broken pipe or a full disk is an :class:`OutputError`."""
+    if sys.stdout is not None:
+        _write_stdout("")
+
+
+def _internal_error() -> int:
+    _stderr("internal error (please report it):")
+    traceback.print_exc(file=sys.stderr)
+    return EXIT_FAILURE
 
 
 if __name__ == "__main__":  # pragma: no cover
