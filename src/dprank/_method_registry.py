@@ -220,6 +220,8 @@ class Method:
             )
         if self.trust_model == "central":
             _check_binary(comparisons, self.name)
+        if self.release == "rr":
+            _check_rr_outputs(comparisons, self.name)
         if self.needs_complete_graph:
             _check_tournament(comparisons, self.name)
 
@@ -350,6 +352,19 @@ def _user_bound(c: Comparisons, rng, max_per_user, name: str) -> int:
             "first (dprank.release.bound_user_contributions)"
         )
     return L
+
+
+def _check_rr_outputs(c: Comparisons, name: str) -> None:
+    """A randomized-response estimator reads released outcomes, which are 0 or 1."""
+    y = c.y
+    bad = ~((y == 0) | (y == 1))
+    if np.any(bad):
+        k = int(np.flatnonzero(bad)[0])
+        raise MethodInputError(
+            f"method {name} reads randomized-response outputs, which are 0 or 1; record {k} "
+            f"has outcome {float(y[k])!r} (real-valued outcomes are the Laplace release's: "
+            "method laplace)"
+        )
 
 
 def _check_binary(c: Comparisons, name: str) -> None:

@@ -9,6 +9,7 @@ picks the registered method for the privacy setting, fits it and returns a
 from __future__ import annotations
 
 import math
+import numbers
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .comparisons import Comparisons
-from .inputs import comparisons_from_frame
+from .inputs import InputError, comparisons_from_frame
 from .methods import PUBLIC_DETAILS, Fit, Method, all_methods, get_method
 from .metrics_b import ranks as rank_scores
 from .models import LINKS
@@ -328,8 +329,8 @@ def _check_epsilon(epsilon, privacy: str) -> float | None:
         return None
     if epsilon is None:
         raise ValueError(f"privacy {privacy!r} needs epsilon")
-    if isinstance(epsilon, (bool, np.bool_)):
-        raise TypeError(f"epsilon must be a number, got {epsilon!r}")
+    if isinstance(epsilon, (bool, np.bool_)) or not isinstance(epsilon, numbers.Real):
+        raise TypeError(f"epsilon must be a number, got {type(epsilon).__name__} {epsilon!r}")
     try:
         eps = float(epsilon)
     except (TypeError, ValueError):
@@ -471,6 +472,9 @@ def rank(
             stacklevel=2,
         )
     data = _as_comparisons(comparisons, meth, real_outcomes=name == "local_laplace")
+    if data.i.size == 0:  # as an empty data frame is refused (dprank.inputs)
+        source = "the win matrix" if isinstance(comparisons, np.ndarray) else "the comparisons"
+        raise InputError("no comparisons (nothing to rank)", source)
     meth.check(data)
     n = data.n_items
     if top_k is not None:

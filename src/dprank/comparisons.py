@@ -128,6 +128,12 @@ def _as_user_epsilon(eps, user: np.ndarray | None) -> np.ndarray:
         raise ValueError(
             f"user index {int(user.max())} has no budget in user_epsilon (length {eps.size})"
         )
+    if user is not None and eps.size != (int(user.max()) + 1 if user.size else 0):
+        users = int(user.max()) + 1 if user.size else 0
+        raise ValueError(
+            f"user_epsilon holds {eps.size} budgets for {users} users (user indices "
+            f"0..{users - 1}): give exactly one budget per user"
+        )
     return eps
 
 

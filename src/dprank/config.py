@@ -21,6 +21,7 @@ import copy
 import itertools
 import math
 import os
+import warnings
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -33,6 +34,8 @@ from . import _checks
 
 __all__ = [
     "ConfigError",
+    "ConfigWarning",
+    "bound_warnings",
     "estimate_cell_memory",
     "load_schema",
     "machine_memory",
@@ -62,6 +65,49 @@ ALLOW_INFINITE = "allowInfinite"
 
 class ConfigError(ValueError):
     """The configuration does not satisfy the schema or a cross-key rule."""
+
+
+class ConfigWarning(UserWarning):
+    """A valid configuration with a value that is almost certainly a mistake."""
+
+
+def bound_warnings(config: Mapping) -> list[str]:
+    """Declared bounds far above what the data can reach, each message naming its key.
+
+    ``paper_a_real.datasets.<name>.L`` is the declared bound on one user's comparisons
+    of a real data set: its noise scales grow with ``L``. Each respondent of those
+    surveys compared every pair of items once, so no user has more comparisons than the
+    data set's number of pairs; a larger ``L`` only adds noise (at ``L = 1e12`` Figure 8
+    is noise). Valid, but almost certainly a typo.
+
+    Parameters
+    ----------
+    config : Mapping
+        A configuration that satisfies the schema.
+
+    Returns
+    -------
+    list of str
+        One message per such key (empty when there is none).
+    """
+    _checks.mapping(config, "config")
+    datasets = (config.get("paper_a_real") or {}).get("datasets") or {}
+    if not datasets:
+        return []
+    from .realdata import _SPECS
+
+    messages = []
+    for name, entry in datasets.items():
+        spec = _SPECS.get(name)
+        declared = (entry or {}).get("L")
+        if spec is None or not isinstance(declared, (int, float)) or declared <= spec.L:
+            continue
+        messages.append(
+            f"paper_a_real.datasets.{name}.L = {declared:g} is {declared / spec.L:.3g} times "
+            f"the most comparisons any user of {name} has ({spec.L}: every pair of its items "
+            f"once); the noise grows with L, so Figure 8 shows noise. Declare L <= {spec.L}"
+        )
+    return messages
 
 
 def load_schema(path: str | Path) -> dict:
@@ -498,6 +544,9 @@ def validate_config(
         messages = _cross_checks(config, papers)
         if check_environment:
             messages += _mirror_checks(config) + _memory_checks(config, machine_memory())
+            if not messages:  # once, in the process that validates before any job
+                for warning in bound_warnings(config):
+                    warnings.warn(warning, ConfigWarning, stacklevel=2)
     if messages:
         lines = "\n".join(f"  - {m}" for m in messages)
         raise ConfigError(

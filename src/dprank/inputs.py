@@ -576,7 +576,8 @@ def _as_text(col: pd.Series) -> tuple[pd.Series, np.ndarray]:
 
     missing = col.isna().to_numpy()
     if missing.any():
-        col = col.where(~missing, "")
+        # as objects first: a nullable column (Int64, boolean) cannot hold "" itself
+        col = col.astype(object).where(~missing, "")
     text = col if col.dtype == object or pd.api.types.is_string_dtype(col) else col.astype(str)
     return text, missing | (text.to_numpy() == "")
 

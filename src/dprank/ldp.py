@@ -127,10 +127,19 @@ def _running_totals(S, N, P: int, data: str) -> None:
             )
 
 
-def _leading(eps: np.ndarray, ndim: int) -> np.ndarray:
-    """Reshape a per-user array so that it broadcasts along the leading axes."""
+def _leading(eps: np.ndarray, ndim: int, shape: tuple[int, ...] | None = None) -> np.ndarray:
+    """Reshape a per-user array so that it broadcasts along the leading axes.
+
+    With the data's ``shape``, ``eps`` must match its leading axes (one budget per user
+    row) or hold one budget (size 1) for all.
+    """
     if eps.ndim > ndim:
         raise ValueError(f"eps has {eps.ndim} dimensions, the data only {ndim}")
+    if shape is not None and eps.size != 1 and eps.shape != tuple(shape[: eps.ndim]):
+        raise ValueError(
+            f"eps has shape {eps.shape} for data of shape {tuple(shape)}: give one budget "
+            f"per user (shape {tuple(shape[: max(eps.ndim, 1)])}) or one for all"
+        )
     return eps.reshape(eps.shape + (1,) * (ndim - eps.ndim))
 
 
@@ -177,7 +186,7 @@ def randomized_response(y, eps, rng: np.random.Generator) -> np.ndarray:
     """
     y = binary(_checks.array(y, "y"), "y")
     _checks.rng(rng)
-    p = _leading(np.asarray(rr_flip_probability(eps), dtype=np.float64), y.ndim)
+    p = _leading(np.asarray(rr_flip_probability(eps), dtype=np.float64), y.ndim, y.shape)
     flips = rng.random(y.shape) < p
     out = y.astype(np.uint8)
     np.bitwise_xor(out, flips, out=out, casting="unsafe")
@@ -194,7 +203,7 @@ def debias(y_tilde, eps) -> np.ndarray:
     ``eps`` follows the leading-axis convention of :func:`randomized_response`.
     """
     yt = binary(y_tilde, "y_tilde").astype(np.float64)
-    p = _leading(np.asarray(rr_flip_probability(eps), dtype=np.float64), yt.ndim)
+    p = _leading(np.asarray(rr_flip_probability(eps), dtype=np.float64), yt.ndim, yt.shape)
     return (yt - p) / (1.0 - 2.0 * p)
 
 
@@ -248,7 +257,7 @@ def laplace_release(y, eps, rng: np.random.Generator) -> np.ndarray:
     """
     y = binary(_checks.array(y, "y"), "y").astype(np.float64)
     _checks.rng(rng)
-    e = _leading(_eps_array(eps), y.ndim)
+    e = _leading(_eps_array(eps), y.ndim, y.shape)
     scale = np.broadcast_to(np.where(np.isinf(e), 0.0, 1.0 / e), y.shape)
     return y + rng.laplace(0.0, 1.0, size=y.shape) * scale
 

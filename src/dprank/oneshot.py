@@ -120,6 +120,11 @@ def one_shot_noise_scale(n: int, k: int, d: float, rho: float, eps: float) -> fl
     and #a7).
     """
     n = _checks.count(n, "n", 1)
+    if n < 2:
+        raise ValueError(
+            "n must be at least 2: with one item delta = 1/n^2 = 1 and the noise scale is 0 "
+            "(no privacy), and there is nothing to rank"
+        )
     if not isinstance(k, (bool, np.bool_)) and isinstance(k, (int, np.integer)) and 1 <= k <= n:
         pass
     else:
