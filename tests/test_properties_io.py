@@ -30,6 +30,7 @@ from dprank import (
     inputs,
     io,
     realdata,
+    stage_manifests,
     tables,
     workflow,
     yamlfile,
@@ -200,6 +201,65 @@ case(
     lambda r, kw: isinstance(r, list),
     workdir=BAD_PATH,
 )
+# ---- stage manifests (dprank.stage_manifests)
+(TMP / "stages").mkdir()
+(TMP / "stages" / "table.csv").write_text("a,b\n1,2\n3,4\n")
+stage_manifests.write_stage_manifest(TMP / "stages" / "table.csv", TMP / "stages", "rule_a")
+_STAGE_FILE = st.sampled_from(["table.csv", "data.csv", "arrays.npz"])
+case(
+    stage_manifests.manifest_path,
+    kw(path=_STAGE_FILE.map(lambda n: TMP / n)),
+    lambda r, kw: r.parent == kw["path"].parent and r.name == f".{kw['path'].name}.manifest.json",
+    path=BAD_PATH,
+)
+case(
+    stage_manifests.is_stage_manifest,
+    kw(path=st.sampled_from([".x.csv.manifest.json", "x.csv", ".manifest.json", ".a.tmp"])),
+    lambda r, kw: r == (kw["path"] == ".x.csv.manifest.json"),
+    path=BAD_PATH,
+)
+case(
+    stage_manifests.describe_file,
+    kw(path=st.sampled_from(["data.csv", "arrays.npz"]).map(lambda n: TMP / n)),
+    lambda r, kw: (
+        r["sha256"] == hashlib.sha256(kw["path"].read_bytes()).hexdigest()
+        and r["bytes"] == kw["path"].stat().st_size
+        and r.get("rows", 2) == 2
+    ),
+    path=BAD_PATH,
+)
+case(
+    stage_manifests.write_stage_manifest,
+    kw(
+        path=st.just(TMP / "stages" / "table.csv"),
+        results=st.just(TMP / "stages"),
+        rule=st.sampled_from(["rule_a", "aggregate_metrics"]),
+    ),
+    lambda r, kw: r.is_file() and kw["rule"] in r.read_text(),
+    path=[*BAD_PATH, TMP / "data.csv"],  # the last: not inside results
+    results=BAD_PATH,
+    rule=[None, 3, ""],
+)
+case(
+    stage_manifests.rebuild_command,
+    kw(path=st.just("results/x.csv"), configfiles=st.sampled_from([(), (".test/config.yaml",)])),
+    lambda r, kw: r.startswith("snakemake results/x.csv ") and "--forcerun results/x.csv" in r,
+    path=BAD_PATH,
+)
+case(
+    stage_manifests.check_stage_input,
+    kw(path=st.just(TMP / "stages" / "table.csv"), results=st.just(TMP / "stages")),
+    lambda r, kw: r["file"] == "table.csv" and r["rows"] == 2,
+    path=BAD_PATH,
+    results=BAD_PATH,
+)
+case(
+    stage_manifests.remove_orphan_manifests,
+    kw(root=_file("stages")),
+    lambda r, kw: r == [],
+    root=BAD_PATH,
+)
+
 case(
     deps.module_files,
     kw(module=st.sampled_from(["dprank.noise", "dprank.io"]), src=st.just(ROOT / "src")),
@@ -237,6 +297,19 @@ case(
     section=[None, 3, "bogus"],
     cell=["x", None],
     replicates=[-1, 0.5, "2", None],
+)
+case(
+    config.bound_warnings,
+    kw(
+        config=st.sampled_from([1, 15, 16, 1e12]).map(
+            lambda L: {"paper_a_real": {"datasets": {"cems": {"L": L}, "immig": {"L": 6}}}}
+        )
+    ),
+    lambda r, kw: (
+        len(r) == (kw["config"]["paper_a_real"]["datasets"]["cems"]["L"] > 15)
+        and all(m.startswith("paper_a_real.datasets.cems.L = ") for m in r)
+    ),
+    config=["x", None, [1]],
 )
 _TEST_CONFIG = yamlfile.read_yaml(ROOT / "config.yaml")
 case(

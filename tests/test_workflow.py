@@ -788,3 +788,97 @@ def test_a_job_reading_an_edited_or_damaged_data_file_fails_with_both_hashes(tmp
     assert "delete it and run the same command again" in text
     assert "BadGzipFile" not in text
     assert not any((cwd / t).exists() for t in targets)
+
+
+def _rebuild_command(text: str) -> list[str]:
+    """The command a damaged input's message says rebuilds it (``snakemake ... --forcerun P``)."""
+    match = re.search(r"Rebuild it \(and what reads it\): snakemake (.+?), then run", text)
+    assert match, text
+    return match.group(1).split()
+
+
+def test_a_damaged_intermediate_stops_its_reader_with_both_values_and_the_rebuild_command(
+    tmp_path,
+):
+    """Every stage checks what it reads against the manifest its producer wrote beside it
+    (dprank.stage_manifests): a truncated metrics chunk (CSV, read by aggregate_metrics), the
+    two protocols' chunks swapped with their manifests, and one bit of an estimates file
+    (npz, read by compute_metrics) each stop the job with both values; the message's rebuild
+    command restores the same bytes, and the manifests are no results."""
+    cwd = copy_repo(tmp_path)
+    exp5 = f"{SMOKE_RESULTS}/paper_a_individual/exp5"
+    target = f"{exp5}/paper/summary.csv"
+    snakemake(cwd, target, "--cores", "2", *SMOKE)
+    before = results_manifest(cwd / exp5)
+    assert set(before) == {
+        f"{p}/{k}" for p in ("paper", "authors") for k in ("summary.csv", *_CHUNKS)
+    }
+    assert (cwd / exp5 / "paper/.summary.csv.manifest.json").is_file()
+    assert not list((cwd / exp5).glob("data/*/.*.manifest.json"))  # temporary: removed
+
+    # 1. a truncated CSV: rows, sizes and hashes, and the command that rebuilds it
+    chunk = cwd / exp5 / "paper/metrics/all/chunk0.csv"
+    whole = chunk.read_bytes()
+    chunk.write_bytes(whole[: len(whole) // 2])
+    proc = snakemake(cwd, target, "--cores", "1", *SMOKE, check=False)
+    text = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "is not what rule compute_metrics wrote" in text
+    rows = whole.count(b"\n") - 1
+    assert f"declared {len(whole)} bytes, {rows} rows" in text
+    assert f"found {len(whole) // 2} bytes" in text and sha256(chunk) in text
+    command = _rebuild_command(text)
+    assert command[:2] == [chunk.relative_to(cwd).as_posix(), "--cores"]
+    assert "--configfile .test/config.yaml" in " ".join(command)
+    snakemake(cwd, *command)
+    assert chunk.read_bytes() == whole
+    snakemake(cwd, target, "--cores", "1", *SMOKE)
+
+    # 2. the two protocols' chunks swapped, each with its manifest
+    other = cwd / exp5 / "authors/metrics/all/chunk0.csv"
+    for a, b in ((chunk, other), (_manifest(chunk), _manifest(other))):
+        a_bytes, b_bytes = a.read_bytes(), b.read_bytes()
+        a.write_bytes(b_bytes)  # rewritten: newer than what reads them
+        b.write_bytes(a_bytes)
+    proc = snakemake(cwd, target, "--cores", "1", *SMOKE, check=False)
+    text = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "its manifest declares another file" in text
+    snakemake(cwd, *_rebuild_command(text))  # compute_metrics writes both protocols' chunks
+    snakemake(cwd, target, "--cores", "1", *SMOKE)
+    assert results_manifest(cwd / exp5) == before
+
+    # 3. one bit of an estimates file (npz): compute_metrics refuses it
+    estimates = cwd / exp5 / "paper/estimates/all/chunk0.npz"
+    data = bytearray(estimates.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    estimates.write_bytes(bytes(data))
+    proc = snakemake(cwd, target, "--cores", "1", *SMOKE, check=False)
+    text = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "is not what rule estimate wrote" in text
+    assert sha256(estimates) in text
+    assert _rebuild_command(text)[-1] == estimates.relative_to(cwd).as_posix()
+
+
+_CHUNKS = ("metrics/all/chunk0.csv", "estimates/all/chunk0.npz")
+
+
+def test_a_figure_is_not_drawn_from_a_truncated_summary(smoke, tmp_path):
+    """The probe of the issue: Figure 5's summary cut in half, then ``paper_a_fig5`` (it drew
+    9 of 17 points with exit status 0); in a copy of the smoke run."""
+    cwd = tmp_path / "copy"
+    shutil.copytree(smoke, cwd, symlinks=True)
+    summary = cwd / SMOKE_RESULTS / "paper_a_individual/exp5/paper/summary.csv"
+    whole = summary.read_bytes()
+    summary.write_bytes(whole[: len(whole) // 2])
+    proc = snakemake(cwd, "paper_a_fig5", "--cores", "1", *SMOKE, check=False)
+    text = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert "summary.csv is not what rule aggregate_metrics wrote" in text
+    rows = whole.count(b"\n") - 1
+    assert f"declared {len(whole)} bytes, {rows} rows" in text
+    assert "--forcerun results/smoke/paper_a_individual/exp5/paper/summary.csv" in text
+
+
+def _manifest(path: Path) -> Path:
+    from dprank.stage_manifests import manifest_path
+
+    return manifest_path(path)

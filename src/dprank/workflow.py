@@ -20,6 +20,7 @@ from typing import Any
 from . import _checks
 
 __all__ = [
+    "CONFIGFILES_ENV",
     "LOCK_OWNERS",
     "MACHINE_DEPENDENT",
     "MALLOC_TUNING",
@@ -99,7 +100,13 @@ def job_logger(snakemake, name: str | None = None) -> Iterator[logging.Logger]:
 
     Every input file of the data folder (``resources/data``) is first checked against
     its sha256 in the data set registry (:func:`dprank.datasets.verify_local`): a local
-    copy edited or damaged since its fetch fails the job with both hashes.
+    copy edited or damaged since its fetch fails the job with both hashes. Every input
+    under the results folder (config ``results_dir``) is checked against the manifest its
+    producing job wrote (:func:`dprank.stage_manifests.check_stage_input`): a truncated,
+    edited or swapped intermediate fails the job with both values and the command that
+    rebuilds it. When the job succeeds, each of its outputs under the results folder gets
+    its manifest (:func:`dprank.stage_manifests.write_stage_manifest`). A ``snakemake``
+    without ``config`` (a test's stand-in) skips both.
     """
     missing = [a for a in ("input", "log", "wildcards") if not hasattr(snakemake, a)]
     if missing:
@@ -133,7 +140,12 @@ def job_logger(snakemake, name: str | None = None) -> Iterator[logging.Logger]:
 
             for path in verify_local(inputs):
                 logger.info("verified %s (sha256 as registered)", path)
+        results = _results_dir(snakemake)
+        if results is not None:
+            _check_stage_inputs(inputs, results, logger)
         yield logger
+        if results is not None:
+            _write_stage_manifests(snakemake, results, getattr(snakemake, "rule", None) or name)
     except Exception:
         logger.exception("failed after %.2f s", time.perf_counter() - t0)
         raise
@@ -143,6 +155,45 @@ def job_logger(snakemake, name: str | None = None) -> Iterator[logging.Logger]:
         for h in handlers:
             logger.removeHandler(h)
             h.close()
+
+
+#: Environment variable holding the run's ``--configfile`` files (set by the workflow's
+#: common.smk), named in the rebuild command of a damaged intermediate's message.
+CONFIGFILES_ENV = "DPRANK_CONFIGFILES"
+
+
+def _results_dir(snakemake) -> str | None:
+    config = getattr(snakemake, "config", None)
+    if not isinstance(config, Mapping):
+        return None
+    results = config.get("results_dir")
+    return results if isinstance(results, str) and results else None
+
+
+def _inside(path: str, results: str) -> bool:
+    root = os.path.abspath(results)
+    return os.path.abspath(path).startswith(root + os.sep)
+
+
+def _check_stage_inputs(inputs: list[str], results: str, logger: logging.Logger) -> None:
+    from dprank.stage_manifests import check_stage_input
+
+    configfiles = [c for c in os.environ.get(CONFIGFILES_ENV, "").split(os.pathsep) if c]
+    checked = 0
+    for path in inputs:
+        if _inside(path, results) and os.path.isfile(path):
+            check_stage_input(path, results, configfiles)
+            checked += 1
+    if checked:
+        logger.info("verified %d input(s) against their producers' manifests", checked)
+
+
+def _write_stage_manifests(snakemake, results: str, rule: str) -> None:
+    from dprank.stage_manifests import write_stage_manifest
+
+    for path in (os.fspath(f) for f in getattr(snakemake, "output", [])):
+        if _inside(path, results) and os.path.isfile(path):
+            write_stage_manifest(path, results, rule)
 
 
 def results_manifest(
@@ -166,16 +217,18 @@ def results_manifest(
         configuration (any ``--cores``, executor or order) must give equal
         manifests; ``tests/cluster/run_slurm.sh`` compares a Slurm run with a
         local one this way. Temporaries of :func:`dprank.io.atomic_path` (a killed
-        job's leftovers) are never counted.
+        job's leftovers) and the stages' manifests (:mod:`dprank.stage_manifests`, which
+        hold the hashes of the results beside them) are never counted.
     """
     _checks.path(results, "results")
     from dprank.io import atomic_target
+    from dprank.stage_manifests import is_stage_manifest
 
     root = Path(results)
     out = {}
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
         rel = path.relative_to(root).as_posix()
-        if atomic_target(path) is not None:
+        if atomic_target(path) is not None or is_stage_manifest(path):
             continue
         if any(fnmatch.fnmatchcase(rel, pattern) for pattern in exclude):
             continue

@@ -1,5 +1,6 @@
 import os
 import sys
+import warnings
 
 from pathlib import Path
 
@@ -21,10 +22,12 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = "1"
 
 from dprank._papers import item_settings, load_papers, study_items
-from dprank.config import validate_config
+from dprank.config import ConfigWarning, validate_config
 from dprank.deps import script_files
 from dprank.studies import STUDIES, block_kwargs, paper_b2, study_module
+from dprank.stage_manifests import remove_orphan_manifests
 from dprank.workflow import (
+    CONFIGFILES_ENV,
     MALLOC_TUNING,
     canonical,
     coalesce_scheduler_timers,
@@ -51,12 +54,18 @@ PAPERS = load_papers(
     Path(workflow.basedir) / "workflow/schemas/papers.schema.yaml",
     config,
 )
-validate_config(
-    config,
-    Path(workflow.basedir) / "workflow/schemas/config.schema.yaml",
-    check_environment=workflow.is_main_process,
-    papers=PAPERS,
-)
+# A valid value that is almost certainly a mistake (a bound far above what the data can
+# reach) is a warning naming its key, printed here, before any job.
+with warnings.catch_warnings(record=True) as _caught:
+    warnings.simplefilter("always", ConfigWarning)
+    validate_config(
+        config,
+        Path(workflow.basedir) / "workflow/schemas/config.schema.yaml",
+        check_environment=workflow.is_main_process,
+        papers=PAPERS,
+    )
+for _warning in _caught:
+    print(f"dprank: warning: {_warning.message}", file=sys.stderr)
 
 # Resume after a crash with the same command (docs/robustness.md): profiles/default sets
 # rerun-incomplete, and the lock of a Snakemake killed on this host is released here.
@@ -77,6 +86,15 @@ def R(path):
     return f"{RESULTS}/{path}"
 
 
+# Every job checks its inputs under RESULTS against the manifests their producers wrote
+# beside them (dprank.stage_manifests); a damaged one's message names the command that
+# rebuilds it, with this run's --configfile files.
+os.environ[CONFIGFILES_ENV] = os.pathsep.join(
+    os.path.relpath(f) if Path(f).resolve().is_relative_to(Path.cwd()) else str(f)
+    for f in workflow.overwrite_configfiles
+)
+
+
 onstart:
     if workflow.is_main_process:
         record_lock_owner()
@@ -92,6 +110,13 @@ onstart:
                 + ", ".join(map(str, _stale)),
                 file=sys.stderr,
             )
+        remove_orphan_manifests(RESULTS)
+
+
+# The manifests of the temporary intermediates Snakemake removed after their last reader.
+onsuccess:
+    if workflow.is_main_process:
+        remove_orphan_manifests(RESULTS)
 
 
 PROTOCOLS = config["protocols"]
