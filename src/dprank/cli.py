@@ -16,9 +16,14 @@ Subcommands (``dprank SUBCOMMAND --help`` for each):
 Conventions: results go to the ``--out`` file (or standard output with
 ``--out -``), messages and progress to standard error; exit status 0 on success,
 2 on a usage or input error (one message naming the file, line and column, and
-no output file written), 1 on an internal failure. Outputs are written through
-temporary names, so a failed run leaves nothing behind; no output may be an
-input or another output (paths compared after resolving links).
+no output file written), 1 on an output that cannot be written (a full disk, a
+broken pipe, a closed standard output: one line naming it and the cause) or an
+internal failure, 130 on SIGINT, 128 + the signal on SIGTERM and SIGHUP. Every
+output is checked before any work (:class:`dprank._cli_output.OutputPlan`: a
+regular file or absent, in a folder where a file can be created, never an input
+or another output), written to a temporary name and renamed into place with the
+others once all are complete, so a failed or interrupted run leaves every
+existing file as it was.
 
 Releases (``rank --privacy edge|individual|local``, ``privatize``) draw their
 noise from the operating system's secure generator through exact samplers
