@@ -882,3 +882,17 @@ def _manifest(path: Path) -> Path:
     from dprank.stage_manifests import manifest_path
 
     return manifest_path(path)
+
+
+def test_an_absurd_declared_bound_is_warned_about_before_any_job(tmp_path):
+    """``paper_a_real.datasets.cems.L: 1.0e+12`` is valid but makes Figure 8 noise: the
+    workflow names the key in a warning when it is parsed, before the DAG and any job."""
+    cwd = copy_repo(tmp_path)
+
+    def edit(cfg):
+        cfg["paper_a_real"]["datasets"]["cems"]["L"] = 1.0e12
+
+    proc = snakemake(cwd, "-n", "--configfile", write_config(cwd, edit))
+    warning = "dprank: warning: paper_a_real.datasets.cems.L = 1e+12 is 6.67e+10 times"
+    assert proc.stderr.count(warning) == 1  # printed while the Snakefile is parsed
+    assert "dprank: warning" not in (lambda p: p.stdout + p.stderr)(snakemake(cwd, "-n", *SMOKE))

@@ -21,7 +21,6 @@ import copy
 import itertools
 import math
 import os
-import warnings
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -34,7 +33,6 @@ from . import _checks
 
 __all__ = [
     "ConfigError",
-    "ConfigWarning",
     "bound_warnings",
     "estimate_cell_memory",
     "load_schema",
@@ -67,10 +65,6 @@ class ConfigError(ValueError):
     """The configuration does not satisfy the schema or a cross-key rule."""
 
 
-class ConfigWarning(UserWarning):
-    """A valid configuration with a value that is almost certainly a mistake."""
-
-
 def bound_warnings(config: Mapping) -> list[str]:
     """Declared bounds far above what the data can reach, each message naming its key.
 
@@ -78,7 +72,8 @@ def bound_warnings(config: Mapping) -> list[str]:
     of a real data set: its noise scales grow with ``L``. Each respondent of those
     surveys compared every pair of items once, so no user has more comparisons than the
     data set's number of pairs; a larger ``L`` only adds noise (at ``L = 1e12`` Figure 8
-    is noise). Valid, but almost certainly a typo.
+    is noise). Valid, but almost certainly a typo: the workflow prints each message as a
+    warning when it is parsed, before any job (``workflow/rules/common.smk``).
 
     Parameters
     ----------
@@ -544,9 +539,6 @@ def validate_config(
         messages = _cross_checks(config, papers)
         if check_environment:
             messages += _mirror_checks(config) + _memory_checks(config, machine_memory())
-            if not messages:  # once, in the process that validates before any job
-                for warning in bound_warnings(config):
-                    warnings.warn(warning, ConfigWarning, stacklevel=2)
     if messages:
         lines = "\n".join(f"  - {m}" for m in messages)
         raise ConfigError(

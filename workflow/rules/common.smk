@@ -1,6 +1,5 @@
 import os
 import sys
-import warnings
 
 from pathlib import Path
 
@@ -22,7 +21,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = "1"
 
 from dprank._papers import item_settings, load_papers, study_items
-from dprank.config import ConfigWarning, validate_config
+from dprank.config import bound_warnings, validate_config
 from dprank.deps import script_files
 from dprank.studies import STUDIES, block_kwargs, paper_b2, study_module
 from dprank.stage_manifests import remove_orphan_manifests
@@ -54,18 +53,17 @@ PAPERS = load_papers(
     Path(workflow.basedir) / "workflow/schemas/papers.schema.yaml",
     config,
 )
+validate_config(
+    config,
+    Path(workflow.basedir) / "workflow/schemas/config.schema.yaml",
+    check_environment=workflow.is_main_process,
+    papers=PAPERS,
+)
 # A valid value that is almost certainly a mistake (a bound far above what the data can
-# reach) is a warning naming its key, printed here, before any job.
-with warnings.catch_warnings(record=True) as _caught:
-    warnings.simplefilter("always", ConfigWarning)
-    validate_config(
-        config,
-        Path(workflow.basedir) / "workflow/schemas/config.schema.yaml",
-        check_environment=workflow.is_main_process,
-        papers=PAPERS,
-    )
-for _warning in _caught:
-    print(f"dprank: warning: {_warning.message}", file=sys.stderr)
+# reach) is a warning naming its key, printed once, before any job.
+if workflow.is_main_process:
+    for _warning in bound_warnings(config):
+        print(f"dprank: warning: {_warning}", file=sys.stderr)
 
 # Resume after a crash with the same command (docs/robustness.md): profiles/default sets
 # rerun-incomplete, and the lock of a Snakemake killed on this host is released here.
