@@ -28,7 +28,13 @@ from dprank.stage_manifests import (
     manifest_path,
     remove_orphan_manifests,
 )
-from dprank.workflow import job_logger, results_manifest
+from dprank.workflow import CONFIGFILES_ENV, job_logger, results_manifest
+
+
+@pytest.fixture(autouse=True)
+def _no_configfiles(monkeypatch):
+    """No run's --configfile list (a test that parsed the Snakefile in this process sets it)."""
+    monkeypatch.delenv(CONFIGFILES_ENV, raising=False)
 
 
 def _job(tmp_path: Path, rule: str, inputs=(), outputs=(), configfiles=None):
