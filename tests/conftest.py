@@ -1,4 +1,4 @@
-"""Shared test configuration: the Hypothesis profiles.
+"""Shared test configuration: the Hypothesis profiles and a key file for ledgers.
 
 ``ci`` (the default) is derandomized, so every run of ``make test`` tries the same
 examples and a failure reproduces; ``dev`` draws new examples on each run and tries
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -28,3 +29,10 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture(autouse=True)
+def _ledger_key_file(tmp_path_factory, monkeypatch):
+    """Every test's ledgers keep their keys in a key file of its own, never in the home folder."""
+    folder = tmp_path_factory.mktemp("ledger-keys")
+    monkeypatch.setenv("DPRANK_LEDGER_KEYS", os.fspath(folder / "ledger-keys.json"))
