@@ -82,10 +82,15 @@ class _Progress:
 
 def _write_outputs(
     outputs: Sequence[tuple[str | None, Callable[[io.TextIOBase | Path], None]]],
+    before_visible: Callable[[], None] | None = None,
 ) -> None:
     """Write every ``(path, writer)`` through a temporary name; ``"-"`` is standard output.
 
-    The files appear together only once every writer has succeeded.
+    The files appear together only once every writer has succeeded. Every
+    output is made (files in temporaries, standard output in a buffer) before
+    ``before_visible`` is called, and nothing is visible before it returns: a
+    release's ledger record (:meth:`dprank.ledger.Receipt.commit`) is written
+    and fsync'ed there, and when it raises no output appears.
     """
     from .io import atomic_path
 
@@ -98,13 +103,15 @@ def _write_outputs(
             if path is None:
                 continue
             if path == "-":
-                to_stdout.append(writer)
+                buffer = io.StringIO()
+                writer(buffer)
+                to_stdout.append(buffer)
                 continue
             tmp = stack.enter_context(atomic_path(path, mode=mode))
             writer(tmp)
-        for writer in to_stdout:
-            buffer = io.StringIO()
-            writer(buffer)
+        if before_visible is not None:
+            before_visible()
+        for buffer in to_stdout:
             sys.stdout.write(buffer.getvalue())
             sys.stdout.flush()
 

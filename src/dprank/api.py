@@ -61,6 +61,14 @@ PUBLIC_QUANTITIES = {
 }
 
 
+#: The unit of a local release's guarantee, as the records state it.
+LOCAL_UNIT_NOTE = (
+    "each comparison's outcome is eps-LDP at its user's epsilon (the file's epsilon column); "
+    "which pairs each user compared is public. A user with at most L comparisons is "
+    "protected at L * epsilon"
+)
+
+
 class DisconnectedWarning(UserWarning):
     """Some items never meet the rest: the ranking across components rests on the ridge.
 
@@ -276,7 +284,10 @@ class Ranking:
             "public": PUBLIC_QUANTITIES[privacy],
             "items": self.items_source,
         }
-        if self.local_source is not None:
+        if m.trust_model == "local":
+            # the users' budgets are per comparison: that is the unit of the guarantee
+            out["privacy_unit"] = "comparison"
+            out["privacy_unit_note"] = LOCAL_UNIT_NOTE
             out["local_release"] = self.local_source
         if m.trust_model == "local" or not m.private:
             out.pop("epsilon_requested")
