@@ -10,8 +10,8 @@ are shared, and a timing is no property of the library.
 from __future__ import annotations
 
 import os
+import tempfile
 
-import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -31,8 +31,10 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
-@pytest.fixture(autouse=True)
-def _ledger_key_file(tmp_path_factory, monkeypatch):
-    """Every test's ledgers keep their keys in a key file of its own, never in the home folder."""
-    folder = tmp_path_factory.mktemp("ledger-keys")
-    monkeypatch.setenv("DPRANK_LEDGER_KEYS", os.fspath(folder / "ledger-keys.json"))
+# Ledgers keep their keys in a key file outside the ledger (dprank.ledger); the tests' ledgers
+# use one of their own for the session, never the one in the home folder. It is set when
+# this file is loaded, before the test modules (some make a ledger when imported), and the
+# commands the tests start inherit it.
+os.environ["DPRANK_LEDGER_KEYS"] = os.path.join(
+    tempfile.mkdtemp(prefix="dprank-test-ledger-keys-"), "ledger-keys.json"
+)

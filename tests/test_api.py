@@ -174,7 +174,12 @@ def test_as_published_always_warns():
     for kwargs in ({"method": "counts", "as_published": True}, {"method": "counts_as_published"}):
         with pytest.warns(UserWarning, match="2 eps-DP"):
             dprank.rank(
-                frame, privacy="individual", epsilon=1.0, max_per_user=1, items=list("abc"), **kwargs
+                frame,
+                privacy="individual",
+                epsilon=1.0,
+                max_per_user=1,
+                items=list("abc"),
+                **kwargs,
             )
 
 

@@ -274,9 +274,7 @@ def test_synthetic_tsv_every_method(synthetic, tmp_path, capsys):
         )
         assert code == 0, (method, err)
     lap = tmp_path / "laplace.csv"
-    code, _, err = run(
-        [*privatize, "--epsilon", 1, "--mechanism", "laplace", "--out", lap], capsys
-    )
+    code, _, err = run([*privatize, "--epsilon", 1, "--mechanism", "laplace", "--out", lap], capsys)
     assert code == 0, err
     code, out, err = run(
         ["rank", lap, "--privacy", "local", "--method", "laplace", "--out", "-"], capsys
@@ -446,8 +444,16 @@ def test_bad_file_exit_2_one_message_nothing_written(case, tmp_path, capsys):
         (["--privacy", "none", "DIR"], "is a directory"),
         (["--privacy", "individual", "--epsilon", "1", "--max-per-user", "3", "NOUSER"], "--items"),
         (
-            ["--privacy", "individual", "--epsilon", "1", "--max-per-user", "3"]
-            + ["--items-from-data", "NOUSER"],
+            [
+                "--privacy",
+                "individual",
+                "--epsilon",
+                "1",
+                "--max-per-user",
+                "3",
+                "--items-from-data",
+                "NOUSER",
+            ],
             "user",
         ),
         (["--privacy", "individual", "--epsilon", "1", "GOOD"], "--max-per-user"),
@@ -510,7 +516,14 @@ def test_as_published_warns(tmp_path, capsys):
     path.write_text(GOOD)
     argv = ["rank", path, "--privacy", "individual", "--epsilon", 1, "--method", "counts"]
     record = tmp_path / "record.json"
-    argv += ["--max-per-user", 2, "--as-published", "--items-from-data", "--out", tmp_path / "r.csv"]
+    argv += [
+        "--max-per-user",
+        2,
+        "--as-published",
+        "--items-from-data",
+        "--out",
+        tmp_path / "r.csv",
+    ]
     code, _, err = run([*argv, "--sidecar", record], capsys)
     assert code == 0 and "2 eps-DP" in err
     # the record states the guarantee actually given: 2 epsilon
@@ -586,7 +599,15 @@ def test_privatize_budgets_from_a_column_and_errors(tmp_path, capsys):
     nouser = tmp_path / "nouser.csv"
     nouser.write_text("winner,loser\na,b\n")
     code, _, err = run(
-        ["privatize", nouser, "--epsilon", 1, "--items-from-data", "--out", tmp_path / "result.csv"],
+        [
+            "privatize",
+            nouser,
+            "--epsilon",
+            1,
+            "--items-from-data",
+            "--out",
+            tmp_path / "result.csv",
+        ],
         capsys,
     )
     _assert_clean_failure(code, err, tmp_path, "nouser.csv", "no 'user' column")

@@ -71,7 +71,9 @@ def test_privatize_is_charged_L_epsilon_at_the_user_level(tmp_path, capsys):
     ledger = tmp_path / "ten.ledger"
     base = ["privatize", data, "--epsilon", "0.5", "--items-from-data", "--ledger", ledger]
     # with the declared bound the budget is at the user level: 10 * 0.5 = 5 > 1
-    code, _, err = run([*base, "--max-per-user", 10, "--budget", 1, "--out", tmp_path / "a.csv"], capsys)
+    code, _, err = run(
+        [*base, "--max-per-user", 10, "--budget", 1, "--out", tmp_path / "a.csv"], capsys
+    )
     assert code == 2 and "asks for 5.0" in err and "user level" in err
     assert not (tmp_path / "a.csv").exists() and not ledger.exists()
     # a user-level budget and no bound: the user-level loss is unbounded, refused
@@ -105,7 +107,10 @@ def test_the_budget_is_stored_and_only_lowered_by_a_release(tmp_path, games, cap
     code, _, err = run([*rank, "--out", tmp_path / "r3.csv"], capsys)
     assert code == 2 and "budget 1.5" in err
     # lowering is recorded; raising takes the explicit command
-    assert run([*rank, "--budget", "1.2", "--epsilon", "0.1", "--out", tmp_path / "r4.csv"], capsys)[0] == 0
+    assert (
+        run([*rank, "--budget", "1.2", "--epsilon", "0.1", "--out", tmp_path / "r4.csv"], capsys)[0]
+        == 0
+    )
     code, _, err = run(["ledger", ledger, "--set-budget", "3", "--unit", "comparison"], capsys)
     assert code == 0 and "set to 3.0" in err
     assert run([*rank, "--out", tmp_path / "r5.csv"], capsys)[0] == 0
@@ -119,7 +124,8 @@ def test_the_key_lives_outside_the_ledger(tmp_path, games, capsys):
     argv = ["rank", games, "--privacy", "edge", "--epsilon", "1", "--ledger", ledger]
     assert run([*argv, "--out", tmp_path / "r.csv"], capsys)[0] == 0
     keys = Path(os.environ["DPRANK_LEDGER_KEYS"])
-    (entry,) = json.loads(keys.read_text())["ledgers"].values()
+    entries = json.loads(keys.read_text())["ledgers"].values()
+    (entry,) = [e for e in entries if e["path"] == os.path.realpath(ledger)]
     assert entry["key"] not in ledger.read_text()
     assert stat.S_IMODE(keys.stat().st_mode) == 0o600
     assert stat.S_IMODE(ledger.stat().st_mode) == 0o600
@@ -215,7 +221,9 @@ def test_kill_9_after_the_ranking_appears_leaves_it_recorded(tmp_path, games):
     exists, its release is in the ledger (issue 44 killed 10 of 10 releases unrecorded)."""
     big = tmp_path / "big.csv"
     rows = [f"i{k % 300},i{(k * 7 + 1) % 300}" for k in range(60000)]
-    big.write_text("winner,loser\n" + "\n".join(r for r in rows if r.split(",")[0] != r.split(",")[1]) + "\n")
+    big.write_text(
+        "winner,loser\n" + "\n".join(r for r in rows if r.split(",")[0] != r.split(",")[1]) + "\n"
+    )
     ledger = tmp_path / "big.ledger"
     seen = 0
     for k in range(4):

@@ -301,8 +301,7 @@ def test_file_holds_no_raw_data_file_hash_or_seed(tmp_path):
         ('{"format": "dprank-ledger", "version": 9, "key": "", "datasets": {}}', "version 9"),
         ('{"format": "dprank-ledger", "version": 1, "key": "zz", "datasets": {}}', "key"),
         (
-            '{"format": "dprank-ledger", "version": 1, "key": "' + "ab" * 32 + '", '
-            '"datasets": {}}',
+            '{"format": "dprank-ledger", "version": 1, "key": "' + "ab" * 32 + '", "datasets": {}}',
             "version-1 ledger.*--migrate",
         ),
         ('{"format": "dprank-ledger", "version": 2, "ledger_id": "x", "records": []}', "corrupted"),

@@ -58,19 +58,22 @@ def _frame(rows, count=False) -> pd.DataFrame:
 #: individual DP: D and D' replace one user's (u6's) comparisons
 INDIVIDUAL_NEIGHBOURS = {
     # u6's pair is the only bridge between {a, b, c} and {d, e, f}
-    "connectivity": (BASE + [("c", "d", "u6")], BASE + [("a", "b", "u6")]),
+    "connectivity": ([*BASE, ("c", "d", "u6")], [*BASE, ("a", "b", "u6")]),
     # only u6 compares g
-    "sole item": (BASE + [("a", "g", "u6")], BASE + [("a", "b", "u6")]),
+    "sole item": ([*BASE, ("a", "g", "u6")], [*BASE, ("a", "b", "u6")]),
     # u6 with many comparisons (beyond the declared bound) or one
-    "heavy user": (BASE + [("a", "d", "u6")] * 12 + [("g", "b", "u6")] * 5, BASE + [("a", "d", "u6")]),
+    "heavy user": (
+        BASE + [("a", "d", "u6")] * 12 + [("g", "b", "u6")] * 5,
+        [*BASE, ("a", "d", "u6")],
+    ),
     # a flipped outcome of one user
-    "flipped": (BASE + [("c", "d", "u6")], BASE + [("d", "c", "u6")]),
+    "flipped": ([*BASE, ("c", "d", "u6")], [*BASE, ("d", "c", "u6")]),
 }
 #: edge DP (and the local releases): one outcome flipped, the pairs and users fixed
 EDGE_NEIGHBOURS = {
-    "flipped": (BASE + [("c", "d", "u6")], BASE + [("d", "c", "u6")]),
+    "flipped": ([*BASE, ("c", "d", "u6")], [*BASE, ("d", "c", "u6")]),
     # the flip changes the parity of two items' wins (the grid of extreme budgets)
-    "parity": (BASE + [("a", "b", "u6")], BASE + [("b", "a", "u6")]),
+    "parity": ([*BASE, ("a", "b", "u6")], [*BASE, ("b", "a", "u6")]),
 }
 
 TRIALS = 2  # runs per side: fresh noise, the same channels
@@ -199,7 +202,9 @@ def test_privatize_then_rank_local_channels(tmp_path, mechanism, count):
     pair = EDGE_NEIGHBOURS["flipped"]
     runs = _game(tmp_path, "privatize", pair, privatize, count=count)
     assert {r.exit_status for r in runs} == {0}, runs[0].stderr
-    methods = ["laplace"] if "laplace" in mechanism else ["adrr", "debiased_rr", "classic_rr", "count"]
+    methods = (
+        ["laplace"] if "laplace" in mechanism else ["adrr", "debiased_rr", "classic_rr", "count"]
+    )
     for method in methods:
         rank = ["rank", "released.csv", "--privacy", "local", "--method", method]
         outs = []

@@ -101,7 +101,7 @@ def test_rank_local_refuses_raw_comparisons_naming_privatize(tmp_path, capsys):
     """Issue 44 and 50: raw comparisons with an epsilon column went through as private."""
     raw = tmp_path / "raw.csv"
     raw.write_text("item_a,item_b,outcome,user,epsilon\na,b,1,u1,1\nb,c,0,u2,1\n")
-    code, out, err = run(["rank", raw, "--privacy", "local", "--out", tmp_path / "r.csv"], capsys)
+    code, _out, err = run(["rank", raw, "--privacy", "local", "--out", tmp_path / "r.csv"], capsys)
     assert code == 2 and "dprank privatize" in err and "--randomised-elsewhere" in err
     assert not (tmp_path / "r.csv").exists()
     no_eps = tmp_path / "noeps.csv"
@@ -127,7 +127,9 @@ def test_rank_local_checks_the_privatize_record(tmp_path, capsys):
     assert run([*argv, "--insecure-seed", 3], capsys)[0] == 0
     record = json.loads((tmp_path / "released.json").read_text())
     assert record["items"] == ["a", "b", "c", "d"] and record["private"] is False
-    code, _, err = run(["rank", released, "--privacy", "local", "--out", tmp_path / "r.csv"], capsys)
+    code, _, err = run(
+        ["rank", released, "--privacy", "local", "--out", tmp_path / "r.csv"], capsys
+    )
     assert code == 0, err
     ranking = pd.read_csv(tmp_path / "r.csv")
     assert sorted(ranking["item"]) == ["a", "b", "c", "d"]  # d: declared, never compared
@@ -144,7 +146,10 @@ def test_rank_local_checks_the_privatize_record(tmp_path, capsys):
     assert run([*argv, "--out", lap], capsys)[0] == 0
     code, _, err = run(["rank", lap, "--privacy", "local", "--out", "-"], capsys)
     assert code == 2 and "--method laplace" in err
-    assert run(["rank", lap, "--privacy", "local", "--method", "laplace", "--out", "-"], capsys)[0] == 0
+    assert (
+        run(["rank", lap, "--privacy", "local", "--method", "laplace", "--out", "-"], capsys)[0]
+        == 0
+    )
 
 
 # --------------------------------------------------------------------------- counts
@@ -182,7 +187,12 @@ def test_extreme_budget_counts_through_the_api_are_private_and_finite():
         assert ranking.private and np.all(np.isfinite(ranking.scores))
         assert ranking.record()["noise"]["grid_exponent"] <= 0
     ranking = dprank.rank(
-        data, privacy="individual", epsilon=1e-9, method="counts", max_per_user=2, items=list("abcd")
+        data,
+        privacy="individual",
+        epsilon=1e-9,
+        method="counts",
+        max_per_user=2,
+        items=list("abcd"),
     )
     assert ranking.record()["noise"]["grid_exponent"] <= 0
 
@@ -203,7 +213,7 @@ def test_every_csv_the_command_writes_escapes_formulas(tmp_path, capsys):
     assert run(["rank", raw, "--privacy", "edge", "--epsilon", 1, "--out", out], capsys)[0] == 0
     cells = pd.read_csv(out, dtype=str, keep_default_na=False)["item"].tolist()
     assert not any(c[:1] in "=+@\t" or (c[:1] == "-" and c != "-7") for c in cells)
-    assert "'=HYPERLINK(\"http://x\")" in cells and "-7" in cells
+    assert '\'=HYPERLINK("http://x")' in cells and "-7" in cells
     # the escaped ranking declares the same items: read back, the labels are the originals
     argv = ["rank", raw, "--privacy", "individual", "--epsilon", 1, "--max-per-user", 3]
     argv += ["--items", out, "--out", tmp_path / "ind.csv", "--audit-record", tmp_path / "a.json"]
@@ -216,7 +226,9 @@ def test_every_csv_the_command_writes_escapes_formulas(tmp_path, capsys):
     rel = pd.read_csv(released, dtype=str, keep_default_na=False)
     for column in ("item_a", "item_b", "user"):
         assert not any(c[:1] in "=+@\t" for c in rel[column]), column
-    code, _, err = run(["rank", released, "--privacy", "local", "--out", tmp_path / "l.csv"], capsys)
+    code, _, err = run(
+        ["rank", released, "--privacy", "local", "--out", tmp_path / "l.csv"], capsys
+    )
     assert code == 0, err
     assert set(pd.read_csv(tmp_path / "l.csv", dtype=str, keep_default_na=False)["item"]) == set(
         cells

@@ -241,7 +241,9 @@ def route_warnings(caught, privacy: str) -> tuple[list[str], list[str]]:
     public, private = [], []
     for w in caught:
         text = str(w.message)
-        if privacy == "none" or issubclass(w.category, (PublicParameterWarning, DisconnectedWarning)):
+        if privacy == "none" or issubclass(
+            w.category, (PublicParameterWarning, DisconnectedWarning)
+        ):
             public.append(text)
         else:
             private.append(f"{w.category.__name__}: {text}")

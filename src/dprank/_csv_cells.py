@@ -93,7 +93,11 @@ def escape_column(values) -> np.ndarray:
     if suspect.size == 0:
         return arr
     escaped = [escape_cell(s) for s in text[suspect].tolist()]
-    change = [k for k, (old, new) in enumerate(zip(text[suspect].tolist(), escaped)) if old != new]
+    change = [
+        k
+        for k, (old, new) in enumerate(zip(text[suspect].tolist(), escaped, strict=True))
+        if old != new
+    ]
     if not change:
         return arr
     out = text.astype(object)

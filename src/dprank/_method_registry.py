@@ -533,21 +533,13 @@ def release_local(
     order the kept comparisons of a record with a count come before the flipped
     ones). A release made from a numpy Generator is not private (its bits are
     reproducible); the papers' simulations, which are not releases, keep their
-    input order through :func:`_simulated_local_release`.
-
-    Parameters
-    ----------
-    comparisons : Comparisons
-        Raw comparisons with users.
-    user_epsilon : (n_users,) array_like
-        Each user's budget.
-    rng : numpy.random.Generator or NoiseSource
-    mechanism : {"rr", "laplace"}
+    input order through :func:`_simulated_local_release`, whose parameters
+    these are (``rng`` a numpy Generator or a NoiseSource).
 
     Returns
     -------
     Comparisons
-        The release, with ``user_epsilon`` set.
+        The release, with ``user_epsilon`` set, in canonical order.
     """
     out = _simulated_local_release(comparisons, user_epsilon, rng, mechanism)
     if isinstance(rng, NoiseSource):
@@ -557,29 +549,13 @@ def release_local(
 
 def _canonical_release(c: Comparisons) -> Comparisons:
     """``c`` oriented (first item the smaller index), sorted by user, pair, outcome, merged."""
-    i, j, y, count, user = c.i, c.j, np.asarray(c.y, dtype=np.float64), c.count, c.user
+    from .release import canonical_records
+
+    i, j, y = c.i, c.j, np.asarray(c.y, dtype=np.float64)
     swap = i > j
     i, j = np.where(swap, j, i), np.where(swap, i, j)
     y = np.where(swap, 1.0 - y, y) + 0.0
-    order = np.lexsort((y, j, i, user))
-    i, j, y, count, user = i[order], j[order], y[order], count[order], user[order]
-    if i.size:
-        new = np.ones(i.size, dtype=bool)
-        new[1:] = (i[1:] != i[:-1]) | (j[1:] != j[:-1]) | (user[1:] != user[:-1])
-        new[1:] |= y[1:] != y[:-1]
-        start = np.flatnonzero(new)
-        count = np.add.reduceat(count, start)
-        i, j, y, user = i[start], j[start], y[start], user[start]
-    return Comparisons(
-        n_items=c.n_items,
-        i=i,
-        j=j,
-        y=y,
-        count=count,
-        user=user,
-        labels=c.labels,
-        user_epsilon=c.user_epsilon,
-    )
+    return canonical_records(c, i, j, y, c.count, c.user, c.user_epsilon, merge=True)
 
 
 def _simulated_local_release(

@@ -602,7 +602,7 @@ def _item_universe(privacy: str, items, items_from_data: bool):
 
 
 def _on_universe(data: Comparisons, universe, privacy: str) -> tuple[Comparisons, int, str]:
-    """``(data, n_dropped, source)``: the comparisons on the declared items, and the record's text."""
+    """``(data, n_dropped, source)``: the comparisons on the declared items; the record's text."""
     from .items import restrict_to_items
 
     if universe is None:

@@ -342,6 +342,21 @@ def _with_intervals(args, ranking, frame, name: str):
     return frame.merge(iv.drop(columns="estimate"), on="item", how="left")
 
 
+def _audit_head(args, table) -> dict:
+    """The first fields of an audit record: version, warning, seed and the input's facts."""
+    return {
+        "dprank_version": __version__,
+        "warning": "private: facts about the input data; do not publish",
+        "insecure_seed": args.insecure_seed,
+        "input": {
+            "file": Path(args.comparisons).name,
+            "sha256": table.sha256,
+            "layout": table.layout,
+            "rows": table.n_rows,
+        },
+    }
+
+
 def _rank_outputs(args, table, ranking, frame, sidecar, method) -> list:
     """The ranking CSV, its public record, the plot and the private audit record."""
     record = {"dprank_version": __version__, **ranking.record()}
@@ -359,15 +374,7 @@ def _rank_outputs(args, table, ranking, frame, sidecar, method) -> list:
         outputs.append((args.plot, _plot_writer(ranking, args.plot)))
     if args.audit_record is not None:
         audit = {
-            "dprank_version": __version__,
-            "warning": "private: facts about the input data; do not publish",
-            "insecure_seed": args.insecure_seed,
-            "input": {
-                "file": Path(args.comparisons).name,
-                "sha256": table.sha256,
-                "layout": table.layout,
-                "rows": table.n_rows,
-            },
+            **_audit_head(args, table),
             **ranking.audit_record(),
             "warnings": getattr(args, "private_warnings", []),
         }
@@ -508,18 +515,7 @@ def _privatize_outputs(args, table, c, eps_user, noise, universe, record, facts)
     if record is not None:
         outputs.append((record, record_writer(public, sink)))
     if args.audit_record is not None:
-        audit = {
-            "dprank_version": __version__,
-            "warning": "private: facts about the input data; do not publish",
-            "insecure_seed": args.insecure_seed,
-            "input": {
-                "file": Path(args.comparisons).name,
-                "sha256": table.sha256,
-                "layout": table.layout,
-                "rows": table.n_rows,
-            },
-            **facts,
-        }
+        audit = {**_audit_head(args, table), **facts}
         outputs.append((_Private(args.audit_record), _json_writer(_plain(audit))))
     return outputs
 
@@ -576,16 +572,23 @@ methods per privacy (--method):
   local       adrr (default), debiased_rr, classic_rr, laplace, count
   none        mle (default), counts
 
+items: individual and local DP rank declared items: --items FILE (a CSV with
+an 'item' column, e.g. a ranking.csv) or --items-from-data (the input's items,
+declared public). --privacy local ranks what dprank privatize wrote (its record
+FILE.json beside it) or what --randomised-elsewhere describes.
+
 privacy: the noise comes from the operating system's secure generator through
 exact samplers (docs/privacy.md). ranking.csv and ranking.json are the release:
 the ranking, the mechanism and its public parameters (epsilon, delta, declared
-bounds), nothing else about the data. Keep the input and any --audit-record
-file secret. --insecure-seed S makes the noise reproducible and the output NOT
-private (tests, teaching).
+bounds), nothing else about the data; facts derived from the data go to
+--audit-record only. Keep the input and any --audit-record file secret.
+--insecure-seed S makes the noise reproducible and the output NOT private
+(tests, teaching).
 
 example:
   dprank rank games.csv --privacy edge --epsilon 1 --out ranking.csv
-  dprank rank survey.csv --privacy individual --epsilon 1 --max-per-user 20
+  dprank rank survey.csv --privacy individual --epsilon 1 --max-per-user 20 \
+      --items items.csv
 writes ranking.csv (item,score,rank) and ranking.json (the public record).
 """
 
@@ -597,11 +600,14 @@ from the operating system's secure generator (docs/privacy.md). Rows are
 oriented (item_a before item_b in label order) and sorted canonically, so
 neither order nor orientation tells the true outcome; with a count column the
 released comparisons are counted again per user, pair and released outcome.
-The input needs a user column; the output has item_a,item_b,outcome,user[,count],epsilon
-and is the input of `dprank rank --privacy local`. Keep the input secret.
+The input needs a user column and the items are declared (--items FILE or
+--items-from-data); the output has item_a,item_b,outcome,user[,count],epsilon
+and, beside it, its public release record (released.json): the input of
+`dprank rank --privacy local`. Each outcome is eps-LDP; with --max-per-user L
+each user is protected at L * eps. Keep the input secret.
 
 example:
-  dprank privatize survey.csv --epsilon 1 --out released.csv
+  dprank privatize survey.csv --epsilon 1 --items items.csv --out released.csv
   dprank rank released.csv --privacy local --out ranking.csv
 """
 
@@ -908,7 +914,9 @@ def _add_ledger_parser(sub) -> None:
         metavar="EPS",
         help="set the ledger's budget per data set at --unit to EPS (the one way to raise it)",
     )
-    p.add_argument("--unit", choices=("comparison", "user"), help="the privacy unit of --set-budget")
+    p.add_argument(
+        "--unit", choices=("comparison", "user"), help="the privacy unit of --set-budget"
+    )
     p.add_argument(
         "--migrate",
         action="store_true",

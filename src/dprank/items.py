@@ -135,9 +135,12 @@ def read_items(path: str | os.PathLike) -> ItemUniverse:
     lines = text.splitlines()
     if not lines:
         raise InputError(f"empty: expected a header with an '{ITEM_COLUMN}' column", source)
-    sep = "\t" if Path(source).suffix.lower() in (".tsv", ".tab") or (
-        "\t" in lines[0] and "," not in lines[0]
-    ) else ","
+    sep = (
+        "\t"
+        if Path(source).suffix.lower() in (".tsv", ".tab")
+        or ("\t" in lines[0] and "," not in lines[0])
+        else ","
+    )
     rows = csv.reader(lines, delimiter=sep)
     header = [c.strip().lower() for c in next(rows)]
     if ITEM_COLUMN not in header:
@@ -194,9 +197,8 @@ def restrict_to_items(comparisons: Comparisons, universe: ItemUniverse) -> tuple
         for the audit record only).
     """
     if not isinstance(comparisons, Comparisons):
-        raise TypeError(
-            f"comparisons must be a dprank.comparisons.Comparisons, got {type(comparisons).__name__}"
-        )
+        kind = type(comparisons).__name__
+        raise TypeError(f"comparisons must be a dprank.comparisons.Comparisons, got {kind}")
     if not isinstance(universe, ItemUniverse):
         raise TypeError(f"universe must be an ItemUniverse, got {type(universe).__name__}")
     c = comparisons

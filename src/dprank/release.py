@@ -170,23 +170,37 @@ def local_release(
         for k, e in enumerate(values):
             sel = inverse == k
             y_out[sel] = noise.laplace_mechanism(y[sel], 1.0, float(e))
-    order = np.lexsort((y_out, j, i, user))
-    i, j, user, y_out = i[order], j[order], user[order], y_out[order]
-    n_out = np.ones(i.size)
-    if aggregate and mechanism == "rr" and i.size:
+    merge = aggregate and mechanism == "rr"
+    return canonical_records(c, i, j, y_out, np.ones(i.size), user, eps_user, merge=merge)
+
+
+def canonical_records(c: Comparisons, i, j, y, count, user, user_epsilon, *, merge: bool):
+    """Oriented records in canonical order: sorted by user, pair and outcome (equal ones merged).
+
+    ``i < j`` on every record is the caller's (the orientation turns the
+    outcome with it); the records become a :class:`Comparisons` on the items,
+    labels and users of ``c``, sorted by user, first item, second item and
+    outcome, and with ``merge`` equal records are merged, their counts added.
+    The canonical form of every local release (:func:`local_release`,
+    :func:`dprank.methods.release_local`): a record's position says nothing
+    about the true outcome.
+    """
+    order = np.lexsort((y, j, i, user))
+    i, j, y, count, user = i[order], j[order], y[order], count[order], user[order]
+    if merge and i.size:
         new = np.ones(i.size, dtype=bool)
         new[1:] = (i[1:] != i[:-1]) | (j[1:] != j[:-1]) | (user[1:] != user[:-1])
-        new[1:] |= y_out[1:] != y_out[:-1]
+        new[1:] |= y[1:] != y[:-1]
         start = np.flatnonzero(new)
-        n_out = np.diff(np.append(start, i.size)).astype(np.float64)
-        i, j, user, y_out = i[start], j[start], user[start], y_out[start]
+        count = np.add.reduceat(count, start)
+        i, j, y, user = i[start], j[start], y[start], user[start]
     return Comparisons(
         n_items=c.n_items,
         i=i,
         j=j,
-        y=y_out,
-        count=n_out,
+        y=y,
+        count=count,
         user=user,
         labels=c.labels,
-        user_epsilon=eps_user,
+        user_epsilon=user_epsilon,
     )

@@ -32,6 +32,7 @@ import contextlib
 import csv
 import hashlib
 import io
+import itertools
 import json
 import os
 import re
@@ -171,7 +172,7 @@ def _file_channel(name: str, data: bytes) -> tuple:
 def channels(run: CommandRun) -> dict[str, object]:
     """The channels of ``run`` with the released values masked (module text)."""
     argv = list(run.argv)
-    to_stdout = any(a == "--out" and b == "-" for a, b in zip(argv, argv[1:], strict=False))
+    to_stdout = any(a == "--out" and b == "-" for a, b in itertools.pairwise(argv))
     out = {
         "exit_status": run.exit_status,
         "stdout": _csv_channel(run.stdout) if to_stdout else run.stdout,

@@ -150,7 +150,9 @@ class KeyFile:
         folder = self.path.parent
         try:
             folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-            fd = os.open(self.path.with_name(self.path.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+            fd = os.open(
+                self.path.with_name(self.path.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o600
+            )
         except OSError as exc:
             raise self._error(f"cannot be created or locked ({exc.strerror or exc})") from None
         try:

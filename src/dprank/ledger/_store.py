@@ -164,7 +164,9 @@ class _State:
     def releases(self, fp: str, legacy_fp: str | None) -> list[Release]:
         wanted = {fp} if legacy_fp is None else {fp, _LEGACY + legacy_fp}
         return [
-            _release_of(r) for r in self.records if r["type"] == "release" and r["dataset"] in wanted
+            _release_of(r)
+            for r in self.records
+            if r["type"] == "release" and r["dataset"] in wanted
         ]
 
     def budgets(self) -> dict[str, float]:
@@ -482,7 +484,9 @@ class Ledger:
         with self._locked():
             state = self._load(missing_ok=True) or self._new_state()
             fp = fingerprint(data, state.key)
-            legacy = None if state.legacy_key is None else _legacy_fingerprint(data, state.legacy_key)
+            legacy = (
+                None if state.legacy_key is None else _legacy_fingerprint(data, state.legacy_key)
+            )
             releases = state.releases(fp, legacy)
             budgets = state.budgets()
             bodies = self._budget_change(budgets, budget, unit)
@@ -796,8 +800,10 @@ def format_summary(
     for s in summaries:
         k = len(s.releases)
         name = f" ({s.name})" if s.name else ""
-        shown = s.fingerprint[: len(_LEGACY) + 12] if s.fingerprint.startswith(_LEGACY) else (
-            s.fingerprint[:12]
+        shown = (
+            s.fingerprint[: len(_LEGACY) + 12]
+            if s.fingerprint.startswith(_LEGACY)
+            else (s.fingerprint[:12])
         )
         lines += ["", f"data set {shown}{name}: {k} release{'' if k == 1 else 's'}"]
         rows = [("time (UTC)", "command", "mechanism", "unit", "epsilon", "delta", "bounds")]
@@ -829,4 +835,3 @@ def main_ledger(path: str | os.PathLike, key_file: str | os.PathLike | None = No
     _checks.path(path, "path")
     ledger = Ledger(path, key_file)
     return format_summary(ledger.summary(), path, ledger.budgets())
-
