@@ -124,6 +124,22 @@ def test_rank_individual_channels(tmp_path, case, method):
     assert "components" not in runs[0].stderr
 
 
+def test_a_user_with_a_huge_count_is_bounded_like_any_other(tmp_path):
+    """A row with a count of 10^12 is bounded to L without expanding it (no memory failure)."""
+    heavy = pd.DataFrame(BASE + [("c", "d", "u6")], columns=["winner", "loser", "user"])
+    runs = []
+    for side, count in enumerate((10**12, 1)):
+        folder = tmp_path / str(side)
+        folder.mkdir()
+        heavy.assign(count=[1] * len(BASE) + [count]).to_csv(folder / "data.csv", index=False)
+        pd.DataFrame({"item": ITEMS}).to_csv(folder / "items.csv", index=False)
+        argv = ["rank", "data.csv", "--privacy", "individual", "--epsilon", "1"]
+        argv += ["--max-per-user", 4, "--items", "items.csv", "--out", "r.csv"]
+        runs.append(run_command(argv, folder, inputs=("data.csv", "items.csv")))
+    assert runs[0].exit_status == 0, runs[0].stderr
+    assert channel_differences(*runs) == []
+
+
 def test_the_private_facts_go_to_the_audit_record(tmp_path):
     """What used to be on standard error (the components) is in the audit record only."""
     argv = ["rank", "data.csv", "--privacy", "individual", "--epsilon", "1", "--max-per-user", 4]
@@ -156,6 +172,7 @@ RANK_EDGE = [
     ["--method", "counts", "--epsilon", "1e9"],
     ["--method", "mle", "--epsilon", "1e-9"],
     ["--method", "mle", "--epsilon", "1e9"],
+    ["--method", "counts", "--epsilon", "2", "--intervals", "0.9"],  # post-processing
 ]
 
 

@@ -499,7 +499,11 @@ def rank(
     Warns
     -----
     DisconnectedWarning
-        If the comparison graph has several components.
+        If the comparison graph has several components, where the graph is
+        public (edge and local DP, ``none``); under individual DP the same
+        remark is a private note of the audit record (:attr:`Ranking.notes`).
+    PublicParameterWarning
+        About the options alone (``as_published``).
 
     Examples
     --------

@@ -55,7 +55,15 @@ def _check_arguments(comparisons, noise) -> Comparisons:
 def bound_user_contributions(
     comparisons: Comparisons, max_per_user: int, noise: NoiseSource
 ) -> tuple[Comparisons, int]:
-    """Keep at most ``max_per_user`` comparisons of each user, a uniform random subset.
+    """Keep at most ``max_per_user`` comparisons of each user, a random subset.
+
+    The subset is uniform among the user's comparisons when no record's count
+    exceeds ``L``; a record with a larger count enters the draw ``L`` times
+    (no more of it can be kept), so the memory stays ``L`` per record whatever
+    the counts: a user with a count of ``10^12`` is bounded like any other
+    instead of exhausting the memory (a failure that would tell that user apart).
+    Any such rule that looks at one user's comparisons alone keeps the release's
+    guarantee.
 
     Parameters
     ----------
@@ -85,7 +93,7 @@ def bound_user_contributions(
     per_user = np.bincount(c.user, weights=count, minlength=c.n_users)
     if per_user.size == 0 or per_user.max() <= L:
         return c, 0
-    record = np.repeat(np.arange(c.n_records), count)
+    record = np.repeat(np.arange(c.n_records), np.minimum(count, L))
     user = c.user[record]
     order = np.lexsort((noise.random_keys(record.size), user))
     user_sorted = user[order]
