@@ -126,7 +126,7 @@ def test_rank_individual_channels(tmp_path, case, method):
 
 def test_a_user_with_a_huge_count_is_bounded_like_any_other(tmp_path):
     """A row with a count of 10^12 is bounded to L without expanding it (no memory failure)."""
-    heavy = pd.DataFrame(BASE + [("c", "d", "u6")], columns=["winner", "loser", "user"])
+    heavy = pd.DataFrame([*BASE, ("c", "d", "u6")], columns=["winner", "loser", "user"])
     runs = []
     for side, count in enumerate((10**12, 1)):
         folder = tmp_path / str(side)
