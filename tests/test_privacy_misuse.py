@@ -284,3 +284,27 @@ def test_the_local_release_unit_is_the_comparison():
     record = ranking.record()
     assert record["privacy_unit"] == "comparison" and "L * epsilon" in record["privacy_unit_note"]
     assert "not verified" in record["local_release"]
+
+
+def test_a_local_release_costs_L_epsilon_per_user():
+    """The DP game at the user level: 10 comparisons at 0.5 each are far more than 0.5-DP for
+    their user (the old ledger charge), and within 10 x 0.5 = 5 (the charge now)."""
+    from dprank.release import local_release
+
+    n, L, eps = 20000, 10, 0.5
+    users = np.repeat(np.arange(n), L)
+    hits = []
+    for y in (1.0, 0.0):  # D: the user's ten outcomes all "a won"; D': all "b won"
+        data = Comparisons(
+            n_items=2,
+            i=np.zeros(n * L, int),
+            j=np.ones(n * L, int),
+            y=np.full(n * L, y),
+            count=1.0,
+            user=users,
+        )
+        rel = local_release(data, np.full(n, eps), NoiseSource.from_seed(7))
+        wins = np.bincount(rel.user, weights=rel.y * rel.count, minlength=n)
+        hits.append(int(np.sum(wins >= 8)))  # the event "8 or more released wins for a"
+    bound = epsilon_lower_bound(hits[1], n, hits[0], n)
+    assert 2 * eps < bound <= L * eps
