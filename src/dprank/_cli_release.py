@@ -135,6 +135,10 @@ def local_source(args) -> tuple[dict | None, tuple | None]:
             raise UsageError("--randomised-elsewhere needs a description of where and how")
         source = f"declared by the data owner: randomised by the users elsewhere ({text})"
         return {"source": source, "private": True}, None
+    if not os.path.isfile(args.comparisons):
+        from .inputs import read_comparisons
+
+        read_comparisons(args.comparisons)  # the reader's message: no such file, a folder
     path = args.input_record or os.fspath(Path(args.comparisons).with_suffix(".json"))
     fix = (
         "--privacy local ranks comparisons that each user already randomised: randomise raw "
