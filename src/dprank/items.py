@@ -89,6 +89,7 @@ def universe_of(items, source: str = "declared by the caller") -> ItemUniverse:
     TypeError
         ``items`` is a string or not a sequence.
     """
+    _checks.text(source, "source")
     if isinstance(items, ItemUniverse):
         return items
     if isinstance(items, (str, bytes)) or not hasattr(items, "__iter__"):

@@ -101,7 +101,7 @@ def _private_names(argv) -> set[str]:
     return names
 
 
-def run_command(argv, folder: str | os.PathLike, inputs=()) -> CommandRun:
+def run_command(argv, folder: str | os.PathLike, inputs: tuple | list = ()) -> CommandRun:
     """Run ``dprank ARGV`` in-process with ``folder`` as the working folder.
 
     Parameters
@@ -111,13 +111,19 @@ def run_command(argv, folder: str | os.PathLike, inputs=()) -> CommandRun:
     folder : path-like
         The working folder; the files it holds after the run (but ``inputs``
         and the private outputs) are the run's public files.
-    inputs : iterable of str
+    inputs : list or tuple of str
         Names of input files in ``folder`` (left out of ``files``).
     """
+    from .. import _checks
     from ..cli import main
 
-    folder = Path(folder)
+    if isinstance(argv, (str, bytes)) or not isinstance(argv, (list, tuple)):
+        raise TypeError(f"argv must be a list of arguments, got {type(argv).__name__} {argv!r}")
     argv = [str(a) for a in argv]
+    folder = Path(_checks.path(folder, "folder"))
+    if not folder.is_dir():
+        raise ValueError(f"folder must be an existing folder, got {os.fspath(folder)!r}")
+    inputs = _checks.strings(inputs, "inputs")
     before = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
     skip = before | {os.path.normpath(x) for x in inputs} | _private_names(argv)
     out, err = io.StringIO(), io.StringIO()
@@ -169,8 +175,15 @@ def _file_channel(name: str, data: bytes) -> tuple:
     return ("bytes", hashlib.sha256(data).hexdigest())
 
 
+def _check_run(run, name: str) -> CommandRun:
+    if not isinstance(run, CommandRun):
+        raise TypeError(f"{name} must be a CommandRun (run_command), got {type(run).__name__}")
+    return run
+
+
 def channels(run: CommandRun) -> dict[str, object]:
     """The channels of ``run`` with the released values masked (module text)."""
+    _check_run(run, "run")
     argv = list(run.argv)
     to_stdout = any(a == "--out" and b == "-" for a, b in itertools.pairwise(argv))
     out = {
@@ -186,7 +199,7 @@ def channels(run: CommandRun) -> dict[str, object]:
 
 def channel_differences(a: CommandRun, b: CommandRun) -> list[str]:
     """The names of the channels in which ``a`` and ``b`` differ, each with both values."""
-    ca, cb = channels(a), channels(b)
+    ca, cb = channels(_check_run(a, "a")), channels(_check_run(b, "b"))
     return [
         f"{key}: {ca.get(key)!r} != {cb.get(key)!r}"
         for key in sorted(set(ca) | set(cb))
@@ -196,5 +209,5 @@ def channel_differences(a: CommandRun, b: CommandRun) -> list[str]:
 
 def channel_signature(run: CommandRun) -> str:
     """sha256 of every channel of ``run``: equal for runs whose channels are all identical."""
-    text = json.dumps(channels(run), sort_keys=True, default=repr)
+    text = json.dumps(channels(_check_run(run, "run")), sort_keys=True, default=repr)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
