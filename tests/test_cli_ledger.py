@@ -323,3 +323,14 @@ def test_concurrent_commands_keep_every_record(tmp_path, games):
     assert codes == [0, 0, 0, 2]
     assert len(list(tmp_path.glob("r*.csv"))) == 3
     assert len(_releases(ledger)) == 3
+
+
+def test_a_moved_ledger_is_followed_by_the_key_file(tmp_path, games, capsys):
+    ledger, moved = tmp_path / "a.ledger", tmp_path / "b.ledger"
+    rank = ["rank", games, "--privacy", "edge", "--epsilon", "1", "--quiet"]
+    assert run([*rank, "--ledger", ledger, "--out", tmp_path / "r1.csv"], capsys)[0] == 0
+    ledger.rename(moved)
+    code, out, _ = run(["ledger", moved], capsys)
+    assert code == 0 and "1 release" in out
+    # the old path is free again: a new ledger may start there
+    assert run([*rank, "--ledger", ledger, "--out", tmp_path / "r2.csv"], capsys)[0] == 0

@@ -306,7 +306,10 @@ class Ledger:
                 "with); without its key no record can be verified, so it is refused"
             )
         self._verify(ledger_id, records, entry)
-        return _State(ledger_id, entry.key, records, entry.legacy_key)
+        state = _State(ledger_id, entry.key, records, entry.legacy_key)
+        if entry.path != self._where:  # a moved ledger: the key file follows it
+            self._store_key(state, entry.records, entry.head)
+        return state
 
     def _check_not_deleted(self, entries: dict[str, KeyEntry]) -> None:
         for entry in entries.values():
