@@ -1,4 +1,4 @@
-"""Shared test configuration: the Hypothesis profiles.
+"""Shared test configuration: the Hypothesis profiles and a key file for ledgers.
 
 ``ci`` (the default) is derandomized, so every run of ``make test`` tries the same
 examples and a failure reproduces; ``dev`` draws new examples on each run and tries
@@ -10,6 +10,7 @@ are shared, and a timing is no property of the library.
 from __future__ import annotations
 
 import os
+import tempfile
 
 from hypothesis import HealthCheck, settings
 
@@ -28,3 +29,12 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+# Ledgers keep their keys in a key file outside the ledger (dprank.ledger); the tests' ledgers
+# use one of their own for the session, never the one in the home folder. It is set when
+# this file is loaded, before the test modules (some make a ledger when imported), and the
+# commands the tests start inherit it.
+os.environ["DPRANK_LEDGER_KEYS"] = os.path.join(
+    tempfile.mkdtemp(prefix="dprank-test-ledger-keys-"), "ledger-keys.json"
+)

@@ -93,8 +93,10 @@ def test_top_k_and_errors():
         dprank.rank(frame, privacy="edge", epsilon=-1)
     with pytest.raises(ValueError, match="no method 'borda'"):
         dprank.rank(frame, privacy="edge", epsilon=1, method="borda")
-    with pytest.raises(InputError, match="no 'user' column"):
+    with pytest.raises(ValueError, match="needs the item universe declared"):
         dprank.rank(frame, privacy="individual", epsilon=1, max_per_user=2)
+    with pytest.raises(InputError, match="no 'user' column"):
+        dprank.rank(frame, privacy="individual", epsilon=1, max_per_user=2, items_from_data=True)
     with pytest.raises(ValueError, match="btl"):
         dprank.rank(frame, privacy="edge", epsilon=1, model="tm")
 
@@ -171,7 +173,14 @@ def test_as_published_always_warns():
     frame = pd.DataFrame({"winner": ["a", "b"], "loser": ["b", "c"], "user": ["u", "v"]})
     for kwargs in ({"method": "counts", "as_published": True}, {"method": "counts_as_published"}):
         with pytest.warns(UserWarning, match="2 eps-DP"):
-            dprank.rank(frame, privacy="individual", epsilon=1.0, max_per_user=1, **kwargs)
+            dprank.rank(
+                frame,
+                privacy="individual",
+                epsilon=1.0,
+                max_per_user=1,
+                items=list("abc"),
+                **kwargs,
+            )
 
 
 def test_ledger_in_the_api_refuses_a_release_past_the_budget(tmp_path):

@@ -196,8 +196,11 @@ def test_every_subcommand_on_the_real_data(exported, name, tmp_path, capsys):
         ("none", []),
         ("edge", ["--epsilon", "1"]),
         ("edge", ["--epsilon", "1", "--method", "counts"]),
-        ("individual", ["--epsilon", "2", "--max-per-user", "10"]),
-        ("individual", ["--epsilon", "2", "--method", "counts", "--max-per-user", "10"]),
+        ("individual", ["--epsilon", "2", "--max-per-user", "10", "--items-from-data"]),
+        (
+            "individual",
+            ["--epsilon", "2", "--method", "counts", "--max-per-user", "10", "--items-from-data"],
+        ),
     ):
         out = tmp_path / f"{privacy}.csv"
         code, _, err = run(
@@ -213,7 +216,10 @@ def test_every_subcommand_on_the_real_data(exported, name, tmp_path, capsys):
         if privacy == "individual":
             assert record["max_per_user"] == 10
     released = tmp_path / "released.csv"
-    code, _, err = run(["privatize", data, "--epsilon", 1, "--out", released, "--quiet"], capsys)
+    code, _, err = run(
+        ["privatize", data, "--epsilon", 1, "--items-from-data", "--out", released, "--quiet"],
+        capsys,
+    )
     assert code == 0, err
     rel = pd.read_csv(released, dtype={"item_a": str, "item_b": str, "user": str})
     assert list(rel.columns) == ["item_a", "item_b", "outcome", "user", "epsilon"]
@@ -234,8 +240,8 @@ def test_synthetic_tsv_every_method(synthetic, tmp_path, capsys):
         ("edge", "mle", ["--epsilon", "2"]),
         ("edge", "counts", ["--epsilon", "2"]),
         ("edge", "noisy_obj", ["--epsilon", "2"]),
-        ("individual", "mle", ["--epsilon", "2", "--max-per-user", "45"]),
-        ("individual", "counts", ["--epsilon", "2", "--max-per-user", "45"]),
+        ("individual", "mle", ["--epsilon", "2", "--max-per-user", "45", "--items-from-data"]),
+        ("individual", "counts", ["--epsilon", "2", "--max-per-user", "45", "--items-from-data"]),
         ("none", "mle", ["--model", "tm"]),
     ]
     for privacy, method, extra in cases:
@@ -257,7 +263,8 @@ def test_synthetic_tsv_every_method(synthetic, tmp_path, capsys):
         assert len(_order(pd.io.common.StringIO(out))) == 12
     # local: privatize (counts are split by randomized response), then every local method
     released = tmp_path / "released.csv"
-    assert run(["privatize", synthetic, "--epsilon", 1.5, "--out", released], capsys)[0] == 0
+    privatize = ["privatize", synthetic, "--items-from-data"]
+    assert run([*privatize, "--epsilon", 1.5, "--out", released], capsys)[0] == 0
     rel = pd.read_csv(released)
     assert "count" in rel.columns
     assert rel["count"].sum() == pd.read_csv(synthetic, sep="\t")["count"].sum()
@@ -267,9 +274,7 @@ def test_synthetic_tsv_every_method(synthetic, tmp_path, capsys):
         )
         assert code == 0, (method, err)
     lap = tmp_path / "laplace.csv"
-    code, _, err = run(
-        ["privatize", synthetic, "--epsilon", 1, "--mechanism", "laplace", "--out", lap], capsys
-    )
+    code, _, err = run([*privatize, "--epsilon", 1, "--mechanism", "laplace", "--out", lap], capsys)
     assert code == 0, err
     code, out, err = run(
         ["rank", lap, "--privacy", "local", "--method", "laplace", "--out", "-"], capsys
@@ -327,6 +332,7 @@ def test_out_dash_writes_only_the_result(synthetic, tmp_path, capsys, monkeypatc
 def test_plot_public_and_private_records(synthetic, tmp_path, capsys):
     out, plot, audit = tmp_path / "r.csv", tmp_path / "r.png", tmp_path / "audit.json"
     argv = ["rank", synthetic, "--privacy", "individual", "--epsilon", 1, "--max-per-user", 30]
+    argv.append("--items-from-data")
     assert run([*argv, "--out", out, "--plot", plot, "--audit-record", audit], capsys)[0] == 0
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     text = out.with_suffix(".json").read_text()
@@ -436,11 +442,31 @@ def test_bad_file_exit_2_one_message_nothing_written(case, tmp_path, capsys):
     [
         (["--privacy", "none"], "no such file"),
         (["--privacy", "none", "DIR"], "is a directory"),
-        (["--privacy", "individual", "--epsilon", "1", "--max-per-user", "3", "NOUSER"], "user"),
+        (["--privacy", "individual", "--epsilon", "1", "--max-per-user", "3", "NOUSER"], "--items"),
+        (
+            [
+                "--privacy",
+                "individual",
+                "--epsilon",
+                "1",
+                "--max-per-user",
+                "3",
+                "--items-from-data",
+                "NOUSER",
+            ],
+            "user",
+        ),
         (["--privacy", "individual", "--epsilon", "1", "GOOD"], "--max-per-user"),
-        (["--privacy", "local", "NOUSER"], "no 'user' column"),
-        (["--privacy", "local", "GOOD"], "no 'epsilon' column"),
-        (["--privacy", "local", "BADEPS"], "line 3, column 4 (epsilon)"),
+        (["--privacy", "local", "NOUSER"], "not written by dprank privatize"),
+        (["--privacy", "local", "GOOD"], "`dprank privatize FILE"),
+        (
+            ["--privacy", "local", "--randomised-elsewhere", "x", "--items-from-data", "GOOD"],
+            "no 'epsilon' column",
+        ),
+        (
+            ["--privacy", "local", "--randomised-elsewhere", "x", "--items-from-data", "BADEPS"],
+            "line 3, column 4 (epsilon)",
+        ),
         (["--privacy", "edge", "--epsilon", "1", "--top-k", "4", "GOOD"], "--top-k must be"),
         (["--privacy", "edge", "--epsilon", "1e-320", "GOOD"], "epsilon must lie between"),
     ],
@@ -490,7 +516,14 @@ def test_as_published_warns(tmp_path, capsys):
     path.write_text(GOOD)
     argv = ["rank", path, "--privacy", "individual", "--epsilon", 1, "--method", "counts"]
     record = tmp_path / "record.json"
-    argv += ["--max-per-user", 2, "--as-published", "--out", tmp_path / "r.csv"]
+    argv += [
+        "--max-per-user",
+        2,
+        "--as-published",
+        "--items-from-data",
+        "--out",
+        tmp_path / "r.csv",
+    ]
     code, _, err = run([*argv, "--sidecar", record], capsys)
     assert code == 0 and "2 eps-DP" in err
     # the record states the guarantee actually given: 2 epsilon
@@ -555,7 +588,8 @@ def test_privatize_budgets_from_a_column_and_errors(tmp_path, capsys):
     path = tmp_path / "raw.csv"
     path.write_text("winner,loser,user,budget\na,b,u1,0.5\nb,c,u1,0.5\nc,a,u2,3\n")
     out = tmp_path / "rel.csv"
-    argv = ["privatize", path, "--user-epsilon-column", "budget", "--out", out]
+    argv = ["privatize", path, "--user-epsilon-column", "budget", "--items-from-data"]
+    argv += ["--out", out]
     code, _, err = run(argv, capsys)
     assert code == 0, err
     rel = pd.read_csv(out)
@@ -565,7 +599,16 @@ def test_privatize_budgets_from_a_column_and_errors(tmp_path, capsys):
     nouser = tmp_path / "nouser.csv"
     nouser.write_text("winner,loser\na,b\n")
     code, _, err = run(
-        ["privatize", nouser, "--epsilon", 1, "--out", tmp_path / "result.csv"], capsys
+        [
+            "privatize",
+            nouser,
+            "--epsilon",
+            1,
+            "--items-from-data",
+            "--out",
+            tmp_path / "result.csv",
+        ],
+        capsys,
     )
     _assert_clean_failure(code, err, tmp_path, "nouser.csv", "no 'user' column")
 
@@ -577,7 +620,8 @@ def test_privatize_flip_rate_matches_randomized_response(tmp_path, capsys):
         path, index=False
     )
     out = tmp_path / "rel.csv"
-    assert run(["privatize", path, "--epsilon", 1, "--out", out], capsys)[0] == 0
+    argv = ["privatize", path, "--epsilon", 1, "--items-from-data", "--out", out]
+    assert run(argv, capsys)[0] == 0
     flipped = (pd.read_csv(out)["outcome"] == 0).mean()
     p = 1 / (np.e + 1)
     assert abs(flipped - p) < 4 * np.sqrt(p * (1 - p) / n)
@@ -605,7 +649,8 @@ def test_intervals_columns_and_rejections(synthetic, tmp_path, capsys):
     code, _, err = run([*argv, "--intervals", 1.5, "--out", out], capsys)
     assert code == 2 and "--intervals must lie" in err
     released = tmp_path / "rel.csv"
-    assert run(["privatize", synthetic, "--epsilon", 1, "--out", released], capsys)[0] == 0
+    privatize = ["privatize", synthetic, "--epsilon", 1, "--items-from-data"]
+    assert run([*privatize, "--out", released], capsys)[0] == 0
     local = ["rank", released, "--privacy", "local", "--method", "count", "--intervals", 0.9]
     code, _, err = run([*local, "--out", tmp_path / "l.csv"], capsys)
     assert code == 2 and "method local_count has no intervals" in err
@@ -617,7 +662,7 @@ def test_low_memory_changes_no_byte_of_the_outputs(synthetic, tmp_path):
     for flag in ((), ("--low-memory",)):
         for cmd in (
             ["rank", str(synthetic), "--privacy", "edge", "--epsilon", "1"],
-            ["privatize", str(synthetic), "--epsilon", "1"],
+            ["privatize", str(synthetic), "--epsilon", "1", "--items-from-data"],
         ):
             out = tmp_path / f"{cmd[0]}{len(flag)}.csv"
             argv = [*cmd, *flag, "--insecure-seed", "7", "--quiet", "--out", str(out)]

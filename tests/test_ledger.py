@@ -266,11 +266,16 @@ def test_file_holds_no_raw_data_file_hash_or_seed(tmp_path):
         assert digest not in text
     assert hashlib.sha256(content).hexdigest() not in text
     state = json.loads(text)
-    assert set(state) == {"format", "version", "key", "datasets"}
-    (ds,) = state["datasets"].values()
-    assert set(ds) == {"name", "releases"}
-    (record,) = ds["releases"]
+    assert set(state) == {"format", "version", "ledger_id", "records"}
+    created, record = state["records"]
+    assert created["type"] == "created"
     assert set(record) == {
+        "seq",
+        "prev",
+        "mac",
+        "type",
+        "dataset",
+        "name",
         "time",
         "command",
         "mechanism",
@@ -281,8 +286,9 @@ def test_file_holds_no_raw_data_file_hash_or_seed(tmp_path):
     }
     assert record["time"].endswith("Z")
     assert "seed" not in text
-    assert (fp := next(iter(state["datasets"]))) == ledger.fingerprint(table)
-    assert fp == fingerprint(table, bytes.fromhex(state["key"]))
+    assert record["dataset"] == ledger.fingerprint(table)
+    assert ledger.key.hex() not in text  # the key lives in the key file
+    assert record["dataset"] == fingerprint(table, ledger.key)
 
 
 @pytest.mark.parametrize(
@@ -295,16 +301,13 @@ def test_file_holds_no_raw_data_file_hash_or_seed(tmp_path):
         ('{"format": "dprank-ledger", "version": 9, "key": "", "datasets": {}}', "version 9"),
         ('{"format": "dprank-ledger", "version": 1, "key": "zz", "datasets": {}}', "key"),
         (
-            '{"format": "dprank-ledger", "version": 1, "key": "' + "ab" * 32 + '", '
-            '"datasets": {"f00d": {"releases": [{"epsilon": 1}]}}}',
-            "release 1 of data set f00d",
+            '{"format": "dprank-ledger", "version": 1, "key": "' + "ab" * 32 + '", "datasets": {}}',
+            "version-1 ledger.*--migrate",
         ),
+        ('{"format": "dprank-ledger", "version": 2, "ledger_id": "x", "records": []}', "corrupted"),
         (
-            '{"format": "dprank-ledger", "version": 1, "key": "' + "ab" * 32 + '", '
-            '"datasets": {"f00d": {"name": null, "releases": [{"time": null, "command": "rank",'
-            ' "mechanism": "m", "privacy_unit": "comparison", "epsilon": -1, "delta": 0,'
-            ' "bounds": {}}]}}}',
-            "epsilon",
+            '{"format": "dprank-ledger", "version": 2, "ledger_id": "x", "records": [{}]}',
+            "its key is not in the key file",
         ),
     ],
 )
@@ -366,15 +369,7 @@ def test_fingerprint_differs_for_changed_data_and_keys():
     changed = {
         "row removed": GAMES.iloc[1:],
         "outcome reversed": GAMES.assign(winner=GAMES["loser"], loser=GAMES["winner"]),
-        "one users' comparisons": GAMES.assign(user=["user_bob_42"] * 5),
-        "comparison moved": GAMES.assign(
-            user=GAMES["user"].replace({"user_dan_44": "user_bob_42"})
-        ),
-        "comparison moved to another user": GAMES.assign(
-            user=["user_bob_42", "user_carol_43", "user_carol_43", "user_bob_42", "user_dan_44"]
-        ),
         "item renamed": GAMES.replace("item_gamma_9", "item_delta"),
-        "no users": GAMES.drop(columns="user"),
         "row repeated": pd.concat([GAMES, GAMES.iloc[:1]]),
     }
     for what, frame in changed.items():
@@ -401,11 +396,27 @@ def test_fingerprint_does_not_depend_on_user_names_or_numbers():
     perm = np.array([2, 0, 1])  # the API caller's own user numbering
     renumbered = Comparisons(c.n_items, c.i, c.j, c.y, c.count, perm[c.user], c.labels)
     assert fingerprint(renumbered, KEY) == reference
-    # two users with the same comparisons are interchangeable
-    twins = pd.DataFrame({"winner": ["x", "x"], "loser": ["y", "y"], "user": ["u1", "u2"]})
-    assert fingerprint(_table(twins), KEY) == fingerprint(_table(twins.iloc[::-1]), KEY)
-    one = twins.assign(user="u1")
-    assert fingerprint(_table(one), KEY) != fingerprint(_table(twins), KEY)
+    # what the mechanisms protect is the multiset of pairs and outcomes: the users are no part
+    same = {
+        "one user's comparisons": GAMES.assign(user=["user_bob_42"] * 5),
+        "comparison moved to another user": GAMES.assign(
+            user=["user_bob_42", "user_carol_43", "user_carol_43", "user_bob_42", "user_dan_44"]
+        ),
+        "no users": GAMES.drop(columns="user"),
+    }
+    for what, frame in same.items():
+        assert fingerprint(_table(frame), KEY) == reference, what
+
+
+def test_fingerprint_normalises_labels_as_the_reader(tmp_path):
+    reference = fingerprint(_table(GAMES.drop(columns="user")), KEY)
+    text = "winner,loser\n" + "".join(
+        f"{w} ,{loser}  \n" for w, loser in zip(GAMES["winner"], GAMES["loser"], strict=True)
+    )
+    (tmp_path / "spaces.csv").write_text(text)
+    assert fingerprint(read_comparisons(tmp_path / "spaces.csv"), KEY) == reference
+    spaced = GAMES.assign(winner=GAMES["winner"] + " ")  # a frame: normalised in the content
+    assert fingerprint(_table(spaced), KEY) == fingerprint(_table(GAMES), KEY)
 
 
 @settings(max_examples=60, deadline=None)

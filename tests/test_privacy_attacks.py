@@ -93,6 +93,8 @@ def test_floating_point_attack_fails_on_the_release(privacy):
     name = f"{privacy}_counts"
     bound = {"max_per_user": 5} if privacy == "individual" else {}
     sim = get_method(name).fit(data, eps, np.random.default_rng(1), **bound)
+    if privacy == "individual":
+        bound["items_from_data"] = True  # the tournament's items are public
     scale = sim.details["noise_scale"]
     rate = _identified(sim.scores, truth, lambda v, x: _numpy_laplace_consistent(v, x, scale))
     assert rate > 0.2, rate  # the attack works on numpy noise
@@ -102,7 +104,7 @@ def test_floating_point_attack_fails_on_the_release(privacy):
     assert rel.private
     details = rel.fit.details
     if details.get("sampler") == "exact discrete Laplace on a power-of-two grid":
-        k = grid_exponent(details["noise_scale"])
+        k = details["grid_exponent"]
         model = lambda v, x: _grid_consistent(v, x, k)  # noqa: E731
     else:  # numpy's continuous Laplace, as the command drew it before
         model = lambda v, x: _numpy_laplace_consistent(v, x, details["noise_scale"])  # noqa: E731
@@ -185,7 +187,8 @@ def test_randomized_response_rows_reveal_nothing_by_order_or_orientation(tmp_pat
     )
     path, out = tmp_path / "raw.csv", tmp_path / "rel.csv"
     raw.to_csv(path, index=False)
-    assert main(["privatize", str(path), "--epsilon", str(eps), "--out", str(out), "--quiet"]) == 0
+    argv = ["privatize", str(path), "--epsilon", str(eps), "--items-from-data"]
+    assert main([*argv, "--out", str(out), "--quiet"]) == 0
     rel = pd.read_csv(out)
     bound = math.exp(eps) / (1 + math.exp(eps))  # the best any attacker can do per comparison
     tol = 4 * math.sqrt(0.25 / n_pairs)
@@ -230,7 +233,8 @@ def test_one_heavy_user_does_not_move_the_noise(tmp_path, capsys):
         frame.to_csv(path, index=False)
         out, audit = tmp_path / f"{name}_r.csv", tmp_path / f"{name}_audit.json"
         argv = ["rank", str(path), "--privacy", "individual", "--epsilon", "1"]
-        argv += ["--method", "counts", "--max-per-user", "4", "--out", str(out)]
+        argv += ["--method", "counts", "--max-per-user", "4", "--items-from-data"]
+        argv += ["--out", str(out)]
         assert main([*argv, "--audit-record", str(audit)]) == 0
         scales.append(json.loads(out.with_suffix(".json").read_text())["noise"]["noise_scale"])
         dropped.append(json.loads(audit.read_text())["n_dropped_by_max_per_user"])

@@ -37,6 +37,8 @@ from test_properties import (
 )
 
 from dprank import audit, audit_release, inputs, intervals, ledger, methods, noise, release
+from dprank import items as _items
+from dprank.audit import command_channels as _channels
 from dprank.comparisons import Comparisons
 
 case, CASES, BUILDERS, CHECKS = registry()
@@ -461,6 +463,69 @@ case(
 
 
 # ------------------------------------------------------------------------ the tests
+
+
+# ---- declared items, the ledger's key file, the command's channels (issue 44)
+case(
+    noise.value_grid_exponent,
+    kw(scale=st.floats(1e-3, 1e12)),
+    lambda k, kw: k <= 0 and k == min(noise.grid_exponent(kw["scale"]), 0),
+    scale=BAD_POSITIVE_FINITE,
+)
+_LABELS = st.lists(st.text("abcxyz=+-@' ", min_size=1, max_size=4), min_size=1, max_size=6)
+case(
+    _items.universe_of,
+    kw(items=_LABELS.filter(lambda x: len({s.strip(" ") for s in x}) == len(x))),
+    lambda u, kw: u.size == len(kw["items"]),
+    items=["abc", None, 3, [], [""]],
+    source=[None, 3],
+)
+_ITEMS_FILE = Path(tempfile.mkdtemp(prefix="dprank-items-")) / "items.csv"
+_ITEMS_FILE.write_text("item,score\na,1\nb,2\n'=c,3\n")
+case(
+    _items.read_items,
+    kw(path=st.sampled_from([_ITEMS_FILE, str(_ITEMS_FILE)])),
+    lambda u, kw: u.labels.tolist() == ["=c", "a", "b"],
+    path=[3, None, ""],
+)
+case(
+    _items.restrict_to_items,
+    kw(comparisons=st.just(_users), universe=st.just(_items.universe_of(["0", "1", "7"]))),
+    lambda r, kw: r[0].n_items == 3 and r[1] == 5,  # records naming item 2 are dropped
+    comparisons=["x", None],
+    universe=[["0", "1"], None],
+)
+case(ledger.default_key_file, kw(), lambda p, kw: isinstance(p, Path) and p.name.endswith(".json"))
+_RUN = _channels.CommandRun(("methods",), 0, "a\n", "", {"r.csv": b"item,score\nx,1\n"})
+case(
+    _channels.channels,
+    kw(run=st.just(_RUN)),
+    lambda c, kw: (
+        c["exit_status"] == 0 and c["file r.csv"] == ("csv", ("item", "score"), (("x",),))
+    ),
+    run=["x", None],
+)
+case(
+    _channels.channel_signature,
+    kw(run=st.just(_RUN)),
+    lambda s, kw: len(s) == 64,
+    run=["x", None],
+)
+case(
+    _channels.channel_differences,
+    kw(a=st.just(_RUN), b=st.just(_RUN)),
+    lambda d, kw: d == [],
+    a=["x", None],
+    b=["x", None],
+)
+case(
+    _channels.run_command,
+    kw(argv=st.just(["methods"]), folder=st.just(_ITEMS_FILE.parent)),
+    lambda r, kw: r.exit_status == 0 and "edge_mle" in r.stdout,
+    argv=["methods", None, 3],
+    folder=[None, 3, _ITEMS_FILE],
+    inputs=["items.csv", None],
+)
 
 
 test_rejects_bad_argument, test_accepts_valid_arguments = property_tests(

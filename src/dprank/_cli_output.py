@@ -127,7 +127,14 @@ class _Progress:
 
 
 def _csv_writer(frame) -> Callable:
-    """Writes ``frame`` (a data frame, or a dict of column arrays) as pandas' ``to_csv`` does."""
+    """Writes ``frame`` (a data frame, or a dict of column arrays) as pandas' ``to_csv`` does.
+
+    Text cells that a spreadsheet would evaluate are escaped first
+    (:func:`dprank._csv_cells.escape_table`).
+    """
+    from ._csv_cells import escape_table
+
+    frame = escape_table(frame)
     if isinstance(frame, dict):
         return _columns_writer(frame)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._csv_cells import unescape_cell
 from .inputs import _label_order, _Where
 
 
@@ -39,7 +40,7 @@ def _numpy(arr) -> np.ndarray:
 
 
 def _as_strings(arr, trim: bool):
-    """``arr`` as a pyarrow string array; leading spaces dropped from CSV fields."""
+    """``arr`` as a pyarrow string array; spaces around CSV fields dropped."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -49,9 +50,10 @@ def _as_strings(arr, trim: bool):
         arr = pc.cast(arr, pa.string())
     if trim and len(arr):
         offsets, data = _string_parts(arr)
-        starts = offsets[:-1][offsets[1:] > offsets[:-1]]
-        if np.any(data[starts] == 32):
-            arr = pc.utf8_ltrim(arr, characters=" ")
+        full = offsets[1:] > offsets[:-1]
+        starts, ends = offsets[:-1][full], offsets[1:][full] - 1
+        if np.any(data[starts] == 32) or np.any(data[ends] == 32):
+            arr = pc.utf8_trim(arr, characters=" ")
     return arr
 
 
@@ -122,7 +124,7 @@ class _BlockReader:
         self.source, self.names, self.layout = source, names, layout
         self.eps_name, self.need_epsilon, self.real_outcomes = eps_name, need_epsilon, real_outcomes
         self.row_word, self.first_row = row_word, first_row
-        self.trim = row_word == "line"  # CSV: a space after the delimiter is not part of a field
+        self.trim = row_word == "line"  # CSV: spaces around a field are not part of it
         self.items = _Labels()
         self.users = _Labels() if "user" in names else None
         self.user_eps = np.empty(0)
@@ -172,10 +174,12 @@ class _BlockReader:
         count = None
         if "count" in columns:
             count, shown = self._numbers(columns["count"], "count", where)
-            bad = np.flatnonzero((count <= 0) | (count != np.round(count)))
+            bad = np.flatnonzero((count <= 0) | (count != np.round(count)) | (count >= 2.0**53))
             if bad.size:
                 raise where.error(
-                    f"count must be a positive whole number, got {shown(bad[0])!r}", bad, "count"
+                    f"count must be a positive whole number below 2^53, got {shown(bad[0])!r}",
+                    bad,
+                    "count",
                 )
         user = None
         if self.users is not None:
@@ -402,6 +406,7 @@ class _Labels:
         table, labels = self.text, self.text_labels
         ids = np.empty(len(encoded.dictionary), dtype=np.int64)
         for k, s in enumerate(encoded.dictionary.to_pylist()):
+            s = unescape_cell(s)  # a cell the command wrote escaped reads as its label
             code = table.get(s)
             if code is None:
                 code = table[s] = len(labels)

@@ -141,7 +141,7 @@ def _individual_counts(c, eps, rng, max_per_user, factor: float, name: str) -> F
     eps = _finite_eps(eps, name)
     L = _user_bound(c, rng, max_per_user, name)
     if isinstance(rng, NoiseSource):
-        scores, scale = _noisy_counts(c, rng, factor * L, eps)
+        scores, scale = _noisy_counts(c, rng, factor * L, eps, max_per_user=L)
     else:
         scale = factor * individual_count_noise_scale(eps, L)
         scores = _wins_per_item(c) + scale * standard_laplace(rng, c.n_items)

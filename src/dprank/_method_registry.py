@@ -18,7 +18,7 @@ from .comparisons import Comparisons, PairStatistics
 from .ldp import _add_rr_records, laplace_release, randomized_response, rr_flip_probability
 from .mechanisms import standard_laplace
 from .models import Link, get_link
-from .noise import NoiseSource, grid_exponent, laplace_scale
+from .noise import NoiseSource, grid_exponent, laplace_scale, value_grid_exponent
 from .ranking import copeland_counts
 
 PRIVACY_UNITS = ("comparison", "user", "none")
@@ -57,6 +57,12 @@ class Fit:
     scores_released : bool
         Whether the scores are part of the release. The one-shot method
         releases only its noisy top ``k``, in order.
+    private : bool
+        Whether the fit is a private release: a private method whose noise came
+        from the operating system's secure generator
+        (:meth:`dprank.noise.NoiseSource.system`). Set by the registry on every
+        fit (:class:`Method` wraps ``fit``): ``False`` for a numpy Generator, a
+        seeded source or a non-private method, whatever the method returned.
     """
 
     scores: np.ndarray
@@ -65,6 +71,7 @@ class Fit:
     n_iter: int | None = None
     details: Mapping[str, Any] = field(default_factory=dict)
     scores_released: bool = True
+    private: bool = False
 
 
 #: ``Fit.details`` keys that are functions of public parameters only (the budget, the
@@ -167,6 +174,8 @@ class Method:
             raise ValueError(f"privacy_unit must be one of {PRIVACY_UNITS}")
         if self.trust_model not in TRUST_MODELS:
             raise ValueError(f"trust_model must be one of {TRUST_MODELS}")
+        if not getattr(self.fit, "_marks_privacy", False):
+            object.__setattr__(self, "fit", _marking_privacy(self.fit, self.privacy_unit != "none"))
 
     def run(self, comparisons: Comparisons, eps, rng: np.random.Generator, **options) -> Fit:
         """The method on *raw* comparisons: local methods release them first.
@@ -181,7 +190,8 @@ class Method:
             if comparisons.user is None:
                 raise MethodInputError(f"method {self.name} needs the user of every comparison")
             budget = np.broadcast_to(np.asarray(eps, dtype=np.float64), (comparisons.n_users,))
-            comparisons = release_local(comparisons, budget, rng, self.release or "rr")
+            # the benchmark's simulation: the law of release_local, its draws in input order
+            comparisons = _simulated_local_release(comparisons, budget, rng, self.release or "rr")
         self.check(comparisons)
         return self.fit(comparisons, eps, rng, **options)
 
@@ -236,6 +246,23 @@ class Method:
         return tuple(
             p.name for p in params if p.kind is p.KEYWORD_ONLY and p.name not in ("model", "top_k")
         )
+
+
+def _marking_privacy(fit: Callable[..., Fit], private_method: bool) -> Callable[..., Fit]:
+    """``fit`` whose :class:`Fit` says ``private`` only for secure noise and a private method."""
+    import dataclasses
+    import functools
+
+    @functools.wraps(fit)
+    def marked(comparisons, eps, rng, *args, **options):
+        out = fit(comparisons, eps, rng, *args, **options)
+        if isinstance(out, Fit):
+            secure = isinstance(rng, NoiseSource) and rng.secure
+            out = dataclasses.replace(out, private=bool(private_method and secure))
+        return out
+
+    marked._marks_privacy = True
+    return marked
 
 
 _REGISTRY: dict[str, Method] = {}
@@ -387,21 +414,43 @@ def _check_binary(c: Comparisons, name: str) -> None:
 
 
 def _laplace_details(rng, scale: float, sensitivity: float | None = None) -> dict:
-    """Public details of Laplace noise of ``scale`` (for ``l1`` sensitivity ``sensitivity``)."""
+    """Public details of Laplace noise of ``scale`` (for ``l1`` sensitivity ``sensitivity``).
+
+    With a sensitivity the noise is that of a release of values
+    (:meth:`NoiseSource.laplace_mechanism`, on :func:`value_grid_exponent`'s grid).
+    """
     out = {"noise": "laplace", "noise_scale": scale}
     if sensitivity is not None:
         out["sensitivity"] = sensitivity
     if isinstance(rng, NoiseSource):
         out["sampler"] = "exact discrete Laplace on a power-of-two grid"
-        out["grid_exponent"] = grid_exponent(scale)
+        exponent = grid_exponent if sensitivity is None else value_grid_exponent
+        out["grid_exponent"] = exponent(scale)
     return out
 
 
-def _noisy_counts(c: Comparisons, rng, sensitivity: float, eps: float):
+def _count_bound(c: Comparisons, max_per_user: int | None) -> float:
+    """A public bound on an item's wins: ``L`` times the users (individual), else its comparisons.
+
+    Under individual DP the number of users is public and each keeps at most
+    ``L`` comparisons; under edge DP the comparison graph, hence each item's
+    number of comparisons, is public.
+    """
+    if max_per_user is not None:
+        return float(max_per_user) * float(c.n_users)
+    ps = c.pair_statistics()
+    per_item = np.bincount(ps.a, weights=ps.n, minlength=c.n_items)
+    per_item += np.bincount(ps.b, weights=ps.n, minlength=c.n_items)
+    return float(per_item.max()) if per_item.size else 0.0
+
+
+def _noisy_counts(c: Comparisons, rng, sensitivity: float, eps: float, max_per_user=None):
     """Wins per item plus Laplace(``sensitivity / eps``): exact for a release, numpy otherwise."""
     wins = _wins_per_item(c)
     if isinstance(rng, NoiseSource):
-        return rng.laplace_mechanism(wins, sensitivity, eps), laplace_scale(sensitivity, eps)
+        bound = _count_bound(c, max_per_user)
+        noisy = rng.laplace_mechanism(wins, sensitivity, eps, bound=bound)
+        return noisy, laplace_scale(sensitivity, eps)
     scale = sensitivity / eps
     return wins + scale * standard_laplace(rng, c.n_items), scale
 
@@ -487,6 +536,46 @@ def _debiased_statistics(c: Comparisons, w_user: np.ndarray) -> PairStatistics:
 def release_local(
     comparisons: Comparisons, user_epsilon, rng: np.random.Generator, mechanism: str = "rr"
 ) -> Comparisons:
+    """Each user's local-DP release of their comparisons, in canonical order whatever ``rng``.
+
+    The law of :func:`_simulated_local_release` (Paper B, B2 sections 3.1 and
+    5.1; with a :class:`dprank.noise.NoiseSource` the exact samplers of
+    :func:`dprank.release.local_release`), then put in canonical form: each
+    record oriented so that its first item has the smaller index (a released
+    outcome ``y`` becomes ``1 - y``), records sorted by user, pair and released
+    outcome, and equal records merged with their counts added. So neither a
+    record's position nor its orientation says which outcome was true (in input
+    order the kept comparisons of a record with a count come before the flipped
+    ones). A release made from a numpy Generator is not private (its bits are
+    reproducible); the papers' simulations, which are not releases, keep their
+    input order through :func:`_simulated_local_release`, whose parameters
+    these are (``rng`` a numpy Generator or a NoiseSource).
+
+    Returns
+    -------
+    Comparisons
+        The release, with ``user_epsilon`` set, in canonical order.
+    """
+    out = _simulated_local_release(comparisons, user_epsilon, rng, mechanism)
+    if isinstance(rng, NoiseSource):
+        return out  # dprank.release.local_release: canonical already
+    return _canonical_release(out)
+
+
+def _canonical_release(c: Comparisons) -> Comparisons:
+    """``c`` oriented (first item the smaller index), sorted by user, pair, outcome, merged."""
+    from .release import canonical_records
+
+    i, j, y = c.i, c.j, np.asarray(c.y, dtype=np.float64)
+    swap = i > j
+    i, j = np.where(swap, j, i), np.where(swap, i, j)
+    y = np.where(swap, 1.0 - y, y) + 0.0
+    return canonical_records(c, i, j, y, c.count, c.user, c.user_epsilon, merge=True)
+
+
+def _simulated_local_release(
+    comparisons: Comparisons, user_epsilon, rng: np.random.Generator, mechanism: str = "rr"
+) -> Comparisons:
     """Each user's local-DP release of their comparisons (Paper B, B2 sections 3.1 and 5.1).
 
     ``"rr"``: classic randomized response, each comparison flipped with
@@ -514,7 +603,8 @@ def release_local(
     Returns
     -------
     Comparisons
-        The release, with ``user_epsilon`` set (records in input order).
+        The release, with ``user_epsilon`` set (records in input order: the
+        simulations' form, not a release's; :func:`release_local` gives that).
     """
     c = comparisons
     if not isinstance(c, Comparisons):

@@ -31,6 +31,7 @@ __all__ = [
     "DEFAULT_METHOD",
     "PRIVACY",
     "DisconnectedWarning",
+    "PublicParameterWarning",
     "Ranking",
     "method_name",
     "rank",
@@ -61,8 +62,25 @@ PUBLIC_QUANTITIES = {
 }
 
 
+#: The unit of a local release's guarantee, as the records state it.
+LOCAL_UNIT_NOTE = (
+    "each comparison's outcome is eps-LDP at its user's epsilon (the file's epsilon column); "
+    "which pairs each user compared is public. A user with at most L comparisons is "
+    "protected at L * epsilon"
+)
+
+
 class DisconnectedWarning(UserWarning):
-    """Some items never meet the rest: the ranking across components rests on the ridge."""
+    """Some items never meet the rest: the ranking across components rests on the ridge.
+
+    Raised only where the comparison graph is public (edge and local DP, the
+    non-private fit); under individual DP the same remark is a private note of
+    the audit record (:attr:`Ranking.notes`).
+    """
+
+
+class PublicParameterWarning(UserWarning):
+    """A warning that depends on the public parameters of a release only (its options)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -100,6 +118,16 @@ class Ranking:
         (``False`` for a seeded, reproducible run, and for ``privacy="none"``).
     n_dropped : int
         Comparisons removed to respect ``max_per_user`` (private).
+    items_source : str
+        Where the item universe comes from (public; :mod:`dprank.items`).
+    n_undeclared : int
+        Comparisons dropped for naming an item outside the declared universe
+        (private).
+    notes : tuple of str
+        Remarks derived from the private data (the comparison graph's
+        components under individual DP): in the audit record only.
+    local_source : str or None
+        Local DP: where the guarantee of the input comes from (public).
     design : object
         The public inputs of the method (:func:`dprank.intervals.public_design`):
         what :meth:`intervals` may use.
@@ -123,6 +151,13 @@ class Ranking:
     private: bool = False
     n_dropped: int = 0
     options: Mapping[str, Any] | None = None
+    # where the items come from (public), comparisons dropped for naming an undeclared item and
+    # notes derived from the private data (both for the audit record only), and where a local
+    # release's guarantee comes from (public)
+    items_source: str = ""
+    n_undeclared: int = 0
+    notes: tuple[str, ...] = ()
+    local_source: str | None = None
     # the public inputs, or what they are computed from on first use (``design``): a
     # ranking that never asks for intervals never imports dprank.intervals (pandas, scipy)
     _design: object = field(default=None, repr=False)
@@ -248,7 +283,13 @@ class Ranking:
             "top_k": self.top_k,
             "noise": details,
             "public": PUBLIC_QUANTITIES[privacy],
+            "items": self.items_source,
         }
+        if m.trust_model == "local":
+            # the users' budgets are per comparison: that is the unit of the guarantee
+            out["privacy_unit"] = "comparison"
+            out["privacy_unit_note"] = LOCAL_UNIT_NOTE
+            out["local_release"] = self.local_source
         if m.trust_model == "local" or not m.private:
             out.pop("epsilon_requested")
         return out
@@ -261,6 +302,8 @@ class Ranking:
             "n_comparisons": self.n_comparisons,
             "n_components": self.n_components,
             "n_dropped_by_max_per_user": self.n_dropped,
+            "n_dropped_naming_undeclared_items": self.n_undeclared,
+            "notes": list(self.notes),
             "solver": {"converged": self.fit.converged, "n_iter": self.fit.n_iter},
             "calibration": dict(self.fit.details),
         }
@@ -367,6 +410,9 @@ def rank(
     options: Mapping[str, Any] | None = None,
     ledger=None,
     budget: float | None = None,
+    items=None,
+    items_from_data: bool = False,
+    local_source: Mapping[str, Any] | None = None,
 ) -> Ranking:
     """Rank items from pairwise comparisons under differential privacy.
 
@@ -422,6 +468,19 @@ def rank(
         With ``ledger``: refuse (:class:`dprank.ledger.BudgetExceeded`, a
         ValueError, before any noise is drawn) a release that would take the
         data set's total epsilon past ``budget``.
+    items : sequence of str or dprank.items.ItemUniverse, optional
+        The declared, public item universe (:mod:`dprank.items`): every item is
+        ranked, compared or not, and comparisons naming another item are
+        dropped. Required (or ``items_from_data``) for ``individual`` and
+        ``local``, whose data do not make their items public.
+    items_from_data : bool
+        Declare the input's own item set public instead (the record says so).
+    local_source : mapping, optional
+        ``privacy="local"``: where the input's guarantee comes from, as
+        ``{"source": str, "private": bool}`` (the command line passes the
+        ``dprank privatize`` record it verified); recorded publicly, and a
+        ``"private": False`` source makes the ranking ``private=False``.
+        Without it the record says the input was not verified.
 
     Returns
     -------
@@ -441,7 +500,11 @@ def rank(
     Warns
     -----
     DisconnectedWarning
-        If the comparison graph has several components.
+        If the comparison graph has several components, where the graph is
+        public (edge and local DP, ``none``); under individual DP the same
+        remark is a private note of the audit record (:attr:`Ranking.notes`).
+    PublicParameterWarning
+        About the options alone (``as_published``).
 
     Examples
     --------
@@ -468,13 +531,15 @@ def rank(
         warnings.warn(
             "individual-DP counts with Laplace(L/eps) as published: one user's comparisons "
             "can move two counts by L each, so this release is only 2 eps-DP",
-            UserWarning,
+            PublicParameterWarning,
             stacklevel=2,
         )
+    universe = _item_universe(privacy, items, items_from_data)
     data = _as_comparisons(comparisons, meth, real_outcomes=name == "local_laplace")
     if data.i.size == 0:  # as an empty data frame is refused (dprank.inputs)
         source = "the win matrix" if isinstance(comparisons, np.ndarray) else "the comparisons"
         raise InputError("no comparisons (nothing to rank)", source)
+    data, n_undeclared, items_source = _on_universe(data, universe, privacy)
     meth.check(data)
     n = data.n_items
     if top_k is not None:
@@ -482,13 +547,7 @@ def rank(
     if meth.name == "edge_one_shot" and top_k is None:
         raise ValueError("the one-shot method selects a top k: give top_k")
     n_comp, _ = data.components()
-    if n_comp > 1:
-        warnings.warn(
-            f"the comparison graph has {n_comp} components: some items never meet the rest, "
-            "so their order across components rests on the ridge penalty alone",
-            DisconnectedWarning,
-            stacklevel=2,
-        )
+    notes = _graph_notes(n_comp, privacy)
     entry = None if ledger is None else _ledger_entry(meth, eps, max_per_user)
     fit, data, n_dropped = _fit_release(
         meth, data, eps, noise, model, top_k, opts, max_per_user, (ledger, entry, budget)
@@ -512,11 +571,93 @@ def rank(
         n_comparisons=round(float(data.n_comparisons)),
         n_components=int(n_comp),
         L=max_per_user,
-        private=noise.secure and meth.private,
+        private=noise.secure and meth.private and _local_private(local_source),
         n_dropped=n_dropped,
         options=opts,
+        items_source=items_source,
+        n_undeclared=n_undeclared,
+        notes=notes,
+        local_source=_local_source_text(privacy, local_source),
         _design_of=(data, meth, max_per_user),
     )
+
+
+#: Why individual and local DP refuse a release without declared items.
+ITEMS_NEEDED = (
+    "privacy {privacy!r} needs the item universe declared: items=[...] (every declared item is "
+    "ranked, comparisons naming other items are dropped) or items_from_data=True to declare "
+    "the input's own item set public. Under {privacy} DP the items in the data are not "
+    "public: an item that only one user compared would appear in the ranking because of "
+    "that user"
+)
+
+
+def _item_universe(privacy: str, items, items_from_data: bool):
+    """The declared universe (an ItemUniverse), "data", or None (the input's, under edge/none)."""
+    from .items import universe_of
+
+    if not isinstance(items_from_data, (bool, np.bool_)):
+        raise TypeError(f"items_from_data must be True or False, got {items_from_data!r}")
+    if items is not None and items_from_data:
+        raise ValueError("give items or items_from_data, not both")
+    if items is not None:
+        return universe_of(items)
+    if items_from_data:
+        return "data"
+    if privacy in ("individual", "local"):
+        raise ValueError(ITEMS_NEEDED.format(privacy=privacy))
+    return None
+
+
+def _on_universe(data: Comparisons, universe, privacy: str) -> tuple[Comparisons, int, str]:
+    """``(data, n_dropped, source)``: the comparisons on the declared items; the record's text."""
+    from .items import restrict_to_items
+
+    if universe is None:
+        public = " (public under edge DP with the comparison graph)" if privacy == "edge" else ""
+        return data, 0, f"the input's items{public}"
+    if isinstance(universe, str):
+        return data, 0, "the input's own items, declared public by the data owner"
+    restricted, dropped = restrict_to_items(data, universe)
+    return restricted, dropped, universe.source
+
+
+def _graph_notes(n_comp: int, privacy: str) -> tuple[str, ...]:
+    """The comparison graph's components: a warning where the graph is public, else a private note.
+
+    Under individual DP the graph is private (one user's pair can decide whether
+    it is connected), so its shape goes to the audit record only.
+    """
+    if n_comp <= 1:
+        return ()
+    text = (
+        f"the comparison graph has {n_comp} components: some items never meet the rest, "
+        "so their order across components rests on the ridge penalty alone"
+    )
+    if privacy == "individual":
+        return (text,)
+    warnings.warn(text, DisconnectedWarning, stacklevel=3)
+    return ()
+
+
+def _local_private(local_source) -> bool:
+    if local_source is None:
+        return True
+    return bool(local_source.get("private", False))
+
+
+def _local_source_text(privacy: str, local_source) -> str | None:
+    if privacy != "local":
+        if local_source is not None:
+            raise ValueError("local_source applies to privacy 'local' only")
+        return None
+    if local_source is not None and not (
+        isinstance(local_source, Mapping) and isinstance(local_source.get("source"), str)
+    ):
+        raise TypeError('local_source must be a mapping {"source": str, "private": bool}')
+    if local_source is None:
+        return "not verified: the caller of dprank.rank states that the input is a local release"
+    return str(local_source["source"])
 
 
 def _check_method_arguments(meth: Method, opts: dict, privacy: str, max_per_user, model: str):

@@ -140,10 +140,16 @@ def _sidecar_path(args) -> str | None:
 
 
 def _cmd_rank(args) -> int:
+    from ._cli_release import declared_items, local_source
+
     name, method = _rank_method(args)
     sidecar = _sidecar_path(args)
     plan = OutputPlan(
-        {"COMPARISONS": args.comparisons},
+        {
+            "COMPARISONS": args.comparisons,
+            **({"--items": args.items} if args.items else {}),
+            **({"--input-record": args.input_record} if args.input_record else {}),
+        },
         {
             "--out": args.out,
             "--sidecar": sidecar,
@@ -154,6 +160,9 @@ def _cmd_rank(args) -> int:
         external=("--ledger",),
     )
     noise = _noise_source(args, name, "dprank.rank")
+    # public facts before the data: where a local release's guarantee comes from, the items
+    args.local_source, record_items = local_source(args)
+    args.universe = declared_items(args, args.privacy, record_items)
     progress = _Progress(3, args.quiet)
     try:
         table = _read_rank_input(args, method, name, progress)
@@ -238,7 +247,12 @@ def _release_ranking(args, table, method, name: str, noise, plan: OutputPlan, pr
             "budget (record the budget where the data were privatized)"
         )
     with release_to(
-        args.ledger, table, entry, budget=args.budget, name=Path(args.comparisons).name
+        args.ledger,
+        table,
+        entry,
+        budget=args.budget,
+        name=Path(args.comparisons).name,
+        budget_unit=args.budget_unit,
     ) as receipt:
         progress.stage("fitting")
         ranking = _fit_ranking(args, table, noise)
@@ -250,13 +264,22 @@ def _release_ranking(args, table, method, name: str, noise, plan: OutputPlan, pr
         progress.stage("writing")
         if receipt is not None:
             receipt.entry = replace(receipt.entry, delta=ranking.delta)
-        plan.write(_rank_outputs(args, table, ranking, frame, _sidecar_path(args), method))
+        # the ledger's record is written and fsync'ed before any output becomes visible
+        plan.write(
+            _rank_outputs(args, table, ranking, frame, _sidecar_path(args), method),
+            before_commit=None if receipt is None else receipt.commit,
+        )
     progress.done()
     return receipt
 
 
 def _fit_ranking(args, table, noise):
-    """:func:`dprank.rank` of the table with ``rank``'s options; its warnings to standard error."""
+    """:func:`dprank.rank` of the table with ``rank``'s options.
+
+    Its warnings go to standard error where they depend on public facts only,
+    else (a private release) to the audit record (``args.private_warnings``).
+    """
+    from ._cli_release import route_warnings
     from .api import rank
 
     with warnings.catch_warnings(record=True) as caught, _option_names():
@@ -271,9 +294,13 @@ def _fit_ranking(args, table, noise):
             rng=noise,
             max_per_user=args.max_per_user,
             as_published=args.as_published,
+            items=args.universe,
+            items_from_data=args.items_from_data,
+            local_source=args.local_source,
         )
-    for w in caught:
-        _stderr(f"warning: {w.message}")
+    public, args.private_warnings = route_warnings(caught, args.privacy)
+    for text in public:
+        _stderr(f"warning: {text}")
     return ranking
 
 
@@ -295,6 +322,8 @@ def _ledger_entry(args, command: str, mechanism: str, unit: str, private: bool, 
 
     if args.budget is not None and args.ledger is None:
         raise UsageError("--budget needs --ledger FILE (the ledger holds the total so far)")
+    if args.budget_unit is not None and args.budget is None:
+        raise UsageError("--budget-unit needs --budget EPS")
     if args.ledger is None:
         return None
     if not private:
@@ -324,6 +353,21 @@ def _with_intervals(args, ranking, frame, name: str):
     return frame.merge(iv.drop(columns="estimate"), on="item", how="left")
 
 
+def _audit_head(args, table) -> dict:
+    """The first fields of an audit record: version, warning, seed and the input's facts."""
+    return {
+        "dprank_version": __version__,
+        "warning": "private: facts about the input data; do not publish",
+        "insecure_seed": args.insecure_seed,
+        "input": {
+            "file": Path(args.comparisons).name,
+            "sha256": table.sha256,
+            "layout": table.layout,
+            "rows": table.n_rows,
+        },
+    }
+
+
 def _rank_outputs(args, table, ranking, frame, sidecar, method) -> list:
     """The ranking CSV, its public record, the plot and the private audit record."""
     record = {"dprank_version": __version__, **ranking.record()}
@@ -341,16 +385,9 @@ def _rank_outputs(args, table, ranking, frame, sidecar, method) -> list:
         outputs.append((args.plot, _plot_writer(ranking, args.plot)))
     if args.audit_record is not None:
         audit = {
-            "dprank_version": __version__,
-            "warning": "private: facts about the input data; do not publish",
-            "insecure_seed": args.insecure_seed,
-            "input": {
-                "file": Path(args.comparisons).name,
-                "sha256": table.sha256,
-                "layout": table.layout,
-                "rows": table.n_rows,
-            },
+            **_audit_head(args, table),
             **ranking.audit_record(),
+            "warnings": getattr(args, "private_warnings", []),
         }
         if method.trust_model == "local":
             eps_user = np.asarray(table.comparisons.user_epsilon)
@@ -363,20 +400,27 @@ def _rank_outputs(args, table, ranking, frame, sidecar, method) -> list:
 
 
 def _cmd_privatize(args) -> int:
-    import pandas as pd
-
+    from ._cli_release import declared_items
     from .inputs import _free_memory_promptly, read_comparisons
     from .ledger import release_to
-    from .release import local_release
 
     if (args.epsilon is None) == (args.user_epsilon_column is None):
         raise UsageError("give exactly one of --epsilon and --user-epsilon-column")
+    record = _privatize_record_path(args)
+    if args.audit_record == "-":
+        raise UsageError("--audit-record needs a file name (it is written with mode 0600)")
     plan = OutputPlan(
-        {"COMPARISONS": args.comparisons},
-        {"--out": args.out, "--ledger": args.ledger},
+        {"COMPARISONS": args.comparisons, **({"--items": args.items} if args.items else {})},
+        {
+            "--out": args.out,
+            "--record": record,
+            "--audit-record": _Private(args.audit_record),
+            "--ledger": args.ledger,
+        },
         external=("--ledger",),
     )
     noise = _noise_source(args, args.mechanism, "dprank.privatize")
+    universe = declared_items(args, "privatize")
     if args.low_memory:
         _free_memory_promptly()
     table = read_comparisons(
@@ -385,35 +429,107 @@ def _cmd_privatize(args) -> int:
         need_epsilon=args.user_epsilon_column is not None,
         epsilon_column=args.user_epsilon_column or "epsilon",
     )
-    c = table.comparisons
+    c, facts = _privatize_input(args, table, universe, noise)
     eps_user = np.full(c.n_users, args.epsilon) if args.epsilon is not None else c.user_epsilon
-    aggregate = table.has_count and args.mechanism == "rr"
-    entry = _ledger_entry(args, "privatize", args.mechanism, "user", True, np.max(eps_user))
+    entry = _ledger_entry(args, "privatize", args.mechanism, "comparison", True, np.max(eps_user))
+    # a user-level budget by default where the users' bound is declared (L eps per user)
+    unit = args.budget_unit or ("user" if args.max_per_user is not None else None)
     with release_to(
-        args.ledger, table, entry, budget=args.budget, name=Path(args.comparisons).name
+        args.ledger,
+        table,
+        entry,
+        budget=args.budget,
+        name=Path(args.comparisons).name,
+        budget_unit=unit,
     ) as receipt:
-        rel = local_release(c, eps_user, noise, args.mechanism, aggregate=aggregate)
-        labels = np.asarray(c.labels).astype(str)
-        columns = {
-            "item_a": labels[rel.i],
-            "item_b": labels[rel.j],
-            "outcome": rel.y if args.mechanism == "laplace" else rel.y.astype(np.int64),
-            "user": np.asarray(table.user_labels)[rel.user],
-        }
-        if aggregate:
-            columns["count"] = rel.count.astype(np.int64)
-        columns["epsilon"] = eps_user[rel.user]
-        frame = pd.DataFrame(columns)
-        plan.write([(args.out, _csv_writer(frame))])
+        outputs = _privatize_outputs(args, table, c, eps_user, noise, universe, record, facts)
+        # the ledger's record is written and fsync'ed before any output becomes visible
+        plan.write(outputs, before_commit=None if receipt is None else receipt.commit)
     if receipt is not None and not args.quiet:
         _stderr(f"ledger {args.ledger}: {receipt.describe()}")
     if args.out != "-" and not args.quiet:
         _stderr(
-            f"released {len(frame)} rows ({args.mechanism}) to {args.out}; each comparison "
-            "is eps-LDP with its user's budget"
+            f"released ({args.mechanism}) to {args.out}"
+            + (f", its record {record}" if record else "")
+            + "; each comparison's outcome is eps-LDP with its user's budget"
             + ("" if noise.secure else " only if the seed stays secret (--insecure-seed)")
         )
     return EXIT_OK
+
+
+def _privatize_record_path(args) -> str | None:
+    """``--record``, else the ``--out`` file with ``.json`` (none for standard output)."""
+    if args.record is not None:
+        if args.record == "-":
+            raise UsageError("--record needs a file name")
+        return args.record
+    if args.out == "-":
+        return None
+    return os.fspath(Path(args.out).with_suffix(".json"))
+
+
+def _privatize_input(args, table, universe, noise):
+    """``(comparisons, facts)``: on the declared items, each user bounded to ``--max-per-user``.
+
+    ``facts`` are the private counts of what was dropped (for the audit record).
+    """
+    from .items import restrict_to_items
+    from .release import bound_user_contributions
+
+    c = table.comparisons
+    n_undeclared = n_dropped = 0
+    if universe is not None:
+        c, n_undeclared = restrict_to_items(c, universe)
+    if args.max_per_user is not None:
+        c, n_dropped = bound_user_contributions(c, args.max_per_user, noise)
+    facts = {
+        "n_users": int(c.n_users),
+        "n_comparisons": round(float(c.n_comparisons)),
+        "n_dropped_by_max_per_user": n_dropped,
+        "n_dropped_naming_undeclared_items": n_undeclared,
+    }
+    return c, facts
+
+
+def _privatize_outputs(args, table, c, eps_user, noise, universe, record, facts) -> list:
+    """The released CSV, its public release record and the private audit record."""
+    import pandas as pd
+
+    from ._cli_release import hashing_writer, privatize_record, record_writer
+    from .release import local_release
+
+    aggregate = table.has_count and args.mechanism == "rr"
+    rel = local_release(c, eps_user, noise, args.mechanism, aggregate=aggregate)
+    labels = np.asarray(c.labels).astype(str)
+    columns = {
+        "item_a": labels[rel.i],
+        "item_b": labels[rel.j],
+        "outcome": rel.y if args.mechanism == "laplace" else rel.y.astype(np.int64),
+        "user": np.asarray(table.user_labels)[rel.user],
+    }
+    if aggregate:
+        columns["count"] = rel.count.astype(np.int64)
+    columns["epsilon"] = eps_user[rel.user]
+    sink: dict = {}
+    source = (
+        "the input's own items, declared public by the data owner (--items-from-data)"
+        if universe is None
+        else universe.source
+    )
+    public = privatize_record(
+        args,
+        private=noise.secure,
+        epsilon=float(np.max(eps_user)),
+        items=(labels if universe is None else universe.labels).tolist(),
+        items_source=source,
+    )
+    outputs = [(args.out, hashing_writer(_csv_writer(pd.DataFrame(columns)), sink))]
+    if record is not None:
+        outputs.append((record, record_writer(public, sink)))
+    if args.audit_record is not None:
+        audit = {**_audit_head(args, table), **facts}
+        outputs.append((_Private(args.audit_record), _json_writer(_plain(audit))))
+    return outputs
 
 
 # --------------------------------------------------------------------------- datasets, methods
@@ -471,16 +587,23 @@ methods per privacy (--method):
   local       adrr (default), debiased_rr, classic_rr, laplace, count
   none        mle (default), counts
 
+items: individual and local DP rank declared items: --items FILE (a CSV with
+an 'item' column, e.g. a ranking.csv) or --items-from-data (the input's items,
+declared public). --privacy local ranks what dprank privatize wrote (its record
+FILE.json beside it) or what --randomised-elsewhere describes.
+
 privacy: the noise comes from the operating system's secure generator through
 exact samplers (docs/privacy.md). ranking.csv and ranking.json are the release:
 the ranking, the mechanism and its public parameters (epsilon, delta, declared
-bounds), nothing else about the data. Keep the input and any --audit-record
-file secret. --insecure-seed S makes the noise reproducible and the output NOT
-private (tests, teaching).
+bounds), nothing else about the data; facts derived from the data go to
+--audit-record only. Keep the input and any --audit-record file secret.
+--insecure-seed S makes the noise reproducible and the output NOT private
+(tests, teaching).
 
 example:
   dprank rank games.csv --privacy edge --epsilon 1 --out ranking.csv
-  dprank rank survey.csv --privacy individual --epsilon 1 --max-per-user 20
+  dprank rank survey.csv --privacy individual --epsilon 1 --max-per-user 20 \
+      --items items.csv
 writes ranking.csv (item,score,rank) and ranking.json (the public record).
 """
 
@@ -492,11 +615,14 @@ from the operating system's secure generator (docs/privacy.md). Rows are
 oriented (item_a before item_b in label order) and sorted canonically, so
 neither order nor orientation tells the true outcome; with a count column the
 released comparisons are counted again per user, pair and released outcome.
-The input needs a user column; the output has item_a,item_b,outcome,user[,count],epsilon
-and is the input of `dprank rank --privacy local`. Keep the input secret.
+The input needs a user column and the items are declared (--items FILE or
+--items-from-data); the output has item_a,item_b,outcome,user[,count],epsilon
+and, beside it, its public release record (released.json): the input of
+`dprank rank --privacy local`. Each outcome is eps-LDP; with --max-per-user L
+each user is protected at L * eps. Keep the input secret.
 
 example:
-  dprank privatize survey.csv --epsilon 1 --out released.csv
+  dprank privatize survey.csv --epsilon 1 --items items.csv --out released.csv
   dprank rank released.csv --privacy local --out ranking.csv
 """
 
@@ -523,14 +649,46 @@ def _add_ledger_options(p: argparse.ArgumentParser) -> None:
         type=_positive_float,
         metavar="EPS",
         help="with --ledger: refuse (exit 2, nothing written) a release that would take the "
-        "data set's total epsilon past EPS",
+        "data set's total epsilon past EPS. The budget is stored in the ledger and applies to "
+        "later releases with or without --budget; a release may set it or lower it, raising it "
+        "takes 'dprank ledger FILE --set-budget'",
+    )
+    p.add_argument(
+        "--budget-unit",
+        choices=("comparison", "user"),
+        help="the privacy unit of --budget (default: the release's unit; for privatize with "
+        "--max-per-user, user)",
     )
 
 
 def _cmd_ledger(args) -> int:
-    from .ledger import main_ledger
+    from .ledger import Ledger, main_ledger
 
-    _write_stdout(main_ledger(args.file))
+    actions = [args.set_budget is not None, args.migrate, args.forget]
+    if sum(actions) > 1:
+        raise UsageError("give one of --set-budget, --migrate and --forget")
+    if args.unit is not None and args.set_budget is None:
+        raise UsageError("--unit goes with --set-budget EPS")
+    ledger = Ledger(args.file)
+    if args.set_budget is not None:
+        if args.unit is None:
+            raise UsageError("--set-budget needs --unit comparison or --unit user")
+        ledger.set_budget(args.set_budget, args.unit)
+        _stderr(f"ledger {args.file}: budget at the {args.unit} level set to {args.set_budget!r}")
+    elif args.migrate:
+        kept = ledger.migrate()
+        _stderr(
+            f"ledger {args.file}: migrated to version 2 with its {kept} releases; the key is in "
+            f"{ledger.keys.path}, the old file kept as {args.file}.v1"
+        )
+    elif args.forget:
+        gone = ledger.forget()
+        _stderr(
+            f"ledger {args.file}: {'forgot its records' if gone else 'nothing to forget'}; a "
+            "new ledger may start here"
+        )
+    else:
+        _write_stdout(main_ledger(args.file))
     return EXIT_OK
 
 
@@ -586,10 +744,19 @@ def _add_rank_parser(sub) -> None:
         help="individual counts with Algorithm 3's printed Laplace(L/eps): only 2 eps-DP "
         "(the record says epsilon = 2 EPS)",
     )
+    _add_release_provenance_options(p)
     _add_ledger_options(p)
     _add_low_memory_option(p)
     p.add_argument("--quiet", action="store_true", help="no progress display")
     p.set_defaults(func=_cmd_rank)
+
+
+def _add_release_provenance_options(p: argparse.ArgumentParser) -> None:
+    """``rank``'s declared items and the source of a local release's guarantee."""
+    from ._cli_release import add_items_options, add_local_source_options
+
+    add_items_options(p)
+    add_local_source_options(p)
 
 
 def _add_low_memory_option(p: argparse.ArgumentParser) -> None:
@@ -704,21 +871,79 @@ def _add_privatize_parser(sub) -> None:
     p.add_argument(
         "--out", required=True, metavar="FILE", help="released CSV ('-' for standard output)"
     )
+    _add_privatize_release_options(p)
     _add_ledger_options(p)
     _add_low_memory_option(p)
     p.add_argument("--quiet", action="store_true", help="no summary on standard error")
     p.set_defaults(func=_cmd_privatize)
 
 
+def _add_privatize_release_options(p: argparse.ArgumentParser) -> None:
+    """``privatize``'s declared items, bound per user and records."""
+    from ._cli_release import add_items_options
+
+    add_items_options(p)
+    p.add_argument(
+        "--max-per-user",
+        type=_positive_int,
+        metavar="L",
+        help="declared bound on one user's comparisons: a user with more keeps L, chosen at "
+        "random; each user is then protected at L * epsilon (the ledger charges that at the "
+        "user level)",
+    )
+    p.add_argument(
+        "--record",
+        metavar="FILE",
+        help="the public release record (default: the --out file with .json; none with "
+        "--out - unless given): what `rank --privacy local` checks the file against",
+    )
+    p.add_argument(
+        "--audit-record",
+        metavar="FILE",
+        help="private JSON record for the data owner (input hash, comparisons dropped), "
+        "written with mode 0600; never publish it",
+    )
+
+
 def _add_ledger_parser(sub) -> None:
+    from .ledger import KEY_FILE_ENV, default_key_file
+
     p = sub.add_parser(
         "ledger",
         help="list a privacy-budget ledger: data sets, releases, budget spent",
         description="List the data sets of a privacy-budget ledger (--ledger of rank and "
-        "privatize), their releases and the epsilon spent per privacy unit.",
+        "privatize), their releases, its budgets and the epsilon spent per privacy unit; or "
+        "set a budget, migrate a version-1 ledger, or give up a deleted one.",
+        epilog=f"key file: {default_key_file()}\n"
+        f"  (mode 0600; ${KEY_FILE_ENV} names another). It holds each ledger's HMAC key and\n"
+        "  the count and last MAC of its records: an edited, deleted or truncated record,\n"
+        "  or a deleted ledger, is detected and refused. Keep it (and back it up) with the\n"
+        "  ledgers; without it no ledger can be verified.\n"
+        "docs: docs/ledger.md",
         formatter_class=_FORMAT,
     )
     p.add_argument("file", metavar="FILE", help="the ledger file")
+    p.add_argument(
+        "--set-budget",
+        type=_positive_float,
+        metavar="EPS",
+        help="set the ledger's budget per data set at --unit to EPS (the one way to raise it)",
+    )
+    p.add_argument(
+        "--unit", choices=("comparison", "user"), help="the privacy unit of --set-budget"
+    )
+    p.add_argument(
+        "--migrate",
+        action="store_true",
+        help="turn a version-1 ledger (key inside the file) into a version-2 one, keeping its "
+        "releases; the old file is kept as FILE.v1",
+    )
+    p.add_argument(
+        "--forget",
+        action="store_true",
+        help="give up the records of a deleted ledger (the key file remembers it and refuses "
+        "a new ledger at its path until told)",
+    )
     p.set_defaults(func=_cmd_ledger)
 
 

@@ -10,11 +10,14 @@ are accepted:
   outcomes; those are accepted only where asked for).
 
 Optional columns: ``user`` (who made the comparison), ``count`` (a row standing
-for several identical comparisons, a positive whole number) and ``epsilon`` (the
-budget each user's local-DP release was made with, positive, the same on every
-row of a user). Item and user labels are arbitrary strings (in Parquet also
-integer columns); other columns are ignored. Items are numbered in the order of
-their labels (numeric order when every label is an integer), users likewise.
+for several identical comparisons, a positive whole number below ``2^53``) and
+``epsilon`` (the budget each user's local-DP release was made with, positive,
+the same on every row of a user). Item and user labels are arbitrary strings (in Parquet also
+integer columns); other columns are ignored. Spaces around a CSV field are not
+part of it, and a label written with the spreadsheet escape of the command's
+outputs (``'=...``, :mod:`dprank._csv_cells`) reads as the label itself. Items
+are numbered in the order of their labels (numeric order when every label is an
+integer), users likewise.
 
 The whole input is validated before anything is computed. A problem raises
 :class:`InputError`, whose message names the file, the line (the header is line
@@ -792,10 +795,11 @@ def _frame_items(frame: pd.DataFrame, layout: str, where: _Where, real_outcomes:
 def _frame_counts(frame: pd.DataFrame, where: _Where) -> np.ndarray:
     """The ``count`` column, checked: positive whole numbers."""
     count = _numeric_column(frame, "count", where)
-    bad = np.flatnonzero((count <= 0) | (count != np.round(count)))
+    bad = np.flatnonzero((count <= 0) | (count != np.round(count)) | (count >= 2.0**53))
     if bad.size:
         raise where.error(
-            f"count must be a positive whole number, got {frame['count'].iloc[bad[0]]!r}",
+            "count must be a positive whole number below 2^53, got "
+            f"{frame['count'].iloc[bad[0]]!r}",
             bad,
             "count",
         )

@@ -85,6 +85,7 @@ from ._method_registry import (  # noqa: F401
     _mle_data,
     _noisy_counts,
     _plugin_records,
+    _simulated_local_release,
     _user_bound,
     _wins_per_item,
     all_methods,

@@ -12,7 +12,9 @@ least significant bits for differential privacy"). The constructions:
 
 * **Laplace** (:meth:`NoiseSource.laplace_mechanism`, :meth:`NoiseSource.laplace`):
   the discrete Laplace distribution ``P(Z = z) ~ exp(-|z| g / b)`` on the grid
-  ``g = 2^k`` with ``k = floor(log2 b) - 30``, sampled with Canonne, Kamath and
+  ``g = 2^k`` with ``k = floor(log2 b) - 30`` (for a release of values,
+  :meth:`NoiseSource.laplace_mechanism`, at most ``0``: :func:`value_grid_exponent`),
+  sampled with Canonne, Kamath and
   Steinke's exact algorithm ("The discrete Gaussian for differential privacy",
   NeurIPS 2020, Algorithms 1 and 2) from uniform integers. A value ``x`` on the
   grid (integer counts, 0/1 outcomes) is released as ``x + g Z``, rounded to the
@@ -56,6 +58,7 @@ import numpy as np
 from . import _checks
 
 __all__ = [
+    "EXACT_INTEGER_LIMIT",
     "GRID_BITS",
     "NoiseSource",
     "as_noise_source",
@@ -63,11 +66,18 @@ __all__ = [
     "laplace_scale",
     "rr_effective_epsilon",
     "rr_flip_threshold",
+    "value_grid_exponent",
 ]
 
 #: The Laplace grid lies this many binary orders below the noise scale:
 #: ``g = 2^(floor(log2 b) - GRID_BITS)``.
 GRID_BITS = 30
+#: ``2^53``: the integers below it are exact in float64; counts released with
+#: :meth:`NoiseSource.laplace_mechanism` must be bounded below it.
+EXACT_INTEGER_LIMIT = 1 << 53
+#: The largest noise scale of :meth:`NoiseSource.laplace_mechanism` (``2^40``): its draws
+#: on the integer grid then stay far below ``2^53``.
+_MAX_VALUE_SCALE = float(1 << 40)
 
 _U64 = np.uint64
 _TWO64 = 1 << 64
@@ -79,6 +89,14 @@ def grid_exponent(scale: float) -> int:
     if not (scale > 0 and math.isfinite(scale)):
         raise ValueError(f"scale must be a positive finite number, got {scale!r}")
     return math.frexp(scale)[1] - 1 - GRID_BITS
+
+
+def value_grid_exponent(scale: float) -> int:
+    """``k`` of the grid of :meth:`NoiseSource.laplace_mechanism`: ``min(grid_exponent(scale), 0)``.
+
+    Never coarser than the integers, so that integer values always lie on it.
+    """
+    return min(grid_exponent(scale), 0)
 
 
 def laplace_scale(sensitivity: float, epsilon: float) -> float:
@@ -305,8 +323,16 @@ class NoiseSource:
         z = self.discrete_laplace(Fraction(scale) / Fraction(2) ** k, size)
         return np.ldexp(z.astype(np.float64), k)
 
-    def laplace_mechanism(self, values, sensitivity: float, epsilon: float) -> np.ndarray:
+    def laplace_mechanism(
+        self, values, sensitivity: float, epsilon: float, *, bound: float | None = None
+    ) -> np.ndarray:
         """``values + Laplace(sensitivity / epsilon)``, exactly ``epsilon``-DP (module text).
+
+        The noise lies on the grid ``2^k`` of :func:`value_grid_exponent`, never
+        coarser than the integers, so integer counts and 0/1 outcomes always lie
+        on it: whether a release succeeds never depends on the values (at
+        extreme budgets a coarser grid would refuse odd counts and accept even
+        ones). Every refusal depends on the public arguments only.
 
         Parameters
         ----------
@@ -316,21 +342,50 @@ class NoiseSource:
             The declared ``l1`` sensitivity of ``values``; a multiple of the grid.
         epsilon : float
             Positive.
+        bound : float, optional
+            A public bound on ``|values|`` (the most comparisons an item can
+            have, from public facts). Refused when it reaches ``2^53``
+            (:data:`EXACT_INTEGER_LIMIT`): beyond it integers are not exact in
+            float64 and one comparison more or less may not change the value
+            at all, or change it by more than the sensitivity.
 
         Returns
         -------
         numpy.ndarray
             Same shape as ``values``.
+
+        Raises
+        ------
+        ValueError
+            A noise scale of ``2^40`` or more (an extreme ``epsilon``), a ``bound``
+            of ``2^53`` or more, a sensitivity off the grid, or
+            values off the grid or beyond ``bound`` (neither happens for
+            integer values within their public bound).
         """
         x = np.asarray(values, dtype=np.float64)
         scale = laplace_scale(sensitivity, epsilon)
-        k = grid_exponent(scale)
-        if not np.all(np.ldexp(x, -k) == np.round(np.ldexp(x, -k))):
-            raise ValueError(f"values must lie on the noise grid 2^{k} (integers do)")
+        k = value_grid_exponent(scale)
+        if scale >= _MAX_VALUE_SCALE:
+            raise ValueError(
+                f"the noise scale sensitivity / epsilon = {scale:.6g} reaches 2^40: the exact "
+                "sampler's draws would leave the integers a float64 holds exactly; give a "
+                "larger epsilon (the release would be noise only anyway)"
+            )
+        if bound is not None and not _checks.non_negative(bound, "bound") < EXACT_INTEGER_LIMIT:
+            raise ValueError(
+                f"the values can reach {bound:.17g}, beyond 2^53 = {EXACT_INTEGER_LIMIT}, the "
+                "largest whole number a float64 holds exactly: such counts cannot be released "
+                "exactly (one comparison more or less may not move them at all)"
+            )
         units = Fraction(sensitivity) / Fraction(2) ** k
         if units != int(units):
             raise ValueError(f"sensitivity {sensitivity} is not a multiple of the grid 2^{k}")
-        return x + self.laplace(scale, x.size).reshape(x.shape)
+        if not np.all(np.ldexp(x, -k) == np.round(np.ldexp(x, -k))):
+            raise ValueError(f"values must lie on the noise grid 2^{k} (integers do)")
+        if bound is not None and x.size and float(np.max(np.abs(x))) > bound:
+            raise ValueError(f"values exceed their declared bound {bound!r}")
+        z = self.discrete_laplace(Fraction(scale) / Fraction(2) ** k, x.size)
+        return x + np.ldexp(z.astype(np.float64), k).reshape(x.shape)
 
     def randomized_response(self, y, epsilon) -> np.ndarray:
         """Each bit of ``y`` flipped independently with probability ``~1 / (e^eps + 1)`` (exact).

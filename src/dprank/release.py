@@ -55,7 +55,15 @@ def _check_arguments(comparisons, noise) -> Comparisons:
 def bound_user_contributions(
     comparisons: Comparisons, max_per_user: int, noise: NoiseSource
 ) -> tuple[Comparisons, int]:
-    """Keep at most ``max_per_user`` comparisons of each user, a uniform random subset.
+    """Keep at most ``max_per_user`` comparisons of each user, a random subset.
+
+    The subset is uniform among the user's comparisons when no record's count
+    exceeds ``L``; a record with a larger count enters the draw ``L`` times
+    (no more of it can be kept), so the memory stays ``L`` per record whatever
+    the counts: a user with a count of ``10^12`` is bounded like any other
+    instead of exhausting the memory (a failure that would tell that user apart).
+    Any such rule that looks at one user's comparisons alone keeps the release's
+    guarantee.
 
     Parameters
     ----------
@@ -85,7 +93,7 @@ def bound_user_contributions(
     per_user = np.bincount(c.user, weights=count, minlength=c.n_users)
     if per_user.size == 0 or per_user.max() <= L:
         return c, 0
-    record = np.repeat(np.arange(c.n_records), count)
+    record = np.repeat(np.arange(c.n_records), np.minimum(count, L))
     user = c.user[record]
     order = np.lexsort((noise.random_keys(record.size), user))
     user_sorted = user[order]
@@ -170,23 +178,37 @@ def local_release(
         for k, e in enumerate(values):
             sel = inverse == k
             y_out[sel] = noise.laplace_mechanism(y[sel], 1.0, float(e))
-    order = np.lexsort((y_out, j, i, user))
-    i, j, user, y_out = i[order], j[order], user[order], y_out[order]
-    n_out = np.ones(i.size)
-    if aggregate and mechanism == "rr" and i.size:
+    merge = aggregate and mechanism == "rr"
+    return canonical_records(c, i, j, y_out, np.ones(i.size), user, eps_user, merge=merge)
+
+
+def canonical_records(c: Comparisons, i, j, y, count, user, user_epsilon, *, merge: bool):
+    """Oriented records in canonical order: sorted by user, pair and outcome (equal ones merged).
+
+    ``i < j`` on every record is the caller's (the orientation turns the
+    outcome with it); the records become a :class:`Comparisons` on the items,
+    labels and users of ``c``, sorted by user, first item, second item and
+    outcome, and with ``merge`` equal records are merged, their counts added.
+    The canonical form of every local release (:func:`local_release`,
+    :func:`dprank.methods.release_local`): a record's position says nothing
+    about the true outcome.
+    """
+    order = np.lexsort((y, j, i, user))
+    i, j, y, count, user = i[order], j[order], y[order], count[order], user[order]
+    if merge and i.size:
         new = np.ones(i.size, dtype=bool)
         new[1:] = (i[1:] != i[:-1]) | (j[1:] != j[:-1]) | (user[1:] != user[:-1])
-        new[1:] |= y_out[1:] != y_out[:-1]
+        new[1:] |= y[1:] != y[:-1]
         start = np.flatnonzero(new)
-        n_out = np.diff(np.append(start, i.size)).astype(np.float64)
-        i, j, user, y_out = i[start], j[start], user[start], y_out[start]
+        count = np.add.reduceat(count, start)
+        i, j, y, user = i[start], j[start], y[start], user[start]
     return Comparisons(
         n_items=c.n_items,
         i=i,
         j=j,
-        y=y_out,
-        count=n_out,
+        y=y,
+        count=count,
         user=user,
         labels=c.labels,
-        user_epsilon=eps_user,
+        user_epsilon=user_epsilon,
     )

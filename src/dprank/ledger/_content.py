@@ -12,7 +12,10 @@ from itertools import pairwise
 
 import numpy as np
 
-_CONTENT_TAG = b"dprank-comparisons-v1\0"
+from .._csv_cells import normalise_labels
+
+_CONTENT_TAG_V1 = b"dprank-comparisons-v1\0"
+_CONTENT_TAG = b"dprank-comparisons-v2\0"
 
 
 # --------------------------------------------------------------------------- fingerprints
@@ -75,7 +78,8 @@ def _comparisons_of(data):
     return c
 
 
-def _content_chunks(data) -> Iterator[bytes]:
+def _content_chunks_v1(data) -> Iterator[bytes]:
+    """The content of version-1 ledgers (users included), for migrated ledgers' data sets."""
     c = _comparisons_of(data)
     a, items = _ranks(np.concatenate([c.i, c.j]), _names(c.labels, c.n_items, "item"), "item")
     a, b = a[: c.i.size], a[c.i.size :]
@@ -83,7 +87,7 @@ def _content_chunks(data) -> Iterator[bytes]:
     a, b = np.where(flip, b, a), np.where(flip, a, b)
     y = np.where(flip, 1.0 - c.y, c.y) + 0.0  # + 0.0: -0.0 -> 0.0
     count = np.asarray(c.count, dtype=np.float64)
-    yield _CONTENT_TAG
+    yield _CONTENT_TAG_V1
     yield _text_block(items)
     if c.user is None:
         (a, b, y), count = _merged([a, b, y], count)
@@ -109,22 +113,50 @@ def _content_chunks(data) -> Iterator[bytes]:
     yield records[order].tobytes()
 
 
-def canonical_content(data) -> bytes:
-    """The comparisons as canonical bytes: the same data in any row order or layout, the same bytes.
+def _content_chunks(data) -> Iterator[bytes]:
+    """The multiset of (pair, outcome) records of ``data``, users left out (module text)."""
+    c = _comparisons_of(data)
+    names = normalise_labels(_names(c.labels, c.n_items, "item"))
+    codes = np.concatenate([c.i, c.j])
+    used = np.unique(codes)
+    items, inverse = np.unique(names[used].astype(str), return_inverse=True)
+    rank = np.zeros(c.n_items, dtype=np.int64)
+    rank[used] = inverse
+    a, b = rank[c.i], rank[c.j]
+    flip = a > b
+    a, b = np.where(flip, b, a), np.where(flip, a, b)
+    y = np.where(flip, 1.0 - c.y, c.y) + 0.0  # + 0.0: -0.0 -> 0.0
+    count = np.asarray(c.count, dtype=np.float64)
+    (a, b, y), count = _merged([a, b, y], count)
+    keep = a != b  # two labels that normalise to one: no comparison of an item with itself
+    a, b, y, count = a[keep], b[keep], y[keep], count[keep]
+    yield _CONTENT_TAG
+    yield _text_block(items)
+    yield np.uint64(a.size).astype("<u8").tobytes()
+    for arr, dtype in ((a, "<i8"), (b, "<i8"), (y, "<f8"), (count, "<f8")):
+        yield np.ascontiguousarray(arr, dtype=dtype).tobytes()
 
-    Items are named by their labels (as text; ``0..n-1`` where there are none)
+
+def canonical_content(data) -> bytes:
+    """The comparisons as canonical bytes: what the mechanisms protect, in any form the same bytes.
+
+    The content is the multiset of comparisons, each a pair of items and an
+    outcome. Items are named by their labels (as text; ``0..n-1`` where there
+    are none), normalised as the readers normalise them (surrounding spaces
+    dropped, a spreadsheet escape undone: :func:`dprank._csv_cells.normalise_label`),
     and numbered in the sorted order of the labels that occur. Each record is
     oriented so that its first item has the smaller label (the outcome ``y``
-    becomes ``1 - y``), and records equal in (user, first item, second item,
-    outcome) are merged with their counts added, so ``winner,loser`` rows,
-    ``item_a,item_b,outcome`` rows, a ``count`` column and repeated rows all give
-    the same content for the same comparisons. Users are identified by the
-    comparisons they made, not by their labels or indices: each user's records
-    are sorted and the users are numbered in the order of a hash of their
-    records, so a renaming or renumbering of the users (the command line's
-    labels, an API caller's indices) leaves the content unchanged while moving a
-    comparison from one user to another changes it. The users' local-DP budgets
-    (``epsilon`` column) are not part of it.
+    becomes ``1 - y``), and equal records are merged with their counts added,
+    so ``winner,loser`` rows, ``item_a,item_b,outcome`` rows, a ``count`` column
+    and repeated rows all give the same content for the same comparisons.
+
+    Users are left out: the same comparisons with or without a ``user`` column,
+    with the users renamed, renumbered or their comparisons reshuffled among
+    them are one data set. For edge DP that is exactly what is protected (the
+    outcomes of the pairs); for user-level releases it is conservative, since
+    every release of the same comparisons is charged to one data set whatever
+    the grouping into users. The users' local-DP budgets (``epsilon`` column)
+    are not part of it either.
 
     Parameters
     ----------
@@ -139,12 +171,18 @@ def canonical_content(data) -> bytes:
 
     Raises
     ------
-    ValueError
-        Two items with the same label.
     TypeError
         ``data`` is not comparisons.
     """
     return b"".join(_content_chunks(data))
+
+
+def _legacy_fingerprint(data, key: bytes) -> str:
+    """The fingerprint of ``data`` in a version-1 ledger (users included) under its ``key``."""
+    mac = hmac.new(bytes(key), digestmod=hashlib.sha256)
+    for chunk in _content_chunks_v1(data):
+        mac.update(chunk)
+    return mac.hexdigest()
 
 
 def fingerprint(data, key: bytes) -> str:

@@ -13,7 +13,7 @@ from fractions import Fraction
 import numpy as np
 
 FORMAT = "dprank-ledger"
-VERSION = 1
+VERSION = 2
 #: Privacy units a release can protect (those of :data:`dprank.methods.PRIVACY_UNITS`
 #: that spend a budget).
 PRIVACY_UNITS = ("comparison", "user")

@@ -1,4 +1,4 @@
-"""The ledger file: :class:`Ledger`, its receipts and summaries, and their text.
+"""The ledger file: :class:`Ledger`, its chained records, receipts, summaries and their text.
 
 Re-exported by :mod:`dprank.ledger`.
 """
@@ -7,20 +7,23 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
+import hmac
 import json
 import math
 import os
 import secrets
-import tempfile
-from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 from .. import _checks
-from ._content import _comparisons_of, fingerprint
+from ._content import _comparisons_of, _legacy_fingerprint, fingerprint
+from ._keys import _KEY_BYTES, KeyEntry, KeyFile, write_durably
 from ._releases import (
     FORMAT,
+    PRIVACY_UNITS,
     VERSION,
     BudgetExceeded,
     Composition,
@@ -32,10 +35,22 @@ from ._releases import (
     compose,
 )
 
-_KEY_BYTES = 32
+_RELEASE_FIELDS = ("time", "command", "mechanism", "privacy_unit", "epsilon", "delta", "bounds")
+_LEGACY = "v1:"  # data sets of a migrated version-1 ledger: their v1 fingerprint, prefixed
 
 
-# --------------------------------------------------------------------------- the ledger
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _mac(key: bytes, record: dict) -> str:
+    """HMAC-SHA256 of a record's canonical JSON (every field but ``mac``)."""
+    body = {k: v for k, v in record.items() if k != "mac"}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hmac.new(key, text.encode("ascii"), hashlib.sha256).hexdigest()
+
+
+# --------------------------------------------------------------------------- receipts
 
 
 @dataclass
@@ -46,15 +61,19 @@ class Receipt:
     ----------
     fingerprint : str
     privacy_unit : str
-        The unit of the release (and of the totals and budget).
+        The unit of the release.
     spent_before, spent_after : float
         Total ``epsilon`` at that unit without and with this release
         (``math.inf`` where the user-level total is unbounded).
     budget : float or None
+        The ledger's budget at that unit (None: none set).
     entry : Release
         What will be recorded. The ``with`` block may replace it by one that
         differs only in ``delta`` or ``bounds`` (a ``delta`` known only after the
-        fit); a change of anything else, ``epsilon`` above all, is refused.
+        fit) before :meth:`commit`; a change of anything else, ``epsilon`` above
+        all, is refused.
+    totals : dict
+        For each privacy unit with a budget: ``(spent_after, budget)``.
     """
 
     fingerprint: str
@@ -63,18 +82,45 @@ class Receipt:
     spent_after: float
     budget: float | None
     entry: Release
+    totals: dict = field(default_factory=dict)
+    committed: bool = False
+    _commit: Callable[[], None] | None = field(default=None, repr=False)
+
+    def commit(self) -> None:
+        """Write the record now: appended, fsync'ed, and its head in the key file.
+
+        Call it before any output of the release becomes visible (the command
+        line calls it after the outputs are written to temporary files and
+        before they are renamed into place); the ``with`` block of
+        :meth:`Ledger.release` calls it on leaving if nobody did. A second call
+        does nothing. Raises :class:`LedgerError` when the record cannot be
+        written; then the release must not be made visible.
+        """
+        if self.committed:
+            return
+        if self._commit is None:
+            raise LedgerError("this receipt belongs to no open release (use Ledger.release)")
+        self._commit()
+        self.committed = True
 
     def describe(self) -> str:
-        """One line for the user: the data set's total at the release's unit, and the budget."""
-        name = f"data set {self.fingerprint[:12]}"
+        """One line for the user: the data set's totals and the budgets (no fingerprint)."""
         if math.isinf(self.spent_after):
-            return (
-                f"{name} has an unbounded total at the {self.privacy_unit} level (a "
+            own = (
+                f"this data set has an unbounded total at the {self.privacy_unit} level (a "
                 "comparison-level release declares no max_per_user)"
             )
-        budget = "" if self.budget is None else f" of the budget {self.budget!r}"
-        unit = self.privacy_unit
-        return f"{name} has spent epsilon {self.spent_after!r}{budget} at the {unit} level"
+        else:
+            own = f"this data set has spent epsilon {self.spent_after!r}"
+            if self.privacy_unit in self.totals:
+                own += f" of the budget {self.totals[self.privacy_unit][1]!r}"
+            own += f" at the {self.privacy_unit} level"
+        others = [
+            f"epsilon {spent!r} of the budget {budget!r} at the {unit} level"
+            for unit, (spent, budget) in self.totals.items()
+            if unit != self.privacy_unit
+        ]
+        return own + "".join(f"; {o}" for o in others)
 
 
 @dataclass(frozen=True)
@@ -84,6 +130,7 @@ class DataSetSummary:
     Attributes
     ----------
     fingerprint : str
+        ``v1:...`` for a data set of a migrated version-1 ledger.
     name : str or None
     releases : tuple of Release
         In the order they were recorded.
@@ -102,18 +149,71 @@ class DataSetSummary:
         return compose(self.releases, privacy_unit)
 
 
+# --------------------------------------------------------------------------- the state
+
+
+@dataclass
+class _State:
+    """A ledger as read and verified: its id, key and records (none yet for a new ledger)."""
+
+    ledger_id: str
+    key: bytes
+    records: list
+    legacy_key: bytes | None = None
+
+    def releases(self, fp: str, legacy_fp: str | None) -> list[Release]:
+        wanted = {fp} if legacy_fp is None else {fp, _LEGACY + legacy_fp}
+        return [
+            _release_of(r)
+            for r in self.records
+            if r["type"] == "release" and r["dataset"] in wanted
+        ]
+
+    def budgets(self) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for r in self.records:
+            if r["type"] == "budget":
+                out[r["privacy_unit"]] = float(r["epsilon"])
+        return out
+
+
+def _release_of(record: dict) -> Release:
+    return Release.from_json({k: record[k] for k in _RELEASE_FIELDS})
+
+
+def _check_record(record) -> None:
+    """A record's fields by type (ValueError naming what is wrong)."""
+    kind = record.get("type")
+    if kind == "release":
+        if not isinstance(record.get("dataset"), str):
+            raise ValueError("no data set")
+        name = record.get("name")
+        if name is not None and not isinstance(name, str):
+            raise ValueError("a name that is not text")
+        _release_of(record)
+    elif kind == "budget":
+        if record.get("privacy_unit") not in PRIVACY_UNITS:
+            raise ValueError("a budget without a privacy unit")
+        _check_number("budget", record.get("epsilon"), low=0.0, low_open=True)
+    elif kind not in ("created", "migrated"):
+        raise ValueError(f"unknown type {kind!r}")
+
+
 class Ledger:
     """A privacy-budget ledger in a JSON file (the module docstring describes it).
 
     Parameters
     ----------
     path : path-like
-        The ledger file; created, with a fresh key, by the first release
-        recorded in it. Its folder must exist.
+        The ledger file; created, with a fresh key in the key file, by the first
+        release (or budget) recorded in it. Its folder must exist.
+    key_file : path-like, optional
+        The key file (default :func:`dprank.ledger.default_key_file`).
     """
 
-    def __init__(self, path: str | os.PathLike):
+    def __init__(self, path: str | os.PathLike, key_file: str | os.PathLike | None = None):
         self.path = Path(path)
+        self.keys = KeyFile(key_file)
 
     def __repr__(self) -> str:
         return f"Ledger({os.fspath(self.path)!r})"
@@ -121,6 +221,11 @@ class Ledger:
     @property
     def _lock_path(self) -> Path:
         return self.path.with_name(self.path.name + ".lock")
+
+    @property
+    def _where(self) -> str:
+        """The ledger's path as the key file records it (links resolved)."""
+        return os.path.realpath(self.path)
 
     def _error(self, problem: str) -> LedgerError:
         return LedgerError(f"ledger {os.fspath(self.path)}: {problem}")
@@ -142,15 +247,12 @@ class Ledger:
         finally:
             os.close(fd)  # closing releases the lock
 
-    def _read(self, missing_ok: bool) -> dict | None:
+    def _read_json(self) -> dict | None:
+        """The ledger file's JSON object (None where there is no file)."""
         try:
             text = self.path.read_bytes()
         except FileNotFoundError:
-            if missing_ok:
-                return None
-            raise self._error(
-                "no such file (a ledger is created by the first release recorded in it)"
-            ) from None
+            return None
         except IsADirectoryError:
             raise self._error("is a directory, not a ledger file") from None
         except OSError as exc:
@@ -162,74 +264,141 @@ class Ledger:
                 f"not a dprank ledger (not valid JSON: {exc}); restore it from a backup or "
                 "give another ledger file"
             ) from None
-        self._validate(state)
-        return state
-
-    def _validate(self, state) -> None:
         if not isinstance(state, dict) or state.get("format") != FORMAT:
             raise self._error(
                 f'not a dprank ledger (no "format": "{FORMAT}" field); give another ledger file'
             )
-        if state.get("version") != VERSION:
-            raise self._error(
-                f"ledger format version {state.get('version')!r}; this dprank reads version "
-                f"{VERSION}"
-            )
-        key = state.get("key")
-        if not (isinstance(key, str) and len(key) == 2 * _KEY_BYTES):
-            raise self._error("corrupted: its key is not 64 hex digits")
-        try:
-            bytes.fromhex(key)
-        except ValueError:
-            raise self._error("corrupted: its key is not 64 hex digits") from None
-        datasets = state.get("datasets")
-        if not isinstance(datasets, dict):
-            raise self._error('corrupted: "datasets" is not an object')
-        for fp, ds in datasets.items():
-            if not (isinstance(ds, dict) and isinstance(ds.get("releases"), list)):
-                raise self._error(f'corrupted: data set {fp[:12]} has no "releases" list')
-            name = ds.get("name")
-            if name is not None and not isinstance(name, str):
-                raise self._error(f"corrupted: data set {fp[:12]} has a name that is not text")
-            for k, record in enumerate(ds["releases"]):
-                try:
-                    Release.from_json(record)
-                except (TypeError, ValueError) as exc:
-                    raise self._error(
-                        f"corrupted: release {k + 1} of data set {fp[:12]}: {exc}"
-                    ) from None
+        return state
 
-    def _write(self, state: dict) -> None:
-        text = json.dumps(state, indent=1) + "\n"
-        fd, tmp = tempfile.mkstemp(
-            prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent
-        )
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                os.fchmod(fh.fileno(), 0o600)
-                fh.write(text)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
-            raise
-        with contextlib.suppress(OSError):  # make the rename durable
-            dir_fd = os.open(self.path.parent, os.O_RDONLY)
+    def _load(self, missing_ok: bool) -> _State | None:
+        """The ledger, read and verified against the key file (None: no ledger yet)."""
+        with self.keys.locked():
+            entries = self.keys.read()
+        state = self._read_json()
+        if state is None:
+            self._check_not_deleted(entries)
+            if missing_ok:
+                return None
+            raise self._error(
+                "no such file (a ledger is created by the first release recorded in it)"
+            )
+        version = state.get("version")
+        if version == 1:
+            raise self._error(
+                "a version-1 ledger (its key inside the file, its records neither MAC'ed nor "
+                "chained), which this dprank no longer trusts for a budget. Migrate it, keeping "
+                f"its records: `dprank ledger {os.fspath(self.path)} --migrate`; or start a new "
+                "ledger under another file name"
+            )
+        if version != VERSION:
+            raise self._error(
+                f"ledger format version {version!r}; this dprank reads version {VERSION} "
+                "(and migrates version 1)"
+            )
+        ledger_id, records = state.get("ledger_id"), state.get("records")
+        if not isinstance(ledger_id, str) or not isinstance(records, list) or not records:
+            raise self._error('corrupted: no "ledger_id" or no "records"')
+        entry = entries.get(ledger_id)
+        if entry is None:
+            raise self._error(
+                f"its key is not in the key file {os.fspath(self.keys.path)} (deleted, or "
+                "another key file in use: set DPRANK_LEDGER_KEYS to the one it was made "
+                "with); without its key no record can be verified, so it is refused"
+            )
+        self._verify(ledger_id, records, entry)
+        state = _State(ledger_id, entry.key, records, entry.legacy_key)
+        if entry.path != self._where:  # a moved ledger: the key file follows it
+            self._store_key(state, entry.records, entry.head)
+        return state
+
+    def _check_not_deleted(self, entries: dict[str, KeyEntry]) -> None:
+        for entry in entries.values():
+            if entry.path == self._where and entry.records > 0:
+                raise self._error(
+                    f"no such file, but the key file {os.fspath(self.keys.path)} records a "
+                    f"ledger of {entry.records} records here: it was deleted or moved. "
+                    "Restore it from a backup; to give up its records and start a new "
+                    f"ledger here, say so: `dprank ledger {os.fspath(self.path)} --forget`"
+                )
+
+    def _verify(self, ledger_id: str, records: list, entry: KeyEntry) -> None:
+        prev = ledger_id
+        for k, record in enumerate(records):
+            where = f"record {k + 1}"
+            if not isinstance(record, dict) or not isinstance(record.get("mac"), str):
+                raise self._error(f"corrupted: {where} is not a sealed record")
+            if record.get("seq") != k or record.get("prev") != prev:
+                raise self._error(
+                    f"tampered with: {where} does not follow the record before it (a record "
+                    "was deleted, inserted or reordered); the ledger is refused"
+                )
+            if not hmac.compare_digest(record["mac"], _mac(entry.key, record)):
+                raise self._error(
+                    f"tampered with: {where} was edited (its MAC does not match); the ledger "
+                    "is refused"
+                )
             try:
-                os.fsync(dir_fd)
-            finally:
-                os.close(dir_fd)
+                _check_record(record)
+            except (TypeError, ValueError) as exc:
+                raise self._error(f"corrupted: {where}: {exc}") from None
+            prev = record["mac"]
+        if len(records) < entry.records:
+            raise self._error(
+                f"tampered with: it has {len(records)} records, the key file "
+                f"{os.fspath(self.keys.path)} says {entry.records} (records were removed from "
+                "its end, or an older copy was put back); the ledger is refused"
+            )
+        if entry.records and records[entry.records - 1]["mac"] != entry.head:
+            raise self._error(
+                f"tampered with: its record {entry.records} is not the one the key file "
+                "remembers (the ledger was replaced); the ledger is refused"
+            )
+
+    def _append(self, state: _State, bodies: list[dict]) -> None:
+        """Seal ``bodies`` onto the chain, write the ledger durably, then its head to the key file.
+
+        A new ledger's key goes into the key file first (with no records), so a
+        crash never leaves a ledger whose key is nowhere; the ledger is written
+        before its new head, so a crash in between leaves a ledger one record
+        longer than the key file says, which the next reading accepts (the
+        record verifies under the key).
+        """
+        records = list(state.records)
+        prev = records[-1]["mac"] if records else state.ledger_id
+        for body in bodies:
+            record = {"seq": len(records), "prev": prev, **body}
+            record["mac"] = prev = _mac(state.key, record)
+            records.append(record)
+        document = {"format": FORMAT, "version": VERSION, "ledger_id": state.ledger_id}
+        document["records"] = records
+        if not state.records:
+            self._store_key(state, 0, state.ledger_id)
+        try:
+            write_durably(self.path, json.dumps(document, indent=1) + "\n")
+        except OSError as exc:
+            raise self._error(
+                f"cannot be written ({exc.strerror or exc}): the release was not recorded, "
+                "so nothing was released"
+            ) from None
+        self._store_key(state, len(records), prev)
+        state.records = records
+
+    def _store_key(self, state: _State, n_records: int, head: str) -> None:
+        with self.keys.locked():
+            entries = self.keys.read()
+            entries[state.ledger_id] = KeyEntry(
+                state.key, self._where, n_records, head, state.legacy_key
+            )
+            self.keys.write(entries)
+
+    def _new_state(self) -> _State:
+        return _State(secrets.token_hex(16), secrets.token_bytes(_KEY_BYTES), [])
 
     @staticmethod
-    def _new_state() -> dict:
-        return {
-            "format": FORMAT,
-            "version": VERSION,
-            "key": secrets.token_bytes(_KEY_BYTES).hex(),
-            "datasets": {},
-        }
+    def _created() -> dict:
+        from .. import __version__
+
+        return {"type": "created", "time": _now(), "dprank_version": __version__}
 
     # ------------------------------------------------------------------ API
     @property
@@ -239,12 +408,19 @@ class Ledger:
 
     @property
     def key(self) -> bytes:
-        """The ledger's HMAC key (:class:`LedgerError` if there is no ledger yet)."""
-        return bytes.fromhex(self._read(missing_ok=False)["key"])
+        """The ledger's HMAC key, from the key file (:class:`LedgerError` if there is no ledger)."""
+        with self._locked():
+            return self._load(missing_ok=False).key
 
     def fingerprint(self, data) -> str:
         """The keyed fingerprint of ``data`` in this ledger (:func:`fingerprint`)."""
         return fingerprint(data, self.key)
+
+    def budgets(self) -> dict[str, float]:
+        """The ledger's budgets by privacy unit (empty where none is set)."""
+        with self._locked():
+            state = self._load(missing_ok=True)
+        return {} if state is None else state.budgets()
 
     @contextlib.contextmanager
     def release(
@@ -253,18 +429,19 @@ class Ledger:
         entry: Release,
         *,
         budget: float | None = None,
+        budget_unit: str | None = None,
         name: str | None = None,
     ) -> Iterator[Receipt]:
-        """Check a release against the budget, and record it if the ``with`` block succeeds.
+        """Check a release against the ledger's budgets, and record it before it is visible.
 
         Under the ledger's exclusive lock, held for the whole ``with`` block:
-        reads the ledger (or starts a new one with a fresh key), fingerprints
-        ``data``, and checks that the data set's total ``epsilon`` at the
-        release's privacy unit (:func:`compose`), with this release, stays
-        within ``budget``. The block then computes and writes the release; when
-        it ends without an exception the record is appended (with the current
-        UTC time) and the ledger replaced atomically. When it raises, nothing is
-        recorded (and a new ledger is not created).
+        reads and verifies the ledger (or starts a new one), fingerprints
+        ``data`` and checks that, with this release, the data set's total at
+        every privacy unit that has a budget stays within it (:func:`compose`).
+        The block computes the release and calls :meth:`Receipt.commit` before
+        making anything visible; the record is then appended and fsync'ed. A
+        block that ends without committing commits on leaving; one that raises
+        before committing records nothing (and a new ledger is not created).
 
         Parameters
         ----------
@@ -273,82 +450,137 @@ class Ledger:
         entry : Release
             What is released (its ``time`` is set on recording).
         budget : float, optional
-            The most total ``epsilon`` the data set may spend at the release's
-            privacy unit; positive and finite. None: record without a check.
+            Sets the ledger's budget at ``budget_unit`` where it has none, or
+            lowers it; a budget above the stored one is refused (raising it
+            takes :meth:`set_budget`, ``dprank ledger FILE --set-budget``).
+            Positive and finite. The stored budgets apply whether or not a
+            budget is given.
+        budget_unit : {"comparison", "user"}, optional
+            The privacy unit of ``budget`` (default: the release's).
         name : str, optional
-            A label of the data set (e.g. the input file's name), recorded with
-            its first release.
+            A label of the data set (e.g. the input file's name).
 
         Yields
         ------
         Receipt
-            The fingerprint and the totals before and after the release; its
-            ``entry`` (what is recorded) may be given another ``delta`` or
-            ``bounds`` in the block.
 
         Raises
         ------
         BudgetExceeded
-            Before the block runs: the release would take the total past
-            ``budget`` (the message names the total so far, the request and the
+            Before the block runs: the release would take a total past its
+            budget (the message names the total so far, the request and the
             budget), or a user-level budget meets an unbounded user-level total.
         LedgerError
-            A ledger file that cannot be read, is not a ledger or is corrupted.
+            A ledger that cannot be read or verified (edited, truncated,
+            deleted, a version-1 file), a budget above the stored one, or a
+            record that cannot be written.
         """
         if not isinstance(entry, Release):
             raise TypeError(f"entry must be a dprank.ledger.Release, got {type(entry).__name__}")
         if budget is not None:
             budget = _check_number("budget", budget, low=0.0, low_open=True)
+        unit = entry.privacy_unit if budget_unit is None else budget_unit
+        if unit not in PRIVACY_UNITS:
+            raise ValueError(f"budget_unit must be one of {PRIVACY_UNITS}, got {budget_unit!r}")
         if name is not None and not isinstance(name, str):
             raise ValueError(f"name must be a string, got {name!r}")
         with self._locked():
-            state = self._read(missing_ok=True) or self._new_state()
-            fp = fingerprint(data, bytes.fromhex(state["key"]))
-            ds = state["datasets"].get(fp)
-            releases = [Release.from_json(r) for r in ds["releases"]] if ds else []
-            receipt = self._receipt(fp, releases, entry, budget)
-            yield receipt
-            stamped = _stamped(receipt.entry, entry)
-            if ds is None:
-                ds = state["datasets"][fp] = {"name": name, "releases": []}
-            elif ds.get("name") is None:
-                ds["name"] = name
-            ds["releases"].append(stamped.to_json())
-            self._write(state)
+            state = self._load(missing_ok=True) or self._new_state()
+            fp = fingerprint(data, state.key)
+            legacy = (
+                None if state.legacy_key is None else _legacy_fingerprint(data, state.legacy_key)
+            )
+            releases = state.releases(fp, legacy)
+            budgets = state.budgets()
+            bodies = self._budget_change(budgets, budget, unit)
+            receipt = self._receipt(fp, releases, entry, budgets)
 
-    def _receipt(self, fp: str, releases: list[Release], entry: Release, budget) -> Receipt:
-        """The receipt of ``entry`` on data set ``fp``; :class:`BudgetExceeded` past ``budget``."""
-        unit = entry.privacy_unit
-        before, _, note = _compose_exact(releases, unit)
-        request = _exact(entry.epsilon)
-        if before is None:
+            def commit() -> None:
+                stamped = _stamped(receipt.entry, entry)
+                body = {"type": "release", "dataset": fp, "name": name, **stamped.to_json()}
+                created = [] if state.records else [self._created()]
+                self._append(state, [*created, *bodies, body])
+
+            receipt._commit = commit
+            yield receipt
+            receipt.commit()
+
+    def _budget_change(self, budgets: dict, budget: float | None, unit: str) -> list[dict]:
+        """The budget record that ``budget`` makes (none, a first one, a lower one), or refuse."""
+        if budget is None:
+            return []
+        current = budgets.get(unit)
+        if current is not None and _exact(budget) > _exact(current):
+            raise self._error(
+                f"its budget at the {unit} level is {current!r}; a release cannot raise it to "
+                f"{budget!r}. Raising a budget is a decision of its own: `dprank ledger "
+                f"{os.fspath(self.path)} --set-budget {budget!r} --unit {unit}`. Nothing was "
+                "released or recorded"
+            )
+        if current is not None and _exact(budget) == _exact(current):
+            return []
+        budgets[unit] = budget
+        return [
+            {
+                "type": "budget",
+                "time": _now(),
+                "privacy_unit": unit,
+                "epsilon": budget,
+                "set_by": "a release's budget",
+            }
+        ]
+
+    def _receipt(self, fp: str, releases: list[Release], entry: Release, budgets) -> Receipt:
+        """The receipt of ``entry`` on data set ``fp``; :class:`BudgetExceeded` past a budget."""
+        totals = {}
+        for unit in (entry.privacy_unit, *[u for u in PRIVACY_UNITS if u != entry.privacy_unit]):
+            before, _, note = _compose_exact(releases, unit)
+            charge, _, charge_note = _compose_exact([entry], unit)
+            after = None if before is None or charge is None else before + charge
+            budget = budgets.get(unit)
             if budget is not None:
-                raise BudgetExceeded(
-                    f"ledger {os.fspath(self.path)}: data set {fp[:12]} has a user-level "
-                    f"privacy loss that is {note}; no user-level budget ({budget!r}) can be "
-                    "met. Nothing was released or recorded.",
-                    fingerprint=fp,
-                    privacy_unit=unit,
-                    spent=None,
-                    requested=entry.epsilon,
-                    budget=budget,
-                )
-            return Receipt(fp, unit, math.inf, math.inf, budget, entry)
-        after = before + request
-        if budget is not None and after > _exact(budget):
+                self._check_budget(fp, unit, before, charge, after, budget, note or charge_note)
+                totals[unit] = (float(after), budget)
+            if unit == entry.privacy_unit:
+                own = (before, after)
+        before, after = own
+        return Receipt(
+            fp,
+            entry.privacy_unit,
+            math.inf if before is None else float(before),
+            math.inf if after is None else float(after),
+            budgets.get(entry.privacy_unit),
+            entry,
+            totals,
+        )
+
+    def _check_budget(self, fp, unit, before, charge, after, budget, note) -> None:
+        if after is None:
+            what = "this data set's" if before is None else "this release's"
             raise BudgetExceeded(
-                f"privacy budget exceeded (ledger {os.fspath(self.path)}): data set "
-                f"{fp[:12]} has spent epsilon {float(before)!r} at the {unit} level; "
-                f"this release asks for {entry.epsilon!r}, which would make "
-                f"{float(after)!r}, past the budget {budget!r}. Nothing was released or "
-                "recorded (`dprank ledger FILE` lists what was spent).",
+                f"ledger {os.fspath(self.path)}: {what} user-level privacy loss is unbounded "
+                f"({note}); the ledger's user-level budget ({budget!r}) cannot be met. Declare "
+                "the most comparisons of one user (--max-per-user) to charge it L * epsilon. "
+                "Nothing was released or recorded.",
+                fingerprint=fp,
+                privacy_unit=unit,
+                spent=None if before is None else float(before),
+                requested=None if charge is None else float(charge),
+                budget=budget,
+            )
+        if after > _exact(budget):
+            raise BudgetExceeded(
+                f"privacy budget exceeded (ledger {os.fspath(self.path)}): this data set has "
+                f"spent epsilon {float(before)!r} at the {unit} level; this release asks for "
+                f"{float(charge)!r} there, which would make {float(after)!r}, past the budget "
+                f"{budget!r}. Nothing was released or recorded (`dprank ledger FILE` lists "
+                "what was spent).",
                 fingerprint=fp,
                 privacy_unit=unit,
                 spent=float(before),
-                requested=entry.epsilon,
+                requested=float(charge),
                 budget=budget,
             )
-        return Receipt(fp, unit, float(before), float(after), budget, entry)
 
     def record(self, data, entry: Release, **options) -> Receipt:
         """Check and record a release at once (:meth:`release` with an empty block)."""
@@ -356,28 +588,116 @@ class Ledger:
             pass
         return receipt
 
+    def set_budget(self, epsilon: float, privacy_unit: str) -> None:
+        """Set the budget at ``privacy_unit`` to ``epsilon``, raising it if need be.
+
+        The one way to raise a budget (``dprank ledger FILE --set-budget EPS
+        --unit UNIT``); a release's ``budget`` can only set a first one or lower it.
+        """
+        epsilon = _check_number("budget", epsilon, low=0.0, low_open=True)
+        if privacy_unit not in PRIVACY_UNITS:
+            raise ValueError(f"privacy_unit must be one of {PRIVACY_UNITS}, got {privacy_unit!r}")
+        body = {
+            "type": "budget",
+            "time": _now(),
+            "privacy_unit": privacy_unit,
+            "epsilon": epsilon,
+            "set_by": "dprank ledger --set-budget",
+        }
+        with self._locked():
+            state = self._load(missing_ok=True)
+            if state is None:
+                state = self._new_state()
+                self._append(state, [self._created(), body])
+            else:
+                self._append(state, [body])
+
+    def forget(self) -> int:
+        """Give up the records of a deleted ledger: drop its key-file entries; how many.
+
+        Refused where the ledger file exists (delete a ledger, then forget it).
+        """
+        with self._locked():
+            if self.path.exists():
+                raise self._error(
+                    "exists: --forget gives up the records of a deleted ledger only (to "
+                    "start over, delete the file first, knowing that its budget is spent)"
+                )
+            with self.keys.locked():
+                entries = self.keys.read()
+                gone = [k for k, e in entries.items() if e.path == self._where]
+                for k in gone:
+                    del entries[k]
+                if gone:
+                    self.keys.write(entries)
+        return len(gone)
+
+    def migrate(self) -> int:
+        """Turn a version-1 ledger into a version-2 one in place; the number of records kept.
+
+        The version-1 file is kept beside it as ``FILE.v1`` (mode 0600). Its
+        releases stay charged to their data sets: their fingerprints were made
+        with the old key, which the key file keeps as the ledger's legacy key,
+        so a later release of the same data (with the same users) finds them.
+        """
+        with self._locked():
+            old = self._read_json()
+            if old is None:
+                raise self._error("no such file: nothing to migrate")
+            if old.get("version") != 1:
+                raise self._error(f"format version {old.get('version')!r}: only version 1 migrates")
+            bodies = self._legacy_bodies(old)
+            state = self._new_state()
+            state.legacy_key = bytes.fromhex(old["key"])
+            backup = self.path.with_name(self.path.name + ".v1")
+            write_durably(backup, self.path.read_text(encoding="utf-8"))
+            head = [self._created(), {"type": "migrated", "time": _now(), "from_version": 1}]
+            self._append(state, [*head, *bodies])
+        return len(bodies)
+
+    def _legacy_bodies(self, old: dict) -> list[dict]:
+        try:
+            key = bytes.fromhex(old["key"])
+            if len(key) != _KEY_BYTES:
+                raise ValueError("the key is not 32 bytes")
+            bodies = []
+            for fp, ds in old["datasets"].items():
+                for r in ds["releases"]:
+                    release = Release.from_json(r)
+                    body = {"type": "release", "dataset": _LEGACY + fp, "name": ds.get("name")}
+                    bodies.append({**body, **release.to_json()})
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise self._error(f"corrupted version-1 ledger ({exc}); nothing migrated") from None
+        return bodies
+
     def summary(self) -> list[DataSetSummary]:
         """The data sets of the ledger, in the order first recorded, with their totals.
 
         Raises
         ------
         LedgerError
-            No such file, or a file that is not a (valid) ledger.
+            No such file, or a file that is not a (valid, verified) ledger.
         """
-        state = self._read(missing_ok=False)
-        out = []
-        for fp, ds in state["datasets"].items():
-            releases = tuple(Release.from_json(r) for r in ds["releases"])
-            out.append(
-                DataSetSummary(
-                    fingerprint=fp,
-                    name=ds.get("name"),
-                    releases=releases,
-                    comparison=compose(releases, "comparison"),
-                    user=compose(releases, "user"),
-                )
+        with self._locked():
+            state = self._load(missing_ok=False)
+        groups: dict[str, list] = {}
+        names: dict[str, str | None] = {}
+        for r in state.records:
+            if r["type"] != "release":
+                continue
+            groups.setdefault(r["dataset"], []).append(_release_of(r))
+            if names.get(r["dataset"]) is None:
+                names[r["dataset"]] = r.get("name")
+        return [
+            DataSetSummary(
+                fingerprint=fp,
+                name=names.get(fp),
+                releases=tuple(releases),
+                comparison=compose(releases, "comparison"),
+                user=compose(releases, "user"),
             )
-        return out
+            for fp, releases in groups.items()
+        ]
 
 
 def _stamped(final, entry: Release) -> Release:
@@ -388,12 +708,23 @@ def _stamped(final, entry: Release) -> Release:
             "the release to record may change only its delta or bounds after the "
             f"budget check; got {final!r} for {entry!r} (nothing was recorded)"
         )
-    return replace(
-        final, time=datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
-    )
+    if _compose_exact([final], "user")[0] != _compose_exact([entry], "user")[0]:
+        raise ValueError(
+            "the release to record may not change its user-level charge (max_per_user) after "
+            "the budget check (nothing was recorded)"
+        )
+    return replace(final, time=_now())
 
 
-def release_to(ledger, data, entry: Release, *, budget: float | None = None, name=None):
+def release_to(
+    ledger,
+    data,
+    entry: Release,
+    *,
+    budget: float | None = None,
+    name=None,
+    budget_unit: str | None = None,
+):
     """:meth:`Ledger.release` where there is a ledger; otherwise a context that yields None.
 
     The one call of the command line and of :func:`dprank.rank`.
@@ -402,7 +733,7 @@ def release_to(ledger, data, entry: Release, *, budget: float | None = None, nam
     ----------
     ledger : Ledger, path-like or None
         The ledger (a path is opened as :class:`Ledger`); None: no ledger.
-    data, entry, budget, name
+    data, entry, budget, name, budget_unit
         As in :meth:`Ledger.release`.
 
     Raises
@@ -421,7 +752,7 @@ def release_to(ledger, data, entry: Release, *, budget: float | None = None, nam
         raise TypeError(f"entry must be a dprank.ledger.Release, got {type(entry).__name__}")
     if name is not None:
         _checks.text(name, "name")
-    return ledger.release(data, entry, budget=budget, name=name)
+    return ledger.release(data, entry, budget=budget, budget_unit=budget_unit, name=name)
 
 
 # --------------------------------------------------------------------------- text
@@ -439,8 +770,10 @@ def _total_line(level: str, c: Composition) -> str:
     )
 
 
-def format_summary(summaries: list[DataSetSummary], path: str | os.PathLike) -> str:
-    """The text of ``dprank ledger FILE``: data sets, their releases, the budget spent per unit.
+def format_summary(
+    summaries: list[DataSetSummary], path: str | os.PathLike, budgets: dict | None = None
+) -> str:
+    """The text of ``dprank ledger FILE``: budgets, data sets, releases, what each unit spent.
 
     Parameters
     ----------
@@ -448,6 +781,8 @@ def format_summary(summaries: list[DataSetSummary], path: str | os.PathLike) -> 
         From :meth:`Ledger.summary`.
     path : path-like
         The ledger file, named in the heading.
+    budgets : dict, optional
+        The ledger's budgets by privacy unit (:meth:`Ledger.budgets`).
 
     Returns
     -------
@@ -463,10 +798,17 @@ def format_summary(summaries: list[DataSetSummary], path: str | os.PathLike) -> 
     _checks.path(path, "path")
     n = len(summaries)
     lines = [f"ledger {os.fspath(path)}: {n} data set{'' if n == 1 else 's'}"]
+    for unit, eps in (budgets or {}).items():
+        lines.append(f"budget at the {unit} level: epsilon {eps!r} per data set")
     for s in summaries:
         k = len(s.releases)
         name = f" ({s.name})" if s.name else ""
-        lines += ["", f"data set {s.fingerprint[:12]}{name}: {k} release{'' if k == 1 else 's'}"]
+        shown = (
+            s.fingerprint[: len(_LEGACY) + 12]
+            if s.fingerprint.startswith(_LEGACY)
+            else (s.fingerprint[:12])
+        )
+        lines += ["", f"data set {shown}{name}: {k} release{'' if k == 1 else 's'}"]
         rows = [("time (UTC)", "command", "mechanism", "unit", "epsilon", "delta", "bounds")]
         for r in s.releases:
             bounds = " ".join(f"{key}={value}" for key, value in r.bounds.items())
@@ -491,7 +833,8 @@ def format_summary(summaries: list[DataSetSummary], path: str | os.PathLike) -> 
     return "\n".join(lines) + "\n"
 
 
-def main_ledger(path: str | os.PathLike) -> str:
+def main_ledger(path: str | os.PathLike, key_file: str | os.PathLike | None = None) -> str:
     """What ``dprank ledger FILE`` prints (:class:`LedgerError` for a missing or bad file)."""
     _checks.path(path, "path")
-    return format_summary(Ledger(path).summary(), path)
+    ledger = Ledger(path, key_file)
+    return format_summary(ledger.summary(), path, ledger.budgets())

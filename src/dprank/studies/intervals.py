@@ -31,7 +31,7 @@ import pandas as pd
 from .. import _checks
 from ..comparisons import Comparisons
 from ..intervals import intervals, public_design
-from ..methods import get_method, release_local
+from ..methods import _simulated_local_release, get_method
 from ..metrics_b import ranks as rank_scores
 from ..models import BTL
 from ..seeding import Stream, cell_key, generator
@@ -173,7 +173,8 @@ def run_design(
                 n_items=n, i=raw.i, j=raw.j, y=raw.y, count=raw.count, user=raw.user,
                 user_epsilon=budget,
             )  # fmt: skip
-            data = release_local(raw, budget, g_noise, meth.release or "rr")
+            # a simulation, not a release: the draws of release_local in input order
+            data = _simulated_local_release(raw, budget, g_noise, meth.release or "rr")
             fit = meth.fit(data, eps, g_noise)
             design = public_design(data, meth)
             eps_arg = None

@@ -1,0 +1,262 @@
+"""Every channel of every release path of the command, on neighbouring data (issue 44).
+
+For each release path (``dprank rank`` with each privacy level and method,
+``dprank privatize`` with each mechanism, and the local pipeline privatize ->
+rank) the command runs on pairs of neighbouring files under the path's own
+neighbour relation, and every channel but the released values must be
+byte-identical: exit status, standard output, standard error, which files
+appear and their public content (:mod:`dprank.audit.command_channels`). The
+neighbours are the ones that used to give a release away: a user whose pair
+decides connectivity, a user who alone compares an item, a flipped outcome, a
+user with many comparisons, and extreme budgets where the noise grid was coarser
+than the counts.
+
+Each pair is a small DP game: runs on ``D`` and ``D'`` (fresh noise each time)
+and the distinguisher "the channel signature is ``D``'s"; with identical
+channels its advantage is 0 and the Clopper-Pearson lower bound on epsilon is 0.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dprank.audit import epsilon_lower_bound
+from dprank.audit.command_channels import (
+    channel_differences,
+    channel_signature,
+    channels,
+    run_command,
+)
+
+ITEMS = list("abcdefg")
+#: five users' comparisons that connect items a..f (g is compared by nobody)
+BASE = [
+    ("a", "b", "u1"),
+    ("b", "c", "u1"),
+    ("c", "a", "u2"),
+    ("d", "e", "u2"),
+    ("e", "f", "u3"),
+    ("f", "d", "u3"),
+    ("a", "c", "u4"),
+    ("e", "d", "u4"),
+    ("b", "a", "u5"),
+    ("f", "e", "u5"),
+]
+
+
+def _frame(rows, count=False) -> pd.DataFrame:
+    frame = pd.DataFrame(rows, columns=["winner", "loser", "user"])
+    if count:
+        frame["count"] = [1 + k % 3 for k in range(len(frame))]
+    return frame
+
+
+#: individual DP: D and D' replace one user's (u6's) comparisons
+INDIVIDUAL_NEIGHBOURS = {
+    # u6's pair is the only bridge between {a, b, c} and {d, e, f}
+    "connectivity": ([*BASE, ("c", "d", "u6")], [*BASE, ("a", "b", "u6")]),
+    # only u6 compares g
+    "sole item": ([*BASE, ("a", "g", "u6")], [*BASE, ("a", "b", "u6")]),
+    # u6 with many comparisons (beyond the declared bound) or one
+    "heavy user": (
+        BASE + [("a", "d", "u6")] * 12 + [("g", "b", "u6")] * 5,
+        [*BASE, ("a", "d", "u6")],
+    ),
+    # a flipped outcome of one user
+    "flipped": ([*BASE, ("c", "d", "u6")], [*BASE, ("d", "c", "u6")]),
+}
+#: edge DP (and the local releases): one outcome flipped, the pairs and users fixed
+EDGE_NEIGHBOURS = {
+    "flipped": ([*BASE, ("c", "d", "u6")], [*BASE, ("d", "c", "u6")]),
+    # the flip changes the parity of two items' wins (the grid of extreme budgets)
+    "parity": ([*BASE, ("a", "b", "u6")], [*BASE, ("b", "a", "u6")]),
+}
+
+TRIALS = 2  # runs per side: fresh noise, the same channels
+
+
+def _write_inputs(folder, rows, count=False) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    _frame(rows, count).to_csv(folder / "data.csv", index=False)
+    pd.DataFrame({"item": ITEMS}).to_csv(folder / "items.csv", index=False)
+
+
+def _game(tmp_path, name, pair, argv, count=False) -> list:
+    """Run ``argv`` TRIALS times on each neighbour; assert identical channels; the runs."""
+    runs = {0: [], 1: []}
+    for side, rows in enumerate(pair):
+        for trial in range(TRIALS):
+            folder = tmp_path / f"{name}-{side}-{trial}"
+            _write_inputs(folder, rows, count)
+            runs[side].append(run_command(argv, folder, inputs=("data.csv", "items.csv")))
+    reference = runs[0][0]
+    for run in runs[0][1:] + runs[1]:
+        assert channel_differences(reference, run) == [], (name, argv)
+    # the game: "the signature is D's" happens on every run of both sides
+    sig = channel_signature(reference)
+    k0 = sum(channel_signature(r) == sig for r in runs[0])
+    k1 = sum(channel_signature(r) == sig for r in runs[1])
+    assert epsilon_lower_bound(k1, TRIALS, k0, TRIALS) == 0.0
+    return runs[0] + runs[1]
+
+
+RANK_INDIVIDUAL = [
+    ["--method", "mle"],
+    ["--method", "counts"],
+    ["--method", "counts", "--as-published"],
+]
+
+
+@pytest.mark.parametrize("case", sorted(INDIVIDUAL_NEIGHBOURS))
+@pytest.mark.parametrize("method", RANK_INDIVIDUAL, ids=lambda m: "-".join(m[1:]))
+def test_rank_individual_channels(tmp_path, case, method):
+    argv = ["rank", "data.csv", "--privacy", "individual", "--epsilon", "1", "--max-per-user", 4]
+    argv += [*method, "--items", "items.csv", "--top-k", 3, "--out", "ranking.csv"]
+    argv += ["--audit-record", "audit.json", "--ledger", "ledger.json", "--budget", 50]
+    runs = _game(tmp_path, case, INDIVIDUAL_NEIGHBOURS[case], argv)
+    assert {r.exit_status for r in runs} == {0}, runs[0].stderr
+    ranking = pd.read_csv(tmp_path / f"{case}-0-0" / "ranking.csv")
+    assert sorted(ranking["item"]) == ITEMS  # g is ranked though nobody compared it
+    assert "components" not in runs[0].stderr
+
+
+def test_a_user_with_a_huge_count_is_bounded_like_any_other(tmp_path):
+    """A row with a count of 10^12 is bounded to L without expanding it (no memory failure)."""
+    heavy = pd.DataFrame([*BASE, ("c", "d", "u6")], columns=["winner", "loser", "user"])
+    runs = []
+    for side, count in enumerate((10**12, 1)):
+        folder = tmp_path / str(side)
+        folder.mkdir()
+        heavy.assign(count=[1] * len(BASE) + [count]).to_csv(folder / "data.csv", index=False)
+        pd.DataFrame({"item": ITEMS}).to_csv(folder / "items.csv", index=False)
+        argv = ["rank", "data.csv", "--privacy", "individual", "--epsilon", "1"]
+        argv += ["--max-per-user", 4, "--items", "items.csv", "--out", "r.csv"]
+        runs.append(run_command(argv, folder, inputs=("data.csv", "items.csv")))
+    assert runs[0].exit_status == 0, runs[0].stderr
+    assert channel_differences(*runs) == []
+
+
+def test_the_private_facts_go_to_the_audit_record(tmp_path):
+    """What used to be on standard error (the components) is in the audit record only."""
+    argv = ["rank", "data.csv", "--privacy", "individual", "--epsilon", "1", "--max-per-user", 4]
+    argv += ["--items", "items.csv", "--out", "ranking.csv", "--audit-record", "audit.json"]
+    d, d1 = INDIVIDUAL_NEIGHBOURS["connectivity"]
+    notes = []
+    for side, rows in enumerate((d, d1)):
+        folder = tmp_path / str(side)
+        _write_inputs(folder, rows)
+        run = run_command(argv, folder, inputs=("data.csv", "items.csv"))
+        assert run.exit_status == 0, run.stderr
+        notes.append(json.loads((folder / "audit.json").read_text())["notes"])
+    # g is never compared: 2 components with u6's bridge, 3 without
+    assert "2 components" in notes[0][0] and "3 components" in notes[1][0]
+
+
+def test_refusals_depend_on_public_parameters_only(tmp_path):
+    """Without declared items an individual release is refused, the same way for both."""
+    argv = ["rank", "data.csv", "--privacy", "individual", "--epsilon", "1", "--max-per-user", 4]
+    runs = _game(tmp_path, "refused", INDIVIDUAL_NEIGHBOURS["sole item"], [*argv, "--out", "r.csv"])
+    assert {r.exit_status for r in runs} == {2} and "--items" in runs[0].stderr
+    assert runs[0].files == {}
+
+
+RANK_EDGE = [
+    ["--method", "mle", "--epsilon", "1"],
+    ["--method", "counts", "--epsilon", "1"],
+    ["--method", "noisy_obj", "--epsilon", "1"],
+    ["--method", "counts", "--epsilon", "1e-9"],  # a noise grid once coarser than the counts
+    ["--method", "counts", "--epsilon", "1e9"],
+    ["--method", "mle", "--epsilon", "1e-9"],
+    ["--method", "mle", "--epsilon", "1e9"],
+    ["--method", "counts", "--epsilon", "2", "--intervals", "0.9"],  # post-processing
+]
+
+
+@pytest.mark.parametrize("case", sorted(EDGE_NEIGHBOURS))
+@pytest.mark.parametrize("method", RANK_EDGE, ids=lambda m: "-".join(m[1::2]))
+def test_rank_edge_channels(tmp_path, case, method):
+    argv = ["rank", "data.csv", "--privacy", "edge", *method, "--top-k", 2]
+    argv += ["--out", "ranking.csv", "--audit-record", "audit.json", "--ledger", "l.json"]
+    runs = _game(tmp_path, case, EDGE_NEIGHBOURS[case], argv)
+    assert {r.exit_status for r in runs} == {0}, runs[0].stderr
+
+
+def test_rank_edge_with_declared_items_and_standard_output(tmp_path):
+    argv = ["rank", "data.csv", "--privacy", "edge", "--epsilon", "1", "--items", "items.csv"]
+    runs = _game(tmp_path, "stdout", EDGE_NEIGHBOURS["flipped"], [*argv, "--out", "-"])
+    assert {r.exit_status for r in runs} == {0}
+    assert channels(runs[0])["stdout"][2] == tuple((x,) for x in ITEMS)
+
+
+def test_one_shot_top_k_channels(tmp_path):
+    """The one-shot method needs a complete tournament: neighbours flip one game of it."""
+    import itertools
+
+    games = [(a, b, f"u{k}") for k, (a, b) in enumerate(itertools.combinations("abcde", 2))]
+    flipped = [(games[0][1], games[0][0], games[0][2]), *games[1:]]
+    argv = ["rank", "data.csv", "--privacy", "edge", "--epsilon", "1", "--method", "one_shot"]
+    runs = _game(tmp_path, "one-shot", (games, flipped), [*argv, "--top-k", 2, "--out", "r.csv"])
+    assert {r.exit_status for r in runs} == {0}, runs[0].stderr
+
+
+PRIVATIZE = [
+    ["--mechanism", "rr"],
+    ["--mechanism", "laplace"],
+    ["--mechanism", "rr", "--max-per-user", 10],
+]
+
+
+@pytest.mark.parametrize("count", [False, True], ids=["rows", "counts"])
+@pytest.mark.parametrize("mechanism", PRIVATIZE, ids=lambda m: "-".join(map(str, m[1:])))
+def test_privatize_then_rank_local_channels(tmp_path, mechanism, count):
+    """The local pipeline on neighbours that flip one outcome (pairs and users are public)."""
+    privatize = ["privatize", "data.csv", "--epsilon", "1", *mechanism, "--items", "items.csv"]
+    privatize += ["--out", "released.csv", "--ledger", "l.json", "--audit-record", "a.json"]
+    pair = EDGE_NEIGHBOURS["flipped"]
+    runs = _game(tmp_path, "privatize", pair, privatize, count=count)
+    assert {r.exit_status for r in runs} == {0}, runs[0].stderr
+    methods = (
+        ["laplace"] if "laplace" in mechanism else ["adrr", "debiased_rr", "classic_rr", "count"]
+    )
+    for method in methods:
+        rank = ["rank", "released.csv", "--privacy", "local", "--method", method]
+        outs = []
+        for side in (0, 1):
+            for trial in range(TRIALS):
+                folder = tmp_path / f"privatize-{side}-{trial}"
+                outs.append(run_command([*rank, "--out", f"{method}.csv"], folder))
+        for run in outs[1:]:
+            assert channel_differences(outs[0], run) == [], method
+        assert outs[0].exit_status == 0, outs[0].stderr
+        record = json.loads((tmp_path / "privatize-0-0" / f"{method}.json").read_text())
+        assert record["privacy_unit"] == "comparison"
+        assert record["local_release"].startswith("dprank privatize")
+
+
+def test_privatize_heavy_user_channels(tmp_path):
+    """A user with many comparisons against one with a few, all outcomes flipped."""
+    heavy = BASE + [("a", "d", "u6")] * 9
+    flipped = BASE + [("d", "a", "u6")] * 9
+    argv = ["privatize", "data.csv", "--epsilon", "1", "--items", "items.csv"]
+    argv += ["--max-per-user", 3, "--out", "released.csv", "--audit-record", "a.json"]
+    runs = _game(tmp_path, "heavy", (heavy, flipped), argv)
+    assert {r.exit_status for r in runs} == {0}, runs[0].stderr
+
+
+def test_the_channel_helper_sees_what_used_to_leak(tmp_path):
+    """The distinguisher works: a message that depends on the data is a difference."""
+    from dprank.audit.command_channels import CommandRun
+
+    a = CommandRun(("rank",), 0, "", "dprank: warning: the comparison graph has 2 components\n")
+    b = CommandRun(("rank",), 0, "", "")
+    assert channel_differences(a, b) and channel_signature(a) != channel_signature(b)
+    c = CommandRun(("rank",), 0, "", "", {"r.csv": b"item,score\nx,1.5\ny,0.2\n"})
+    d = CommandRun(("rank",), 0, "", "", {"r.csv": b"item,score\ny,3.0\nx,-1\n"})
+    assert channel_differences(c, d) == []  # the values and their order are the release
+    e = CommandRun(("rank",), 0, "", "", {"r.csv": b"item,score\ny,3.0\nz,-1\n"})
+    assert channel_differences(c, e)  # the item set is not
+    assert np.all([channel_signature(c) == channel_signature(d)])
