@@ -58,9 +58,12 @@ def _released(y) -> Comparisons:
 @pytest.mark.parametrize("method", ["classic_rr", "count", "adrr", "debiased_rr"])
 def test_randomized_response_estimators_refuse_outcomes_other_than_0_and_1(method):
     with pytest.raises((MethodInputError, ValueError), match=r"0\.3"):
-        dprank.rank(_released([0.3, 1, 0]), privacy="local", method=method)
+        dprank.rank(_released([0.3, 1, 0]), privacy="local", method=method, items_from_data=True)
     # the Laplace release's outcomes are real numbers: accepted there
-    assert dprank.rank(_released([0.3, 1, 0]), privacy="local", method="laplace").n_items == 3
+    released = _released([0.3, 1, 0])
+    assert (
+        dprank.rank(released, privacy="local", method="laplace", items_from_data=True).n_items == 3
+    )
 
 
 def test_per_user_budgets_for_the_wrong_number_of_users_are_refused():
@@ -99,7 +102,7 @@ def test_a_nullable_integer_column_with_na_names_the_cell(column):
     )
     frame.loc[1, column] = pd.NA
     with pytest.raises(InputError, match=rf"row 1, column \d \({column}\): missing value"):
-        dprank.rank(frame, privacy="individual", epsilon=1.0, max_per_user=2)
+        dprank.rank(frame, privacy="individual", epsilon=1.0, max_per_user=2, items_from_data=True)
 
 
 # --------------------------------------------------------------------------- config

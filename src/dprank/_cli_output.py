@@ -428,16 +428,19 @@ class OutputPlan:
         """:meth:`stage`, then ``before_commit()`` (if given), then :meth:`commit`.
 
         When ``before_commit`` raises, the temporaries are removed and nothing is
-        committed.
+        committed. SIGINT, SIGTERM and SIGHUP are held back from ``before_commit`` to the
+        last rename: a release's record and its outputs appear together or not at all.
         """
         self.stage(outputs)
-        if before_commit is not None:
-            try:
-                before_commit()
-            except BaseException:
-                self.discard()
-                raise
-        self.commit()
+        # a signal from here on waits until the record and every output are in place
+        with _signals_deferred():
+            if before_commit is not None:
+                try:
+                    before_commit()
+                except BaseException:
+                    self.discard()
+                    raise
+            self.commit()
 
     def discard(self) -> None:
         """Remove every staged temporary (a failed or interrupted run leaves nothing)."""
