@@ -423,7 +423,7 @@ def audit_table(profile, seed: int, *, paths: Sequence[str] | None = None, sourc
                     "accuracy_bound": res.bound,
                     "three_se": 3.0 * best["se"],
                     "eps_lower_bound": top["eps_lower"],
-                    "eps_distinguisher": top["distinguisher"],
+                    "eps_distinguisher": top["distinguisher"] if top["eps_lower"] > 0 else "-",
                     "distinguishers": len(res.results),
                     "verdict": "holds" if res.holds else "VIOLATION",
                 }
