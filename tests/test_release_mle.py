@@ -225,3 +225,15 @@ def test_gaussian_mechanism_is_opendp_on_the_values():
         assert stats.kstest(draws[:, k], stats.norm(values[k], 2.0).cdf).pvalue > 1e-3
     a = NoiseSource.from_seed(4).gaussian_mechanism(values, 2.0)
     assert np.array_equal(a, NoiseSource.from_seed(4).gaussian_mechanism(values, 2.0))
+
+
+def test_edge_release_never_refuses_on_the_parity_of_the_wins():
+    """At the smallest budgets the noise grid stays at most 1: integer wins always lie on it."""
+    odd = Comparisons.from_winner_loser([0, 0, 1], [1, 2, 2], n_items=3)  # wins 2, 1, 0
+    even = Comparisons.from_winner_loser([0, 1, 1], [1, 2, 0], n_items=3)  # wins 1, 2, 0
+    for data in (odd, even):
+        r = dprank.rank(data, privacy="edge", epsilon=1e-9, rng=2)
+        assert r.record()["noise"]["grid_exponent"] == 0
+    assert np.array_equal(R.exact_noisy_sum(np.array([3.0]), np.array([5]), -2), [4.25])
+    with pytest.raises(ValueError, match="not on the noise grid"):
+        R.exact_noisy_sum(np.array([0.5]), np.array([1]), 0)

@@ -79,8 +79,8 @@ def _fit_edge_mle(
     if isinstance(rng, NoiseSource):
         # a release: exact noisy win totals, then the fit as post-processing (_release_mle)
         fit, calib = edge_mle_release(c, eps, rng, g, link, xtol=xtol, max_iter=max_iter)
-        scale = calib.pop("noise_scale")
-        return _fit_result(fit, gamma=g, **_laplace_details(rng, scale, 2.0), **calib)
+        details = {"gamma": g, **_laplace_details(rng, calib["noise_scale"], 2.0)}
+        return _fit_result(fit, **{**details, **calib})
     scale = edge_mle_noise_scale(eps, kappa1)
     b = _laplace_vector(rng, scale, c.n_items)
     fit = fit_penalized_mle(_mle_data(c), g, b, link=link, xtol=xtol, max_iter=max_iter)

@@ -76,7 +76,7 @@ import numpy as np
 from .comparisons import Comparisons
 from .mle import fit_penalized_mle
 from .models import BTL, Link
-from .noise import FINE_GRID_BITS, NoiseSource, laplace_scale
+from .noise import FINE_GRID_BITS, GRID_BITS, NoiseSource, laplace_scale
 from .ranking import copeland_counts
 
 __all__ = [
@@ -141,9 +141,10 @@ def edge_mle_release(
 ):
     """Algorithm 1 as post-processing of exact noisy win totals (module text).
 
-    ``W~ = W + Laplace(8 kappa1 / eps)`` (exact, :meth:`NoiseSource.laplace_mechanism`
-    at ``l1`` sensitivity 2 and budget ``eps / 4``), then the minimiser of
-    ``G(theta) + (N/2 - W~)^T theta + gamma/2 |theta|^2``.
+    ``W~ = W + Laplace(8 kappa1 / eps)``: exact discrete Laplace on the grid ``2^k``,
+    ``k = min(floor(log2 scale) - 30, 0)``, so the integer wins always lie on it (no
+    refusal that depends on them), the sum formed in integers and rounded once; then
+    the minimiser of ``G(theta) + (N/2 - W~)^T theta + gamma/2 |theta|^2``.
 
     Returns
     -------
@@ -153,11 +154,33 @@ def edge_mle_release(
     _check_logistic(link, "Algorithm 1's release")
     wins = copeland_counts(c)
     # Laplace(8 kappa1 / eps) on wins of l1 sensitivity 2: budget eps / 4 (kappa1 = 1)
-    noisy = noise.laplace_mechanism(wins, 2.0, eps / (4.0 * link.kappa1))
     scale = laplace_scale(2.0, eps / (4.0 * link.kappa1))
+    bits = min(max(GRID_BITS, math.frexp(scale)[1] - 1), FINE_GRID_BITS)
+    z, k = noise.laplace_grid(scale, c.n_items, bits)
+    noisy = exact_noisy_sum(wins, z, k)
     b = 0.5 * _comparisons_per_item(c) - noisy
     fit = fit_penalized_mle(outcome_free(c), gamma, b, link=link, xtol=xtol, max_iter=max_iter)
-    return fit, {"noise_scale": scale, "released_statistic": "wins per item"}
+    return fit, {"noise_scale": scale, "grid_exponent": k, "released_statistic": "wins per item"}
+
+
+def exact_noisy_sum(values: np.ndarray, z: np.ndarray, k: int) -> np.ndarray:
+    """``values + z 2^k`` formed exactly (``values`` on the grid ``2^k``) and rounded once.
+
+    Every step is exact integer arithmetic until the one correctly rounded conversion
+    to float64, so the result is a function of the exact noisy values: post-processing.
+
+    Raises
+    ------
+    ValueError
+        If a value is not a multiple of ``2^k``.
+    """
+    out = np.empty(len(values))
+    for r, (v, zr) in enumerate(zip(values, z, strict=True)):
+        units = math.ldexp(float(v), -k)
+        if units != math.floor(units):
+            raise ValueError(f"value {v!r} is not on the noise grid 2^{k}")
+        out[r] = math.ldexp(float(int(units) + int(zr)), k)
+    return out
 
 
 def noisy_obj_guarantee(sigma: float, delta: float) -> float:
