@@ -54,7 +54,6 @@ def _mle_model(game: Game) -> dict:
     """What the attacker knows of the MLE paths: ridge, noise scale, noise grids."""
     from .. import methods
     from ..noise import laplace_scale
-    from ..weighted_mle import noisy_obj_calibration
 
     kind, eps, d0 = game.path.kind, game.eps, game.neighbours.d0
     if kind == "mle_edge":
@@ -62,10 +61,10 @@ def _mle_model(game: Game) -> dict:
         lam = laplace_scale(2.0, eps / 4.0)
     elif kind == "mle_individual":
         L = int(game.path.options["max_per_user"])
-        gamma = methods.individual_gamma(eps, L)
-        lam = methods.individual_mle_noise_scale(eps, L)
+        method = methods.get_method("individual_mle")
+        gamma, lam = method.part("gamma")(eps, L), method.noise_scale(eps, L)
     elif kind == "noisy_obj":
-        gamma, lam = noisy_obj_calibration(eps, 1e-6)
+        gamma, lam = methods.get_method("edge_noisy_obj").part("calibration")(eps, 1e-6)
     else:
         raise ValueError(kind)
     return {
@@ -93,9 +92,9 @@ def _implied_wins(game: Game, X: np.ndarray, model: dict) -> np.ndarray:
 
 
 def _wins(c: Comparisons) -> np.ndarray:
-    from ..ranking import copeland_counts
+    from ..methods import get_method
 
-    return copeland_counts(c)
+    return get_method("edge_counts").part("statistic")(c)
 
 
 def _grid_distance(x: np.ndarray, k: int) -> np.ndarray:
