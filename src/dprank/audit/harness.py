@@ -32,15 +32,27 @@ the candidate whose gradient lies on the noise grid, or whose likelihood is
 largest); the order of every pair of items and the whole ranking; a logistic
 classifier trained on the first half; and, for the command, its other channels
 (exit status, standard output and error, the public files, numbers masked). A
-distinguisher is a :class:`Distinguisher` (:func:`register_distinguisher`):
+distinguisher is a :class:`Distinguisher` (:func:`register_distinguisher`), whose
+``build(game, sel0, sel1)`` returns a :func:`statistic` of the outputs;
 ``channel=True`` ones see the command's :class:`Channel`.
+
+Adding a release path is one declaration::
+
+    from dprank.audit import harness
+    harness.register_path(harness.ReleasePath(
+        "rank --privacy edge --method counts", "counts", "edge DP: one outcome flipped",
+        harness.edge_flip(), lambda eps: (eps, 0.0), command=..., api=...))
+
+(the shipped paths are declared in ``_harness_paths``; the battery in
+``_harness_battery``).
 
 Randomness: the game draws the releases' bits from a seeded source through the
 shipped exact samplers (:class:`dprank.noise.NoiseSource`): the API gets the
 source as ``rng``, the command runs in-process with
 :meth:`dprank.noise.NoiseSource.system` answering with it (the command's code path
 is unchanged, its record says ``"private": true``). ``source="system"`` uses the
-operating system's generator instead (not reproducible).
+operating system's generator instead (not reproducible); NoisyObj always does (its
+OpenDP sampler draws its own bits).
 
 Profiles (:data:`PROFILES`): ``quick`` (the test suite) and ``full`` (the workflow
 target ``privacy_audit_full``: 1,000 runs per side through the API and 100 through
