@@ -149,3 +149,12 @@ def test_command_runs_as_shipped_on_reproducible_bits():
     assert a[0].channel.exit_status == 0 and a[0].record["private"] is True
     assert np.array_equal(a[0].values, b[0].values) and not np.array_equal(a[0].values, a[1].values)
     assert set(a[0].channel.files) == {"ranking.csv", "ranking.json"}
+
+
+def test_run_path_gives_every_channel_of_the_command():
+    nb = h.PATHS["rank --privacy edge --method counts"].neighbours(1.0)[0]
+    runs = h.run_path("rank --privacy edge --method counts", nb.d1, 1.0, 2, _rng("run_path"))
+    assert [r.channel.exit_status for r in runs] == [0, 0]
+    assert runs[0].channel.stderr == runs[1].channel.stderr
+    assert runs[0].channel.files["ranking.json"] == runs[1].channel.files["ranking.json"]
+    assert runs[0].channel.files["ranking.csv"] != runs[1].channel.files["ranking.csv"]

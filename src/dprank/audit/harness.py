@@ -117,6 +117,7 @@ __all__ = [
     "profile_games",
     "register_distinguisher",
     "register_path",
+    "run_path",
     "seeded_system_source",
     "statistic",
     "summary_markdown",
@@ -341,6 +342,31 @@ def play(
             )
         )
     return out
+
+
+def run_path(
+    path: ReleasePath | str,
+    data,
+    eps: float,
+    size: int,
+    rng: np.random.Generator,
+    *,
+    via: str = "command",
+) -> list[Output]:
+    """``size`` runs of ``path`` on ``data`` at ``eps`` (through the command: with every channel).
+
+    For checks of a path's other channels on neighbouring data (the same stdout, stderr,
+    exit status and public files apart from the released values): compare the
+    :attr:`Output.channel` of runs on :attr:`Neighbours.d0` and :attr:`Neighbours.d1`.
+    """
+    if isinstance(path, str):
+        path = PATHS[path]
+    _checks.positive_finite(eps, "eps")
+    size = _checks.count(size, "size", 1)
+    _checks.rng(rng)
+    source = NoiseSource.system() if path.options.get("source") == "system" else _seeded(rng)
+    nb = Neighbours("given", data, data)
+    return _runs(Game(path, float(eps), nb, via), data, size, source)
 
 
 def _as_stats(x) -> np.ndarray:
