@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import functools
 import io
 import itertools
 import json
@@ -248,10 +249,10 @@ def _read_release(workdir: Path, nb: Neighbours):
 
 def _one_run_command(game: Game, data: Path, workdir: Path) -> Output:
     for p in workdir.iterdir():
-        if p.is_file() and p.name != data.name:
+        if p.is_file() and p.name not in (data.name, "items.csv"):
             p.unlink()
     channel = _run_command(game.path.command(data, game.eps, workdir))
-    files = _files(workdir, exclude=[data.name, "input.csv"])
+    files = _files(workdir, exclude=[data.name, "input.csv", "items.csv"])
     channel = Channel(channel.exit_status, channel.stdout, channel.stderr, files)
     values, ranks, record = (game.path.read or _read_ranking)(workdir, game.neighbours)
     return Output(values, ranks, record, channel)
@@ -266,11 +267,39 @@ def _runs(game: Game, data: Comparisons, size: int, source: NoiseSource) -> list
         workdir = Path(tmp)
         path = workdir / "input.csv"
         _write_csv(data, path, users)
+        _items_file(data, workdir)
         with seeded_system_source(source):
             return [_one_run_command(game, path, workdir) for _ in range(size)]
 
 
 # --------------------------------------------------------------------------- the release paths
+
+
+@functools.cache
+def _declares_items() -> tuple[bool, bool]:
+    """Whether ``dprank rank`` takes ``--items FILE`` and :func:`dprank.rank` ``items=``.
+
+    Where they do, the harness declares every game's items public (all items of both data
+    sets, the same for both), as a data owner would.
+    """
+    import inspect
+
+    from .. import cli
+    from ..api import rank
+
+    parser = cli.build_parser()
+    subparsers = [a for a in parser._actions if hasattr(a, "choices") and a.choices]
+    rank_parser = next(a.choices["rank"] for a in subparsers if "rank" in a.choices)
+    return "--items" in rank_parser._option_string_actions, "items" in inspect.signature(
+        rank
+    ).parameters
+
+
+def _items_file(data: Comparisons, workdir: Path) -> Path:
+    """The declared item set: a CSV with a column ``item``, one label per row."""
+    path = workdir / "items.csv"
+    path.write_text("item\n" + "".join(f"{x}\n" for x in np.asarray(data.labels).astype(str)))
+    return path
 
 
 def _rank_api(options: Mapping) -> Callable:
@@ -282,6 +311,8 @@ def _rank_api(options: Mapping) -> Callable:
             for k in ("method", "max_per_user", "top_k", "as_published")
             if k in options
         }
+        if _declares_items()[1]:
+            kw["items"] = list(np.asarray(data.labels).astype(str))
         with warnings.catch_warnings():  # the as-published counts warn on every run
             warnings.simplefilter("ignore", UserWarning)
             r = rank(data, privacy=options["privacy"], epsilon=eps, rng=noise, **kw)
@@ -312,6 +343,9 @@ def _rank_argv(options: Mapping, data: Path, eps, out: Path) -> list[str]:
             argv += [flag, str(options[key])]
     if options.get("as_published"):
         argv.append("--as-published")
+    items = Path(out).parent / "items.csv"
+    if items.exists() and _declares_items()[0]:
+        argv += ["--items", str(items)]
     return argv
 
 
@@ -351,7 +385,8 @@ def _local_rank_api(mechanism: str, method: str) -> Callable:
         from ..release import local_release
 
         rel = local_release(data, np.full(data.n_users, eps), noise, mechanism)
-        return _ranking_output(rank(rel, privacy="local", method=method, rng=noise))
+        kw = {"items": list(np.asarray(data.labels).astype(str))} if _declares_items()[1] else {}
+        return _ranking_output(rank(rel, privacy="local", method=method, rng=noise, **kw))
 
     return run
 
