@@ -25,7 +25,7 @@ rule privacy_audit_full_path:
     wildcard_constraints:
         release_path="|".join(PH_PATHS) or "none",
     conda:
-        "../../envs/estimate.yaml"
+        "../../envs/release.yaml"
     params:
         job=lambda w: canonical(
             {
@@ -48,7 +48,7 @@ rule privacy_audit_full_table:
     log:
         R("logs/audit/harness/table.log"),
     conda:
-        "../../envs/estimate.yaml"
+        "../../envs/release.yaml"
     params:
         profile=PH.get("profile", "full"),
     script:
