@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import _checks
 from ..comparisons import Comparisons
 from ..noise import NoiseSource
 
@@ -184,6 +185,7 @@ def register_path(path: ReleasePath, *, replace: bool = False) -> ReleasePath:
     """Add a release path to :data:`PATHS` (``replace=True`` to overwrite a name)."""
     if not isinstance(path, ReleasePath):
         raise TypeError(f"path must be a ReleasePath, got {type(path).__name__}")
+    _checks.flag(replace, "replace")
     if path.name in PATHS and not replace:
         raise ValueError(f"a release path named {path.name!r} is already registered")
     PATHS[path.name] = path
@@ -194,6 +196,7 @@ def register_distinguisher(d: Distinguisher, *, replace: bool = False) -> Distin
     """Add a distinguisher to :data:`DISTINGUISHERS` (``channel=True``: the command's channels)."""
     if not isinstance(d, Distinguisher):
         raise TypeError(f"d must be a Distinguisher, got {type(d).__name__}")
+    _checks.flag(replace, "replace")
     if d.name in DISTINGUISHERS and not replace:
         raise ValueError(f"a distinguisher named {d.name!r} is already registered")
     DISTINGUISHERS[d.name] = d
@@ -202,13 +205,31 @@ def register_distinguisher(d: Distinguisher, *, replace: bool = False) -> Distin
 
 def accuracy_bound(eps: float, delta: float = 0.0) -> float:
     """The best success rate of guessing ``D0`` or ``D1`` (prior 1/2) from an
-    ``(eps, delta)``-DP release: ``(e^eps + delta) / (e^eps + 1)``."""
+    ``(eps, delta)``-DP release: ``(e^eps + delta) / (e^eps + 1)``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        If ``eps`` is not a number ``>= 0`` (``inf`` allowed) or ``delta`` not in ``[0, 1]``.
+    """
+    _checks.non_negative(eps, "eps", finite=False)
+    _checks.probability(delta, "delta")
     if math.isinf(eps):
         return 1.0
     return min(1.0, (1.0 + delta * math.exp(-eps)) / (1.0 + math.exp(-eps)))
 
 
 def statistic(fn: Callable, columns=()) -> Callable:
-    """Mark ``fn`` (``outputs -> (T, m) array``) as a statistic with named columns."""
-    fn.columns = list(columns)
+    """Mark ``fn`` (``outputs -> (T, m) array``) as a statistic with named columns.
+
+    Raises
+    ------
+    TypeError
+        If ``fn`` is not callable or ``columns`` not a list of str.
+    """
+    if not callable(fn):
+        raise TypeError(f"fn must be a function of the outputs, got {type(fn).__name__}")
+    fn.columns = _checks.strings(
+        list(columns) if isinstance(columns, tuple) else columns, "columns"
+    )
     return fn

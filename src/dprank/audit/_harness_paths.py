@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import _checks
 from ..comparisons import Comparisons
 from ..noise import NoiseSource
 from ._harness_core import (
@@ -59,7 +60,11 @@ def _tournament(n: int) -> list[tuple[int, int]]:
 
 
 def edge_flip(n: int = 5) -> Callable[[float], list[Neighbours]]:
-    """Edge DP: a complete tournament on ``n`` items, and the same with ``(0, 1)`` flipped."""
+    """Edge DP: a complete tournament on ``n`` items, and the same with ``(0, 1)`` flipped.
+
+    Returns ``eps -> [Neighbours]`` (the pair does not depend on ``eps``); ``n >= 2``.
+    """
+    _checks.count(n, "n", 2)
 
     def make(eps):
         pairs = _tournament(n)
@@ -76,7 +81,10 @@ def user_replace(
     ``L`` comparisons are ``0 beats 1`` in ``D0`` and ``n-1 beats n-2, n-1 beats n-3, ...``
     in ``D1`` (other pairs, other winners: the gradient and the Hessian both move).
     ``heavy``: also a pair where the target makes ``3 L`` comparisons ``1 beats 0`` in
-    ``D1`` (bounded to ``L`` at random by the release)."""
+    ``D1`` (bounded to ``L`` at random by the release). ``n >= 3``, ``L >= 1``."""
+    _checks.count(n, "n", 3)
+    _checks.count(L, "L", 1)
+    _checks.flag(heavy, "heavy")
 
     def make(eps):
         others = _tournament(n)
@@ -118,7 +126,10 @@ def user_replace(
 
 
 def one_shot_tournaments(n: int = 5) -> Callable[[float], list[Neighbours]]:
-    """Edge DP for the one-shot top-1: the worst flipped tournament pair at ``eps`` (exhaustive)."""
+    """Edge DP for the one-shot top-1: the worst flipped tournament pair at ``eps`` (exhaustive
+    over the tournaments on ``n`` items, ``3 <= n <= 6``)."""
+    if _checks.count(n, "n", 3) > 6:
+        raise ValueError(f"n must be at most 6 (every tournament is enumerated), got {n}")
 
     def make(eps):
         from . import one_shot_worst_neighbours
@@ -126,13 +137,13 @@ def one_shot_tournaments(n: int = 5) -> Callable[[float], list[Neighbours]]:
         w0, w1, _ = one_shot_worst_neighbours(n, eps)
         c0 = Comparisons.from_wins(w0)
         c1 = Comparisons.from_wins(w1)
-        relabel = [dict_replace(c, _labels(n)) for c in (c0, c1)]
+        relabel = [_relabel(c, _labels(n)) for c in (c0, c1)]
         return [Neighbours("worst flip (exhaustive)", *relabel)]
 
     return make
 
 
-def dict_replace(c: Comparisons, labels) -> Comparisons:
+def _relabel(c: Comparisons, labels) -> Comparisons:
     """``c`` with item labels ``labels``."""
     return Comparisons(
         n_items=c.n_items, i=c.i, j=c.j, y=c.y, count=c.count, user=c.user, labels=labels
@@ -141,7 +152,9 @@ def dict_replace(c: Comparisons, labels) -> Comparisons:
 
 def local_flip(n: int = 4, users: int = 4) -> Callable[[float], list[Neighbours]]:
     """Local DP per comparison: ``users`` users each compare every pair once (lower index
-    wins); in ``D1`` user 0's comparison of ``(0, 1)`` is flipped."""
+    wins); in ``D1`` user 0's comparison of ``(0, 1)`` is flipped. ``n >= 2``, ``users >= 1``."""
+    _checks.count(n, "n", 2)
+    _checks.count(users, "users", 1)
 
     def make(eps):
         pairs = _tournament(n)
@@ -169,10 +182,21 @@ def _seeded(rng: np.random.Generator) -> NoiseSource:
     return source
 
 
-@contextlib.contextmanager
 def seeded_system_source(source: NoiseSource):
-    """Within the block, :meth:`NoiseSource.system` returns ``source`` (the command runs as
-    shipped, on reproducible bits)."""
+    """A context manager: within it, :meth:`NoiseSource.system` returns ``source`` (the command
+    runs as shipped, on reproducible bits).
+
+    Raises
+    ------
+    TypeError
+        If ``source`` is not a :class:`dprank.noise.NoiseSource`.
+    """
+    _checks.instance(source, "source", NoiseSource, "a dprank.noise.NoiseSource")
+    return _system_answers(source)
+
+
+@contextlib.contextmanager
+def _system_answers(source: NoiseSource):
     original = NoiseSource.__dict__["system"]
     NoiseSource.system = classmethod(lambda cls: source)
     try:

@@ -69,6 +69,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import _checks
+from ..comparisons import Comparisons
 from ..noise import NoiseSource
 from . import _harness_battery, _harness_paths  # noqa: F401  (they register on import)
 from ._core import _eps_bound_arrays
@@ -285,10 +286,11 @@ def play(
     list of GameResult
         One per neighbour pair.
     """
-    if isinstance(path, str):
-        path = PATHS[path]
+    path = _path(path)
     _checks.positive_finite(eps, "eps")
     trials = _checks.count(trials, "trials", 8)
+    if distinguishers is not None:
+        distinguishers = _checks.names(distinguishers, "distinguishers", DISTINGUISHERS)
     _checks.rng(rng)
     _checks.probability(alpha, "alpha", low_open=True, high_open=True)
     if via not in ("api", "command"):
@@ -359,14 +361,27 @@ def run_path(
     exit status and public files apart from the released values): compare the
     :attr:`Output.channel` of runs on :attr:`Neighbours.d0` and :attr:`Neighbours.d1`.
     """
-    if isinstance(path, str):
-        path = PATHS[path]
+    path = _path(path)
+    _checks.instance(data, "data", Comparisons, "a dprank.comparisons.Comparisons")
     _checks.positive_finite(eps, "eps")
     size = _checks.count(size, "size", 1)
     _checks.rng(rng)
+    if via not in ("api", "command"):
+        raise ValueError(f"via must be 'api' or 'command', got {via!r}")
     source = NoiseSource.system() if path.options.get("source") == "system" else _seeded(rng)
     nb = Neighbours("given", data, data)
     return _runs(Game(path, float(eps), nb, via), data, size, source)
+
+
+def _path(path) -> ReleasePath:
+    """``path``, or the registered path of that name."""
+    if isinstance(path, ReleasePath):
+        return path
+    if not isinstance(path, str):
+        raise TypeError(f"path must be a ReleasePath or a name, got {type(path).__name__}")
+    if path not in PATHS:
+        raise ValueError(f"path {path!r} is no registered release path; known: {sorted(PATHS)}")
+    return PATHS[path]
 
 
 def _as_stats(x) -> np.ndarray:
@@ -411,11 +426,36 @@ PROFILES: dict[str, list[tuple]] = {
 
 
 def profile_games(profile: str | Sequence[tuple]) -> list[tuple[str, str, float, int]]:
-    """The ``(path, via, eps, trials)`` of a profile (a name in :data:`PROFILES` or a list)."""
-    entries = PROFILES[profile] if isinstance(profile, str) else profile
+    """The ``(path, via, eps, trials)`` of a profile.
+
+    ``profile``: a name in :data:`PROFILES`, or a list like its values: entries
+    ``(path names or "*", via, epsilons, runs per data set)``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        For an unknown profile name, a malformed entry, an unknown path or way.
+    """
+    if isinstance(profile, str):
+        if profile not in PROFILES:
+            raise ValueError(
+                f"profile must be one of {sorted(PROFILES)} or a list, got {profile!r}"
+            )
+        entries = PROFILES[profile]
+    else:
+        entries = _checks.sequence(profile, "profile")
     games = []
-    for names, via, epsilons, trials in entries:
-        names = list(PATHS) if names == "*" else list(names)
+    for k, entry in enumerate(entries):
+        if not isinstance(entry, (list, tuple)) or len(entry) != 4:
+            raise TypeError(f"profile[{k}] must be (paths, via, epsilons, trials), got {entry!r}")
+        names, via, epsilons, trials = entry
+        names = list(PATHS) if names == "*" else _checks.names(names, "profile", PATHS)
+        if via not in ("api", "command"):
+            raise ValueError(f"profile[{k}]: via must be 'api' or 'command', got {via!r}")
+        epsilons = [
+            _checks.positive_finite(e, "profile") for e in _checks.sequence(epsilons, "profile")
+        ]
+        trials = _checks.count(trials, "profile", 8)
         games += [(n, via, float(e), int(trials)) for n in names for e in epsilons]
     return games
 
@@ -432,8 +472,14 @@ def audit_table(profile, seed: int, *, paths: Sequence[str] | None = None, sourc
 
     from ..seeding import Stream, cell_key, generator
 
+    games = profile_games(profile)
+    seed = _checks.count(seed, "seed")
+    if paths is not None:
+        paths = _checks.names(paths, "paths", PATHS)
+    if source not in ("seeded", "system"):
+        raise ValueError(f"source must be 'seeded' or 'system', got {source!r}")
     rows, summary = [], []
-    for name, via, eps, trials in profile_games(profile):
+    for name, via, eps, trials in games:
         if paths is not None and name not in paths:
             continue
         rng = generator(
@@ -471,35 +517,48 @@ def audit_table(profile, seed: int, *, paths: Sequence[str] | None = None, sourc
 
 def path_id(name: str) -> str:
     """A file-name-safe id of a release path's name (the workflow's ``{release_path}``)."""
+    _checks.text(name, "name")
     return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
 
 
+#: The columns of :func:`summary_markdown`'s table and their headers.
+_SUMMARY_COLUMNS = {
+    "path": "release path",
+    "via": "via",
+    "epsilon": "eps",
+    "neighbours": "neighbours",
+    "trials": "runs per side",
+    "best_accuracy": "best success",
+    "accuracy_bound": "DP bound",
+    "three_se": "3 se",
+    "best_distinguisher": "by",
+    "eps_lower_bound": "eps lower bound",
+    "claimed_eps": "claim",
+    "verdict": "verdict",
+}
+
+
 def summary_markdown(summary, profile: str) -> str:
-    """The summary table of :func:`audit_table` as Markdown, with a line on how to read it."""
-    cols = {
-        "path": "release path",
-        "via": "via",
-        "epsilon": "eps",
-        "neighbours": "neighbours",
-        "trials": "runs per side",
-        "best_accuracy": "best success",
-        "accuracy_bound": "DP bound",
-        "three_se": "3 se",
-        "best_distinguisher": "by",
-        "eps_lower_bound": "eps lower bound",
-        "claimed_eps": "claim",
-        "verdict": "verdict",
-    }
+    """The summary table of :func:`audit_table` as Markdown, after a line with its totals.
+
+    Raises
+    ------
+    ValueError, TypeError
+        If ``summary`` is not a data frame with :func:`audit_table`'s summary columns, or
+        ``profile`` not a str.
+    """
+    _checks.columns(summary, "summary", list(_SUMMARY_COLUMNS))
+    _checks.text(profile, "profile")
     lines = [
         f"Privacy harness, profile {profile}: {len(summary)} games, "
         f"{int((summary['verdict'] != 'holds').sum())} violations.",
         "",
-        "| " + " | ".join(cols.values()) + " |",
-        "|" + "---|" * len(cols),
+        "| " + " | ".join(_SUMMARY_COLUMNS.values()) + " |",
+        "|" + "---|" * len(_SUMMARY_COLUMNS),
     ]
     for _, r in summary.iterrows():
         cells = []
-        for key in cols:
+        for key in _SUMMARY_COLUMNS:
             v = r[key]
             cells.append(f"{v:.3f}" if isinstance(v, float) and key != "epsilon" else str(v))
         lines.append("| " + " | ".join(cells) + " |")
