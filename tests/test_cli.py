@@ -366,6 +366,7 @@ def test_plot_public_and_private_records(synthetic, tmp_path, capsys):
         "sampler",
         "grid_exponent",
         "max_per_user",
+        "output_noise",
     }
     # the data owner's record: readable by its owner only
     assert audit.stat().st_mode & 0o777 == 0o600

@@ -12,6 +12,7 @@ not of their power (``tests/test_audit.py`` and ``tests/test_privacy_audit.py``)
 from __future__ import annotations
 
 import math
+import re
 import tempfile
 from fractions import Fraction
 from pathlib import Path
@@ -39,6 +40,7 @@ from test_properties import (
 from dprank import audit, audit_release, inputs, intervals, ledger, methods, noise, release
 from dprank import items as _items
 from dprank.audit import command_channels as _channels
+from dprank.audit import harness
 from dprank.comparisons import Comparisons
 
 case, CASES, BUILDERS, CHECKS = registry()
@@ -459,6 +461,171 @@ case(
     epsilon_column=[3, None],
     aggregate=_FLAGS,
     block_size=[0, -1, 0.5, "10"],
+)
+
+
+# ---- the privacy harness (dprank.audit.harness)
+_PATH = "rank --privacy edge --method counts"
+_TINY = [([_PATH], "api", (1.0,), 8)]
+_EDGE = harness.edge_flip(3)(1.0)[0].d0
+_SUMMARY = pd.DataFrame(
+    [
+        {
+            "path": _PATH,
+            "via": "api",
+            "epsilon": 1.0,
+            "neighbours": "flip (0, 1)",
+            "trials": 8,
+            "best_accuracy": 0.5,
+            "accuracy_bound": 0.73,
+            "three_se": 0.3,
+            "best_distinguisher": "threshold",
+            "eps_lower_bound": 0.0,
+            "claimed_eps": 1.0,
+            "verdict": "holds",
+        }
+    ]
+)
+
+
+def _same_graph(nb) -> bool:
+    a, b = nb.d0.pair_statistics(), nb.d1.pair_statistics()
+    return np.array_equal(a.a, b.a) and np.array_equal(a.n, b.n) and nb.d0.n_items == nb.d1.n_items
+
+
+case(
+    harness.accuracy_bound,
+    kw(eps=st.floats(0.0, 30.0), delta=st.floats(0.0, 1.0)),
+    lambda r, kw: (
+        0.5 <= r <= 1.0
+        and abs(r - min(1.0, (math.exp(kw["eps"]) + kw["delta"]) / (math.exp(kw["eps"]) + 1)))
+        < 1e-12
+    ),
+    eps=[-1.0, NAN, "1", None],
+    delta=BAD_PROB,
+)
+case(
+    harness.path_id,
+    kw(name=st.text(max_size=30)),
+    lambda r, kw: re.fullmatch("[a-z0-9_]*", r) is not None,
+    name=[1, None, b"x"],
+)
+case(
+    harness.statistic,
+    kw(fn=st.just(lambda outs: np.zeros((len(outs), 1))), columns=st.lists(st.text(max_size=4))),
+    lambda r, kw: r.columns == list(kw["columns"]),
+    fn=[1, None, "f"],
+    columns=["ab", [1], 3],
+)
+case(
+    harness.edge_flip,
+    kw(n=st.integers(2, 5)),
+    lambda r, kw: _same_graph(r(1.0)[0]) and r(1.0)[0].d0.n_items == kw["n"],
+    n=[1, 0, 2.5, "3", None, True],
+)
+case(
+    harness.user_replace,
+    kw(n=st.integers(3, 5), L=st.integers(1, 3), heavy=st.booleans()),
+    lambda r, kw: len(r(1.0)) == 1 + kw["heavy"] and r(1.0)[0].d0.n_users == r(1.0)[0].d1.n_users,
+    n=[2, 1.5, "3", None],
+    L=[0, -1, "2", None],
+    heavy=[1, "yes", None],
+)
+case(
+    harness.local_flip,
+    kw(n=st.integers(2, 4), users=st.integers(1, 3)),
+    lambda r, kw: _same_graph(r(1.0)[0]),
+    n=[1, "2", None],
+    users=[0, 1.5, None],
+)
+case(
+    harness.one_shot_tournaments,
+    kw(n=st.integers(3, 4)),
+    lambda r, kw: r(1.0)[0].d0.n_items == kw["n"],
+    n=[2, 7, "4", None],
+)
+case(
+    harness.seeded_system_source,
+    kw(source=st.integers(0, 100).map(noise.NoiseSource.from_seed)),
+    lambda r, kw: hasattr(r, "__enter__"),
+    source=[1, None, np.random.default_rng(0)],
+)
+case(
+    harness.register_path,
+    kw(path=st.sampled_from(sorted(harness.PATHS)).map(harness.PATHS.get), replace=st.just(True)),
+    lambda r, kw: r is kw["path"] and harness.PATHS[r.name] is r,
+    path=[1, "name", None],
+    replace=[1, "yes", None],
+)
+case(
+    harness.register_distinguisher,
+    kw(
+        d=st.sampled_from(sorted(harness.DISTINGUISHERS)).map(harness.DISTINGUISHERS.get),
+        replace=st.just(True),
+    ),
+    lambda r, kw: harness.DISTINGUISHERS[r.name] is r,
+    d=[1, "threshold", None],
+    replace=[1, "yes", None],
+)
+case(
+    harness.profile_games,
+    kw(profile=st.sampled_from(["quick", "full", _TINY])),
+    lambda r, kw: all(via in ("api", "command") and t >= 8 for _, via, _, t in r),
+    profile=[
+        "huge",
+        3,
+        None,
+        [("x",)],
+        [(["nope"], "api", (1.0,), 8)],
+        [([_PATH], "cli", (1.0,), 8)],
+    ],
+)
+case(
+    harness.play,
+    kw(path=st.just(_PATH), eps=EPS, trials=st.integers(8, 10), rng=generator()),
+    lambda r, kw: len(r) == 1 and all(0.0 <= x["accuracy"] <= 1.0 for x in r[0].results),
+    path=["nope", 3, None],
+    eps=BAD_EPS,
+    trials=[0, 7, 2.5, "8", None],
+    rng=BAD_RNG,
+    via=["cli", 1],
+    alpha=BAD_ALPHA,
+    source=["os", 1],
+    distinguishers=[["nope"], "threshold", 3],
+)
+case(
+    harness.run_path,
+    kw(
+        path=st.just(_PATH),
+        data=st.just(_EDGE),
+        eps=EPS,
+        size=st.integers(1, 2),
+        rng=generator(),
+        via=st.just("api"),
+    ),
+    lambda r, kw: len(r) == kw["size"] and r[0].values.shape == (3,),
+    path=["nope", None],
+    data=[1, None, "x"],
+    eps=BAD_EPS,
+    size=[0, 1.5, "1", None],
+    rng=BAD_RNG,
+    via=["cli", 1],
+)
+case(
+    harness.audit_table,
+    kw(profile=st.just(_TINY), seed=st.integers(0, 10)),
+    lambda r, kw: len(r[0]) == 1 and set(r[1]["path"]) == {_PATH},
+    profile=["huge", [("x",)], None],
+    seed=[-1, 1.5, "1", None],
+    paths=[["nope"], "x", 3],
+    source=["os", 1],
+)
+case(
+    harness.summary_markdown,
+    kw(summary=st.just(_SUMMARY), profile=st.text(max_size=5)),
+    lambda r, kw: r.startswith("Privacy harness, profile") and r.count("\n") == 5,
+    summary=[pd.DataFrame(), 1, None],
+    profile=[1, None],
 )
 
 

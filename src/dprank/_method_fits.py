@@ -24,6 +24,7 @@ from ._method_registry import (
     _user_bound,
     _wins_per_item,
 )
+from ._release_mle import edge_mle_release, individual_mle_release, noisy_obj_release
 from .comparisons import Comparisons
 from .ldp import adrr_weights, count_ranking, privacy_constant
 from .mechanisms import (
@@ -75,6 +76,11 @@ def _fit_edge_mle(
             "(use --model btl)"
         )
     g = _edge_gamma(c, eps, c0, kappa2) if gamma is None else float(gamma)
+    if isinstance(rng, NoiseSource):
+        # a release: exact noisy win totals, then the fit as post-processing (_release_mle)
+        fit, calib = edge_mle_release(c, eps, rng, g, link, xtol=xtol, max_iter=max_iter)
+        details = {"gamma": g, **_laplace_details(rng, calib["noise_scale"], 2.0)}
+        return _fit_result(fit, **{**details, **calib})
     scale = edge_mle_noise_scale(eps, kappa1)
     b = _laplace_vector(rng, scale, c.n_items)
     fit = fit_penalized_mle(_mle_data(c), g, b, link=link, xtol=xtol, max_iter=max_iter)
@@ -129,6 +135,19 @@ def _fit_individual_mle(
     L = _user_bound(c, rng, max_per_user, "individual_mle")
     g = individual_gamma(eps, L, link.kappa2)
     scale = individual_mle_noise_scale(eps, L, link.kappa1)
+    if isinstance(rng, NoiseSource):
+        # a release: approximate minima perturbation with a certified fit (_release_mle)
+        try:
+            scores, fit, calib = individual_mle_release(
+                c, eps, L, rng, g, scale, link, xtol=xtol, max_iter=max_iter
+            )
+        except ValueError as exc:
+            raise MethodInputError(f"method individual_mle: {exc}") from None
+        details = {"L": L, "max_per_user": L, "gamma": g, **_laplace_details(rng, scale)}
+        details.update(calib, sampler="exact discrete Laplace on a power-of-two grid")
+        return Fit(
+            scores=scores, converged=bool(fit.converged), n_iter=int(fit.n_iter), details=details
+        )
     b = _laplace_vector(rng, scale, c.n_items)
     fit = fit_penalized_mle(
         _mle_data(c), g, b, link=link, sum_zero=True, xtol=xtol, max_iter=max_iter
@@ -258,6 +277,10 @@ def _fit_noisy_obj(
     eps = _finite_eps(eps, "edge_noisy_obj")
     if math.isinf(eps):
         raise MethodInputError("NoisyObj needs a finite epsilon")
+    if isinstance(rng, NoiseSource):
+        # a release: OpenDP's exact Gaussian on the win totals, then the fit (_release_mle)
+        fit, calib = noisy_obj_release(c, eps, rng, delta, gtol=gtol, max_iter=max_iter)
+        return _fit_result(fit, delta=delta, **calib)
     # the raw records are the statistics (w_l = 1): fit_weighted_mle's sparse path
     fit = noisy_obj_fit(c, None, c.n_items, eps, rng, delta, gtol=gtol, max_iter=max_iter)
     return _fit_result(fit, delta=delta, noise="gaussian")

@@ -86,6 +86,9 @@ PUBLIC_DETAILS = (
     "k",
     "max_per_user",
     "epsilon_guaranteed",
+    "released_statistic",
+    "output_noise",
+    "epsilon_computed",
 )
 
 
@@ -139,6 +142,12 @@ class Method:
         on worst-case neighbours). ``fit`` calls the same functions; a caller takes
         one with :meth:`part` (``get_method("edge_mle").part("batch_fit")``), so the
         registry is the one door to the estimators.
+    release_ok : bool
+        Whether a release by this method (``fit`` with a :class:`dprank.noise.NoiseSource`)
+        gives the privacy level's requested guarantee *as computed*, tested by the
+        privacy harness (:mod:`dprank.audit.harness`). Only such a method may be a
+        privacy level's default; ``False`` for one that releases something else (the
+        as-published counts, ``2 eps``-DP) or that has not been made to hold.
     """
 
     name: str
@@ -156,8 +165,11 @@ class Method:
     label: str = ""
     noise_scale: Callable[..., float] | None = None
     parts: Mapping[str, Callable[..., Any]] = field(default_factory=dict, hash=False)
+    release_ok: bool = True
 
     def __post_init__(self):
+        if not isinstance(self.release_ok, bool):
+            raise TypeError(f"release_ok must be True or False, got {self.release_ok!r}")
         if not isinstance(self.label, str):
             raise TypeError(f"label must be a str, got {type(self.label).__name__}")
         if self.noise_scale is not None and not callable(self.noise_scale):

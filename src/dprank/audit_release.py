@@ -197,7 +197,8 @@ def audit_release_counts_individual(
 
 
 def audit_release_mle_edge(eps: float, n: int, trials: int, rng, alpha: float = 0.05):
-    """``dprank rank --privacy edge`` (Algorithm 1 with exact grid noise), one outcome flipped.
+    """``dprank rank --privacy edge`` (Algorithm 1 as released: exact noisy win totals, then
+    the fit), one outcome flipped.
 
     The statistic is ``theta_0 - theta_1`` of the released estimate (a weaker
     statistic than the likelihood ratio of :func:`dprank.audit.audit_perturbed_mle_edge`;
@@ -223,7 +224,7 @@ def audit_release_mle_edge(eps: float, n: int, trials: int, rng, alpha: float = 
         return draw
 
     return audit.audit_mechanism(
-        "dprank rank: edge MLE, Algorithm 1 (exact grid noise)",
+        "dprank rank: edge MLE, Algorithm 1 (exact noisy win totals)",
         sampler(wins0),
         sampler(wins1),
         trials,

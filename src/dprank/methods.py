@@ -270,6 +270,7 @@ for _m in (
         description="noisy counts, Laplace(L/eps) as printed: only 2 eps-DP",
         label="Noisy counts (Alg. 3, as published)",
         noise_scale=individual_count_noise_scale,
+        release_ok=False,  # releases 2 eps, not the requested eps: never a default
         parts={"statistic": copeland_counts, "release": noisy_counts, "noise": standard_laplace},
     ),
     Method(

@@ -31,8 +31,12 @@ least significant bits for differential privacy"). The constructions:
   integer with ``p' 2^64``: exact, and ``p' >= p`` so the privacy loss
   ``log((1 - p') / p')`` is at most ``eps``
   (:func:`rr_effective_epsilon` gives it).
-* **Gaussian** (:meth:`NoiseSource.normal`, the NoisyObj baseline only): OpenDP's
-  exact ``make_gaussian`` sampler.
+* **Fine grids** (:meth:`NoiseSource.laplace_grid`): the same exact discrete
+  Laplace on the grid ``2^(floor(log2 b) - bits)`` for up to ``bits = 50``,
+  returned as exact integers with their exponent; the certified individual-DP
+  MLE (:mod:`dprank._release_mle`) draws its objective and output noise there.
+* **Gaussian** (:meth:`NoiseSource.normal`, :meth:`NoiseSource.gaussian_mechanism`,
+  the NoisyObj baseline only): OpenDP's exact ``make_gaussian`` sampler.
 * **Uniform choices** (subsampling a user's comparisons to a declared bound,
   random tie-breaking): uniform 64-bit keys.
 
@@ -59,6 +63,7 @@ from . import _checks
 
 __all__ = [
     "EXACT_INTEGER_LIMIT",
+    "FINE_GRID_BITS",
     "GRID_BITS",
     "NoiseSource",
     "as_noise_source",
@@ -78,17 +83,21 @@ EXACT_INTEGER_LIMIT = 1 << 53
 #: The largest noise scale of :meth:`NoiseSource.laplace_mechanism` (``2^40``): its draws
 #: on the integer grid then stay far below ``2^53``.
 _MAX_VALUE_SCALE = float(1 << 40)
+#: The finest grid :meth:`NoiseSource.laplace_grid` samples on (``bits`` at most this): the
+#: scale in grid units then stays below ``2^53``, as the exact sampler needs.
+FINE_GRID_BITS = 50
 
 _U64 = np.uint64
 _TWO64 = 1 << 64
 
 
-def grid_exponent(scale: float) -> int:
-    """``k`` of the Laplace grid ``2^k`` for noise scale ``scale`` (``floor(log2 scale) - 30``)."""
+def grid_exponent(scale: float, bits: int = GRID_BITS) -> int:
+    """``k`` of the Laplace grid ``2^k`` for noise scale ``scale`` (``floor(log2 scale) - bits``,
+    30 bits by default)."""
     _checks.real(scale, "scale")
     if not (scale > 0 and math.isfinite(scale)):
         raise ValueError(f"scale must be a positive finite number, got {scale!r}")
-    return math.frexp(scale)[1] - 1 - GRID_BITS
+    return math.frexp(scale)[1] - 1 - bits
 
 
 def value_grid_exponent(scale: float) -> int:
@@ -251,6 +260,9 @@ class NoiseSource:
         k = np.ones(num.size, dtype=_U64)
         active = np.flatnonzero(num > 0)
         while active.size:
+            # den K must fit 64 bits (K beyond 2^11 has probability below 1 / 2047!)
+            if np.any(k[active] > (~_U64(0)) // den[active]):
+                raise OverflowError("Bernoulli(exp(-x)): the loop count left 64 bits")
             hit = self.uniform_below(den[active] * k[active]) < num[active]
             active = active[hit]
             k[active] += _U64(1)
@@ -322,6 +334,57 @@ class NoiseSource:
         k = grid_exponent(scale)
         z = self.discrete_laplace(Fraction(scale) / Fraction(2) ** k, size)
         return np.ldexp(z.astype(np.float64), k)
+
+    def laplace_grid(
+        self, scale: float, size: int, bits: int = GRID_BITS
+    ) -> tuple[np.ndarray, int]:
+        """Exact Laplace(``scale``) draws on the grid ``2^k``, ``k = floor(log2 scale) - bits``.
+
+        Returns ``(z, k)``: the draws are exactly ``z * 2^k`` with ``z`` int64
+        (:meth:`discrete_laplace` of scale ``scale / 2^k``). With ``bits`` above 22
+        the values ``z 2^k`` need not be floats; the caller keeps the integers
+        (:mod:`dprank._release_mle` does its sums with them).
+
+        Parameters
+        ----------
+        scale : float
+            Positive, finite.
+        size : int
+        bits : int
+            From 0 to :data:`FINE_GRID_BITS` (the scale in grid units stays below 2^53).
+
+        Raises
+        ------
+        OverflowError
+            If a draw leaves int64 (``|z| >= 2^63``: probability below ``exp(-2^11)``).
+        """
+        _checks.count(bits, "bits")
+        if bits > FINE_GRID_BITS:
+            raise ValueError(f"bits must be at most {FINE_GRID_BITS}, got {bits}")
+        k = grid_exponent(scale, bits)
+        return self.discrete_laplace(Fraction(scale) / Fraction(2) ** k, size), k
+
+    def gaussian_mechanism(self, values, scale: float) -> np.ndarray:
+        """``values + N(0, scale^2)`` per value: OpenDP's exact mechanism on the values themselves.
+
+        With the secure source, OpenDP's ``make_gaussian`` (floats, ``l2``
+        distance) adds exact discrete Gaussian noise on a ``2^-1074`` grid to the
+        exact values and rounds the sum once, so the output is a function of the
+        exact noisy values (post-processing). A seeded source adds numpy's
+        Gaussian (reproducible, not private).
+        """
+        x = np.asarray(values, dtype=np.float64)
+        _checks.positive_finite(scale, "scale")
+        if not np.all(np.isfinite(x)):
+            raise ValueError("values must be finite")
+        if self._gen is not None or x.size == 0:
+            return x + self.normal(0.0, scale, x.shape) if x.size else x.copy()
+        import opendp.prelude as dp
+
+        dp.enable_features("contrib")
+        domain = dp.vector_domain(dp.atom_domain(T=float, nan=False))
+        meas = dp.m.make_gaussian(domain, dp.l2_distance(T=float), scale=float(scale))
+        return np.asarray(meas(x.ravel().tolist()), dtype=np.float64).reshape(x.shape)
 
     def laplace_mechanism(
         self, values, sensitivity: float, epsilon: float, *, bound: float | None = None

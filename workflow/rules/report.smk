@@ -176,6 +176,15 @@ REPORT_PAGES = {
                 "intervals",
             ),
             (
+                "privacy_harness",
+                "tables/audit/privacy_harness.csv",
+                "Audit",
+                "Privacy harness",
+                "every release path in the DP game",
+                "privacy_harness",
+                "privacy_audit_full",
+            ),
+            (
                 "sensitivity_scenario3",
                 "sensitivity/scenario3/check_summary.csv",
                 "Agreement with the papers",

@@ -29,7 +29,7 @@ Audited:
 * The command line's releases as shipped (:mod:`dprank.audit_release`): the
   exact randomized response and Laplace of ``dprank privatize``, and ``dprank
   rank``'s edge counts, individual counts with a declared bound and one heavy
-  user, and Algorithm 1 with exact grid noise (the last two run one fit per
+  user, and Algorithm 1 as released (the last two run one fit per
   trial, so they take at most 2,000 and 1,000 trials).
 """
 

@@ -1,0 +1,552 @@
+"""The privacy harness's release paths: neighbouring data sets, runners, declarations.
+
+Each path is one :class:`ReleasePath` registered with :func:`register_path`; adding a
+release path to the harness is one more declaration in :func:`_declare_paths` (or a
+``register_path`` call anywhere). Private: see :mod:`dprank.audit.harness`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import functools
+import io
+import itertools
+import json
+import tempfile
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from .. import _checks
+from ..comparisons import Comparisons
+from ..noise import NoiseSource
+from ._harness_core import (
+    Channel,
+    Game,
+    Neighbours,
+    Output,
+    ReleasePath,
+    register_path,
+)
+
+# --------------------------------------------------------------------------- data sets
+
+
+def _labels(n: int) -> np.ndarray:
+    return np.array([f"item{k}" for k in range(n)])
+
+
+def _comparisons(n: int, pairs, users=None) -> Comparisons:
+    """Records ``winner beats loser`` for each ``(winner, loser)`` of ``pairs``."""
+    w = np.array([p[0] for p in pairs], dtype=np.int64)
+    lo = np.array([p[1] for p in pairs], dtype=np.int64)
+    return Comparisons(
+        n_items=n,
+        i=w,
+        j=lo,
+        y=np.ones(w.size),
+        count=np.ones(w.size),
+        user=None if users is None else np.asarray(users, dtype=np.int64),
+        labels=_labels(n),
+    )
+
+
+def _tournament(n: int) -> list[tuple[int, int]]:
+    """Every pair once, the lower index winning."""
+    return [(a, b) for a, b in itertools.combinations(range(n), 2)]
+
+
+def edge_flip(n: int = 5) -> Callable[[float], list[Neighbours]]:
+    """Edge DP: a complete tournament on ``n`` items, and the same with ``(0, 1)`` flipped.
+
+    Returns ``eps -> [Neighbours]`` (the pair does not depend on ``eps``); ``n >= 2``.
+    """
+    _checks.count(n, "n", 2)
+
+    def make(eps):
+        pairs = _tournament(n)
+        flipped = [(1, 0) if p == (0, 1) else p for p in pairs]
+        return [Neighbours("flip (0, 1)", _comparisons(n, pairs), _comparisons(n, flipped))]
+
+    return make
+
+
+def user_replace(
+    n: int = 5, L: int = 2, heavy: bool = False
+) -> Callable[[float], list[Neighbours]]:
+    """Individual DP: every other user makes one comparison of a tournament; the target user's
+    ``L`` comparisons are ``0 beats 1`` in ``D0`` and ``n-1 beats n-2, n-1 beats n-3, ...``
+    in ``D1`` (other pairs, other winners: the gradient and the Hessian both move).
+    ``heavy``: also a pair where the target makes ``3 L`` comparisons ``1 beats 0`` in
+    ``D1`` (bounded to ``L`` at random by the release). ``n >= 3``, ``L >= 1``."""
+    _checks.count(n, "n", 3)
+    _checks.count(L, "L", 1)
+    _checks.flag(heavy, "heavy")
+
+    def make(eps):
+        others = _tournament(n)
+        users = np.arange(len(others)) + 1
+        t0 = tuple([(0, 1)] * L)
+        t1 = tuple((n - 1, n - 2 - (k % (n - 2))) for k in range(L))
+
+        def data(target):
+            pairs = list(target) + others
+            return _comparisons(n, pairs, np.concatenate([np.zeros(len(target)), users]))
+
+        out = [
+            Neighbours(
+                f"replace user 0 (L = {L})",
+                data(t0),
+                data(t1),
+                t0,
+                t1,
+                _comparisons(n, others, users - 1),
+            )
+        ]
+        if heavy:  # identical comparisons: the attacker knows the L kept
+            t2, kept = tuple([(1, 0)] * (3 * L)), tuple([(1, 0)] * L)
+            others_c = _comparisons(n, others, users - 1)
+            out.append(
+                Neighbours(
+                    f"heavy user 0 (3L = {3 * L})",
+                    data(t0),
+                    data(t2),
+                    t0,
+                    kept,
+                    others_c,
+                    view1=data(kept),
+                )
+            )
+        return out
+
+    return make
+
+
+def one_shot_tournaments(n: int = 5) -> Callable[[float], list[Neighbours]]:
+    """Edge DP for the one-shot top-1: the worst flipped tournament pair at ``eps`` (exhaustive
+    over the tournaments on ``n`` items, ``3 <= n <= 6``)."""
+    if _checks.count(n, "n", 3) > 6:
+        raise ValueError(f"n must be at most 6 (every tournament is enumerated), got {n}")
+
+    def make(eps):
+        from . import one_shot_worst_neighbours
+
+        w0, w1, _ = one_shot_worst_neighbours(n, eps)
+        c0 = Comparisons.from_wins(w0)
+        c1 = Comparisons.from_wins(w1)
+        relabel = [_relabel(c, _labels(n)) for c in (c0, c1)]
+        return [Neighbours("worst flip (exhaustive)", *relabel)]
+
+    return make
+
+
+def _relabel(c: Comparisons, labels) -> Comparisons:
+    """``c`` with item labels ``labels``."""
+    return Comparisons(
+        n_items=c.n_items, i=c.i, j=c.j, y=c.y, count=c.count, user=c.user, labels=labels
+    )
+
+
+def local_flip(n: int = 4, users: int = 4) -> Callable[[float], list[Neighbours]]:
+    """Local DP per comparison: ``users`` users each compare every pair once (lower index
+    wins); in ``D1`` user 0's comparison of ``(0, 1)`` is flipped. ``n >= 2``, ``users >= 1``."""
+    _checks.count(n, "n", 2)
+    _checks.count(users, "users", 1)
+
+    def make(eps):
+        pairs = _tournament(n)
+        rows = [(u, p) for u in range(users) for p in pairs]
+        base = [p for _, p in rows]
+        who = [u for u, _ in rows]
+        flipped = [(1, 0) if (u, p) == (0, (0, 1)) else p for u, p in rows]
+        return [
+            Neighbours(
+                "flip user 0's (0, 1)", _comparisons(n, base, who), _comparisons(n, flipped, who)
+            )
+        ]
+
+    return make
+
+
+# --------------------------------------------------------------------------- running a path
+
+
+def _seeded(rng: np.random.Generator) -> NoiseSource:
+    """A source of ``rng``'s bits that reports itself secure: the releases and their records
+    are the shipped ones, only the bits are reproducible (the harness's own use)."""
+    source = NoiseSource.from_seed(rng)
+    source.secure = True
+    return source
+
+
+def seeded_system_source(source: NoiseSource):
+    """A context manager: within it, :meth:`NoiseSource.system` returns ``source`` (the command
+    runs as shipped, on reproducible bits).
+
+    Raises
+    ------
+    TypeError
+        If ``source`` is not a :class:`dprank.noise.NoiseSource`.
+    """
+    _checks.instance(source, "source", NoiseSource, "a dprank.noise.NoiseSource")
+    return _system_answers(source)
+
+
+@contextlib.contextmanager
+def _system_answers(source: NoiseSource):
+    original = NoiseSource.__dict__["system"]
+    NoiseSource.system = classmethod(lambda cls: source)
+    try:
+        yield
+    finally:
+        NoiseSource.system = original
+
+
+def _write_csv(c: Comparisons, path: Path, users: bool) -> None:
+    labels = np.asarray(c.labels).astype(str)
+    lines = ["winner,loser" + (",user" if users else "")]
+    for r in range(c.n_records):
+        won = c.y[r] == 1.0
+        w, lo = (c.i[r], c.j[r]) if won else (c.j[r], c.i[r])
+        for _ in range(int(c.count[r])):
+            row = f"{labels[w]},{labels[lo]}"
+            lines.append(row + (f",user{int(c.user[r])}" if users else ""))
+    path.write_text("\n".join(lines) + "\n")
+
+
+def _run_command(argvs: list[list[str]]) -> Channel:
+    """Run the ``dprank`` command lines in-process; the last one's channels."""
+    from .. import cli
+
+    status, out, err = 0, io.StringIO(), io.StringIO()
+    for argv in argvs:
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                status = cli.main(argv)
+            except SystemExit as exc:  # argparse
+                status = int(exc.code or 0)
+        if status != 0:
+            break
+    return Channel(status, out.getvalue().encode(), err.getvalue().encode(), {})
+
+
+def _files(workdir: Path, exclude: Sequence[str]) -> dict[str, bytes]:
+    return {
+        p.name: p.read_bytes()
+        for p in sorted(workdir.iterdir())
+        if p.is_file() and p.name not in exclude
+    }
+
+
+def _read_ranking(workdir: Path, nb: Neighbours):
+    """Scores and ranks by item index from ``ranking.csv`` (and its record)."""
+    labels = list(np.asarray(nb.d0.labels).astype(str))
+    n = len(labels)
+    values, ranks = np.full(n, np.nan), None
+    path = workdir / "ranking.csv"
+    record = {}
+    if path.exists():
+        rows = list(csv.DictReader(io.StringIO(path.read_text())))
+        ranks = np.full(n, len(rows) + 1.0)
+        for row in rows:
+            k = labels.index(row["item"])
+            ranks[k] = float(row["rank"])
+            if "score" in row:
+                values[k] = float(row["score"])
+    if (workdir / "ranking.json").exists():
+        record = json.loads((workdir / "ranking.json").read_text())
+    return values, ranks, record
+
+
+def _read_release(workdir: Path, nb: Neighbours):
+    """The outcomes of ``privatize``'s file, in row order."""
+    path = workdir / "release.csv"
+    if not path.exists():
+        return np.full(nb.d0.n_records, np.nan), None, {}
+    rows = list(csv.DictReader(io.StringIO(path.read_text())))
+    return np.array([float(r["outcome"]) for r in rows]), None, {}
+
+
+def _one_run_command(game: Game, data: Path, workdir: Path) -> Output:
+    for p in workdir.iterdir():
+        if p.is_file() and p.name not in (data.name, "items.csv"):
+            p.unlink()
+    channel = _run_command(game.path.command(data, game.eps, workdir))
+    files = _files(workdir, exclude=[data.name, "input.csv", "items.csv"])
+    channel = Channel(channel.exit_status, channel.stdout, channel.stderr, files)
+    values, ranks, record = (game.path.read or _read_ranking)(workdir, game.neighbours)
+    return Output(values, ranks, record, channel)
+
+
+def _runs(game: Game, data: Comparisons, size: int, source: NoiseSource) -> list[Output]:
+    """``size`` runs of the game's path on ``data`` (``via`` the API or the command)."""
+    if game.via == "api":
+        return [game.path.api(data, game.eps, source) for _ in range(size)]
+    users = data.user is not None
+    with tempfile.TemporaryDirectory(prefix="dprank-harness-") as tmp:
+        workdir = Path(tmp)
+        path = workdir / "input.csv"
+        _write_csv(data, path, users)
+        _items_file(data, workdir)
+        with seeded_system_source(source):
+            return [_one_run_command(game, path, workdir) for _ in range(size)]
+
+
+# --------------------------------------------------------------------------- the release paths
+
+
+@functools.cache
+def _declares_items() -> tuple[bool, bool]:
+    """Whether ``dprank rank`` takes ``--items FILE`` and :func:`dprank.rank` ``items=``.
+
+    Where they do, the harness declares every game's items public (all items of both data
+    sets, the same for both), as a data owner would.
+    """
+    import inspect
+
+    from .. import cli
+    from ..api import rank
+
+    parser = cli.build_parser()
+    subparsers = [a for a in parser._actions if hasattr(a, "choices") and a.choices]
+    rank_parser = next(a.choices["rank"] for a in subparsers if "rank" in a.choices)
+    return "--items" in rank_parser._option_string_actions, "items" in inspect.signature(
+        rank
+    ).parameters
+
+
+def _items_file(data: Comparisons, workdir: Path) -> Path:
+    """The declared item set: a CSV with a column ``item``, one label per row."""
+    path = workdir / "items.csv"
+    path.write_text("item\n" + "".join(f"{x}\n" for x in np.asarray(data.labels).astype(str)))
+    return path
+
+
+def _rank_api(options: Mapping) -> Callable:
+    def run(data: Comparisons, eps: float, noise: NoiseSource) -> Output:
+        from ..api import rank
+
+        kw = {
+            k: options[k]
+            for k in ("method", "max_per_user", "top_k", "as_published")
+            if k in options
+        }
+        if _declares_items()[1]:
+            kw["items"] = list(np.asarray(data.labels).astype(str))
+        with warnings.catch_warnings():  # the as-published counts warn on every run
+            warnings.simplefilter("ignore", UserWarning)
+            r = rank(data, privacy=options["privacy"], epsilon=eps, rng=noise, **kw)
+        return _ranking_output(r)
+
+    return run
+
+
+def _ranking_output(r) -> Output:
+    ranks = r.ranks.astype(np.float64)
+    values = r.scores.copy()
+    if not r.fit.scores_released:  # the one-shot method: only its top k, in order
+        values = np.full(values.size, np.nan)
+        ranks = np.where(ranks <= r.top_k, ranks, r.top_k + 1.0)
+    return Output(values, ranks, r.record())
+
+
+def _rank_argv(options: Mapping, data: Path, eps, out: Path) -> list[str]:
+    argv = ["rank", str(data), "--privacy", options["privacy"], "--out", str(out)]
+    if eps is not None:
+        argv += ["--epsilon", repr(float(eps))]
+    for key, flag in (
+        ("method", "--method"),
+        ("max_per_user", "--max-per-user"),
+        ("top_k", "--top-k"),
+    ):
+        if key in options:
+            argv += [flag, str(options[key])]
+    if options.get("as_published"):
+        argv.append("--as-published")
+    items = Path(out).parent / "items.csv"
+    if items.exists() and _declares_items()[0]:
+        argv += ["--items", str(items)]
+    return argv
+
+
+def _rank_command(options: Mapping) -> Callable:
+    def argvs(data: Path, eps: float, workdir: Path) -> list[list[str]]:
+        return [_rank_argv(options, data, eps, workdir / "ranking.csv")]
+
+    return argvs
+
+
+def _privatize_argv(mechanism: str, data: Path, eps: float, out: Path) -> list[str]:
+    return [
+        "privatize",
+        str(data),
+        "--epsilon",
+        repr(float(eps)),
+        "--mechanism",
+        mechanism,
+        "--out",
+        str(out),
+    ]
+
+
+def _privatize_api(mechanism: str) -> Callable:
+    def run(data: Comparisons, eps: float, noise: NoiseSource) -> Output:
+        from ..release import local_release
+
+        rel = local_release(data, np.full(data.n_users, eps), noise, mechanism)
+        return Output(np.asarray(rel.y, dtype=np.float64), None, {})
+
+    return run
+
+
+def _local_rank_api(mechanism: str, method: str) -> Callable:
+    def run(data: Comparisons, eps: float, noise: NoiseSource) -> Output:
+        from ..api import rank
+        from ..release import local_release
+
+        rel = local_release(data, np.full(data.n_users, eps), noise, mechanism)
+        kw = {"items": list(np.asarray(data.labels).astype(str))} if _declares_items()[1] else {}
+        return _ranking_output(rank(rel, privacy="local", method=method, rng=noise, **kw))
+
+    return run
+
+
+def _local_rank_command(mechanism: str, method: str) -> Callable:
+    def argvs(data: Path, eps: float, workdir: Path) -> list[list[str]]:
+        release = workdir / "release.csv"
+        opts = {"privacy": "local", "method": method}
+        return [
+            _privatize_argv(mechanism, data, eps, release),
+            _rank_argv(opts, release, None, workdir / "ranking.csv"),
+        ]
+
+    return argvs
+
+
+def _pure(eps: float) -> tuple[float, float]:
+    return float(eps), 0.0
+
+
+_EDGE = "edge DP: one comparison's outcome flipped (the comparison graph is public)"
+_USER = (
+    "individual DP: one user's comparisons (pairs and outcomes) replaced; items, L, users public"
+)
+_LOCAL = "local DP: one comparison's outcome flipped (each comparison is eps-LDP)"
+
+
+def _declare_paths() -> None:
+    L = 2
+    rank_paths = [
+        (
+            "rank --privacy edge --method counts",
+            "counts",
+            _EDGE,
+            edge_flip(),
+            _pure,
+            {"privacy": "edge", "method": "counts"},
+        ),
+        (
+            "rank --privacy edge --method mle",
+            "mle_edge",
+            _EDGE,
+            edge_flip(),
+            _pure,
+            {"privacy": "edge", "method": "mle"},
+        ),
+        (
+            "rank --privacy edge --method noisy_obj",
+            "noisy_obj",
+            _EDGE,
+            edge_flip(),
+            lambda e: (float(e), 1e-6),
+            # OpenDP's Gaussian draws its own bits: this path always runs on the system's
+            {"privacy": "edge", "method": "noisy_obj", "source": "system"},
+        ),
+        (
+            "rank --privacy edge --method one_shot --top-k 1",
+            "top_k",
+            _EDGE,
+            one_shot_tournaments(),
+            lambda e: (float(e), 1.0 / 25.0),
+            {"privacy": "edge", "method": "one_shot", "top_k": 1},
+        ),
+        (
+            f"rank --privacy individual --method counts --max-per-user {L}",
+            "counts",
+            _USER,
+            user_replace(L=L, heavy=True),
+            _pure,
+            {"privacy": "individual", "method": "counts", "max_per_user": L},
+        ),
+        (
+            f"rank --privacy individual --method counts --max-per-user {L} --as-published",
+            "counts",
+            _USER,
+            user_replace(L=L),
+            lambda e: (2.0 * float(e), 0.0),
+            {"privacy": "individual", "method": "counts", "max_per_user": L, "as_published": True},
+        ),
+        (
+            f"rank --privacy individual --method mle --max-per-user {L}",
+            "mle_individual",
+            _USER,
+            user_replace(L=L, heavy=True),
+            _pure,
+            {"privacy": "individual", "method": "mle", "max_per_user": L},
+        ),
+    ]
+    for name, kind, relation, neighbours, claim, options in rank_paths:
+        register_path(
+            ReleasePath(
+                name,
+                kind,
+                relation,
+                neighbours,
+                claim,
+                _rank_command(options),
+                _rank_api(options),
+                options=options,
+            )
+        )
+    for mechanism, kind in (("rr", "local_rr"), ("laplace", "local_laplace")):
+        register_path(
+            ReleasePath(
+                f"privatize --mechanism {mechanism}",
+                kind,
+                _LOCAL,
+                local_flip(),
+                _pure,
+                lambda data, eps, workdir, m=mechanism: [
+                    _privatize_argv(m, data, eps, workdir / "release.csv")
+                ],
+                _privatize_api(mechanism),
+                read=_read_release,
+                options={"mechanism": mechanism},
+            )
+        )
+    for mechanism, method in (
+        ("rr", "adrr"),
+        ("rr", "debiased_rr"),
+        ("rr", "classic_rr"),
+        ("rr", "count"),
+        ("laplace", "laplace"),
+    ):
+        register_path(
+            ReleasePath(
+                f"privatize --mechanism {mechanism} | rank --privacy local --method {method}",
+                "local_rank",
+                _LOCAL,
+                local_flip(),
+                _pure,
+                _local_rank_command(mechanism, method),
+                _local_rank_api(mechanism, method),
+                options={"mechanism": mechanism, "method": method, "privacy": "local"},
+            )
+        )
+
+
+_declare_paths()
