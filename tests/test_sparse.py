@@ -190,7 +190,7 @@ def test_aggregation_by_packed_sort_equals_unique_bincount(raw, n):
 
 def test_compiled_hessian_product_is_the_laplacian():
     """One compiled loop computes (D - U - U^T) x, U[a, b] = h over the pairs (in CSR rows)."""
-    from dprank import _sparse_kernels as kern
+    from dprank import _compiled as kern
 
     rng = np.random.default_rng(6)
     n = 40
@@ -240,7 +240,7 @@ def test_compiled_pass_matches_the_logistic_formulas(spread):
     """
     from scipy.special import expit
 
-    from dprank import _sparse_kernels as kern
+    from dprank import _compiled as kern
 
     rng = np.random.default_rng(8)
     n, m = 40, 600

@@ -58,6 +58,7 @@ from ._cli_output import (
     _stderr,
     _write_outputs,
 )
+from ._input_stream import FORMATS as INPUT_FORMATS
 
 __all__ = ["main"]
 
@@ -116,6 +117,31 @@ def _noise_source(args, name: str, domain: str):
         'NOT private (its record says "private": false)'
     )
     return NoiseSource.from_seed(gen)
+
+
+# --------------------------------------------------------------------------- input
+
+
+def _input(args):
+    """The comparison input: its path, or standard input's bytes for ``-``."""
+    return sys.stdin.buffer if args.comparisons == "-" else args.comparisons
+
+
+def _input_name(args) -> str:
+    """The input's name in records: the file's name, or ``-`` for standard input."""
+    return "-" if args.comparisons == "-" else Path(args.comparisons).name
+
+
+def _add_input_arguments(p: argparse.ArgumentParser, help_text: str) -> None:
+    """The comparison input (a path or ``-``) and ``--format``."""
+    p.add_argument("comparisons", metavar="COMPARISONS.csv", help=help_text)
+    p.add_argument(
+        "--format",
+        choices=INPUT_FORMATS,
+        help="the input's format where it cannot be told from its name or first bytes "
+        "(standard input, a pipe); by default Parquet by its magic bytes, else by the suffix "
+        "(.csv .tsv .parquet .jsonl), else JSON lines if it starts with '{', else CSV or TSV",
+    )
 
 
 # --------------------------------------------------------------------------- rank
@@ -203,10 +229,11 @@ def _read_rank_input(args, method, name: str, progress: _Progress):
     if args.low_memory:
         _free_memory_promptly()
     table = read_comparisons(
-        args.comparisons,
+        _input(args),
         need_users=method.needs_users,
         need_epsilon=method.trust_model == "local",
         real_outcomes=name == "local_laplace",
+        format=args.format,
     )
     progress.done()
     return table
@@ -227,7 +254,7 @@ def _release_ranking(args, table, method, name: str, noise, sidecar, progress: _
             "budget (record the budget where the data were privatized)"
         )
     with release_to(
-        args.ledger, table, entry, budget=args.budget, name=Path(args.comparisons).name
+        args.ledger, table, entry, budget=args.budget, name=_input_name(args)
     ) as receipt:
         progress.stage("fitting")
         ranking = _fit_ranking(args, table, noise)
@@ -334,7 +361,7 @@ def _rank_outputs(args, table, ranking, frame, sidecar, method) -> list:
             "warning": "private: facts about the input data; do not publish",
             "insecure_seed": args.insecure_seed,
             "input": {
-                "file": Path(args.comparisons).name,
+                "file": _input_name(args),
                 "sha256": table.sha256,
                 "layout": table.layout,
                 "rows": table.n_rows,
@@ -365,17 +392,18 @@ def _cmd_privatize(args) -> int:
     if args.low_memory:
         _free_memory_promptly()
     table = read_comparisons(
-        args.comparisons,
+        _input(args),
         need_users=True,
         need_epsilon=args.user_epsilon_column is not None,
         epsilon_column=args.user_epsilon_column or "epsilon",
+        format=args.format,
     )
     c = table.comparisons
     eps_user = np.full(c.n_users, args.epsilon) if args.epsilon is not None else c.user_epsilon
     aggregate = table.has_count and args.mechanism == "rr"
     entry = _ledger_entry(args, "privatize", args.mechanism, "user", True, np.max(eps_user))
     with release_to(
-        args.ledger, table, entry, budget=args.budget, name=Path(args.comparisons).name
+        args.ledger, table, entry, budget=args.budget, name=_input_name(args)
     ) as receipt:
         rel = local_release(c, eps_user, noise, args.mechanism, aggregate=aggregate)
         labels = np.asarray(c.labels).astype(str)
@@ -441,7 +469,8 @@ def _cmd_methods(args) -> int:
 
 
 _RANK_EPILOG = """\
-input: CSV or TSV with a header; one comparison per row, either
+input: CSV or TSV with a header (or Parquet, or JSON lines), from a file or
+standard input ('-'); one comparison per row, either
   winner,loser                 (the first item won), or
   item_a,item_b,outcome        (outcome 1 if item_a won, 0 if item_b won);
 optional columns: user (who compared; needed for individual and local),
@@ -558,7 +587,9 @@ def _add_rank_parser(sub) -> None:
         epilog=_RANK_EPILOG,
         formatter_class=_FORMAT,
     )
-    p.add_argument("comparisons", metavar="COMPARISONS.csv", help="the comparison file")
+    _add_input_arguments(
+        p, "the comparison file (CSV, TSV, Parquet or JSON lines; '-' for standard input)"
+    )
     _add_rank_model_options(p)
     _add_seed_options(p)
     _add_rank_output_options(p)
@@ -667,7 +698,7 @@ def _add_privatize_parser(sub) -> None:
         epilog=_PRIVATIZE_EPILOG,
         formatter_class=_FORMAT,
     )
-    p.add_argument("comparisons", metavar="COMPARISONS.csv", help="raw comparisons with users")
+    _add_input_arguments(p, "raw comparisons with users ('-' for standard input)")
     p.add_argument(
         "--epsilon", type=_positive_float, metavar="EPS", help="one budget for every user"
     )

@@ -1,15 +1,11 @@
-/* The sparse Newton-CG's per-pair loops in C: the same loops as the numba
- * kernels of dprank/_sparse_kernels.py, operation for operation and in the
- * same order, so both give the same bits (tests/test_sparse_backends.py).
+/* The sparse Newton-CG's per-pair loops (dprank.sparse, dprank.objective).
  *
- * Built by `python -m dprank._sparse_cbuild` (run by `make setup`) into a
- * shared library loaded with ctypes: a process that ranks does not import
- * numba (about 0.7 s and 110 MB). Compile without fast-math and without
- * floating-point contraction (no fused multiply-add): IEEE arithmetic, as
- * numba's loops without fastmath.
- *
- * At the end of the file: the parser of plain integer CSV text that
- * dprank.inputs uses for comparison files.
+ * Built by the package build (setup.py) with the reader (reader.c) into the
+ * extension dprank._native, loaded with ctypes by dprank._compiled. Compiled
+ * without fast-math and without floating-point contraction (no fused
+ * multiply-add): IEEE arithmetic in the order written, so a result is the same
+ * bits on every machine and compiler (tests/test_sparse_backends.py checks
+ * the loops against a line-by-line Python transcription).
  *
  * Pairs in rows (CSR): those of item a are k = ptr[a] .. ptr[a + 1] - 1, with
  * partners b[k] (int32). No pair joins an item with itself.
@@ -17,6 +13,8 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+
+#include "native.h"
 
 #define NODE_EXP_SPREAD 600.0
 
@@ -247,57 +245,4 @@ int64_t pcg(int64_t n, const int64_t *ptr, const int32_t *b, const double *h,
     if (it > max_iter) it = max_iter;
     free(work);
     return it;
-}
-
-/* Plain integer text of a comparison file (dprank.inputs): `len` bytes of lines
- * of `ncols` fields separated by `sep`, each line ended by \n or \r\n (the last
- * may lack it); every field an integer as Python prints a non-negative int
- * (digits, no leading zero but in "0", at most 18 digits). Field c of line r goes
- * to out[slot[c] * cap + r] where slot[c] >= 0. Returns the number of lines, or
- * -1 where the text is not plain (any other byte, an empty field or line, a line
- * of another number of fields, more than cap lines): the caller then reads it
- * as text, whose checks give the message. */
-int64_t parse_plain_integers(const uint8_t *buf, int64_t len, int64_t ncols,
-                             const int64_t *slot, int64_t sep, int64_t *out, int64_t cap)
-{
-    int64_t row = 0, col = 0, i = 0;
-    while (i < len) {
-        int64_t start = i, v = 0;
-        while (i < len && buf[i] >= '0' && buf[i] <= '9') {
-            v = v * 10 + (buf[i] - '0');
-            i++;
-        }
-        int64_t digits = i - start;
-        if (digits == 0 || digits > 18 || (digits > 1 && buf[start] == '0'))
-            return -1;
-        if (col >= ncols || row >= cap)
-            return -1;
-        if (slot[col] >= 0)
-            out[slot[col] * cap + row] = v;
-        col++;
-        if (i == len)
-            break; /* the last line, without a line end */
-        if (buf[i] == sep) {
-            i++;
-            if (i == len)
-                return -1; /* an empty last field */
-            continue;
-        }
-        if (buf[i] == '\r') {
-            if (i + 1 >= len || buf[i + 1] != '\n')
-                return -1;
-            i++;
-        }
-        if (buf[i] != '\n' || col != ncols)
-            return -1;
-        i++;
-        col = 0;
-        row++;
-    }
-    if (col != 0) {
-        if (col != ncols)
-            return -1;
-        row++;
-    }
-    return row;
 }
