@@ -11,7 +11,7 @@ compiled at run time. It holds
   :func:`dprank.objective.kernels`;
 * the comparison reader (``reader.c``): :func:`parse_csv` of CSV and TSV
   blocks, :class:`LabelTable` (provisional ids of labels) and
-  :class:`PairTable` (comparisons summed by item pair in a hash table), used by
+  :class:`PairRows` (comparisons summed by item pair with a radix sort), used by
   :mod:`dprank.inputs`.
 
 The library is plain C (no numpy or Python API beyond an empty module), so it
@@ -83,6 +83,7 @@ _SIGNATURES = {
     "zero_pass": (None, [_I64] + [_VP] * 7),
     "laplacian_mv": (ctypes.c_int, [_I64] + [_VP] * 6),
     "pcg": (_I64, [_I64] + [_VP] * 5 + [_F64] * 4 + [_I64, _VP, _VP]),
+    "components": (_I64, [_I64, _I64, _VP, _VP, _VP, _VP]),
     # reader.c
     "labels_new": (_VP, []),
     "labels_free": (None, [_VP]),
@@ -92,14 +93,9 @@ _SIGNATURES = {
     "labels_encode_texts": (_I64, [_VP, _VP, _VP, _VP, _I64, _VP]),
     "labels_encode_ints": (_I64, [_VP, _VP, _I64, _VP]),
     "parse_csv": (_I64, [_VP, _I64, _I64, _VP, _VP, _I64, _VP, _VP, _VP, _I64, _VP]),
-    "pairs_new": (_VP, [_I64]),
-    "pairs_free": (None, [_VP]),
-    "pairs_count": (_I64, [_VP]),
-    "pairs_add": (_I64, [_VP, _I64, _VP, _VP, _VP, _VP]),
-    "pairs_compact": (_I64, [_VP, _VP, _I64, _VP]),
-    "pairs_scatter": (_I64, [_VP, _VP, _I64, _VP, _VP, _VP, _VP]),
-    "rows_sort_merge": (_I64, [_I64, _VP, _VP, _VP, _VP]),
-    "unpack_counts": (None, [_I64, _VP, _VP]),
+    "rows_pack": (None, [_I64, _VP, _VP, _VP, _VP]),
+    "rows_sort": (_I64, [_I64, _VP, _VP, _VP, _VP, _VP, _I64, _VP]),
+    "rows_runs": (None, [_I64, _VP, _VP, _I64, _VP, _VP, _VP, _VP]),
     # module.c
     "native_source_digest": (ctypes.c_char_p, []),
 }
@@ -217,6 +213,17 @@ def pcg(ptr, b, h, diag, rhs, c, ones_eig, rtol, atol_update, max_iter):
     return x, int(it), bool(positive[0])
 
 
+def components(n: int, a: np.ndarray, b: np.ndarray) -> tuple[int, np.ndarray]:
+    """Connected components of the graph with edges ``(a[k], b[k])`` on ``n`` nodes:
+    their number and a label per node, numbered by each component's smallest node."""
+    a = np.ascontiguousarray(a, dtype=_I32)
+    b = np.ascontiguousarray(b, dtype=_I32)
+    label = np.empty(n, dtype=np.int64)
+    parent = np.empty(n, dtype=np.int64)
+    count = lib().components(n, a.size, _ptr(a), _ptr(b), _ptr(label), _ptr(parent))
+    return int(count), label
+
+
 # --------------------------------------------------------------------------- reader
 
 
@@ -311,7 +318,7 @@ def parse_csv(block, end: int, kinds, slots, sep: str, tables, cap: int):
     slots = np.ascontiguousarray(slots, dtype=np.int64)
     n_labels = int(slots[kinds == LABEL].max()) + 1 if np.any(kinds == LABEL) else 0
     n_numbers = int(slots[kinds == NUMBER].max()) + 1 if np.any(kinds == NUMBER) else 0
-    ids = np.empty((n_labels, cap), dtype=np.int64)
+    ids = np.empty((n_labels, cap), dtype=np.int32)
     nums = np.empty((n_numbers, cap), dtype=np.float64)
     handles = (ctypes.c_void_p * max(1, len(tables)))(*[t.handle for t in tables])
     stop = np.zeros(2, dtype=np.int64)
@@ -325,103 +332,90 @@ def parse_csv(block, end: int, kinds, slots, sep: str, tables, cap: int):
     return int(rows), ids, nums, int(stop[0]), int(stop[1])
 
 
-class PairTable:
-    """Comparisons summed over unordered pairs of provisional ids (``reader.c``'s pair sums).
+class PairRows:
+    """Comparisons kept as 64-bit rows, summed over unordered pairs at the end (``reader.c``).
 
-    A hash table with one slot per distinct pair: unit rows (no counts) keep two
-    32-bit counts, weighted ones two doubles (whole numbers: every sum exact in
-    any order). :meth:`result` puts the pairs in ``(a, b)`` order by a counting
-    sort over the first item and a sort of each item's few partners.
+    :meth:`add` packs each block's rows (``lo << 32 | hi << 1 | won``: 8 bytes a
+    row; with counts, 8 more); :meth:`result` renumbers them in label order, sorts
+    them by pair with a stable radix sort (a few streaming passes: time linear in
+    the rows, no comparison sort) and sums each pair's run: counts and wins are
+    sums of whole numbers, exact in any order. The pairs' ``n`` and ``w`` are
+    written into the rows' own buffers, so the peak is about 16 bytes a row plus 8
+    a pair.
     """
 
     def __init__(self, weighted: bool):
         self._lib = lib()
         self.weighted = bool(weighted)
+        self._chunks: list[np.ndarray] = []
+        self._counts: list[np.ndarray] = []
         self._used = False
-        self._ptr = self._lib.pairs_new(int(self.weighted))
-        if not self._ptr:
-            raise MemoryError("out of memory for the pair sums")
-
-    def __del__(self):
-        ptr, self._ptr = getattr(self, "_ptr", None), None
-        if ptr:
-            self._lib.pairs_free(ptr)
 
     def __len__(self) -> int:
-        return int(self._lib.pairs_count(self._ptr))
+        return sum(c.size for c in self._chunks)
 
     def add(self, i: np.ndarray, j: np.ndarray, y=None, count=None) -> None:
         """Add comparisons ``i`` against ``j`` (ids below 2^31, ``i != j``), outcome ``y``
-        for ``i`` (0/1; None: all 1) and ``count`` (None: all 1; only in a weighted table)."""
+        for ``i`` (0/1; None: all 1) and ``count`` (None: all 1; only with ``weighted``)."""
+        if self._used:
+            raise ValueError("the rows were summed by an earlier result()")
+        if count is not None and not self.weighted:
+            raise ValueError("counts need weighted rows")
         i = np.ascontiguousarray(i, dtype=np.int64)
         j = np.ascontiguousarray(j, dtype=np.int64)
         y = None if y is None else np.ascontiguousarray(y, dtype=np.float64)
-        if count is not None and not self.weighted:
-            raise ValueError("counts need a weighted table")
-        if self._used:
-            raise ValueError("the pair table was emptied by an earlier result()")
-        count = None if count is None else np.ascontiguousarray(count, dtype=np.float64)
-        got = self._lib.pairs_add(self._ptr, i.size, _ptr(i), _ptr(j), _ptr(y), _ptr(count))
-        if got == -1:
-            raise MemoryError("out of memory for the pair sums")
-        if got == -2:
-            raise OverflowError(
-                "a pair is compared more than 2^32 - 1 times in rows without counts: give "
-                "such rows as one row with a count column"
+        out = np.empty(i.size, dtype=np.uint64)
+        self._lib.rows_pack(i.size, _ptr(i), _ptr(j), _ptr(y), _ptr(out))
+        self._chunks.append(out)
+        if self.weighted:
+            self._counts.append(
+                np.ones(i.size) if count is None else np.array(count, dtype=np.float64)
             )
 
     def result(self, rank: np.ndarray | None, n_items: int):
         """``(a, b, n, w)`` of the distinct pairs sorted by ``(a, b)``, ``a < b`` int32.
 
-        ``rank[id]``: the final index of each provisional id (None: the ids are the
-        indices); ids with one index are one item (their pairs are added). The
-        table is emptied (its memory freed as the pairs move out).
+        ``rank[id]``: the final index of each id (None: the ids are the indices); ids
+        with one index are one item (their pairs are added). The rows are dropped.
         """
-        if self._ptr is None or self._used:
-            raise ValueError("the pair table was emptied by an earlier result()")
+        if self._used:
+            raise ValueError("the rows were summed by an earlier result()")
         self._used = True
-        rank_arr = None if rank is None else np.ascontiguousarray(rank, dtype=np.int64)
-        if (
-            rank_arr is not None
-            and rank_arr.size
-            and (rank_arr.min() < 0 or rank_arr.max() >= n_items)
-        ):
-            raise ValueError(f"rank must lie in 0 .. {n_items - 1}")
-        ptr = np.zeros(n_items + 1, dtype=np.int64)
-        m = self._lib.pairs_compact(self._ptr, _ptr(rank_arr), n_items, _ptr(ptr))
-        if m == -2:
-            raise ValueError(f"an item id is not below n_items = {n_items}")
-        if m < 0:
-            raise ValueError("a pair joins an item with itself once the labels are merged")
-        np.cumsum(ptr, out=ptr)
-        b = np.empty(m, dtype=np.int32)
+        chunks, self._chunks = self._chunks, []
+        x = chunks[0] if len(chunks) == 1 else np.concatenate(chunks)
+        del chunks
+        counts, self._counts = self._counts, []
+        cx = None
         if self.weighted:
-            n, w = np.empty(m), np.empty(m)
-            packed = None
-            if self._lib.pairs_scatter(
-                self._ptr, _ptr(ptr), n_items, _ptr(b), None, _ptr(n), _ptr(w)
-            ):
-                raise MemoryError("out of memory for the pairs")
-            got = self._lib.rows_sort_merge(n_items, _ptr(ptr), _ptr(b), _ptr(n), _ptr(w))
-        else:
-            packed = np.empty(m, dtype=np.uint64)
-            if self._lib.pairs_scatter(
-                self._ptr, _ptr(ptr), n_items, _ptr(b), _ptr(packed), None, None
-            ):
-                raise MemoryError("out of memory for the pairs")
-            got = self._lib.rows_sort_merge(n_items, _ptr(ptr), _ptr(b), _ptr(packed), None)
-        if got == -2:
-            raise OverflowError("a pair is compared more than 2^32 - 1 times without counts")
-        if got < m:  # labels merged by normalisation: their pairs were added up
-            b = b[:got].copy()
-            if packed is None:
-                n, w = n[:got].copy(), w[:got].copy()
-            else:
-                packed = packed[:got].copy()
-        if packed is not None:
-            w = np.empty(got)
-            self._lib.unpack_counts(got, _ptr(packed), _ptr(w))
-            n = packed.view(np.float64)
-            del packed
-        a = np.repeat(np.arange(n_items, dtype=np.int32), np.diff(ptr))
+            cx = counts[0] if len(counts) == 1 else np.concatenate(counts)
+        del counts
+        m = x.size
+        rank_arr = None if rank is None else np.ascontiguousarray(rank, dtype=np.int64)
+        y = np.empty_like(x)
+        cy = None if cx is None else np.empty_like(cx)
+        pairs = np.zeros(1, dtype=np.int64)
+        which = self._lib.rows_sort(
+            m, _ptr(x), _ptr(y), _ptr(cx), _ptr(cy), _ptr(rank_arr), int(n_items), _ptr(pairs)
+        )
+        if which == -1:
+            raise ValueError("a pair joins an item with itself once the labels are merged")
+        if which == -2:
+            raise ValueError(f"an item id is not below n_items = {n_items}")
+        if which < 0:
+            raise MemoryError("out of memory for the pairs")
+        done, other = (x, y) if which == 0 else (y, x)
+        counts_done = cx if which == 0 else cy
+        del x, y, cx, cy
+        p = int(pairs[0])
+        a = np.empty(p, dtype=np.int32)
+        b = np.empty(p, dtype=np.int32)
+        # n into the other buffer, w into the sorted rows' own (each written behind the read)
+        self._lib.rows_runs(
+            m, _ptr(done), _ptr(counts_done), int(n_items), _ptr(a), _ptr(b), _ptr(other),
+            _ptr(done),
+        )  # fmt: skip
+        n = other.view(np.float64)[:p]
+        w = done.view(np.float64)[:p]
+        if p < m - m // 4:  # many rows per pair: keep the pairs, not the rows' buffers
+            n, w = n.copy(), w.copy()
         return a, b, n, w

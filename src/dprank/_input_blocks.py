@@ -6,7 +6,8 @@ array operations (the messages of :mod:`dprank.inputs`, with the file's line
 numbers), codes its item and user labels (:class:`_Labels`: the compiled label
 tables, then the normalisation of the block's new distinct labels) and keeps
 the coded columns, or sums them over item pairs as they stream
-(:class:`dprank.comparisons.PairSums`, a compiled hash table).
+(:class:`dprank.comparisons.PairSums`: packed rows, summed at the end by a
+compiled radix sort).
 
 A block's columns are label ids already (the compiled CSV parser,
 :class:`Coded`), int64 or float64 numpy arrays (numbers the compiled parser

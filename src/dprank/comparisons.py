@@ -515,21 +515,14 @@ def _aggregate(n_items, i, j, y, count) -> PairStatistics:
     return PairStatistics(n_items, *split(uniq), nn, ww)
 
 
-_UNION_ROUNDS = 64
-_EDGE_BLOCK = 1 << 18  # edges per block of a union-find round (small, reused buffers)
-
-
 def connected_components(n_items: int, a: np.ndarray, b: np.ndarray) -> tuple[int, np.ndarray]:
     """Connected components of the graph on ``n_items`` nodes with edges ``(a_k, b_k)``.
 
     Returns the number of components and a label per node, the components
     numbered by their smallest node (scipy's
     :func:`scipy.sparse.csgraph.connected_components` numbers them alike).
-    Vectorised union-find: each round hooks every edge's larger root under the
-    smaller one and then compresses the paths, until a round hooks nothing;
-    without scipy's import (about 0.4 s of start-up). Past 64 rounds it hands
-    over to scipy. The edges are read in blocks into a few small buffers: no
-    copy of ``a`` or ``b`` and no temporaries of their length.
+    One compiled union-find pass over the edges (union by the smaller root, path
+    halving; :func:`dprank._compiled.components`), without scipy's import.
     """
     from . import _checks
 
@@ -553,63 +546,21 @@ def _index_view(name, x, n_items):
 
 def _union_find(n: int, a: np.ndarray, b: np.ndarray) -> tuple[int, np.ndarray]:
     """:func:`connected_components` of checked indices ``0 <= a, b < n`` (not modified)."""
-    dtype = np.int32 if n < 2**31 else np.int64
-    parent = np.arange(n, dtype=dtype)
-    m = a.size
-    block = max(1, min(m, _EDGE_BLOCK))
-    ra, rb, lo = (np.empty(block, dtype=dtype) for _ in range(3))
-    for _ in range(_UNION_ROUNDS):
-        # every value of ``roots`` is a root (parent[x] <= x, paths compressed):
-        # each edge hooks its larger root under its smaller one, as one
-        # ``minimum.at`` over all edges would, then the paths are compressed
-        roots, parent = parent, parent.copy()
-        for start in range(0, m, block):
-            stop = min(m, start + block)
-            x, y, z = ra[: stop - start], rb[: stop - start], lo[: stop - start]
-            np.take(roots, a[start:stop], out=x)
-            np.take(roots, b[start:stop], out=y)
-            np.minimum(x, y, out=z)
-            np.maximum(x, y, out=x)
-            np.minimum.at(parent, x, z)
-        while True:  # parent[x] <= x throughout: jump until every node points at its root
-            grand = parent[parent]
-            if np.array_equal(grand, parent):
-                break
-            parent = grand
-        if np.array_equal(parent, roots):  # nothing hooked: every edge lies within a tree
-            break
-    else:
-        return _scipy_components(n, a, b, parent)
-    roots, labels = np.unique(parent, return_inverse=True)
-    return int(roots.size), labels.astype(np.int64, copy=False)
+    from ._compiled import components
 
-
-def _scipy_components(n: int, a: np.ndarray, b: np.ndarray, parent: np.ndarray):
-    """Components by scipy, of the edges left and the trees built so far."""
-    from scipy.sparse import csr_array
-    from scipy.sparse.csgraph import connected_components as scipy_components
-
-    src = np.concatenate([a, np.arange(n)])
-    dst = np.concatenate([b, parent])
-    order = np.argsort(src, kind="stable")
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(src, minlength=n), out=indptr[1:])
-    adj = csr_array((np.ones(src.size), dst[order], indptr), shape=(n, n))
-    k, labels = scipy_components(adj, directed=True, connection="weak")
-    return int(k), labels
+    return components(n, a, b)
 
 
 class PairSums:
     """Comparisons summed over unordered pairs as they arrive in blocks (a stream).
 
-    A compiled hash table (:class:`dprank._compiled.PairTable`) with one slot per
-    distinct pair: memory follows the distinct pairs and time the rows (no sort of
-    the rows). :meth:`result` puts the pairs in ``(a, b)`` order by a counting sort
-    over the first item and a sort of each item's partners. Item ids are below
-    ``2**31``; counts and wins are sums of whole numbers, exact in any order, so
-    the result equals :meth:`Comparisons.pair_statistics` of all the rows bit for
-    bit. Rows given without counts are kept as 32-bit counts; rows with counts as
-    doubles (a table holds one kind or the other).
+    The rows are kept packed, 8 bytes each (16 with counts), and summed at the
+    end by the compiled :class:`dprank._compiled.PairRows`: renumbered by ``rank``,
+    sorted by pair with a linear-time radix sort (a few streaming passes) and
+    added up per pair. Item ids are below ``2**31``; counts and wins are sums of
+    whole numbers, exact in any order, so the result equals
+    :meth:`Comparisons.pair_statistics` of all the rows bit for bit. Every block
+    gives counts, or none does.
     """
 
     _BITS = 31
@@ -620,7 +571,7 @@ class PairSums:
 
     def add(self, i, j, y=None, count=None) -> None:
         """Add comparisons: ``i`` against ``j``, outcome ``y`` for ``i`` (0/1; None = all 1)."""
-        from ._compiled import PairTable
+        from ._compiled import PairRows
 
         i = np.asarray(i, dtype=np.int64)
         j = np.asarray(j, dtype=np.int64)
@@ -631,7 +582,7 @@ class PairSums:
             raise ValueError(f"PairSums takes item ids from 0 to 2**{self._BITS} - 1")
         self._top = max(self._top, top)
         if self._table is None:
-            self._table = PairTable(weighted=count is not None)
+            self._table = PairRows(weighted=count is not None)
         elif self._table.weighted != (count is not None):
             raise ValueError("PairSums: every block gives counts, or none does")
         self._table.add(i, j, y, count)

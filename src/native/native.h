@@ -28,6 +28,8 @@ DPRANK_API int64_t pcg(int64_t n, const int64_t *ptr, const int32_t *b, const do
                        const double *diag, const double *rhs, double c, double ones_eig,
                        double rtol, double atol_update, int64_t max_iter, double *x,
                        int32_t *positive);
+DPRANK_API int64_t components(int64_t n, int64_t m, const int32_t *a, const int32_t *b,
+                              int64_t *label, int64_t *parent);
 
 /* reader.c */
 DPRANK_API void *labels_new(void);
@@ -40,20 +42,14 @@ DPRANK_API int64_t labels_encode_texts(void *t, const uint8_t *data, const int64
                                        const uint8_t *nulls, int64_t n, int64_t *out);
 DPRANK_API int64_t labels_encode_ints(void *t, const int64_t *v, int64_t n, int64_t *out);
 DPRANK_API int64_t parse_csv(const uint8_t *buf, int64_t len, int64_t ncols, const int64_t *kind,
-                             const int64_t *slot, int64_t sep, void **tables, int64_t *ids,
+                             const int64_t *slot, int64_t sep, void **tables, int32_t *ids,
                              double *nums, int64_t cap, int64_t *stop);
-DPRANK_API void *pairs_new(int64_t weighted);
-DPRANK_API void pairs_free(void *t);
-DPRANK_API int64_t pairs_count(void *t);
-DPRANK_API int64_t pairs_add(void *t, int64_t m, const int64_t *i, const int64_t *j,
-                             const double *y, const double *count);
-DPRANK_API int64_t pairs_compact(void *t, const int64_t *rank, int64_t n_items,
-                                 int64_t *counts);
-DPRANK_API int64_t pairs_scatter(void *t, const int64_t *ptr, int64_t n_items, int32_t *b,
-                                 uint64_t *packed, double *n, double *w);
-DPRANK_API int64_t rows_sort_merge(int64_t n_items, int64_t *ptr, int32_t *b, uint64_t *x,
-                                   uint64_t *y);
-DPRANK_API void unpack_counts(int64_t m, uint64_t *packed, double *w);
+DPRANK_API void rows_pack(int64_t m, const int64_t *i, const int64_t *j, const double *y,
+                          uint64_t *out);
+DPRANK_API int64_t rows_sort(int64_t m, uint64_t *x, uint64_t *y, double *cx, double *cy,
+                             const int64_t *rank, int64_t n_items, int64_t *pairs);
+DPRANK_API void rows_runs(int64_t m, void *sorted, const double *c, int64_t n_items, int32_t *a,
+                          int32_t *b, void *n, void *w);
 
 /* module.c: the hash of these sources the build compiled in */
 DPRANK_API const char *native_source_digest(void);

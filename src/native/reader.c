@@ -4,9 +4,8 @@
  *    and text by its bytes (hash tables; ids numbered as labels first appear);
  *  - parse_csv: a block of simple CSV or TSV text straight to label ids and
  *    numbers (no text objects per row);
- *  - pair sums: comparisons summed over unordered item pairs in a hash table
- *    as the blocks arrive (memory follows the distinct pairs, time the rows),
- *    then put in (a, b) order by a counting sort over the first item.
+ *  - pair sums: comparisons summed over unordered item pairs by a radix sort
+ *    of the rows (64 bits a row; time linear in the rows).
  *
  * What Python keeps: the validation and its messages (the blocks' id and number
  * arrays are checked with array operations), the Unicode normalisation of the
@@ -21,6 +20,7 @@
 #include <string.h>
 
 #include "native.h"
+
 
 #if defined(__GNUC__) || defined(__clang__)
 #define PREFETCH(p) __builtin_prefetch(p)
@@ -64,13 +64,21 @@ static int is_space(uint8_t c) { return c == ' ' || c == '\t' || c == '\v' || c 
 /* ------------------------------------------------------------------ label tables */
 
 typedef struct {
+    uint64_t key; /* the integer (as bits), or the text's hash */
+    int64_t id;   /* -1: empty */
+} islot_t;
+
+typedef struct {
     int64_t n, cap;    /* ids in use, room */
     int64_t *val;      /* per id: integer value, or offset of the text */
     int32_t *len;      /* per id: -1 for an integer label, else the text's length */
-    uint64_t *hash;    /* per id: hash of the text (0 for integers) */
-    int32_t *islot;    /* integer index: id + 1 per slot, 0 empty */
+    /* integers: a table over their range while they are dense in it (dense[v - dlo]:
+     * id + 1, 0 unseen), else a hash index */
+    int32_t *dense;
+    int64_t dlo, dsize;
+    islot_t *islot;
     int64_t icap, icount;
-    int32_t *tslot;    /* text index: id + 1 per slot, 0 empty */
+    islot_t *tslot;    /* text index (key: the text's hash) */
     int64_t tcap, tcount;
     uint8_t *text;     /* the texts, one after the other */
     int64_t tlen, tbytes;
@@ -86,13 +94,21 @@ static void *grow(void *p, int64_t *cap, int64_t need, size_t size)
     return q;
 }
 
+static islot_t *empty_slots(int64_t cap)
+{
+    islot_t *s = malloc((size_t)cap * sizeof(islot_t));
+    if (s)
+        for (int64_t k = 0; k < cap; k++) s[k].id = -1;
+    return s;
+}
+
 void *labels_new(void)
 {
     labels_t *t = calloc(1, sizeof(labels_t));
     if (!t) return NULL;
     t->icap = t->tcap = 1024;
-    t->islot = calloc((size_t)t->icap, sizeof(int32_t));
-    t->tslot = calloc((size_t)t->tcap, sizeof(int32_t));
+    t->islot = empty_slots(t->icap);
+    t->tslot = empty_slots(t->tcap);
     if (!t->islot || !t->tslot) {
         labels_free(t);
         return NULL;
@@ -106,7 +122,7 @@ void labels_free(void *p)
     if (!t) return;
     free(t->val);
     free(t->len);
-    free(t->hash);
+    free(t->dense);
     free(t->islot);
     free(t->tslot);
     free(t->text);
@@ -146,73 +162,116 @@ void labels_export(void *p, int64_t lo, int64_t hi, int64_t *val, int64_t *len, 
 static int new_id(labels_t *t)
 {
     if (t->n >= INT32_MAX - 1) return -1;
-    int64_t cap = t->cap, c2 = t->cap, c3 = t->cap;
+    if (t->n < t->cap) return 0;
+    int64_t cap = t->cap, c2 = t->cap;
     int64_t *val = grow(t->val, &cap, t->n + 1, sizeof(int64_t));
     if (!val) return -1;
     t->val = val;
     int32_t *len = grow(t->len, &c2, t->n + 1, sizeof(int32_t));
     if (!len) return -1;
     t->len = len;
-    uint64_t *hash = grow(t->hash, &c3, t->n + 1, sizeof(uint64_t));
-    if (!hash) return -1;
-    t->hash = hash;
     t->cap = cap;
     return 0;
 }
 
-static int rehash_ints(labels_t *t)
+/* insert (key, id) into an index known not to hold key */
+static void slot_put(islot_t *slots, int64_t cap, uint64_t key, uint64_t h, int64_t id)
 {
-    int64_t cap = t->icap * 2;
-    int32_t *slot = calloc((size_t)cap, sizeof(int32_t));
-    if (!slot) return -1;
-    for (int64_t s = 0; s < t->icap; s++) {
-        int32_t id = t->islot[s];
-        if (!id) continue;
-        uint64_t h = mix64((uint64_t)t->val[id - 1]) & (uint64_t)(cap - 1);
-        while (slot[h]) h = (h + 1) & (uint64_t)(cap - 1);
-        slot[h] = id;
-    }
-    free(t->islot);
-    t->islot = slot;
-    t->icap = cap;
+    uint64_t mask = (uint64_t)(cap - 1), at = h & mask;
+    while (slots[at].id >= 0) at = (at + 1) & mask;
+    slots[at].key = key;
+    slots[at].id = id;
+}
+
+static int rehash(islot_t **slots, int64_t *cap, int text)
+{
+    int64_t c = *cap * 2;
+    islot_t *old = *slots, *fresh = empty_slots(c);
+    if (!fresh) return -1;
+    for (int64_t s = 0; s < *cap; s++)
+        if (old[s].id >= 0)
+            slot_put(fresh, c, old[s].key, text ? old[s].key : mix64(old[s].key), old[s].id);
+    free(old);
+    *slots = fresh;
+    *cap = c;
     return 0;
 }
 
-static int rehash_texts(labels_t *t)
+static int64_t add_int(labels_t *t, int64_t v)
 {
-    int64_t cap = t->tcap * 2;
-    int32_t *slot = calloc((size_t)cap, sizeof(int32_t));
-    if (!slot) return -1;
-    for (int64_t s = 0; s < t->tcap; s++) {
-        int32_t id = t->tslot[s];
-        if (!id) continue;
-        uint64_t h = t->hash[id - 1] & (uint64_t)(cap - 1);
-        while (slot[h]) h = (h + 1) & (uint64_t)(cap - 1);
-        slot[h] = id;
-    }
-    free(t->tslot);
-    t->tslot = slot;
-    t->tcap = cap;
-    return 0;
-}
-
-/* id of the integer label v (added if new); -1: out of memory */
-static int64_t int_id(labels_t *t, int64_t v)
-{
-    uint64_t mask = (uint64_t)(t->icap - 1);
-    uint64_t h = mix64((uint64_t)v) & mask;
-    int32_t id;
-    while ((id = t->islot[h])) {
-        if (t->val[id - 1] == v) return id - 1;
-        h = (h + 1) & mask;
-    }
     if (new_id(t)) return -1;
     int64_t k = t->n++;
     t->val[k] = v;
     t->len[k] = -1;
-    t->hash[k] = 0;
-    t->islot[h] = (int32_t)(k + 1);
-    if (++t->icount * 4 > t->icap * 3 && rehash_ints(t)) return -1;
+    return k;
+}
+
+/* the integers seen so far into the hash index (they are too spread out for a table) */
+static int leave_dense(labels_t *t)
+{
+    for (int64_t k = 0; k < t->n; k++) {
+        if (t->len[k] >= 0) continue;
+        while ((t->icount + 1) * 4 > t->icap * 3)
+            if (rehash(&t->islot, &t->icap, 0)) return -1;
+        slot_put(t->islot, t->icap, (uint64_t)t->val[k], mix64((uint64_t)t->val[k]), k);
+        t->icount++;
+    }
+    free(t->dense);
+    t->dense = NULL;
+    t->dsize = -1; /* never again */
+    return 0;
+}
+
+/* a table of up to 2^22 entries whatever the labels (calloc: pages never touched cost no memory) */
+#define DENSE_MIN (1 << 22)
+
+/* id of the integer label v (added if new); -1: out of memory */
+static int64_t int_id(labels_t *t, int64_t v)
+{
+    uint64_t off = (uint64_t)v - (uint64_t)t->dlo;
+    if (LIKELY(t->dense != NULL) && off < (uint64_t)t->dsize) {
+        int32_t id = t->dense[off];
+        if (LIKELY(id)) return id - 1;
+        int64_t k = add_int(t, v);
+        if (k >= 0) t->dense[off] = (int32_t)(k + 1);
+        return k;
+    }
+    if (t->dsize >= 0) { /* the table, grown to take v while the integers stay dense in it */
+        int64_t lo = v, hi = v;
+        if (t->dense) {
+            int64_t top = t->dlo + (t->dsize - 1);
+            if (t->dlo < lo) lo = t->dlo;
+            if (top > hi) hi = top;
+        }
+        uint64_t span = (uint64_t)hi - (uint64_t)lo + 1;
+        if (span <= (uint64_t)(4 * t->n + DENSE_MIN)) {
+            int64_t extra = (int64_t)(span / 2) + 1024; /* room to grow, on the side v came */
+            int64_t new_lo = lo;
+            if (t->dense && v < t->dlo && lo > INT64_MIN + extra) new_lo = lo - extra;
+            int64_t size = (int64_t)span + extra;
+            int32_t *d = calloc((size_t)size, sizeof(int32_t));
+            if (!d) return -1;
+            if (t->dense)
+                memcpy(d + (t->dlo - new_lo), t->dense, (size_t)t->dsize * sizeof(int32_t));
+            free(t->dense);
+            t->dense = d;
+            t->dlo = new_lo;
+            t->dsize = size;
+            return int_id(t, v);
+        }
+        if (leave_dense(t)) return -1;
+    }
+    uint64_t mask = (uint64_t)(t->icap - 1);
+    uint64_t at = mix64((uint64_t)v) & mask;
+    while (t->islot[at].id >= 0) {
+        if (t->islot[at].key == (uint64_t)v) return t->islot[at].id;
+        at = (at + 1) & mask;
+    }
+    int64_t k = add_int(t, v);
+    if (k < 0) return -1;
+    t->islot[at].key = (uint64_t)v;
+    t->islot[at].id = k;
+    if (++t->icount * 4 > t->icap * 3 && rehash(&t->islot, &t->icap, 0)) return -1;
     return k;
 }
 
@@ -221,13 +280,12 @@ static int64_t text_id(labels_t *t, const uint8_t *p, int64_t n)
 {
     uint64_t hv = hash_bytes(p, n);
     uint64_t mask = (uint64_t)(t->tcap - 1);
-    uint64_t h = hv & mask;
-    int32_t id;
-    while ((id = t->tslot[h])) {
-        int64_t k = id - 1;
-        if (t->hash[k] == hv && t->len[k] == n && !memcmp(t->text + t->val[k], p, (size_t)n))
+    uint64_t at = hv & mask;
+    while (t->tslot[at].id >= 0) {
+        int64_t k = t->tslot[at].id;
+        if (t->tslot[at].key == hv && t->len[k] == n && !memcmp(t->text + t->val[k], p, (size_t)n))
             return k;
-        h = (h + 1) & mask;
+        at = (at + 1) & mask;
     }
     if (n > INT32_MAX || new_id(t)) return -1;
     uint8_t *text = grow(t->text, &t->tbytes, t->tlen + n + 1, 1);
@@ -237,10 +295,10 @@ static int64_t text_id(labels_t *t, const uint8_t *p, int64_t n)
     int64_t k = t->n++;
     t->val[k] = t->tlen;
     t->len[k] = (int32_t)n;
-    t->hash[k] = hv;
     t->tlen += n;
-    t->tslot[h] = (int32_t)(k + 1);
-    if (++t->tcount * 4 > t->tcap * 3 && rehash_texts(t)) return -1;
+    t->tslot[at].key = hv;
+    t->tslot[at].id = k;
+    if (++t->tcount * 4 > t->tcap * 3 && rehash(&t->tslot, &t->tcap, 1)) return -1;
     return k;
 }
 
@@ -329,12 +387,38 @@ static int plain_number(const uint8_t *p, int64_t n, double *out)
  * memory; 4 cap rows read), whose offset is stop[0] (len where every line was
  * taken). A line is checked whole before its labels are added, so the tables
  * hold the labels of the rows taken and of no other. Returns the rows taken. */
+/* The field at buf[i] as a canonical integer (see canonical_int) ended by the
+ * delimiter, a line end or the block's end: 1, its value and end; else 0 (the
+ * general scan takes it). The usual field of a large comparison log. */
+static inline int fast_int(const uint8_t *buf, int64_t i, int64_t len, int64_t sep, int64_t *v,
+                           int64_t *end)
+{
+    int64_t k = i, x = 0;
+    int neg = 0;
+    if (k < len && buf[k] == '-') {
+        neg = 1;
+        k++;
+    }
+    int64_t first = k;
+    while (k < len && (uint8_t)(buf[k] - '0') < 10 && k - first < 19) {
+        x = x * 10 + (buf[k] - '0');
+        k++;
+    }
+    int64_t digits = k - first;
+    if (digits < 1 || digits > 18 || (buf[first] == '0' && (digits > 1 || neg))) return 0;
+    if (k < len && buf[k] != sep && buf[k] != '\n' && buf[k] != '\r') return 0;
+    *v = neg ? -x : x;
+    *end = k;
+    return 1;
+}
+
 int64_t parse_csv(const uint8_t *buf, int64_t len, int64_t ncols, const int64_t *kind,
-                  const int64_t *slot, int64_t sep, void **tables, int64_t *ids, double *nums,
+                  const int64_t *slot, int64_t sep, void **tables, int32_t *ids, double *nums,
                   int64_t cap, int64_t *stop)
 {
     int64_t row = 0, i = 0;
-    int64_t *span = malloc(sizeof(int64_t) * 2 * (size_t)(ncols > 0 ? ncols : 1));
+    /* per field of the line: its span (stripped), or its integer value (span[2c] = -1) */
+    int64_t *span = malloc(sizeof(int64_t) * 3 * (size_t)(ncols > 0 ? ncols : 1));
     stop[1] = 0;
     if (!span) {
         stop[0] = 0;
@@ -348,20 +432,29 @@ int64_t parse_csv(const uint8_t *buf, int64_t len, int64_t ncols, const int64_t 
         }
         int64_t line = i, col = 0, reason = 0;
         int blank = 1;
-        for (;;) { /* the line's fields: their spans, stripped */
-            int64_t start = i;
-            while (i < len && buf[i] != sep && buf[i] != '\n' && buf[i] != '\r' && buf[i] != '"') i++;
-            if (i < len && buf[i] == '"') {
-                reason = 2;
-                break;
-            }
-            int64_t lo = start, hi = i;
-            while (hi > lo && is_space(buf[hi - 1])) hi--;
-            while (lo < hi && is_space(buf[lo])) lo++;
-            if (hi > lo) blank = 0;
-            if (col < ncols) {
-                span[2 * col] = lo;
-                span[2 * col + 1] = hi;
+        for (;;) { /* the line's fields: integers, or their spans stripped */
+            int64_t v, end;
+            if (col < ncols && kind[col] && fast_int(buf, i, len, sep, &v, &end)) {
+                span[3 * col] = -1;
+                span[3 * col + 2] = v;
+                i = end;
+                blank = 0;
+            } else {
+                int64_t start = i;
+                while (i < len && buf[i] != sep && buf[i] != '\n' && buf[i] != '\r' && buf[i] != '"')
+                    i++;
+                if (i < len && buf[i] == '"') {
+                    reason = 2;
+                    break;
+                }
+                int64_t lo = start, hi = i;
+                while (hi > lo && is_space(buf[hi - 1])) hi--;
+                while (lo < hi && is_space(buf[lo])) lo++;
+                if (hi > lo) blank = 0;
+                if (col < ncols) {
+                    span[3 * col] = lo;
+                    span[3 * col + 1] = hi;
+                }
             }
             col++;
             if (i < len && buf[i] == sep) {
@@ -377,19 +470,30 @@ int64_t parse_csv(const uint8_t *buf, int64_t len, int64_t ncols, const int64_t 
         }
         if (!reason && blank) reason = 1;
         if (!reason && col != ncols) reason = 2;
-        for (int64_t c = 0; !reason && c < ncols; c++) {
-            int64_t lo = span[2 * c], n = span[2 * c + 1] - lo;
+        for (int64_t c = 0; !reason && c < ncols; c++) { /* numbers, and no empty label */
+            if (!kind[c] || span[3 * c] < 0) {
+                if (kind[c] == 2) nums[slot[c] * cap + row] = (double)span[3 * c + 2];
+                if (kind[c] == 2 && (span[3 * c + 2] > 999999999999999 ||
+                                     span[3 * c + 2] < -999999999999999))
+                    reason = 2; /* beyond 15 digits: not exact as a double */
+                continue;
+            }
+            int64_t lo = span[3 * c], n = span[3 * c + 1] - lo;
             if (kind[c] == 1 && !n) reason = 2;
             if (kind[c] == 2 && !plain_number(buf + lo, n, &nums[slot[c] * cap + row])) reason = 2;
         }
-        for (int64_t c = 0; !reason && c < ncols; c++) {
+        for (int64_t c = 0; !reason && c < ncols; c++) { /* the line is taken: its labels */
             if (kind[c] != 1) continue;
-            int64_t lo = span[2 * c], n = span[2 * c + 1] - lo;
-            int64_t v, id;
             labels_t *t = tables[slot[c]];
-            id = canonical_int(buf + lo, n, &v) ? int_id(t, v) : text_id(t, buf + lo, n);
+            int64_t v, id;
+            if (span[3 * c] < 0) {
+                id = int_id(t, span[3 * c + 2]);
+            } else {
+                int64_t lo = span[3 * c], n = span[3 * c + 1] - lo;
+                id = canonical_int(buf + lo, n, &v) ? int_id(t, v) : text_id(t, buf + lo, n);
+            }
             if (id < 0) reason = 3;
-            else ids[slot[c] * cap + row] = id;
+            else ids[slot[c] * cap + row] = (int32_t)id;
         }
         if (reason) {
             stop[1] = reason;
@@ -406,369 +510,131 @@ int64_t parse_csv(const uint8_t *buf, int64_t len, int64_t ncols, const int64_t 
 
 /* ------------------------------------------------------------------ pair sums */
 
-/* One slot per distinct pair: key = lo << 32 | hi (lo < hi, provisional ids below
- * 2^31; 0 marks an empty slot: no pair has lo = hi = 0), and the counts: unit rows
- * (no count column) as two 32-bit integers (comparisons, wins of lo), weighted
- * ones as doubles (whole numbers, so every sum is exact in any order). The table
- * is split into shards by the hash's top bits, each grown on its own, so a
- * growth copies one shard, not the whole table. */
+/* Comparisons summed over unordered item pairs, by a radix sort of the rows (no
+ * comparison sort: time linear in the rows, a few streaming passes). A row is
+ * kept as 64 bits while the blocks arrive, lo << 32 | hi << 1 | won (provisional
+ * ids below 2^31, won: the lower id won); at the end the ids are renumbered in
+ * label order, the rows sorted by (a, b, won) in ceil(bits / 12) passes of a
+ * stable LSD radix sort over the bits the item count needs, and each run of one
+ * pair gives its count and wins (sums of whole numbers: exact in any order). */
 
-#define SHARD_BITS 6
-#define SHARDS (1 << SHARD_BITS)
-#define BATCH 16
-
-typedef struct {
-    uint64_t key;
-    uint32_t n, w;
-} uslot_t;
-
-typedef struct {
-    uint64_t key;
-    double n, w;
-} wslot_t;
-
-typedef struct {
-    void *slots;
-    int64_t cap, count;
-} shard_t;
-
-typedef struct {
-    int weighted;
-    shard_t shard[SHARDS];
-} pairs_t;
-
-static size_t slot_size(const pairs_t *t) { return t->weighted ? sizeof(wslot_t) : sizeof(uslot_t); }
-
-void pairs_free(void *p)
-{
-    pairs_t *t = p;
-    if (!t) return;
-    for (int s = 0; s < SHARDS; s++) free(t->shard[s].slots);
-    free(t);
-}
-
-void *pairs_new(int64_t weighted)
-{
-    pairs_t *t = calloc(1, sizeof(pairs_t));
-    if (!t) return NULL;
-    t->weighted = (int)weighted;
-    for (int s = 0; s < SHARDS; s++) {
-        t->shard[s].cap = 256;
-        t->shard[s].slots = calloc(256, slot_size(t));
-        if (!t->shard[s].slots) {
-            pairs_free(t);
-            return NULL;
-        }
-    }
-    return t;
-}
-
-int64_t pairs_count(void *p)
-{
-    pairs_t *t = p;
-    int64_t total = 0;
-    for (int s = 0; s < SHARDS; s++) total += t->shard[s].count;
-    return total;
-}
-
-static int shard_grow(pairs_t *t, shard_t *sh)
-{
-    int64_t cap = sh->cap * 2;
-    uint64_t mask = (uint64_t)(cap - 1);
-    if (t->weighted) {
-        wslot_t *old = sh->slots, *slots = calloc((size_t)cap, sizeof(wslot_t));
-        if (!slots) return -1;
-        for (int64_t k = 0; k < sh->cap; k++) {
-            if (!old[k].key) continue;
-            uint64_t h = mix64(old[k].key) & mask;
-            while (slots[h].key) h = (h + 1) & mask;
-            slots[h] = old[k];
-        }
-        free(old);
-        sh->slots = slots;
-    } else {
-        uslot_t *old = sh->slots, *slots = calloc((size_t)cap, sizeof(uslot_t));
-        if (!slots) return -1;
-        for (int64_t k = 0; k < sh->cap; k++) {
-            if (!old[k].key) continue;
-            uint64_t h = mix64(old[k].key) & mask;
-            while (slots[h].key) h = (h + 1) & mask;
-            slots[h] = old[k];
-        }
-        free(old);
-        sh->slots = slots;
-    }
-    sh->cap = cap;
-    return 0;
-}
-
-/* Add m comparisons: i[k] against j[k] (provisional ids, i != j, below 2^31),
- * outcome y[k] for i[k] (0 or 1; NULL: all 1), count[k] (NULL: all 1; a table
- * made for counts only). Returns 0; -1 out of memory; -2 a pair's unit count
- * would pass 2^32 - 1 (give such rows as one row with a count). */
-int64_t pairs_add(void *p, int64_t m, const int64_t *i, const int64_t *j, const double *y,
-                  const double *count)
-{
-    pairs_t *t = p;
-    uint64_t keys[BATCH], hashes[BATCH];
-    int won[BATCH];
-    for (int64_t s = 0; s < m; s += BATCH) {
-        int64_t e = s + BATCH < m ? s + BATCH : m;
-        for (int64_t k = s; k < e; k++) { /* hash the batch and prefetch its slots */
-            uint64_t a = (uint64_t)i[k], b = (uint64_t)j[k];
-            int first = a < b;
-            uint64_t key = first ? (a << 32 | b) : (b << 32 | a);
-            int yk = y ? (y[k] == 1.0) : 1;
-            won[k - s] = first == yk;
-            uint64_t h = mix64(key);
-            keys[k - s] = key;
-            hashes[k - s] = h;
-            shard_t *sh = &t->shard[h >> (64 - SHARD_BITS)];
-            PREFETCH((const char *)sh->slots + (h & (uint64_t)(sh->cap - 1)) * slot_size(t));
-        }
-        for (int64_t k = s; k < e; k++) {
-            uint64_t key = keys[k - s], h = hashes[k - s];
-            shard_t *sh = &t->shard[h >> (64 - SHARD_BITS)];
-            uint64_t mask = (uint64_t)(sh->cap - 1);
-            uint64_t at = h & mask;
-            if (t->weighted) {
-                wslot_t *slots = sh->slots;
-                while (slots[at].key && slots[at].key != key) at = (at + 1) & mask;
-                double c = count ? count[k] : 1.0;
-                if (!slots[at].key) {
-                    slots[at].key = key;
-                    slots[at].n = 0.0;
-                    slots[at].w = 0.0;
-                    sh->count++;
-                }
-                slots[at].n += c;
-                if (won[k - s]) slots[at].w += c;
-            } else {
-                uslot_t *slots = sh->slots;
-                while (slots[at].key && slots[at].key != key) at = (at + 1) & mask;
-                if (!slots[at].key) {
-                    slots[at].key = key;
-                    slots[at].n = 0;
-                    slots[at].w = 0;
-                    sh->count++;
-                }
-                if (slots[at].n == UINT32_MAX) return -2;
-                slots[at].n++;
-                slots[at].w += (uint32_t)won[k - s];
-            }
-            if (sh->count * 4 > sh->cap * 3 && shard_grow(t, sh)) return -1;
-        }
-    }
-    return 0;
-}
-
-/* Renumber the pairs by rank (rank[id]: the item's final index; NULL: none) with
- * the first item the lower (the wins flipped where the order changes), and count
- * each first item's pairs into counts[a + 1] (n_items + 1 zeros). The shards are
- * compacted in place and shrunk to their pairs. Returns the pairs, -1 where rank
- * gives a pair's two items one index (the caller checked that it cannot), -2
- * where an index is not below n_items. */
-int64_t pairs_compact(void *p, const int64_t *rank, int64_t n_items, int64_t *counts)
-{
-    pairs_t *t = p;
-    int64_t total = 0;
-    for (int s = 0; s < SHARDS; s++) {
-        shard_t *sh = &t->shard[s];
-        int64_t o = 0;
-        for (int64_t k = 0; k < sh->cap; k++) {
-            uint64_t key, a, b;
-            if (t->weighted) {
-                wslot_t *slots = sh->slots;
-                if (!(key = slots[k].key)) continue;
-                slots[o] = slots[k];
-            } else {
-                uslot_t *slots = sh->slots;
-                if (!(key = slots[k].key)) continue;
-                slots[o] = slots[k];
-            }
-            a = key >> 32;
-            b = key & 0xffffffffULL;
-            if (rank) {
-                a = (uint64_t)rank[a];
-                b = (uint64_t)rank[b];
-            }
-            if (a >= (uint64_t)n_items || b >= (uint64_t)n_items) return -2;
-            if (rank) {
-                if (a == b) return -1;
-                if (a > b) {
-                    uint64_t x = a;
-                    a = b;
-                    b = x;
-                    if (t->weighted) {
-                        wslot_t *q = (wslot_t *)sh->slots + o;
-                        q->w = q->n - q->w;
-                    } else {
-                        uslot_t *q = (uslot_t *)sh->slots + o;
-                        q->w = q->n - q->w;
-                    }
-                }
-            }
-            if (t->weighted) ((wslot_t *)sh->slots)[o].key = a << 32 | b;
-            else ((uslot_t *)sh->slots)[o].key = a << 32 | b;
-            counts[a + 1]++;
-            o++;
-        }
-        void *q = realloc(sh->slots, (size_t)(o ? o : 1) * slot_size(t));
-        if (q) sh->slots = q;
-        sh->cap = sh->count = o;
-        total += o;
-    }
-    return total;
-}
-
-/* The compacted pairs in rows of their first item: ptr (n_items + 1, the row
- * starts, from pairs_compact's counts summed), partners b, and the counts: for a
- * unit table packed[k] = n << 32 | w, for a weighted one n and w. The table's
- * memory is freed shard by shard; the table itself stays to be freed. Returns
- * 0, or -1 out of memory (nothing moved). */
-int64_t pairs_scatter(void *p, const int64_t *ptr, int64_t n_items, int32_t *b, uint64_t *packed,
-                      double *n, double *w)
-{
-    pairs_t *t = p;
-    int64_t *at = malloc(sizeof(int64_t) * (size_t)(n_items > 0 ? n_items : 1));
-    if (!at) return -1;
-    memcpy(at, ptr, sizeof(int64_t) * (size_t)n_items);
-    for (int s = 0; s < SHARDS; s++) {
-        shard_t *sh = &t->shard[s];
-        for (int64_t k = 0; k < sh->count; k++) {
-            uint64_t key;
-            int64_t o;
-            if (t->weighted) {
-                wslot_t *q = (wslot_t *)sh->slots + k;
-                key = q->key;
-                o = at[key >> 32]++;
-                n[o] = q->n;
-                w[o] = q->w;
-            } else {
-                uslot_t *q = (uslot_t *)sh->slots + k;
-                key = q->key;
-                o = at[key >> 32]++;
-                packed[o] = (uint64_t)q->n << 32 | q->w;
-            }
-            b[o] = (int32_t)(key & 0xffffffffULL);
-        }
-        free(sh->slots);
-        sh->slots = NULL;
-        sh->cap = sh->count = 0;
-    }
-    free(at);
-    return 0;
-}
-
-/* sort b[lo:hi] with its payloads (x: 8 bytes, y: 8 bytes or NULL) */
-static void sort_row(int32_t *b, uint64_t *x, uint64_t *y, int64_t lo, int64_t hi)
-{
-    while (hi - lo > 24) {
-        int64_t mid = lo + (hi - lo) / 2;
-        /* median of three as the pivot */
-        int32_t p0 = b[lo], p1 = b[mid], p2 = b[hi - 1];
-        int32_t pivot = (p0 < p1) ? ((p1 < p2) ? p1 : (p0 < p2 ? p2 : p0))
-                                  : ((p0 < p2) ? p0 : (p1 < p2 ? p2 : p1));
-        int64_t l = lo, r = hi - 1;
-        while (l <= r) {
-            while (b[l] < pivot) l++;
-            while (b[r] > pivot) r--;
-            if (l <= r) {
-                int32_t tb = b[l];
-                b[l] = b[r];
-                b[r] = tb;
-                uint64_t tx = x[l];
-                x[l] = x[r];
-                x[r] = tx;
-                if (y) {
-                    uint64_t ty = y[l];
-                    y[l] = y[r];
-                    y[r] = ty;
-                }
-                l++;
-                r--;
-            }
-        }
-        /* recurse into the smaller part, loop on the larger */
-        if (r + 1 - lo < hi - l) {
-            sort_row(b, x, y, lo, r + 1);
-            lo = l;
-        } else {
-            sort_row(b, x, y, l, hi);
-            hi = r + 1;
-        }
-    }
-    for (int64_t k = lo + 1; k < hi; k++) {
-        int32_t vb = b[k];
-        uint64_t vx = x[k], vy = y ? y[k] : 0;
-        int64_t q = k - 1;
-        while (q >= lo && b[q] > vb) {
-            b[q + 1] = b[q];
-            x[q + 1] = x[q];
-            if (y) y[q + 1] = y[q];
-            q--;
-        }
-        b[q + 1] = vb;
-        x[q + 1] = vx;
-        if (y) y[q + 1] = vy;
-    }
-}
-
-/* Sort each row by partner and merge equal pairs (labels that normalisation
- * made one), compacting the arrays in place and updating ptr. For a unit table
- * x = packed counts, y = NULL; for a weighted one x = n and y = w (as bits).
- * Returns the pairs left, -2 where a merged unit count would pass 2^32 - 1. */
-int64_t rows_sort_merge(int64_t n_items, int64_t *ptr, int32_t *b, uint64_t *x, uint64_t *y)
-{
-    int64_t o = 0, start = 0;
-    for (int64_t a = 0; a < n_items; a++) {
-        int64_t lo = ptr[a], hi = ptr[a + 1];
-        int sorted = 1;
-        for (int64_t k = lo + 1; k < hi; k++)
-            if (b[k] <= b[k - 1]) {
-                sorted = 0;
-                break;
-            }
-        if (!sorted) sort_row(b, x, y, lo, hi);
-        ptr[a] = start;
-        for (int64_t k = lo; k < hi; k++) {
-            if (o > start && b[o - 1] == b[k]) { /* the same pair: add the counts */
-                if (y) {
-                    double nx, ny, ox, oy;
-                    memcpy(&nx, &x[k], 8);
-                    memcpy(&ny, &y[k], 8);
-                    memcpy(&ox, &x[o - 1], 8);
-                    memcpy(&oy, &y[o - 1], 8);
-                    ox += nx;
-                    oy += ny;
-                    memcpy(&x[o - 1], &ox, 8);
-                    memcpy(&y[o - 1], &oy, 8);
-                } else {
-                    uint64_t cn = (x[o - 1] >> 32) + (x[k] >> 32);
-                    uint64_t cw = (x[o - 1] & 0xffffffffULL) + (x[k] & 0xffffffffULL);
-                    if (cn > UINT32_MAX) return -2;
-                    x[o - 1] = cn << 32 | cw;
-                }
-                continue;
-            }
-            b[o] = b[k];
-            x[o] = x[k];
-            if (y) y[o] = y[k];
-            o++;
-        }
-        start = o;
-    }
-    ptr[n_items] = o;
-    return o;
-}
-
-/* packed[k] = n << 32 | w into n (in place, as doubles) and w */
-void unpack_counts(int64_t m, uint64_t *packed, double *w)
+/* m comparisons as rows: i[k] against j[k] (ids below 2^31, i != j), outcome
+ * y[k] for i[k] (0 or 1; NULL: all 1) */
+void rows_pack(int64_t m, const int64_t *i, const int64_t *j, const double *y, uint64_t *out)
 {
     for (int64_t k = 0; k < m; k++) {
-        uint64_t v = packed[k];
-        double n = (double)(v >> 32);
-        w[k] = (double)(v & 0xffffffffULL);
-        memcpy(&packed[k], &n, 8);
+        uint64_t a = (uint64_t)i[k], b = (uint64_t)j[k];
+        int first = a < b;
+        uint64_t won = (uint64_t)(first == (y ? (y[k] == 1.0) : 1));
+        out[k] = first ? (a << 32 | b << 1 | won) : (b << 32 | a << 1 | won);
+    }
+}
+
+static int id_bits(int64_t n_items)
+{
+    int s = 1;
+    while (((int64_t)1 << s) < n_items) s++;
+    return s;
+}
+
+/* Renumber the m rows of x by rank (rank[id]: the item's index below n_items;
+ * NULL: the ids are the indices), the lower index first (won flipped where the
+ * order changes), as a << (s + 1) | b << 1 | won with s the bits of n_items - 1;
+ * then sort them by that key (a stable radix sort: rows of one key keep their
+ * order), counts cx (NULL for unit rows) moved with them. y, cy: buffers of m.
+ * Returns 0 if the sorted rows are in x (cx), 1 if in y (cy); -1 where rank
+ * gives a row's two items one index, -2 an index not below n_items; *pairs:
+ * the distinct pairs. */
+int64_t rows_sort(int64_t m, uint64_t *x, uint64_t *y, double *cx, double *cy, const int64_t *rank,
+                  int64_t n_items, int64_t *pairs)
+{
+    int s = id_bits(n_items);
+    for (int64_t k = 0; k < m; k++) {
+        uint64_t v = x[k];
+        uint64_t lo = v >> 32, hi = (v >> 1) & 0x7fffffffULL, won = v & 1;
+        if (rank) {
+            lo = (uint64_t)rank[lo];
+            hi = (uint64_t)rank[hi];
+        }
+        if (lo >= (uint64_t)n_items || hi >= (uint64_t)n_items) return -2;
+        if (lo == hi) return -1;
+        if (lo > hi) {
+            uint64_t t = lo;
+            lo = hi;
+            hi = t;
+            won ^= 1;
+        }
+        x[k] = lo << (s + 1) | hi << 1 | won;
+    }
+    int bits = 2 * s + 1;
+    int passes = (bits + 11) / 12;
+    int width = (bits + passes - 1) / passes;
+    uint64_t mask = ((uint64_t)1 << width) - 1;
+    int64_t *count = malloc(sizeof(int64_t) * ((size_t)1 << width));
+    if (!count) return -3;
+    int in_y = 0;
+    for (int p = 0; p < passes; p++) {
+        int shift = p * width;
+        uint64_t *src = in_y ? y : x, *dst = in_y ? x : y;
+        double *csrc = in_y ? cy : cx, *cdst = in_y ? cx : cy;
+        memset(count, 0, sizeof(int64_t) * ((size_t)1 << width));
+        for (int64_t k = 0; k < m; k++) count[(src[k] >> shift) & mask]++;
+        int64_t total = 0, one = 0;
+        for (uint64_t d = 0; d <= mask; d++) {
+            int64_t c = count[d];
+            one |= c == m;
+            count[d] = total;
+            total += c;
+        }
+        if (one) continue; /* every row has this digit: already in order */
+        if (csrc) {
+            for (int64_t k = 0; k < m; k++) {
+                int64_t o = count[(src[k] >> shift) & mask]++;
+                dst[o] = src[k];
+                cdst[o] = csrc[k];
+            }
+        } else {
+            for (int64_t k = 0; k < m; k++) dst[count[(src[k] >> shift) & mask]++] = src[k];
+        }
+        in_y ^= 1;
+    }
+    free(count);
+    uint64_t *sorted = in_y ? y : x;
+    int64_t runs = m > 0;
+    for (int64_t k = 1; k < m; k++) runs += (sorted[k] >> 1) != (sorted[k - 1] >> 1);
+    *pairs = runs;
+    return in_y;
+}
+
+/* The distinct pairs of m sorted rows (rows_sort's key; counts c, NULL for unit
+ * rows): a, b and their counts n and wins w of a. n may be the other buffer of
+ * rows_sort and w the sorted rows' own buffer: each is written behind what is
+ * read (so the buffers are passed as plain memory). */
+void rows_runs(int64_t m, void *sorted, const double *c, int64_t n_items, int32_t *a, int32_t *b,
+               void *n, void *w)
+{
+    int s = id_bits(n_items);
+    uint64_t bmask = ((uint64_t)1 << s) - 1;
+    int64_t r = -1;
+    uint64_t pair = 0;
+    double cn = 0.0, cw = 0.0;
+    for (int64_t k = 0; k <= m; k++) {
+        uint64_t v = 0;
+        if (k < m) memcpy(&v, (uint8_t *)sorted + 8 * k, 8);
+        if (k == m || r < 0 || (v >> 1) != pair) {
+            if (r >= 0) { /* the run of `pair` ends */
+                memcpy((uint8_t *)n + 8 * r, &cn, 8);
+                memcpy((uint8_t *)w + 8 * r, &cw, 8);
+            }
+            if (k == m) break;
+            r++;
+            pair = v >> 1;
+            a[r] = (int32_t)(pair >> s);
+            b[r] = (int32_t)(pair & bmask);
+            cn = cw = 0.0;
+        }
+        double ck = c ? c[k] : 1.0;
+        cn += ck;
+        if (v & 1) cw += ck;
     }
 }
