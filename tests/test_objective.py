@@ -276,7 +276,8 @@ BACKENDS = ("dprank._objective_pairs", "dprank._compiled")
 NOT_LIKELIHOOD = {
     ("dprank._input_stream", "dprank", "_compiled"),
     ("dprank._input_blocks", "dprank._compiled", "LabelTable"),
-    ("dprank.comparisons", "dprank._compiled", "PairTable"),
+    ("dprank.comparisons", "dprank._compiled", "PairRows"),
+    ("dprank.comparisons", "dprank._compiled", "components"),
 }
 
 

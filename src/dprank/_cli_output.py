@@ -161,7 +161,7 @@ def _columns_writer(columns: dict[str, np.ndarray]) -> Callable:
             for start in range(0, rows, _ROWS_PER_BLOCK):
                 block = [text(values[start : start + _ROWS_PER_BLOCK]) for values in arrays]
                 if plain:
-                    fh.write("".join(",".join(row) + "\n" for row in zip(*block, strict=True)))
+                    fh.write("\n".join(map(",".join, zip(*block, strict=True))) + "\n")
                 else:
                     writer.writerows(zip(*block, strict=True))
         finally:

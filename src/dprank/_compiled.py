@@ -336,7 +336,8 @@ class PairRows:
     """Comparisons kept as 64-bit rows, summed over unordered pairs at the end (``reader.c``).
 
     :meth:`add` packs each block's rows (``lo << 32 | hi << 1 | won``: 8 bytes a
-    row; with counts, 8 more); :meth:`result` renumbers them in label order, sorts
+    row; with counts, 8 more) into one buffer grown in place (``expected``: the
+    rows to make room for at first); :meth:`result` renumbers them in label order, sorts
     them by pair with a stable radix sort (a few streaming passes: time linear in
     the rows, no comparison sort) and sums each pair's run: counts and wins are
     sums of whole numbers, exact in any order. The pairs' ``n`` and ``w`` are
@@ -344,15 +345,17 @@ class PairRows:
     a pair.
     """
 
-    def __init__(self, weighted: bool):
+    def __init__(self, weighted: bool, expected: int = 0):
         self._lib = lib()
         self.weighted = bool(weighted)
-        self._chunks: list[np.ndarray] = []
-        self._counts: list[np.ndarray] = []
+        # one buffer of rows (and counts), grown in place (realloc) as the blocks come
+        self._rows = np.empty(max(int(expected), 1 << 16), dtype=np.uint64)
+        self._counts = np.empty(self._rows.size) if self.weighted else None
+        self._m = 0
         self._used = False
 
     def __len__(self) -> int:
-        return sum(c.size for c in self._chunks)
+        return self._m
 
     def add(self, i: np.ndarray, j: np.ndarray, y=None, count=None) -> None:
         """Add comparisons ``i`` against ``j`` (ids below 2^31, ``i != j``), outcome ``y``
@@ -361,16 +364,19 @@ class PairRows:
             raise ValueError("the rows were summed by an earlier result()")
         if count is not None and not self.weighted:
             raise ValueError("counts need weighted rows")
-        i = np.ascontiguousarray(i, dtype=np.int64)
-        j = np.ascontiguousarray(j, dtype=np.int64)
+        i = np.ascontiguousarray(i, dtype=np.int32)
+        j = np.ascontiguousarray(j, dtype=np.int32)
         y = None if y is None else np.ascontiguousarray(y, dtype=np.float64)
-        out = np.empty(i.size, dtype=np.uint64)
-        self._lib.rows_pack(i.size, _ptr(i), _ptr(j), _ptr(y), _ptr(out))
-        self._chunks.append(out)
-        if self.weighted:
-            self._counts.append(
-                np.ones(i.size) if count is None else np.array(count, dtype=np.float64)
-            )
+        m, k = self._m, i.size
+        if m + k > self._rows.size:
+            size = max(m + k, self._rows.size + self._rows.size // 2)
+            self._rows.resize(size, refcheck=False)
+            if self._counts is not None:
+                self._counts.resize(size, refcheck=False)
+        self._lib.rows_pack(k, _ptr(i), _ptr(j), _ptr(y), self._rows.ctypes.data + 8 * m)
+        if self._counts is not None:
+            self._counts[m : m + k] = 1.0 if count is None else count
+        self._m = m + k
 
     def result(self, rank: np.ndarray | None, n_items: int):
         """``(a, b, n, w)`` of the distinct pairs sorted by ``(a, b)``, ``a < b`` int32.
@@ -381,15 +387,11 @@ class PairRows:
         if self._used:
             raise ValueError("the rows were summed by an earlier result()")
         self._used = True
-        chunks, self._chunks = self._chunks, []
-        x = chunks[0] if len(chunks) == 1 else np.concatenate(chunks)
-        del chunks
-        counts, self._counts = self._counts, []
-        cx = None
-        if self.weighted:
-            cx = counts[0] if len(counts) == 1 else np.concatenate(counts)
-        del counts
-        m = x.size
+        m = self._m
+        x, cx, self._rows, self._counts = self._rows, self._counts, None, None
+        x.resize(m, refcheck=False)  # the unused room back to the system
+        if cx is not None:
+            cx.resize(m, refcheck=False)
         rank_arr = None if rank is None else np.ascontiguousarray(rank, dtype=np.int64)
         y = np.empty_like(x)
         cy = None if cx is None else np.empty_like(cx)

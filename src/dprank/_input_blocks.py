@@ -422,17 +422,22 @@ class _Labels:
         lengths = all_lengths[canon]
         starts = np.zeros(self.size + 1, dtype=np.int64)
         np.cumsum(np.maximum(all_lengths, 0), out=starts[1:])
-        ascii_text = text.decode("utf-8", "replace")  # ASCII ids are sliced from it by bytes
-        same_offsets = len(ascii_text) == len(text)
-        out = []
-        for code, v, n in zip(canon.tolist(), values.tolist(), lengths.tolist(), strict=True):
-            if n < 0:
-                out.append(str(v))
-            elif code in self.texts:
-                out.append(self.texts[code])
-            else:
-                s = int(starts[code])
-                out.append(
-                    ascii_text[s : s + n] if same_offsets else text[s : s + n].decode("utf-8")
-                )
-        return out
+        out = np.empty(canon.size, dtype=object)
+        ints = lengths < 0
+        out[ints] = list(map(str, values[ints].tolist()))
+        codes = canon[~ints]
+        begin, size = starts[codes].tolist(), all_lengths[codes].tolist()
+        decoded = text.decode("utf-8", "replace")
+        if len(decoded) == len(text):  # ASCII: characters where the bytes are
+            out[~ints] = [decoded[b : b + n] for b, n in zip(begin, size, strict=True)]
+        else:
+            out[~ints] = [
+                text[b : b + n].decode("utf-8", "replace") for b, n in zip(begin, size, strict=True)
+            ]
+        if self.texts:  # the non-ASCII labels, decoded while reading
+            where = np.full(self.size, -1, dtype=np.int64)
+            where[canon] = np.arange(canon.size)
+            for code, label in self.texts.items():
+                if where[code] >= 0:
+                    out[where[code]] = label
+        return out.tolist()

@@ -87,6 +87,17 @@ class _Input:
         self.sha.update(data)
         return data
 
+    def readinto(self, view) -> int:
+        """Read into a writable buffer: the bytes read (0 only at the end)."""
+        if self.pending:
+            n = min(len(view), len(self.pending))
+            view[:n] = self.pending[:n]
+            self.pending = self.pending[n:]
+            return n
+        n = self.fh.readinto(view) or 0
+        self.sha.update(view[:n])
+        return n
+
     def unread(self, data: bytes) -> None:
         self.pending = data + self.pending
 
@@ -155,19 +166,20 @@ def _first_line(inp: _Input) -> bytes:
     return line.rstrip(b"\r")
 
 
-def keep_length(block: bytes) -> int:
-    """The length of ``block`` without the blank lines at its end (it ends the input).
+def keep_length(block, size: int | None = None) -> int:
+    """The length of ``block[:size]`` without the blank lines at its end (it ends the input).
 
     The last line that holds anything but whitespace is kept whole, with its line
     end; the whitespace-only lines after it are dropped.
     """
-    k = len(block)
+    size = len(block) if size is None else size
+    k = size
     while k and block[k - 1] in _SPACE:
         k -= 1
     if k == 0:
         return 0
-    nl = block.find(b"\n", k)
-    return len(block) if nl < 0 else nl + 1
+    nl = block.find(b"\n", k, size)
+    return size if nl < 0 else nl + 1
 
 
 # --------------------------------------------------------------------------- CSV and TSV
@@ -177,9 +189,10 @@ def csv_blocks(inp: _Input, sep: str, names, used, tables, block_size: int, text
     """``(first row, {column: array})`` per block of CSV or TSV text after the header.
 
     ``tables[c]``: the label table (:class:`dprank._compiled.LabelTable`) of a label
-    column ``c`` of ``used``. The compiled parser gives label columns as int64 ids
-    and number columns as float64; from the first line it does not take,
-    ``text_reader(stream, start)`` (pyarrow) gives the rest as text arrays.
+    column ``c`` of ``used``. The compiled parser gives label columns as int32 ids
+    (:class:`dprank._input_blocks.Coded`) and number columns as float64; from the
+    first line it does not take, ``text_reader(stream, start)`` (pyarrow) gives
+    the rest as text arrays.
     """
     from . import _compiled as nc
     from ._input_blocks import Coded
@@ -196,27 +209,29 @@ def csv_blocks(inp: _Input, sep: str, names, used, tables, block_size: int, text
             kinds[k], slots[k] = nc.NUMBER, number_cols.index(c)
     number_cols = [u for u in used if u not in tables]
     handles = [tables[c] for c in label_cols]
-    start, rest = 0, b""
+    # one buffer, read into block after block; the unfinished last line moves to its front
+    buf = bytearray(block_size)
+    start, have = 0, 0
     while True:
-        chunk = inp.read(block_size)
-        at_end = not chunk
-        block = rest + chunk if rest else chunk
-        rest = b""
+        if have == len(buf):  # a line longer than the buffer
+            buf.extend(bytes(len(buf)))
+        got = inp.readinto(memoryview(buf)[have:])
+        at_end = got == 0
+        have += got
         if at_end:
-            cut = keep_length(block)
+            cut = keep_length(buf, have)
         else:
-            cut = block.rfind(b"\n") + 1
-            if cut == 0:  # a line longer than a block: read on
-                rest = block
-                continue
+            cut = buf.rfind(b"\n", 0, have) + 1
+            if cut == 0:
+                continue  # no line end yet: read on
         if not cut:
             return
         if not COMPILED_CSV:
-            inp.unread(block)
+            inp.unread(bytes(buf[:have]))
             yield from text_reader(_Rest(inp), start)
             return
-        cap = block.count(b"\n", 0, cut) + 1
-        rows, ids, nums, stop, reason = nc.parse_csv(block, cut, kinds, slots, sep, handles, cap)
+        cap = buf.count(b"\n", 0, cut) + 1
+        rows, ids, nums, stop, reason = nc.parse_csv(buf, cut, kinds, slots, sep, handles, cap)
         if rows:
             columns = {c: Coded(ids[label_cols.index(c), :rows]) for c in label_cols}
             columns.update({c: nums[number_cols.index(c), :rows] for c in number_cols})
@@ -226,14 +241,16 @@ def csv_blocks(inp: _Input, sep: str, names, used, tables, block_size: int, text
         if reason == nc.DONE:
             if at_end:
                 return
-            rest = block[cut:]
+            buf[: have - cut] = buf[cut:have]
+            have -= cut
             continue
-        if reason == nc.BLANK_LINE and not at_end and not block[stop:cut].strip(_SPACE):
-            rest = block[stop:]  # blank lines before the block's end: the end of the input?
+        if reason == nc.BLANK_LINE and not at_end and not buf[stop:cut].strip(_SPACE):
+            buf[: have - stop] = buf[stop:have]  # blank lines at the block's end: the input's?
+            have -= stop
             continue
         # the first line the compiled parser does not take: the rest as text
-        inp.unread(block[stop:])
-        del block
+        inp.unread(bytes(buf[stop:have]))
+        del buf
         yield from text_reader(_Rest(inp), start)
         return
 

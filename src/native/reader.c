@@ -64,9 +64,19 @@ static int is_space(uint8_t c) { return c == ' ' || c == '\t' || c == '\v' || c 
 /* ------------------------------------------------------------------ label tables */
 
 typedef struct {
-    uint64_t key; /* the integer (as bits), or the text's hash */
+    uint64_t key; /* the integer (as bits) */
     int64_t id;   /* -1: empty */
 } islot_t;
+
+/* A text index slot holds a short text itself, so that finding a label seen
+ * before reads one slot (half a cache line) and nothing else. */
+#define INLINE_TEXT 16
+typedef struct {
+    uint64_t hash;
+    int32_t id; /* -1: empty */
+    int32_t len;
+    uint8_t text[INLINE_TEXT]; /* the text where it is this short */
+} tslot_t;
 
 typedef struct {
     int64_t n, cap;    /* ids in use, room */
@@ -78,7 +88,7 @@ typedef struct {
     int64_t dlo, dsize;
     islot_t *islot;
     int64_t icap, icount;
-    islot_t *tslot;    /* text index (key: the text's hash) */
+    tslot_t *tslot;    /* text index */
     int64_t tcap, tcount;
     uint8_t *text;     /* the texts, one after the other */
     int64_t tlen, tbytes;
@@ -108,7 +118,9 @@ void *labels_new(void)
     if (!t) return NULL;
     t->icap = t->tcap = 1024;
     t->islot = empty_slots(t->icap);
-    t->tslot = empty_slots(t->tcap);
+    t->tslot = malloc((size_t)t->tcap * sizeof(tslot_t));
+    if (t->tslot)
+        for (int64_t k = 0; k < t->tcap; k++) t->tslot[k].id = -1;
     if (!t->islot || !t->tslot) {
         labels_free(t);
         return NULL;
@@ -183,14 +195,14 @@ static void slot_put(islot_t *slots, int64_t cap, uint64_t key, uint64_t h, int6
     slots[at].id = id;
 }
 
-static int rehash(islot_t **slots, int64_t *cap, int text)
+static int rehash(islot_t **slots, int64_t *cap)
 {
     int64_t c = *cap * 2;
     islot_t *old = *slots, *fresh = empty_slots(c);
     if (!fresh) return -1;
     for (int64_t s = 0; s < *cap; s++)
         if (old[s].id >= 0)
-            slot_put(fresh, c, old[s].key, text ? old[s].key : mix64(old[s].key), old[s].id);
+            slot_put(fresh, c, old[s].key, mix64(old[s].key), old[s].id);
     free(old);
     *slots = fresh;
     *cap = c;
@@ -212,7 +224,7 @@ static int leave_dense(labels_t *t)
     for (int64_t k = 0; k < t->n; k++) {
         if (t->len[k] >= 0) continue;
         while ((t->icount + 1) * 4 > t->icap * 3)
-            if (rehash(&t->islot, &t->icap, 0)) return -1;
+            if (rehash(&t->islot, &t->icap)) return -1;
         slot_put(t->islot, t->icap, (uint64_t)t->val[k], mix64((uint64_t)t->val[k]), k);
         t->icount++;
     }
@@ -225,13 +237,24 @@ static int leave_dense(labels_t *t)
 /* a table of up to 2^22 entries whatever the labels (calloc: pages never touched cost no memory) */
 #define DENSE_MIN (1 << 22)
 
-/* id of the integer label v (added if new); -1: out of memory */
-static int64_t int_id(labels_t *t, int64_t v)
+static int64_t int_id_slow(labels_t *t, int64_t v);
+
+/* id of the integer label v (added if new); -1: out of memory. Inline: a label
+ * seen before, in the table over the range, is one load. */
+static inline int64_t int_id(labels_t *t, int64_t v)
 {
     uint64_t off = (uint64_t)v - (uint64_t)t->dlo;
     if (LIKELY(t->dense != NULL) && off < (uint64_t)t->dsize) {
         int32_t id = t->dense[off];
         if (LIKELY(id)) return id - 1;
+    }
+    return int_id_slow(t, v);
+}
+
+static int64_t int_id_slow(labels_t *t, int64_t v)
+{
+    uint64_t off = (uint64_t)v - (uint64_t)t->dlo;
+    if (t->dense != NULL && off < (uint64_t)t->dsize) { /* in range, new */
         int64_t k = add_int(t, v);
         if (k >= 0) t->dense[off] = (int32_t)(k + 1);
         return k;
@@ -257,7 +280,7 @@ static int64_t int_id(labels_t *t, int64_t v)
             t->dense = d;
             t->dlo = new_lo;
             t->dsize = size;
-            return int_id(t, v);
+            return int_id_slow(t, v);
         }
         if (leave_dense(t)) return -1;
     }
@@ -271,20 +294,48 @@ static int64_t int_id(labels_t *t, int64_t v)
     if (k < 0) return -1;
     t->islot[at].key = (uint64_t)v;
     t->islot[at].id = k;
-    if (++t->icount * 4 > t->icap * 3 && rehash(&t->islot, &t->icap, 0)) return -1;
+    if (++t->icount * 4 > t->icap * 3 && rehash(&t->islot, &t->icap)) return -1;
     return k;
 }
+
+static int rehash_texts(labels_t *t)
+{
+    int64_t c = t->tcap * 2;
+    uint64_t mask = (uint64_t)(c - 1);
+    tslot_t *fresh = malloc((size_t)c * sizeof(tslot_t));
+    if (!fresh) return -1;
+    for (int64_t k = 0; k < c; k++) fresh[k].id = -1;
+    for (int64_t k = 0; k < t->tcap; k++) {
+        if (t->tslot[k].id < 0) continue;
+        uint64_t at = t->tslot[k].hash & mask;
+        while (fresh[at].id >= 0) at = (at + 1) & mask;
+        fresh[at] = t->tslot[k];
+    }
+    free(t->tslot);
+    t->tslot = fresh;
+    t->tcap = c;
+    return 0;
+}
+
+static int64_t text_id_hashed(labels_t *t, const uint8_t *p, int64_t n, uint64_t hv);
 
 /* id of the text label p[0:n] (added if new); -1: out of memory */
 static int64_t text_id(labels_t *t, const uint8_t *p, int64_t n)
 {
-    uint64_t hv = hash_bytes(p, n);
+    return text_id_hashed(t, p, n, hash_bytes(p, n));
+}
+
+/* text_id of a text whose hash_bytes is hv */
+static int64_t text_id_hashed(labels_t *t, const uint8_t *p, int64_t n, uint64_t hv)
+{
     uint64_t mask = (uint64_t)(t->tcap - 1);
     uint64_t at = hv & mask;
     while (t->tslot[at].id >= 0) {
-        int64_t k = t->tslot[at].id;
-        if (t->tslot[at].key == hv && t->len[k] == n && !memcmp(t->text + t->val[k], p, (size_t)n))
-            return k;
+        tslot_t *q = &t->tslot[at];
+        if (q->hash == hv && q->len == n) {
+            const uint8_t *seen = n <= INLINE_TEXT ? q->text : t->text + t->val[q->id];
+            if (!memcmp(seen, p, (size_t)n)) return q->id;
+        }
         at = (at + 1) & mask;
     }
     if (n > INT32_MAX || new_id(t)) return -1;
@@ -296,9 +347,12 @@ static int64_t text_id(labels_t *t, const uint8_t *p, int64_t n)
     t->val[k] = t->tlen;
     t->len[k] = (int32_t)n;
     t->tlen += n;
-    t->tslot[at].key = hv;
-    t->tslot[at].id = k;
-    if (++t->tcount * 4 > t->tcap * 3 && rehash(&t->tslot, &t->tcap, 1)) return -1;
+    tslot_t *q = &t->tslot[at];
+    q->hash = hv;
+    q->id = (int32_t)k;
+    q->len = (int32_t)n;
+    if (n <= INLINE_TEXT) memcpy(q->text, p, (size_t)n);
+    if (++t->tcount * 4 > t->tcap * 3 && rehash_texts(t)) return -1;
     return k;
 }
 
@@ -412,15 +466,33 @@ static inline int fast_int(const uint8_t *buf, int64_t i, int64_t len, int64_t s
     return 1;
 }
 
+/* the text index slot where a text of hash h is first looked for (for a fetch ahead) */
+static inline const void *text_home(const labels_t *t, uint64_t h)
+{
+    return &t->tslot[h & (uint64_t)(t->tcap - 1)];
+}
+
+#define LOOKAHEAD 8
+
 int64_t parse_csv(const uint8_t *buf, int64_t len, int64_t ncols, const int64_t *kind,
                   const int64_t *slot, int64_t sep, void **tables, int32_t *ids, double *nums,
                   int64_t cap, int64_t *stop)
 {
-    int64_t row = 0, i = 0;
-    /* per field of the line: its span (stripped), or its integer value (span[2c] = -1) */
+    int64_t row = 0, i = 0, nlab = 0;
+    for (int64_t c = 0; c < ncols; c++) nlab += kind[c] == 1;
+    /* per field of the line: its span (stripped), or its integer value (span[3c] = -1) */
     int64_t *span = malloc(sizeof(int64_t) * 3 * (size_t)(ncols > 0 ? ncols : 1));
+    /* per label field of the rows taken: an integer (len -1) or a text's offset, and its
+     * hash; looked up once the rows are known, each fetched a few rows ahead */
+    int64_t *lval = malloc(sizeof(int64_t) * (size_t)(nlab * cap > 0 ? nlab * cap : 1));
+    int32_t *llen = malloc(sizeof(int32_t) * (size_t)(nlab * cap > 0 ? nlab * cap : 1));
+    uint64_t *lhash = malloc(sizeof(uint64_t) * (size_t)(nlab * cap > 0 ? nlab * cap : 1));
     stop[1] = 0;
-    if (!span) {
+    if (!span || !lval || !llen || !lhash) {
+        free(span);
+        free(lval);
+        free(llen);
+        free(lhash);
         stop[0] = 0;
         stop[1] = 3;
         return 0;
@@ -482,18 +554,25 @@ int64_t parse_csv(const uint8_t *buf, int64_t len, int64_t ncols, const int64_t 
             if (kind[c] == 1 && !n) reason = 2;
             if (kind[c] == 2 && !plain_number(buf + lo, n, &nums[slot[c] * cap + row])) reason = 2;
         }
-        for (int64_t c = 0; !reason && c < ncols; c++) { /* the line is taken: its labels */
+        if (reason) {
+            stop[1] = reason;
+            i = line;
+            break;
+        }
+        for (int64_t c = 0; c < ncols; c++) { /* the line is taken: its labels */
             if (kind[c] != 1) continue;
-            labels_t *t = tables[slot[c]];
-            int64_t v, id;
-            if (span[3 * c] < 0) {
-                id = int_id(t, span[3 * c + 2]);
-            } else {
-                int64_t lo = span[3 * c], n = span[3 * c + 1] - lo;
-                id = canonical_int(buf + lo, n, &v) ? int_id(t, v) : text_id(t, buf + lo, n);
+            int64_t at = slot[c] * cap + row, v, id = 0;
+            int64_t lo = span[3 * c], n = span[3 * c + 1] - lo;
+            if (lo < 0 || canonical_int(buf + lo, n, &v)) { /* integers: at once (a small table) */
+                id = int_id(tables[slot[c]], lo < 0 ? span[3 * c + 2] : v);
+                ids[at] = (int32_t)id;
+                llen[at] = -1;
+            } else { /* texts: looked up below, fetched ahead */
+                lval[at] = lo;
+                llen[at] = (int32_t)n;
+                lhash[at] = hash_bytes(buf + lo, n);
             }
             if (id < 0) reason = 3;
-            else ids[slot[c] * cap + row] = (int32_t)id;
         }
         if (reason) {
             stop[1] = reason;
@@ -503,7 +582,28 @@ int64_t parse_csv(const uint8_t *buf, int64_t len, int64_t ncols, const int64_t 
         if (i < len) i++; /* the \n */
         row++;
     }
+    /* the text labels of the rows taken, each row's looked up while those a few rows on
+     * are fetched (a large text index misses the caches: several misses in flight) */
+    for (int64_t r = 0; r < row && stop[1] != 3; r++) {
+        for (int64_t c = 0; c < ncols; c++) {
+            if (kind[c] != 1) continue;
+            labels_t *t = tables[slot[c]];
+            int64_t base = slot[c] * cap;
+            if (r + LOOKAHEAD < row && llen[base + r + LOOKAHEAD] >= 0)
+                PREFETCH(text_home(t, lhash[base + r + LOOKAHEAD]));
+            if (llen[base + r] < 0) continue;
+            int64_t id = text_id_hashed(t, buf + lval[base + r], llen[base + r], lhash[base + r]);
+            if (id < 0) {
+                stop[1] = 3;
+                break;
+            }
+            ids[base + r] = (int32_t)id;
+        }
+    }
     free(span);
+    free(lval);
+    free(llen);
+    free(lhash);
     stop[0] = i;
     return row;
 }
@@ -520,7 +620,7 @@ int64_t parse_csv(const uint8_t *buf, int64_t len, int64_t ncols, const int64_t 
 
 /* m comparisons as rows: i[k] against j[k] (ids below 2^31, i != j), outcome
  * y[k] for i[k] (0 or 1; NULL: all 1) */
-void rows_pack(int64_t m, const int64_t *i, const int64_t *j, const double *y, uint64_t *out)
+void rows_pack(int64_t m, const int32_t *i, const int32_t *j, const double *y, uint64_t *out)
 {
     for (int64_t k = 0; k < m; k++) {
         uint64_t a = (uint64_t)i[k], b = (uint64_t)j[k];
