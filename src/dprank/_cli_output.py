@@ -154,7 +154,11 @@ def _columns_writer(columns: dict[str, np.ndarray]) -> Callable:
         return values.astype(str).tolist()
 
     def write(target) -> None:
+        import gc
+
         fh = open(target, "w", newline="", encoding="utf-8") if isinstance(target, Path) else target
+        collecting = gc.isenabled()
+        gc.disable()  # a string per cell and no cycles: nothing for the collector to find
         try:
             writer = csv.writer(fh, lineterminator="\n")
             writer.writerow(list(columns))
@@ -165,6 +169,8 @@ def _columns_writer(columns: dict[str, np.ndarray]) -> Callable:
                 else:
                     writer.writerows(zip(*block, strict=True))
         finally:
+            if collecting:
+                gc.enable()
             if fh is not target:
                 fh.close()
 

@@ -230,7 +230,8 @@ def csv_blocks(inp: _Input, sep: str, names, used, tables, block_size: int, text
             inp.unread(bytes(buf[:have]))
             yield from text_reader(_Rest(inp), start)
             return
-        cap = buf.count(b"\n", 0, cut) + 1
+        # a line taken has a character in each field and its delimiters: at most this many
+        cap = cut // (2 * len(names)) + 1
         rows, ids, nums, stop, reason = nc.parse_csv(buf, cut, kinds, slots, sep, handles, cap)
         if rows:
             columns = {c: Coded(ids[label_cols.index(c), :rows]) for c in label_cols}

@@ -440,26 +440,24 @@ def _records_of_pairs(stats: PairStatistics):
     return i, j, np.ones(i.size), count
 
 
-def _unit_binary(y, count) -> bool:
-    """All counts 1 and all outcomes 0 or 1 (raw comparisons)."""
-    return bool(np.all(count == 1.0) and np.all((y == 0.0) | (y == 1.0)))
+def _whole_binary(y, count) -> bool:
+    """Outcomes 0 or 1 and counts whole numbers below 2^53 (raw or counted comparisons)."""
+    return bool(
+        np.all((y == 0.0) | (y == 1.0))
+        and np.all(count == np.rint(count))
+        and (not count.size or float(np.max(count)) < 2.0**53)
+    )
 
 
-def _aggregate_unit_binary(n_items, key, a_won, split) -> PairStatistics:
-    """Aggregate raw comparisons by one sort of ``key << 1 | a_won`` (see :func:`_aggregate`)."""
-    m = key.size
-    packed = np.sort((key << 1) | a_won)
-    skey = packed >> 1
-    first = np.empty(m, dtype=bool)
-    first[0] = True
-    np.not_equal(skey[1:], skey[:-1], out=first[1:])
-    starts = np.flatnonzero(first)
-    ends = np.append(starts[1:], m)
-    nn = (ends - starts).astype(np.float64)
-    # wins: differences of the running count of a's wins at the run ends (exact integers)
-    won = np.cumsum(packed & 1)[ends - 1]
-    ww = np.diff(won, prepend=0).astype(np.float64)
-    return PairStatistics(n_items, *split(skey[starts]), nn, ww)
+def _aggregate_by_radix(n_items, i, j, y, count) -> PairStatistics:
+    """:func:`_aggregate` of whole counts and 0/1 outcomes by the compiled radix sort."""
+    from ._compiled import PairRows
+
+    unit = bool(np.all(count == 1.0))
+    rows = PairRows(weighted=not unit, expected=i.size)
+    rows.add(i, j, y, None if unit else count)
+    a, b, n, w = rows.result(None, int(n_items))
+    return PairStatistics(n_items, a.astype(np.int64), b.astype(np.int64), n, w)
 
 
 def _pair_key(n_items, a, b):
@@ -482,12 +480,10 @@ def _aggregate(n_items, i, j, y, count) -> PairStatistics:
     key, key_bits, split = _pair_key(n_items, a, b)
     m = key.size
     is_sorted = bool(m) and bool(np.all(key[1:] > key[:-1]))
-    if m and not is_sorted and key_bits < 63:
-        if _unit_binary(y, count):
-            # Raw comparisons (count 1, outcome 0 or 1): pack a's outcome bit
-            # instead of the record index; the counts are then run lengths and
-            # the wins sums of bits, exact integers equal to bincount's (no gathers).
-            return _aggregate_unit_binary(n_items, key, (i < j) == (y == 1.0), split)
+    if m and not is_sorted and n_items < 2**31 and _whole_binary(y, count):
+        # outcomes 0 or 1 and whole counts: sums of whole numbers, exact in any order, so
+        # a linear radix sort of the packed records gives bincount's sums bit for bit
+        return _aggregate_by_radix(n_items, i, j, y, count)
     # outcome for a: y if a is the first item, 1 - y otherwise
     ya = np.where(i == a, y, 1.0 - y) * count
     if is_sorted:
