@@ -184,24 +184,35 @@ def report(result: dict, rows: int, labels: str) -> None:
 
 
 def slope(sizes: list[int], args, folder: Path) -> dict:
-    """The command's CPU time at each row count and the slope of log(time) on log(rows)."""
-    times = []
-    for rows in sizes:
+    """The command's CPU time at each row count, less its start-up (the time on a file of
+    1 000 rows), and the slope of log(time) on log(rows) of what is left (1: linear)."""
+
+    def cpu(rows: int) -> float:
         path = _data(folder, rows, args)
         with tempfile.TemporaryDirectory() as tmp:
             cmd = _command(path, Path(tmp) / "r.csv", args.privacy)
-            cpu = min(run_child(cmd, _env())[0] for _ in range(args.repeats))
-        times.append(cpu)
-        print(f"  {rows:>10} rows: {cpu:7.2f} s CPU, {1e6 * cpu / rows:6.3f} us a row", flush=True)
-        if not args.keep and args.data is None and rows >= 10_000_000:
-            path.unlink()
-    x, y = [math.log(n) for n in sizes], [math.log(t) for t in times]
+            return min(run_child(cmd, _env())[0] for _ in range(args.repeats))
+
+    start_up = cpu(1_000)
+    print(f"  start-up (a file of 1000 rows): {start_up:.2f} s CPU", flush=True)
+    times = []
+    for rows in sizes:
+        times.append(cpu(rows))
+        work = times[-1] - start_up
+        print(
+            f"  {rows:>10} rows: {times[-1]:7.2f} s CPU, {work:7.2f} s beyond start-up, "
+            f"{1e6 * work / rows:6.3f} us a row",
+            flush=True,
+        )
+    x = [math.log(n) for n in sizes]
+    y = [math.log(max(t - start_up, 1e-6)) for t in times]
     mx, my = sum(x) / len(x), sum(y) / len(y)
     fit = sum((a - mx) * (b - my) for a, b in zip(x, y, strict=True)) / sum(
         (a - mx) ** 2 for a in x
     )
-    print(f"  slope of log(time) on log(rows), {sizes[0]} to {sizes[-1]} rows: {fit:.2f}")
-    return {"rows": sizes, "cpu": times, "slope": fit}
+    span = f"{sizes[0]} to {sizes[-1]} rows"
+    print(f"  slope of log(time beyond start-up) on log(rows), {span}: {fit:.2f}", flush=True)
+    return {"rows": sizes, "cpu": times, "start_up": start_up, "slope": fit}
 
 
 def _data(folder: Path, rows: int, args) -> Path:
@@ -240,15 +251,18 @@ def write_includes(folder: Path, saved: dict, command: str) -> list[Path]:
         written.append(path)
     if saved.get("slope"):
         sl = saved["slope"]
-        rows = [
-            [f"{n / 1e6:g} M", f"{t:.2f} s", f"{1e6 * t / n:.3f} us"]
+        t0 = sl["start_up"]
+        rows = [["1000 (start-up)", f"{t0:.2f} s", "-", "-"]]
+        rows += [
+            [f"{n / 1e6:g} M", f"{t:.2f} s", f"{t - t0:.2f} s", f"{1e6 * (t - t0) / n:.3f} us"]
             for n, t in zip(sl["rows"], sl["cpu"], strict=True)
         ]
-        rows.append(["slope of log(time) on log(rows)", f"{sl['slope']:.2f}", "1 is linear"])
+        rows.append(["slope of log(time beyond start-up) on log(rows)", "-", f"{sl['slope']:.2f}",
+                     "1 is linear"])  # fmt: skip
         path = folder / "performance_slope.md"
-        header = ["rows", "`dprank rank` CPU", "per row"]
+        header = ["rows", "`dprank rank` CPU", "beyond start-up", "per row"]
         note = "one core, best of the rounds"
-        path.write_text(benchmark_header(command, note) + markdown_table(header, rows, "lrr"))
+        path.write_text(benchmark_header(command, note) + markdown_table(header, rows, "lrrr"))
         written.append(path)
     return written
 

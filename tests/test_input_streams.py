@@ -248,3 +248,16 @@ def test_a_label_table_with_many_labels_keeps_them_apart(tmp_path):
     np.testing.assert_array_equal(got, words[a])
     np.testing.assert_array_equal(c.labels[c.j], words[b])
     Path(path).unlink()
+
+
+def test_privatize_reads_standard_input(tmp_path):
+    rows = [("a", "b", "u1"), ("b", "c", "u1"), ("c", "a", "u2")]
+    data = ("winner,loser,user\n" + "".join(f"{w},{x},{u}\n" for w, x, u in rows)).encode()
+    out = tmp_path / "released.csv"
+    got = _command(
+        ["privatize", "-", "--epsilon", "1", "--insecure-seed", "3", "--out", str(out), "--quiet"],
+        data,
+    )
+    assert got.returncode == 0, got.stderr.decode()
+    released = pd.read_csv(out)
+    assert len(released) == 3 and set(released["user"]) == {"u1", "u2"}

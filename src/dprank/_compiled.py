@@ -305,21 +305,27 @@ SKIP, LABEL, NUMBER = 0, 1, 2
 DONE, BLANK_LINE, NOT_SIMPLE, OUT_OF_MEMORY, FULL = 0, 1, 2, 3, 4
 
 
-def parse_csv(block, end: int, kinds, slots, sep: str, tables, cap: int):
+def parse_csv(block, end: int, kinds, slots, sep: str, tables, cap: int, out=None):
     """Lines of ``block[:end]`` into label ids and numbers (``reader.c``'s ``parse_csv``).
 
     ``kinds[c]``, ``slots[c]``: what field ``c`` is (:data:`SKIP`, :data:`LABEL`
     into ``tables[slots[c]]``, :data:`NUMBER`) and its output row. Returns
-    ``(rows, ids, numbers, stop, reason)``: the first ``rows`` lines parsed, the
-    ids ``(label columns, cap)`` and numbers ``(number columns, cap)`` (their
-    first ``rows`` columns valid), the offset of the first line not taken and why.
+    ``(rows, ids, numbers, stop, reason)``: the first ``rows`` lines parsed (at
+    most ``cap``), the ids ``(label columns, cap)`` and numbers ``(number
+    columns, cap)`` (their first ``rows`` columns valid), the offset of the first
+    line not taken and why. ``out``: the ``(ids, numbers)`` of an earlier call to
+    write into again where they have room (a reader's block after block).
     """
     kinds = np.ascontiguousarray(kinds, dtype=np.int64)
     slots = np.ascontiguousarray(slots, dtype=np.int64)
     n_labels = int(slots[kinds == LABEL].max()) + 1 if np.any(kinds == LABEL) else 0
     n_numbers = int(slots[kinds == NUMBER].max()) + 1 if np.any(kinds == NUMBER) else 0
-    ids = np.empty((n_labels, cap), dtype=np.int32)
-    nums = np.empty((n_numbers, cap), dtype=np.float64)
+    if out is not None and out[0].shape[1] >= cap:
+        ids, nums = out
+        cap = ids.shape[1]
+    else:
+        ids = np.empty((n_labels, cap), dtype=np.int32)
+        nums = np.empty((n_numbers, cap), dtype=np.float64)
     handles = (ctypes.c_void_p * max(1, len(tables)))(*[t.handle for t in tables])
     stop = np.zeros(2, dtype=np.int64)
     data = np.frombuffer(block, dtype=np.uint8, count=end) if end else np.empty(0, np.uint8)
@@ -348,8 +354,13 @@ class PairRows:
     def __init__(self, weighted: bool, expected: int = 0):
         self._lib = lib()
         self.weighted = bool(weighted)
-        # one buffer of rows (and counts), grown in place (realloc) as the blocks come
-        self._rows = np.empty(max(int(expected), 1 << 16), dtype=np.uint64)
+        # one buffer of rows (and counts), grown in place (realloc) as the blocks come; room
+        # for ``expected`` rows at once where the system grants it (pages are taken as they
+        # are written, so a generous guess costs address space, not memory)
+        try:
+            self._rows = np.empty(max(int(expected), 1 << 16), dtype=np.uint64)
+        except MemoryError:
+            self._rows = np.empty(1 << 16, dtype=np.uint64)
         self._counts = np.empty(self._rows.size) if self.weighted else None
         self._m = 0
         self._used = False

@@ -95,7 +95,7 @@ class _BlockReader:
         aggregate,
         row_word,
         first_row,
-        weighted=False,
+        expected_rows: int = 0,
     ):
         from .comparisons import PairSums
 
@@ -105,7 +105,7 @@ class _BlockReader:
         self.items = _Labels()
         self.users = _Labels() if "user" in names else None
         self.user_eps = np.empty(0)
-        self.pairs = PairSums() if aggregate else None
+        self.pairs = PairSums(expected_rows) if aggregate else None
         self.parts: dict[str, list[np.ndarray]] = {}
         self.n_rows = 0
 
@@ -163,10 +163,10 @@ class _BlockReader:
             self._budgets(columns[self.eps_name], user, where)
         if self.pairs is not None:
             self.pairs.add(i, j, y, count)
-        else:
+        else:  # copies: the compiled parser writes its next block into the same buffers
             for name, values in (("i", i), ("j", j), ("y", y), ("count", count), ("user", user)):
                 if values is not None:
-                    self.parts.setdefault(name, []).append(values)
+                    self.parts.setdefault(name, []).append(np.array(values))
         self.n_rows += n
 
     def _numbers(self, arr, name: str, where: _Where):

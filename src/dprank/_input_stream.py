@@ -185,14 +185,26 @@ def keep_length(block, size: int | None = None) -> int:
 # --------------------------------------------------------------------------- CSV and TSV
 
 
+def with_last(blocks):
+    """``(start, columns, last)``: each block of ``blocks`` with whether it is the last."""
+    pending = None
+    for block in blocks:
+        if pending is not None:
+            yield (*pending, False)
+        pending = block
+    if pending is not None:
+        yield (*pending, True)
+
+
 def csv_blocks(inp: _Input, sep: str, names, used, tables, block_size: int, text_reader):
-    """``(first row, {column: array})`` per block of CSV or TSV text after the header.
+    """``(first row, {column: array}, last)`` per block of CSV or TSV text after the header.
 
     ``tables[c]``: the label table (:class:`dprank._compiled.LabelTable`) of a label
     column ``c`` of ``used``. The compiled parser gives label columns as int32 ids
-    (:class:`dprank._input_blocks.Coded`) and number columns as float64; from the
-    first line it does not take, ``text_reader(stream, start)`` (pyarrow) gives
-    the rest as text arrays.
+    (:class:`dprank._input_blocks.Coded`) and number columns as float64, in
+    buffers written again by the next block (a consumer copies what it keeps);
+    from the first line it does not take, ``text_reader(stream, start)``
+    (pyarrow) gives the rest as text arrays.
     """
     from . import _compiled as nc
     from ._input_blocks import Coded
@@ -211,7 +223,7 @@ def csv_blocks(inp: _Input, sep: str, names, used, tables, block_size: int, text
     handles = [tables[c] for c in label_cols]
     # one buffer, read into block after block; the unfinished last line moves to its front
     buf = bytearray(block_size)
-    start, have = 0, 0
+    start, have, outputs = 0, 0, None
     while True:
         if have == len(buf):  # a line longer than the buffer
             buf.extend(bytes(len(buf)))
@@ -228,17 +240,21 @@ def csv_blocks(inp: _Input, sep: str, names, used, tables, block_size: int, text
             return
         if not COMPILED_CSV:
             inp.unread(bytes(buf[:have]))
-            yield from text_reader(_Rest(inp), start)
+            yield from with_last(text_reader(_Rest(inp), start))
             return
-        # a line taken has a character in each field and its delimiters: at most this many
-        cap = cut // (2 * len(names)) + 1
-        rows, ids, nums, stop, reason = nc.parse_csv(buf, cut, kinds, slots, sep, handles, cap)
+        # a line taken has a character in each field read, its delimiters and its end
+        cap = cut // (len(used) + len(names)) + 1
+        rows, ids, nums, stop, reason = nc.parse_csv(
+            buf, cut, kinds, slots, sep, handles, cap, out=outputs
+        )
+        outputs = (ids, nums)  # written again by the next block: the consumer copies what it keeps
         if rows:
             columns = {c: Coded(ids[label_cols.index(c), :rows]) for c in label_cols}
             columns.update({c: nums[number_cols.index(c), :rows] for c in number_cols})
-            yield start, {c: columns[c] for c in used}
+            # whether it is the last is known only for the input's final block (a block
+            # ending where the file ends is called not last: only a message's wording)
+            yield start, {c: columns[c] for c in used}, at_end
             start += rows
-        del ids, nums
         if reason == nc.DONE:
             if at_end:
                 return
@@ -252,7 +268,7 @@ def csv_blocks(inp: _Input, sep: str, names, used, tables, block_size: int, text
         # the first line the compiled parser does not take: the rest as text
         inp.unread(bytes(buf[stop:have]))
         del buf
-        yield from text_reader(_Rest(inp), start)
+        yield from with_last(text_reader(_Rest(inp), start))
         return
 
 

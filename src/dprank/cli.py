@@ -609,8 +609,8 @@ def _add_low_memory_option(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--low-memory",
         action="store_true",
-        help="hand freed buffers back to the system at once: a lower peak memory "
-        "(about 7%% on large files) for more time (about 1.5x); same output",
+        help="hand freed buffers back to the system at once: a lower peak memory for "
+        "more time; the same output",
     )
 
 

@@ -561,16 +561,18 @@ class PairSums:
 
     _BITS = 31
 
-    def __init__(self):
+    def __init__(self, expected: int = 0):
         self._table = None
         self._top = -1  # the largest id added
+        self._expected = int(expected)  # rows to make room for at first (a guess, or 0)
 
     def add(self, i, j, y=None, count=None) -> None:
         """Add comparisons: ``i`` against ``j``, outcome ``y`` for ``i`` (0/1; None = all 1)."""
         from ._compiled import PairRows
 
-        i = np.asarray(i, dtype=np.int64)
-        j = np.asarray(j, dtype=np.int64)
+        i, j = np.asarray(i), np.asarray(j)
+        if i.dtype.kind not in "iu" or j.dtype.kind not in "iu":
+            i, j = i.astype(np.int64), j.astype(np.int64)
         if not i.size:
             return
         top = max(int(i.max()), int(j.max()))
@@ -578,7 +580,7 @@ class PairSums:
             raise ValueError(f"PairSums takes item ids from 0 to 2**{self._BITS} - 1")
         self._top = max(self._top, top)
         if self._table is None:
-            self._table = PairRows(weighted=count is not None)
+            self._table = PairRows(weighted=count is not None, expected=self._expected)
         elif self._table.weighted != (count is not None):
             raise ValueError("PairSums: every block gives counts, or none does")
         self._table.add(i, j, y, count)

@@ -289,6 +289,9 @@ def read_comparisons(
             aggregate=aggregate,
             row_word=head.row_word,
             first_row=head.first_row,
+            # at most this many rows: room made at once, so the rows' buffer never grows (a
+            # guess too large costs nothing: memory is taken as it is written)
+            expected_rows=(inp.size or 0) // (len(used) + len(names)),
         )
         _read_blocks(inp, source, head, used, block_size, reader)
         if reader.n_rows == 0:
@@ -375,12 +378,15 @@ def _read_blocks(inp, source: str, head: _Header, used, block_size, reader) -> N
 
     if head.format == "parquet":
         size = block_size or _PARQUET_ROWS
-        blocks = stream.parquet_blocks(
-            head.parquet, source, head.original, head.names, used, size, error
+        pf, original = head.parquet, head.original
+        blocks = stream.with_last(
+            stream.parquet_blocks(pf, source, original, head.names, used, size, error)
         )
     elif head.format == "jsonl":
         size = block_size or _BLOCK_BYTES
-        blocks = stream.jsonl_blocks(inp, head.first, head.original, head.names, used, size, error)
+        blocks = stream.with_last(
+            stream.jsonl_blocks(inp, head.first, head.original, head.names, used, size, error)
+        )
     else:
         sep = "\t" if head.format == "tsv" else ","
         size = block_size or _BLOCK_BYTES
@@ -390,7 +396,7 @@ def _read_blocks(inp, source: str, head: _Header, used, block_size, reader) -> N
 
         blocks = stream.csv_blocks(inp, sep, head.names, used, reader.tables(), size, text_reader)
     columns = None
-    for start, columns, last in _with_last(blocks):
+    for start, columns, last in blocks:  # a block's arrays may be written again by the next
         reader.add(start, columns, last)
     del blocks, columns
     _release_arrow_memory()  # the blocks' buffers, before the pairs are merged
@@ -404,9 +410,8 @@ def _free_memory_promptly() -> None:
     instead of pyarrow's caching pool, and (glibc) every allocation above 128 KiB
     is its own mapping, returned when freed, instead of the heap that a
     fragmenting sequence of block-sized temporaries keeps growing. It changes
-    where memory comes from, not any value: a lower peak (about 7% on the 2.5
-    M-row file of ``benchmarks/bench_cli.py``) for more time (fresh pages for
-    every large temporary, about 1.5x). A library caller keeps its own allocator
+    where memory comes from, not any value: a lower peak for more time (fresh
+    pages for every large temporary). A library caller keeps its own allocator
     settings: only the command line calls this.
     """
     import ctypes
@@ -500,28 +505,6 @@ def _used_columns(layout: str, names: list[str], eps_name: str, need_epsilon: bo
     if need_epsilon:
         used.append(eps_name)
     return used
-
-
-def _with_last(blocks):
-    """``(start, columns, last)``: each block with whether it is the file's last."""
-    pending = None
-    for block in blocks:
-        if pending is not None:
-            yield (*pending, False)
-        pending = block
-    if pending is not None:
-        yield (*pending, True)
-
-
-def _with_last(blocks):
-    """``(start, columns, last)``: each block with whether it is the input's last."""
-    pending = None
-    for block in blocks:
-        if pending is not None:
-            yield (*pending, False)
-        pending = block
-    if pending is not None:
-        yield (*pending, True)
 
 
 # --------------------------------------------------------------------------- validation

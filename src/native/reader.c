@@ -482,17 +482,14 @@ int64_t parse_csv(const uint8_t *buf, int64_t len, int64_t ncols, const int64_t 
     for (int64_t c = 0; c < ncols; c++) nlab += kind[c] == 1;
     /* per field of the line: its span (stripped), or its integer value (span[3c] = -1) */
     int64_t *span = malloc(sizeof(int64_t) * 3 * (size_t)(ncols > 0 ? ncols : 1));
-    /* per label field of the rows taken: an integer (len -1) or a text's offset, and its
-     * hash; looked up once the rows are known, each fetched a few rows ahead */
-    int64_t *lval = malloc(sizeof(int64_t) * (size_t)(nlab * cap > 0 ? nlab * cap : 1));
-    int32_t *llen = malloc(sizeof(int32_t) * (size_t)(nlab * cap > 0 ? nlab * cap : 1));
-    uint64_t *lhash = malloc(sizeof(uint64_t) * (size_t)(nlab * cap > 0 ? nlab * cap : 1));
+    /* per text label of the rows taken (its id -1 meanwhile): its offset, length and hash,
+     * looked up once the rows are known, each fetched a few rows ahead; made at the first
+     * text label (a file of integer labels needs none) */
+    int64_t *lval = NULL;
+    int32_t *llen = NULL;
+    uint64_t *lhash = NULL;
     stop[1] = 0;
-    if (!span || !lval || !llen || !lhash) {
-        free(span);
-        free(lval);
-        free(llen);
-        free(lhash);
+    if (!span) {
         stop[0] = 0;
         stop[1] = 3;
         return 0;
@@ -566,8 +563,18 @@ int64_t parse_csv(const uint8_t *buf, int64_t len, int64_t ncols, const int64_t 
             if (lo < 0 || canonical_int(buf + lo, n, &v)) { /* integers: at once (a small table) */
                 id = int_id(tables[slot[c]], lo < 0 ? span[3 * c + 2] : v);
                 ids[at] = (int32_t)id;
-                llen[at] = -1;
             } else { /* texts: looked up below, fetched ahead */
+                if (!lval) {
+                    size_t room = (size_t)(nlab * cap > 0 ? nlab * cap : 1);
+                    lval = malloc(sizeof(int64_t) * room);
+                    llen = malloc(sizeof(int32_t) * room);
+                    lhash = malloc(sizeof(uint64_t) * room);
+                    if (!lval || !llen || !lhash) {
+                        reason = 3;
+                        break;
+                    }
+                }
+                ids[at] = -1;
                 lval[at] = lo;
                 llen[at] = (int32_t)n;
                 lhash[at] = hash_bytes(buf + lo, n);
@@ -584,14 +591,14 @@ int64_t parse_csv(const uint8_t *buf, int64_t len, int64_t ncols, const int64_t 
     }
     /* the text labels of the rows taken, each row's looked up while those a few rows on
      * are fetched (a large text index misses the caches: several misses in flight) */
-    for (int64_t r = 0; r < row && stop[1] != 3; r++) {
+    for (int64_t r = 0; lval && r < row && stop[1] != 3; r++) {
         for (int64_t c = 0; c < ncols; c++) {
             if (kind[c] != 1) continue;
             labels_t *t = tables[slot[c]];
             int64_t base = slot[c] * cap;
-            if (r + LOOKAHEAD < row && llen[base + r + LOOKAHEAD] >= 0)
+            if (r + LOOKAHEAD < row && ids[base + r + LOOKAHEAD] < 0)
                 PREFETCH(text_home(t, lhash[base + r + LOOKAHEAD]));
-            if (llen[base + r] < 0) continue;
+            if (ids[base + r] >= 0) continue;
             int64_t id = text_id_hashed(t, buf + lval[base + r], llen[base + r], lhash[base + r]);
             if (id < 0) {
                 stop[1] = 3;
