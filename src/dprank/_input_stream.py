@@ -126,10 +126,11 @@ def sniff(inp: _Input, name: str, given: str | None) -> tuple[str, bytes]:
     The first line is returned without its line end and byte-order mark (b"" where
     the input is empty); for Parquet it is b"". Sniffed: the Parquet magic bytes,
     else the name's suffix, else JSON lines where the first character is ``{``,
-    else CSV, or TSV where the first line has a tab and no comma.
+    else CSV; CSV (by name or content) is TSV where the first line has a tab and no
+    comma.
     """
     head = inp.read(4)
-    if head[:3] == BOM[: len(head[:3])] and len(head) >= 3 and head.startswith(BOM):
+    if head.startswith(BOM[: len(head)]) and len(head) >= 3:  # a UTF-8 byte-order mark
         inp.unread(head[3:])
         head = inp.read(4)
     fmt = given
@@ -144,8 +145,8 @@ def sniff(inp: _Input, name: str, given: str | None) -> tuple[str, bytes]:
     line = _first_line(inp)
     if fmt is None:
         fmt = "jsonl" if line.lstrip().startswith(b"{") else "csv"
-        if fmt == "csv" and b"\t" in line and b"," not in line:
-            fmt = "tsv"
+    if given is None and fmt == "csv" and b"\t" in line and b"," not in line:
+        fmt = "tsv"  # a header of tabs and no commas, whatever the name says
     return fmt, line
 
 
