@@ -12,13 +12,13 @@ STAMP := $(VENV)/.installed
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml requirements/constraints.txt
+# The package build compiles dprank's C part (setup.py, src/native/); an editable install
+# puts the extension beside the sources, where the workflow's jobs import the library from.
+$(STAMP): pyproject.toml setup.py requirements/constraints.txt $(wildcard src/native/*)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -c requirements/constraints.txt -e '.[dev,bench,slurm,docs]'
 	$(BIN)/python -m dprank._snakemake_configfile  # a missing --configfile: one line, not a traceback
-	$(BIN)/python -m dprank._sparse_kernels  # compile the sparse solver's loops into numba's cache now
-	$(BIN)/python -m dprank._sparse_c  # the same loops in C (no numba import where built; needs cc)
 	touch $@
 
 ## Reproduce every figure and table at paper scale (results/), then the HTML report.

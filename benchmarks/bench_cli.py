@@ -1,78 +1,83 @@
-"""Benchmark: ``dprank rank`` end to end on a large comparison file, against its floor.
+"""Benchmark: ``dprank rank`` end to end against the fastest reader of the same file.
 
-Writes (once, then reuses) a file of ``--rows`` comparisons ``winner,loser`` among
-``--items`` items, scores spread over 4 logits, winners drawn from BTL. Each row is
-a uniformly random pair, or, with ``--edges E``, one of ``E`` fixed random pairs
-(a league where the same opponents meet again: the distinct pairs stay at ``E``
-however many rows). Then, on one core and interleaved round by round, it runs in
-new processes:
+Writes (once, then reuses) files of ``--rows`` comparisons ``winner,loser`` among
+``--items`` items, scores spread over 4 logits, winners drawn from BTL: integer
+labels (``--labels int``) or text labels ``item-0012345`` (``--labels str``), each
+row a uniformly random pair or, with ``--edges E``, one of ``E`` fixed pairs (a
+league). Then, on one core (``taskset -c 0``, one thread each) and interleaved
+round by round, it runs in fresh processes:
 
-* the floor: reading the same file with pandas (``pd.read_csv`` or
-  ``pd.read_parquet``) in a fresh interpreter;
-* the whole command as a user runs it (start-up, reading and validation, the fit,
-  writing the ranking and its sidecar), with the installed ``dprank`` (or the
-  one on ``PYTHONPATH``);
+* the peers: reading the file with pandas (``read_csv``), pyarrow
+  (``pyarrow.csv.read_csv``) and polars (``read_csv``), import included;
+* the whole command as a user runs it (start-up, reading and validation, the
+  fit, writing the ranking and its record), from the installed ``dprank``;
 * with ``--baseline SRC``, the same command with another source tree first on
-  the path (e.g. the main branch: ``git archive main src | tar -x -C /tmp/old``,
-  then ``--baseline /tmp/old/src``); both outputs must be byte-identical.
+  the path (``git archive main src | tar -x -C /tmp/old``); the rankings must
+  be byte-identical.
 
-It prints the best wall time and the peak memory (``ru_maxrss`` of each child) of
-each, their ratios, and the file's size. ``--stages`` adds the command's profile:
-one fresh process doing its stages one after the other (imports, reading and
-validation, the components, loading the compiled loops (C, or numba), the fit, writing),
-with the time, resident memory and peak after each. ``--first-run`` adds the first run after
-``make setup`` against a warm run: a fresh numba cache directory filled by
-``python -m dprank._sparse_kernels`` (what ``make setup`` runs), then the command
-twice; and, for scale, the command on an empty cache (what a first run would cost
-without that step). Run::
+For each file it prints the CPU seconds (user + system, the least noisy measure
+on a shared machine; best of ``--repeats``) and wall seconds of each, the peak
+resident memory, the ratio of the command to the fastest peer and its peak to
+the file's size. ``--slope 250000,2500000,25000000,50000000`` also times the
+command alone at those row counts and prints the least-squares slope of
+log(time) on log(rows) (1: linear). ``--markdown FILE`` writes the results as
+the Markdown table the documentation includes (``docs/includes/``). ``--quick``
+is the profile CI runs against the installed wheel (a small file, one repeat,
+no files kept; under a minute): it checks that the compiled part is loaded from
+the installed package. Run::
 
-    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/bench_cli.py \\
-        [--rows 2500000] [--items 100000] [--edges 0] [--format csv|parquet] \\
-        [--privacy none] [--method mle] [--baseline /tmp/old/src] [--first-run] [--stages]
+    python benchmarks/bench_cli.py --rows 2500000 --labels int --repeats 3
+    python benchmarks/bench_cli.py --rows 25000000 --labels str --repeats 2
+    python benchmarks/bench_cli.py --slope 250000,2500000,25000000,50000000 --no-peers
+    python benchmarks/bench_cli.py --quick
 
-Timings depend on the machine and its load (run ``uptime`` beside it); only
+Timings depend on the machine and its load (it prints ``uptime``'s load); only
 ratios from one run mean much. Nothing here is asserted in the tests.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import math
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-
 ONE_CORE = {
     "OMP_NUM_THREADS": "1",
     "OPENBLAS_NUM_THREADS": "1",
     "MKL_NUM_THREADS": "1",
-    "NUMBA_NUM_THREADS": "1",
+    "POLARS_MAX_THREADS": "1",
+    "RAYON_NUM_THREADS": "1",
 }
 _CHUNK = 5_000_000
+PEERS = {
+    "pandas": "import pandas as pd; pd.read_csv({path!r})",
+    "pyarrow": "import pyarrow.csv as c; c.read_csv({path!r})",
+    "polars": "import polars as pl; pl.read_csv({path!r})",
+}
 
 
-def make_file(path: Path, rows: int, items: int, edges: int = 0, seed: int = 2026) -> None:
-    """A BTL comparison file (random pairs, or rows over ``edges`` fixed pairs), CSV or Parquet."""
+def make_file(path: Path, rows: int, items: int, labels: str = "int", edges: int = 0) -> None:
+    """A BTL comparison file (random pairs, or rows over ``edges`` fixed pairs), CSV."""
+    import numpy as np
     import pyarrow as pa
     import pyarrow.csv as pcsv
-    import pyarrow.parquet as pq
 
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(2026)
     theta = np.linspace(2.0, -2.0, items)[rng.permutation(items)]
+    names = np.array([f"item-{k:07d}" for k in range(items)]) if labels == "str" else None
     if edges:
         ea = rng.integers(0, items, edges)
         eb = (ea + rng.integers(1, items, edges)) % items
     tmp = path.with_suffix(".tmp")
-    parquet = path.suffix == ".parquet"
-    schema = pa.schema([("winner", pa.int64()), ("loser", pa.int64())])
-    writer = pq.ParquetWriter(tmp, schema) if parquet else open(tmp, "wb")
-    try:
-        if not parquet:
-            writer.write(b"winner,loser\n")
+    with open(tmp, "wb") as fh:
+        fh.write(b"winner,loser\n")
         for start in range(0, rows, _CHUNK):
             k = min(_CHUNK, rows - start)
             if edges:
@@ -82,216 +87,268 @@ def make_file(path: Path, rows: int, items: int, edges: int = 0, seed: int = 202
                 a = rng.integers(0, items, k)
                 b = (a + rng.integers(1, items, k)) % items  # b != a
             first = rng.random(k) < 1.0 / (1.0 + np.exp(-(theta[a] - theta[b])))
-            table = pa.table([np.where(first, a, b), np.where(first, b, a)], schema=schema)
-            if parquet:
-                writer.write_table(table)
-            else:
-                pcsv.write_csv(table, writer, pcsv.WriteOptions(include_header=False))
-    finally:
-        writer.close()
+            win, lose = np.where(first, a, b), np.where(first, b, a)
+            if names is not None:
+                win, lose = names[win], names[lose]
+            table = pa.table({"winner": win, "loser": lose})
+            options = pcsv.WriteOptions(include_header=False, quoting_style="none")
+            pcsv.write_csv(table, fh, options)
     os.replace(tmp, path)
 
 
-def run_child(cmd: list[str], env: dict) -> tuple[float, float]:
-    """Wall time (s) and peak resident memory (MB) of one child process."""
-    if _has_taskset():
+def run_child(cmd: list[str], env: dict) -> tuple[float, float, float]:
+    """CPU seconds (user + system), wall seconds and peak resident memory (MB) of a child."""
+    if shutil.which("taskset"):
         cmd = ["taskset", "-c", "0", *cmd]
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode:
-        raise SystemExit(f"{' '.join(cmd)} failed with exit code {proc.returncode}")
-    return wall, usage.ru_maxrss / 1024.0
+    if os.waitstatus_to_exitcode(status):
+        raise SystemExit(
+            f"{' '.join(cmd)} failed with exit code {os.waitstatus_to_exitcode(status)}"
+        )
+    return usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss / 1024.0
 
 
-def _has_taskset() -> bool:
-    from shutil import which
-
-    return which("taskset") is not None
-
-
-def _env(pythonpath: str | None = None, **extra) -> dict:
-    env = {**os.environ, **ONE_CORE, **extra}
+def _env(pythonpath: str | None = None) -> dict:
+    env = {**os.environ, **ONE_CORE}
     if pythonpath is not None:
         env["PYTHONPATH"] = pythonpath
     return env
 
 
-def _summary(name: str, runs: list[tuple[float, float]]) -> tuple[float, float]:
-    wall = min(w for w, _ in runs)
-    peak = max(m for _, m in runs)
-    walls = ", ".join(f"{w:.2f}" for w, _ in runs)
-    print(f"  {name:<34} best {wall:6.2f} s (all {walls}), peak {peak:6.0f} MB")
-    return wall, peak
+def _command(path: Path, out: Path, privacy: str) -> list[str]:
+    cmd = [sys.executable, "-m", "dprank", "rank", str(path), "--privacy", privacy]
+    if privacy == "edge":
+        cmd += ["--epsilon", "1"]
+    return [*cmd, "--out", str(out), "--quiet"]
 
 
-_STAGES = r"""
-import sys, time
-t0 = last = time.perf_counter()
-def mark(name):
-    global last
-    now = time.perf_counter()
-    with open("/proc/self/status") as fh:
-        kb = {k: v.split()[0] for k, v in (x.split(":", 1) for x in fh) if v.endswith("kB\n")}
-    print(f"  {name:<34} {now - last:6.2f} s (at {now - t0:5.2f} s), "
-          f"resident {int(kb['VmRSS']) / 1024:5.0f} MB, peak {int(kb['VmHWM']) / 1024:5.0f} MB")
-    last = time.perf_counter()
-from pathlib import Path
-import numpy as np
-from dprank import cli
-from dprank.api import rank
-from dprank.inputs import read_comparisons
-mark("imports: numpy, dprank")
-c = read_comparisons(sys.argv[1]).comparisons
-mark("reading and validation")
-c.components()
-mark("connected components")
-from dprank.comparisons import Comparisons
-from dprank.sparse import SparseData, sparse_newton
-tiny = Comparisons.from_winner_loser([0, 1, 2, 0], [1, 2, 0, 3])
-sparse_newton(SparseData(tiny), 2.0)  # loads the C loops (or numba and its cached kernels)
-mark("compiled loops: load (C, or numba)")
-ranking = rank(c, privacy=sys.argv[2])
-mark("the fit (dprank.rank)")
-from dprank._cli_output import _columns_writer
-_columns_writer(ranking.columns())(Path(sys.argv[3]))
-mark("writing the ranking")
-"""
+def _available_peers() -> list[str]:
+    import importlib.util
+
+    return [name for name in PEERS if importlib.util.find_spec(name) is not None]  # no import
 
 
-def stages(data: Path, privacy: str, out: str) -> None:
-    """The command's stages in one fresh process, with the time and memory after each."""
-    print(f"stages of one run (fresh process, --privacy {privacy}):")
-    cmd = [sys.executable, "-c", _STAGES, str(data), privacy, out]
-    if _has_taskset():
-        cmd = ["taskset", "-c", "0", *cmd]
-    subprocess.run(cmd, env=_env(), check=True)
+def measure(path: Path, args, peers: list[str]) -> dict:
+    """Interleaved rounds of the peers and the command on one file: the best of each."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp)
+        contenders = {name: ([sys.executable, "-c", PEERS[name].format(path=str(path))], _env())
+                      for name in peers}  # fmt: skip
+        contenders["dprank rank"] = (_command(path, out / "new.csv", args.privacy), _env())
+        if args.baseline:
+            contenders["baseline"] = (
+                _command(path, out / "old.csv", args.privacy),
+                _env(args.baseline),
+            )
+        runs: dict[str, list] = {name: [] for name in contenders}
+        for _ in range(args.repeats):
+            for name, (cmd, env) in contenders.items():
+                runs[name].append(run_child(cmd, env))
+        same = None
+        if args.baseline and args.privacy == "none":
+            same = (out / "new.csv").read_bytes() == (out / "old.csv").read_bytes()
+    size = path.stat().st_size / 2**20
+    best = {
+        name: {
+            "cpu": min(r[0] for r in rs),
+            "wall": min(r[1] for r in rs),
+            "peak": max(r[2] for r in rs),
+            "cpu_all": [round(r[0], 2) for r in rs],
+        }
+        for name, rs in runs.items()
+    }
+    result = {"file": path.name, "size_mib": size, "runs": best, "baseline_same": same}
+    if peers:
+        fastest = min(peers, key=lambda name: best[name]["cpu"])
+        result["fastest"] = fastest
+        result["ratio"] = best["dprank rank"]["cpu"] / best[fastest]["cpu"]
+    result["memory_ratio"] = best["dprank rank"]["peak"] / size
+    return result
 
 
-def main() -> None:
+def report(result: dict, rows: int, labels: str) -> None:
+    print(f"{result['file']}: {rows} rows, {labels} labels, {result['size_mib']:.1f} MiB")
+    for name, r in result["runs"].items():
+        print(
+            f"  {name:<12} cpu {r['cpu']:6.2f} s (all {', '.join(map(str, r['cpu_all']))}), "
+            f"wall {r['wall']:6.2f} s, peak {r['peak']:6.0f} MB"
+        )
+    if "ratio" in result:
+        print(f"  dprank rank / fastest reader ({result['fastest']}): {result['ratio']:.2f}x CPU")
+    print(f"  peak memory / file size: {result['memory_ratio']:.1f}x")
+    if result["baseline_same"] is not None:
+        print(f"  rankings byte-identical to the baseline's: {result['baseline_same']}")
+
+
+def slope(sizes: list[int], args, folder: Path) -> dict:
+    """The command's CPU time at each row count, less its start-up (the time on a file of
+    1 000 rows), and the slope of log(time) on log(rows) of what is left (1: linear)."""
+
+    def cpu(rows: int) -> float:
+        path = _data(folder, rows, args)
+        with tempfile.TemporaryDirectory() as tmp:
+            cmd = _command(path, Path(tmp) / "r.csv", args.privacy)
+            return min(run_child(cmd, _env())[0] for _ in range(args.repeats))
+
+    start_up = cpu(1_000)
+    print(f"  start-up (a file of 1000 rows): {start_up:.2f} s CPU", flush=True)
+    times = []
+    for rows in sizes:
+        times.append(cpu(rows))
+        work = times[-1] - start_up
+        print(
+            f"  {rows:>10} rows: {times[-1]:7.2f} s CPU, {work:7.2f} s beyond start-up, "
+            f"{1e6 * work / rows:6.3f} us a row",
+            flush=True,
+        )
+    x = [math.log(n) for n in sizes]
+    y = [math.log(max(t - start_up, 1e-6)) for t in times]
+    mx, my = sum(x) / len(x), sum(y) / len(y)
+    fit = sum((a - mx) * (b - my) for a, b in zip(x, y, strict=True)) / sum(
+        (a - mx) ** 2 for a in x
+    )
+    span = f"{sizes[0]} to {sizes[-1]} rows"
+    print(f"  slope of log(time beyond start-up) on log(rows), {span}: {fit:.2f}", flush=True)
+    return {"rows": sizes, "cpu": times, "start_up": start_up, "slope": fit}
+
+
+def _data(folder: Path, rows: int, args) -> Path:
+    stem = f"bench_cli_{rows}x{args.items}_{args.labels}" + (f"e{args.edges}" if args.edges else "")
+    path = folder / f"{stem}.csv"
+    if not path.exists():  # written by a child: this process stays small (its children's
+        t0 = time.perf_counter()  # peak memory counts the parent's until they exec)
+        spec = [str(path), str(rows), str(args.items), args.labels, str(args.edges)]
+        subprocess.run([sys.executable, __file__, "--write", *spec], check=True)
+        print(f"wrote {path} in {time.perf_counter() - t0:.1f} s", flush=True)
+    return path
+
+
+def write_includes(folder: Path, saved: dict, command: str) -> list[Path]:
+    """The saved results as the tables of ``docs/includes/`` (first line: the command)."""
+    from dprank.docs_includes import benchmark_header, markdown_table
+
+    written = []
+    files = sorted(saved.get("files", []), key=lambda r: (r["labels"], r["rows"]))
+    if files:
+        rows = []
+        for r in files:
+            dp = r["runs"]["dprank rank"]
+            fastest = r.get("fastest")
+            peer = r["runs"][fastest]["cpu"] if fastest else float("nan")
+            rows.append([
+                f"{r['rows'] / 1e6:g} M", r["labels"], f"{r['size_mib']:.1f} MiB",
+                f"{dp['cpu']:.2f} s", f"{fastest}: {peer:.2f} s", f"{r.get('ratio', 0):.2f}x",
+                f"{dp['peak']:.0f} MB", f"{r['memory_ratio']:.1f}x", f"{r['load']:.1f}",
+            ])  # fmt: skip
+        header = ["rows", "labels", "file", "`dprank rank` CPU", "fastest reader CPU",
+                  "ratio", "peak memory", "peak / file", "load"]  # fmt: skip
+        path = folder / "performance_reading.md"
+        note = "one core, best of the rounds; the commands: docs/performance.md"
+        path.write_text(benchmark_header(command, note) + markdown_table(header, rows, "llrrrrrrr"))
+        written.append(path)
+    if saved.get("slope"):
+        sl = saved["slope"]
+        t0 = sl["start_up"]
+        rows = [["1000 (start-up)", f"{t0:.2f} s", "-", "-"]]
+        rows += [
+            [f"{n / 1e6:g} M", f"{t:.2f} s", f"{t - t0:.2f} s", f"{1e6 * (t - t0) / n:.3f} us"]
+            for n, t in zip(sl["rows"], sl["cpu"], strict=True)
+        ]
+        rows.append(["slope of log(time beyond start-up) on log(rows)", "-", f"{sl['slope']:.2f}",
+                     "1 is linear"])  # fmt: skip
+        path = folder / "performance_slope.md"
+        header = ["rows", "`dprank rank` CPU", "beyond start-up", "per row"]
+        note = "one core, best of the rounds"
+        path.write_text(benchmark_header(command, note) + markdown_table(header, rows, "lrrr"))
+        written.append(path)
+    return written
+
+
+def quick() -> int:
+    """CI's profile: a small file, one round, the compiled part of the installed package."""
+    check = (
+        "from dprank import _compiled; lib = _compiled.library_path(); _compiled.lib(); "
+        "print(f'compiled part: {lib}')"
+    )
+    subprocess.run([sys.executable, "-c", check], check=True)  # fails where it is missing
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        args = argparse.Namespace(
+            items=10_000, labels="int", edges=0, privacy="none", repeats=1, baseline=None
+        )
+        for labels in ("int", "str"):
+            args.labels = labels
+            path = _data(folder, 250_000, args)
+            result = measure(path, args, _available_peers())
+            report(result, 250_000, labels)
+    return 0
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--write"]:  # a child writing a data file
+        path, rows, items, labels, edges = argv[1:]
+        make_file(Path(path), int(rows), int(items), labels, int(edges))
+        return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=2_500_000)
     parser.add_argument("--items", type=int, default=100_000)
+    parser.add_argument("--labels", choices=("int", "str"), default="int")
     parser.add_argument("--edges", type=int, default=0, help="fixed pairs the rows repeat")
-    parser.add_argument("--format", choices=("csv", "parquet"), default="csv")
-    parser.add_argument("--privacy", default="none")
-    parser.add_argument("--method", default="mle")
-    parser.add_argument("--epsilon", default="1")
+    parser.add_argument("--privacy", choices=("none", "edge"), default="none")
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--data", type=Path, help="where to keep the generated file")
+    parser.add_argument("--data", type=Path, help="where to keep the generated files")
+    parser.add_argument("--keep", action="store_true", help="keep files of 10 M rows and more")
     parser.add_argument("--baseline", help="another dprank source tree (its src folder)")
-    parser.add_argument("--first-run", action="store_true", help="first run after make setup")
-    parser.add_argument("--no-floor", action="store_true", help="skip the pandas reading")
-    parser.add_argument("--stages", action="store_true", help="time and memory of each stage")
-    args = parser.parse_args()
-    os.environ.update(ONE_CORE)
-
-    folder = args.data or Path(tempfile.gettempdir())
-    stem = f"bench_cli_{args.rows}x{args.items}" + (f"e{args.edges}" if args.edges else "")
-    data = folder / f"{stem}.{args.format}"
-    if not data.exists():
-        t0 = time.perf_counter()
-        make_file(data, args.rows, args.items, args.edges)
-        print(f"wrote {data} in {time.perf_counter() - t0:.1f} s")
-    size_mb = data.stat().st_size / 2**20
-    py = sys.executable
-    read = "read_parquet" if args.format == "parquet" else "read_csv"
-    floor = [py, "-c", f"import pandas as pd; pd.{read}({str(data)!r})"]
-
-    with tempfile.TemporaryDirectory() as out:
-
-        def command(tag: str, seed_option: tuple[str, ...] = ()) -> list[str]:
-            cmd = [py, "-m", "dprank", "rank", str(data), "--privacy", args.privacy]
-            cmd += ["--method", args.method, *seed_option, "--quiet"]
-            if args.privacy in ("edge", "individual"):
-                cmd += ["--epsilon", args.epsilon]
-            if args.privacy == "individual":
-                cmd += ["--max-per-user", "1000000"]
-            return [*cmd, "--out", str(Path(out) / f"{tag}.csv")]
-
-        # a release draws fresh noise from the operating system (no seed); a baseline tree
-        # older than the secure releases is given the --seed it then took
-        old_seed = ("--seed", "1") if args.privacy != "none" else ()
-        low = command("low")
-        contenders = [
-            ("dprank rank", command("new"), _env()),
-            ("dprank rank --low-memory", [*low[:-2], "--low-memory", *low[-2:]], _env()),
-        ]
-        if args.baseline:
-            contenders.append(("baseline", command("old", old_seed), _env(args.baseline)))
-        if not args.no_floor:
-            contenders.insert(0, (f"pandas {read}, fresh process", floor, _env()))
-        runs: dict[str, list] = {name: [] for name, _, _ in contenders}
-        for _ in range(args.repeats):
-            for name, cmd, env in contenders:
-                runs[name].append(run_child(cmd, env))
-        print(
-            f"{data.name}: {args.rows} rows, {args.items} items, {size_mb:.1f} MiB; "
-            f"dprank rank --privacy {args.privacy} --method {args.method}; "
-            f"one core, best of {args.repeats}, interleaved"
-        )
-        best = {name: _summary(name, r) for name, r in runs.items()}
-        wall, peak = best["dprank rank"]
-        if not args.no_floor:
-            fw = best[f"pandas {read}, fresh process"][0]
-            print(f"  command / pandas floor: {wall / fw:.2f}x")
-        print(f"  peak memory / file size: {peak / size_mb:.1f}x")
-        low_wall, low_peak = best["dprank rank --low-memory"]
-        if args.privacy == "none":
-            low_same = (Path(out) / "low.csv").read_bytes() == (Path(out) / "new.csv").read_bytes()
-            print(f"  --low-memory ranking byte-identical to the default's: {low_same}")
-        if not args.no_floor:
-            print(
-                f"  with --low-memory: {low_wall / fw:.2f}x the floor, "
-                f"{low_peak / size_mb:.1f}x the file in memory"
-            )
-        if args.baseline:
-            bw, bp = best["baseline"]
-            print(f"  baseline / command: time {bw / wall:.2f}x, peak memory {bp / peak:.2f}x")
-            if args.privacy == "none":  # releases draw fresh noise: nothing to compare
-                same = (Path(out) / "new.csv").read_bytes() == (Path(out) / "old.csv").read_bytes()
-                print(f"  rankings byte-identical: {same}")
-                if not same:
-                    raise SystemExit("the rankings differ")
-
-        if args.first_run:
-            with tempfile.TemporaryDirectory() as cache:
-                env = _env(NUMBA_CACHE_DIR=cache)
-                setup = run_child([py, "-m", "dprank._sparse_kernels"], env)
-                first = run_child(command("first"), env)
-                warm = min(run_child(command("warm"), env) for _ in range(2))
-            with tempfile.TemporaryDirectory() as cache:
-                cold = run_child(command("cold"), _env(NUMBA_CACHE_DIR=cache))
-            print(f"  make setup's kernel compilation: {setup[0]:.2f} s")
-            print(
-                f"  first run after setup {first[0]:.2f} s, warm run {warm[0]:.2f} s: "
-                f"{first[0] / warm[0]:.2f}x (on an empty cache: {cold[0]:.2f} s)"
-            )
-
-    if args.stages and args.privacy in ("none", "edge"):
-        with tempfile.TemporaryDirectory() as out:
-            stages(data, args.privacy, str(Path(out) / "stages.csv"))
-
-    from dprank.api import rank
-    from dprank.inputs import read_comparisons
-
-    t0 = time.perf_counter()
-    table = read_comparisons(data)
-    t_read = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    eps = float(args.epsilon) if args.privacy in ("edge", "individual") else None
-    bound = {"max_per_user": 1_000_000} if args.privacy == "individual" else {}
-    rank(table.comparisons, privacy=args.privacy, epsilon=eps, method=args.method, **bound)
-    t_fit = time.perf_counter() - t0
-    c = table.comparisons
-    print(
-        f"  in process: reading and validation {t_read:.2f} s "
-        f"({c.pair_statistics().n_pairs} distinct pairs, summed while reading: "
-        f"{table.aggregated}), components and fit {t_fit:.2f} s"
+    parser.add_argument("--no-peers", action="store_true", help="time the command alone")
+    parser.add_argument("--slope", help="row counts for the slope, e.g. 250000,2500000,25000000")
+    parser.add_argument("--quick", action="store_true", help="CI's short profile")
+    parser.add_argument("--json", type=Path, help="add the results to this JSON file")
+    parser.add_argument(
+        "--markdown",
+        type=Path,
+        help="write the --json file's results as the docs' tables into this folder",
     )
+    args = parser.parse_args(argv)
+    os.environ.update(ONE_CORE)
+    if args.quick:
+        return quick()
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"# one core (taskset -c 0), best of {args.repeats}, interleaved; load {load:.2f}")
+    folder = args.data or Path(tempfile.gettempdir())
+    results, slopes = [], None
+    if args.slope:
+        slopes = slope([int(x) for x in args.slope.split(",")], args, folder)
+    else:
+        path = _data(folder, args.rows, args)
+        result = measure(path, args, [] if args.no_peers else _available_peers())
+        result.update(rows=args.rows, labels=args.labels, load=load)
+        report(result, args.rows, args.labels)
+        results.append(result)
+    if args.json:
+        saved = json.loads(args.json.read_text()) if args.json.exists() else {"files": []}
+        saved["files"] = [
+            r for r in saved["files"] if (r["rows"], r["labels"]) not in
+            {(x["rows"], x["labels"]) for x in results}
+        ] + results  # fmt: skip
+        if slopes:
+            saved["slope"] = slopes
+        args.json.write_text(json.dumps(saved, indent=1) + "\n")
+    if args.markdown:
+        saved = json.loads(args.json.read_text()) if args.json else {"files": results}
+        if slopes and not args.json:
+            saved["slope"] = slopes
+        command = "python benchmarks/bench_cli.py --json benchmarks/results/bench_cli.json"
+        command += f" --markdown {args.markdown}"
+        for path in write_includes(args.markdown, saved, command):
+            print(f"wrote {path}")
+    if slopes is not None and not math.isfinite(slopes["slope"]):
+        return 1
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -14,8 +14,12 @@ Identical data for every solver, one fit each (best of ``--repeat``), three desi
 Solvers: ours (:func:`dprank.mle.fit_penalized_mle` on a
 :class:`dprank.comparisons.Comparisons`, aggregation included in the time;
 the one-off start-up of its compiled loops is printed first, not in the times);
-scipy L-BFGS-B on the comparison list with the analytic gradient (stopped at
-``--peer-seconds`` if it has not converged: its gradient norm is printed);
+scipy L-BFGS-B on the comparison list with the analytic gradient, run until its
+objective is within ``1e-9`` (relative) of ours (``scipy-lbfgsb``; stopped at
+``--peer-seconds`` if it never gets there: its gradient norm is printed);
+scipy's trust-region Newton methods with exact Hessian-vector products
+(``trust-ncg``: Steihaug CG; ``trust-krylov``: the GLTR Lanczos method), run to
+the same objective (``--trust``, for n >= 10^4, where they are worth their set-up);
 choix ``opt_pairwise`` (Newton-CG, ridge ``alpha = gamma / 2``, no linear
 term so at eps = inf) and ``ilsr_pairwise`` (its own regularisation
 ``alpha``; not the same objective, distance printed for reference). choix
@@ -31,6 +35,8 @@ Run::
     nice python benchmarks/bench_scale.py            # full, a few minutes
     nice python benchmarks/bench_scale.py --quick    # n = 10^4 only, under a minute
     python benchmarks/bench_scale.py --designs c --peer-seconds 900   # (c), peer to convergence
+    python benchmarks/bench_scale.py --designs ab --sizes 100000 --trust \
+        --markdown docs/includes   # the ER fits at 10^5 items of docs/performance.md
 
 Timings depend on the machine and its load; nothing here is asserted in the tests.
 """
@@ -42,6 +48,7 @@ import os
 import platform
 import time
 import tracemalloc
+from pathlib import Path
 
 import numpy as np
 from scipy import optimize
@@ -59,6 +66,8 @@ from dprank.sparse import SparseData, sparse_newton
 
 DEGREE = 50
 WEAK_GAMMA = 0.01
+#: the rows of --markdown: each case's times (s) of ours and the peers
+FIT_ROWS: list[dict] = []
 
 
 def best_time(fn, repeat):
@@ -84,25 +93,55 @@ def objective(theta, i, j, y, gamma, b):
     return float(val), g
 
 
-def scipy_lbfgs(n, i, j, y, gamma, b, seconds):
+class HessianProduct:
+    """Exact Hessian-vector products of objective (2.2) on records (i, j, y), weights cached
+    for the last point (a trust-region iteration asks for many products at one point)."""
+
+    def __init__(self, i, j, gamma):
+        self.i, self.j, self.gamma = i, j, gamma
+        self.x, self.h = None, None
+
+    def __call__(self, theta, v, *_):  # scipy passes the objective's args after v
+        if self.x is None or not np.array_equal(theta, self.x):
+            d = theta[self.i] - theta[self.j]
+            s = 1.0 / (1.0 + np.exp(-d))
+            self.x, self.h = theta.copy(), s * (1.0 - s)
+        t = self.h * (v[self.i] - v[self.j])
+        n = theta.size
+        return np.bincount(self.i, t, n) - np.bincount(self.j, t, n) + self.gamma * v
+
+
+def scipy_peer(method, n, i, j, y, gamma, b, seconds, target=None):
+    """scipy ``method`` from zero until its objective reaches ``target`` (relative 1e-9),
+    converges, or runs ``seconds``. Returns ``(x, evaluations, stopped)``."""
     start = time.perf_counter()
-    stopped = []
+    stopped, best = [], {}
 
     def cb(intermediate_result):
+        fun = float(intermediate_result.fun)
+        best["x"] = np.array(intermediate_result.x)
+        if target is not None and fun - target <= 1e-9 * abs(target):
+            raise StopIteration
         if time.perf_counter() - start > seconds:
             stopped.append(True)
             raise StopIteration
 
+    if method == "L-BFGS-B":
+        options = {"ftol": 1e-15, "gtol": 1e-12, "maxiter": 100_000, "maxfun": 100_000,
+                   "maxcor": 20}  # fmt: skip
+        extra = {}
+    else:
+        options = {"gtol": 1e-12, "maxiter": 100_000}
+        extra = {"hessp": HessianProduct(i, j, gamma)}
     res = optimize.minimize(
-        objective,
-        np.zeros(n),
-        args=(i, j, y, gamma, b),
-        jac=True,
-        method="L-BFGS-B",
-        callback=cb,
-        options={"ftol": 1e-15, "gtol": 1e-9, "maxiter": 100_000, "maxfun": 100_000, "maxcor": 20},
-    )
+        objective, np.zeros(n), args=(i, j, y, gamma, b), jac=True, method=method,
+        callback=cb, options=options, **extra,
+    )  # fmt: skip
     return res.x, int(res.nfev), bool(stopped)
+
+
+def scipy_lbfgs(n, i, j, y, gamma, b, seconds, target=None):
+    return scipy_peer("L-BFGS-B", n, i, j, y, gamma, b, seconds, target)
 
 
 def choix_opt(n, i, j, y, gamma):
@@ -183,21 +222,33 @@ def run_case(design, comp, gamma, b, args):
         f"{path}, {fit.n_iter} Newton steps, peak {peak / 2**20:.0f} MiB", t_ours,
     )  # fmt: skip
     reps = args.repeat
-    t0 = time.perf_counter()
-    x, nfev, stopped = scipy_lbfgs(n, i, j, y, gamma, b, args.peer_seconds)
-    t1 = time.perf_counter() - t0
-    if not stopped and t1 < 20 and reps > 1:
-        t_more, (x, nfev, stopped) = best_time(
-            lambda: scipy_lbfgs(n, i, j, y, gamma, b, args.peer_seconds), reps - 1
-        )
-        t1 = min(t1, t_more)
-    f1, g1 = objective(x, i, j, y, gamma, b)
-    row(
-        design, n, m, pairs, gamma, "scipy-lbfgsb", t1, float(np.max(np.abs(x - fit.theta))),
-        f1 - f_ours, float(np.linalg.norm(g1)),
-        f"{nfev} evaluations" + (f", STOPPED at {args.peer_seconds:g} s" if stopped else ""),
-        t_ours,
-    )  # fmt: skip
+    peers = [("scipy-lbfgsb", "L-BFGS-B")]
+    if args.trust and n >= 10_000:
+        peers += [("trust-ncg", "trust-ncg"), ("trust-krylov", "trust-krylov")]
+    times = {"ours": t_ours}
+    for label, method in peers:
+        t0 = time.perf_counter()
+        x, nfev, stopped = scipy_peer(method, n, i, j, y, gamma, b, args.peer_seconds, f_ours)
+        t1 = time.perf_counter() - t0
+        if not stopped and t1 < 20 and reps > 1:
+            t_more, (x, nfev, stopped) = best_time(
+                lambda method=method: scipy_peer(
+                    method, n, i, j, y, gamma, b, args.peer_seconds, f_ours
+                ),
+                reps - 1,
+            )
+            t1 = min(t1, t_more)
+        f1, g1 = objective(x, i, j, y, gamma, b)
+        reached = f1 - f_ours <= 1e-9 * abs(f_ours)
+        row(
+            design, n, m, pairs, gamma, label, t1, float(np.max(np.abs(x - fit.theta))),
+            f1 - f_ours, float(np.linalg.norm(g1)),
+            f"{nfev} evaluations" + ("" if reached else ", objective NOT reached")
+            + (f", STOPPED at {args.peer_seconds:g} s" if stopped else ""),
+            t_ours,
+        )  # fmt: skip
+        times[label] = t1 if reached else float("nan")
+    FIT_ROWS.append({"design": design, "n": n, "pairs": pairs, "gamma": gamma, **times})
     if n > args.choix_max_n:
         print(f"{design:>3} {n:>7} {'':>8} {'':>8} {'':>8} {'choix':>12}  skipped: n x n dense")
         return
@@ -258,11 +309,20 @@ def main(argv=None):
         default="abc",
         help="designs to run, e.g. c (default abc; the papers' checks run with a)",
     )
+    parser.add_argument("--sizes", help="item counts of (a) and (b), e.g. 100000")
+    parser.add_argument(
+        "--trust", action="store_true", help="also scipy trust-ncg and trust-krylov (n >= 10^4)"
+    )
+    parser.add_argument(
+        "--markdown", type=Path, help="write the fits' table into this folder (docs/includes)"
+    )
     args = parser.parse_args(argv)
     bad = set(args.designs) - set("abc")
     if bad or not args.designs:
         parser.error(f"--designs takes letters of abc, got {args.designs!r}")
     sizes = [10_000] if args.quick else [1_000, 10_000, 100_000]
+    if args.sizes:
+        sizes = [int(x) for x in args.sizes.split(",")]
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(
         f"# {platform.machine()}, Python {platform.python_version()}, numpy {np.__version__}, "
@@ -280,10 +340,9 @@ def main(argv=None):
     sparse_newton(SparseData(Comparisons.from_winner_loser([0, 1], [1, 2], n_items=3)), 1.0)
     from dprank.objective import kernels
 
-    backend = "C library (ctypes)" if kernels().__name__.endswith("_sparse_c") else "numba"
     print(
-        f"# one-off start-up of the compiled loops ({backend}; numba: import, then load from "
-        f"the cache or compile): {time.perf_counter() - t0:.2f} s, not in the times below"
+        f"# one-off start-up of the compiled loops ({kernels().library_path().name}, loaded "
+        f"with ctypes): {time.perf_counter() - t0:.2f} s, not in the times below"
     )
     for n in sizes if set("ab") & set(args.designs) else []:
         comp, p, rng = er_design(n, 20251124 + n)
@@ -298,9 +357,40 @@ def main(argv=None):
         m_heavy = args.heavy_m // 10 if args.quick else args.heavy_m
         comp = heavy_tailed_design(n_heavy, m_heavy, 20251124)
         run_case("c", comp, WEAK_GAMMA, np.zeros(n_heavy), args)
-    if not args.quick and "a" in args.designs:
+    if not args.quick and "a" in args.designs and not args.sizes:
         papers_checks(args)
+    if args.markdown:
+        path = write_include(args.markdown, argv, load)
+        print(f"wrote {path}")
     return 0
+
+
+def write_include(folder: Path, argv, load: float) -> Path:
+    """The fits' times and ratios as the table of docs/includes/performance_fit.md."""
+    import sys
+
+    from dprank.docs_includes import benchmark_header, markdown_table
+
+    def cell(r, name):
+        t = r.get(name, float("nan"))
+        if not np.isfinite(t):
+            return "not reached" if name in r else "-"
+        return f"{t:.2f} s ({t / r['ours']:.1f}x)"
+
+    rows = [
+        [r["design"], r["n"], r["pairs"], f"{r['gamma']:.3g}", f"{r['ours']:.2f} s",
+         cell(r, "scipy-lbfgsb"), cell(r, "trust-ncg"), cell(r, "trust-krylov")]
+        for r in FIT_ROWS
+    ]  # fmt: skip
+    header = ["design", "n", "pairs", "gamma", "dprank", "L-BFGS-B (ratio)",
+              "trust-ncg (ratio)", "trust-krylov (ratio)"]  # fmt: skip
+    words = sys.argv[1:] if argv is None else argv
+    command = "python benchmarks/bench_scale.py " + " ".join(words)
+    note = f"one core, load {load:.1f}"
+    text = benchmark_header(command, note) + markdown_table(header, rows, "lrrrrrrr")
+    path = Path(folder) / "performance_fit.md"
+    path.write_text(text)
+    return path
 
 
 if __name__ == "__main__":

@@ -10,7 +10,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dprank import comparisons
 from dprank.api import rank
 from dprank.comparisons import Comparisons, PairSums, _aggregate, connected_components
 from dprank.inputs import InputError, comparisons_from_frame, read_comparisons
@@ -189,7 +188,6 @@ def test_pair_sums_over_blocks_equal_one_aggregation(records, block):
     i, j, y, c = (np.array(x) for x in zip(*records, strict=True))
     y = y.astype(float)
     sums, unit = PairSums(), PairSums()
-    sums._MERGE_MIN = unit._MERGE_MIN = 5  # merge as the blocks come
     for s in range(0, i.size, block):
         sums.add(i[s : s + block], j[s : s + block], y[s : s + block], c[s : s + block])
         unit.add(i[s : s + block], j[s : s + block], y[s : s + block])
@@ -208,19 +206,14 @@ def test_pair_sums_over_blocks_equal_one_aggregation(records, block):
 
 
 @settings(max_examples=60, deadline=None)
-@given(
-    st.lists(st.tuples(st.integers(0, 15), st.integers(0, 15)), max_size=40),
-    st.sampled_from([64, 1]),
-)
-def test_connected_components_match_a_breadth_first_search(edges, rounds):
-    """The union-find (and, after one round, its hand-over to scipy) against a plain search;
-    components numbered by their smallest node, as scipy numbers them."""
+@given(st.lists(st.tuples(st.integers(0, 15), st.integers(0, 15)), max_size=40))
+def test_connected_components_match_a_breadth_first_search(edges):
+    """The compiled union-find against a plain search; components numbered by their
+    smallest node, as scipy numbers them."""
     n = 16
     a = np.array([e[0] for e in edges], dtype=np.int64)
     b = np.array([e[1] for e in edges], dtype=np.int64)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(comparisons, "_UNION_ROUNDS", rounds)
-        k, labels = connected_components(n, a, b)
+    k, labels = connected_components(n, a, b)
     labels = labels.tolist()
     assert sorted(set(labels)) == list(range(k))
     smallest = [labels.index(x) for x in range(k)]  # each component's smallest node

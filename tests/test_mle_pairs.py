@@ -1,19 +1,15 @@
 """The pair-list path of the penalised MLE (objective.PairObjective) against the n x n Newton."""
 
-from unittest import mock
-
 import numpy as np
 import pytest
 
-from dprank import _sparse_c, mle
+from dprank import mle
 from dprank.comparisons import Comparisons
 from dprank.mle import PairwiseData, fit_penalized_mle, penalized_objective
 from dprank.models import BTL, THURSTONE
 from dprank.objective import DenseObjective, PairObjective, cells_of_wins, edge_ridge
 from dprank.simulate import sample_er_comparisons, theta_paper_a_edge
 from dprank.sparse import DisconnectedGraphError, SparseData
-
-needs_c = pytest.mark.skipif(not _sparse_c.available(), reason="the C library is not built")
 
 
 def _design(n, p, seed, repeat=1):
@@ -77,13 +73,10 @@ def test_auto_routes_by_size_density_and_link():
     sparse_wins, _ = _design(150, 0.25, 7)
     dense_wins, _ = _design(150, 1.0, 8)
     small_wins, _ = _design(40, 0.25, 9)
-    with mock.patch.object(mle, "compiled_loops", return_value=False):  # no C library
-        for wins, path in ((sparse_wins, "pairs"), (dense_wins, "dense"), (small_wins, "dense")):
-            auto = fit_penalized_mle(wins, 3.0)
-            chosen = fit_penalized_mle(wins, 3.0, solver=path)
-            np.testing.assert_array_equal(auto.theta, chosen.theta)
-        prob, _ = mle._objective(sparse_wins, 3.0, None, BTL, None, False, "auto")
-        assert isinstance(prob, PairObjective)
+    for wins, path in ((dense_wins, "dense"), (small_wins, "dense")):
+        auto = fit_penalized_mle(wins, 3.0)
+        chosen = fit_penalized_mle(wins, 3.0, solver=path)
+        np.testing.assert_array_equal(auto.theta, chosen.theta)
     prob, _ = mle._objective(sparse_wins, 3.0, None, THURSTONE, None, False, "auto")
     assert isinstance(prob, DenseObjective)
     # gamma = 0 keeps the pair list (its connectivity check and message)
@@ -91,7 +84,6 @@ def test_auto_routes_by_size_density_and_link():
     assert isinstance(prob, PairObjective)
 
 
-@needs_c
 def test_auto_takes_the_compiled_sparse_newton_on_a_sparse_matrix():
     wins, rng = _design(150, 0.25, 7)
     route = mle._objective(wins, 3.0, None, BTL, None, False, "auto")

@@ -269,12 +269,15 @@ def test_the_likelihood_sits_below_the_estimators():
 
 #: the likelihood's private backends: its compiled loops (loaded on first use) and its
 #: compared-cells form, each reached only through dprank.objective
-BACKENDS = ("dprank._objective_pairs", "dprank._sparse_kernels", "dprank._sparse_c")
+BACKENDS = ("dprank._objective_pairs", "dprank._compiled")
 
 
-#: the compiled library also holds the comparison files' parser, which the reader imports
+#: the compiled library also holds the comparison reader, which the reader's modules import
 NOT_LIKELIHOOD = {
-    ("dprank.inputs", "dprank._sparse_c", leaf) for leaf in ("available", "parse_plain_integers")
+    ("dprank._input_stream", "dprank", "_compiled"),
+    ("dprank._input_blocks", "dprank._compiled", "LabelTable"),
+    ("dprank.comparisons", "dprank._compiled", "PairRows"),
+    ("dprank.comparisons", "dprank._compiled", "components"),
 }
 
 

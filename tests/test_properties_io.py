@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import tempfile
+import unicodedata
 from pathlib import Path
 
 import numpy as np
@@ -116,6 +117,17 @@ case(
     kw(path=_file("data.yaml")),
     lambda r, kw: r == {"a": 1, "b": ["x", "y"]},
     path=BAD_PATH,
+)
+
+
+# ---- labels
+case(
+    inputs.normalize_label,
+    kw(label=st.text()),
+    lambda r, kw: (
+        r == unicodedata.normalize("NFC", kw["label"]).strip() and inputs.normalize_label(r) == r
+    ),
+    label=[3, None, b"a"],
 )
 
 

@@ -1012,6 +1012,16 @@ def _check_agreement_table(text, kw):
 
 BAD_SUMMARIES = ["x", None, {"paper_z": pd.DataFrame()}, {"paper_a_edge": "x"}]
 case(
+    docs_includes.benchmark_header,
+    kw(command=st.text(min_size=1), note=st.text()),
+    lambda r, kw: (
+        r.startswith(docs_includes.BENCHMARK_HEADER + kw["command"])
+        and r.endswith("do not edit by hand. -->\n")
+    ),
+    command=[3, None, b"x"],
+    note=[3, b"x"],
+)
+case(
     docs_includes.agreement_table,
     lambda draw: {"summaries": _named_summaries(draw)},
     _check_agreement_table,

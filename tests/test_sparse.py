@@ -155,11 +155,11 @@ def test_sparse_er_simulator_has_the_dense_law():
 def test_aggregation_by_packed_sort_equals_unique_bincount(raw, n):
     """Pairs and sums equal np.unique + bincount's bit for bit (records summed in input order).
 
-    ``raw``: counts 1 and outcomes 0/1, aggregated by packing the outcome bit.
-    ``n``: pair keys ``a << s | b`` (``s`` = 6 at n = 50 and 64, 7 at 65); at
-    n > 2^31 they no longer fit and ``a n + b`` with ``np.unique`` is used.
+    ``raw``: counts 1 and outcomes 0/1, aggregated by the compiled radix sort of the
+    packed records. ``n``: pair keys ``a << s | b`` (``s`` = 6 at n = 50 and 64, 7 at
+    65); at n > 2^31 they no longer fit and ``a n + b`` with ``np.unique`` is used.
     """
-    from dprank.comparisons import _aggregate, _unit_binary
+    from dprank.comparisons import _aggregate, _whole_binary
 
     rng = np.random.default_rng(5)
     m = 4000  # about 1,000 distinct pairs among 50 items: many repeated, both orders
@@ -172,7 +172,7 @@ def test_aggregation_by_packed_sort_equals_unique_bincount(raw, n):
         y, count = (rng.random(m) < 0.3).astype(float), np.ones(m)
     else:  # real-valued outcomes, as released local-DP data, and weights
         y, count = rng.random(m), rng.choice([1.0, 0.5, 2.25, 1e-17], m)
-    assert _unit_binary(y, count) == raw
+    assert _whole_binary(y, count) == raw
     got = _aggregate(n, i, j, y, count)
     a, b = np.minimum(i, j), np.maximum(i, j)
     ya = np.where(i == a, y, 1.0 - y) * count
@@ -190,7 +190,7 @@ def test_aggregation_by_packed_sort_equals_unique_bincount(raw, n):
 
 def test_compiled_hessian_product_is_the_laplacian():
     """One compiled loop computes (D - U - U^T) x, U[a, b] = h over the pairs (in CSR rows)."""
-    from dprank import _sparse_kernels as kern
+    from dprank import _compiled as kern
 
     rng = np.random.default_rng(6)
     n = 40
@@ -240,7 +240,7 @@ def test_compiled_pass_matches_the_logistic_formulas(spread):
     """
     from scipy.special import expit
 
-    from dprank import _sparse_kernels as kern
+    from dprank import _compiled as kern
 
     rng = np.random.default_rng(8)
     n, m = 40, 600

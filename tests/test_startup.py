@@ -8,7 +8,6 @@ start-up.
 
 import importlib.util
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -74,59 +73,34 @@ def test_no_script_imports_scipy_stats_or_optimize_and_only_figures_matplotlib(g
         assert loaded_at_startup(others) <= {"pandas"}
 
 
-def test_setup_compiles_the_sparse_kernels_so_a_first_fit_compiles_nothing(tmp_path):
-    """``make setup`` runs ``python -m dprank._sparse_kernels``; a later process's sparse fits
-    (ridge and sum-to-zero) must then load every kernel from numba's cache."""
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "DPRANK_SPARSE_BACKEND": "numba"}
-    assert "_sparse_kernels" in (ROOT / "Makefile").read_text()
-    warm = subprocess.run(
-        [sys.executable, "-m", "dprank._sparse_kernels"], env=env, capture_output=True, text=True
+def test_the_package_ships_its_compiled_part_and_nothing_compiles_at_run_time(tmp_path):
+    """The package build compiles the extension dprank._native (setup.py); a fit and a read
+    load it with ctypes, write nothing beside the package and import no JIT compiler."""
+    from dprank import _compiled
+
+    assert "_native" in (ROOT / "setup.py").read_text()
+    assert "python -m dprank._" not in (ROOT / "Makefile").read_text().replace(
+        "_snakemake_configfile", ""
     )
-    assert warm.returncode == 0 and warm.stdout.startswith("compiled "), warm.stderr
-    code = """
-import json
-import os
-import numpy as np
-from dprank import _sparse_kernels as k
-from dprank.comparisons import Comparisons
-from dprank.sparse import SparseData, sparse_newton
-rng = np.random.default_rng(0)
-a = rng.integers(0, 300, 3000)
-b = (a + rng.integers(1, 300, 3000)) % 300
-c = Comparisons.from_winner_loser(a, b, n_items=300)
-sparse_newton(SparseData(c), 2.0)
-sparse_newton(SparseData(c), 0.0, sum_zero=True)
-kernels = (k.btl_pass, k.btl_value, k.zero_pass, k.laplacian_mv, k._precondition, k.pcg)
-print(json.dumps({f.__name__: [len(f._cache_misses), len(f._cache_hits)] for f in kernels}))
-"""
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
-    assert out.returncode == 0, out.stderr
-    counts = json.loads(out.stdout)
-    assert all(misses == 0 for misses, _ in counts.values()), counts
-    assert counts["btl_pass"][1] > 0 and counts["pcg"][1] > 0
-
-
-def test_setup_builds_the_c_loops_and_a_sparse_fit_then_skips_numba():
-    """``make setup`` builds the C loops (``python -m dprank._sparse_c``); where they are built,
-    a sparse fit loads them with ctypes and never imports numba."""
-    from dprank import _sparse_c
-
-    assert "dprank._sparse_c" in (ROOT / "Makefile").read_text()
-    if not _sparse_c.library_path().exists():
-        pytest.skip("the C loops are not built here (no C compiler): numba serves")
-    code = """
+    package = Path(_compiled.__file__).parent
+    before = sorted(p.name for p in package.iterdir())
+    path = tmp_path / "g.csv"
+    path.write_text("winner,loser\n1,2\n2,3\n3,1\n1,3\n")
+    code = f"""
 import sys
 import numpy as np
 from dprank.comparisons import Comparisons
+from dprank.inputs import read_comparisons
 from dprank.sparse import SparseData, sparse_newton
 rng = np.random.default_rng(0)
 a = rng.integers(0, 300, 3000)
 b = (a + rng.integers(1, 300, 3000)) % 300
 fit = sparse_newton(SparseData(Comparisons.from_winner_loser(a, b, n_items=300)), 2.0)
 assert fit["converged"]
-print("numba" in sys.modules)
+assert read_comparisons({str(path)!r}).n_rows == 4
+print("numba" in sys.modules, "llvmlite" in sys.modules)
 """
-    env = {k: v for k, v in os.environ.items() if k != "DPRANK_SPARSE_BACKEND"}
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "False"
+    assert out.stdout.strip() == "False False"
+    assert sorted(p.name for p in package.iterdir()) == before

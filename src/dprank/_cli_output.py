@@ -150,11 +150,13 @@ _ROWS_PER_BLOCK = 8192  # rows of the ranking turned into text at a time
 def _columns_writer(columns: dict[str, np.ndarray]) -> Callable:
     """A CSV of column arrays, byte for byte what pandas writes of them, without pandas.
 
-    The text of each value is numpy's (``astype(str)``: the shortest round-trip
-    spelling of a float, ``True``/``False``), quoted by :mod:`csv` as needed,
-    which is how ``DataFrame.to_csv(index=False, lineterminator="\\n")`` spells
-    the ranking's string, integer, float and boolean columns. The text is made
-    in blocks of rows, so the memory it takes does not grow with the items.
+    The text of each value is Python's (``repr`` of a float: the shortest round-trip
+    spelling, which is also numpy's ``astype(str)``; ``True``/``False``), quoted by
+    :mod:`csv` as needed, which is how ``DataFrame.to_csv(index=False,
+    lineterminator="\\n")`` spells the ranking's string, integer, float and boolean
+    columns. Where no text field holds a delimiter, a quote or a line end (labels
+    rarely do) the lines are joined directly; else :mod:`csv` quotes them. The text
+    is made in blocks of rows, so the memory it takes does not grow with the items.
     """
     import csv
 
@@ -162,16 +164,37 @@ def _columns_writer(columns: dict[str, np.ndarray]) -> Callable:
     rows = len(arrays[0]) if arrays else 0
     if any(len(values) != rows for values in arrays):
         raise ValueError("the columns must have the same length")
+    plain = all(
+        values.dtype.kind in "biuf"
+        or not any(ch in "\x00".join(map(str, values.tolist())) for ch in ',"\r\n')
+        for values in arrays
+    )
+
+    def text(values: np.ndarray) -> list[str]:
+        if values.dtype.kind == "f":
+            return list(map(repr, values.tolist()))
+        if values.dtype.kind in "iub":
+            return list(map(str, values.tolist()))
+        return values.astype(str).tolist()
 
     def write(target) -> None:
+        import gc
+
         fh = open(target, "w", newline="", encoding="utf-8") if isinstance(target, Path) else target
+        collecting = gc.isenabled()
+        gc.disable()  # a string per cell and no cycles: nothing for the collector to find
         try:
             writer = csv.writer(fh, lineterminator="\n")
             writer.writerow(list(columns))
             for start in range(0, rows, _ROWS_PER_BLOCK):
-                block = [values[start : start + _ROWS_PER_BLOCK] for values in arrays]
-                writer.writerows(zip(*(b.astype(str).tolist() for b in block), strict=True))
+                block = [text(values[start : start + _ROWS_PER_BLOCK]) for values in arrays]
+                if plain:
+                    fh.write("\n".join(map(",".join, zip(*block, strict=True))) + "\n")
+                else:
+                    writer.writerows(zip(*block, strict=True))
         finally:
+            if collecting:
+                gc.enable()
             if fh is not target:
                 fh.close()
 

@@ -135,7 +135,18 @@ def local_source(args) -> tuple[dict | None, tuple | None]:
             raise UsageError("--randomised-elsewhere needs a description of where and how")
         source = f"declared by the data owner: randomised by the users elsewhere ({text})"
         return {"source": source, "private": True}, None
-    if not os.path.isfile(args.comparisons):
+    stream = args.comparisons == "-" or (
+        os.path.exists(args.comparisons)
+        and not os.path.isfile(args.comparisons)
+        and not os.path.isdir(args.comparisons)
+    )
+    if stream and args.input_record is None:
+        raise UsageError(
+            f"--privacy local on a stream ({args.comparisons}) needs --input-record FILE: the "
+            "release record that dprank privatize wrote beside the released file (its sha256 "
+            "is checked on the bytes as they are read)"
+        )
+    if not stream and not os.path.isfile(args.comparisons):
         from .inputs import read_comparisons
 
         read_comparisons(args.comparisons)  # the reader's message: no such file, a folder
@@ -158,7 +169,9 @@ def local_source(args) -> tuple[dict | None, tuple | None]:
         raise UsageError(f"the release record {path} cannot be read ({exc}). {fix}") from None
     if not isinstance(record, dict) or record.get("release") != PRIVATIZE_RECORD:
         raise UsageError(f"{path} is not a dprank privatize record. {fix}")
-    if record.get("sha256") != _sha256(args.comparisons):
+    if stream:  # checked on the bytes as the reader hashes them (check_stream_record)
+        args.expected_sha256 = record.get("sha256")
+    elif record.get("sha256") != _sha256(args.comparisons):
         raise UsageError(
             f"{args.comparisons} is not the file that the release record {path} describes (its "
             "sha256 differs: the file was edited, converted or replaced). Rank the file as "
@@ -177,6 +190,17 @@ def local_source(args) -> tuple[dict | None, tuple | None]:
     if isinstance(items, list) and items:
         declared = (items, f"the release record {Path(path).name}: {record.get('items_source')}")
     return {"source": source, "private": bool(record.get("private"))}, declared
+
+
+def check_stream_record(args, table) -> None:
+    """A streamed local release against its record's sha256 (:func:`local_source`), once read."""
+    expected = getattr(args, "expected_sha256", None)
+    if expected is not None and table.sha256 != expected:
+        raise UsageError(
+            f"the input ({args.comparisons}) is not the file that the release record "
+            f"{args.input_record} describes (its sha256 differs: the file was edited, converted "
+            "or replaced). Rank the file as dprank privatize wrote it"
+        )
 
 
 def privatize_record(args, *, private: bool, epsilon, items, items_source: str) -> dict:

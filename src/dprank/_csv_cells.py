@@ -14,8 +14,8 @@ and the readers of the command (:func:`dprank.inputs.read_comparisons`, the
 ``--items`` file) apply it to every label, so a file the command wrote reads back
 with the labels it was written from.
 
-:func:`normalise_label` is what a reader does to a label: spaces around it are
-dropped and the escape undone. The ledger's fingerprint
+:func:`normalize_label` is what a reader does to a label: Unicode NFC, whitespace
+around it dropped and the escape undone. The ledger's fingerprint
 (:func:`dprank.ledger.canonical_content`) and the declared items
 (:mod:`dprank.items`) use the same normalisation.
 """
@@ -23,6 +23,7 @@ dropped and the escape undone. The ledger's fingerprint
 from __future__ import annotations
 
 import re
+import unicodedata
 
 import numpy as np
 
@@ -30,8 +31,8 @@ __all__ = [
     "escape_cell",
     "escape_column",
     "escape_table",
-    "normalise_label",
-    "normalise_labels",
+    "normalize_label",
+    "normalize_labels",
     "unescape_cell",
 ]
 
@@ -67,9 +68,31 @@ def unescape_cell(text: str) -> str:
     return text
 
 
-def normalise_label(text: str) -> str:
-    """A label as the readers take it: surrounding spaces dropped, the CSV escape undone."""
-    return unescape_cell(text.strip(" "))
+def normalize_label(label: str) -> str:
+    """The one normal form of an item or user label, as every reader of dprank applies it.
+
+    Unicode NFC (canonical composition: ``"e\u0301"`` and ``"\u00e9"`` are one
+    label), then whitespace (Python's :meth:`str.strip`: spaces, tabs, no-break and
+    other Unicode spaces) removed from both ends, then the spreadsheet escape of
+    the command's outputs undone (:func:`unescape_cell`: ``'=x`` is the label
+    ``=x``). Labels equal in this form are one item; a label empty in it is a
+    missing value. CSV, TSV, Parquet and JSON lines files and data frames are read
+    with this rule (:func:`dprank.inputs.normalize_label` is this function),
+    applied to the distinct labels (not to every row); so are the declared items
+    (:mod:`dprank.items`) and a ledger's fingerprint of the data.
+
+    Examples
+    --------
+    >>> normalize_label("  Zoe ")
+    'Zoe'
+    >>> normalize_label("Zoe\u0308") == normalize_label("Zo\u00eb")
+    True
+    >>> normalize_label("'=SUM(1,2)")
+    '=SUM(1,2)'
+    """
+    if not isinstance(label, str):
+        raise TypeError(f"label must be a str, got {type(label).__name__}")
+    return unescape_cell(unicodedata.normalize("NFC", label).strip())
 
 
 def _first_characters(values: np.ndarray) -> np.ndarray:
@@ -128,18 +151,19 @@ def escape_table(table):
     return out
 
 
-def normalise_labels(labels) -> np.ndarray:
-    """:func:`normalise_label` of each label of ``labels`` (an array of str; object dtype out)."""
+def normalize_labels(labels) -> np.ndarray:
+    """:func:`normalize_label` of each label of ``labels`` (an array of str; object dtype out)."""
     arr = np.asarray(labels).astype(str)
     out = arr.astype(object)
     if arr.size == 0 or arr.dtype.itemsize == 0:
         return out
-    # only labels that start with a space or a quote, or end with a space, can change
-    last = np.char.str_len(arr) - 1
-    chars = np.ascontiguousarray(arr).view("U1").reshape(arr.size, -1)
-    first = chars[:, 0]
-    end = chars[np.arange(arr.size), np.maximum(last, 0)]
-    suspect = np.flatnonzero((first == " ") | (first == "'") | (end == " "))
+    # only labels with a character beyond ASCII, a quote first, or whitespace at an end change
+    codes = np.ascontiguousarray(arr).view(np.uint32).reshape(arr.size, -1)
+    last = np.maximum(np.char.str_len(arr) - 1, 0)
+    first, end = codes[:, 0], codes[np.arange(arr.size), last]
+    space = ((first >= 9) & (first <= 13)) | ((first >= 28) & (first <= 32))
+    space |= ((end >= 9) & (end <= 13)) | ((end >= 28) & (end <= 32))
+    suspect = np.flatnonzero(space | (first == 39) | (codes > 127).any(axis=1))
     if suspect.size:
-        out[suspect] = [normalise_label(s) for s in arr[suspect].tolist()]
+        out[suspect] = [normalize_label(s) for s in arr[suspect].tolist()]
     return out

@@ -1,26 +1,46 @@
 """Validating and coding a comparison file's blocks (private to :mod:`dprank.inputs`).
 
-:func:`dprank.inputs.read_comparisons` streams a file in blocks of pyarrow
-arrays; :class:`_BlockReader` validates each block with array operations (the
-messages of :mod:`dprank.inputs`, with the file's line numbers), codes its item
-and user labels (:class:`_Labels`, one factorisation per block) and keeps the
-coded columns, or sums them over item pairs as they stream.
+:func:`dprank.inputs.read_comparisons` streams a file in blocks
+(:mod:`dprank._input_stream`); :class:`_BlockReader` validates each block with
+array operations (the messages of :mod:`dprank.inputs`, with the file's line
+numbers), codes its item and user labels (:class:`_Labels`: the compiled label
+tables, then the normalisation of the block's new distinct labels) and keeps
+the coded columns, or sums them over item pairs as they stream
+(:class:`dprank.comparisons.PairSums`: packed rows, summed at the end by a
+compiled radix sort).
+
+A block's columns are label ids already (the compiled CSV parser,
+:class:`Coded`), int64 or float64 numpy arrays (numbers the compiled parser
+read), or pyarrow arrays (the text reader, Parquet, JSON lines).
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
-from ._csv_cells import unescape_cell
-from .inputs import _label_order, _Where
+from .inputs import _label_order, _Where, normalize_label
+
+
+class Coded(NamedTuple):
+    """A label column as the compiled parser gives it: ids of its label table."""
+
+    ids: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.ids.size)
 
 
 def _string_parts(arr) -> tuple[np.ndarray, np.ndarray]:
-    """Offsets and bytes of a pyarrow string array (no copy)."""
+    """Offsets (int64) and bytes of a pyarrow string or large_string array (bytes not copied)."""
+    import pyarrow as pa
+
     buffers = arr.buffers()
-    offsets = np.frombuffer(buffers[1], dtype=np.int32)[arr.offset : arr.offset + len(arr) + 1]
+    kind = np.int64 if pa.types.is_large_string(arr.type) else np.int32
+    offsets = np.frombuffer(buffers[1], dtype=kind)[arr.offset : arr.offset + len(arr) + 1]
     data = np.frombuffer(buffers[2], dtype=np.uint8) if buffers[2] is not None else np.empty(0)
-    return offsets, data
+    return offsets.astype(np.int64, copy=False), data
 
 
 _NUMPY_TYPES = {"int32": np.int32, "int64": np.int64, "double": np.float64}
@@ -39,61 +59,18 @@ def _numpy(arr) -> np.ndarray:
     return np.frombuffer(data, dtype=dtype)[arr.offset : arr.offset + len(arr)]
 
 
-def _as_strings(arr, trim: bool):
-    """``arr`` as a pyarrow string array; spaces around CSV fields dropped."""
+def _as_strings(arr):
+    """``arr`` as a pyarrow string array, whitespace stripped from both ends of each value."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    if isinstance(arr, np.ndarray):  # parsed integers beside text labels
-        arr = pa.array(arr)
-    if arr.type != pa.string():
+    if arr.type not in (pa.string(), pa.large_string()):
         arr = pc.cast(arr, pa.string())
-    if trim and len(arr):
-        offsets, data = _string_parts(arr)
-        full = offsets[1:] > offsets[:-1]
-        starts, ends = offsets[:-1][full], offsets[1:][full] - 1
-        if np.any(data[starts] == 32) or np.any(data[ends] == 32):
-            arr = pc.utf8_trim(arr, characters=" ")
-    return arr
+    return pc.utf8_trim_whitespace(arr)
 
 
-def _empty(arr) -> np.ndarray:
-    """Rows of a string array that are null or empty."""
-    offsets, _ = _string_parts(arr)
-    empty = offsets[1:] == offsets[:-1]
-    if arr.null_count:
-        empty |= arr.is_null().to_numpy(zero_copy_only=False)
-    return np.flatnonzero(empty)
-
-
-def _canonical_integers(arr):
-    """The strings as pyarrow int64 if every one is an integer spelled as Python prints it.
-
-    None where a field is not (``007``, ``+7``, ``-0``, text, more than 18
-    characters): a byte test on each field's first two characters, then
-    pyarrow's cast checks the digits.
-    """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    offsets, data = _string_parts(arr)
-    if not len(arr):
-        return pc.cast(arr, pa.int64())
-    lengths = np.diff(offsets)
-    if lengths.min() < 1 or lengths.max() > 18:
-        return None
-    first = data[offsets[:-1]]
-    digit_or_minus = (first == 45) | ((first >= 48) & (first <= 57))
-    if not np.all(digit_or_minus) or np.any((first == 48) & (lengths > 1)):
-        return None
-    minus = first == 45
-    if np.any(minus):
-        if lengths[minus].min() < 2 or np.any(data[offsets[:-1][minus] + 1] == 48):
-            return None
-    try:
-        return pc.cast(arr, pa.int64())
-    except pa.ArrowInvalid:
-        return None
+def _nulls(arr) -> np.ndarray | None:
+    return arr.is_null().to_numpy(zero_copy_only=False) if arr.null_count else None
 
 
 def _to_float(text) -> float:
@@ -118,41 +95,40 @@ class _BlockReader:
         aggregate,
         row_word,
         first_row,
+        expected_rows: int = 0,
     ):
         from .comparisons import PairSums
 
         self.source, self.names, self.layout = source, names, layout
         self.eps_name, self.need_epsilon, self.real_outcomes = eps_name, need_epsilon, real_outcomes
         self.row_word, self.first_row = row_word, first_row
-        self.trim = row_word == "line"  # CSV: spaces around a field are not part of it
         self.items = _Labels()
         self.users = _Labels() if "user" in names else None
         self.user_eps = np.empty(0)
-        self.pairs = PairSums() if aggregate else None
+        self.pairs = PairSums(expected_rows) if aggregate else None
         self.parts: dict[str, list[np.ndarray]] = {}
         self.n_rows = 0
 
-    def add(self, start: int, columns: dict, last: bool) -> None:
-        """Validate one block (rows ``start ..``) and keep its coded columns.
+    def tables(self) -> dict:
+        """The label table of each label column (for the compiled CSV parser)."""
+        wl = self.layout == "winner,loser"
+        tables = dict.fromkeys(("winner", "loser") if wl else ("item_a", "item_b"), None)
+        tables = {c: self.items.table for c in tables}
+        if self.users is not None:
+            tables["user"] = self.users.table
+        return tables
 
-        ``columns``: pyarrow arrays, or int64 numpy arrays (plain integer text).
-        """
+    def add(self, start: int, columns: dict, last: bool) -> None:
+        """Validate one block (rows ``start ..``) and keep its coded columns."""
         n = len(next(iter(columns.values())))
-        upto = None if last and start == 0 else start + n - 1 + self.first_row
+        # the blocks before had no offending row: in the last block the count is the file's
+        upto = None if last else start + n - 1 + self.first_row
         where = _Where(self.source, self.names, self.first_row + start, self.row_word, upto)
         wl = self.layout == "winner,loser"
         first_name, second_name = ("winner", "loser") if wl else ("item_a", "item_b")
-        first = self._labels(columns[first_name], first_name, where)
-        second = self._labels(columns[second_name], second_name, where)
-        if isinstance(first, np.ndarray) and isinstance(second, np.ndarray):
-            codes = self.items.encode(np.concatenate([first, second]))
-        else:
-            import pyarrow as pa
-
-            codes = self.items.encode(
-                pa.concat_arrays([_as_strings(first, False), _as_strings(second, False)])
-            )
-        i, j = codes[:n], codes[n:]
+        first = self.items.encode(columns[first_name], first_name, where)
+        second = self.items.encode(columns[second_name], second_name, where)
+        i, j = self.items.settle({first_name: first, second_name: second}, where)
         y = None
         if not wl:
             y, shown = self._numbers(columns["outcome"], "outcome", where)
@@ -183,44 +159,25 @@ class _BlockReader:
                 )
         user = None
         if self.users is not None:
-            labels = self._labels(columns["user"], "user", where)
-            user = self.users.encode(labels)
+            raw = self.users.encode(columns["user"], "user", where)
+            (user,) = self.users.settle({"user": raw}, where)
         if self.need_epsilon:
             self._budgets(columns[self.eps_name], user, where)
         if self.pairs is not None:
             self.pairs.add(i, j, y, count)
-        else:
+        else:  # copies: the compiled parser writes its next block into the same buffers
             for name, values in (("i", i), ("j", j), ("y", y), ("count", count), ("user", user)):
                 if values is not None:
-                    self.parts.setdefault(name, []).append(values)
+                    self.parts.setdefault(name, []).append(np.array(values))
         self.n_rows += n
-
-    def _labels(self, arr, name: str, where: _Where):
-        """The column as int64 numpy (integer labels) or pyarrow strings, checked for gaps."""
-        if isinstance(arr, np.ndarray):  # plain integer text, parsed
-            return arr
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
-        if pa.types.is_integer(arr.type):
-            if arr.null_count:
-                bad = np.flatnonzero(arr.is_null().to_numpy(zero_copy_only=False))
-                raise where.error(f"missing value in column '{name}'", bad, name)
-            return _numpy(pc.cast(arr, pa.int64()))
-        arr = _as_strings(arr, self.trim)
-        bad = _empty(arr)
-        if bad.size:
-            raise where.error(f"missing value in column '{name}'", bad, name)
-        as_int = _canonical_integers(arr)
-        return arr if as_int is None else _numpy(as_int)
 
     def _numbers(self, arr, name: str, where: _Where):
         """``(values, shown)``: the column as float64 and the spelling of row ``k``."""
-        if isinstance(arr, np.ndarray):  # plain integer text, parsed
-            values = arr.astype(np.float64)
+        if isinstance(arr, np.ndarray):  # integers the compiled parser read (exact)
+            values = arr.astype(np.float64, copy=False)
 
             def shown(k):
-                return str(arr[int(k)])
+                return str(int(values[int(k)]))
 
         else:
             values, shown = self._arrow_numbers(arr, name, where)
@@ -244,8 +201,10 @@ class _BlockReader:
                 raise where.error(f"missing value in column '{name}'", bad, name)
             values = _numpy(pc.cast(arr, pa.float64()))
         else:
-            arr = _as_strings(arr, self.trim)
-            bad = _empty(arr)
+            arr = _as_strings(arr)
+            bad = np.flatnonzero(
+                pc.fill_null(pc.equal(pc.utf8_length(arr), 0), True).to_numpy(zero_copy_only=False)
+            )
             if bad.size:
                 raise where.error(f"missing value in column '{name}'", bad, name)
             try:
@@ -267,8 +226,9 @@ class _BlockReader:
                 f"the budget '{name}' must be positive, got {shown(bad[0])!r}", bad, name
             )
         known = self.user_eps
-        if known.size < self.users.size:
-            known = np.concatenate([known, np.full(self.users.size - known.size, np.nan)])
+        size = self.users.size
+        if known.size < size:
+            known = np.concatenate([known, np.full(size - known.size, np.nan)])
         fresh = np.isnan(known)
         first_eps = np.full(known.size, np.nan)
         first_eps[user[::-1]] = eps[::-1]  # each user's first row in this block
@@ -299,7 +259,8 @@ class _BlockReader:
             user = urank[parts["user"]]
             if self.need_epsilon:
                 user_eps = np.empty(user_labels.size)
-                user_eps[urank] = self.user_eps
+                canon = self.users.canonical()
+                user_eps[urank[canon]] = self.user_eps[canon]
         comparisons = Comparisons(
             n_items=int(labels.size),
             i=rank[parts["i"]],
@@ -314,118 +275,173 @@ class _BlockReader:
 
 
 class _Labels:
-    """Provisional integer ids of labels, new ones numbered as the blocks bring them.
+    """Ids of a column kind's labels (items, or users), in the normalised form of every label.
 
-    Integer labels are looked up in a table over their value range while the
-    labels are dense in it (else each block is sorted once and its distinct
-    labels searched among those seen before); text is factorised by pyarrow's
-    hash, once per block, and only the block's distinct labels looked up.
-    :meth:`finish` gives the final codes, in label order.
+    The compiled :class:`dprank._compiled.LabelTable` numbers the labels as they
+    first appear (ASCII whitespace stripped; integers by value). After each block,
+    its new labels that hold non-ASCII text are decoded and normalised
+    (:func:`dprank.inputs.normalize_label`: NFC, whitespace stripped); one that
+    changes is made an alias of its normalised form, so ``"Zoë"`` in either Unicode
+    form, or with a no-break space after it, is one item. Only distinct labels are
+    normalised: the cost follows the labels, not the rows. :meth:`finish` gives
+    the final codes, in label order.
     """
 
     def __init__(self):
-        self.ints = True
-        self.values = np.empty(0, dtype=np.int64)  # integer labels, by id
-        # ids by value: a table over the values' range while they are dense enough
-        # (``lookup[v - lo]``, -1 for unseen), else a sorted search
-        self.lo, self.lookup = 0, np.empty(0, dtype=np.int64)
-        self.sorted_values = np.empty(0, dtype=np.int64)
-        self.sorted_ids = np.empty(0, dtype=np.int64)
-        self.text: dict[str, int] = {}
-        self.text_labels: list[str] = []
+        from ._compiled import LabelTable
+
+        self.table = LabelTable()
+        self.seen = 0  # ids whose normalisation is settled
+        self.alias: np.ndarray | None = None  # id -> id of its normalised form, once one differs
+        self.texts: dict[int, str] = {}  # the non-ASCII labels, decoded
 
     @property
     def size(self) -> int:
-        return int(self.values.size) if self.ints else len(self.text_labels)
+        return len(self.table)
 
-    def label(self, code) -> str:
-        return str(self.values[int(code)]) if self.ints else self.text_labels[int(code)]
-
-    def encode(self, arr) -> np.ndarray:
-        """Ids of the labels in ``arr`` (int64 numpy array, or pyarrow strings)."""
-        if isinstance(arr, np.ndarray):
-            if self.ints:
-                return self._encode_ints(arr)
-            import pyarrow as pa
-
-            arr = pa.array(arr)
-        if self.ints:  # the first text: integer labels so far keep their (canonical) spelling
-            self.text_labels = [str(v) for v in self.values.tolist()]
-            self.text = {s: k for k, s in enumerate(self.text_labels)}
-            self.ints = False
-        return self._encode_text(_as_strings(arr, False))
-
-    def _encode_ints(self, x: np.ndarray) -> np.ndarray:
-        lo, hi = int(x.min()), int(x.max())
-        if self.lookup is not None:
-            if self.values.size:
-                lo, hi = min(lo, self.lo), max(hi, self.lo + self.lookup.size - 1)
-            if hi - lo <= 2 * x.size + 65536:  # by value: a table over the range, no hashing
-                return self._encode_by_table(x, lo, hi)
-            self.lookup = None  # labels too spread out for a table: sorted search from now on
-            order = np.argsort(self.values, kind="stable")
-            self.sorted_values, self.sorted_ids = self.values[order], order
-        uniq, local = np.unique(x, return_inverse=True)
-        pos = np.searchsorted(self.sorted_values, uniq)
-        found = pos < self.sorted_values.size
-        found[found] = self.sorted_values[pos[found]] == uniq[found]
-        ids = np.empty(uniq.size, dtype=np.int64)
-        ids[found] = self.sorted_ids[pos[found]]
-        new = np.flatnonzero(~found)
-        if new.size:
-            ids[new] = self.values.size + np.arange(new.size)
-            self.values = np.concatenate([self.values, uniq[new]])
-            order = np.argsort(self.values, kind="stable")
-            self.sorted_values, self.sorted_ids = self.values[order], order
-        return ids[local]
-
-    def _encode_by_table(self, x: np.ndarray, lo: int, hi: int) -> np.ndarray:
-        """Ids by a table over the labels' range ``lo .. hi`` (-1: not seen yet)."""
-        if not self.values.size or lo < self.lo or hi >= self.lo + self.lookup.size:
-            table = np.full(hi - lo + 1, -1, dtype=np.int64)
-            if self.values.size:
-                table[self.lo - lo : self.lo - lo + self.lookup.size] = self.lookup
-            self.lookup, self.lo = table, lo
-        shifted = x - self.lo if self.lo else x
-        ids = self.lookup[shifted]
-        missing = ids < 0
-        if missing.any():  # new labels: the next ids, in the order of their values
-            present = np.zeros(self.lookup.size, dtype=bool)
-            present[shifted[missing]] = True
-            new = np.flatnonzero(present)
-            self.lookup[new] = np.arange(self.values.size, self.values.size + new.size)
-            self.values = np.concatenate([self.values, new + self.lo])
-            ids = self.lookup[shifted]
-        return ids
-
-    def _encode_text(self, arr) -> np.ndarray:
+    def encode(self, col, name: str, where: _Where) -> np.ndarray:
+        """Provisional ids of a label column (a missing or blank label is an error)."""
+        if isinstance(col, Coded):
+            return col.ids
+        if isinstance(col, np.ndarray):
+            return self.table.encode_ints(col)
+        import pyarrow as pa
         import pyarrow.compute as pc
 
-        encoded = pc.dictionary_encode(arr)
-        local = _numpy(encoded.indices)
-        table, labels = self.text, self.text_labels
-        ids = np.empty(len(encoded.dictionary), dtype=np.int64)
-        for k, s in enumerate(encoded.dictionary.to_pylist()):
-            s = unescape_cell(s)  # a cell the command wrote escaped reads as its label
-            code = table.get(s)
-            if code is None:
-                code = table[s] = len(labels)
-                labels.append(s)
-            ids[k] = code
-        return ids[local]
+        if pa.types.is_integer(col.type):
+            if col.null_count:
+                bad = np.flatnonzero(col.is_null().to_numpy(zero_copy_only=False))
+                raise where.error(f"missing value in column '{name}'", bad, name)
+            return self.table.encode_ints(_numpy(pc.cast(col, pa.int64())))
+        if col.type not in (pa.string(), pa.large_string()):
+            col = pc.cast(col, pa.string())
+        offsets, data = _string_parts(col)
+        ids = self.table.encode_texts(data, offsets, _nulls(col))
+        bad = np.flatnonzero(ids == -2)
+        if bad.size:
+            raise where.error(f"missing value in column '{name}'", bad, name)
+        return ids
+
+    def settle(self, columns: dict[str, np.ndarray], where: _Where) -> list[np.ndarray]:
+        """Normalise the labels new since the last block; the columns' ids of normalised labels."""
+        hi = self.size
+        if hi > self.seen:
+            self._normalise_new(columns, where, hi)
+        if self.alias is None:
+            return list(columns.values())
+        return [self.alias[ids] for ids in columns.values()]
+
+    def _normalise_new(self, columns, where: _Where, hi: int) -> None:
+        lo = self.seen
+        _, lengths, text = self.table.export(lo, hi)
+        raw = np.frombuffer(text, dtype=np.uint8)
+        # ASCII whitespace is trimmed as the labels are coded; what is left to normalise:
+        # labels beyond ASCII (NFC, Unicode spaces) and the spreadsheet escape ('=...)
+        if raw.size and (raw.max() >= 0x80 or np.any(raw == 0x27)):
+            texts = np.flatnonzero(lengths > 0)
+            ends = np.cumsum(lengths[texts])
+            starts = ends - lengths[texts]
+            odd = (np.maximum.reduceat(raw, starts) >= 0x80) | (raw[starts] == 0x27)
+            for k, s, e in zip(texts[odd], starts[odd], ends[odd], strict=True):
+                self._normalise(int(lo + k), text[s:e], columns, where)
+        self.seen = self.size
+        if self.alias is not None and self.alias.size < self.seen:
+            self.alias = np.concatenate(
+                [self.alias, np.arange(self.alias.size, self.seen, dtype=np.int64)]
+            )
+
+    def _normalise(self, code: int, raw: bytes, columns, where: _Where) -> None:
+        """Decode and normalise label ``code``; alias it where its normal form differs."""
+        try:
+            label = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            name, rows = self._rows_of(code, columns)
+            raise where.error(
+                "is not a UTF-8 text file (this field is not UTF-8)", rows, name
+            ) from None
+        norm = normalize_label(label)
+        if norm == label:
+            self.texts[code] = label
+            return
+        if not norm:
+            name, rows = self._rows_of(code, columns)
+            raise where.error(f"missing value in column '{name}'", rows, name)
+        target = self.table.encode_text(norm)
+        if target >= self.seen and target not in self.texts and not norm.isascii():
+            self.texts[target] = norm
+        if self.alias is None:
+            self.alias = np.arange(self.size, dtype=np.int64)
+        elif self.alias.size < self.size:
+            self.alias = np.concatenate(
+                [self.alias, np.arange(self.alias.size, self.size, dtype=np.int64)]
+            )
+        self.alias[code] = self.alias[target]
+
+    @staticmethod
+    def _rows_of(code: int, columns) -> tuple[str, np.ndarray]:
+        for name, ids in columns.items():
+            rows = np.flatnonzero(ids == code)
+            if rows.size:
+                return name, rows
+        return next(iter(columns)), np.zeros(1, dtype=np.int64)  # pragma: no cover
+
+    def canonical(self) -> np.ndarray:
+        """The ids that are labels in normal form (the others are aliases of one)."""
+        ids = np.arange(self.size, dtype=np.int64)
+        return ids if self.alias is None else ids[self.alias[: self.size] == ids]
+
+    def label(self, code) -> str:
+        code = int(code)
+        if code in self.texts:
+            return self.texts[code]
+        values, lengths, text = self.table.export(code, code + 1)
+        return str(int(values[0])) if lengths[0] < 0 else text.decode("utf-8", "replace")
 
     def finish(self) -> tuple[np.ndarray, np.ndarray]:
         """``(rank, labels)``: the final code of each id, and the labels in code order."""
-        if self.ints:
-            order = np.argsort(self.values, kind="stable")
-            values = self.values[order]
+        canon = self.canonical()
+        values, all_lengths, text = self.table.export(0, self.size)
+        values, lengths = values[canon], all_lengths[canon]
+        if np.all(lengths < 0):  # integer labels: numeric order
+            order = np.argsort(values, kind="stable")
+            values = values[order]
             # as text no wider than the longest label (str alone gives 21 characters each)
             width = max(len(str(values[0])), len(str(values[-1]))) if values.size else 1
             labels = values.astype(f"U{width}")
         else:
-            labels = np.asarray(self.text_labels, dtype=object)
+            texts = self._texts(canon, values, all_lengths, text)
+            labels = np.asarray(texts, dtype=object)
             order = _label_order(labels)
             labels = labels[order].astype(str)
-        rank = np.empty(order.size, dtype=np.int64)
-        rank[order] = np.arange(order.size)
+        rank_canon = np.empty(order.size, dtype=np.int64)
+        rank_canon[order] = np.arange(order.size)
+        rank = np.empty(self.size, dtype=np.int64)
+        rank[canon] = rank_canon
+        if self.alias is not None:
+            rank = rank[self.alias[: self.size]]
         return rank, labels
+
+    def _texts(self, canon, values, all_lengths, text) -> list[str]:
+        """Every canonical label as text (integers as Python prints them)."""
+        lengths = all_lengths[canon]
+        starts = np.zeros(self.size + 1, dtype=np.int64)
+        np.cumsum(np.maximum(all_lengths, 0), out=starts[1:])
+        out = np.empty(canon.size, dtype=object)
+        ints = lengths < 0
+        out[ints] = list(map(str, values[ints].tolist()))
+        codes = canon[~ints]
+        begin, size = starts[codes].tolist(), all_lengths[codes].tolist()
+        decoded = text.decode("utf-8", "replace")
+        if len(decoded) == len(text):  # ASCII: characters where the bytes are
+            out[~ints] = [decoded[b : b + n] for b, n in zip(begin, size, strict=True)]
+        else:
+            out[~ints] = [
+                text[b : b + n].decode("utf-8", "replace") for b, n in zip(begin, size, strict=True)
+            ]
+        if self.texts:  # the non-ASCII labels, decoded while reading
+            where = np.full(self.size, -1, dtype=np.int64)
+            where[canon] = np.arange(canon.size)
+            for code, label in self.texts.items():
+                if where[code] >= 0:
+                    out[where[code]] = label
+        return out.tolist()

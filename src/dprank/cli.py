@@ -68,6 +68,7 @@ from ._cli_output import (
     _stderr,
     _write_stdout,
 )
+from ._input_stream import FORMATS as INPUT_FORMATS
 
 __all__ = ["main"]
 
@@ -128,6 +129,31 @@ def _noise_source(args, name: str, domain: str):
     return NoiseSource.from_seed(gen)
 
 
+# --------------------------------------------------------------------------- input
+
+
+def _input(args):
+    """The comparison input: its path, or standard input's bytes for ``-``."""
+    return sys.stdin.buffer if args.comparisons == "-" else args.comparisons
+
+
+def _input_name(args) -> str:
+    """The input's name in records: the file's name, or ``-`` for standard input."""
+    return "-" if args.comparisons == "-" else Path(args.comparisons).name
+
+
+def _add_input_arguments(p: argparse.ArgumentParser, help_text: str) -> None:
+    """The comparison input (a path or ``-``) and ``--format``."""
+    p.add_argument("comparisons", metavar="COMPARISONS.csv", help=help_text)
+    p.add_argument(
+        "--format",
+        choices=INPUT_FORMATS,
+        help="the input's format where it cannot be told from its name or first bytes "
+        "(standard input, a pipe); by default Parquet by its magic bytes, else by the suffix "
+        "(.csv .tsv .parquet .jsonl), else JSON lines if it starts with '{', else CSV or TSV",
+    )
+
+
 # --------------------------------------------------------------------------- rank
 
 
@@ -140,7 +166,7 @@ def _sidecar_path(args) -> str | None:
 
 
 def _cmd_rank(args) -> int:
-    from ._cli_release import declared_items, local_source
+    from ._cli_release import check_stream_record, declared_items, local_source
 
     name, method = _rank_method(args)
     sidecar = _sidecar_path(args)
@@ -166,6 +192,7 @@ def _cmd_rank(args) -> int:
     progress = _Progress(3, args.quiet)
     try:
         table = _read_rank_input(args, method, name, progress)
+        check_stream_record(args, table)
         receipt = _release_ranking(args, table, method, name, noise, plan, progress)
     finally:
         progress.close()
@@ -223,10 +250,11 @@ def _read_rank_input(args, method, name: str, progress: _Progress):
     if args.low_memory:
         _free_memory_promptly()
     table = read_comparisons(
-        args.comparisons,
+        _input(args),
         need_users=method.needs_users,
         need_epsilon=method.trust_model == "local",
         real_outcomes=name == "local_laplace",
+        format=args.format,
     )
     progress.done()
     return table
@@ -251,7 +279,7 @@ def _release_ranking(args, table, method, name: str, noise, plan: OutputPlan, pr
         table,
         entry,
         budget=args.budget,
-        name=Path(args.comparisons).name,
+        name=_input_name(args),
         budget_unit=args.budget_unit,
     ) as receipt:
         progress.stage("fitting")
@@ -360,7 +388,7 @@ def _audit_head(args, table) -> dict:
         "warning": "private: facts about the input data; do not publish",
         "insecure_seed": args.insecure_seed,
         "input": {
-            "file": Path(args.comparisons).name,
+            "file": _input_name(args),
             "sha256": table.sha256,
             "layout": table.layout,
             "rows": table.n_rows,
@@ -424,10 +452,11 @@ def _cmd_privatize(args) -> int:
     if args.low_memory:
         _free_memory_promptly()
     table = read_comparisons(
-        args.comparisons,
+        _input(args),
         need_users=True,
         need_epsilon=args.user_epsilon_column is not None,
         epsilon_column=args.user_epsilon_column or "epsilon",
+        format=args.format,
     )
     c, facts = _privatize_input(args, table, universe, noise)
     eps_user = np.full(c.n_users, args.epsilon) if args.epsilon is not None else c.user_epsilon
@@ -439,7 +468,7 @@ def _cmd_privatize(args) -> int:
         table,
         entry,
         budget=args.budget,
-        name=Path(args.comparisons).name,
+        name=_input_name(args),
         budget_unit=unit,
     ) as receipt:
         outputs = _privatize_outputs(args, table, c, eps_user, noise, universe, record, facts)
@@ -575,7 +604,8 @@ def _cmd_methods(args) -> int:
 
 
 _RANK_EPILOG = """\
-input: CSV or TSV with a header; one comparison per row, either
+input: CSV or TSV with a header (or Parquet, or JSON lines), from a file or
+standard input ('-'); one comparison per row, either
   winner,loser                 (the first item won), or
   item_a,item_b,outcome        (outcome 1 if item_a won, 0 if item_b won);
 optional columns: user (who compared; needed for individual and local),
@@ -734,7 +764,9 @@ def _add_rank_parser(sub) -> None:
         epilog=_RANK_EPILOG,
         formatter_class=_FORMAT,
     )
-    p.add_argument("comparisons", metavar="COMPARISONS.csv", help="the comparison file")
+    _add_input_arguments(
+        p, "the comparison file (CSV, TSV, Parquet or JSON lines; '-' for standard input)"
+    )
     _add_rank_model_options(p)
     _add_seed_options(p)
     _add_rank_output_options(p)
@@ -763,8 +795,8 @@ def _add_low_memory_option(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--low-memory",
         action="store_true",
-        help="hand freed buffers back to the system at once: a lower peak memory "
-        "(about 7%% on large files) for more time (about 1.5x); same output",
+        help="hand freed buffers back to the system at once: a lower peak memory for "
+        "more time; the same output",
     )
 
 
@@ -852,7 +884,7 @@ def _add_privatize_parser(sub) -> None:
         epilog=_PRIVATIZE_EPILOG,
         formatter_class=_FORMAT,
     )
-    p.add_argument("comparisons", metavar="COMPARISONS.csv", help="raw comparisons with users")
+    _add_input_arguments(p, "raw comparisons with users ('-' for standard input)")
     p.add_argument(
         "--epsilon", type=_positive_float, metavar="EPS", help="one budget for every user"
     )

@@ -446,26 +446,24 @@ def _records_of_pairs(stats: PairStatistics):
     return i, j, np.ones(i.size), count
 
 
-def _unit_binary(y, count) -> bool:
-    """All counts 1 and all outcomes 0 or 1 (raw comparisons)."""
-    return bool(np.all(count == 1.0) and np.all((y == 0.0) | (y == 1.0)))
+def _whole_binary(y, count) -> bool:
+    """Outcomes 0 or 1 and counts whole numbers below 2^53 (raw or counted comparisons)."""
+    return bool(
+        np.all((y == 0.0) | (y == 1.0))
+        and np.all(count == np.rint(count))
+        and (not count.size or float(np.max(count)) < 2.0**53)
+    )
 
 
-def _aggregate_unit_binary(n_items, key, a_won, split) -> PairStatistics:
-    """Aggregate raw comparisons by one sort of ``key << 1 | a_won`` (see :func:`_aggregate`)."""
-    m = key.size
-    packed = np.sort((key << 1) | a_won)
-    skey = packed >> 1
-    first = np.empty(m, dtype=bool)
-    first[0] = True
-    np.not_equal(skey[1:], skey[:-1], out=first[1:])
-    starts = np.flatnonzero(first)
-    ends = np.append(starts[1:], m)
-    nn = (ends - starts).astype(np.float64)
-    # wins: differences of the running count of a's wins at the run ends (exact integers)
-    won = np.cumsum(packed & 1)[ends - 1]
-    ww = np.diff(won, prepend=0).astype(np.float64)
-    return PairStatistics(n_items, *split(skey[starts]), nn, ww)
+def _aggregate_by_radix(n_items, i, j, y, count) -> PairStatistics:
+    """:func:`_aggregate` of whole counts and 0/1 outcomes by the compiled radix sort."""
+    from ._compiled import PairRows
+
+    unit = bool(np.all(count == 1.0))
+    rows = PairRows(weighted=not unit, expected=i.size)
+    rows.add(i, j, y, None if unit else count)
+    a, b, n, w = rows.result(None, int(n_items))
+    return PairStatistics(n_items, a.astype(np.int64), b.astype(np.int64), n, w)
 
 
 def _pair_key(n_items, a, b):
@@ -488,12 +486,10 @@ def _aggregate(n_items, i, j, y, count) -> PairStatistics:
     key, key_bits, split = _pair_key(n_items, a, b)
     m = key.size
     is_sorted = bool(m) and bool(np.all(key[1:] > key[:-1]))
-    if m and not is_sorted and key_bits < 63:
-        if _unit_binary(y, count):
-            # Raw comparisons (count 1, outcome 0 or 1): pack a's outcome bit
-            # instead of the record index; the counts are then run lengths and
-            # the wins sums of bits, exact integers equal to bincount's (no gathers).
-            return _aggregate_unit_binary(n_items, key, (i < j) == (y == 1.0), split)
+    if m and not is_sorted and n_items < 2**31 and _whole_binary(y, count):
+        # outcomes 0 or 1 and whole counts: sums of whole numbers, exact in any order, so
+        # a linear radix sort of the packed records gives bincount's sums bit for bit
+        return _aggregate_by_radix(n_items, i, j, y, count)
     # outcome for a: y if a is the first item, 1 - y otherwise
     ya = np.where(i == a, y, 1.0 - y) * count
     if is_sorted:
@@ -521,21 +517,14 @@ def _aggregate(n_items, i, j, y, count) -> PairStatistics:
     return PairStatistics(n_items, *split(uniq), nn, ww)
 
 
-_UNION_ROUNDS = 64
-_EDGE_BLOCK = 1 << 18  # edges per block of a union-find round (small, reused buffers)
-
-
 def connected_components(n_items: int, a: np.ndarray, b: np.ndarray) -> tuple[int, np.ndarray]:
     """Connected components of the graph on ``n_items`` nodes with edges ``(a_k, b_k)``.
 
     Returns the number of components and a label per node, the components
     numbered by their smallest node (scipy's
     :func:`scipy.sparse.csgraph.connected_components` numbers them alike).
-    Vectorised union-find: each round hooks every edge's larger root under the
-    smaller one and then compresses the paths, until a round hooks nothing;
-    without scipy's import (about 0.4 s of start-up). Past 64 rounds it hands
-    over to scipy. The edges are read in blocks into a few small buffers: no
-    copy of ``a`` or ``b`` and no temporaries of their length.
+    One compiled union-find pass over the edges (union by the smaller root, path
+    halving; :func:`dprank._compiled.components`), without scipy's import.
     """
     from . import _checks
 
@@ -559,331 +548,59 @@ def _index_view(name, x, n_items):
 
 def _union_find(n: int, a: np.ndarray, b: np.ndarray) -> tuple[int, np.ndarray]:
     """:func:`connected_components` of checked indices ``0 <= a, b < n`` (not modified)."""
-    dtype = np.int32 if n < 2**31 else np.int64
-    parent = np.arange(n, dtype=dtype)
-    m = a.size
-    block = max(1, min(m, _EDGE_BLOCK))
-    ra, rb, lo = (np.empty(block, dtype=dtype) for _ in range(3))
-    for _ in range(_UNION_ROUNDS):
-        # every value of ``roots`` is a root (parent[x] <= x, paths compressed):
-        # each edge hooks its larger root under its smaller one, as one
-        # ``minimum.at`` over all edges would, then the paths are compressed
-        roots, parent = parent, parent.copy()
-        for start in range(0, m, block):
-            stop = min(m, start + block)
-            x, y, z = ra[: stop - start], rb[: stop - start], lo[: stop - start]
-            np.take(roots, a[start:stop], out=x)
-            np.take(roots, b[start:stop], out=y)
-            np.minimum(x, y, out=z)
-            np.maximum(x, y, out=x)
-            np.minimum.at(parent, x, z)
-        while True:  # parent[x] <= x throughout: jump until every node points at its root
-            grand = parent[parent]
-            if np.array_equal(grand, parent):
-                break
-            parent = grand
-        if np.array_equal(parent, roots):  # nothing hooked: every edge lies within a tree
-            break
-    else:
-        return _scipy_components(n, a, b, parent)
-    roots, labels = np.unique(parent, return_inverse=True)
-    return int(roots.size), labels.astype(np.int64, copy=False)
+    from ._compiled import components
 
-
-def _scipy_components(n: int, a: np.ndarray, b: np.ndarray, parent: np.ndarray):
-    """Components by scipy, of the edges left and the trees built so far."""
-    from scipy.sparse import csr_array
-    from scipy.sparse.csgraph import connected_components as scipy_components
-
-    src = np.concatenate([a, np.arange(n)])
-    dst = np.concatenate([b, parent])
-    order = np.argsort(src, kind="stable")
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(src, minlength=n), out=indptr[1:])
-    adj = csr_array((np.ones(src.size), dst[order], indptr), shape=(n, n))
-    k, labels = scipy_components(adj, directed=True, connection="weak")
-    return int(k), labels
+    return components(n, a, b)
 
 
 class PairSums:
     """Comparisons summed over unordered pairs as they arrive in blocks (a stream).
 
-    Memory follows the number of distinct pairs: a block of unit comparisons is
-    kept as one packed integer per row (the pair and who won), a block with counts
-    as its distinct pairs, and everything kept is merged into distinct pairs
-    whenever it holds more than twice the entries of the last merge (amortised
-    ``O(log)`` sorting per entry). Item ids are below ``2**31``; counts and wins
-    are sums of whole numbers, exact in any order, so the result equals
-    :meth:`Comparisons.pair_statistics` of all the rows bit for bit.
+    The rows are kept packed, 8 bytes each (16 with counts), and summed at the
+    end by the compiled :class:`dprank._compiled.PairRows`: renumbered by ``rank``,
+    sorted by pair with a linear-time radix sort (a few streaming passes) and
+    added up per pair. Item ids are below ``2**31``; counts and wins are sums of
+    whole numbers, exact in any order, so the result equals
+    :meth:`Comparisons.pair_statistics` of all the rows bit for bit. Every block
+    gives counts, or none does.
     """
 
     _BITS = 31
-    _MERGE_MIN = 1 << 22  # entries kept before a merge, at the least
 
-    def __init__(self):
-        # (key, n, w): key = lo << 31 | hi; n None for unit rows, w then their a-won bits
-        self._parts: list[tuple[np.ndarray, np.ndarray | None, np.ndarray]] = []
-        # unit rows are packed into one buffer per merge (allocated once, filled block
-        # by block: no row-sized array of each block stays behind between temporaries)
-        self._rows: tuple[np.ndarray, np.ndarray] | None = None
-        self._fill = 0
-        self._pending = 0
-        self._merged = 0
+    def __init__(self, expected: int = 0):
+        self._table = None
+        self._top = -1  # the largest id added
+        self._expected = int(expected)  # rows to make room for at first (a guess, or 0)
 
     def add(self, i, j, y=None, count=None) -> None:
         """Add comparisons: ``i`` against ``j``, outcome ``y`` for ``i`` (0/1; None = all 1)."""
-        i = np.asarray(i, dtype=np.int64)
-        j = np.asarray(j, dtype=np.int64)
+        from ._compiled import PairRows
+
+        i, j = np.asarray(i), np.asarray(j)
+        if i.dtype.kind not in "iu" or j.dtype.kind not in "iu":
+            i, j = i.astype(np.int64), j.astype(np.int64)
         if not i.size:
             return
-        if min(int(i.min()), int(j.min())) < 0 or max(int(i.max()), int(j.max())) >= 2**self._BITS:
+        top = max(int(i.max()), int(j.max()))
+        if min(int(i.min()), int(j.min())) < 0 or top >= 2**self._BITS:
             raise ValueError(f"PairSums takes item ids from 0 to 2**{self._BITS} - 1")
-        lo = np.minimum(i, j)
-        a_won = i == lo if y is None else (i == lo) == (np.asarray(y) == 1.0)
-        lo <<= self._BITS
-        if count is None:
-            key, won = self._row_space(i.size)
-            np.maximum(i, j, out=key)
-            key |= lo
-            won[:] = a_won
-        else:
-            key = np.maximum(i, j)
-            key |= lo
-            count = np.asarray(count, dtype=np.float64)
-            uniq, inverse = np.unique(key, return_inverse=True)
-            self._parts.append(
-                (
-                    uniq,
-                    np.bincount(inverse, weights=count, minlength=uniq.size),
-                    np.bincount(inverse, weights=count * a_won, minlength=uniq.size),
-                )
-            )
-            self._pending += uniq.size
-        del lo
-        if self._pending > self._limit():
-            self._merge()
-
-    def _limit(self) -> int:
-        """Entries kept (distinct pairs of the last merge, rows since) before the next merge."""
-        return max(2 * self._merged, self._MERGE_MIN)
-
-    def _row_space(self, m: int) -> tuple[np.ndarray, np.ndarray]:
-        """Room for ``m`` unit rows in the row buffer: ``(keys, won)`` views to fill."""
-        if self._rows is not None and self._fill + m > self._rows[0].size:
-            self._merge()
-        if self._rows is None:
-            size = max(self._limit() + 1, m)  # untouched pages of the buffer cost no memory
-            self._rows = (np.empty(size, dtype=np.int64), np.empty(size, dtype=bool))
-            self._fill = 0
-        k = self._fill
-        self._fill += m
-        self._pending += m
-        return self._rows[0][k : k + m], self._rows[1][k : k + m]
-
-    def _take_parts(self) -> list:
-        """The kept parts, the filled rows of the row buffer among them (the buffer dropped)."""
-        parts, self._parts = self._parts, []
-        if self._rows is not None:
-            keys, won = self._rows
-            self._rows = None
-            parts.append((keys[: self._fill], None, won[: self._fill]))
-        return parts
-
-    def _combine(self, rank=None, n_items: int | None = None, final: bool = False):
-        """Merge the parts: ``(n_items, a, b, n, w)`` of the distinct pairs, sorted by pair.
-
-        ``final``: ``a`` and ``b`` as int32 (the item ids are below ``2**31``), the
-        form the sparse solver's loops take without a copy.
-        """
-        parts = self._take_parts()
-        if all(p[1] is None for p in parts):
-            return _sum_unit_rows(parts, self._BITS, rank, n_items)  # it empties ``parts``
-        key = np.concatenate([p[0] for p in parts]) if len(parts) > 1 else parts[0][0]
-        n = np.concatenate([np.ones(p[0].size) if p[1] is None else p[1] for p in parts])
-        w = np.concatenate([p[2].astype(np.float64) for p in parts])
-        del parts
-        a = key >> self._BITS
-        np.bitwise_and(key, (1 << self._BITS) - 1, out=key)
-        b = key
-        if rank is not None:
-            rank = np.asarray(rank, dtype=np.int64)
-            a = rank[a]
-            b = rank[b]
-            swap = a > b
-            lo = np.minimum(a, b)
-            np.maximum(a, b, out=b)
-            a = lo
-            np.subtract(n, w, out=w, where=swap)
-            del swap, lo
-        if n_items is None:
-            n_items = int(max(a.max(), b.max())) + 1
-        key, key_bits, split = _pair_key(n_items, a, b)
-        del a, b
-        key, n, w = _sum_by_key(key, key_bits, n, w)
-        a, b = split(key)
-        if final:
-            a, b = a.astype(np.int32), b.astype(np.int32)
-        return int(n_items), a, b, n, w
-
-    def _merge(self) -> None:
-        if not self._parts and self._rows is None:
-            return
-        _, a, b, n, w = self._combine()
-        a = a.astype(np.int64, copy=False)
-        a <<= self._BITS
-        a |= b
-        self._parts = [(a, n, w)]
-        self._merged = a.size
-        self._pending = 0
+        self._top = max(self._top, top)
+        if self._table is None:
+            self._table = PairRows(weighted=count is not None, expected=self._expected)
+        elif self._table.weighted != (count is not None):
+            raise ValueError("PairSums: every block gives counts, or none does")
+        self._table.add(i, j, y, count)
 
     def result(self, rank=None, n_items: int | None = None) -> PairStatistics:
-        """The pairs, with the ids renumbered by ``rank`` (``rank[id]`` = item index) if given."""
-        if not self._parts and self._rows is None:
+        """The pairs, with the ids renumbered by ``rank`` (``rank[id]`` = item index) if given.
+
+        Ids that ``rank`` gives one index are one item: their pairs are added up.
+        The sums are emptied (their memory handed over to the result).
+        """
+        if self._table is None or not len(self._table):
             raise ValueError("no comparisons were added")
-        return PairStatistics(*self._combine(rank, n_items, final=True))
-
-
-def _sum_unit_rows(parts: list, bits: int, rank, n_items):
-    """:meth:`PairSums._combine` of unit rows ``(key, None, won)``, ``key = lo << bits | hi``.
-
-    ``parts`` is emptied (the blocks' arrays freed as they are joined). Ids
-    renumbered by ``rank`` (the pair and its winner flipped where the order
-    changes); then one in-place sort of ``pair << 1 | a_won``: the counts are the
-    runs' lengths and the wins their sums of bits (exact integers). Besides the
-    one int64 key the rows' arrays are int32 and bool, and the distinct pairs
-    are compacted into the key's own buffer: the peak is about 13 bytes per row,
-    or the four output arrays (24 bytes per distinct pair) and a byte per row;
-    ``a`` and ``b`` come out as int32.
-    """
-    key, won = _joined_unit_parts(parts)
-    m = key.size
-    a = np.empty(m, dtype=np.int32)
-    np.right_shift(key, bits, out=a, casting="unsafe")
-    np.bitwise_and(key, (1 << bits) - 1, out=key)
-    if rank is None:
-        b = key.astype(np.int32)
-    else:
-        rank = np.asarray(rank).astype(np.int32)
-        b = rank[key]
-        a = rank[a]
-    del key
-    if rank is not None:
-        swap = a > b
-        lo = np.minimum(a, b)
-        np.maximum(a, b, out=b)
-        a = lo
-        won = won ^ swap  # the new first item won
-        del swap, lo
-    if n_items is None:
-        n_items = int(max(a.max(), b.max())) + 1
-    s = max(1, (int(n_items) - 1).bit_length())  # _pair_key's shift: 2 s + 1 <= 63 bits
-    key = a.astype(np.int64)
-    del a
-    key <<= s
-    key |= b
-    del b
-    key <<= 1
-    key |= won
-    del won
-    key.sort()
-    won = np.empty(m, dtype=np.uint8)
-    np.bitwise_and(key, 1, out=won, casting="unsafe")
-    key >>= 1
-    starts = _compact_runs(key)  # key[:starts.size]: the distinct pairs
-    a = np.empty(starts.size, dtype=np.int32)
-    np.right_shift(key[: starts.size], s, out=a, casting="unsafe")
-    b = np.empty(starts.size, dtype=np.int32)
-    np.bitwise_and(key[: starts.size], (1 << s) - 1, out=b, casting="unsafe")
-    del key
-    n = np.empty(starts.size)
-    np.subtract(starts[1:], starts[:-1], out=n[:-1])
-    n[-1] = m - starts[-1]
-    del starts
-    w = _run_sums(won, n)
-    return int(n_items), a, b, n, w
-
-
-def _joined_unit_parts(parts: list) -> tuple[np.ndarray, np.ndarray]:
-    """The parts' keys and win bits joined, each part dropped from ``parts`` once copied."""
-    if len(parts) == 1:
-        key, _, won = parts.pop()
-        return key, won
-    m = sum(p[0].size for p in parts)
-    key = np.empty(m, dtype=np.int64)
-    won = np.empty(m, dtype=bool)
-    k = 0
-    parts.reverse()
-    while parts:
-        part_key, _, part_won = parts.pop()
-        key[k : k + part_key.size] = part_key
-        won[k : k + part_key.size] = part_won
-        k += part_key.size
-        del part_key, part_won
-    return key, won
-
-
-def _compact_runs(key: np.ndarray, block: int = 1 << 18) -> np.ndarray:
-    """Starts of the runs of equal values in sorted ``key``; their values moved to its front.
-
-    In place and by blocks (the write position never passes the read position),
-    so nothing of the rows' length is allocated but a byte per row (where a run
-    starts) and the starts (int32 where the rows fit).
-    """
-    m = key.size
-    first = np.empty(m, dtype=bool)
-    first[0] = True
-    np.not_equal(key[1:], key[:-1], out=first[1:])
-    starts = np.empty(int(np.count_nonzero(first)), dtype=np.int32 if m < 2**31 else np.int64)
-    k = 0
-    for r0 in range(0, m, block):
-        local = np.flatnonzero(first[r0 : r0 + block])
-        starts[k : k + local.size] = local + r0
-        key[k : k + local.size] = key[r0 + local]
-        k += local.size
-    return starts
-
-
-def _run_sums(won, n, block: int = 1 << 18):
-    """Sums of ``won`` over consecutive runs of lengths ``n`` (float64), a block of runs at a time.
-
-    ``numpy.add.reduceat`` with ``dtype=float64`` casts its whole input first (8
-    bytes per row); by blocks the cast holds at most about ``block`` rows. Sums of
-    0/1, exact.
-    """
-    w = np.empty(n.size)
-    lo = 0
-    for k0 in range(0, n.size, block):
-        lengths = n[k0 : k0 + block].astype(np.int64)
-        ends = np.cumsum(lengths)
-        starts = ends - lengths
-        hi = lo + int(ends[-1])
-        np.add.reduceat(won[lo:hi], starts, dtype=np.float64, out=w[k0 : k0 + block])
-        lo = hi
-    return w
-
-
-def _sum_by_key(key, key_bits: int, n, w):
-    """Distinct ``key`` values in ascending order and the sums of ``n`` and ``w`` over each.
-
-    ``key`` is overwritten. One SIMD value sort of ``key`` with the position in the
-    low bits where the bits allow (about 5x an argsort), else a stable argsort. The
-    sums are of whole numbers here, exact in any order.
-    """
-    m = key.size
-    shift = max(1, (m - 1).bit_length())
-    if key_bits + shift <= 63:  # in place: ``key`` is the caller's temporary
-        np.left_shift(key, shift, out=key)
-        key |= np.arange(m, dtype=np.int64)
-        key.sort()
-        order = key & ((1 << shift) - 1)
-        key >>= shift
-    else:
-        order = np.argsort(key, kind="stable")
-        key = key[order]
-    first = np.empty(m, dtype=bool)
-    first[:1] = True
-    np.not_equal(key[1:], key[:-1], out=first[1:])
-    starts = np.flatnonzero(first)
-    del first
-    sums = [np.add.reduceat(values[order], starts) for values in (n, w)]
-    return key[starts], sums[0], sums[1]
+        if n_items is None:
+            n_items = int(np.max(rank)) + 1 if rank is not None else self._top + 1
+        table, self._table = self._table, None
+        a, b, n, w = table.result(rank, int(n_items))
+        return PairStatistics(int(n_items), a, b, n, w)

@@ -1,8 +1,9 @@
 """Reading and validating a user's file (or data frame) of pairwise comparisons.
 
 The input format of ``dprank rank`` and :func:`dprank.rank`: CSV or TSV with a
-header, or Parquet (``.parquet``, ``.pq``), one comparison per row. Two layouts
-are accepted:
+header, Parquet, or JSON lines (one object per line), one comparison per row,
+from a file or a stream (standard input, a pipe, a FIFO). Two layouts are
+accepted:
 
 * ``winner,loser``: the first item won;
 * ``item_a,item_b,outcome``: ``outcome`` is 1 if ``item_a`` won, 0 if ``item_b``
@@ -12,24 +13,28 @@ are accepted:
 Optional columns: ``user`` (who made the comparison), ``count`` (a row standing
 for several identical comparisons, a positive whole number below ``2^53``) and
 ``epsilon`` (the budget each user's local-DP release was made with, positive,
-the same on every row of a user). Item and user labels are arbitrary strings (in Parquet also
-integer columns); other columns are ignored. Spaces around a CSV field are not
-part of it, and a label written with the spreadsheet escape of the command's
-outputs (``'=...``, :mod:`dprank._csv_cells`) reads as the label itself. Items
-are numbered in the order of their labels (numeric order when every label is an
-integer), users likewise.
+the same on every row of a user). Item and user labels are arbitrary strings (in
+Parquet also integer columns), in one normal form (:func:`normalize_label`:
+Unicode NFC, whitespace stripped from both ends, and a label written with the
+spreadsheet escape of the command's outputs, ``'=...``, read as the label
+itself: :mod:`dprank._csv_cells`) whatever the format; other columns are
+ignored. Items are numbered in the order of their labels (numeric order when
+every label is an integer), users likewise.
 
 The whole input is validated before anything is computed. A problem raises
 :class:`InputError`, whose message names the file, the line (the header is line
 1; the 1-based row of a Parquet file) and the column of the first offending rows
 and says what is wrong.
 
-A file is read by pyarrow in blocks (about 4 MiB of text, or a million Parquet
-rows), each block validated with array operations and its labels coded by one
-factorisation, then dropped. Where the table carries no users and outcomes are 0
-or 1 (what ``--privacy none`` and ``edge`` read), the blocks are summed over item
-pairs as they stream (:meth:`dprank.comparisons.Comparisons.from_pair_statistics`),
-so memory follows the number of distinct pairs, not of rows.
+An input is read once, in blocks (about 4 MiB of text, or a million Parquet
+rows; :mod:`dprank._input_stream`): simple CSV and TSV text by the package's
+compiled parser straight to label ids (hash tables of the distinct labels), the
+rest by pyarrow. Each block is validated with array operations, its new distinct
+labels normalised, then dropped. Where the table carries no users and outcomes
+are 0 or 1 (what ``--privacy none`` and ``edge`` read), the blocks are summed
+over item pairs as they stream, in a compiled hash table
+(:class:`dprank.comparisons.PairSums`), so memory follows the number of distinct
+pairs and time the number of rows.
 """
 
 from __future__ import annotations
@@ -40,12 +45,13 @@ import hashlib
 import os
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from . import _checks
+from ._csv_cells import normalize_label
+from ._input_stream import FORMATS as INPUT_FORMATS
 from .comparisons import Comparisons
 
 if TYPE_CHECKING:
@@ -57,6 +63,7 @@ __all__ = [
     "InputError",
     "comparisons_from_frame",
     "file_sha256",
+    "normalize_label",
     "read_comparisons",
 ]
 
@@ -139,20 +146,14 @@ def file_sha256(path: str | os.PathLike) -> str:
     return digest.hexdigest()
 
 
+# --------------------------------------------------------------------------- labels
+
+
 # --------------------------------------------------------------------------- reading
 
 
 _BLOCK_BYTES = 1 << 22  # text per CSV block
 _PARQUET_ROWS = 1 << 20  # rows per Parquet batch
-_PARQUET_SUFFIXES = (".parquet", ".pq", ".parq")
-
-
-def _delimiter(path: Path, first_line: str) -> str:
-    if path.suffix.lower() in (".tsv", ".tab"):
-        return "\t"
-    if "\t" in first_line and "," not in first_line:
-        return "\t"
-    return ","
 
 
 def _opening_error(exc: OSError, source: str) -> InputError:
@@ -165,18 +166,8 @@ def _opening_error(exc: OSError, source: str) -> InputError:
     return InputError(f"cannot be read ({exc.strerror or exc})", source)
 
 
-def _is_parquet(path: Path, source: str) -> bool:
-    """Parquet by suffix or by the file's magic bytes (``PAR1``)."""
-    try:
-        with open(path, "rb") as fh:
-            magic = fh.read(4)
-    except OSError as exc:
-        raise _opening_error(exc, source) from None
-    return magic == b"PAR1" or path.suffix.lower() in _PARQUET_SUFFIXES
-
-
 def read_comparisons(
-    path: str | os.PathLike,
+    path,
     *,
     need_users: bool = False,
     need_epsilon: bool = False,
@@ -184,14 +175,21 @@ def read_comparisons(
     epsilon_column: str = "epsilon",
     aggregate: bool = True,
     block_size: int | None = None,
+    format: str | None = None,
+    name: str | None = None,
 ) -> ComparisonTable:
     """Read and validate a comparison file (the input format in the module docstring).
 
     Parameters
     ----------
-    path : path-like
-        CSV (``,``), TSV (tab; by the ``.tsv`` suffix or a tab-only header) or
-        Parquet (by the suffix ``.parquet``, ``.pq`` or the file's magic bytes).
+    path : path-like or binary file object
+        A file, or a stream (a pipe, ``/dev/stdin``, a FIFO, ``sys.stdin.buffer``),
+        read once from its start to its end. CSV (``,``), TSV (tab), Parquet or
+        JSON lines (one object per line): ``format`` where given, else the
+        Parquet magic bytes, the name's suffix (``.csv``, ``.tsv``, ``.tab``,
+        ``.parquet``, ``.pq``, ``.parq``, ``.jsonl``, ``.ndjson``), else the first
+        line (``{``: JSON lines; a tab and no comma: TSV; else CSV). A UTF-8
+        byte-order mark is skipped, and blank lines at the end are ignored.
     need_users : bool
         Require a ``user`` column (individual and local DP).
     need_epsilon : bool
@@ -208,8 +206,13 @@ def read_comparisons(
         ``edge`` gives the same result) and memory follows the distinct pairs.
         ``False`` keeps one record per row.
     block_size : int, optional
-        Bytes of CSV text (or rows of Parquet) per block; the default suits
-        files of any size.
+        Bytes of text (or rows of Parquet) per block; the default suits files of
+        any size.
+    format : {"csv", "tsv", "parquet", "jsonl"}, optional
+        The format, where it cannot be told from the name or the first bytes.
+    name : str, optional
+        The input's name in messages (default: the path; ``"standard input"`` for
+        a file object without a name).
 
     Returns
     -------
@@ -219,9 +222,14 @@ def read_comparisons(
     ------
     InputError
         A missing, unreadable or empty file, or any problem of
-        :func:`comparisons_from_frame`, with the file's line numbers.
+        :func:`comparisons_from_frame`, with the file's line numbers. Labels are
+        normalised by :func:`normalize_label`.
     """
-    _checks.path(path, "path")
+    from . import _input_stream as stream
+
+    stream_given = hasattr(path, "read")
+    if not stream_given:
+        _checks.path(path, "path")
     _checks.text(epsilon_column, "epsilon_column")
     for _name, _value in (
         ("need_users", need_users),
@@ -232,12 +240,39 @@ def read_comparisons(
         _checks.flag(_value, _name)
     if block_size is not None:
         _checks.count(block_size, "block_size", 1)
+    if format is not None and format not in INPUT_FORMATS:
+        raise ValueError(f"format must be one of {', '.join(INPUT_FORMATS)}, got {format!r}")
+    if name is not None:
+        _checks.text(name, "name")
+    if name is None:
+        name = "standard input" if stream_given else os.fspath(path)
+    inp = stream._Input.open(path, name, _opening_error)
+    try:
+        with _small_pages():
+            return _read(
+                inp,
+                name,
+                epsilon_column.strip().lower(),
+                format,
+                block_size,
+                need_users=need_users,
+                need_epsilon=need_epsilon,
+                real_outcomes=real_outcomes,
+                aggregate=aggregate,
+            )
+    finally:
+        inp.close()
+
+
+def _read(
+    inp, source, eps_name, format, block_size, *, need_users, need_epsilon, real_outcomes, aggregate
+) -> ComparisonTable:
+    """:func:`read_comparisons` of an opened input (its arguments checked)."""
     from ._input_blocks import _BlockReader  # it imports this module's validation helpers
 
-    path = Path(path)
-    source = os.fspath(path)
-    eps_name = epsilon_column.strip().lower()
-    head = _read_header(path, source, eps_name, need_users=need_users, need_epsilon=need_epsilon)
+    head = _read_header(
+        inp, source, eps_name, format, need_users=need_users, need_epsilon=need_epsilon
+    )
     used = _used_columns(head.layout, head.names, eps_name, need_epsilon)
     names = head.names
     aggregate = bool(aggregate) and "user" not in names and not need_epsilon and not real_outcomes
@@ -251,8 +286,11 @@ def read_comparisons(
         aggregate=aggregate,
         row_word=head.row_word,
         first_row=head.first_row,
+        # at most this many rows: room made at once, so the rows' buffer never grows (a
+        # guess too large costs nothing: memory is taken as it is written)
+        expected_rows=(inp.size or 0) // (len(used) + len(names)),
     )
-    _read_blocks(path, source, head, used, block_size, reader)
+    _read_blocks(inp, source, head, used, block_size, reader)
     if reader.n_rows == 0:
         raise InputError(
             "no comparisons after the header", source, head.first_row, row_word=head.row_word
@@ -264,37 +302,79 @@ def read_comparisons(
         n_rows=reader.n_rows,
         user_labels=user_labels,
         has_count="count" in names,
-        sha256=file_sha256(path),
+        sha256=inp.hexdigest(),
         aggregated=aggregate,
     )
 
 
+@contextlib.contextmanager
+def _small_pages():
+    """numpy's large arrays on ordinary pages while an input is read (restored after).
+
+    numpy asks the system for 2 MiB pages for arrays of 4 MiB and more. The reader's
+    arrays are written once, front to back, so huge pages save it little address
+    translation but cost their zeroing (and, where memory is fragmented, compaction)
+    at the first touch: on the 25-million-row file of ``benchmarks/bench_cli.py``
+    the system time of reading fell from about 1.9 s to 0.6 s without them. Only
+    where memory comes from changes, no value.
+    """
+    core = getattr(np, "_core", None)
+    setter = getattr(getattr(core, "multiarray", None), "_set_madvise_hugepage", None)
+    if setter is None:  # another numpy: keep its allocation as it is
+        yield
+        return
+    before = setter(False)
+    try:
+        yield
+    finally:
+        setter(before)
+
+
 class _Header(NamedTuple):
-    """What a file's header line (CSV) or schema (Parquet) says."""
+    """What a file's header line (CSV), first object (JSON lines) or schema (Parquet) says."""
 
     original: list[str]  # the column names as written
-    names: list[str]  # the same, stripped and in lower case
+    names: list[str]  # the same, normalised and in lower case
     layout: str  # "winner,loser" or "item_a,item_b,outcome"
-    row_word: str  # "line" (CSV, the header is line 1) or "row" (Parquet)
+    row_word: str  # "line" (text) or "row" (Parquet)
     first_row: int  # the number of the first data row in messages
-    sep: str | None  # the CSV delimiter (None for Parquet)
-    parquet: Any  # the pyarrow ParquetFile (None for CSV)
+    format: str  # "csv", "tsv", "parquet" or "jsonl"
+    first: bytes  # the first line (JSON lines: the first row)
+    parquet: Any  # the pyarrow ParquetFile (None for text)
 
 
 def _read_header(
-    path: Path, source: str, eps_name: str, *, need_users: bool, need_epsilon: bool
+    inp, source: str, eps_name: str, format: str | None, *, need_users: bool, need_epsilon: bool
 ) -> _Header:
-    """The file's format and checked header (:func:`_check_header`)."""
-    if _is_parquet(path, source):
-        pf, original = _open_parquet(path, source)
-        sep, header_line, row_word, first_row = None, None, "row", 1
+    """The input's format and checked header (:func:`_check_header`)."""
+    from . import _input_stream as stream
+
+    fmt, first = stream.sniff(inp, source, format)
+
+    def error(problem, line=None):
+        return InputError(problem, source, line, row_word=row_word)
+
+    pf = None
+    if fmt == "parquet":
+        row_word, first_row, header_line = "row", 1, None
+        pf, original = stream.open_parquet(inp, source, error)
     else:
-        pf = None
-        first = _first_line(path, source)
-        sep = _delimiter(path, first)
-        original = next(csv.reader([first], delimiter=sep))
-        header_line, row_word, first_row = 1, "line", 2
-    names = [c.strip().lower() for c in original]
+        row_word = "line"
+        if not first.strip() and not inp.read(1):
+            raise InputError("the file is empty (expected a header line first)", source, 1)
+        if not first.strip():
+            raise InputError("the first line is blank (expected the header)", source, 1)
+        if fmt == "jsonl":
+            first_row, header_line = 1, 1
+            original = stream.jsonl_header(first, error)
+        else:
+            first_row, header_line = 2, 1
+            try:
+                text = first.decode("utf-8")
+            except UnicodeDecodeError:
+                raise InputError("is not a UTF-8 text file", source, 1) from None
+            original = next(csv.reader([text], delimiter="\t" if fmt == "tsv" else ","))
+    names = [normalize_label(c).lower() for c in original]
     layout = _check_header(
         names,
         original,
@@ -303,19 +383,37 @@ def _read_header(
         need_epsilon=need_epsilon,
         error=lambda problem: InputError(problem, source, header_line, row_word=row_word),
     )
-    return _Header(original, names, layout, row_word, first_row, sep, pf)
+    return _Header(original, names, layout, row_word, first_row, fmt, first, pf)
 
 
-def _read_blocks(path: Path, source: str, head: _Header, used, block_size, reader) -> None:
-    """Give every block of the file to ``reader`` (a ``_BlockReader``), then free the blocks."""
-    if head.parquet is None:
-        size = block_size or _BLOCK_BYTES
-        blocks = _csv_blocks(path, source, head.sep, head.names, used, size)
-    else:
+def _read_blocks(inp, source: str, head: _Header, used, block_size, reader) -> None:
+    """Give every block of the input to ``reader`` (a ``_BlockReader``), then free the blocks."""
+    from . import _input_stream as stream
+
+    def error(problem, line=None):
+        return InputError(problem, source, line, row_word=head.row_word)
+
+    if head.format == "parquet":
         size = block_size or _PARQUET_ROWS
-        blocks = _parquet_blocks(head.parquet, source, head.original, head.names, used, size)
+        pf, original = head.parquet, head.original
+        blocks = stream.with_last(
+            stream.parquet_blocks(pf, source, original, head.names, used, size, error)
+        )
+    elif head.format == "jsonl":
+        size = block_size or _BLOCK_BYTES
+        blocks = stream.with_last(
+            stream.jsonl_blocks(inp, head.first, head.original, head.names, used, size, error)
+        )
+    else:
+        sep = "\t" if head.format == "tsv" else ","
+        size = block_size or _BLOCK_BYTES
+
+        def text_reader(rest, start):
+            return _text_blocks(rest, source, sep, head.names, used, size, start)
+
+        blocks = stream.csv_blocks(inp, sep, head.names, used, reader.tables(), size, text_reader)
     columns = None
-    for start, columns, last in _with_last(blocks):
+    for start, columns, last in blocks:  # a block's arrays may be written again by the next
         reader.add(start, columns, last)
     del blocks, columns
     _release_arrow_memory()  # the blocks' buffers, before the pairs are merged
@@ -329,9 +427,8 @@ def _free_memory_promptly() -> None:
     instead of pyarrow's caching pool, and (glibc) every allocation above 128 KiB
     is its own mapping, returned when freed, instead of the heap that a
     fragmenting sequence of block-sized temporaries keeps growing. It changes
-    where memory comes from, not any value: a lower peak (about 7% on the 2.5
-    M-row file of ``benchmarks/bench_cli.py``) for more time (fresh pages for
-    every large temporary, about 1.5x). A library caller keeps its own allocator
+    where memory comes from, not any value: a lower peak for more time (fresh
+    pages for every large temporary). A library caller keeps its own allocator
     settings: only the command line calls this.
     """
     import ctypes
@@ -364,28 +461,58 @@ def _release_arrow_memory() -> None:
     pa.default_memory_pool().release_unused()
 
 
-def _first_line(path: Path, source: str) -> str:
-    try:
-        with open(path, encoding="utf-8", newline="") as fh:
-            first = fh.readline()
-    except UnicodeDecodeError:
-        raise InputError("is not a UTF-8 text file", source, 1) from None
-    except OSError as exc:
-        raise _opening_error(exc, source) from None
-    if not first.strip():
-        raise InputError("the file is empty (expected a header line first)", source, 1)
-    return first
-
-
-def _open_parquet(path: Path, source: str):
+def _text_blocks(rest, source: str, sep: str, names, used, block_size, start):
+    """Blocks of CSV or TSV text read by pyarrow's streaming reader (``rest``: the input
+    from a line start on, the header behind it), row numbers from ``start`` on."""
     import pyarrow as pa
-    import pyarrow.parquet as pq
+    import pyarrow.csv as pcsv
 
+    fields = [f"f{k}" for k in range(len(names))]
+    include = [fields[names.index(c)] for c in used]
+    kind = "TSV" if sep == "\t" else "CSV"
+    # one thread: the rows are numbered (an invalid row's line), and it is one core anyway
+    read_options = pcsv.ReadOptions(
+        column_names=fields, block_size=int(block_size), use_threads=False
+    )
+    first_line = start + 2  # the header is line 1
+    invalid = []  # the first row with another number of fields
+
+    def invalid_row(row):
+        invalid.append(row)
+        return "error"
+
+    parse_options = pcsv.ParseOptions(
+        delimiter=sep, ignore_empty_lines=False, invalid_row_handler=invalid_row
+    )
+    convert_options = pcsv.ConvertOptions(
+        include_columns=include,
+        column_types={f: pa.string() for f in include},
+        strings_can_be_null=False,
+        quoted_strings_can_be_null=False,
+    )
     try:
-        pf = pq.ParquetFile(path)
-    except (pa.ArrowException, OSError) as exc:
-        raise InputError(f"is not a readable Parquet file ({exc})", source) from None
-    return pf, list(pf.schema_arrow.names)
+        reader = pcsv.open_csv(
+            rest,
+            read_options=read_options,
+            parse_options=parse_options,
+            convert_options=convert_options,
+        )
+        for batch in reader:
+            if batch.num_rows:
+                yield start, dict(zip(used, batch.columns, strict=True))
+                start += batch.num_rows
+    except pa.ArrowInvalid as exc:
+        if invalid:
+            row = invalid[0]
+            line = None if row.number is None else first_line + row.number - 1
+            raise InputError(
+                f"{row.actual_columns} fields, but the header has {row.expected_columns}",
+                source,
+                line,
+            ) from None
+        if "UTF8" in str(exc):
+            raise InputError("is not a UTF-8 text file", source) from None
+        raise InputError(f"cannot be parsed as {kind}: {exc}", source) from None
 
 
 def _used_columns(layout: str, names: list[str], eps_name: str, need_epsilon: bool) -> list[str]:
@@ -395,141 +522,6 @@ def _used_columns(layout: str, names: list[str], eps_name: str, need_epsilon: bo
     if need_epsilon:
         used.append(eps_name)
     return used
-
-
-def _with_last(blocks):
-    """``(start, columns, last)``: each block with whether it is the file's last."""
-    pending = None
-    for block in blocks:
-        if pending is not None:
-            yield (*pending, False)
-        pending = block
-    if pending is not None:
-        yield (*pending, True)
-
-
-def _csv_blocks(path: Path, source: str, sep: str, names, used, block_size: int):
-    """``(first row, {column: array})`` per block of the file.
-
-    Blocks of plain integer text, the usual form of a large comparison log, are
-    parsed from the file's bytes straight to int64 columns by a compiled loop
-    (``parse_plain_integers`` of :mod:`dprank._sparse_c`): no text arrays, and
-    no pyarrow import. From the first block that is not plain (any other
-    character, a leading zero, an empty field, a line of another length), or
-    where the compiled library is missing, pyarrow's streaming reader takes the
-    rest of the file as text, checked field by field. A plain field means the
-    same in either form, so the comparisons are the same, and so is every
-    message but its count of further offending rows in the block (the two
-    readers cut their blocks at different places).
-    """
-    offset, start = yield from _plain_integer_blocks(path, sep, names, used, block_size)
-    if offset is not None:
-        yield from _text_blocks(path, source, sep, names, used, block_size, offset, start)
-
-
-def _csv_fields(names, used) -> tuple[list[str], list[str]]:
-    """Column names for pyarrow (``f0, f1, ...``) and those of the columns read."""
-    fields = [f"f{k}" for k in range(len(names))]
-    return fields, [fields[names.index(c)] for c in used]
-
-
-def _plain_integer_blocks(path: Path, sep: str, names, used, block_size: int):
-    """The leading blocks of plain integer text as int64 columns; returns where they end.
-
-    The generator's return value is ``(byte offset, first row)`` of the rest,
-    left to the text reader, or ``(None, rows)`` at the end of the file.
-    """
-    from ._sparse_c import available, parse_plain_integers
-
-    slots = [used.index(c) if c in used else -1 for c in names]
-    start = 0
-    with open(path, "rb") as fh:
-        header = fh.readline()  # checked by _read_header
-        offset, rest = fh.tell(), b""
-        if not available() or b"\r" in header.rstrip(b"\r\n"):  # a lone \r ends lines
-            return offset, start
-        while True:
-            chunk = fh.read(block_size)
-            block = rest + chunk if rest else chunk
-            if not block:
-                return None, start
-            at_end = len(chunk) < block_size  # the rest of the file is in ``block``
-            cut = len(block) if at_end else block.rfind(b"\n") + 1
-            columns = parse_plain_integers(block, cut, len(names), slots, sep) if cut else None
-            if columns is None:
-                return offset, start
-            rest = block[cut:]
-            del block
-            if columns.shape[1]:
-                yield start, dict(zip(used, columns, strict=True))
-                start += columns.shape[1]
-            offset += cut
-            if at_end:
-                return None, start
-
-
-def _text_blocks(path: Path, source: str, sep: str, names, used, block_size, offset, start):
-    """:func:`_csv_blocks` by pyarrow's streaming reader, as text, from byte ``offset`` on."""
-    import pyarrow as pa
-    import pyarrow.csv as pcsv
-
-    fields, include = _csv_fields(names, used)
-    read_options = pcsv.ReadOptions(
-        skip_rows=1 if start == 0 else 0, column_names=fields, block_size=int(block_size)
-    )
-    parse_options = pcsv.ParseOptions(delimiter=sep, ignore_empty_lines=False)
-    convert_options = pcsv.ConvertOptions(
-        include_columns=include,
-        column_types={f: pa.string() for f in include},
-        strings_can_be_null=False,
-        quoted_strings_can_be_null=False,
-    )
-    try:  # from the header on: the path itself; from a later block: the file at its offset
-        with open(path, "rb") if start else contextlib.nullcontext(path) as src:
-            if start:
-                src.seek(offset)
-            stream = pcsv.open_csv(
-                src,
-                read_options=read_options,
-                parse_options=parse_options,
-                convert_options=convert_options,
-            )
-            for batch in stream:
-                if batch.num_rows:
-                    yield start, dict(zip(used, batch.columns, strict=True))
-                    start += batch.num_rows
-    except pa.ArrowInvalid as exc:
-        if "UTF8" in str(exc):
-            raise InputError("is not a UTF-8 text file", source) from None
-        raise _field_count_error(path, source, sep, exc) from None
-
-
-def _parquet_blocks(pf, source: str, original, names, used, batch_rows: int):
-    import pyarrow as pa
-
-    columns = [original[names.index(c)] for c in used]
-    start = 0
-    try:
-        for batch in pf.iter_batches(batch_size=int(batch_rows), columns=columns):
-            if batch.num_rows:
-                yield start, dict(zip(used, batch.columns, strict=True))
-                start += batch.num_rows
-    except (pa.ArrowException, OSError) as exc:
-        raise InputError(f"cannot be read as Parquet ({exc})", source) from None
-
-
-def _field_count_error(path: Path, source: str, sep: str, exc: Exception) -> InputError:
-    """The first line whose number of fields differs from the header's (error path only)."""
-    with open(path, encoding="utf-8", newline="") as fh:
-        rows = csv.reader(fh, delimiter=sep, skipinitialspace=True)
-        header = next(rows)
-        for line, row in enumerate(rows, start=2):
-            if row and len(row) != len(header):
-                return InputError(
-                    f"{len(row)} fields, but the header has {len(header)}", source, line
-                )
-    kind = "TSV" if sep == "\t" else "CSV"
-    return InputError(f"cannot be parsed as {kind}: {exc}", source)
 
 
 # --------------------------------------------------------------------------- validation
@@ -586,6 +578,7 @@ def _as_text(col: pd.Series) -> tuple[pd.Series, np.ndarray]:
 
 
 def _text_column(frame: pd.DataFrame, name: str, where: _Where) -> np.ndarray:
+    """A label column: int64 (integer labels), or its texts normalised (:func:`normalize_label`)."""
     import pandas as pd
 
     col = frame[name]
@@ -595,7 +588,15 @@ def _text_column(frame: pd.DataFrame, name: str, where: _Where) -> np.ndarray:
     bad = np.flatnonzero(missing)
     if bad.size:
         raise where.error(f"missing value in column '{name}'", bad, name)
-    return text.to_numpy(dtype=object)
+    values = text.to_numpy(dtype=object)
+    codes, uniques = pd.factorize(values)  # normalise the distinct labels, not the rows
+    normal = [normalize_label(u) if isinstance(u, str) else u for u in uniques.tolist()]
+    if normal != uniques.tolist():
+        values = np.asarray(normal, dtype=object)[codes]
+        bad = np.flatnonzero(values == "")
+        if bad.size:
+            raise where.error(f"missing value in column '{name}'", bad, name)
+    return values
 
 
 def _numeric_column(frame: pd.DataFrame, name: str, where: _Where) -> np.ndarray:
@@ -618,8 +619,14 @@ def _numeric_column(frame: pd.DataFrame, name: str, where: _Where) -> np.ndarray
     return values
 
 
+_NUMBER_CHARACTERS = frozenset("0123456789+-.eE \t")
+
+
 def _label_order(uniques: np.ndarray) -> np.ndarray:
     """Order of distinct labels: numeric if every label is an integer (ties by text), else text."""
+    text = uniques.astype(str)
+    if not set("".join(text.tolist())) <= _NUMBER_CHARACTERS:  # a letter: text (no pandas import)
+        return np.argsort(text, kind="stable")
     import pandas as pd
 
     as_num = pd.to_numeric(pd.Series(uniques, dtype=object), errors="coerce").to_numpy()

@@ -25,7 +25,7 @@ transformation that neighbouring data sets share. How many comparisons were
 dropped is a fact about the private data: it goes to the private audit record
 only.
 
-Labels are compared as the readers normalise them (:func:`dprank._csv_cells.normalise_label`:
+Labels are compared as the readers normalise them (:func:`dprank._csv_cells.normalize_label`:
 spaces around a label dropped, the spreadsheet escape of the command's CSV
 outputs undone).
 """
@@ -40,7 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from . import _checks
-from ._csv_cells import normalise_label
+from ._csv_cells import normalize_label
 from .comparisons import Comparisons
 from .inputs import InputError, _label_order
 
@@ -94,7 +94,7 @@ def universe_of(items, source: str = "declared by the caller") -> ItemUniverse:
         return items
     if isinstance(items, (str, bytes)) or not hasattr(items, "__iter__"):
         raise TypeError(f"items must be a sequence of item labels, got {type(items).__name__}")
-    labels = [normalise_label(str(x)) for x in np.asarray(list(items), dtype=object).tolist()]
+    labels = [normalize_label(str(x)) for x in np.asarray(list(items), dtype=object).tolist()]
     if not labels:
         raise ValueError("items declares no item: give at least one label")
     if any(not x for x in labels):
@@ -157,7 +157,7 @@ def read_items(path: str | os.PathLike) -> ItemUniverse:
     for line, row in enumerate(rows, start=2):
         if not row or (len(row) == 1 and not row[0].strip()):
             continue
-        label = normalise_label(row[col]) if col < len(row) else ""
+        label = normalize_label(row[col]) if col < len(row) else ""
         if not label:
             raise InputError("missing item label", source, line, col + 1, ITEM_COLUMN)
         if label in where:
@@ -204,7 +204,7 @@ def restrict_to_items(comparisons: Comparisons, universe: ItemUniverse) -> tuple
         raise TypeError(f"universe must be an ItemUniverse, got {type(universe).__name__}")
     c = comparisons
     names = np.arange(c.n_items).astype(str) if c.labels is None else np.asarray(c.labels)
-    names = np.array([normalise_label(str(x)) for x in names.tolist()], dtype=object)
+    names = np.array([normalize_label(str(x)) for x in names.tolist()], dtype=object)
     index = {label: k for k, label in enumerate(universe.labels.tolist())}
     position = np.array([index.get(x, -1) for x in names.tolist()], dtype=np.int64)
     i, j = position[c.i], position[c.j]

@@ -46,12 +46,11 @@ iteration fewer). Same minimiser and stopping rule; the iterates differ from
 the dense path's in the last bits. ``solver="auto"`` (the default) takes the
 compared pairs for the logistic link, ``n > PAIRS_MIN_N = 64`` and a density
 (compared pairs over ``n(n-1)/2``) below ``PAIRS_MAX_DENSITY = 0.7``: there, with
-``gamma > 0`` and the compiled loops of the C library loaded, the sparse
-Newton-CG of :mod:`dprank.sparse` on those pairs (its per-pair loops compiled:
-about 1.5x faster than the pair list at n = 300, p = 0.25), else this pair-list
-Newton (``solver="pairs"`` asks for it). ``solver="dense"`` always takes the
-``n x n`` path: the Paper A workflow asks for it, so its results stay
-bit-identical.
+``gamma > 0``, the sparse Newton-CG of :mod:`dprank.sparse` on those pairs (its
+per-pair loops compiled: about 1.5x faster than the pair list at n = 300, p =
+0.25), else this pair-list Newton (``solver="pairs"`` asks for it).
+``solver="dense"`` always takes the ``n x n`` path: the Paper A workflow asks for
+it, so its results stay bit-identical.
 
 Sparse data
 -----------
@@ -88,7 +87,6 @@ from .objective import (
     cells_of_pairs,
     cells_of_wins,
     compared_mask,
-    compiled_loops,
     objective_value,
     pair_density,
 )
@@ -404,8 +402,8 @@ def _forcing(grad_norm: float, grad_norm0: float, xtol: float, gamma: float) -> 
 def _objective(wins, gamma, b, link, theta0, sum_zero: bool, solver: str):
     """The objective of a win matrix (or PairwiseData) on the chosen path, and the start.
 
-    Or, where ``auto`` finds the matrix sparse, ``gamma > 0`` and the compiled loops
-    loaded (no numba compilation), its compared pairs as a :class:`SparseData`.
+    Or, where ``auto`` finds the matrix sparse and ``gamma > 0``, its compared pairs
+    as a :class:`SparseData`.
     """
     if isinstance(wins, SparseData):  # an edge list routed to the pairs (_edge_list_solver)
         _pairs_link(wins.link)
@@ -422,9 +420,7 @@ def _objective(wins, gamma, b, link, theta0, sum_zero: bool, solver: str):
             mask = compared_mask(w, None if data is None else data.counts)
             if pair_density(n, mask) < PAIRS_MAX_DENSITY:
                 solver = "pairs"
-                if _checks.ridge_and_perturbation(gamma, b, n, sum_zero)[0] > 0 and (
-                    compiled_loops()
-                ):
+                if _checks.ridge_and_perturbation(gamma, b, n, sum_zero)[0] > 0:
                     return _matrix_pairs(data, w, mask)
                 cells = np.flatnonzero(mask)  # compared_cells
     if solver == "dense":

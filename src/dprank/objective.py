@@ -36,10 +36,9 @@ Forms
   :class:`PairObjective` (its code in the private :mod:`dprank._objective_pairs`),
   the objective of ``fit_penalized_mle(..., solver="pairs")``.
 * Pair list (``O(pairs)``): :class:`SparseObjective` on a
-  :class:`dprank.sparse.SparseData`, whose logistic passes are compiled loops:
-  C (:mod:`dprank._sparse_c`) where built, else numba
-  (:mod:`dprank._sparse_kernels`), the same bits either way (reached only
-  through :func:`kernels`, by this module and the solver's conjugate gradients).
+  :class:`dprank.sparse.SparseData`, whose logistic passes are compiled C loops
+  (:mod:`dprank._compiled`, built with the package; reached only through
+  :func:`kernels`, by this module and the solver's conjugate gradients).
 * Pairs in ``numpy.triu_indices(m, 1)`` order (Paper B2's sufficient
   statistics): :class:`TriuObjective`, :func:`triu_scatter`, :func:`triu_laplacian`.
 * The same pairs answered by users with a per-user offset ``gamma_l`` added to
@@ -402,28 +401,14 @@ def batch_hessian(v, gamma):
 
 
 def kernels():
-    """The compiled loops, imported on first use: C (:mod:`dprank._sparse_c`) or numba.
+    """The compiled loops (:mod:`dprank._compiled`, the package's C extension), loaded on first use.
 
-    The C library built by ``make setup`` is loaded with ctypes where it exists
-    (no numba import); else the numba kernels of :mod:`dprank._sparse_kernels`
-    (the same loops, the same bits). The library reaches them only through this
-    module: the likelihood passes here, and the sparse solver's conjugate
-    gradients (:mod:`dprank.sparse`).
+    The library reaches them only through this module: the likelihood passes here,
+    and the sparse solver's conjugate gradients (:mod:`dprank.sparse`).
     """
-    from . import _sparse_c
+    from . import _compiled
 
-    if _sparse_c.available():
-        return _sparse_c
-    from . import _sparse_kernels
-
-    return _sparse_kernels
-
-
-def compiled_loops() -> bool:
-    """Whether :func:`kernels` gives the C library's loops (loaded at no compilation cost)."""
-    from . import _sparse_c
-
-    return _sparse_c.available()
+    return _compiled
 
 
 def sparse_pair_value(data, theta) -> float:

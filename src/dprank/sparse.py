@@ -16,9 +16,8 @@ the dense objective of :mod:`dprank.mle`; Paper B2's weighted objective is
 Solver
 ------
 * Pairs are aggregated once per data set. One compiled pass over them
-  (:func:`dprank.objective.kernels`: the C loops of :mod:`dprank._sparse_c`
-  where ``make setup`` built them, else numba's :mod:`dprank._sparse_kernels`;
-  the same operations in the same order, the same bits) gives the gradient,
+  (:func:`dprank.objective.kernels`: the C loops of :mod:`dprank._compiled`,
+  built with the package, IEEE arithmetic in the order written) gives the gradient,
   the Hessian's pair weights ``h = w l''(d) + (n - w) l''(-d)`` and its
   diagonal; an accepted line-search point reuses them. From ``theta = 0`` the
   first pass needs no exponentials (every ``F(0) = 1/2``). The loops walk the

@@ -12,7 +12,7 @@ from itertools import pairwise
 
 import numpy as np
 
-from .._csv_cells import normalise_labels
+from .._csv_cells import normalize_labels
 
 _CONTENT_TAG_V1 = b"dprank-comparisons-v1\0"
 _CONTENT_TAG = b"dprank-comparisons-v2\0"
@@ -116,7 +116,7 @@ def _content_chunks_v1(data) -> Iterator[bytes]:
 def _content_chunks(data) -> Iterator[bytes]:
     """The multiset of (pair, outcome) records of ``data``, users left out (module text)."""
     c = _comparisons_of(data)
-    names = normalise_labels(_names(c.labels, c.n_items, "item"))
+    names = normalize_labels(_names(c.labels, c.n_items, "item"))
     codes = np.concatenate([c.i, c.j])
     used = np.unique(codes)
     items, inverse = np.unique(names[used].astype(str), return_inverse=True)
@@ -143,7 +143,7 @@ def canonical_content(data) -> bytes:
     The content is the multiset of comparisons, each a pair of items and an
     outcome. Items are named by their labels (as text; ``0..n-1`` where there
     are none), normalised as the readers normalise them (surrounding spaces
-    dropped, a spreadsheet escape undone: :func:`dprank._csv_cells.normalise_label`),
+    dropped, a spreadsheet escape undone: :func:`dprank._csv_cells.normalize_label`),
     and numbered in the sorted order of the labels that occur. Each record is
     oriented so that its first item has the smaller label (the outcome ``y``
     becomes ``1 - y``), and equal records are merged with their counts added,

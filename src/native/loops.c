@@ -1,15 +1,11 @@
-/* The sparse Newton-CG's per-pair loops in C: the same loops as the numba
- * kernels of dprank/_sparse_kernels.py, operation for operation and in the
- * same order, so both give the same bits (tests/test_sparse_backends.py).
+/* The sparse Newton-CG's per-pair loops (dprank.sparse, dprank.objective).
  *
- * Built by `python -m dprank._sparse_cbuild` (run by `make setup`) into a
- * shared library loaded with ctypes: a process that ranks does not import
- * numba (about 0.7 s and 110 MB). Compile without fast-math and without
- * floating-point contraction (no fused multiply-add): IEEE arithmetic, as
- * numba's loops without fastmath.
- *
- * At the end of the file: the parser of plain integer CSV text that
- * dprank.inputs uses for comparison files.
+ * Built by the package build (setup.py) with the reader (reader.c) into the
+ * extension dprank._native, loaded with ctypes by dprank._compiled. Compiled
+ * without fast-math and without floating-point contraction (no fused
+ * multiply-add): IEEE arithmetic in the order written, so a result is the same
+ * bits on every machine and compiler (tests/test_sparse_backends.py checks
+ * the loops against a line-by-line Python transcription).
  *
  * Pairs in rows (CSR): those of item a are k = ptr[a] .. ptr[a + 1] - 1, with
  * partners b[k] (int32). No pair joins an item with itself.
@@ -18,7 +14,20 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "native.h"
+
 #define NODE_EXP_SPREAD 600.0
+
+/* The partner's record of the pair AHEAD places on is fetched while this pair is
+ * done: the items' records are spread over more memory than the caches hold, and
+ * the partners come in no order, so each is a cache miss; fetched ahead, several
+ * are in flight at once. Only a hint: the arithmetic is that of the loop alone. */
+#define AHEAD 16
+#if defined(__GNUC__) || defined(__clang__)
+#define FETCH(p) __builtin_prefetch(p)
+#else
+#define FETCH(p) ((void)0)
+#endif
 
 static double py_max(double a, double b) { return (b > a) ? b : a; }
 static double py_min(double a, double b) { return (b < a) ? b : a; }
@@ -26,6 +35,7 @@ static double py_min(double a, double b) { return (b < a) ? b : a; }
 int btl_pass(int64_t n, const double *theta, const int64_t *ptr, const int32_t *b,
              const double *cnt, const double *w, double *grad, double *diag, double *h)
 {
+    const int64_t end = n > 0 ? ptr[n] : 0;
     double hi = -INFINITY, lo = INFINITY;
     for (int64_t i = 0; i < n; i++) {
         hi = py_max(hi, theta[i]);
@@ -42,6 +52,7 @@ int btl_pass(int64_t n, const double *theta, const int64_t *ptr, const int32_t *
         for (int64_t i = 0; i < n; i++) {
             double ua = node[3 * i], gi = node[3 * i + 1], di = node[3 * i + 2];
             for (int64_t k = ptr[i]; k < ptr[i + 1]; k++) {
+                if (k + AHEAD < end) FETCH(&node[3 * (int64_t)b[k + AHEAD]]);
                 int64_t ib = b[k];
                 double ub = node[3 * ib];
                 double inv = 1.0 / (ua + ub);
@@ -63,6 +74,7 @@ int btl_pass(int64_t n, const double *theta, const int64_t *ptr, const int32_t *
         for (int64_t i = 0; i < n; i++) {
             double ta = node[3 * i], gi = node[3 * i + 1], di = node[3 * i + 2];
             for (int64_t k = ptr[i]; k < ptr[i + 1]; k++) {
+                if (k + AHEAD < end) FETCH(&node[3 * (int64_t)b[k + AHEAD]]);
                 int64_t ib = b[k];
                 double d = ta - node[3 * ib];
                 double e = exp(-fabs(d));
@@ -145,6 +157,7 @@ void zero_pass(int64_t n, const int64_t *ptr, const int32_t *b, const double *cn
 static void lap_mv(int64_t n, const double *x, const int64_t *ptr, const int32_t *b,
                    const double *h, const double *diag, double *out, double *xo)
 {
+    const int64_t end = n > 0 ? ptr[n] : 0;
     for (int64_t i = 0; i < n; i++) {
         xo[2 * i] = x[i];
         xo[2 * i + 1] = diag[i] * x[i];
@@ -152,6 +165,7 @@ static void lap_mv(int64_t n, const double *x, const int64_t *ptr, const int32_t
     for (int64_t i = 0; i < n; i++) {
         double xi = xo[2 * i], oi = xo[2 * i + 1];
         for (int64_t k = ptr[i]; k < ptr[i + 1]; k++) {
+            if (k + AHEAD < end) FETCH(&xo[2 * (int64_t)b[k + AHEAD]]);
             int64_t ib = b[k];
             double hk = h[k];
             oi -= hk * xo[2 * ib];
@@ -249,55 +263,33 @@ int64_t pcg(int64_t n, const int64_t *ptr, const int32_t *b, const double *h,
     return it;
 }
 
-/* Plain integer text of a comparison file (dprank.inputs): `len` bytes of lines
- * of `ncols` fields separated by `sep`, each line ended by \n or \r\n (the last
- * may lack it); every field an integer as Python prints a non-negative int
- * (digits, no leading zero but in "0", at most 18 digits). Field c of line r goes
- * to out[slot[c] * cap + r] where slot[c] >= 0. Returns the number of lines, or
- * -1 where the text is not plain (any other byte, an empty field or line, a line
- * of another number of fields, more than cap lines): the caller then reads it
- * as text, whose checks give the message. */
-int64_t parse_plain_integers(const uint8_t *buf, int64_t len, int64_t ncols,
-                             const int64_t *slot, int64_t sep, int64_t *out, int64_t cap)
+/* Connected components of the graph on n nodes with the m edges (a[k], b[k]):
+ * label[i], numbered by each component's smallest node (as scipy numbers them).
+ * Union by the smaller root with path halving; parent: workspace of n. Returns
+ * the number of components. */
+int64_t components(int64_t n, int64_t m, const int32_t *a, const int32_t *b, int64_t *label,
+                   int64_t *parent)
 {
-    int64_t row = 0, col = 0, i = 0;
-    while (i < len) {
-        int64_t start = i, v = 0;
-        while (i < len && buf[i] >= '0' && buf[i] <= '9') {
-            v = v * 10 + (buf[i] - '0');
-            i++;
+    for (int64_t i = 0; i < n; i++) parent[i] = i;
+    for (int64_t k = 0; k < m; k++) {
+        int64_t x = a[k], y = b[k];
+        while (parent[x] != x) {
+            parent[x] = parent[parent[x]];
+            x = parent[x];
         }
-        int64_t digits = i - start;
-        if (digits == 0 || digits > 18 || (digits > 1 && buf[start] == '0'))
-            return -1;
-        if (col >= ncols || row >= cap)
-            return -1;
-        if (slot[col] >= 0)
-            out[slot[col] * cap + row] = v;
-        col++;
-        if (i == len)
-            break; /* the last line, without a line end */
-        if (buf[i] == sep) {
-            i++;
-            if (i == len)
-                return -1; /* an empty last field */
-            continue;
+        while (parent[y] != y) {
+            parent[y] = parent[parent[y]];
+            y = parent[y];
         }
-        if (buf[i] == '\r') {
-            if (i + 1 >= len || buf[i + 1] != '\n')
-                return -1;
-            i++;
-        }
-        if (buf[i] != '\n' || col != ncols)
-            return -1;
-        i++;
-        col = 0;
-        row++;
+        if (x < y) parent[y] = x;
+        else if (y < x) parent[x] = y;
     }
-    if (col != 0) {
-        if (col != ncols)
-            return -1;
-        row++;
+    int64_t count = 0;
+    for (int64_t i = 0; i < n; i++) { /* parent[i] <= i: a root is met before its nodes */
+        int64_t r = i;
+        while (parent[r] != r) r = parent[r];
+        parent[i] = r;
+        label[i] = (r == i) ? count++ : label[r];
     }
-    return row;
+    return count;
 }

@@ -1,23 +1,11 @@
-"""Compiled per-pair loops of the sparse Newton-CG (:mod:`dprank.sparse`).
+"""The sparse solver's compiled loops, transcribed line by line in Python (the tests' reference).
 
-One pass over the aggregated pairs ``(a_k, b_k)`` of the objective of
-:mod:`dprank.sparse` does, in a single loop, what numpy needs a dozen
-array passes for: the difference ``d_k = theta[a_k] - theta[b_k]``, the
-logistic loss and its first two derivatives, and their scatter into the
-gradient and the Hessian's diagonal. The Hessian-vector product
-``(D - U - U^T) x`` is one loop too. Both are memory-bound: the pairs are
-walked in rows, as a CSR matrix (``ptr`` of length ``n + 1``, partners ``b``
-int32 where ``n < 2^31``, no per-pair ``a``), the row item's entries kept in
-registers and the partner's entries interleaved in one record, so a pair
-costs one random cache line instead of three.
-
-Compiled with numba on first use (``cache=True``: a later process loads the
-machine code from ``__pycache__``); imported lazily by :mod:`dprank.objective`
-so that the library's import time does not include numba's, and only where
-the C library of the same loops (:mod:`dprank._sparse_c`, built by ``make
-setup``) is missing. The loops are serial and ``fastmath`` is off, so results
-do not depend on the machine's thread count and follow IEEE arithmetic; the C
-loops give the same bits.
+``src/native/loops.c`` does these operations in this order, compiled without
+fast-math and without contraction, so on the same input it must give the same
+bits as these Python loops (Python's floats are IEEE doubles and ``math.exp``
+and ``math.log1p`` are the C library's): ``tests/test_sparse_backends.py``
+checks every loop and whole fits against them. Slow (pure Python): for small
+problems only.
 """
 
 from __future__ import annotations
@@ -25,7 +13,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 # Largest score spread for which the node-wise exponentials of :func:`btl_pass`
 # are exact to rounding: every ``e^{theta_i - max}`` stays a normal double
@@ -33,8 +20,7 @@ from numba import njit
 NODE_EXP_SPREAD = 600.0
 
 
-@njit(cache=True, nogil=True)
-def btl_pass(theta, ptr, b, cnt, w, grad, diag, h):  # pragma: no cover - compiled
+def btl_pass(theta, ptr, b, cnt, w, grad, diag, h):
     """Logistic link: accumulate the gradient and Hessian of one pass.
 
     For each pair, with ``F`` the logistic function and ``d = theta_a - theta_b``,
@@ -115,8 +101,7 @@ def btl_pass(theta, ptr, b, cnt, w, grad, diag, h):  # pragma: no cover - compil
         diag[i] = node[i, 2]
 
 
-@njit(cache=True, nogil=True)
-def btl_value(theta, ptr, b, cnt, w):  # pragma: no cover - compiled
+def btl_value(theta, ptr, b, cnt, w):
     """Logistic link: ``sum_k n_k log(1 + e^{d_k}) - w_k d_k`` (no derivatives)."""
     value = 0.0
     for i in range(theta.size):
@@ -127,8 +112,7 @@ def btl_value(theta, ptr, b, cnt, w):  # pragma: no cover - compiled
     return value
 
 
-@njit(cache=True, nogil=True)
-def scatter_pairs(ptr, b, g, h, grad, diag):  # pragma: no cover - compiled
+def scatter_pairs(ptr, b, g, h, grad, diag):
     """Add ``g_k`` to ``grad[a_k]``, ``-g_k`` to ``grad[b_k]`` and ``h_k`` to both diagonals."""
     for i in range(ptr.size - 1):
         gi = grad[i]
@@ -143,8 +127,7 @@ def scatter_pairs(ptr, b, g, h, grad, diag):  # pragma: no cover - compiled
         diag[i] = di
 
 
-@njit(cache=True, nogil=True)
-def zero_pass(ptr, b, cnt, w, grad, diag, h):  # pragma: no cover - compiled
+def zero_pass(ptr, b, cnt, w, grad, diag, h):
     """Logistic link at ``theta = 0``: :func:`scatter_pairs` of ``g = n / 2 - w``, ``h = n / 4``.
 
     Every ``F(0) = 1/2``: no exponentials, and no per-pair arrays besides ``h``.
@@ -166,8 +149,7 @@ def zero_pass(ptr, b, cnt, w, grad, diag, h):  # pragma: no cover - compiled
         diag[i] = di
 
 
-@njit(cache=True, nogil=True)
-def laplacian_mv(x, ptr, b, h, diag, out):  # pragma: no cover - compiled
+def laplacian_mv(x, ptr, b, h, diag, out):
     """``out = diag * x - U x - U^T x`` with ``U[a_k, b_k] = h_k``.
 
     The pairs are given in rows, as a sparse matrix in CSR form: those of item
@@ -195,8 +177,7 @@ def laplacian_mv(x, ptr, b, h, diag, out):  # pragma: no cover - compiled
         out[i] = xo[i, 1]
 
 
-@njit(cache=True, nogil=True)
-def _precondition(r, inv_diag, ones_eig, z):  # pragma: no cover - compiled
+def _precondition(r, inv_diag, ones_eig, z):
     """Jacobi on the complement of the all-ones vector, exact on it: ``z = M^-1 r``."""
     n = r.size
     mean = 0.0
@@ -213,8 +194,7 @@ def _precondition(r, inv_diag, ones_eig, z):  # pragma: no cover - compiled
         z[i] += shift
 
 
-@njit(cache=True, nogil=True)
-def pcg(ptr, b, h, diag, rhs, c, ones_eig, rtol, atol_update, max_iter):  # pragma: no cover
+def pcg(ptr, b, h, diag, rhs, c, ones_eig, rtol, atol_update, max_iter):
     """Preconditioned CG for ``(D - U - U^T + c 11^T) x = rhs`` (see :func:`laplacian_mv`).
 
     Stops when ``||r|| <= rtol ||rhs||`` or once an update changes ``x`` by at
@@ -270,36 +250,3 @@ def pcg(ptr, b, h, diag, rhs, c, ones_eig, rtol, atol_update, max_iter):  # prag
             p[i] = z[i] + beta * p[i]
         rz = rz_new
     return x, it, True
-
-
-def warm() -> list[str]:
-    """Compile every kernel for the argument types :mod:`dprank.sparse` passes, into the cache.
-
-    ``make setup`` runs it (``python -m dprank._sparse_kernels``), so that a user's
-    first fit loads machine code instead of compiling it (about 5 s). Returns the
-    names of the kernels that had to be compiled (none when the cache was warm).
-    """
-    idx = np.array([0, 2, 3, 3], dtype=np.int64), np.array([1, 2, 2], dtype=np.int32)
-    n, m = 3, 3
-    theta = np.array([0.3, -0.1, -0.2])
-    cnt, w = np.array([2.0, 1.0, 3.0]), np.array([1.0, 1.0, 2.0])
-    grad, diag, h = np.zeros(n), np.full(n, 1.0), np.empty(m)
-    btl_pass(theta, *idx, cnt, w, grad, diag, h)
-    btl_pass(np.array([0.0, 700.0, -1.0]), *idx, cnt, w, grad, diag, h)  # the wide-spread branch
-    btl_value(theta, *idx, cnt, w)
-    scatter_pairs(*idx, 0.5 * cnt - w, 0.25 * cnt, grad, diag)
-    zero_pass(*idx, cnt, w, grad, diag, h)
-    out = np.empty(n)
-    laplacian_mv(theta, *idx, h, diag, out)
-    _precondition(theta, 1.0 / diag, 3.0, out)
-    pcg(*idx, h, diag, -grad, 1.0, 4.0, 0.1, 0.0, 2000)
-    kernels = (btl_pass, btl_value, scatter_pairs, zero_pass, laplacian_mv, _precondition, pcg)
-    return [k.__name__ for k in kernels if k._cache_misses]
-
-
-if __name__ == "__main__":
-    # through the package, so the cache is that of dprank._sparse_kernels, not of __main__
-    from dprank._sparse_kernels import warm as warm_package
-
-    compiled = warm_package()
-    print("compiled " + ", ".join(compiled) if compiled else "all kernels loaded from the cache")

@@ -1,0 +1,50 @@
+"""The package build's compiled part: the extension ``dprank._native`` (``src/native/*.c``).
+
+Everything else about the package is in ``pyproject.toml``. The extension holds
+the sparse solver's loops and the comparison reader, plain C (no numpy headers)
+loaded with ctypes by ``dprank._compiled``; it is built against the stable ABI
+of Python 3.11, so one wheel serves every later Python of its platform.
+"""
+
+import importlib.util
+from pathlib import Path
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+HERE = Path(__file__).resolve().parent
+NATIVE = HERE / "src" / "native"
+_spec = importlib.util.spec_from_file_location(
+    "_native_build", HERE / "src/dprank/_native_build.py"
+)
+build = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(build)
+
+
+class BuildNative(build_ext):
+    """The compiler's flags for IEEE arithmetic in the order written (``_native_build.FLAGS``)."""
+
+    def build_extensions(self):
+        flags = build.MSVC_FLAGS if self.compiler.compiler_type == "msvc" else build.FLAGS
+        for ext in self.extensions:
+            ext.extra_compile_args = list(flags)
+        super().build_extensions()
+
+
+setup(
+    ext_modules=[
+        Extension(
+            "dprank._native",
+            sources=[f"src/native/{name}" for name in build.SOURCES],
+            depends=[f"src/native/{name}" for name in build.HEADERS],
+            include_dirs=["src/native"],
+            define_macros=[
+                ("Py_LIMITED_API", "0x030B0000"),
+                ("DPRANK_SOURCE_DIGEST", f'"{build.source_digest(NATIVE)}"'),
+            ],
+            py_limited_api=True,
+        )
+    ],
+    cmdclass={"build_ext": BuildNative},
+    options={"bdist_wheel": {"py_limited_api": "cp311"}},
+)

@@ -1,0 +1,57 @@
+/* dprank's compiled part (the extension dprank._native): the functions that
+ * dprank._compiled loads with ctypes. loops.c: the sparse solver's per-pair
+ * loops; reader.c: the comparison reader's parser, label tables and pair sums. */
+#ifndef DPRANK_NATIVE_H
+#define DPRANK_NATIVE_H
+
+#include <stdint.h>
+
+#if defined(_WIN32)
+#define DPRANK_API __declspec(dllexport)
+#else
+#define DPRANK_API __attribute__((visibility("default")))
+#endif
+
+/* loops.c */
+DPRANK_API int btl_pass(int64_t n, const double *theta, const int64_t *ptr, const int32_t *b,
+                        const double *cnt, const double *w, double *grad, double *diag,
+                        double *h);
+DPRANK_API double btl_value(int64_t n, const double *theta, const int64_t *ptr,
+                            const int32_t *b, const double *cnt, const double *w);
+DPRANK_API void scatter_pairs(int64_t n, const int64_t *ptr, const int32_t *b, const double *g,
+                              const double *h, double *grad, double *diag);
+DPRANK_API void zero_pass(int64_t n, const int64_t *ptr, const int32_t *b, const double *cnt,
+                          const double *w, double *grad, double *diag, double *h);
+DPRANK_API int laplacian_mv(int64_t n, const double *x, const int64_t *ptr, const int32_t *b,
+                            const double *h, const double *diag, double *out);
+DPRANK_API int64_t pcg(int64_t n, const int64_t *ptr, const int32_t *b, const double *h,
+                       const double *diag, const double *rhs, double c, double ones_eig,
+                       double rtol, double atol_update, int64_t max_iter, double *x,
+                       int32_t *positive);
+DPRANK_API int64_t components(int64_t n, int64_t m, const int32_t *a, const int32_t *b,
+                              int64_t *label, int64_t *parent);
+
+/* reader.c */
+DPRANK_API void *labels_new(void);
+DPRANK_API void labels_free(void *t);
+DPRANK_API int64_t labels_count(void *t);
+DPRANK_API int64_t labels_text_bytes(void *t, int64_t lo, int64_t hi);
+DPRANK_API void labels_export(void *t, int64_t lo, int64_t hi, int64_t *val, int64_t *len,
+                              uint8_t *out);
+DPRANK_API int64_t labels_encode_texts(void *t, const uint8_t *data, const int64_t *offsets,
+                                       const uint8_t *nulls, int64_t n, int64_t *out);
+DPRANK_API int64_t labels_encode_ints(void *t, const int64_t *v, int64_t n, int64_t *out);
+DPRANK_API int64_t parse_csv(const uint8_t *buf, int64_t len, int64_t ncols, const int64_t *kind,
+                             const int64_t *slot, int64_t sep, void **tables, int32_t *ids,
+                             double *nums, int64_t cap, int64_t *stop);
+DPRANK_API void rows_pack(int64_t m, const int32_t *i, const int32_t *j, const double *y,
+                          uint64_t *out);
+DPRANK_API int64_t rows_sort(int64_t m, uint64_t *x, uint64_t *y, double *cx, double *cy,
+                             const int64_t *rank, int64_t n_items, int64_t *pairs);
+DPRANK_API void rows_runs(int64_t m, void *sorted, const double *c, int64_t n_items, int32_t *a,
+                          int32_t *b, void *n, void *w);
+
+/* module.c: the hash of these sources the build compiled in */
+DPRANK_API const char *native_source_digest(void);
+
+#endif

@@ -1,0 +1,747 @@
+/* The comparison reader's compiled parts (dprank.inputs, dprank._input_blocks):
+ *
+ *  - label tables: a provisional id for every distinct label, integers by value
+ *    and text by its bytes (hash tables; ids numbered as labels first appear);
+ *  - parse_csv: a block of simple CSV or TSV text straight to label ids and
+ *    numbers (no text objects per row);
+ *  - pair sums: comparisons summed over unordered item pairs by a radix sort
+ *    of the rows (64 bits a row; time linear in the rows).
+ *
+ * What Python keeps: the validation and its messages (the blocks' id and number
+ * arrays are checked with array operations), the Unicode normalisation of the
+ * distinct labels (dprank.inputs.normalize_label) and the final label order.
+ * A field here is the text between delimiters with ASCII whitespace (Python's
+ * str.isspace among ASCII: space, \t, \v, \f, \x1c-\x1f) stripped from both
+ * ends; what Python strips beyond that (Unicode spaces) and NFC it applies to
+ * the distinct labels, merging labels that become equal.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "native.h"
+
+
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(p) __builtin_prefetch(p)
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#else
+#define PREFETCH(p) ((void)0)
+#define LIKELY(x) (x)
+#endif
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
+static uint64_t hash_bytes(const uint8_t *p, int64_t n)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ (uint64_t)n;
+    while (n >= 8) {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        h = (h ^ mix64(v)) * 0x9e3779b97f4a7c15ULL;
+        p += 8;
+        n -= 8;
+    }
+    if (n) {
+        uint64_t v = 0;
+        memcpy(&v, p, (size_t)n);
+        h = (h ^ mix64(v ^ ((uint64_t)n << 56))) * 0x9e3779b97f4a7c15ULL;
+    }
+    return mix64(h);
+}
+
+/* Python's ASCII whitespace, less the line ends (which never reach a field) */
+static int is_space(uint8_t c) { return c == ' ' || c == '\t' || c == '\v' || c == '\f' || (c >= 0x1c && c <= 0x1f); }
+
+/* ------------------------------------------------------------------ label tables */
+
+typedef struct {
+    uint64_t key; /* the integer (as bits) */
+    int64_t id;   /* -1: empty */
+} islot_t;
+
+/* A text index slot holds a short text itself, so that finding a label seen
+ * before reads one slot (half a cache line) and nothing else. */
+#define INLINE_TEXT 16
+typedef struct {
+    uint64_t hash;
+    int32_t id; /* -1: empty */
+    int32_t len;
+    uint8_t text[INLINE_TEXT]; /* the text where it is this short */
+} tslot_t;
+
+typedef struct {
+    int64_t n, cap;    /* ids in use, room */
+    int64_t *val;      /* per id: integer value, or offset of the text */
+    int32_t *len;      /* per id: -1 for an integer label, else the text's length */
+    /* integers: a table over their range while they are dense in it (dense[v - dlo]:
+     * id + 1, 0 unseen), else a hash index */
+    int32_t *dense;
+    int64_t dlo, dsize;
+    islot_t *islot;
+    int64_t icap, icount;
+    tslot_t *tslot;    /* text index */
+    int64_t tcap, tcount;
+    uint8_t *text;     /* the texts, one after the other */
+    int64_t tlen, tbytes;
+} labels_t;
+
+static void *grow(void *p, int64_t *cap, int64_t need, size_t size)
+{
+    if (need <= *cap) return p;
+    int64_t c = *cap ? *cap : 64;
+    while (c < need) c += c / 2 + 64;
+    void *q = realloc(p, (size_t)c * size);
+    if (q) *cap = c;
+    return q;
+}
+
+static islot_t *empty_slots(int64_t cap)
+{
+    islot_t *s = malloc((size_t)cap * sizeof(islot_t));
+    if (s)
+        for (int64_t k = 0; k < cap; k++) s[k].id = -1;
+    return s;
+}
+
+void *labels_new(void)
+{
+    labels_t *t = calloc(1, sizeof(labels_t));
+    if (!t) return NULL;
+    t->icap = t->tcap = 1024;
+    t->islot = empty_slots(t->icap);
+    t->tslot = malloc((size_t)t->tcap * sizeof(tslot_t));
+    if (t->tslot)
+        for (int64_t k = 0; k < t->tcap; k++) t->tslot[k].id = -1;
+    if (!t->islot || !t->tslot) {
+        labels_free(t);
+        return NULL;
+    }
+    return t;
+}
+
+void labels_free(void *p)
+{
+    labels_t *t = p;
+    if (!t) return;
+    free(t->val);
+    free(t->len);
+    free(t->dense);
+    free(t->islot);
+    free(t->tslot);
+    free(t->text);
+    free(t);
+}
+
+int64_t labels_count(void *p) { return ((labels_t *)p)->n; }
+
+int64_t labels_text_bytes(void *p, int64_t lo, int64_t hi)
+{
+    labels_t *t = p;
+    int64_t total = 0;
+    for (int64_t k = lo; k < hi; k++)
+        if (t->len[k] > 0) total += t->len[k];
+    return total;
+}
+
+/* ids lo .. hi - 1: values (integers; -1 for a text), text lengths (-1 for an
+ * integer) and the texts one after the other in `out` (labels_text_bytes) */
+void labels_export(void *p, int64_t lo, int64_t hi, int64_t *val, int64_t *len, uint8_t *out)
+{
+    labels_t *t = p;
+    int64_t o = 0;
+    for (int64_t k = lo; k < hi; k++) {
+        int32_t n = t->len[k];
+        len[k - lo] = n;
+        if (n < 0) {
+            val[k - lo] = t->val[k];
+        } else {
+            val[k - lo] = -1;
+            memcpy(out + o, t->text + t->val[k], (size_t)n);
+            o += n;
+        }
+    }
+}
+
+static int new_id(labels_t *t)
+{
+    if (t->n >= INT32_MAX - 1) return -1;
+    if (t->n < t->cap) return 0;
+    int64_t cap = t->cap, c2 = t->cap;
+    int64_t *val = grow(t->val, &cap, t->n + 1, sizeof(int64_t));
+    if (!val) return -1;
+    t->val = val;
+    int32_t *len = grow(t->len, &c2, t->n + 1, sizeof(int32_t));
+    if (!len) return -1;
+    t->len = len;
+    t->cap = cap;
+    return 0;
+}
+
+/* insert (key, id) into an index known not to hold key */
+static void slot_put(islot_t *slots, int64_t cap, uint64_t key, uint64_t h, int64_t id)
+{
+    uint64_t mask = (uint64_t)(cap - 1), at = h & mask;
+    while (slots[at].id >= 0) at = (at + 1) & mask;
+    slots[at].key = key;
+    slots[at].id = id;
+}
+
+static int rehash(islot_t **slots, int64_t *cap)
+{
+    int64_t c = *cap * 2;
+    islot_t *old = *slots, *fresh = empty_slots(c);
+    if (!fresh) return -1;
+    for (int64_t s = 0; s < *cap; s++)
+        if (old[s].id >= 0)
+            slot_put(fresh, c, old[s].key, mix64(old[s].key), old[s].id);
+    free(old);
+    *slots = fresh;
+    *cap = c;
+    return 0;
+}
+
+static int64_t add_int(labels_t *t, int64_t v)
+{
+    if (new_id(t)) return -1;
+    int64_t k = t->n++;
+    t->val[k] = v;
+    t->len[k] = -1;
+    return k;
+}
+
+/* the integers seen so far into the hash index (they are too spread out for a table) */
+static int leave_dense(labels_t *t)
+{
+    for (int64_t k = 0; k < t->n; k++) {
+        if (t->len[k] >= 0) continue;
+        while ((t->icount + 1) * 4 > t->icap * 3)
+            if (rehash(&t->islot, &t->icap)) return -1;
+        slot_put(t->islot, t->icap, (uint64_t)t->val[k], mix64((uint64_t)t->val[k]), k);
+        t->icount++;
+    }
+    free(t->dense);
+    t->dense = NULL;
+    t->dsize = -1; /* never again */
+    return 0;
+}
+
+/* a table of up to 2^22 entries whatever the labels (calloc: pages never touched cost no memory) */
+#define DENSE_MIN (1 << 22)
+
+static int64_t int_id_slow(labels_t *t, int64_t v);
+
+/* id of the integer label v (added if new); -1: out of memory. Inline: a label
+ * seen before, in the table over the range, is one load. */
+static inline int64_t int_id(labels_t *t, int64_t v)
+{
+    uint64_t off = (uint64_t)v - (uint64_t)t->dlo;
+    if (LIKELY(t->dense != NULL) && off < (uint64_t)t->dsize) {
+        int32_t id = t->dense[off];
+        if (LIKELY(id)) return id - 1;
+    }
+    return int_id_slow(t, v);
+}
+
+static int64_t int_id_slow(labels_t *t, int64_t v)
+{
+    uint64_t off = (uint64_t)v - (uint64_t)t->dlo;
+    if (t->dense != NULL && off < (uint64_t)t->dsize) { /* in range, new */
+        int64_t k = add_int(t, v);
+        if (k >= 0) t->dense[off] = (int32_t)(k + 1);
+        return k;
+    }
+    if (t->dsize >= 0) { /* the table, grown to take v while the integers stay dense in it */
+        int64_t lo = v, hi = v;
+        if (t->dense) {
+            int64_t top = t->dlo + (t->dsize - 1);
+            if (t->dlo < lo) lo = t->dlo;
+            if (top > hi) hi = top;
+        }
+        uint64_t span = (uint64_t)hi - (uint64_t)lo + 1;
+        if (span <= (uint64_t)(4 * t->n + DENSE_MIN)) {
+            int64_t extra = (int64_t)(span / 2) + 1024; /* room to grow, on the side v came */
+            int64_t new_lo = lo;
+            if (t->dense && v < t->dlo && lo > INT64_MIN + extra) new_lo = lo - extra;
+            int64_t size = (int64_t)span + extra;
+            int32_t *d = calloc((size_t)size, sizeof(int32_t));
+            if (!d) return -1;
+            if (t->dense)
+                memcpy(d + (t->dlo - new_lo), t->dense, (size_t)t->dsize * sizeof(int32_t));
+            free(t->dense);
+            t->dense = d;
+            t->dlo = new_lo;
+            t->dsize = size;
+            return int_id_slow(t, v);
+        }
+        if (leave_dense(t)) return -1;
+    }
+    uint64_t mask = (uint64_t)(t->icap - 1);
+    uint64_t at = mix64((uint64_t)v) & mask;
+    while (t->islot[at].id >= 0) {
+        if (t->islot[at].key == (uint64_t)v) return t->islot[at].id;
+        at = (at + 1) & mask;
+    }
+    int64_t k = add_int(t, v);
+    if (k < 0) return -1;
+    t->islot[at].key = (uint64_t)v;
+    t->islot[at].id = k;
+    if (++t->icount * 4 > t->icap * 3 && rehash(&t->islot, &t->icap)) return -1;
+    return k;
+}
+
+static int rehash_texts(labels_t *t)
+{
+    int64_t c = t->tcap * 2;
+    uint64_t mask = (uint64_t)(c - 1);
+    tslot_t *fresh = malloc((size_t)c * sizeof(tslot_t));
+    if (!fresh) return -1;
+    for (int64_t k = 0; k < c; k++) fresh[k].id = -1;
+    for (int64_t k = 0; k < t->tcap; k++) {
+        if (t->tslot[k].id < 0) continue;
+        uint64_t at = t->tslot[k].hash & mask;
+        while (fresh[at].id >= 0) at = (at + 1) & mask;
+        fresh[at] = t->tslot[k];
+    }
+    free(t->tslot);
+    t->tslot = fresh;
+    t->tcap = c;
+    return 0;
+}
+
+static int64_t text_id_hashed(labels_t *t, const uint8_t *p, int64_t n, uint64_t hv);
+
+/* id of the text label p[0:n] (added if new); -1: out of memory */
+static int64_t text_id(labels_t *t, const uint8_t *p, int64_t n)
+{
+    return text_id_hashed(t, p, n, hash_bytes(p, n));
+}
+
+/* text_id of a text whose hash_bytes is hv */
+static int64_t text_id_hashed(labels_t *t, const uint8_t *p, int64_t n, uint64_t hv)
+{
+    uint64_t mask = (uint64_t)(t->tcap - 1);
+    uint64_t at = hv & mask;
+    while (t->tslot[at].id >= 0) {
+        tslot_t *q = &t->tslot[at];
+        if (q->hash == hv && q->len == n) {
+            const uint8_t *seen = n <= INLINE_TEXT ? q->text : t->text + t->val[q->id];
+            if (!memcmp(seen, p, (size_t)n)) return q->id;
+        }
+        at = (at + 1) & mask;
+    }
+    if (n > INT32_MAX || new_id(t)) return -1;
+    uint8_t *text = grow(t->text, &t->tbytes, t->tlen + n + 1, 1);
+    if (!text) return -1;
+    t->text = text;
+    memcpy(t->text + t->tlen, p, (size_t)n);
+    int64_t k = t->n++;
+    t->val[k] = t->tlen;
+    t->len[k] = (int32_t)n;
+    t->tlen += n;
+    tslot_t *q = &t->tslot[at];
+    q->hash = hv;
+    q->id = (int32_t)k;
+    q->len = (int32_t)n;
+    if (n <= INLINE_TEXT) memcpy(q->text, p, (size_t)n);
+    if (++t->tcount * 4 > t->tcap * 3 && rehash_texts(t)) return -1;
+    return k;
+}
+
+/* The field p[0:n] as Python prints an int (an optional minus, digits without a
+ * leading zero but in "0", no "-0", at most 18 digits): 1 and its value in *v. */
+static int canonical_int(const uint8_t *p, int64_t n, int64_t *v)
+{
+    int neg = 0;
+    if (n && p[0] == '-') {
+        neg = 1;
+        p++;
+        n--;
+    }
+    if (n < 1 || n > 18 || (p[0] == '0' && (n > 1 || neg))) return 0;
+    int64_t x = 0;
+    for (int64_t k = 0; k < n; k++) {
+        if (p[k] < '0' || p[k] > '9') return 0;
+        x = x * 10 + (p[k] - '0');
+    }
+    *v = neg ? -x : x;
+    return 1;
+}
+
+/* id of the label p[0:n] with ASCII whitespace stripped; -2: empty; -1: out of memory */
+static int64_t field_id(labels_t *t, const uint8_t *p, int64_t n)
+{
+    while (n && is_space(p[n - 1])) n--;
+    while (n && is_space(*p)) {
+        p++;
+        n--;
+    }
+    if (!n) return -2;
+    int64_t v;
+    if (canonical_int(p, n, &v)) return int_id(t, v);
+    return text_id(t, p, n);
+}
+
+/* ids of n texts (offsets[k] .. offsets[k + 1] of data; a null where nulls[k]);
+ * out[k] = -2 for a null or empty label. Returns the count of those, -1 out of memory */
+int64_t labels_encode_texts(void *p, const uint8_t *data, const int64_t *offsets,
+                            const uint8_t *nulls, int64_t n, int64_t *out)
+{
+    labels_t *t = p;
+    int64_t missing = 0;
+    for (int64_t k = 0; k < n; k++) {
+        int64_t id = (nulls && nulls[k]) ? -2
+                                         : field_id(t, data + offsets[k], offsets[k + 1] - offsets[k]);
+        if (id == -1) return -1;
+        missing += id == -2;
+        out[k] = id;
+    }
+    return missing;
+}
+
+/* ids of n integer labels; -1 out of memory */
+int64_t labels_encode_ints(void *p, const int64_t *v, int64_t n, int64_t *out)
+{
+    labels_t *t = p;
+    for (int64_t k = 0; k < n; k++) {
+        int64_t id = int_id(t, v[k]);
+        if (id < 0) return -1;
+        out[k] = id;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ CSV and TSV blocks */
+
+/* A number as the reader's fast path takes it: an integer spelled as Python
+ * prints it, at most 15 digits (exact as a double, and its text is its value's);
+ * any other spelling goes to the text reader. Returns 0 where it is not one. */
+static int plain_number(const uint8_t *p, int64_t n, double *out)
+{
+    int64_t v;
+    if (n > 16 || !canonical_int(p, n, &v) || (p[0] != '-' && n > 15)) return 0;
+    *out = (double)v;
+    return 1;
+}
+
+/* Lines of `ncols` fields separated by `sep`, each ended by \n or \r\n (the last
+ * may lack it): field c goes, where kind[c] = 1, to its label table tables[slot[c]]
+ * (its id at ids[slot[c] * cap + row]) and, where kind[c] = 2, as a number to
+ * nums[slot[c] * cap + row]. Parsing stops at the first line it does not take
+ * (stop[1]: 1 a blank line, 2 not simple: a quote, a lone \r, another number of
+ * fields, an empty field, a number other than a plain integer; 3 out of
+ * memory; 4 cap rows read), whose offset is stop[0] (len where every line was
+ * taken). A line is checked whole before its labels are added, so the tables
+ * hold the labels of the rows taken and of no other. Returns the rows taken. */
+/* The field at buf[i] as a canonical integer (see canonical_int) ended by the
+ * delimiter, a line end or the block's end: 1, its value and end; else 0 (the
+ * general scan takes it). The usual field of a large comparison log. */
+static inline int fast_int(const uint8_t *buf, int64_t i, int64_t len, int64_t sep, int64_t *v,
+                           int64_t *end)
+{
+    int64_t k = i, x = 0;
+    int neg = 0;
+    if (k < len && buf[k] == '-') {
+        neg = 1;
+        k++;
+    }
+    int64_t first = k;
+    while (k < len && (uint8_t)(buf[k] - '0') < 10 && k - first < 19) {
+        x = x * 10 + (buf[k] - '0');
+        k++;
+    }
+    int64_t digits = k - first;
+    if (digits < 1 || digits > 18 || (buf[first] == '0' && (digits > 1 || neg))) return 0;
+    if (k < len && buf[k] != sep && buf[k] != '\n' && buf[k] != '\r') return 0;
+    *v = neg ? -x : x;
+    *end = k;
+    return 1;
+}
+
+/* the text index slot where a text of hash h is first looked for (for a fetch ahead) */
+static inline const void *text_home(const labels_t *t, uint64_t h)
+{
+    return &t->tslot[h & (uint64_t)(t->tcap - 1)];
+}
+
+#define LOOKAHEAD 8
+
+int64_t parse_csv(const uint8_t *buf, int64_t len, int64_t ncols, const int64_t *kind,
+                  const int64_t *slot, int64_t sep, void **tables, int32_t *ids, double *nums,
+                  int64_t cap, int64_t *stop)
+{
+    int64_t row = 0, i = 0, nlab = 0;
+    for (int64_t c = 0; c < ncols; c++) nlab += kind[c] == 1;
+    /* per field of the line: its span (stripped), or its integer value (span[3c] = -1) */
+    int64_t *span = malloc(sizeof(int64_t) * 3 * (size_t)(ncols > 0 ? ncols : 1));
+    /* per text label of the rows taken (its id -1 meanwhile): its offset, length and hash,
+     * looked up once the rows are known, each fetched a few rows ahead; made at the first
+     * text label (a file of integer labels needs none) */
+    int64_t *lval = NULL;
+    int32_t *llen = NULL;
+    uint64_t *lhash = NULL;
+    stop[1] = 0;
+    if (!span) {
+        stop[0] = 0;
+        stop[1] = 3;
+        return 0;
+    }
+    while (i < len) {
+        if (row >= cap) {
+            stop[1] = 4;
+            break;
+        }
+        int64_t line = i, col = 0, reason = 0;
+        int blank = 1;
+        for (;;) { /* the line's fields: integers, or their spans stripped */
+            int64_t v, end;
+            if (col < ncols && kind[col] && fast_int(buf, i, len, sep, &v, &end)) {
+                span[3 * col] = -1;
+                span[3 * col + 2] = v;
+                i = end;
+                blank = 0;
+            } else {
+                int64_t start = i;
+                while (i < len && buf[i] != sep && buf[i] != '\n' && buf[i] != '\r' && buf[i] != '"')
+                    i++;
+                if (i < len && buf[i] == '"') {
+                    reason = 2;
+                    break;
+                }
+                int64_t lo = start, hi = i;
+                while (hi > lo && is_space(buf[hi - 1])) hi--;
+                while (lo < hi && is_space(buf[lo])) lo++;
+                if (hi > lo) blank = 0;
+                if (col < ncols) {
+                    span[3 * col] = lo;
+                    span[3 * col + 1] = hi;
+                }
+            }
+            col++;
+            if (i < len && buf[i] == sep) {
+                i++;
+                blank = 0; /* a delimiter: not a blank line (its fields are empty) */
+                continue;
+            }
+            break; /* a line end, or the end of the block */
+        }
+        if (!reason && i < len && buf[i] == '\r') {
+            if (i + 1 < len && buf[i + 1] == '\n') i++;
+            else reason = 2; /* a lone \r ends a line for the text reader */
+        }
+        if (!reason && blank) reason = 1;
+        if (!reason && col != ncols) reason = 2;
+        for (int64_t c = 0; !reason && c < ncols; c++) { /* numbers, and no empty label */
+            if (!kind[c] || span[3 * c] < 0) {
+                if (kind[c] == 2) nums[slot[c] * cap + row] = (double)span[3 * c + 2];
+                if (kind[c] == 2 && (span[3 * c + 2] > 999999999999999 ||
+                                     span[3 * c + 2] < -999999999999999))
+                    reason = 2; /* beyond 15 digits: not exact as a double */
+                continue;
+            }
+            int64_t lo = span[3 * c], n = span[3 * c + 1] - lo;
+            if (kind[c] == 1 && !n) reason = 2;
+            if (kind[c] == 2 && !plain_number(buf + lo, n, &nums[slot[c] * cap + row])) reason = 2;
+        }
+        if (reason) {
+            stop[1] = reason;
+            i = line;
+            break;
+        }
+        for (int64_t c = 0; c < ncols; c++) { /* the line is taken: its labels */
+            if (kind[c] != 1) continue;
+            int64_t at = slot[c] * cap + row, v, id = 0;
+            int64_t lo = span[3 * c], n = span[3 * c + 1] - lo;
+            if (lo < 0 || canonical_int(buf + lo, n, &v)) { /* integers: at once (a small table) */
+                id = int_id(tables[slot[c]], lo < 0 ? span[3 * c + 2] : v);
+                ids[at] = (int32_t)id;
+            } else { /* texts: looked up below, fetched ahead */
+                if (!lval) {
+                    size_t room = (size_t)(nlab * cap > 0 ? nlab * cap : 1);
+                    lval = malloc(sizeof(int64_t) * room);
+                    llen = malloc(sizeof(int32_t) * room);
+                    lhash = malloc(sizeof(uint64_t) * room);
+                    if (!lval || !llen || !lhash) {
+                        reason = 3;
+                        break;
+                    }
+                }
+                ids[at] = -1;
+                lval[at] = lo;
+                llen[at] = (int32_t)n;
+                lhash[at] = hash_bytes(buf + lo, n);
+            }
+            if (id < 0) reason = 3;
+        }
+        if (reason) {
+            stop[1] = reason;
+            i = line;
+            break;
+        }
+        if (i < len) i++; /* the \n */
+        row++;
+    }
+    /* the text labels of the rows taken, each row's looked up while those a few rows on
+     * are fetched (a large text index misses the caches: several misses in flight) */
+    for (int64_t r = 0; lval && r < row && stop[1] != 3; r++) {
+        for (int64_t c = 0; c < ncols; c++) {
+            if (kind[c] != 1) continue;
+            labels_t *t = tables[slot[c]];
+            int64_t base = slot[c] * cap;
+            if (r + LOOKAHEAD < row && ids[base + r + LOOKAHEAD] < 0)
+                PREFETCH(text_home(t, lhash[base + r + LOOKAHEAD]));
+            if (ids[base + r] >= 0) continue;
+            int64_t id = text_id_hashed(t, buf + lval[base + r], llen[base + r], lhash[base + r]);
+            if (id < 0) {
+                stop[1] = 3;
+                break;
+            }
+            ids[base + r] = (int32_t)id;
+        }
+    }
+    free(span);
+    free(lval);
+    free(llen);
+    free(lhash);
+    stop[0] = i;
+    return row;
+}
+
+/* ------------------------------------------------------------------ pair sums */
+
+/* Comparisons summed over unordered item pairs, by a radix sort of the rows (no
+ * comparison sort: time linear in the rows, a few streaming passes). A row is
+ * kept as 64 bits while the blocks arrive, lo << 32 | hi << 1 | won (provisional
+ * ids below 2^31, won: the lower id won); at the end the ids are renumbered in
+ * label order, the rows sorted by (a, b, won) in ceil(bits / 12) passes of a
+ * stable LSD radix sort over the bits the item count needs, and each run of one
+ * pair gives its count and wins (sums of whole numbers: exact in any order). */
+
+/* m comparisons as rows: i[k] against j[k] (ids below 2^31, i != j), outcome
+ * y[k] for i[k] (0 or 1; NULL: all 1) */
+void rows_pack(int64_t m, const int32_t *i, const int32_t *j, const double *y, uint64_t *out)
+{
+    for (int64_t k = 0; k < m; k++) {
+        uint64_t a = (uint64_t)i[k], b = (uint64_t)j[k];
+        int first = a < b;
+        uint64_t won = (uint64_t)(first == (y ? (y[k] == 1.0) : 1));
+        out[k] = first ? (a << 32 | b << 1 | won) : (b << 32 | a << 1 | won);
+    }
+}
+
+static int id_bits(int64_t n_items)
+{
+    int s = 1;
+    while (((int64_t)1 << s) < n_items) s++;
+    return s;
+}
+
+/* Renumber the m rows of x by rank (rank[id]: the item's index below n_items;
+ * NULL: the ids are the indices), the lower index first (won flipped where the
+ * order changes), as a << (s + 1) | b << 1 | won with s the bits of n_items - 1;
+ * then sort them by that key (a stable radix sort: rows of one key keep their
+ * order), counts cx (NULL for unit rows) moved with them. y, cy: buffers of m.
+ * Returns 0 if the sorted rows are in x (cx), 1 if in y (cy); -1 where rank
+ * gives a row's two items one index, -2 an index not below n_items; *pairs:
+ * the distinct pairs. */
+int64_t rows_sort(int64_t m, uint64_t *x, uint64_t *y, double *cx, double *cy, const int64_t *rank,
+                  int64_t n_items, int64_t *pairs)
+{
+    int s = id_bits(n_items);
+    for (int64_t k = 0; k < m; k++) {
+        uint64_t v = x[k];
+        uint64_t lo = v >> 32, hi = (v >> 1) & 0x7fffffffULL, won = v & 1;
+        if (rank) {
+            lo = (uint64_t)rank[lo];
+            hi = (uint64_t)rank[hi];
+        }
+        if (lo >= (uint64_t)n_items || hi >= (uint64_t)n_items) return -2;
+        if (lo == hi) return -1;
+        if (lo > hi) {
+            uint64_t t = lo;
+            lo = hi;
+            hi = t;
+            won ^= 1;
+        }
+        x[k] = lo << (s + 1) | hi << 1 | won;
+    }
+    int bits = 2 * s + 1;
+    int passes = (bits + 11) / 12;
+    int width = (bits + passes - 1) / passes;
+    uint64_t mask = ((uint64_t)1 << width) - 1;
+    int64_t *count = malloc(sizeof(int64_t) * ((size_t)1 << width));
+    if (!count) return -3;
+    int in_y = 0;
+    for (int p = 0; p < passes; p++) {
+        int shift = p * width;
+        uint64_t *src = in_y ? y : x, *dst = in_y ? x : y;
+        double *csrc = in_y ? cy : cx, *cdst = in_y ? cx : cy;
+        memset(count, 0, sizeof(int64_t) * ((size_t)1 << width));
+        for (int64_t k = 0; k < m; k++) count[(src[k] >> shift) & mask]++;
+        int64_t total = 0, one = 0;
+        for (uint64_t d = 0; d <= mask; d++) {
+            int64_t c = count[d];
+            one |= c == m;
+            count[d] = total;
+            total += c;
+        }
+        if (one) continue; /* every row has this digit: already in order */
+        if (csrc) {
+            for (int64_t k = 0; k < m; k++) {
+                int64_t o = count[(src[k] >> shift) & mask]++;
+                dst[o] = src[k];
+                cdst[o] = csrc[k];
+            }
+        } else {
+            for (int64_t k = 0; k < m; k++) dst[count[(src[k] >> shift) & mask]++] = src[k];
+        }
+        in_y ^= 1;
+    }
+    free(count);
+    uint64_t *sorted = in_y ? y : x;
+    int64_t runs = m > 0;
+    for (int64_t k = 1; k < m; k++) runs += (sorted[k] >> 1) != (sorted[k - 1] >> 1);
+    *pairs = runs;
+    return in_y;
+}
+
+/* The distinct pairs of m sorted rows (rows_sort's key; counts c, NULL for unit
+ * rows): a, b and their counts n and wins w of a. n may be the other buffer of
+ * rows_sort and w the sorted rows' own buffer: each is written behind what is
+ * read (so the buffers are passed as plain memory). */
+void rows_runs(int64_t m, void *sorted, const double *c, int64_t n_items, int32_t *a, int32_t *b,
+               void *n, void *w)
+{
+    int s = id_bits(n_items);
+    uint64_t bmask = ((uint64_t)1 << s) - 1;
+    int64_t r = -1;
+    uint64_t pair = 0;
+    double cn = 0.0, cw = 0.0;
+    for (int64_t k = 0; k <= m; k++) {
+        uint64_t v = 0;
+        if (k < m) memcpy(&v, (uint8_t *)sorted + 8 * k, 8);
+        if (k == m || r < 0 || (v >> 1) != pair) {
+            if (r >= 0) { /* the run of `pair` ends */
+                memcpy((uint8_t *)n + 8 * r, &cn, 8);
+                memcpy((uint8_t *)w + 8 * r, &cw, 8);
+            }
+            if (k == m) break;
+            r++;
+            pair = v >> 1;
+            a[r] = (int32_t)(pair >> s);
+            b[r] = (int32_t)(pair & bmask);
+            cn = cw = 0.0;
+        }
+        double ck = c ? c[k] : 1.0;
+        cn += ck;
+        if (v & 1) cw += ck;
+    }
+}

@@ -1,0 +1,260 @@
+"""The compiled reader (``src/native/reader.c``) reads every file as the text reader does.
+
+``dprank.inputs`` parses blocks of simple CSV and TSV text with the compiled
+``parse_csv`` straight to label ids and hands the rest of the file to pyarrow's
+text reader from the first line it does not take. Every file must give the
+same comparisons, or the same message, either way; the compiled label tables
+and pair sums must equal the plain Python and numpy answers.
+"""
+
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from unittest import mock
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dprank import _compiled, _input_stream
+from dprank.comparisons import PairSums, _aggregate
+from dprank.inputs import InputError, read_comparisons
+
+
+def _parse(text: bytes, ncols=2, kinds=None, sep=","):
+    table = _compiled.LabelTable()
+    kinds = kinds or [_compiled.LABEL] * ncols
+    slots = []
+    n_label = n_number = 0
+    for k in kinds:
+        if k == _compiled.LABEL:
+            slots.append(n_label)
+            n_label += 1
+        elif k == _compiled.NUMBER:
+            slots.append(n_number)
+            n_number += 1
+        else:
+            slots.append(-1)
+    tables = [table] * max(1, n_label)
+    cap = text.count(b"\n") + 1
+    rows, ids, nums, stop, reason = _compiled.parse_csv(
+        text, len(text), kinds, slots, sep, tables, cap
+    )
+    return rows, ids[:, :rows], nums[:, :rows], stop, reason, table
+
+
+@pytest.mark.parametrize(
+    ("text", "rows", "reason"),
+    [
+        (b"1,2\n3,4\n", 2, _compiled.DONE),
+        (b"1,2\n3,4", 2, _compiled.DONE),  # the last line without its end
+        (b"1,2\r\n30,4\r\n", 2, _compiled.DONE),
+        (b" a , b\t\n", 1, _compiled.DONE),  # ASCII whitespace around a field is not part of it
+        (b"1,2\n\n3,4\n", 1, _compiled.BLANK_LINE),
+        (b"1,2\n  \n", 1, _compiled.BLANK_LINE),
+        (b"1,,2\n", 0, _compiled.NOT_SIMPLE),  # an empty field
+        (b"1,\n", 0, _compiled.NOT_SIMPLE),
+        (b"1,2,3\n", 0, _compiled.NOT_SIMPLE),  # a line of three fields
+        (b"1\n", 0, _compiled.NOT_SIMPLE),
+        (b'"a",2\n', 0, _compiled.NOT_SIMPLE),  # quotes: the text reader
+        (b"1,2\r3,4\n", 0, _compiled.NOT_SIMPLE),  # a lone carriage return
+        (b"5,6\n1,2,\n", 1, _compiled.NOT_SIMPLE),
+    ],
+)
+def test_the_compiled_parser_takes_simple_lines_and_stops_at_the_first_other(text, rows, reason):
+    got, _, _, stop, why, _ = _parse(text)
+    assert (got, why) == (rows, reason)
+    assert text[:stop].count(b"\n") == rows or stop == len(text)
+
+
+def test_labels_are_integers_by_value_and_text_by_bytes():
+    rows, ids, _, _, _, table = _parse(b"7,-3\n007,7\n a ,b\n+4,99999999999999999999\n", 2)
+    assert rows == 4
+    values, lengths, text = table.export(0, len(table))
+    shown = []
+    o = 0
+    for v, n in zip(values.tolist(), lengths.tolist(), strict=True):
+        if n < 0:
+            shown.append(v)
+        else:
+            shown.append(text[o : o + n].decode())
+            o += n
+    assert shown == [7, -3, "007", "a", "b", "+4", "99999999999999999999"]
+    assert ids.tolist() == [[0, 2, 3, 5], [1, 0, 4, 6]]
+
+
+def test_numbers_are_plain_integers_only():
+    kinds = [_compiled.LABEL, _compiled.LABEL, _compiled.NUMBER]
+    rows, _, nums, _, reason, _ = _parse(b"a,b,3\nb,c, 12 \nc,a,1.5\n", 3, kinds)
+    assert rows == 2 and reason == _compiled.NOT_SIMPLE
+    assert nums.tolist() == [[3.0, 12.0]]
+    for text in (b"a,b,007\n", b"a,b,-0\n", b"a,b,1e3\n", b"a,b,1234567890123456\n"):
+        assert _parse(text, 3, kinds)[0] == 0
+
+
+def test_a_declined_line_adds_no_label():
+    _, _, _, _, reason, table = _parse(b"x,y\nnew,\n", 2)
+    assert reason == _compiled.NOT_SIMPLE and len(table) == 2
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 12), st.integers(0, 12), st.booleans(), st.integers(1, 3)),
+        min_size=1,
+        max_size=80,
+    ),
+    st.integers(1, 30),
+    st.booleans(),
+)
+def test_hash_pair_sums_equal_one_sorted_aggregation(records, block, renumber):
+    records = [(i, j, y, c) for i, j, y, c in records if i != j]
+    if not records:
+        return
+    i, j, y, c = (np.array(x) for x in zip(*records, strict=True))
+    y = y.astype(float)
+    n = 13
+    rank = np.random.default_rng(len(records)).permutation(n) if renumber else np.arange(n)
+    sums, unit = PairSums(), PairSums()
+    for s in range(0, i.size, block):
+        sums.add(i[s : s + block], j[s : s + block], y[s : s + block], c[s : s + block])
+        unit.add(i[s : s + block], j[s : s + block], y[s : s + block])
+    for got, count in ((sums.result(rank, n), c.astype(float)), (unit.result(rank, n), None)):
+        expected = _aggregate(n, rank[i], rank[j], y, np.ones(i.size) if count is None else count)
+        for name in ("a", "b", "n", "w"):
+            np.testing.assert_array_equal(getattr(got, name), getattr(expected, name))
+        assert got.a.dtype == got.b.dtype == np.int32
+
+
+def test_pair_sums_merge_ids_that_rank_makes_one_item():
+    sums = PairSums()
+    sums.add(np.array([0, 0, 2, 3]), np.array([1, 2, 3, 0]), np.array([1.0, 0.0, 1.0, 1.0]))
+    got = sums.result(np.array([0, 1, 1, 2]), 3)  # ids 1 and 2 are one item
+    assert got.a.tolist() == [0, 0, 1] and got.b.tolist() == [1, 2, 2]
+    assert got.n.tolist() == [2.0, 1.0, 1.0] and got.w.tolist() == [1.0, 0.0, 1.0]
+    with pytest.raises(ValueError, match="no comparisons"):
+        sums.result(np.arange(4), 4)
+
+
+# fields: plain integers, and spellings the text reader must take (labels, errors)
+_PLAIN = st.sampled_from(["0", "1", "2", "3", "7", "10", "12", "40", "a", "b", "Zoë"])
+_OTHER = st.sampled_from(
+    ["007", "-3", " 5", "", "1.5", "99999999999999999999", "+4", "x y", '"q"', '"1,2"', "é "]
+)
+_FIELD = st.one_of(_PLAIN, _PLAIN, _PLAIN, _OTHER)
+
+
+@st.composite
+def _files(draw):
+    count = draw(st.booleans())
+    header = "winner,loser,count" if count else "winner,loser"
+    width = 3 if count else 2
+    rows = draw(
+        st.lists(
+            st.lists(_FIELD, min_size=width, max_size=width)
+            | st.lists(_PLAIN, min_size=1, max_size=4),  # sometimes a line of another length
+            min_size=0,
+            max_size=30,
+        )
+    )
+    end = draw(st.sampled_from(["\n", "\r\n"]))
+    last = draw(st.booleans())  # a line end after the last line
+    trailing = draw(st.sampled_from(["", "\n", "\n\n", "  \n"]))  # blank lines at the end
+    body = end.join(",".join(r) for r in rows)
+    text = header + end + body + (end if last and rows else "") + (trailing if rows else "")
+    return text.encode(), draw(st.sampled_from([48, 64, 100, 1 << 20]))
+
+
+def _outcome(path: Path, block_size: int, aggregate: bool):
+    try:
+        table = read_comparisons(path, block_size=block_size, aggregate=aggregate)
+    except InputError as exc:
+        # the count of further offending rows is that of the block read (the message
+        # says up to which line), and the two readers cut their blocks differently
+        return ("error", re.sub(r" \(\d+ more such rows?[^)]*\)", "", str(exc)))
+    c = table.comparisons
+    ps = c.pair_statistics()
+    return (
+        "ok",
+        table.n_rows,
+        c.n_items,
+        c.labels.tolist(),
+        [getattr(ps, k).tolist() for k in ("a", "b", "n", "w")],
+        None if aggregate else [c.i.tolist(), c.j.tolist(), c.count.tolist()],
+        table.sha256,
+    )
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_files(), st.booleans())
+def test_compiled_blocks_then_text_read_every_file_as_the_text_reader_alone(file, aggregate):
+    text, block_size = file
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "c.csv"
+        path.write_bytes(text)
+        parsed = _outcome(path, block_size, aggregate)
+        with mock.patch.object(_input_stream, "COMPILED_CSV", False):
+            as_text = _outcome(path, block_size, aggregate)
+    if parsed[0] == as_text[0] == "error" and parsed != as_text:
+        # two problems on different lines: pyarrow parses a whole batch before its rows are
+        # checked, so the text reader alone may name a later line's field count first; the
+        # compiled reader, block by block, names a line no later than it
+        assert _line(parsed[1]) < _line(as_text[1]), (parsed, as_text)
+        return
+    assert parsed == as_text
+
+
+def _line(message: str) -> int:
+    match = re.search(r", line (\d+)", message)
+    return int(match.group(1)) if match else 10**9
+
+
+def test_a_file_whose_late_line_is_not_simple_is_read_as_the_text_reader_reads_it(tmp_path):
+    rng = np.random.default_rng(5)
+    a = rng.integers(0, 50, 4000)
+    b = (a + rng.integers(1, 50, 4000)) % 50
+    lines = [f"{x},{y}" for x, y in zip(a, b, strict=True)]
+    lines[3500] = '"007",3'  # a quoted text label, far past the first blocks
+    path = tmp_path / "late.csv"
+    path.write_text("winner,loser\n" + "\n".join(lines) + "\n")
+    parsed = _outcome(path, 4096, True)
+    with mock.patch.object(_input_stream, "COMPILED_CSV", False):
+        as_text = _outcome(path, 4096, True)
+    assert parsed == as_text
+    assert "007" in parsed[3] and "7" in parsed[3] and len(parsed[3]) == 51  # two labels
+    # a missing field late in the file: the same message and line either way
+    lines[3500] = "5,"
+    path.write_text("winner,loser\n" + "\n".join(lines) + "\n")
+    parsed = _outcome(path, 4096, True)
+    assert parsed[0] == "error" and "line 3502" in parsed[1]
+    with mock.patch.object(_input_stream, "COMPILED_CSV", False):
+        assert _outcome(path, 4096, True) == parsed
+
+
+def test_integer_labels_spread_far_apart_keep_their_order(tmp_path):
+    rng = np.random.default_rng(2)
+    a = rng.integers(0, 30, 3000)
+    b = (a + rng.integers(1, 30, 3000)) % 30
+    a[-5:] = 10**15 + np.arange(5)
+    path = tmp_path / "spread.csv"
+    path.write_text("winner,loser\n" + "".join(f"{x},{y}\n" for x, y in zip(a, b, strict=True)))
+    c = read_comparisons(path, aggregate=False, block_size=512).comparisons
+    labels = np.unique(np.concatenate([a, b]))
+    assert c.labels.tolist() == [str(v) for v in labels]
+    np.testing.assert_array_equal(c.i, np.searchsorted(labels, a))
+    np.testing.assert_array_equal(c.j, np.searchsorted(labels, b))
+
+
+def test_reading_simple_text_does_not_import_pyarrow_or_pandas(tmp_path):
+    path = tmp_path / "plain.csv"
+    path.write_text("winner,loser\nteam a,2\n2,3\n3,team a\n")
+    code = (
+        "import sys; from dprank.inputs import read_comparisons; "
+        f"t = read_comparisons({str(path)!r}); "
+        "assert t.n_rows == 3, t; print('pyarrow' in sys.modules, 'pandas' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False False"
