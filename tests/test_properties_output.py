@@ -9,24 +9,23 @@ fake ``snakemake`` object and a stand-in scheduler class). The same two kinds of
 defining property (a win matrix counts the comparisons, a tolerance is its formula, a
 runtime table counts the benchmark files, what a ledger records is what it lists).
 Files go to one temporary folder of this module; the real data sets are read from the
-data mirror (``$DPRANK_DATA_MIRROR``, else ``../shared/data``), and the cases that need
-it are skipped without one.
+data folder of tests/_data.py (``$DPRANK_DATA_MIRROR``, or the data downloaded), and the
+cases that need it are skipped without one.
 """
 
 from __future__ import annotations
 
 import hashlib
 import itertools
-import os
 import tempfile
 import threading
 import types
 from functools import cache
 from pathlib import Path
 
+import _data
 import numpy as np
 import pandas as pd
-import pytest
 from hypothesis import strategies as st
 from test_properties import NAN, kw, property_tests, registry
 
@@ -66,12 +65,8 @@ def _fresh(stem: str) -> Path:
 
 
 def _mirror() -> Path:
-    """The data mirror; skips the test without one (as tests/test_datasets.py does)."""
-    env = os.environ.get(datasets.ENV_VAR)
-    for path in ([Path(env)] if env else []) + [ROOT.parent / "shared" / "data"]:
-        if path.is_dir():
-            return path
-    pytest.skip(f"no data mirror: set {datasets.ENV_VAR} or provide ../shared/data")
+    """The real data sets' folder; skips the test without one (tests/_data.py)."""
+    return _data.mirror()
 
 
 def _strategy(builder):
