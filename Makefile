@@ -84,7 +84,7 @@ docs: setup
 ## and after `snakemake benchmark` the default method of each privacy level.
 docs-includes: setup
 	$(if $(wildcard results/comparison/paper_b2_summary.csv),$(BIN)/snakemake --cores 1 docs_includes)
-	$(BIN)/python -m dprank.docs_includes
+	$(BIN)/python -m dprank.docs_generate
 
 format: setup
 	$(BIN)/ruff check --fix .

@@ -61,7 +61,7 @@ def test_committed_include_is_a_table(name):
     parse_table(text)
 
 
-#: Includes generated from the code, not from a run's results (python -m dprank.docs_includes)
+#: Includes generated from the code, not from a run's results (python -m dprank.docs_generate)
 CODE_INCLUDES = [
     "cli_rank",
     "cli_privatize",
@@ -239,13 +239,13 @@ def test_runtime_table_from_benchmark_files(tmp_path):
 
 def test_synopses_are_the_argument_parsers():
     """docs/includes/cli_*.md are what `dprank SUBCOMMAND --help` prints now (a flag added to
-    the parser and not to the docs fails here: run python -m dprank.docs_includes)."""
-    from dprank.docs_includes import _code_includes, cli_synopses
+    the parser and not to the docs fails here: run python -m dprank.docs_generate)."""
+    from dprank.docs_generate import _code_includes, cli_synopses
 
     files = _code_includes(ROOT)
     assert {p.stem for p in files} == {f"cli_{n}" for n in cli_synopses() if n != "dprank"}
     for path, text in files.items():
-        assert path.read_text() == text, f"{path.name} is stale: run python -m dprank.docs_includes"
+        assert path.read_text() == text, f"{path.name} is stale: run python -m dprank.docs_generate"
     rank = (DOCS / "includes" / "cli_rank.md").read_text()
     from dprank.cli import build_parser
 

@@ -7,7 +7,7 @@ it is marked with the name::
 
     At paper scale the report is <!--v:report_size-->14.9 MB<!--/v-->.
 
-(an HTML comment: invisible on GitHub and in the site). ``python -m dprank.docs_includes``
+(an HTML comment: invisible on GitHub and in the site). ``python -m dprank.docs_generate``
 (part of ``make docs-includes``) measures every value whose source is present (the derived
 values always; a run's values from ``results/``, where :data:`MEASURES` finds them), keeps the
 others as last measured, and rewrites every marked place from ``values.yaml``;
@@ -66,12 +66,12 @@ KINDS = ("derived", "results", "timed", "quoted")
 
 _HEADER = """\
 # Every number the README and docs/ quote from a run, a benchmark or the code, by name.
-# Generated and kept by `python -m dprank.docs_includes` (make docs-includes): derived values
+# Generated and kept by `python -m dprank.docs_generate` (make docs-includes): derived values
 # are recomputed on every call, results and timed values when their run's files are present;
 # quoted values are copied from the output of the command in `source`. The pages mark each
 # place that quotes a value as <!--v:NAME-->VALUE<!--/v-->; tests/test_docs.py checks that
 # every marked place equals its value here. Edit a value here (never in a page), then run
-# `python -m dprank.docs_includes` to rewrite the pages.
+# `python -m dprank.docs_generate` to rewrite the pages.
 """
 
 
@@ -92,6 +92,8 @@ def format_duration(seconds: float) -> str:
 def format_bytes(size: float, unit: str = "MB") -> str:
     """``size`` bytes in decimal megabytes (``"14.9 MB"``, ``"161 MB"``)."""
     size = _checks.real(size, "size")
+    if not 0 <= size < float("inf"):
+        raise ValueError(f"size must be finite and >= 0, got {size}")
     if unit != "MB":
         raise ValueError(f"unit must be 'MB', got {unit!r}")
     mb = size / 1e6
@@ -129,10 +131,19 @@ def load_values(path: str | Path) -> dict[str, dict]:
     return data
 
 
+def _check_entries(values, name: str) -> None:
+    """``values`` maps names to entries with a one-line text ``value`` (:func:`load_values`)."""
+    _checks.mapping(values, name)
+    for key, entry in values.items():
+        _checks.mapping(entry, f"{name}[{key!r}]", ("value",))
+        if not isinstance(entry["value"], str) or "\n" in entry["value"]:
+            raise ValueError(f"{name}[{key!r}]['value'] must be one line of text")
+
+
 def write_values(path: str | Path, values: Mapping[str, Mapping]) -> None:
     """Write ``values`` (as :func:`load_values` returns them) sorted by name, atomically."""
     _checks.path(path, "path")
-    _checks.mapping(values, "values")
+    _check_entries(values, "values")
     import yaml
 
     body = yaml.safe_dump(
@@ -165,7 +176,7 @@ def apply_values(text: str, values: Mapping[str, Mapping]) -> str:
         If a marked place names no value (the message names it).
     """
     _checks.text(text, "text")
-    _checks.mapping(values, "values")
+    _check_entries(values, "values")
 
     def replace(m: re.Match) -> str:
         name = m["name"]
@@ -180,12 +191,14 @@ def documentation_files(root: str | Path) -> list[Path]:
     """README.md, CHANGELOG.md and every Markdown page under ``docs/`` (the includes too)."""
     _checks.path(root, "root")
     root = Path(root)
-    return [root / "README.md", root / "CHANGELOG.md", *sorted((root / "docs").rglob("*.md"))]
+    pages = [root / "README.md", root / "CHANGELOG.md", *sorted((root / "docs").rglob("*.md"))]
+    return [page for page in pages if page.is_file()]
 
 
 def stale_marks(root: str | Path, values: Mapping[str, Mapping]) -> list[str]:
     """One line per marked place that differs from its value or names none (empty: all current)."""
-    _checks.mapping(values, "values")
+    _checks.path(root, "root")
+    _check_entries(values, "values")
     problems = []
     for path in documentation_files(root):
         text = path.read_text()
@@ -489,7 +502,7 @@ def measure_values(
     dict
         The new values (a copy; ``values`` is not changed).
     """
-    _checks.mapping(values, "values")
+    _check_entries(values, "values")
     _checks.path(root, "root")
     _checks.path(results, "results")
     root, results = Path(root), Path(results)
@@ -558,7 +571,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m dprank.docs_values",
         description="Time a command and record it as a value the documentation quotes "
-        "(results/measured/NAME.json; python -m dprank.docs_includes then writes it into "
+        "(results/measured/NAME.json; python -m dprank.docs_generate then writes it into "
         "docs/includes/values.yaml and the pages).",
     )
     sub = parser.add_subparsers(dest="action", required=True)
