@@ -29,7 +29,7 @@ wheelhouse:
 	$(PYTHON) -m venv $(WHEELHOUSE)/.pip
 	$(WHEELHOUSE)/.pip/bin/python -m pip wheel --quiet --wheel-dir $(WHEELHOUSE) \
 		-c requirements/constraints.txt '.[dev,bench,slurm,docs]' 'setuptools>=77' wheel
-	rm -rf $(WHEELHOUSE)/.pip $(WHEELHOUSE)/dprank-*.whl
+	rm -rf $(WHEELHOUSE)/.pip $(WHEELHOUSE)/dprank-*.whl build  # build/: pip's wheel of dprank
 
 ## Reproduce every figure and table at paper scale (results/), then the HTML report.
 reproduce: setup
