@@ -8,7 +8,7 @@ CORES ?= all
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup reproduce report smoke test slurm-test lint docs docs-includes format bench clean
+.PHONY: setup wheelhouse reproduce report smoke test slurm-test lint docs docs-includes format bench clean
 
 setup: $(STAMP)
 
@@ -20,6 +20,16 @@ $(STAMP): pyproject.toml setup.py requirements/constraints.txt $(wildcard src/na
 	$(BIN)/python -m pip install --quiet -c requirements/constraints.txt -e '.[dev,bench,slurm,docs]'
 	$(BIN)/python -m dprank._snakemake_configfile  # a missing --configfile: one line, not a traceback
 	touch $@
+
+## Every wheel `make setup` installs (and the build backend) into wheelhouse/, with network:
+## on a machine without network (same platform and Python), beside a copy of the repository,
+## PIP_NO_INDEX=1 PIP_FIND_LINKS=wheelhouse make test installs from there (README, "Offline").
+WHEELHOUSE ?= wheelhouse
+wheelhouse:
+	$(PYTHON) -m venv $(WHEELHOUSE)/.pip
+	$(WHEELHOUSE)/.pip/bin/python -m pip wheel --quiet --wheel-dir $(WHEELHOUSE) \
+		-c requirements/constraints.txt '.[dev,bench,slurm,docs]' 'setuptools>=77' wheel
+	rm -rf $(WHEELHOUSE)/.pip $(WHEELHOUSE)/dprank-*.whl build  # build/: pip's wheel of dprank
 
 ## Reproduce every figure and table at paper scale (results/), then the HTML report.
 reproduce: setup
@@ -68,10 +78,14 @@ lint: setup
 docs: setup
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
-## After a full run: rewrite docs/includes/*.md (timings, agreement, audit, deviations) from
-## results/; then commit them (git add docs/includes && git commit).
+## Rewrite the documentation's generated parts, then commit them (git add docs src/dprank
+## README.md): after a full run, docs/includes/*.md (timings, agreement, audit, deviations)
+## from results/; always the command's synopses and the values the pages quote
+## (docs/includes/values.yaml: derived ones, and those the run's files in results/ measure),
+## and after `snakemake benchmark` the default method of each privacy level.
 docs-includes: setup
-	$(BIN)/snakemake --cores 1 docs_includes
+	$(if $(wildcard results/comparison/paper_b2_summary.csv),$(BIN)/snakemake --cores 1 docs_includes)
+	$(BIN)/python -m dprank.docs_generate
 
 format: setup
 	$(BIN)/ruff check --fix .

@@ -1,4 +1,5 @@
-"""Rule ``benchmark_tables``: eps-threshold table, per-method timing and notes, findings.
+"""Rule ``benchmark_tables``: eps-threshold table, per-method timing and notes, the default
+method of each privacy level (dprank.default_methods), findings.
 
 The CSVs keep the registry's method names; the printed tables (``.md``, ``.tex``
 and the report's HTML pages) and the findings call each method by its label."""
@@ -8,6 +9,7 @@ import json
 
 import pandas as pd
 
+from dprank.default_methods import ranking
 from dprank.io import atomic_path, read_csv, write_csv
 from dprank.studies import benchmark as bm
 from dprank.tables import to_html, to_latex, to_markdown
@@ -51,6 +53,29 @@ with job_logger(snakemake) as log:
     with atomic_path(snakemake.output.timing_html) as tmp:
         timing = bm.timing_frame(shown)
         tmp.write_text(to_html(timing, timing_caption, note=False, title="Benchmark: timing"))
+    defaults = ranking(summary)
+    write_csv(snakemake.output.defaults, defaults)
+    defaults_caption = (
+        "The default method of each privacy level of dprank rank: the methods of a level are "
+        "ranked by mean Kendall distance in every cell (data set, eps per user) and scored by "
+        "their mean rank; the default is the best method that may be one. python -m "
+        "dprank.docs_includes writes it into the command (src/dprank/_default_methods.py)."
+    )
+    shown_defaults = pd.DataFrame(
+        {
+            "privacy": defaults["privacy"],
+            "method": defaults["label"],
+            "mean rank in its level": defaults["mean_rank"].map("{:.2f}".format),
+            "mean Kendall distance": defaults["mean_kendall"].map("{:.3f}".format),
+            "cells": defaults["cells"].astype(str),
+            "may be a default": defaults["candidate"].map({True: "yes", False: "no"}),
+            "default": defaults["default"].map({True: "default", False: ""}),
+        }
+    ).set_index(["privacy", "method"])
+    with atomic_path(snakemake.output.defaults_html) as tmp:
+        tmp.write_text(
+            to_html(shown_defaults, defaults_caption, note=False, title="Benchmark: defaults")
+        )
     max_eps = max(job["epsilon"])
     findings = [bm.finding(d, table, summary, max_eps, labels) for d in job["datasets"]]
     for n in shown[shown["status"] != "ok"].itertuples():

@@ -1,5 +1,5 @@
-"""Rule ``report_page``: a CSV output (comparison summary, audit, runtime) as an HTML table,
-so that the report shows it inline."""
+"""Rules ``report_page_<page>``: a CSV output (comparison summary, audit, runtime) as an
+HTML table, so that the report shows it inline."""
 
 from dprank.io import atomic_path, read_csv
 from dprank.report import csv_page
@@ -9,4 +9,4 @@ with job_logger(snakemake) as log:
     frame = read_csv(snakemake.input.csv)
     with atomic_path(snakemake.output[0]) as tmp:
         tmp.write_text(csv_page(frame, snakemake.params.caption, snakemake.params.notes))
-    log.info("%s: %d rows", snakemake.wildcards.page, len(frame))
+    log.info("%s: %d rows", snakemake.params.page, len(frame))

@@ -97,8 +97,8 @@ def test_top_k_and_errors():
         dprank.rank(frame, privacy="individual", epsilon=1, max_per_user=2)
     with pytest.raises(InputError, match="no 'user' column"):
         dprank.rank(frame, privacy="individual", epsilon=1, max_per_user=2, items_from_data=True)
-    with pytest.raises(ValueError, match="btl"):
-        dprank.rank(frame, privacy="edge", epsilon=1, model="tm")
+    with pytest.raises(ValueError, match="btl"):  # Algorithm 1's perturbed MLE
+        dprank.rank(frame, privacy="edge", epsilon=1, method="mle", model="tm")
 
 
 def test_disconnected_graph_warns_with_the_number_of_components():
@@ -109,8 +109,12 @@ def test_disconnected_graph_warns_with_the_number_of_components():
 
 
 def test_method_names():
-    assert method_name("edge") == "edge_mle"
-    assert method_name("local") == "local_adrr"
+    """Without a method, the level's default (dprank._default_methods, from the benchmark)."""
+    from dprank._default_methods import DEFAULT_METHOD
+
+    assert method_name("edge") == f"edge_{DEFAULT_METHOD['edge']}"
+    assert method_name("local") == f"local_{DEFAULT_METHOD['local']}"
+    assert method_name("edge", "mle") == "edge_mle"
     assert method_name("none", "counts") == "nonprivate_counts"
     assert method_name("individual", "counts", as_published=True) == (
         "individual_counts_as_published"

@@ -274,9 +274,6 @@ def _snakemake(cwd: Path, *args: str) -> subprocess.CompletedProcess:
 
     env = dict(os.environ)
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
-    mirror = Path(env.get("DPRANK_DATA_MIRROR", ROOT.parent / "shared" / "data"))
-    if mirror.is_dir():
-        env["DPRANK_DATA_MIRROR"] = str(mirror.resolve())
     return subprocess.run(
         [sys.executable, "-m", "snakemake", *args], cwd=cwd, env=env,
         capture_output=True, text=True, check=False,
@@ -295,7 +292,7 @@ TINY = {
 
 
 @pytest.mark.workflow
-def test_benchmark_workflow_runs_the_example_and_isolates_a_broken_method(tmp_path):
+def test_benchmark_workflow_runs_the_example_and_isolates_a_broken_method(tmp_path, mirror):
     repo = _copy(tmp_path / "repo")
     (repo / "brokenmod.py").write_text(
         "def fit(c, eps, rng, **_):\n    raise RuntimeError('boom')\n"

@@ -1,8 +1,8 @@
 """The dprank command end to end: every subcommand, the real data, bad input, reproducibility.
 
-The real data sets are exported with ``dprank datasets export`` from the data mirror
-(``$DPRANK_DATA_MIRROR``, else ``../shared/data`` beside the repository); those
-tests are skipped without one.
+The real data sets are exported with ``dprank datasets export`` from the data folder of
+the fixture ``mirror`` (tests/_data.py: ``$DPRANK_DATA_MIRROR``, or the data downloaded);
+those tests are skipped without it.
 """
 
 from __future__ import annotations
@@ -29,15 +29,6 @@ def run(argv, capsys) -> tuple[int, str, str]:
     code = main([str(a) for a in argv])
     out, err = capsys.readouterr()
     return code, out, err
-
-
-@pytest.fixture(scope="session")
-def mirror() -> Path:
-    env = os.environ.get(ENV_VAR)
-    for path in [Path(env)] if env else [ROOT.parent / "shared" / "data"]:
-        if path.is_dir():
-            return path
-    pytest.skip(f"no data mirror: set {ENV_VAR} or provide ../shared/data")
 
 
 @pytest.fixture(scope="session")
@@ -640,6 +631,7 @@ def test_unwritable_output_is_a_usage_error(tmp_path, capsys):
 def test_intervals_columns_and_rejections(synthetic, tmp_path, capsys):
     out = tmp_path / "r.csv"
     argv = ["rank", synthetic, "--privacy", "edge", "--epsilon", 4, "--top-k", 3]
+    argv += ["--method", "mle"]  # Algorithm 1 (the default is the benchmark's best)
     code, _, err = run([*argv, "--intervals", 0.9, "--out", out], capsys)
     assert code == 0, err
     frame = pd.read_csv(out)

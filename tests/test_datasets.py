@@ -1,8 +1,9 @@
 """Real data: the registry, the verified fetch (mirror and download), readers and win matrices.
 
-Everything runs offline. The data mirror is ``$DPRANK_DATA_MIRROR`` or ``../shared/data``
-beside the repository; the tests that need it are skipped when neither exists. Downloads
-are either blocked (``pooch.retrieve`` patched to fail) or served from 127.0.0.1.
+The tests that need the real files take them from the fixture ``mirror`` (tests/_data.py:
+``$DPRANK_DATA_MIRROR``, or the data downloaded once) and are skipped without it. The
+downloads tested here are either blocked (``pooch.retrieve`` patched to fail) or served
+from 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ import dataclasses
 import functools
 import http.server
 import io
-import os
 import shutil
 import tarfile
 import threading
@@ -54,21 +54,6 @@ ALL_DATASETS = {"cems", "immig", "car_preferences", "movielens_latest_small"}
 @pytest.fixture(scope="session")
 def registry():
     return load_registry(REGISTRY_PATH)
-
-
-@pytest.fixture(scope="session")
-def mirror() -> Path:
-    """The shared data mirror: $DPRANK_DATA_MIRROR, else ../shared/data beside the repository."""
-    env = os.environ.get(ENV_VAR)
-    candidates = [Path(env)] if env else []
-    candidates.append(ROOT.parent / "shared" / "data")
-    for path in candidates:
-        if path.is_dir():
-            return path
-    pytest.skip(
-        f"no data mirror: set {ENV_VAR} or provide ../shared/data beside the repository "
-        f"(looked in {[str(p) for p in candidates]})"
-    )
 
 
 def copy_mirror(mirror: Path, dest: Path, names: list[str]) -> Path:

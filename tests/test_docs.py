@@ -2,6 +2,7 @@
 writes them from results, and the API reference covers every public module."""
 
 import re
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -64,11 +65,25 @@ def test_committed_include_is_a_table(name):
     parse_table(text)
 
 
+#: Includes generated from the code, not from a run's results (python -m dprank.docs_generate)
+CODE_INCLUDES = [
+    "cli_rank",
+    "cli_privatize",
+    "cli_datasets",
+    "cli_methods",
+    "cli_ledger",
+    "default_methods",
+    "benchmark_findings",
+]
+
+
 def test_every_include_is_embedded_and_exists():
     embedded = set()
     for page in DOCS.glob("*.md"):
         embedded |= set(re.findall(r'--8<-- "includes/(\w+)\.md"', page.read_text()))
-    assert embedded == set(INCLUDES)
+    assert embedded == set(INCLUDES) | set(CODE_INCLUDES)
+    for name in CODE_INCLUDES:
+        assert (DOCS / "includes" / f"{name}.md").is_file(), name
 
 
 def test_committed_includes_agree_with_each_other():
@@ -220,3 +235,115 @@ def test_runtime_table_from_benchmark_files(tmp_path):
     (bench / "paper_b2/timing/timing.tsv").write_text("s\th:m:s\tmax_rss\n57.6\t0:00:57\t256.7\n")
     _, rows = parse_table(runtime_paper_b2_table(section, items, bench, chunk_size=6))
     assert rows == [["`timing`", "Fig. 10", "1", "58", "257"]]
+
+
+# ---------------------------------------------------------------------------
+# what needs no run: the command's synopses and the values the pages quote
+
+
+def test_synopses_are_the_argument_parsers():
+    """docs/includes/cli_*.md are what `dprank SUBCOMMAND --help` prints now (a flag added to
+    the parser and not to the docs fails here: run python -m dprank.docs_generate)."""
+    from dprank.docs_generate import _code_includes, cli_synopses
+
+    files = _code_includes(ROOT)
+    assert {p.stem for p in files} == {f"cli_{n}" for n in cli_synopses() if n != "dprank"}
+    for path, text in files.items():
+        assert path.read_text() == text, f"{path.name} is stale: run python -m dprank.docs_generate"
+    rank = (DOCS / "includes" / "cli_rank.md").read_text()
+    from dprank.cli import build_parser
+
+    sub = next(
+        a for a in build_parser()._actions if getattr(a, "choices", None) and "rank" in a.choices
+    )
+    for action in sub.choices["rank"]._actions:
+        for flag in action.option_strings:
+            if action.help != "==SUPPRESS==" and flag.startswith("--") and flag != "--help":
+                assert flag in rank, flag
+
+
+def test_every_quoted_value_is_its_value_and_every_value_is_quoted():
+    """A number the README or a page quotes from a run is marked with its name and equals
+    docs/includes/values.yaml, so two pages cannot quote two numbers for one quantity."""
+    from dprank.docs_values import documentation_files, load_values, marked, stale_marks
+
+    values = load_values(DOCS / "includes" / "values.yaml")
+    assert stale_marks(ROOT, values) == []
+    quoted = {name for page in documentation_files(ROOT) for name, _ in marked(page.read_text())}
+    assert set(values) - quoted == set(), "values no page quotes"
+
+
+def test_derived_values_are_current():
+    """Values computed from the checkout alone (the job counts: tests/test_workflow.py)."""
+    from dprank.docs_values import MEASURES, load_values
+
+    values = load_values(DOCS / "includes" / "values.yaml")
+    for name in ("registered_methods", "b2_overlays"):
+        assert values[name]["value"] == MEASURES[name].measure(ROOT, ROOT / "results"), name
+    assert values["b2_overlays"]["value"].startswith("Figures 4, 6, 7, 8, 9, 11, 12, 13")
+
+
+def test_every_measured_value_names_its_measure():
+    from dprank.docs_values import MEASURES, load_values
+
+    for name, entry in load_values(DOCS / "includes" / "values.yaml").items():
+        if entry["kind"] == "quoted":
+            assert name not in MEASURES and entry["source"], name
+        else:
+            assert entry["kind"] == MEASURES[name].kind, name
+            assert entry["source"] == MEASURES[name].source, name
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/getting-started.md", "docs/reproducing.md"])
+def test_timings_and_sizes_of_the_first_pages_are_marked(page):
+    """Every time or size in the newcomer's pages (outside code) is a marked value; the
+    machine's memory (24 GB) and the job start-up times of docs/performance.md are the only
+    numbers with a unit left as text."""
+    text = (ROOT / page).read_text()
+    text = re.sub(r"<!--v:[a-z0-9_]+-->.*?<!--/v-->", "V", text, flags=re.S)
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    found = re.findall(r"(?<![\w.^])(\d[\d,.]*\s?(?:s|ms|min|MB|MiB|GB|GiB))\b", text)
+    allowed = {"24 GB", "0.15 s", "0.35 s", "0.75 s"}
+    assert set(found) - allowed == set()
+
+
+def test_values_are_measured_from_a_run(tmp_path):
+    """The results and timed values come out of a run's files; nothing else is touched."""
+    from dprank.docs_values import MEASURES, load_values, measure_values, time_command
+
+    results = tmp_path / "results"
+    (results / "comparison").mkdir(parents=True)
+    _summary([("Figure 1", 10, 9, 10, 9, 0.1), ("Figure 10", 5, 2, 5, 2, 0.2)]).to_csv(
+        results / "comparison/paper_a_edge_summary.csv", index=False
+    )
+    _summary([("Figure 8", 4, 4, 4, 4, 0.0)]).to_csv(
+        results / "comparison/paper_a_individual_summary.csv", index=False
+    )
+    (results / "report.html").write_bytes(b"x" * 2_345_678)
+    record = time_command("smoke_run", [sys.executable, "-c", "pass"], results)
+    assert record["returncode"] == 0 and record["wall_seconds"] > 0
+    values = load_values(DOCS / "includes" / "values.yaml")
+    names = ["agreement_paper_a", "outside_paper_a", "outside_paper_a_items", "report_size"]
+    names += ["smoke_run_wall", "agreement_paper_b2", "cli_rank_seconds"]
+    new = measure_values(values, ROOT, results, names=names)
+    assert new["agreement_paper_a"]["value"] == "15 / 19"
+    assert new["outside_paper_a"]["value"] == "4"
+    assert new["outside_paper_a_items"]["value"] == "Figure 1 (1), Figure 10 (3)"
+    assert new["report_size"]["value"] == "2.3 MB"
+    assert new["smoke_run_wall"]["value"].endswith(" s")
+    for name in ("agreement_paper_b2", "cli_rank_seconds", "full_run_wall"):  # no source here
+        assert new[name] == values[name], name
+    assert MEASURES["smoke_run_wall"].kind == "timed"
+    failed = time_command("full_run", [sys.executable, "-c", "raise SystemExit(3)"], results)
+    assert failed["returncode"] == 3 and not (results / "measured/full_run.json").exists()
+
+
+def test_marks_are_rewritten_and_unknown_names_refused():
+    from dprank.docs_values import apply_values, marked
+
+    values = {"a": {"value": "2 s", "kind": "quoted", "source": "x"}}
+    text = "took <!--v:a-->1 s<!--/v--> and <!--v:a-->3 s<!--/v-->"
+    assert apply_values(text, values) == "took <!--v:a-->2 s<!--/v--> and <!--v:a-->2 s<!--/v-->"
+    assert marked(text) == [("a", "1 s"), ("a", "3 s")]
+    with pytest.raises(KeyError, match=r"'b' is not in values\.yaml"):
+        apply_values("<!--v:b-->1<!--/v-->", values)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
@@ -24,18 +23,9 @@ ROOT = Path(__file__).resolve().parents[1]
 METRICS = {"kendall_tau_K", "topK_hamming_HK_K=10", "l2_over_sqrt_m", "linf", "eps", "converged"}
 
 
-def _ratings_file() -> Path:
-    env = os.environ.get("DPRANK_DATA_MIRROR")
-    for base in ([Path(env)] if env else []) + [ROOT.parent / "shared" / "data"]:
-        path = base / "movielens_latest_small" / "ratings.csv"
-        if path.is_file():
-            return path
-    pytest.skip("MovieLens data not found (../shared/data/movielens_latest_small/ratings.csv)")
-
-
 @pytest.fixture(scope="module")
-def path() -> Path:
-    return _ratings_file()
+def path(mirror) -> Path:
+    return mirror / "movielens_latest_small" / "ratings.csv"
 
 
 @pytest.fixture(scope="module")

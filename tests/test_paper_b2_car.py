@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
@@ -26,17 +25,9 @@ ROOT = Path(__file__).resolve().parents[1]
 M, P = 10, 45
 
 
-def _car_folder() -> Path:
-    env = os.environ.get("DPRANK_DATA_MIRROR")
-    for base in ([Path(env)] if env else []) + [ROOT.parent / "shared" / "data"]:
-        if (base / "car_preferences" / "prefs1.csv").is_file():
-            return base / "car_preferences"
-    pytest.skip("car preference data not found (../shared/data/car_preferences)")
-
-
 @pytest.fixture(scope="module")
-def folder() -> Path:
-    return _car_folder()
+def folder(mirror) -> Path:
+    return mirror / "car_preferences"
 
 
 @pytest.fixture(scope="module")

@@ -9,33 +9,37 @@ fake ``snakemake`` object and a stand-in scheduler class). The same two kinds of
 defining property (a win matrix counts the comparisons, a tolerance is its formula, a
 runtime table counts the benchmark files, what a ledger records is what it lists).
 Files go to one temporary folder of this module; the real data sets are read from the
-data mirror (``$DPRANK_DATA_MIRROR``, else ``../shared/data``), and the cases that need
-it are skipped without one.
+data folder of tests/_data.py (``$DPRANK_DATA_MIRROR``, or the data downloaded), and the
+cases that need it are skipped without one.
 """
 
 from __future__ import annotations
 
 import hashlib
 import itertools
-import os
+import sys
 import tempfile
 import threading
 import types
 from functools import cache
 from pathlib import Path
 
+import _data
 import numpy as np
 import pandas as pd
-import pytest
 from hypothesis import strategies as st
 from test_properties import NAN, kw, property_tests, registry
 
 from dprank import (
+    _default_methods,
     _papers,
     cli,
     compare,
     datasets,
+    default_methods,
+    docs_generate,
     docs_includes,
+    docs_values,
     exports,
     ledger,
     realdata,
@@ -46,6 +50,7 @@ from dprank import (
 )
 from dprank import ledger as _ledger
 from dprank.comparisons import Comparisons
+from dprank.methods import all_methods
 
 ROOT = Path(__file__).resolve().parents[1]
 _TMP = tempfile.TemporaryDirectory(prefix="dprank-properties-output-")
@@ -66,12 +71,8 @@ def _fresh(stem: str) -> Path:
 
 
 def _mirror() -> Path:
-    """The data mirror; skips the test without one (as tests/test_datasets.py does)."""
-    env = os.environ.get(datasets.ENV_VAR)
-    for path in ([Path(env)] if env else []) + [ROOT.parent / "shared" / "data"]:
-        if path.is_dir():
-            return path
-    pytest.skip(f"no data mirror: set {datasets.ENV_VAR} or provide ../shared/data")
+    """The real data sets' folder; skips the test without one (tests/_data.py)."""
+    return _data.mirror()
 
 
 def _strategy(builder):
@@ -1080,6 +1081,205 @@ case(
     lambda text, kw: len(text.strip().splitlines()) == 2 + len(kw["entries"]),
     entries=BAD_ENTRIES,
     summaries=["x", 3],
+)
+
+# ------------------------------------------------------------------------ the default methods
+_LEVEL_METHODS = {
+    "edge": ["edge_mle", "edge_counts", "edge_noisy_obj", "edge_one_shot"],
+    "local": ["local_adrr", "local_classic_rr", "local_laplace"],
+}
+
+
+def _benchmark_summary(draw):
+    """A benchmark summary: mean Kendall distances per (dataset, eps) of some methods."""
+    rows = []
+    for names in _LEVEL_METHODS.values():
+        methods_ = draw(st.lists(st.sampled_from(names), min_size=1, unique=True))
+        for method in methods_:
+            for dataset in ("d1", "d2"):
+                for eps in (1.0, 4.0):
+                    mean = draw(st.floats(0, 1))
+                    rows.append(
+                        {"dataset": dataset, "method": method, "accounting": "user", "eps": eps}
+                        | {"metric": "kendall", "mean": mean}
+                    )
+    return pd.DataFrame(rows)
+
+
+def _check_ranking(table, kw):
+    ok = set(table["privacy"]) <= set(default_methods.LEVELS)
+    for _, level in table.groupby("privacy"):
+        ok &= list(level["mean_rank"]) == sorted(level["mean_rank"])
+        ok &= int(level["default"].sum()) == int(level["candidate"].any())
+    return ok
+
+
+BAD_LEVEL = ["central", None, 3]
+case(
+    default_methods.candidates,
+    kw(privacy=st.sampled_from(list(default_methods.LEVELS))),
+    lambda names, kw: names and all(n in {m.name for m in all_methods()} for n in names),
+    privacy=BAD_LEVEL,
+)
+case(
+    default_methods.ranking,
+    lambda draw: {"summary": _benchmark_summary(draw)},
+    _check_ranking,
+    summary=[*BAD_FRAME, pd.DataFrame({"method": ["edge_mle"]})],
+)
+
+
+def _ranking_args(draw):
+    table = default_methods.ranking(_benchmark_summary(draw))
+    choices = [
+        p for p in table["privacy"].unique() if table[table["privacy"] == p]["candidate"].any()
+    ]
+    return {"table": table, "privacy": draw(st.sampled_from(choices))}
+
+
+case(
+    default_methods.choose,
+    _ranking_args,
+    lambda name, kw: name in default_methods.candidates(kw["privacy"]),
+    table=[*BAD_FRAME, pd.DataFrame({"privacy": ["edge"]})],
+    privacy=BAD_LEVEL,
+)
+case(
+    report.natural_key,
+    kw(
+        name=st.lists(st.integers(0, 20), min_size=2, max_size=2).map(lambda v: f"fig{v[0]}_{v[1]}")
+    ),
+    lambda key, kw: key == report.natural_key(kw["name"]),
+)
+
+# ------------------------------------------------------------------------ the quoted values
+_VALUES = {"a": {"value": "2 s", "kind": "quoted", "source": "x"}}
+BAD_VALUES = ["x", None, {"a": "x"}, {"a": {"value": 3}}, {"a": {"value": "1\n2"}}]
+
+
+def _values_file(draw):
+    path = _fresh("values").with_suffix(".yaml")
+    docs_values.write_values(path, _VALUES)
+    return {"path": path}
+
+
+case(
+    docs_values.format_duration,
+    kw(seconds=st.floats(0, 10_000)),
+    lambda text, kw: text.endswith(" s"),
+    seconds=[-1.0, NAN, float("inf"), "1", None],
+)
+case(
+    docs_values.format_bytes,
+    kw(size=st.integers(0, 10**10)),
+    lambda text, kw: text.endswith(" MB"),
+    size=[-1.0, NAN, float("inf"), "1", None],
+    unit=["GB", None],
+)
+case(
+    docs_values.load_values,
+    _values_file,
+    lambda values, kw: values == _VALUES,
+    path=[None, 3],
+)
+case(
+    docs_values.write_values,
+    lambda draw: {"path": _fresh("values").with_suffix(".yaml"), "values": _VALUES},
+    lambda _, kw: docs_values.load_values(kw["path"]) == _VALUES,
+    path=[None, 3],
+    values=BAD_VALUES,
+)
+case(
+    docs_values.marked,
+    kw(text=st.sampled_from(["x <!--v:a-->1 s<!--/v--> y", "none"])),
+    lambda found, kw: found == ([("a", "1 s")] if "v:a" in kw["text"] else []),
+    text=[None, 3],
+)
+case(
+    docs_values.apply_values,
+    kw(text=st.sampled_from(["x <!--v:a-->1 s<!--/v--> y", "none"]), values=st.just(_VALUES)),
+    lambda text, kw: "1 s" not in text,
+    text=[None, 3],
+    values=BAD_VALUES,
+)
+
+
+def _root(draw):
+    root = _fresh("root")
+    (root / "docs").mkdir(parents=True)
+    quoted = draw(st.sampled_from(["2 s", "1 s"]))
+    (root / "README.md").write_text(f"took <!--v:a-->{quoted}<!--/v-->\n")
+    return {"root": root, "values": _VALUES}
+
+
+case(
+    docs_values.stale_marks,
+    _root,
+    lambda problems, kw: (
+        len(problems) == ("<!--v:a-->1 s" in (kw["root"] / "README.md").read_text())
+    ),
+    root=[None, 3],
+    values=BAD_VALUES,
+)
+_LOADED = docs_values.load_values(ROOT / "docs" / "includes" / "values.yaml")
+case(
+    docs_values.measure_values,
+    lambda draw: {
+        "values": _LOADED,
+        "root": ROOT,
+        "results": _fresh("results"),
+        "names": draw(st.lists(st.sampled_from(["registered_methods", "report_size"]))),
+    },
+    lambda new, kw: set(new) == set(kw["values"]),
+    values=BAD_VALUES,
+    root=[None, 3],
+    results=[None, 3],
+    names=["abc", 3],
+)
+case(
+    docs_values.time_command,
+    lambda draw: {"name": "t", "command": [sys.executable, "-c", "pass"], "results": _fresh("r")},
+    lambda record, kw: record["returncode"] == 0 and (kw["results"] / "measured/t.json").is_file(),
+    name=[None, 3],
+    command=["python", [], [3]],
+    results=[None, 3],
+)
+
+# ------------------------------------------------------------------------ generated documentation
+case(
+    docs_generate.cli_synopses,
+    kw(width=st.integers(40, 120)),
+    lambda out, kw: "rank" in out and out["rank"].startswith("dprank rank [-h]"),
+    width=[0, 39, "80", None],
+)
+case(
+    docs_generate.synopsis_include,
+    kw(name=st.just("rank"), usage=st.just("dprank rank [-h]")),
+    lambda text, kw: text.startswith("<!--") and "```text\ndprank rank [-h]\n```" in text,
+    name=[None, 3],
+    usage=[None, 3],
+)
+case(
+    docs_generate.findings_include,
+    kw(findings=st.just("a: b.\n\nc: d.\n")),
+    lambda text, kw: text.endswith("c: d.\n"),
+    findings=[None, 3],
+)
+case(
+    docs_generate.ranking_from_module,
+    lambda draw: {"ranking_constant": _default_methods.RANKING},
+    lambda table, kw: len(table) == sum(len(v) for v in kw["ranking_constant"].values()),
+    ranking_constant=["x", None, {"edge": "x"}, {"edge": [("edge_mle", 1.0)]}],
+)
+case(
+    docs_generate.default_method_files,
+    lambda draw: {
+        "root": _fresh("root"),
+        "table": docs_generate.ranking_from_module(_default_methods.RANKING),
+    },
+    lambda files, kw: {p.name for p in files} == {"_default_methods.py", "default_methods.md"},
+    root=[None, 3],
+    table=[*BAD_FRAME, pd.DataFrame({"privacy": ["edge"]})],
 )
 
 # The smoke configuration: every Paper A figure, and the B2 experiments with a grid.

@@ -224,3 +224,45 @@ def test_csv_page_names_registered_methods_by_label():
     for name in ("edge_mle", "local_adrr"):
         assert name not in page and f">{get_method(name).label}<" in page
     assert ">Laplace<" in page  # not a registered name: as written
+
+
+def test_runtime_stages_in_natural_order(tmp_path):
+    """fig3 before fig10 (the report's runtime page once sorted them as text)."""
+    root = tmp_path / "benchmarks"
+    names = ["figures/paper_b2/fig10", "figures/paper_b2/fig3", "figures/paper_b2/fig14"]
+    names += ["paper_a_edge/exp10/summary", "paper_a_edge/exp2/summary", "audit/privacy"]
+    files = [_bench(root / f"{n}.tsv", 1.0, 10) for n in names]
+    stages = list(runtime_by_stage(files, root)["stage"])
+    assert stages == [
+        "audit/privacy",
+        "figures/paper_b2/fig3",
+        "figures/paper_b2/fig10",
+        "figures/paper_b2/fig14",
+        "paper_a_edge/exp2/summary",
+        "paper_a_edge/exp10/summary",
+    ]
+
+
+def test_csv_page_says_a_column_of_one_value_once_and_aligns_by_kind():
+    """The audit page fits the report's frame: a column with one value in every row goes into
+    the caption; labels wrap at spaces and long texts anywhere, numbers never wrap."""
+    from dprank.report import csv_page
+
+    frame = pd.DataFrame(
+        {
+            "audit": ["Alg. 3 counts (individual), vector", "classic RR"],
+            "method": ["individual_counts", "local_classic_rr"],
+            "mechanism": ["perturbed_mle_individual[replace, L=5] with a long name", "rr"],
+            "confidence": [0.95, 0.95],
+            "lower_bound": [1.9812, 0.98],
+            "verdict": ["VIOLATION", "consistent"],
+        }
+    )
+    page = csv_page(frame, "Privacy audit.")
+    assert "Privacy audit. In every row: confidence 0.95." in page
+    assert "<th>confidence</th>" not in page
+    assert "<td class='label'>Noisy counts (Alg. 3)</td>" in page  # words with digits
+    assert "<td class='text'>perturbed_mle_individual[replace" in page  # long: wraps anywhere
+    assert "<td class='num'>1.981</td>" in page and "<td class='num'>VIOLATION</td>" in page
+    single = csv_page(frame.iloc[:1], "One row.")  # one row: every column stays
+    assert "<th>confidence</th>" in single and "In every row" not in single

@@ -58,7 +58,6 @@ TARGET_RULES = (
 FIGURES = [f"fig{i}" for i in range(1, 9)]
 #: results_dir of .test/config.yaml: smoke runs write apart from the paper-scale results/
 SMOKE_RESULTS = "results/smoke"
-MIRROR = Path(os.environ.get("DPRANK_DATA_MIRROR", ROOT.parent / "shared" / "data")).resolve()
 
 
 def copy_repo(dest: Path) -> Path:
@@ -77,10 +76,10 @@ def copy_repo(dest: Path) -> Path:
 
 
 def _env() -> dict[str, str]:
+    """The tests' environment; the real data sets come from $DPRANK_DATA_MIRROR where a test
+    needs them (the fixture ``mirror``, tests/_data.py, sets it)."""
     env = dict(os.environ)
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
-    if MIRROR.is_dir():  # the real data sets come from the mirror (the tests run offline)
-        env["DPRANK_DATA_MIRROR"] = str(MIRROR)
     return env
 
 
@@ -121,7 +120,7 @@ def write_config(cwd: Path, edit) -> str:
 
 
 @pytest.fixture(scope="session")
-def smoke(tmp_path_factory) -> Path:
+def smoke(tmp_path_factory, mirror) -> Path:
     """A copy of the repository with the whole smoke DAG run (--cores 2).
 
     With ``DPRANK_SMOKE_MANIFEST`` set, the SHA-256 manifest of its seeded results
@@ -255,6 +254,19 @@ def test_full_config_dry_run(tmp_path):
     # Figure 8: one figure for both protocols (their means are equal there)
     single = [o for r, o in jobs if r == "plot_paper_a_single"]
     assert len(single) == 1 and "/fig8.pdf" in single[0]
+
+
+def test_quoted_job_counts_are_the_dry_runs(tmp_path):
+    """The job counts the docs quote (docs/includes/values.yaml) are what snakemake plans."""
+    from dprank.docs_values import MEASURES, load_values
+
+    cwd = copy_repo(tmp_path)
+    values = load_values(ROOT / "docs/includes/values.yaml")
+    counted = [name for name in values if values[name]["kind"] == "derived"]
+    counted = [name for name in counted if name.endswith("_jobs")]
+    assert {"paper_jobs", "smoke_jobs"} <= set(counted)
+    for name in counted:
+        assert values[name]["value"] == MEASURES[name].measure(cwd, cwd / "results"), name
 
 
 @pytest.mark.parametrize(
@@ -482,14 +494,32 @@ def _table_cells(page: str) -> list[list[str]]:
     return parser.rows
 
 
-def test_report_holds_every_figure_table_and_page(smoke):
+REPORT_STYLE = "workflow/report/style.css"
+
+
+@pytest.fixture(scope="session")
+def smoke_report(smoke) -> Path:
+    """The smoke run's report, with the studies the fixture ``smoke`` built."""
     report = smoke / "results/smoke/report.html"
-    style = "workflow/report/style.css"
-    studies = ("beyond_scale", "sensitivity", "intervals")  # built by the fixture
+    studies = ("beyond_scale", "sensitivity", "intervals")
     snakemake(
-        smoke, "--report", str(report), "--report-stylesheet", style, "all", *studies,
+        smoke, "--report", str(report), "--report-stylesheet", REPORT_STYLE, "all", *studies,
         "--configfile", ".test/config.yaml",
     )  # fmt: skip
+    return report
+
+
+def _report_variable(html: str, name: str):
+    """A JSON variable of the report's own scripts (``results``, ``categories``,
+    ``rulegraph_spec``: each in ``<script id=...>``, after the libraries)."""
+    script = {"rulegraph_spec": "rulegraph"}.get(name, name)
+    m = re.search(rf'<script id="{script}">\s*var {name} = (.*?);\s*</script>', html, flags=re.S)
+    assert m, name
+    return json.loads(m.group(1))
+
+
+def test_report_holds_every_figure_table_and_page(smoke, smoke_report):
+    report, style = smoke_report, REPORT_STYLE
     html = report.read_text()
     assert f"<style>{(smoke / style).read_text()}</style>" in html  # the stylesheet, embedded
     names = [f"fig{i}_{p}.png" for i in range(1, 8) for p in ("paper", "authors")]
@@ -517,6 +547,138 @@ def test_report_holds_every_figure_table_and_page(smoke):
     assert "B2 Table 11:" in deviations and "within" in deviations
     runtime = pd.read_csv(smoke / "results/smoke/report/runtime.csv")
     assert runtime["jobs"].sum() > 100 and (runtime["seconds_sum"] > 0).all()
+
+
+def _natural(name: str) -> list:
+    return [(0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.split(r"(\d+)", name)]
+
+
+def test_report_runtime_table_sorts_numerically(smoke_report):
+    """fig3 before fig10: the stages of the runtime page compare their numbers as numbers."""
+    rows = _table_cells(_embedded_html(smoke_report.read_text())["runtime.html"])
+    stages = [row[0] for row in rows[1:]]
+    assert len(stages) > 20 and stages == sorted(stages, key=_natural)
+    figures = [s for s in stages if s.startswith("figures/paper_b2/fig")]
+    assert figures.index("figures/paper_b2/fig3") < figures.index("figures/paper_b2/fig10")
+
+
+def test_report_comparison_captions_match_their_columns(smoke_report):
+    """A summary with a difference column says so; B1's (words and counts) has none and its
+    caption promises none."""
+    html = smoke_report.read_text()
+    pages, results = _embedded_html(html), _report_variable(html, "results")
+    captions = {Path(path).name: entry["caption"] for path, entry in results.items()}
+    for name in ("paper_a_edge.html", "paper_b2.html", "paper_b1.html"):
+        header = _table_cells(pages[name])[0]
+        has_column = "Largest |difference|" in header
+        for caption in (captions[name], pages[name].split("<table>")[0]):
+            assert ("largest absolute difference" in caption) == has_column, name
+            assert ("ours, difference," in caption) == has_column, name
+    assert "Largest |difference|" not in _table_cells(pages["paper_b1.html"])[0]
+
+
+def test_report_rule_graph_draws_each_rule_once(smoke_report):
+    """Snakemake draws a rule once per depth of the DAG at which it has jobs: the report pages
+    and the B figures come out of pipelines of different lengths, so each has its own rule."""
+    spec = _report_variable(smoke_report.read_text(), "rulegraph_spec")
+    nodes = [n["rule"] for d in spec["data"] if d["name"] == "node-data" for n in d["values"]]
+    assert len(nodes) > 30
+    repeated = sorted({n for n in nodes if nodes.count(n) > 1})
+    assert repeated == [], repeated
+    assert "plot_paper_b_figure" in nodes and "report_page_audit" in nodes
+
+
+def test_report_agreement_overview_comes_first(smoke_report):
+    """The report lists a category's subcategories by name (localeCompare): the overview of
+    "Agreement with the papers" comes before the deviations and the per-paper summaries."""
+    categories = _report_variable(smoke_report.read_text(), "categories")
+    names = sorted(categories["Agreement with the papers"], key=str.casefold)
+    assert names[0] == "All papers (overview)", names
+    assert names.index("Deviations") > 0 and len(names) >= 4
+
+
+def _chromium() -> str:
+    """Debian's chromium; absent: a skip on a developer's machine, a failure in CI."""
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    if path is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("chromium is missing: CI installs Debian's chromium (.ci/run)")
+        pytest.skip(
+            "needs Debian's chromium for the report's screenshot (apt-get install chromium)"
+        )
+    return path
+
+
+def _headless(chromium: str, profile: Path, *args: str) -> subprocess.CompletedProcess:
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+    flags += ["--no-first-run", "--disable-component-update", "--disable-sync"]
+    flags += [f"--user-data-dir={profile}", "--window-size=1400,900"]
+    return subprocess.run(
+        [chromium, *flags, *args], capture_output=True, text=True, timeout=180, check=False
+    )
+
+
+#: Injected into the audit page: its width once laid out, sent to the report around it
+_MEASURE = (
+    "<script>window.addEventListener('load', function () {"
+    "var d = document.documentElement, t = document.querySelector('table');"
+    "parent.postMessage({dprank: 1, scrollWidth: d.scrollWidth, clientWidth: d.clientWidth,"
+    " tableRight: t.getBoundingClientRect().right}, '*');});</script>"
+)
+#: Injected into the report: open the audit page as a reader does (its item, then its view)
+#: and write what the page measured into the document
+_OPEN_AUDIT = (
+    "<script>window.addEventListener('message', function (e) {"
+    "if (!e.data || !e.data.dprank) return;"
+    "var frame = document.querySelector('iframe'), pane = frame.parentElement,"
+    " root = document.documentElement;"
+    "e.data.paneScrollWidth = pane.scrollWidth; e.data.paneClientWidth = pane.clientWidth;"
+    "e.data.windowScrollWidth = root.scrollWidth; e.data.windowClientWidth = root.clientWidth;"
+    "document.title = 'dprank-measure ' + JSON.stringify(e.data);});"  # no element: no layout
+    "window.addEventListener('load', function () {"
+    "var key = Object.keys(results).find(function (k) { return /pages\\/audit\\.html$/.test(k); });"
+    "setTimeout(function () { app.showResultInfo(key); }, 300);"
+    "setTimeout(function () {"
+    "app.setView({content: 'html', contentPath: results[key].data_uri, resultPath: key});"
+    "}, 600); });</script>"
+)
+
+
+def test_report_audit_table_fits_a_1400_px_window(smoke_report, tmp_path):
+    """The audit table, opened in the report in a 1400 px window (headless Chromium), is no
+    wider than its frame: no horizontal scrolling. The screenshot is kept beside the copy."""
+    chromium = _chromium()
+    html = smoke_report.read_text()
+    results = _report_variable(html, "results")
+    key = next(k for k in results if k.endswith("pages/audit.html"))
+    uri = results[key]["data_uri"]
+    head, data = uri.split(";base64,")
+    page = base64.b64decode(data).decode().replace("</body>", _MEASURE + "</body>")
+    measured = html.replace(uri, head + ";base64," + base64.b64encode(page.encode()).decode())
+    before, end, after = measured.rpartition("</body>")  # the last: scripts hold the word too
+    measured = before + _OPEN_AUDIT + end + after
+    copy = tmp_path / "report.html"
+    copy.write_text(measured)
+    proc = _headless(
+        chromium, tmp_path / "profile", "--virtual-time-budget=15000", "--dump-dom", copy.as_uri()
+    )
+    m = re.search(r"<title>dprank-measure (.*?)</title>", proc.stdout)
+    assert m, proc.stderr[-2000:]
+    width = json.loads(m.group(1).replace("&quot;", '"'))
+    assert width["clientWidth"] > 600, width  # the frame beside the description
+    assert width["scrollWidth"] <= width["clientWidth"], f"the audit table overflows: {width}"
+    assert width["paneScrollWidth"] <= width["paneClientWidth"], f"the pane scrolls: {width}"
+    assert width["windowScrollWidth"] <= width["windowClientWidth"], f"the window scrolls: {width}"
+    shot = tmp_path / "audit-1400px.png"
+    proc = _headless(
+        chromium,
+        tmp_path / "profile2",
+        "--virtual-time-budget=15000",
+        f"--screenshot={shot}",
+        copy.as_uri(),
+    )
+    assert shot.is_file(), proc.stderr[-2000:]
+    assert int.from_bytes(shot.read_bytes()[16:20], "big") == 1400  # PNG width
 
 
 #: A small part of the smoke DAG (17 jobs, several running at once on 2 cores)
@@ -662,7 +824,12 @@ def test_editing_a_plot_script_reruns_only_figures(smoke):
         rules = {r for r, _ in planned_jobs(smoke, *SMOKE)}
     # the figures with their overlay versions (one job each) and the runtime page (which
     # reads every benchmark)
-    assert rules == {"plot_paper_a_figure", "plot_paper_a_single", "runtime_report", "report_page"}
+    assert rules == {
+        "plot_paper_a_figure",
+        "plot_paper_a_single",
+        "runtime_report",
+        "report_page_runtime",
+    }
     assert planned_jobs(smoke, *SMOKE) == []
 
 
@@ -735,11 +902,13 @@ def test_changing_one_grid_reruns_only_its_cells(smoke):
         c["items"]["paper_a"]["fig2"]["x_values"] = [0.25, 1.0]
 
     jobs = planned_jobs(smoke, "--configfile", write_config(smoke, replot))
-    assert {r for r, _ in jobs} == {"plot_paper_a_figure", "runtime_report", "report_page"}
+    assert {r for r, _ in jobs} == {"plot_paper_a_figure", "runtime_report", "report_page_runtime"}
     assert all("/fig2_" in o for r, o in jobs if r == "plot_paper_a_figure")
 
 
-def test_a_run_removes_the_temporaries_killed_jobs_left_and_the_manifest_skips_them(tmp_path):
+def test_a_run_removes_the_temporaries_killed_jobs_left_and_the_manifest_skips_them(
+    tmp_path, mirror
+):
     """kill -9 of a job leaves ``.<name>.XXXXXXXX.tmp`` beside its output (dprank.io.atomic_path):
     the next run that writes that output removes it when it starts; a temporary of an output
     the run does not write (another run may be writing it) stays, and no manifest counts it."""
@@ -761,7 +930,7 @@ def test_a_run_removes_the_temporaries_killed_jobs_left_and_the_manifest_skips_t
     assert not any(name.endswith("a1b2c3d4.tmp") for name in manifest)
 
 
-def test_a_job_reading_an_edited_or_damaged_data_file_fails_with_both_hashes(tmp_path):
+def test_a_job_reading_an_edited_or_damaged_data_file_fails_with_both_hashes(tmp_path, mirror):
     """Files of resources/data/ are checked where a job reads them, not only when fetched:
     one edited line of prefs1.csv, a truncated CEMS.rda (no raw BadGzipFile)."""
     cwd = copy_repo(tmp_path)

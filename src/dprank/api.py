@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from . import _default_methods
 from .comparisons import Comparisons
 from .inputs import InputError, comparisons_from_frame
 from .methods import PUBLIC_DETAILS, Fit, Method, all_methods, get_method
@@ -39,8 +40,9 @@ __all__ = [
 
 #: ``privacy`` values and the prefix of their methods' registry names.
 PRIVACY = {"edge": "edge", "individual": "individual", "local": "local", "none": "nonprivate"}
-#: The method used when ``method`` is not given.
-DEFAULT_METHOD = {"edge": "mle", "individual": "mle", "local": "adrr", "none": "mle"}
+#: The method used when ``method`` is not given: the best candidate of each privacy level on
+#: the benchmark of methods (:mod:`dprank.default_methods`; generated).
+DEFAULT_METHOD = _default_methods.DEFAULT_METHOD
 
 #: Budgets outside this range are refused: below it the noise scale leaves the range
 #: of float64, above it the noise grid does.

@@ -198,6 +198,8 @@ def _cmd_rank(args) -> int:
         progress.close()
     if receipt is not None and not args.quiet:
         _stderr(f"ledger {args.ledger}: {receipt.describe()}")
+    if args.method is None and not args.quiet:  # after the release: a failure says one thing
+        _stderr(_default_method_note(args.privacy, method))
     return EXIT_OK
 
 
@@ -240,6 +242,25 @@ def _rank_method(args):
         if not supports(method):
             raise UsageError(f"--intervals: method {name} has no intervals: {NO_INTERVALS[name]}")
     return name, method
+
+
+def _default_method_note(privacy: str, method) -> str:
+    """What ``rank`` says when ``--method`` was not given: the method, why, and the others.
+
+    A function of the options alone (nothing of the data), written once the release is out.
+    """
+    from .api import PRIVACY
+    from .methods import all_methods
+
+    prefix = PRIVACY[privacy] + "_"
+    short = method.name.removeprefix(prefix)
+    others = [m.name.removeprefix(prefix) for m in all_methods() if m.name.startswith(prefix)]
+    others = [o for o in others if o != short and not o.endswith("_as_published")]
+    return (
+        f"method {short} ({method.label}), the default of --privacy {privacy}: the best of "
+        f"its level on the benchmark of methods (docs/cli.md); others: --method "
+        f"{', '.join(others)}"
+    )
 
 
 def _read_rank_input(args, method, name: str, progress: _Progress):
@@ -816,11 +837,15 @@ def _add_rank_model_options(p: argparse.ArgumentParser) -> None:
         metavar="EPS",
         help="privacy budget (edge and individual; positive)",
     )
+    from ._default_methods import DEFAULT_METHOD
+
+    defaults = ", ".join(f"{level} {name}" for level, name in DEFAULT_METHOD.items())
     p.add_argument(
         "--method",
         metavar="NAME",
         help="estimator: mle|counts (edge, individual, none; edge also one_shot, noisy_obj); "
-        "adrr|debiased_rr|classic_rr|laplace|count (local). Default: mle (adrr for local)",
+        "adrr|debiased_rr|classic_rr|laplace|count (local). Default: the best of the level "
+        f"on the benchmark of methods ({defaults}; docs/cli.md)",
     )
     p.add_argument(
         "--model",

@@ -25,6 +25,9 @@ the command that measured the numbers is their first line.
 Every include starts with an HTML comment naming the command that regenerates it
 (``make docs-includes``, i.e. ``snakemake docs_includes``); ``tests/test_docs.py``
 checks that each is a well-formed, non-empty Markdown table.
+
+The parts of the documentation that need no full run (the command's synopses, the values
+the pages quote, the default methods) are written by :mod:`dprank.docs_generate`.
 """
 
 from __future__ import annotations

@@ -23,6 +23,7 @@ __all__ = [
     "csv_page",
     "deviations_html",
     "load_deviations",
+    "natural_key",
     "overview_html",
     "runtime_by_stage",
 ]
@@ -35,7 +36,8 @@ def runtime_by_stage(files: Iterable[str | Path], root: str | Path) -> pd.DataFr
 
     A stage is the benchmark file's folder relative to ``root`` with the cell
     folder removed for chunked jobs (``paper_b2/scenario1/metrics/<cell>/chunk0.tsv``
-    -> ``paper_b2/scenario1/metrics``), else the file's path without suffix.
+    -> ``paper_b2/scenario1/metrics``), else the file's path without suffix. Stages are in
+    natural order: the numbers in their names compare as numbers (``fig3`` before ``fig10``).
     """
     _checks.path(root, "root")
     if isinstance(files, (str, bytes, os.PathLike)) or not isinstance(files, Iterable):
@@ -58,13 +60,15 @@ def runtime_by_stage(files: Iterable[str | Path], root: str | Path) -> pd.DataFr
     if not rows:
         return pd.DataFrame(columns=["stage", "jobs", "seconds_sum", "seconds_max", "max_rss_mb"])
     frame = pd.DataFrame(rows)
-    out = frame.groupby("stage", sort=True).agg(
+    out = frame.groupby("stage", sort=False).agg(
         jobs=("s", "size"),
         seconds_sum=("s", "sum"),
         seconds_max=("s", "max"),
         max_rss_mb=("rss", "max"),
     )
-    return out.reset_index()
+    out = out.reset_index()
+    order = sorted(range(len(out)), key=lambda i: natural_key(out["stage"].iloc[i]))
+    return out.iloc[order].reset_index(drop=True)
 
 
 def load_deviations(path: str | Path) -> list[dict]:
@@ -153,6 +157,9 @@ def _cell(value) -> str:
 def csv_page(frame: pd.DataFrame, caption: str, notes: Iterable[str] = ()) -> str:
     """An HTML page showing a CSV output as a table (numbers to 4 significant digits).
 
+    A column that holds one value in every row (of two or more) is not shown as a column:
+    the caption ends with it (``In every row: Confidence 0.95.``).
+
     A ``method`` column's registered names are shown as their labels
     (:attr:`dprank.methods.Method.label`, what the figures and papers call them).
 
@@ -170,6 +177,13 @@ def csv_page(frame: pd.DataFrame, caption: str, notes: Iterable[str] = ()) -> st
     if "method" in frame.columns:
         frame = frame.assign(method=frame["method"].map(_method_label))
     shown = frame.map(_cell).rename(columns=lambda c: PAGE_HEADERS.get(c, str(c).replace("_", " ")))
+    # a column with one value in every row is said once, after the caption: the table keeps
+    # the columns that tell rows apart (and fits the window)
+    same = [c for c in shown.columns[1:] if len(shown) > 1 and shown[c].nunique() == 1]
+    if same:
+        every = "; ".join(f"{c} {shown[c].iloc[0]}" for c in same)
+        caption = f"{caption.rstrip()} In every row: {every}."
+        shown = shown.drop(columns=same)
     shown = shown.set_index(shown.columns[0])
     return to_html(shown, caption, sparsify=False, notes=tuple(notes))
 
@@ -226,10 +240,14 @@ def overview_html(summaries: Mapping[str, pd.DataFrame]) -> str:
     )
 
 
+def natural_key(name: object) -> tuple:
+    """A sort key in which the numbers of ``name`` compare as numbers ("fig3" < "fig10")."""
+    return tuple(
+        (0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.split(r"(\d+)", str(name))
+    )
+
+
 def _natural(frame: pd.DataFrame) -> pd.DataFrame:
     """Summary lines in natural order ("Figure 2" before "Figure 10")."""
-
-    def key(name: str):
-        return tuple(int(t) if t.isdigit() else t for t in re.split(r"(\d+)", str(name)))
-
-    return frame.iloc[sorted(range(len(frame)), key=lambda i: key(frame["figure"].iloc[i]))]
+    order = sorted(range(len(frame)), key=lambda i: natural_key(frame["figure"].iloc[i]))
+    return frame.iloc[order]

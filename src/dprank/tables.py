@@ -460,14 +460,35 @@ def to_latex(
 _HTML_STYLE = (
     "body{font-family:sans-serif;font-size:14px;margin:12px}"
     "table{border-collapse:collapse;margin-top:8px}"
-    "th,td{border:1px solid #bbb;padding:3px 8px;vertical-align:top}th.row{text-align:left}"
+    "th,td{border:1px solid #bbb;padding:3px 6px;vertical-align:top}th.row{text-align:left}"
     "th{background:#f2f2f2}td.num{text-align:right;white-space:nowrap}"
-    "td.text{text-align:left;min-width:16em;max-width:40em}"
+    "td.label{text-align:left}"
+    "td.text{text-align:left;min-width:8em;max-width:40em;overflow-wrap:anywhere}"
     "p.caption{max-width:60em}"
 )
 #: a column with a cell longer than this is text (a reason, a verdict in words): left-aligned
-#: and wrapped, so that it does not push the table past the window and squeeze the others
+#: and wrapped (anywhere: a long code name too), so that it does not push the table past the
+#: window and squeeze the others
 _TEXT_CELL = 40
+#: a number, possibly with its standard error or interval: ``0.12``, ``-3e-05``, ``0.5 (0.01)``,
+#: ``2 [1, 5]``, ``12%``
+_NUMBER = re.compile(r"\s*[-+−]?(\d[\d,]*\.?\d*|\.\d+)([eE][-+]?\d+)?%?(\s*[(\[][^)\]]*[)\]])?\s*")
+#: a cell that says nothing of its column's kind: empty, a dash, or one short word without
+#: digits (``inf``, ``> grid``, ``consistent``)
+_NEUTRAL_CELL = 12
+
+
+def _column_class(cells: Sequence[str]) -> str:
+    """``num`` (right-aligned, never wrapped), ``label`` (words: left-aligned, wrapped at
+    spaces) or ``text`` (a long cell: left-aligned, wrapped anywhere) for one column."""
+    if any(len(c) > _TEXT_CELL for c in cells):
+        return "text"
+    words = [
+        c
+        for c in cells
+        if not _NUMBER.fullmatch(c) and (any(ch.isdigit() for ch in c) or len(c) > _NEUTRAL_CELL)
+    ]
+    return "label" if words else "num"
 
 
 def to_html(
@@ -515,13 +536,14 @@ def to_html(
         out.append(f"<p class='caption'>{html.escape(text)}</p>")
     out.append("<table>")
     out.append("<tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in header) + "</tr>")
-    # a column with a long cell is text throughout (one alignment per column)
-    text_cols = {i for row in body for i, c in enumerate(row) if len(c) > _TEXT_CELL}
+    # one class, hence one alignment, per column (_column_class)
+    width = max((len(row) for row in body), default=0)
+    kinds = [_column_class([row[i] for row in body if i < len(row)]) for i in range(width)]
     for row in body:
         cells = [
             f"<th class='row'>{html.escape(c)}</th>"
             if i < n_index
-            else f"<td class='{'text' if i in text_cols else 'num'}'>{html.escape(c)}</td>"
+            else f"<td class='{kinds[i]}'>{html.escape(c)}</td>"
             for i, c in enumerate(row)
         ]
         out.append("<tr>" + "".join(cells) + "</tr>")

@@ -3,8 +3,8 @@
 #
 #   results/benchmark/{dataset}/{method}.csv, .json   benchmark_method (one job per method)
 #   results/figures/benchmark/{dataset}.{pdf,png,csv} benchmark_figure
-#   results/tables/benchmark/thresholds.{csv,md,tex}, timing.csv, findings.md,
-#   results/report/benchmark/{thresholds,timing,findings}.html (the report's pages)
+#   results/tables/benchmark/thresholds.{csv,md,tex}, timing.csv, defaults.csv, findings.md,
+#   results/report/benchmark/{thresholds,timing,defaults,findings}.html (the report's pages)
 #                                                      benchmark_tables
 # Target: benchmark (not part of rule all).
 
@@ -31,6 +31,11 @@ if workflow.is_main_process and BENCH:
 BENCH_METHODS = list(BENCH.get("methods") or [m.name for m in all_methods()]) + list(
     _bm.plugin_methods(BENCH)
 )
+#: The benchmark's data sets read from files (after their fetch) and drawn by the job itself.
+#: Their jobs have rules of their own (the same rules under other names): the report's rule
+#: graph draws a rule once per depth of the DAG at which it has jobs.
+BENCH_REAL = [d for d in BENCH_DATASETS if d in BENCH_DATA]
+BENCH_SYNTHETIC = [d for d in BENCH_DATASETS if d not in BENCH_DATA]
 
 
 rule benchmark_method:
@@ -45,7 +50,7 @@ rule benchmark_method:
     benchmark:
         R("benchmarks/benchmark/{dataset}/{method}.tsv")
     wildcard_constraints:
-        dataset="|".join(BENCH_DATASETS) or "none",
+        dataset="|".join(BENCH_SYNTHETIC) or "none",
         method="|".join(BENCH_METHODS) or "none",
     conda:
         "../../envs/estimate.yaml"
@@ -66,6 +71,12 @@ rule benchmark_method:
         root=workflow.basedir,
     script:
         "../../scripts/benchmark_method.py"
+
+
+use rule benchmark_method as benchmark_real_method with:
+    wildcard_constraints:
+        dataset="|".join(BENCH_REAL) or "none",
+        method="|".join(BENCH_METHODS) or "none",
 
 
 rule benchmark_figure:
@@ -92,11 +103,16 @@ rule benchmark_figure:
     benchmark:
         R("benchmarks/benchmark/figures/{dataset}.tsv")
     wildcard_constraints:
-        dataset="|".join(BENCH_DATASETS) or "none",
+        dataset="|".join(BENCH_SYNTHETIC) or "none",
     conda:
         "../../envs/plot.yaml"
     script:
         "../../scripts/benchmark_figure.py"
+
+
+use rule benchmark_figure as benchmark_real_figure with:
+    wildcard_constraints:
+        dataset="|".join(BENCH_REAL) or "none",
 
 
 rule benchmark_tables:
@@ -126,6 +142,14 @@ rule benchmark_tables:
             category="Benchmark",
             subcategory="tables",
             labels={"table": "timing and notes"},
+        ),
+        defaults=R("tables/benchmark/defaults.csv"),
+        defaults_html=report(
+            R("report/benchmark/defaults.html"),
+            caption="../report/benchmark.rst",
+            category="Benchmark",
+            subcategory="tables",
+            labels={"table": "default method per privacy level"},
         ),
         findings=R("tables/benchmark/findings.md"),
         html=report(

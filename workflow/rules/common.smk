@@ -548,3 +548,49 @@ def b_figure_inputs(wildcards):
     experiments = [experiments] if isinstance(experiments, str) else experiments
     name = "summary" if spec.get("type", "lines") == "lines" else "replicates"
     return [R(f"{spec['study']}/{e}/{name}.csv") for e in experiments]
+
+
+#: The report pages' captions of the comparison summaries (rules report_page_<page>)
+COMPARISON_CAPTION = (
+    "Published versus reproduced, {part}: one line per paper figure or table - cells within "
+    "tolerance / cells compared, in all and among the points the paper plots{diff}. The "
+    "cell-by-cell table (published value, ours, {cell}tolerance and how it was derived, "
+    "verdict) is results/comparison/{name}.csv."
+)
+#: The comparisons whose published values are words and counts, not numbers to subtract
+#: (B1 prints no numeric table: its Table 1 is a trend per scheme): no difference column.
+COMPARISONS_WITHOUT_DIFFERENCE = ("paper_b1",)
+
+
+def comparison_caption(label, name):
+    """The caption of a comparison summary's report page: its columns, no more."""
+    numeric = name not in COMPARISONS_WITHOUT_DIFFERENCE
+    return COMPARISON_CAPTION.format(
+        part=label,
+        name=name,
+        diff=", and the largest absolute difference" if numeric else "",
+        cell="difference, " if numeric else "",
+    )
+
+
+def b_figures_of(experiments):
+    """Wildcard constraints (bpaper, figure) matching the B figures that plot only some of
+    ``experiments``: those of a pipeline shorter than the simulations' get rules of their own
+    (figures.smk)."""
+    pairs = [
+        (paper, name)
+        for paper in B_KIND_PAPERS
+        for name, spec in PAPERS[paper]["items"].items()
+        if name.startswith("fig")
+        and "experiment" in spec
+        and set(
+            [spec["experiment"]]
+            if isinstance(spec["experiment"], str)
+            else spec["experiment"]
+        )
+        <= set(experiments)
+    ]
+    return {
+        "bpaper": "|".join(sorted({p for p, _ in pairs})) or "^$",
+        "figure": "|".join(sorted({f for _, f in pairs})) or "^$",
+    }
