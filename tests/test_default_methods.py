@@ -29,6 +29,7 @@ def test_candidates_are_the_methods_that_can_rank_any_file():
         for name in names:
             method = get_method(name)
             assert not method.needs_complete_graph and name not in NOT_A_DEFAULT
+            assert method.release_ok
     assert "edge_one_shot" not in candidates("edge")  # a complete tournament and --top-k
     assert "individual_counts_as_published" not in candidates("individual")  # 2 eps-DP
     assert "local_laplace" not in candidates("local")  # reads a Laplace release

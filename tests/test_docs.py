@@ -324,14 +324,14 @@ def test_values_are_measured_from_a_run(tmp_path):
     assert record["returncode"] == 0 and record["wall_seconds"] > 0
     values = load_values(DOCS / "includes" / "values.yaml")
     names = ["agreement_paper_a", "outside_paper_a", "outside_paper_a_items", "report_size"]
-    names += ["smoke_run_wall", "agreement_paper_b2", "cli_rank_seconds"]
+    names += ["smoke_run_wall", "agreement_paper_b2", "car_job_seconds"]
     new = measure_values(values, ROOT, results, names=names)
     assert new["agreement_paper_a"]["value"] == "15 / 19"
     assert new["outside_paper_a"]["value"] == "4"
     assert new["outside_paper_a_items"]["value"] == "Figure 1 (1), Figure 10 (3)"
     assert new["report_size"]["value"] == "2.3 MB"
     assert new["smoke_run_wall"]["value"].endswith(" s")
-    for name in ("agreement_paper_b2", "cli_rank_seconds", "full_run_wall"):  # no source here
+    for name in ("agreement_paper_b2", "car_job_seconds", "full_run_wall"):  # no source here
         assert new[name] == values[name], name
     assert MEASURES["smoke_run_wall"].kind == "timed"
     failed = time_command("full_run", [sys.executable, "-c", "raise SystemExit(3)"], results)

@@ -35,14 +35,12 @@ __all__ = [
 #: privacy level -> the prefix of its methods' registry names (as :data:`dprank.api.PRIVACY`)
 LEVELS = {"edge": "edge", "individual": "individual", "local": "local", "none": "nonprivate"}
 
-#: Registered methods that are never a default, and why. :func:`candidates` adds the methods
-#: that need a complete tournament (they cannot rank an arbitrary file) and the local methods
-#: whose release is not randomized response (what ``dprank privatize`` writes by default).
-NOT_A_DEFAULT = {
-    "individual_counts_as_published": (
-        "Algorithm 3's counts as printed are only 2 eps-DP (reached with --as-published)"
-    ),
-}
+#: Registered methods that are never a default, and why (beyond :attr:`Method.release_ok
+#: <dprank.methods.Method>` false, a release that does not give the privacy it is asked for).
+#: :func:`candidates` adds the methods that need a complete tournament (they cannot rank an
+#: arbitrary file) and the local methods whose release is not randomized response (what
+#: ``dprank privatize`` writes by default).
+NOT_A_DEFAULT: dict[str, str] = {}
 
 _COLUMNS = [
     "privacy",
@@ -77,15 +75,16 @@ def candidates(privacy: str) -> list[str]:
     """The registered methods of ``privacy`` that may be its default (registry names).
 
     This is the one place that decides eligibility: a method of the level is a candidate
-    unless :data:`NOT_A_DEFAULT` names it, it needs a complete tournament, or (local) it
-    reads a release other than randomized response.
+    unless its ``release_ok`` is false (it does not give the privacy asked for: the
+    as-published individual counts give 2 eps), :data:`NOT_A_DEFAULT` names it, it needs a
+    complete tournament, or (local) it reads a release other than randomized response.
     """
     from .methods import all_methods
 
     prefix = _level(privacy) + "_"
     out = []
     for m in all_methods():
-        if not m.name.startswith(prefix) or m.name in NOT_A_DEFAULT:
+        if not m.name.startswith(prefix) or m.name in NOT_A_DEFAULT or not m.release_ok:
             continue
         if m.needs_complete_graph:
             continue
