@@ -57,6 +57,10 @@ class Fit:
     scores_released : bool
         Whether the scores are part of the release. The one-shot method
         releases only its noisy top ``k``, in order.
+    release : object or None
+        What the method released beyond the scores, for post-processing (the ties
+        methods' :class:`dprank.private_ties.TiesRelease`: released vote counts, the
+        public design of their intervals); never written to a record.
     """
 
     scores: np.ndarray
@@ -65,6 +69,7 @@ class Fit:
     n_iter: int | None = None
     details: Mapping[str, Any] = field(default_factory=dict)
     scores_released: bool = True
+    release: Any = field(default=None, repr=False, compare=False)
 
 
 #: ``Fit.details`` keys that are functions of public parameters only (the budget, the
@@ -125,6 +130,9 @@ class Method:
         ``noise_scale(eps)``; ``individual_*``: ``(eps, L[, kappa1])``). The papers'
         studies, which draw their noise in batches on their own seeded streams, take
         the scale from here by registry name.
+    ties : bool
+        The method takes comparisons with three outcomes (``Comparisons(...,
+        ties=True)``: a tie is the outcome 1/2); the others need 0/1 outcomes.
     parts : mapping of str to callable
         The library functions the method is built from, by role, for the callers
         that need more than one ``fit`` per call: the papers' studies (batched fits
@@ -149,6 +157,7 @@ class Method:
     label: str = ""
     noise_scale: Callable[..., float] | None = None
     parts: Mapping[str, Callable[..., Any]] = field(default_factory=dict, hash=False)
+    ties: bool = False
 
     def __post_init__(self):
         if not isinstance(self.label, str):
@@ -219,7 +228,7 @@ class Method:
                 f"method {self.name} needs each user's release budget (user_epsilon)"
             )
         if self.trust_model == "central":
-            _check_binary(comparisons, self.name)
+            _check_binary(comparisons, self.name, ties=self.ties)
         if self.needs_complete_graph:
             _check_tournament(comparisons, self.name)
 
@@ -352,14 +361,22 @@ def _user_bound(c: Comparisons, rng, max_per_user, name: str) -> int:
     return L
 
 
-def _check_binary(c: Comparisons, name: str) -> None:
-    """Central mechanisms are calibrated to 0/1 outcomes and whole-number counts."""
+def _check_binary(c: Comparisons, name: str, ties: bool = False) -> None:
+    """Central mechanisms are calibrated to 0/1 outcomes (or, ``ties``, the three outcomes of
+    comparisons declared with ties) and whole-number counts."""
     if c._records_from_pairs():  # 0/1 outcomes and whole counts by construction
         return
     y = c.y
     bad = ~((y == 0) | (y == 1))
+    if ties and c.ties:
+        bad &= y != 0.5
     if np.any(bad):
         k = int(np.flatnonzero(bad)[0])
+        if c.ties and not ties:
+            raise MethodInputError(
+                f"method {name} takes two outcomes (win, loss) and these comparisons have "
+                "ties: rank them with a ties model (--model davidson) or --method ties"
+            )
         raise MethodInputError(
             f"method {name} needs outcomes 0 or 1 (its sensitivity assumes them); "
             f"record {k} has {y[k]!r}"
@@ -476,7 +493,9 @@ def release_local(
 
     ``"rr"``: classic randomized response, each comparison flipped with
     probability ``1 / (e^eps_l + 1)`` (:func:`dprank.ldp.randomized_response`);
-    a record with ``count = c`` releases ``Bin(c, p)`` flipped and ``c - Bin(c, p)``
+    ``"rr3"``: three-outcome randomized response of each comparison (votes with ties,
+    :func:`dprank.private_ties.randomized_response3`). In ``"rr"`` a record with
+    ``count = c`` releases ``Bin(c, p)`` flipped and ``c - Bin(c, p)``
     kept comparisons (the same law) as two records. ``"laplace"``: outcome plus
     ``Laplace(1 / eps_l)`` per comparison (:func:`dprank.ldp.laplace_release`;
     records with a count are expanded). Each comparison is ``eps_l``-LDP.
@@ -517,13 +536,31 @@ def release_local(
         raise MethodInputError(f"user_epsilon must hold {c.n_users} positive budgets")
     count = np.rint(c.count).astype(np.int64)
     i, j, y, user = c.i, c.j, np.asarray(c.y, dtype=np.float64), c.user
+    if mechanism == "rr3":  # three outcomes: each comparison on its own (votes with ties)
+        from .private_ties import randomized_response3
+
+        rep = np.repeat(np.arange(i.size), count)
+        i, j, user = i[rep], j[rep], user[rep]
+        codes = np.rint(2.0 * y[rep]).astype(np.int8)
+        y_out = randomized_response3(codes, eps_user[user], rng) / 2.0
+        return Comparisons(
+            n_items=c.n_items,
+            i=i,
+            j=j,
+            y=y_out,
+            count=np.ones(i.size),
+            user=user,
+            labels=c.labels,
+            user_epsilon=eps_user,
+            ties=True,
+        )
     if mechanism == "laplace":
         rep = np.repeat(np.arange(i.size), count)
         i, j, user = i[rep], j[rep], user[rep]
         y_out = laplace_release(y[rep], eps_user[user], rng)
         n_out = np.ones(i.size)
     elif mechanism != "rr":
-        raise ValueError(f"mechanism must be 'rr' or 'laplace', got {mechanism!r}")
+        raise ValueError(f"mechanism must be 'rr', 'rr3' or 'laplace', got {mechanism!r}")
     elif np.all(count == 1):
         y_out = randomized_response(y.astype(np.uint8), eps_user[user], rng).astype(np.float64)
         n_out = np.ones(i.size)

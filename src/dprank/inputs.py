@@ -181,8 +181,13 @@ def read_comparisons(
     epsilon_column: str = "epsilon",
     aggregate: bool = True,
     block_size: int | None = None,
+    both_bad: str = "tie",
 ) -> ComparisonTable:
     """Read and validate a comparison file (the input format in the module docstring).
+
+    Arena files (battles ``model_a, model_b, winner`` as CSV, TSV or JSON, and
+    per-pair count tables) are read by :func:`dprank.arena.read_arena_table`: votes
+    with three outcomes, "both bad" mapped by ``both_bad`` (``"tie"`` or ``"drop"``).
 
     Parameters
     ----------
@@ -230,7 +235,18 @@ def read_comparisons(
     if block_size is not None:
         _checks.count(block_size, "block_size", 1)
     from ._input_blocks import _BlockReader  # it imports this module's validation helpers
+    from .arena import is_arena_file, read_arena_table
 
+    if is_arena_file(path):  # votes with ties: their own reader (dprank.arena)
+        if real_outcomes or epsilon_column.strip().lower() != "epsilon":
+            raise InputError(
+                "an arena file holds votes (model_a, model_b, winner) and its budgets in the "
+                "field 'epsilon'",
+                os.fspath(path),
+            )
+        return read_arena_table(
+            path, need_users=need_users, need_epsilon=need_epsilon, both_bad=both_bad
+        )
     path = Path(path)
     source = os.fspath(path)
     eps_name = epsilon_column.strip().lower()

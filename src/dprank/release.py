@@ -102,6 +102,7 @@ def bound_user_contributions(
         user=c.user[keep],
         labels=c.labels,
         user_epsilon=c.user_epsilon,
+        ties=c.ties,
     )
     return bounded, int(count.sum() - new_count.sum())
 
@@ -121,8 +122,10 @@ def local_release(
     own: randomized response flips it independently with probability
     ``~1 / (e^eps_l + 1)`` (:meth:`NoiseSource.randomized_response`), or
     ``"laplace"`` adds exact ``Laplace(1 / eps_l)`` noise
-    (:meth:`NoiseSource.laplace_mechanism`, sensitivity 1). Each comparison is
-    ``eps_l``-LDP. The released records are sorted by user, first item, second
+    (:meth:`NoiseSource.laplace_mechanism`, sensitivity 1). Comparisons with ties
+    (``c.ties``: three outcomes declared) are released by three-outcome randomized
+    response (:meth:`NoiseSource.randomized_response3`; ``"rr"`` and ``"rr3"`` alike).
+    Each comparison is ``eps_l``-LDP. The released records are sorted by user, first item, second
     item and released outcome; with ``aggregate`` identical released records are
     merged into one with a count (randomized response only).
 
@@ -146,8 +149,15 @@ def local_release(
     _checks.flag(aggregate, "aggregate")
     if c.user is None:
         raise ValueError("a local release needs the user of every comparison")
-    if mechanism not in ("rr", "laplace"):
-        raise ValueError(f"mechanism must be 'rr' or 'laplace', got {mechanism!r}")
+    if mechanism not in ("rr", "rr3", "laplace"):
+        raise ValueError(f"mechanism must be 'rr', 'rr3' or 'laplace', got {mechanism!r}")
+    if c.ties or mechanism == "rr3":
+        if mechanism == "laplace":
+            raise ValueError(
+                "the Laplace release takes two outcomes; comparisons with ties are released "
+                "by three-outcome randomized response (mechanism 'rr')"
+            )
+        return _release_rr3(c, user_epsilon, noise, aggregate)
     eps_user = np.asarray(user_epsilon, dtype=np.float64)
     if eps_user.shape != (c.n_users,) or not np.all((eps_user > 0) & np.isfinite(eps_user)):
         raise ValueError(f"user_epsilon must hold {c.n_users} positive finite budgets")
@@ -189,4 +199,43 @@ def local_release(
         user=user,
         labels=c.labels,
         user_epsilon=eps_user,
+    )
+
+
+def _release_rr3(c: Comparisons, user_epsilon, noise: NoiseSource, aggregate: bool):
+    """:func:`local_release` of comparisons with three outcomes (win, tie, loss)."""
+    eps_user = np.asarray(user_epsilon, dtype=np.float64)
+    if eps_user.shape != (c.n_users,) or not np.all((eps_user > 0) & np.isfinite(eps_user)):
+        raise ValueError(f"user_epsilon must hold {c.n_users} positive finite budgets")
+    y = np.asarray(c.y)
+    if y.size and not np.all((y == 0) | (y == 1) | (y == 0.5)):
+        raise ValueError("a three-outcome release needs outcomes 0, 1/2 (a tie) or 1")
+    count = _integer_counts(c)
+    record = np.repeat(np.arange(c.n_records), count)
+    i, j, user = c.i[record], c.j[record], c.user[record]
+    y = y[record]
+    swap = i > j
+    i, j = np.where(swap, j, i), np.where(swap, i, j)
+    code = np.rint(2.0 * np.where(swap, 1.0 - y, y)).astype(np.int8)
+    y_out = noise.randomized_response3(code, eps_user[user]).astype(np.float64) / 2.0
+    order = np.lexsort((y_out, j, i, user))
+    i, j, user, y_out = i[order], j[order], user[order], y_out[order]
+    n_out = np.ones(i.size)
+    if aggregate and i.size:
+        new = np.ones(i.size, dtype=bool)
+        new[1:] = (i[1:] != i[:-1]) | (j[1:] != j[:-1]) | (user[1:] != user[:-1])
+        new[1:] |= y_out[1:] != y_out[:-1]
+        start = np.flatnonzero(new)
+        n_out = np.diff(np.append(start, i.size)).astype(np.float64)
+        i, j, user, y_out = i[start], j[start], user[start], y_out[start]
+    return Comparisons(
+        n_items=c.n_items,
+        i=i,
+        j=j,
+        y=y_out,
+        count=n_out,
+        user=user,
+        labels=c.labels,
+        user_epsilon=eps_user,
+        ties=True,
     )

@@ -1,0 +1,596 @@
+"""Arena votes: battle files and per-pair count tables with ties, as LLM arenas publish them.
+
+Two forms are read (:func:`read_arena`), each a comparison of two models with four
+outcomes: ``model_a`` or ``model_b`` won, a ``tie``, or a tie in which both answers were
+bad (``tie (bothbad)``; also spelled ``both_bad``):
+
+* **battle files**, one vote per row, as LMArena releases them: CSV or TSV with a
+  header holding ``model_a, model_b, winner`` (optional ``judge``, the voter, read as
+  the user; ``count``, a row standing for several identical votes; ``epsilon``, each
+  voter's local-DP budget in a released file), or the same fields as JSON lines
+  (``.jsonl``, ``.ndjson``) or a JSON array of objects (``.json``); other fields are
+  ignored;
+* **per-pair count tables** as the 2024-08-14 Chatbot Arena snapshot that the
+  ``leaderbot`` package ships (``dprank datasets export chatbot_arena``): a JSON
+  object with ``models`` (names), ``X`` (pairs ``[i, j]`` of indices into
+  ``models``) and ``Y`` (per pair the votes ``[i won, j won, tie, both bad]``; three
+  columns mean no both-bad count).
+
+The four outcomes are kept apart (:class:`ArenaVotes`); a documented, switchable
+rule maps "both bad" when the votes become comparisons with three outcomes
+(:meth:`ArenaVotes.comparisons`): ``"tie"`` (the default, as LMArena's leaderboard and
+``arena-rank`` count it) or ``"drop"`` (the default of ``leaderbot.data.load``). The
+outcome space of an arena file is always three outcomes (declared by its form, never
+read off the votes), so a file without a single tie is still ranked with a ties model
+and privatised with three-outcome randomized response.
+
+Models are numbered in the order of their names (numeric order when every name is
+a whole number), voters likewise, as :mod:`dprank.inputs` numbers items and users.
+Every problem stops the reading with one :class:`dprank.inputs.InputError` that
+names the file, the line (header = line 1; the 1-based record of a JSON array) and
+the field.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from . import _checks
+from .comparisons import Comparisons
+from .inputs import ComparisonTable, InputError, _label_order, file_sha256
+
+__all__ = [
+    "BOTH_BAD_RULES",
+    "OUTCOMES",
+    "ArenaVotes",
+    "arena_frame",
+    "is_arena_file",
+    "read_arena",
+    "read_arena_table",
+]
+
+#: The outcome codes of a battle file's ``winner`` field, in the order of :class:`ArenaVotes`.
+OUTCOMES = ("model_a", "model_b", "tie", "tie (bothbad)")
+#: Spellings accepted for each outcome (lower case, spaces and underscores as written).
+_SPELLINGS = {
+    "model_a": 0,
+    "model_b": 1,
+    "tie": 2,
+    "tie (bothbad)": 3,
+    "tie(bothbad)": 3,
+    "both_bad": 3,
+    "bothbad": 3,
+    "both bad": 3,
+}
+#: How a "both bad" vote enters the comparisons: as a tie, or not at all.
+BOTH_BAD_RULES = ("tie", "drop")
+_JSON_SUFFIXES = (".json", ".jsonl", ".ndjson")
+_BATTLE_COLUMNS = ("model_a", "model_b", "winner")
+
+
+@dataclass(frozen=True, eq=False)
+class ArenaVotes:
+    """Votes summed per (pair, voter): the four outcomes kept apart.
+
+    Attributes
+    ----------
+    models : (n,) numpy.ndarray of str
+        Model names in index order.
+    a, b : (R,) int64 arrays
+        The pair of each row, ``a < b``.
+    wins_a, wins_b, ties, both_bad : (R,) float64 arrays
+        Votes for ``a``, for ``b``, ties and both-bad ties.
+    user : (R,) int64 array or None
+        The voter (``judge``) of each row; rows are then per pair and voter.
+    user_labels : numpy.ndarray or None
+    user_epsilon : (n_users,) float64 array or None
+        Each voter's budget, in a released (local-DP) file.
+    n_rows : int
+        Rows (votes, or table rows) read.
+    layout : str
+        ``"model_a,model_b,winner"`` (battles) or ``"count table"``.
+    """
+
+    models: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+    wins_a: np.ndarray
+    wins_b: np.ndarray
+    ties: np.ndarray
+    both_bad: np.ndarray
+    user: np.ndarray | None = None
+    user_labels: np.ndarray | None = None
+    user_epsilon: np.ndarray | None = None
+    n_rows: int = 0
+    layout: str = "model_a,model_b,winner"
+
+    @property
+    def n_models(self) -> int:
+        return int(self.models.size)
+
+    def totals(self) -> dict[str, float]:
+        """Votes per outcome over the whole table."""
+        return {
+            name: float(x.sum())
+            for name, x in zip(
+                OUTCOMES, (self.wins_a, self.wins_b, self.ties, self.both_bad), strict=True
+            )
+        }
+
+    def comparisons(self, both_bad: str = "tie") -> Comparisons:
+        """The votes as comparisons with three outcomes (``Comparisons(..., ties=True)``).
+
+        Parameters
+        ----------
+        both_bad : {"tie", "drop"}
+            A "both bad" vote counts as a tie (default; LMArena, ``arena-rank``) or is
+            left out (``leaderbot``'s default).
+        """
+        if both_bad not in BOTH_BAD_RULES:
+            raise ValueError(f"both_bad must be one of {list(BOTH_BAD_RULES)}, got {both_bad!r}")
+        ties = self.ties + self.both_bad if both_bad == "tie" else self.ties
+        return Comparisons.from_tie_counts(
+            self.n_models,
+            self.a,
+            self.b,
+            self.wins_a,
+            self.wins_b,
+            ties,
+            user=self.user,
+            labels=self.models,
+            user_epsilon=self.user_epsilon,
+        )
+
+
+# --------------------------------------------------------------------------- detection
+
+
+def is_arena_file(path: str | os.PathLike) -> bool:
+    """Whether ``path`` is an arena file: JSON (by suffix or first character) or a CSV/TSV
+    whose header names ``model_a``, ``model_b`` and ``winner``."""
+    path = Path(path)
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(1 << 16)
+    except OSError:
+        return False
+    text = head.lstrip()
+    if path.suffix.lower() in _JSON_SUFFIXES or text[:1] in (b"{", b"["):
+        return True
+    first = head.split(b"\n", 1)[0].decode("utf-8", "replace")
+    sep = "\t" if ("\t" in first and "," not in first) or path.suffix.lower() == ".tsv" else ","
+    names = {c.strip().strip('"').lower() for c in first.split(sep)}
+    return all(c in names for c in _BATTLE_COLUMNS)
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def read_arena(path: str | os.PathLike, *, need_users: bool = False, need_epsilon: bool = False):
+    """Read an arena file (module docstring) into :class:`ArenaVotes`.
+
+    Parameters
+    ----------
+    path : path-like
+    need_users : bool
+        Require voters (a ``judge`` column): voter-level and local DP.
+    need_epsilon : bool
+        Require each voter's budget (``epsilon``): a released local-DP file.
+
+    Raises
+    ------
+    dprank.inputs.InputError
+        Naming the file, line and field of the first problem.
+    """
+    _checks.path(path, "path")
+    path = Path(path)
+    source = os.fspath(path)
+    if not path.exists():
+        raise InputError("no such file", source)
+    if path.is_dir():
+        raise InputError("is a directory, not a file", source)
+    with open(path, "rb") as fh:
+        start = fh.read(1 << 16).lstrip()
+    if not start:
+        raise InputError("the file is empty", source, 1)
+    suffix = path.suffix.lower()
+    if start[:1] == b"{" and suffix == ".json":
+        with open(path, encoding="utf-8") as fh:
+            try:
+                doc = json.load(fh)
+            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                raise InputError(f"is not valid JSON ({exc})", source) from None
+        if isinstance(doc, dict) and "models" in doc:
+            if need_users or need_epsilon:
+                raise InputError(
+                    "a per-pair count table has no voters: voter-level and local privacy "
+                    "need one vote per row with a 'judge' column",
+                    source,
+                )
+            return _count_table(doc, source)
+        raise InputError(
+            "a JSON object must be a per-pair count table with 'models', 'X' and 'Y'", source
+        )
+    if suffix in _JSON_SUFFIXES or start[:1] in (b"{", b"["):
+        columns, row_word, first_row = _json_columns(path, source, start[:1] == b"[")
+    else:
+        columns, row_word, first_row = _csv_columns(path, source)
+    return _battles(columns, source, row_word, first_row, need_users, need_epsilon)
+
+
+def read_arena_table(
+    path: str | os.PathLike,
+    *,
+    need_users: bool = False,
+    need_epsilon: bool = False,
+    both_bad: str = "tie",
+) -> ComparisonTable:
+    """:func:`read_arena` as the :class:`dprank.inputs.ComparisonTable` of ``dprank rank``.
+
+    The comparisons have three outcomes, "both bad" mapped by ``both_bad``
+    (:meth:`ArenaVotes.comparisons`).
+    """
+    votes = read_arena(path, need_users=need_users, need_epsilon=need_epsilon)
+    return ComparisonTable(
+        comparisons=votes.comparisons(both_bad),
+        layout=votes.layout,
+        n_rows=votes.n_rows,
+        user_labels=votes.user_labels,
+        has_count=True,
+        sha256=file_sha256(path),
+        aggregated=votes.user is None,
+    )
+
+
+def _count_table(doc: dict, source: str) -> ArenaVotes:
+    """A per-pair count table (``models``, ``X``, ``Y``), checked."""
+    for key in ("models", "X", "Y"):
+        if key not in doc:
+            raise InputError(f"the count table has no {key!r}", source, name=key)
+    models = doc["models"]
+    if not isinstance(models, list) or not models or not all(isinstance(m, str) for m in models):
+        raise InputError("'models' must be a non-empty list of names", source, name="models")
+    if len(set(models)) != len(models):
+        raise InputError("'models' repeats a name", source, name="models")
+    try:
+        X = np.asarray(doc["X"], dtype=np.int64).reshape(-1, 2)
+        Y = np.asarray(doc["Y"], dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InputError("'X' must hold pairs [i, j] and 'Y' rows of counts", source) from None
+    if Y.ndim != 2 or Y.shape[0] != X.shape[0] or Y.shape[1] not in (3, 4):
+        raise InputError(
+            f"'Y' must have one row of 3 or 4 counts per pair of 'X' ({X.shape[0]} pairs), "
+            f"got shape {Y.shape}",
+            source,
+            name="Y",
+        )
+    n = len(models)
+    bad = np.flatnonzero((X < 0).any(axis=1) | (X >= n).any(axis=1) | (X[:, 0] == X[:, 1]))
+    if bad.size:
+        raise InputError(
+            f"pair {X[bad[0]].tolist()} is not two different indices into 'models' "
+            f"({bad.size} such pairs)",
+            source,
+            int(bad[0]) + 1,
+            name="X",
+            row_word="pair",
+        )
+    bad = np.flatnonzero(~np.all(np.isfinite(Y) & (Y >= 0) & (Y == np.round(Y)), axis=1))
+    if bad.size:
+        raise InputError(
+            f"counts {Y[bad[0]].tolist()} must be non-negative whole numbers",
+            source,
+            int(bad[0]) + 1,
+            name="Y",
+            row_word="pair",
+        )
+    if Y.shape[1] == 3:
+        Y = np.column_stack([Y, np.zeros(len(Y))])
+    labels = np.asarray(models, dtype=object)
+    order = _label_order(labels)
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = np.arange(n)
+    return _summed(
+        labels[order].astype(str),
+        rank[X[:, 0]],
+        rank[X[:, 1]],
+        Y,
+        None,
+        n_rows=len(X),
+        layout="count table",
+    )
+
+
+def _summed(models, first, second, counts, user, *, n_rows, layout, **extra) -> ArenaVotes:
+    """Votes of rows ``(first, second)`` with outcome counts ``counts`` (R x 4), summed per
+    pair ``a < b`` (and user)."""
+    swap = first > second
+    a, b = np.where(swap, second, first), np.where(swap, first, second)
+    counts = np.where(swap[:, None], counts[:, [1, 0, 2, 3]], counts)
+    n = np.int64(len(models))
+    key = a * n + b
+    if user is not None:
+        key = key * np.int64(int(user.max(initial=0)) + 1) + user
+    uniq, inv = np.unique(key, return_inverse=True)
+    sums = [np.bincount(inv, counts[:, k], uniq.size) for k in range(4)]
+    if user is not None:
+        n_users = np.int64(int(user.max(initial=0)) + 1)
+        user, uniq = uniq % n_users, uniq // n_users
+    return ArenaVotes(
+        models,
+        (uniq // n).astype(np.int64),
+        (uniq % n).astype(np.int64),
+        *sums,
+        user=user,
+        n_rows=n_rows,
+        layout=layout,
+        **extra,
+    )
+
+
+def _csv_columns(path: Path, source: str):
+    """The battle file's fields as pyarrow arrays of text (``count``/``epsilon`` too)."""
+    import csv
+
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    with open(path, encoding="utf-8", errors="replace", newline="") as fh:
+        first = fh.readline()
+    tsv = path.suffix.lower() in (".tsv", ".tab") or ("\t" in first and "," not in first)
+    sep = "\t" if tsv else ","
+
+    names = [c.strip().lower() for c in next(csv.reader([first], delimiter=sep))]
+    missing = [c for c in _BATTLE_COLUMNS if c not in names]
+    if missing:
+        raise InputError(
+            f"the header {names} lacks {missing}: a battle file needs model_a, model_b, winner "
+            "(optional: judge, count, epsilon)",
+            source,
+            1,
+        )
+    dup = sorted({c for c in names if names.count(c) > 1})
+    if dup:
+        raise InputError(f"the header repeats the column(s) {dup}", source, 1)
+    wanted = [c for c in (*_BATTLE_COLUMNS, "judge", "count", "epsilon") if c in names]
+    fields = [f"f{k}" for k in range(len(names))]
+    try:
+        table = pcsv.read_csv(
+            path,
+            read_options=pcsv.ReadOptions(skip_rows=1, column_names=fields, use_threads=False),
+            parse_options=pcsv.ParseOptions(delimiter=sep),
+            convert_options=pcsv.ConvertOptions(
+                include_columns=[fields[names.index(c)] for c in wanted],
+                column_types={fields[names.index(c)]: pa.string() for c in wanted},
+                strings_can_be_null=False,
+            ),
+        )
+    except pa.ArrowInvalid as exc:
+        raise InputError(f"cannot be parsed as CSV: {exc}", source) from None
+    columns = {c: table.column(fields[names.index(c)]) for c in wanted}
+    return columns, "line", 2
+
+
+def _json_columns(path: Path, source: str, array: bool):
+    """The fields of JSON lines (pyarrow) or of a JSON array of objects."""
+    import pyarrow as pa
+
+    if array:
+        with open(path, encoding="utf-8") as fh:
+            try:
+                doc = json.load(fh)
+            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                raise InputError(f"is not valid JSON ({exc})", source) from None
+        if not isinstance(doc, list) or not all(isinstance(r, dict) for r in doc):
+            raise InputError("a JSON array must hold one object per vote", source)
+        keys = {k.lower(): k for r in doc[:1] for k in r}
+        columns = {}
+        for c in (*_BATTLE_COLUMNS, "judge", "count", "epsilon"):
+            if c in keys:
+                k = keys[c]
+                columns[c] = pa.array([_json_text(r.get(k)) for r in doc], type=pa.string())
+        row_word, first_row = "record", 1
+    else:
+        import pyarrow.json as pjson
+
+        try:
+            table = pjson.read_json(path, read_options=pjson.ReadOptions(use_threads=False))
+        except pa.ArrowInvalid as exc:
+            raise InputError(f"cannot be parsed as JSON lines: {exc}", source) from None
+        lower = {name.lower(): name for name in table.column_names}
+        columns = {}
+        for c in (*_BATTLE_COLUMNS, "judge", "count", "epsilon"):
+            if c in lower:
+                col = table.column(lower[c])
+                columns[c] = col if pa.types.is_string(col.type) else col.cast(pa.string())
+        row_word, first_row = "line", 1
+    missing = [c for c in _BATTLE_COLUMNS if c not in columns]
+    if missing:
+        raise InputError(
+            f"the votes lack the field(s) {missing}: each needs model_a, model_b, winner "
+            "(optional: judge, count, epsilon)",
+            source,
+        )
+    return columns, row_word, first_row
+
+
+def _json_text(value):
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float) and value == int(value):
+        return str(int(value))
+    return str(value)
+
+
+def _battles(columns, source, row_word, first_row, need_users, need_epsilon) -> ArenaVotes:
+    """The votes of a battle file's columns (pyarrow arrays of text), checked and summed."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    names = list(columns)
+
+    def error(problem, rows, name):
+        rows = np.asarray(rows)
+        extra = ""
+        if rows.size > 1:
+            shown = ", ".join(str(int(r) + first_row) for r in rows[1:3])
+            more = ", ..." if rows.size > 3 else ""
+            extra = f" ({rows.size - 1} more such rows, {row_word}s {shown}{more})"
+        column = names.index(name) + 1 if name in names else None
+        return InputError(problem + extra, source, int(rows[0]) + first_row, column, name, row_word)
+
+    n_rows = len(columns["model_a"])
+    if n_rows == 0:
+        raise InputError("no votes after the header", source, first_row, row_word=row_word)
+    for c in names:
+        col = columns[c]
+        missing = pc.or_(pc.is_null(col), pc.equal(pc.utf8_length(col), 0))
+        bad = np.flatnonzero(np.asarray(missing.to_numpy(zero_copy_only=False), dtype=bool))
+        if bad.size:
+            raise error(f"missing value in field '{c}'", bad, c)
+    if need_users and "judge" not in columns:
+        raise InputError(
+            "no 'judge' field: voter-level and local privacy protect voters, so every vote "
+            "must say who cast it",
+            source,
+        )
+    if need_epsilon and "epsilon" not in columns:
+        raise InputError(
+            "no 'epsilon' field: a local-DP release must state each voter's budget", source
+        )
+    # the winner, by one dictionary encoding (a handful of distinct spellings)
+    enc = pc.dictionary_encode(pc.utf8_lower(pc.utf8_trim_whitespace(columns["winner"])))
+    enc = enc.combine_chunks() if isinstance(enc, pa.ChunkedArray) else enc
+    spelled = [str(v) for v in enc.dictionary.to_pylist()]
+    lookup = np.array([_SPELLINGS.get(v, -1) for v in spelled], dtype=np.int64)
+    outcome = lookup[enc.indices.to_numpy(zero_copy_only=False)]
+    bad = np.flatnonzero(outcome < 0)
+    if bad.size:
+        raw = columns["winner"][int(bad[0])].as_py()
+        raise error(
+            f"winner must be model_a, model_b, tie or tie (bothbad), got {raw!r}", bad, "winner"
+        )
+    both = pa.chunked_array(
+        [*_chunks(columns["model_a"]), *_chunks(columns["model_b"])], type=pa.string()
+    )
+    enc_models = pc.dictionary_encode(both).combine_chunks()
+    labels = np.asarray(enc_models.dictionary.to_pylist(), dtype=object)
+    order = _label_order(labels)
+    rank = np.empty(order.size, dtype=np.int64)
+    rank[order] = np.arange(order.size)
+    codes = rank[enc_models.indices.to_numpy(zero_copy_only=False)]
+    first, second = codes[:n_rows], codes[n_rows:]
+    same = np.flatnonzero(first == second)
+    if same.size:
+        raise error(
+            f"self-comparison: model {labels[order][first[same[0]]]!r} on both sides",
+            same,
+            "model_a",
+        )
+    count = np.ones(n_rows)
+    if "count" in columns:
+        count = _numbers(columns["count"], "count", error)
+        bad = np.flatnonzero((count <= 0) | (count != np.round(count)))
+        if bad.size:
+            problem = f"count must be a positive whole number, got {count[bad[0]]!r}"
+            raise error(problem, bad, "count")
+    counts = np.zeros((n_rows, 4))
+    counts[np.arange(n_rows), outcome] = count
+    user = user_labels = user_eps = None
+    if "judge" in columns:
+        enc_user = pc.dictionary_encode(columns["judge"]).combine_chunks()
+        ulabels = np.asarray(enc_user.dictionary.to_pylist(), dtype=object)
+        uorder = _label_order(ulabels)
+        urank = np.empty(uorder.size, dtype=np.int64)
+        urank[uorder] = np.arange(uorder.size)
+        user = urank[enc_user.indices.to_numpy(zero_copy_only=False)]
+        user_labels = ulabels[uorder].astype(str)
+        if "epsilon" in columns and need_epsilon:
+            user_eps = _user_budgets(columns["epsilon"], user, user_labels, error)
+    return _summed(
+        labels[order].astype(str),
+        first,
+        second,
+        counts,
+        user,
+        n_rows=n_rows,
+        layout="model_a,model_b,winner",
+        user_labels=user_labels,
+        user_epsilon=user_eps,
+    )
+
+
+def _chunks(col):
+    import pyarrow as pa
+
+    return col.chunks if isinstance(col, pa.ChunkedArray) else [col]
+
+
+def _numbers(col, name, error) -> np.ndarray:
+    """A text column as float64; the first field that is no number raises ``error``."""
+    text = np.asarray(col.to_numpy(zero_copy_only=False), dtype=object)
+    try:
+        return text.astype(np.float64)
+    except ValueError:
+        for k, v in enumerate(text):
+            try:
+                float(v)
+            except ValueError:
+                raise error(f"'{name}' must be a number, got {v!r}", [k], name) from None
+        raise
+
+
+def _user_budgets(col, user, user_labels, error) -> np.ndarray:
+    eps = _numbers(col, "epsilon", error)
+    bad = np.flatnonzero(~(eps > 0) | ~np.isfinite(eps))
+    if bad.size:
+        raise error(f"the budget 'epsilon' must be positive, got {eps[bad[0]]!r}", bad, "epsilon")
+    budgets = np.full(user_labels.size, np.nan)
+    budgets[user[::-1]] = eps[::-1]
+    bad = np.flatnonzero(budgets[user] != eps)
+    if bad.size:
+        raise error(
+            f"voter {str(user_labels[user[bad[0]]])!r} has different budgets on different rows "
+            "(one release budget per voter)",
+            bad,
+            "epsilon",
+        )
+    return budgets
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def arena_frame(votes: ArenaVotes, *, counts: bool = True):
+    """A battle table of ``votes`` (``model_a, model_b, winner[, judge], count``), one row per
+    pair, voter and outcome with a vote; ``counts=False`` writes one row per vote instead.
+
+    The rows are sorted by pair (model index order), voter and outcome: nothing in their
+    order depends on when a vote was cast. Read back by :func:`read_arena`.
+    """
+    import pandas as pd
+
+    stacked = np.stack([votes.wins_a, votes.wins_b, votes.ties, votes.both_bad], axis=1)
+    rows, kinds = np.nonzero(stacked > 0)
+    number = stacked[rows, kinds]
+    if not counts:
+        rep = number.astype(np.int64)
+        rows, kinds, number = np.repeat(rows, rep), np.repeat(kinds, rep), None
+    models = np.asarray(votes.models).astype(str)
+    frame = {
+        "model_a": models[votes.a[rows]],
+        "model_b": models[votes.b[rows]],
+        "winner": np.asarray(OUTCOMES, dtype=object)[kinds],
+    }
+    if votes.user is not None:
+        frame["judge"] = np.asarray(votes.user_labels).astype(str)[votes.user[rows]]
+    if number is not None:
+        frame["count"] = number.astype(np.int64)
+    return pd.DataFrame(frame)
