@@ -238,6 +238,10 @@ class TiesRelease:
         What :meth:`simulate` redraws from: ``pairs`` totals (edge, none), the released
         table (individual), the release's records (local).
     eps : float or None
+    statistic : numpy.ndarray or None
+        The noisy statistic the mechanism released, before the fit: the items' points
+        and then the ties (edge DP), or the table's cells ``W, L, T`` over all pairs in
+        ``triu_indices`` order, before negative cells are set to 0 (voter-level DP).
     """
 
     kind: str
@@ -250,6 +254,7 @@ class TiesRelease:
     votes: np.ndarray
     design: dict = field(default_factory=dict)
     eps: float | None = None
+    statistic: np.ndarray | None = field(default=None, repr=False)
 
     def statistics(self, theta, mu, rng: np.random.Generator):
         """``(counts, b)`` of a redraw of the release at ``(theta, mu)`` (numpy noise)."""
@@ -261,7 +266,7 @@ class TiesRelease:
             counts = TieCounts(self.counts.n_items, a, bb, W, L, T)
             if self.kind == "none":
                 return counts, None
-            return _edge_pseudo(counts, self.eps, rng, d["votes"])
+            return _edge_pseudo(counts, self.eps, rng, d["votes"])[:2]
         if self.kind == "individual":
             a, bb, n = d["a"], d["b"], d["n"]
             pa, pt, pb = _pair_probabilities(theta, mu, self.model, a, bb)
@@ -291,7 +296,7 @@ def _edge_pseudo(counts: TieCounts, eps, rng, votes):
     """
     points, ties, _ = item_points(counts)
     noisy = _laplace(np.append(points, ties), 2.0, eps, rng)
-    return _pseudo_counts(counts, noisy[:-1], noisy[-1], votes)
+    return (*_pseudo_counts(counts, noisy[:-1], noisy[-1], votes), noisy)
 
 
 def _pseudo_counts(counts: TieCounts, points, ties, votes):
@@ -368,11 +373,13 @@ def edge_release(
     """
     counts = TieCounts.from_pair_statistics(c.pair_statistics())
     votes = _votes(counts)  # public: the comparison graph
-    pseudo, b = _edge_pseudo(counts, eps, rng, votes)
+    pseudo, b, noisy = _edge_pseudo(counts, eps, rng, votes)
     fit = _fit_model(pseudo, model, gamma, b)
     design = {"a": counts.a, "b": counts.b, "n": counts.total, "votes": votes}
     scale = laplace_scale(2.0, eps) if isinstance(rng, NoiseSource) else 2.0 / eps
-    return TiesRelease("edge", model, fit, gamma, pseudo, b, scale, votes, design, eps)
+    return TiesRelease(
+        "edge", model, fit, gamma, pseudo, b, scale, votes, design, eps, statistic=noisy
+    )
 
 
 def individual_release(
@@ -402,7 +409,7 @@ def individual_release(
     fit = _fit_model(table, model, gamma)
     design = {"a": a, "b": b, "n": np.rint(table.total)}
     return TiesRelease(
-        "individual", model, fit, gamma, table, None, scale, _votes(table), design, eps
+        "individual", model, fit, gamma, table, None, scale, _votes(table), design, eps, noisy
     )
 
 

@@ -360,10 +360,7 @@ def _newton(obj: TiesObjective, system: _Laplacian, theta, mu, free_mu, xtol, ma
         rhs = [-g_theta, c] if free_mu else [-g_theta]
         sols = system.solve(h, rhs, rtol)
         if any(s is None for s in sols):
-            raise ValueError(
-                "the Newton system of the ties likelihood is not positive definite: the "
-                "maximum likelihood does not exist for these counts (use a ridge gamma > 0)"
-            )
+            break  # numerically singular: the scores run off (no maximum likelihood)
         if free_mu:
             x, y = sols
             schur = h_mumu - float(c @ y)
