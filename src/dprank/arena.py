@@ -466,8 +466,7 @@ def _battles(columns, source, row_word, first_row, need_users, need_epsilon) -> 
             "no 'epsilon' field: a local-DP release must state each voter's budget", source
         )
     # the winner, by one dictionary encoding (a handful of distinct spellings)
-    enc = pc.dictionary_encode(pc.utf8_lower(pc.utf8_trim_whitespace(columns["winner"])))
-    enc = enc.combine_chunks() if isinstance(enc, pa.ChunkedArray) else enc
+    enc = _encode(pc.utf8_lower(pc.utf8_trim_whitespace(columns["winner"])))
     spelled = [str(v) for v in enc.dictionary.to_pylist()]
     lookup = np.array([_SPELLINGS.get(v, -1) for v in spelled], dtype=np.int64)
     outcome = lookup[enc.indices.to_numpy(zero_copy_only=False)]
@@ -480,7 +479,7 @@ def _battles(columns, source, row_word, first_row, need_users, need_epsilon) -> 
     both = pa.chunked_array(
         [*_chunks(columns["model_a"]), *_chunks(columns["model_b"])], type=pa.string()
     )
-    enc_models = pc.dictionary_encode(both).combine_chunks()
+    enc_models = _encode(both)
     labels = np.asarray(enc_models.dictionary.to_pylist(), dtype=object)
     order = _label_order(labels)
     rank = np.empty(order.size, dtype=np.int64)
@@ -505,7 +504,7 @@ def _battles(columns, source, row_word, first_row, need_users, need_epsilon) -> 
     counts[np.arange(n_rows), outcome] = count
     user = user_labels = user_eps = None
     if "judge" in columns:
-        enc_user = pc.dictionary_encode(columns["judge"]).combine_chunks()
+        enc_user = _encode(columns["judge"])
         ulabels = np.asarray(enc_user.dictionary.to_pylist(), dtype=object)
         uorder = _label_order(ulabels)
         urank = np.empty(uorder.size, dtype=np.int64)
@@ -525,6 +524,16 @@ def _battles(columns, source, row_word, first_row, need_users, need_epsilon) -> 
         user_labels=user_labels,
         user_epsilon=user_eps,
     )
+
+
+def _encode(col):
+    """``col`` (an array or chunked array) as one pyarrow DictionaryArray."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if isinstance(col, pa.ChunkedArray):
+        col = col.combine_chunks()
+    return pc.dictionary_encode(col)
 
 
 def _chunks(col):
