@@ -27,12 +27,13 @@ reproduce: setup
 	$(MAKE) report
 
 # The report holds `all` and each study beyond the papers that has been built (its last output
-# exists): benchmark, beyond_scale, sensitivity, intervals.
+# exists): benchmark, beyond_scale, sensitivity, intervals, arena.
 REPORT_TARGETS = all \
 	$(if $(wildcard results/report/benchmark/thresholds.html),benchmark) \
 	$(if $(wildcard results/report/pages/scale_fit.html),beyond_scale) \
 	$(if $(wildcard results/report/pages/sensitivity_settings.html),sensitivity) \
-	$(if $(wildcard results/report/pages/intervals_coverage.html),intervals)
+	$(if $(wildcard results/report/pages/intervals_coverage.html),intervals) \
+	$(if $(wildcard results/report/pages/arena_price.html),arena)
 
 # The report's stylesheet (figures and tables use the window's width; no raw job parameters).
 REPORT_STYLE = --report-stylesheet workflow/report/style.css

@@ -333,8 +333,89 @@ def _summed(models, first, second, counts, user, *, n_rows, layout, **extra) -> 
     )
 
 
+#: Bytes of CSV text per block of pyarrow's reader (few blocks: few dictionaries to unify).
+_CSV_BLOCK = 1 << 24
+#: Pairs times outcomes up to which votes are summed by one ``bincount`` (no sort).
+_DENSE_CELLS = 1 << 26
+
+
+def _summed_votes(models, first, second, outcome, count, *, n_rows, **extra) -> ArenaVotes:
+    """:func:`_summed` of one vote (or ``count`` votes) per row without users: a pair's
+    outcome cell counted by one ``bincount`` where the cells of all pairs fit."""
+    n = len(models)
+    if n * n * 4 > _DENSE_CELLS:
+        counts = np.zeros((first.size, 4))
+        counts[np.arange(first.size), outcome] = 1.0 if count is None else count
+        return _summed(models, first, second, counts, None, n_rows=n_rows, **extra)
+    # the key of (pair lo < hi, outcome for lo): a swapped row's win of model_a is a win of
+    # the pair's second item (outcome 0 <-> 1); int32 arithmetic (the cells fit)
+    swap = first > second
+    key = np.minimum(first, second).astype(np.int32)
+    key *= n
+    key += np.maximum(first, second)
+    key *= 4
+    key += outcome
+    key ^= swap & (outcome < 2)
+    cells = np.bincount(key, weights=count, minlength=n * n * 4).reshape(n * n, 4)
+    pairs = np.flatnonzero(cells.sum(axis=1))
+    cells = cells[pairs].astype(np.float64)
+    return ArenaVotes(
+        models,
+        (pairs // n).astype(np.int64),
+        (pairs % n).astype(np.int64),
+        *(cells[:, k].copy() for k in range(4)),
+        user=None,
+        n_rows=n_rows,
+        **extra,
+    )
+
+
+class _Field:
+    """One text field of every vote, dictionary-coded: ``values[codes]`` is the text
+    (``codes`` -1 where missing)."""
+
+    def __init__(self, col):
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        if isinstance(col, pa.ChunkedArray):
+            chunks = col.chunks
+        else:
+            chunks = [col]
+        if not chunks or not all(pa.types.is_dictionary(c.type) for c in chunks):
+            arr = pa.chunked_array(chunks, type=col.type) if chunks else pa.array([], pa.string())
+            arr = arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
+            if not pa.types.is_string(arr.type) and not pa.types.is_large_string(arr.type):
+                arr = arr.cast(pa.string())
+            chunks = [pc.dictionary_encode(arr)]
+        elif len(chunks) > 1:
+            chunks = pa.chunked_array(chunks).unify_dictionaries().chunks
+        self.values = np.asarray(
+            ["" if v is None else v for v in chunks[0].dictionary.to_pylist()], dtype=object
+        )
+        parts = [
+            (c.indices.fill_null(-1) if c.null_count else c.indices).to_numpy(zero_copy_only=False)
+            for c in chunks
+        ]
+        self.codes = np.concatenate(parts) if parts else np.zeros(0, np.int32)
+
+    def __len__(self) -> int:
+        return self.codes.size
+
+    def missing(self) -> np.ndarray:
+        """Rows without a value (missing or empty)."""
+        empty = np.flatnonzero(self.values == "")
+        bad = self.codes < 0
+        if empty.size:
+            bad |= np.isin(self.codes, empty)
+        return np.flatnonzero(bad)
+
+    def text(self, row: int) -> str:
+        return str(self.values[self.codes[row]])
+
+
 def _csv_columns(path: Path, source: str):
-    """The battle file's fields as pyarrow arrays of text (``count``/``epsilon`` too)."""
+    """The battle file's fields, dictionary-coded by pyarrow while it parses."""
     import csv
 
     import pyarrow as pa
@@ -344,7 +425,6 @@ def _csv_columns(path: Path, source: str):
         first = fh.readline()
     tsv = path.suffix.lower() in (".tsv", ".tab") or ("\t" in first and "," not in first)
     sep = "\t" if tsv else ","
-
     names = [c.strip().lower() for c in next(csv.reader([first], delimiter=sep))]
     missing = [c for c in _BATTLE_COLUMNS if c not in names]
     if missing:
@@ -359,20 +439,25 @@ def _csv_columns(path: Path, source: str):
         raise InputError(f"the header repeats the column(s) {dup}", source, 1)
     wanted = [c for c in (*_BATTLE_COLUMNS, "judge", "count", "epsilon") if c in names]
     fields = [f"f{k}" for k in range(len(names))]
+    coded = pa.dictionary(pa.int32(), pa.string())
     try:
         table = pcsv.read_csv(
             path,
-            read_options=pcsv.ReadOptions(skip_rows=1, column_names=fields, use_threads=False),
+            read_options=pcsv.ReadOptions(
+                skip_rows=1, column_names=fields, use_threads=False, block_size=_CSV_BLOCK
+            ),
             parse_options=pcsv.ParseOptions(delimiter=sep),
             convert_options=pcsv.ConvertOptions(
                 include_columns=[fields[names.index(c)] for c in wanted],
-                column_types={fields[names.index(c)]: pa.string() for c in wanted},
+                column_types={fields[names.index(c)]: coded for c in wanted},
                 strings_can_be_null=False,
             ),
         )
     except pa.ArrowInvalid as exc:
+        if "UTF8" in str(exc):
+            raise InputError("is not a UTF-8 text file", source) from None
         raise InputError(f"cannot be parsed as CSV: {exc}", source) from None
-    columns = {c: table.column(fields[names.index(c)]) for c in wanted}
+    columns = {c: _Field(table.column(fields[names.index(c)])) for c in wanted}
     return columns, "line", 2
 
 
@@ -393,7 +478,8 @@ def _json_columns(path: Path, source: str, array: bool):
         for c in (*_BATTLE_COLUMNS, "judge", "count", "epsilon"):
             if c in keys:
                 k = keys[c]
-                columns[c] = pa.array([_json_text(r.get(k)) for r in doc], type=pa.string())
+                values = pa.array([_json_text(r.get(k)) for r in doc], type=pa.string())
+                columns[c] = _Field(values)
         row_word, first_row = "record", 1
     else:
         import pyarrow.json as pjson
@@ -406,8 +492,7 @@ def _json_columns(path: Path, source: str, array: bool):
         columns = {}
         for c in (*_BATTLE_COLUMNS, "judge", "count", "epsilon"):
             if c in lower:
-                col = table.column(lower[c])
-                columns[c] = col if pa.types.is_string(col.type) else col.cast(pa.string())
+                columns[c] = _Field(table.column(lower[c]))
         row_word, first_row = "line", 1
     missing = [c for c in _BATTLE_COLUMNS if c not in columns]
     if missing:
@@ -429,11 +514,17 @@ def _json_text(value):
     return str(value)
 
 
-def _battles(columns, source, row_word, first_row, need_users, need_epsilon) -> ArenaVotes:
-    """The votes of a battle file's columns (pyarrow arrays of text), checked and summed."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
+def _ordered(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(labels, rank)``: the distinct texts in label order, and each value's index there."""
+    labels = np.asarray(values, dtype=object)
+    order = _label_order(labels) if labels.size else np.zeros(0, np.int64)
+    rank = np.empty(labels.size, dtype=np.int64)
+    rank[order] = np.arange(labels.size)
+    return labels[order].astype(str), rank
 
+
+def _battles(columns, source, row_word, first_row, need_users, need_epsilon) -> ArenaVotes:
+    """The votes of a battle file's coded fields (:class:`_Field`), checked and summed."""
     names = list(columns)
 
     def error(problem, rows, name):
@@ -450,9 +541,7 @@ def _battles(columns, source, row_word, first_row, need_users, need_epsilon) -> 
     if n_rows == 0:
         raise InputError("no votes after the header", source, first_row, row_word=row_word)
     for c in names:
-        col = columns[c]
-        missing = pc.or_(pc.is_null(col), pc.equal(pc.utf8_length(col), 0))
-        bad = np.flatnonzero(np.asarray(missing.to_numpy(zero_copy_only=False), dtype=bool))
+        bad = columns[c].missing()
         if bad.size:
             raise error(f"missing value in field '{c}'", bad, c)
     if need_users and "judge" not in columns:
@@ -465,56 +554,49 @@ def _battles(columns, source, row_word, first_row, need_users, need_epsilon) -> 
         raise InputError(
             "no 'epsilon' field: a local-DP release must state each voter's budget", source
         )
-    # the winner, by one dictionary encoding (a handful of distinct spellings)
-    enc = _encode(pc.utf8_lower(pc.utf8_trim_whitespace(columns["winner"])))
-    spelled = [str(v) for v in enc.dictionary.to_pylist()]
-    lookup = np.array([_SPELLINGS.get(v, -1) for v in spelled], dtype=np.int64)
-    outcome = lookup[enc.indices.to_numpy(zero_copy_only=False)]
+    winner = columns["winner"]
+    lookup = np.array(
+        [_SPELLINGS.get(str(v).strip().lower(), -1) for v in winner.values], dtype=np.int32
+    )
+    outcome = lookup[winner.codes]
     bad = np.flatnonzero(outcome < 0)
     if bad.size:
-        raw = columns["winner"][int(bad[0])].as_py()
+        raw = winner.text(int(bad[0]))
         raise error(
             f"winner must be model_a, model_b, tie or tie (bothbad), got {raw!r}", bad, "winner"
         )
-    both = pa.chunked_array(
-        [*_chunks(columns["model_a"]), *_chunks(columns["model_b"])], type=pa.string()
-    )
-    enc_models = _encode(both)
-    labels = np.asarray(enc_models.dictionary.to_pylist(), dtype=object)
-    order = _label_order(labels)
-    rank = np.empty(order.size, dtype=np.int64)
-    rank[order] = np.arange(order.size)
-    codes = rank[enc_models.indices.to_numpy(zero_copy_only=False)]
-    first, second = codes[:n_rows], codes[n_rows:]
+    fa, fb = columns["model_a"], columns["model_b"]
+    distinct = np.unique(np.concatenate([fa.values, fb.values]).astype(str))
+    models, rank = _ordered(distinct)
+    rank = rank.astype(np.int32)  # model indices of the rows: int32 (fewer bytes to move)
+    first = rank[np.searchsorted(distinct, fa.values.astype(str))][fa.codes]
+    second = rank[np.searchsorted(distinct, fb.values.astype(str))][fb.codes]
     same = np.flatnonzero(first == second)
     if same.size:
         raise error(
-            f"self-comparison: model {labels[order][first[same[0]]]!r} on both sides",
-            same,
-            "model_a",
+            f"self-comparison: model {models[first[same[0]]]!r} on both sides", same, "model_a"
         )
-    count = np.ones(n_rows)
+    count = None
     if "count" in columns:
         count = _numbers(columns["count"], "count", error)
         bad = np.flatnonzero((count <= 0) | (count != np.round(count)))
         if bad.size:
             problem = f"count must be a positive whole number, got {count[bad[0]]!r}"
             raise error(problem, bad, "count")
+    if "judge" not in columns:
+        return _summed_votes(
+            models, first, second, outcome, count, n_rows=n_rows, layout="model_a,model_b,winner"
+        )
+    judge = columns["judge"]
+    user_labels, urank = _ordered(judge.values.astype(str))
+    user = urank[judge.codes]
+    user_eps = None
+    if "epsilon" in columns and need_epsilon:
+        user_eps = _user_budgets(columns["epsilon"], user, user_labels, error)
     counts = np.zeros((n_rows, 4))
-    counts[np.arange(n_rows), outcome] = count
-    user = user_labels = user_eps = None
-    if "judge" in columns:
-        enc_user = _encode(columns["judge"])
-        ulabels = np.asarray(enc_user.dictionary.to_pylist(), dtype=object)
-        uorder = _label_order(ulabels)
-        urank = np.empty(uorder.size, dtype=np.int64)
-        urank[uorder] = np.arange(uorder.size)
-        user = urank[enc_user.indices.to_numpy(zero_copy_only=False)]
-        user_labels = ulabels[uorder].astype(str)
-        if "epsilon" in columns and need_epsilon:
-            user_eps = _user_budgets(columns["epsilon"], user, user_labels, error)
+    counts[np.arange(n_rows), outcome] = 1.0 if count is None else count
     return _summed(
-        labels[order].astype(str),
+        models,
         first,
         second,
         counts,
@@ -526,38 +608,21 @@ def _battles(columns, source, row_word, first_row, need_users, need_epsilon) -> 
     )
 
 
-def _encode(col):
-    """``col`` (an array or chunked array) as one pyarrow DictionaryArray."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    if isinstance(col, pa.ChunkedArray):
-        col = col.combine_chunks()
-    return pc.dictionary_encode(col)
-
-
-def _chunks(col):
-    import pyarrow as pa
-
-    return col.chunks if isinstance(col, pa.ChunkedArray) else [col]
+def _numbers(field: _Field, name, error) -> np.ndarray:
+    """A coded field as float64 (its distinct texts parsed once); the first field that is
+    no number raises ``error``."""
+    values = np.empty(field.values.size)
+    for k, v in enumerate(field.values):
+        try:
+            values[k] = float(v)
+        except ValueError:
+            rows = np.flatnonzero(field.codes == k)
+            raise error(f"'{name}' must be a number, got {v!r}", rows, name) from None
+    return values[field.codes]
 
 
-def _numbers(col, name, error) -> np.ndarray:
-    """A text column as float64; the first field that is no number raises ``error``."""
-    text = np.asarray(col.to_numpy(zero_copy_only=False), dtype=object)
-    try:
-        return text.astype(np.float64)
-    except ValueError:
-        for k, v in enumerate(text):
-            try:
-                float(v)
-            except ValueError:
-                raise error(f"'{name}' must be a number, got {v!r}", [k], name) from None
-        raise
-
-
-def _user_budgets(col, user, user_labels, error) -> np.ndarray:
-    eps = _numbers(col, "epsilon", error)
+def _user_budgets(field: _Field, user, user_labels, error) -> np.ndarray:
+    eps = _numbers(field, "epsilon", error)
     bad = np.flatnonzero(~(eps > 0) | ~np.isfinite(eps))
     if bad.size:
         raise error(f"the budget 'epsilon' must be positive, got {eps[bad[0]]!r}", bad, "epsilon")

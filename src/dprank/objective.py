@@ -819,10 +819,11 @@ class _RaoKupper(TieModel):
 
 
 def _times(T, x: float):
-    """``T * x`` with ``0 * (+-inf) = 0`` (a tie parameter at its boundary, no ties there)."""
+    """``T * x``; ``0`` where ``x`` is infinite: the tie parameter held at its boundary (the
+    data's ties total at most 0), where ``-T mu`` is a constant of ``theta`` and left out."""
     if math.isfinite(x):
         return T * x
-    return np.where(T != 0, np.where(T != 0, T, 1.0) * x, 0.0)
+    return np.zeros_like(T)
 
 
 #: Davidson's (1970) ties model.

@@ -176,6 +176,15 @@ REPORT_PAGES = {
                 "intervals",
             ),
             (
+                "arena_price",
+                "tables/arena/price_of_privacy.csv",
+                "Benchmark",
+                "arena",
+                "price of privacy for a leaderboard",
+                "arena",
+                "arena",
+            ),
+            (
                 "sensitivity_scenario3",
                 "sensitivity/scenario3/check_summary.csv",
                 "Agreement with the papers",
