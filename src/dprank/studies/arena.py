@@ -38,7 +38,6 @@ from ..private_ties import (
     individual_release,
     local_release,
     nonprivate_release,
-    randomized_response3,
     ties_intervals,
 )
 from ..seeding import Stream, cell_key, generator
@@ -70,7 +69,7 @@ def cems_votes(preferences: pd.DataFrame) -> Comparisons:
     s2 = frame["school2"].astype(str).to_numpy()
     schools = np.unique(np.concatenate([s1, s2]))
     y = np.where(frame["tied"].to_numpy() == 1, 0.5, (frame["win1"] > frame["win2"]).to_numpy())
-    students, user = np.unique(frame["student"].to_numpy(), return_inverse=True)
+    _, user = np.unique(frame["student"].to_numpy(), return_inverse=True)
     return Comparisons(
         n_items=schools.size,
         i=np.searchsorted(schools, s1),
