@@ -872,21 +872,32 @@ class TiesObjective:
         Linear term ``b``.
     sum_zero : bool
         Project the gradient on ``1^perp``.
+    mu_ridge : float
+        Ridge ``(mu_ridge / 2) mu^2`` on the tie parameter (0: none; the private fits'
+        weak prior, which keeps ``mu`` finite when noisy ties exceed the comparisons).
     """
 
-    def __init__(self, n, a, b, W, L, T, model: TieModel, gamma: float, beta, sum_zero: bool):
+    def __init__(
+        self, n, a, b, W, L, T, model: TieModel, gamma: float, beta, sum_zero: bool,
+        mu_ridge: float = 0.0,
+    ):  # fmt: skip
         self.n, self.a, self.b = int(n), a, b
         self.W, self.L, self.T = W, L, T
         self.model = model
         self.gamma = float(gamma)
         self.beta = np.zeros(self.n) if beta is None else np.asarray(beta, dtype=np.float64)
         self.sum_zero = bool(sum_zero)
+        self.mu_ridge = float(mu_ridge)
+
+    def _mu_penalty(self, mu: float) -> float:
+        return 0.5 * self.mu_ridge * mu * mu if self.mu_ridge and math.isfinite(mu) else 0.0
 
     def value(self, theta, mu: float) -> float:
         """Objective value (``inf`` outside the model's domain)."""
         d = theta[self.a] - theta[self.b]
         pair = self.model.pair_terms(d, mu, self.W, self.L, self.T, derivatives=False)
-        return float(np.sum(pair) + 0.5 * self.gamma * (theta @ theta) + self.beta @ theta)
+        penalty = 0.5 * self.gamma * (theta @ theta) + self._mu_penalty(mu)
+        return float(np.sum(pair) + penalty + self.beta @ theta)
 
     def derivatives(self, theta, mu: float):
         """``(value, g_theta, g_mu, h_dd, c, h_mumu)``: the Hessian's pieces (class text)."""
@@ -899,5 +910,10 @@ class TiesObjective:
         if self.sum_zero:
             g_theta -= g_theta.mean()
         c = np.bincount(self.a, h_dmu, n) - np.bincount(self.b, h_dmu, n)
-        value = float(np.sum(value) + 0.5 * self.gamma * (theta @ theta) + self.beta @ theta)
-        return value, g_theta, float(np.sum(g_mu)), h_dd, c, float(np.sum(h_mumu))
+        penalty = 0.5 * self.gamma * (theta @ theta) + self._mu_penalty(mu)
+        value = float(np.sum(value) + penalty + self.beta @ theta)
+        g_mu, h_mumu = float(np.sum(g_mu)), float(np.sum(h_mumu))
+        if self.mu_ridge and math.isfinite(mu):
+            g_mu += self.mu_ridge * mu
+            h_mumu += self.mu_ridge
+        return value, g_theta, g_mu, h_dd, c, h_mumu

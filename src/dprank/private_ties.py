@@ -171,11 +171,13 @@ def _model_counts(counts: TieCounts, model: str) -> TieCounts:
 
 
 def _fit_model(counts: TieCounts, model: str, gamma: float, b=None, theta0=None, mu0=None):
-    """The ties fit of ``counts`` (``btl``: Davidson without ties, i.e. Bradley-Terry)."""
+    """The ties fit of ``counts`` (``btl``: Davidson without ties, i.e. Bradley-Terry); a
+    private fit (``gamma > 0``) puts the same weak ridge on the tie parameter ``mu``."""
     tie = "davidson" if model == "btl" else model
     return fit_ties_mle(
-        _model_counts(counts, model), tie, gamma, b, theta0=theta0, mu0=mu0, max_iter=200
-    )
+        _model_counts(counts, model), tie, gamma, b, theta0=theta0, mu0=mu0, max_iter=200,
+        mu_ridge=gamma,
+    )  # fmt: skip
 
 
 def _laplace(values: np.ndarray, sensitivity: float, eps: float, rng) -> np.ndarray:

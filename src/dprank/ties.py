@@ -254,6 +254,7 @@ def fit_ties_mle(
     theta0=None,
     mu0: float | None = None,
     sum_zero: bool | None = None,
+    mu_ridge: float = 0.0,
     xtol: float = 1e-10,
     max_iter: int = 200,
     solver: str = "auto",
@@ -276,6 +277,10 @@ def fit_ties_mle(
         Starting point (default: ``theta = 0``, ``mu`` matching the tie share).
     sum_zero : bool, optional
         Constrain ``sum(theta) = 0`` (default: exactly when ``gamma = 0``).
+    mu_ridge : float
+        Ridge ``(mu_ridge / 2) mu^2`` on the tie parameter (default 0: its maximum
+        likelihood; the private fits' weak prior keeps it finite where noisy ties exceed
+        the comparisons).
     xtol : float
         Stop when the max-norm of the step taken is at most ``xtol``.
     max_iter : int
@@ -310,8 +315,9 @@ def fit_ties_mle(
         used = counts.total > 0
         check_connected(n, counts.a[used], counts.b[used])
     obj = TiesObjective(
-        n, counts.a, counts.b, counts.W, counts.L, counts.T, tie, gamma, beta, sum_zero
-    )
+        n, counts.a, counts.b, counts.W, counts.L, counts.T, tie, gamma, beta, sum_zero,
+        _checks.non_negative(mu_ridge, "mu_ridge"),
+    )  # fmt: skip
     free_mu = float(counts.T.sum()) > 0
     if free_mu:
         mu = _start_mu(tie, counts) if mu0 is None else float(mu0)
@@ -335,7 +341,7 @@ def fit_ties_mle(
     return TiesFit(
         theta=theta,
         mu=float(mu),
-        tie_parameter=float(math.exp(mu)) if math.isfinite(mu) else 0.0,
+        tie_parameter=float(math.exp(min(mu, 700.0))) if math.isfinite(mu) else 0.0,
         model=tie.name,
         converged=converged,
         n_iter=n_iter,

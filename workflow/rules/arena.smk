@@ -7,45 +7,11 @@
 #   results/figures/arena/price_of_privacy.{pdf,png,csv}  arena_figure
 # Target: arena.
 
+from dprank.studies import arena as _arena
+
 ARENA = config.get("arena") or {}
-ARENA_SETTINGS = {k: ARENA[k] for k in ("level", "n_boot", "top") if k in ARENA}
-ARENA_DATA = {
-    name: spec
-    for name, spec in (ARENA.get("data") or {}).items()
-    if name in ARENA.get("selected", [name])
-}
 # (dataset, privacy, epsilon) of every cell; epsilon inf is the non-private reference
-ARENA_CELLS = [
-    (dataset, privacy, eps)
-    for dataset, spec in ARENA_DATA.items()
-    for privacy in spec["privacy"]
-    for eps in ARENA.get("epsilon", [])
-    if eps != float("inf")
-] + [(dataset, "none", float("inf")) for dataset in ARENA_DATA]
-
-
-def arena_cell_path(dataset, privacy, eps):
-    return R(f"arena/{dataset}/{privacy}_eps{eps:g}.csv")
-
-
-def arena_job(w):
-    """The job of one cell: its data set, privacy, budget and the study's settings."""
-    spec = ARENA["data"][w.dataset]
-    eps = float(w.epsilon)
-    settings = dict(ARENA_SETTINGS)
-    if "max_per_user" in spec:
-        settings["max_per_user"] = spec["max_per_user"]
-    return canonical(
-        {
-            "dataset": w.dataset,
-            "privacy": w.privacy,
-            "epsilon": eps,
-            "both_bad": spec.get("both_bad", "tie"),
-            "settings": settings,
-            "reps": ARENA["reps"],
-            "seed": config["seed"],
-        }
-    )
+ARENA_CELLS = _arena.cells(ARENA)
 
 
 rule arena_cell:
@@ -66,14 +32,16 @@ rule arena_cell:
     resources:
         mem_mb=1500,
     params:
-        job=arena_job,
+        job=lambda w: canonical(
+            _arena.cell_job(ARENA, config["seed"], w.dataset, w.privacy, w.epsilon)
+        ),
     script:
         "../../scripts/arena_cell.py"
 
 
 rule arena_table:
     input:
-        rows=[arena_cell_path(*cell) for cell in ARENA_CELLS],
+        rows=[R(f"arena/{d}/{p}_eps{e:g}.csv") for d, p, e in ARENA_CELLS],
         library=script_files(script_path("arena_table"), SRC),
     output:
         csv=R("tables/arena/price_of_privacy.csv"),

@@ -45,6 +45,8 @@ from ..seeding import Stream, cell_key, generator
 __all__ = [
     "METRICS",
     "PRIVACY",
+    "cell_job",
+    "cells",
     "cems_votes",
     "load_votes",
     "price_markdown",
@@ -204,6 +206,38 @@ def run_cell(
             }
         )
     return pd.DataFrame(rows)
+
+
+def cells(section: Mapping) -> list[tuple[str, str, float]]:
+    """``(dataset, privacy, epsilon)`` of every job of the config section ``arena`` (the data
+    sets in ``selected``, else all); ``(dataset, "none", inf)`` is each one's reference."""
+    data = section.get("data") or {}
+    chosen = [name for name in data if name in section.get("selected", list(data))]
+    out = [
+        (name, privacy, float(eps))
+        for name in chosen
+        for privacy in data[name]["privacy"]
+        for eps in section.get("epsilon", [])
+        if math.isfinite(eps)
+    ]
+    return out + [(name, "none", math.inf) for name in chosen]
+
+
+def cell_job(section: Mapping, seed: int, dataset: str, privacy: str, epsilon) -> dict:
+    """The job of one cell (rule ``arena_cell``): its data set, privacy, budget, settings."""
+    spec = section["data"][dataset]
+    settings = {k: section[k] for k in ("level", "n_boot", "top") if k in section}
+    if "max_per_user" in spec:
+        settings["max_per_user"] = spec["max_per_user"]
+    return {
+        "dataset": dataset,
+        "privacy": privacy,
+        "epsilon": float(epsilon),
+        "both_bad": spec.get("both_bad", "tie"),
+        "settings": settings,
+        "reps": section["reps"],
+        "seed": seed,
+    }
 
 
 def summarise(frame: pd.DataFrame) -> pd.DataFrame:
