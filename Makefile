@@ -16,6 +16,7 @@ $(STAMP): pyproject.toml requirements/constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -c requirements/constraints.txt -e '.[dev,bench,slurm,docs]'
+	$(BIN)/python -m pip install --quiet --no-deps -c requirements/constraints.txt arena-rank  # a peer pinning numpy==2.3.3: its dependencies come with the bench extra
 	$(BIN)/python -m dprank._snakemake_configfile  # a missing --configfile: one line, not a traceback
 	$(BIN)/python -m dprank._sparse_kernels  # compile the sparse solver's loops into numba's cache now
 	$(BIN)/python -m dprank._sparse_c  # the same loops in C (no numba import where built; needs cc)
