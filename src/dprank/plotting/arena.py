@@ -16,7 +16,7 @@ _PANELS = (
     ("kendall", "Kendall tau with the non-private leaderboard"),
     ("top_overlap", "top-k overlap (k = 10 arena, 3 CEMS)"),
     ("rank_coverage", "rank intervals holding the non-private rank"),
-    ("tie_classes", "tie classes (groups the leaderboard cannot order)"),
+    ("tie_classes", "tie classes (more: the release orders more of the models)"),
 )
 _NAMES = {"chatbot_arena": "Arena", "cems": "CEMS"}
 _PRIVACY = {"edge": "edge (one vote)", "individual": "voter", "local": "local"}
