@@ -166,6 +166,42 @@ def test_comparisons_with_ties_count_them_per_pair():
     assert Comparisons(n_items=2, i=[0], j=[1], y=[0.5], count=[1]).pair_statistics().t is None
 
 
+@pytest.mark.parametrize("name", ["edge_ties", "individual_ties", "local_ties", "nonprivate_mle"])
+def test_the_ties_releases_intervals_cover_the_truth(name):
+    """Ranking.intervals of each ties release: finite, ordered, and the true ranks mostly
+    inside (a parametric bootstrap of the release, :func:`dprank.private_ties.ties_intervals`)."""
+    from dprank import rank
+    from dprank.methods import get_method
+
+    rng = np.random.default_rng(31)
+    theta = np.linspace(1.2, -1.2, 8)
+    a, b = np.triu_indices(8, 1)
+    a, b = np.repeat(a, 60), np.repeat(b, 60)
+    p_a, p_t, _ = DAVIDSON.probabilities(theta[a] - theta[b], -0.7)
+    u = rng.random(a.size)
+    y = np.where(u < p_a, 1.0, np.where(u < p_a + p_t, 0.5, 0.0))
+    users = rng.integers(0, 400, a.size)
+    c = Comparisons(n_items=8, i=a, j=b, y=y, count=np.ones(a.size), user=users, ties=True)
+    meth = get_method(name)
+    kwargs = {"privacy": name.split("_")[0].replace("nonprivate", "none"), "model": "davidson"}
+    if meth.trust_model == "local":
+        from dprank.methods import release_local
+
+        c = release_local(c, np.full(c.n_users, 2.0), rng, "rr3")
+    elif meth.private:
+        kwargs["epsilon"] = 2.0
+    if meth.privacy_unit == "user" and meth.trust_model == "central":
+        kwargs["max_per_user"] = 30
+    result = rank(c, rng=5, **kwargs)
+    assert result.method.name == name
+    f = result.intervals(0.9, n_boot=60, rng=2)
+    assert np.all(np.isfinite(f[["score_lo", "score_hi"]].to_numpy()))
+    assert np.all(f.score_lo <= f.score_hi) and np.all(f.rank_lo <= f.rank_hi)
+    true_rank = np.arange(1, 9)
+    covered = (f.rank_lo <= true_rank) & (true_rank <= f.rank_hi)
+    assert covered.mean() >= 0.75
+
+
 # --------------------------------------------------------------------------- peers
 
 

@@ -194,7 +194,7 @@ def _rank_method(args):
 
         if not 0 < args.intervals < 1:
             raise UsageError(f"--intervals must lie strictly between 0 and 1, got {args.intervals}")
-        if not (supports(method) or method.ties):
+        if not supports(method):
             raise UsageError(f"--intervals: method {name} has no intervals: {NO_INTERVALS[name]}")
     return name, method
 
