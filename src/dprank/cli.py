@@ -56,6 +56,7 @@ from ._cli_output import (
     _Private,
     _Progress,
     _stderr,
+    _text_writer,
     _write_outputs,
 )
 
@@ -409,15 +410,9 @@ def _html_writer(frame, record, args):
     from .leaderboard import html_page
 
     title = f"Leaderboard: {Path(args.comparisons).name}"
-    text = html_page(frame, {**record, "intervals_level": args.intervals}, title=title)
-
-    def write(target) -> None:
-        if isinstance(target, Path):
-            target.write_text(text, encoding="utf-8")
-        else:
-            target.write(text)
-
-    return write
+    return _text_writer(
+        html_page(frame, {**record, "intervals_level": args.intervals}, title=title)
+    )
 
 
 # --------------------------------------------------------------------------- privatize

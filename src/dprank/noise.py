@@ -104,13 +104,9 @@ def laplace_scale(sensitivity: float, epsilon: float) -> float:
     return b
 
 
-def rr_flip_threshold(epsilon: float) -> int:
-    """``ceil(2^64 / (e^eps + 1))`` capped at ``2^63``: flip when a uniform 64-bit word is below.
-
-    Computed in 60-digit decimal arithmetic; the flip probability
-    ``threshold / 2^64`` is at least ``1 / (e^eps + 1)``, so the loss is at most
-    ``eps``.
-    """
+def _move_threshold(epsilon: float, others: int) -> int:
+    """``floor(2^64 / (e^eps + others)) + 1``, at most ``floor(2^64 / (others + 1))``: the word
+    threshold of randomized response over ``others + 1`` outcomes (60-digit decimals)."""
     eps = _checks.real(epsilon, "epsilon")
     if not eps > 0 or math.isnan(eps):
         raise ValueError(f"epsilon must be positive, got {epsilon!r}")
@@ -118,20 +114,33 @@ def rr_flip_threshold(epsilon: float) -> int:
         return 0
     with localcontext() as ctx:
         ctx.prec = 60
-        p = Decimal(1) / (Decimal(eps).exp() + 1)
-        scaled = p * _TWO64
-        threshold = int(scaled.to_integral_value(rounding="ROUND_FLOOR")) + 1
-    return min(threshold, 1 << 63)
+        p = Decimal(1) / (Decimal(eps).exp() + others)
+        threshold = int((p * _TWO64).to_integral_value(rounding="ROUND_FLOOR")) + 1
+    return min(threshold, _TWO64 // (others + 1))
+
+
+def _move_loss(threshold: int, others: int) -> float:
+    """``log((2^64 - others t) / t)``: the loss of randomized response with that threshold."""
+    if threshold == 0:
+        return math.inf
+    with localcontext() as ctx:
+        ctx.prec = 60
+        return float((Decimal(_TWO64 - others * threshold) / Decimal(threshold)).ln())
+
+
+def rr_flip_threshold(epsilon: float) -> int:
+    """``ceil(2^64 / (e^eps + 1))`` capped at ``2^63``: flip when a uniform 64-bit word is below.
+
+    Computed in 60-digit decimal arithmetic; the flip probability
+    ``threshold / 2^64`` is at least ``1 / (e^eps + 1)``, so the loss is at most
+    ``eps``.
+    """
+    return _move_threshold(epsilon, 1)
 
 
 def rr_effective_epsilon(epsilon: float) -> float:
     """The exact privacy loss ``log((1 - p') / p')`` of :meth:`NoiseSource.randomized_response`."""
-    t = rr_flip_threshold(epsilon)
-    if t == 0:
-        return math.inf
-    with localcontext() as ctx:
-        ctx.prec = 60
-        return float(((Decimal(_TWO64 - t)) / Decimal(t)).ln())
+    return _move_loss(rr_flip_threshold(epsilon), 1)
 
 
 def rr3_threshold(epsilon: float) -> int:
@@ -143,26 +152,12 @@ def rr3_threshold(epsilon: float) -> int:
     the privacy loss ``log((2^64 - 2 threshold) / threshold)`` is at most ``eps``
     (:func:`rr3_effective_epsilon`). Computed in 60-digit decimal arithmetic.
     """
-    eps = _checks.real(epsilon, "epsilon")
-    if not eps > 0 or math.isnan(eps):
-        raise ValueError(f"epsilon must be positive, got {epsilon!r}")
-    if math.isinf(eps):
-        return 0
-    with localcontext() as ctx:
-        ctx.prec = 60
-        p = Decimal(1) / (Decimal(eps).exp() + 2)
-        threshold = int((p * _TWO64).to_integral_value(rounding="ROUND_FLOOR")) + 1
-    return min(threshold, _TWO64 // 3)
+    return _move_threshold(epsilon, 2)
 
 
 def rr3_effective_epsilon(epsilon: float) -> float:
     """The exact loss ``log((2^64 - 2 t) / t)`` of :meth:`NoiseSource.randomized_response3`."""
-    t = rr3_threshold(epsilon)
-    if t == 0:
-        return math.inf
-    with localcontext() as ctx:
-        ctx.prec = 60
-        return float((Decimal(_TWO64 - 2 * t) / Decimal(t)).ln())
+    return _move_loss(rr3_threshold(epsilon), 2)
 
 
 class NoiseSource:

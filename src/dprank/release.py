@@ -151,19 +151,22 @@ def local_release(
         raise ValueError("a local release needs the user of every comparison")
     if mechanism not in ("rr", "rr3", "laplace"):
         raise ValueError(f"mechanism must be 'rr', 'rr3' or 'laplace', got {mechanism!r}")
-    if c.ties or mechanism == "rr3":
-        if mechanism == "laplace":
-            raise ValueError(
-                "the Laplace release takes two outcomes; comparisons with ties are released "
-                "by three-outcome randomized response (mechanism 'rr')"
-            )
-        return _release_rr3(c, user_epsilon, noise, aggregate)
+    ties = c.ties or mechanism == "rr3"
+    if ties and mechanism == "laplace":
+        raise ValueError(
+            "the Laplace release takes two outcomes; comparisons with ties are released "
+            "by three-outcome randomized response (mechanism 'rr')"
+        )
     eps_user = np.asarray(user_epsilon, dtype=np.float64)
     if eps_user.shape != (c.n_users,) or not np.all((eps_user > 0) & np.isfinite(eps_user)):
         raise ValueError(f"user_epsilon must hold {c.n_users} positive finite budgets")
     y = np.asarray(c.y)
-    if y.size and not np.all((y == 0) | (y == 1)):
-        raise ValueError("a local release needs 0/1 outcomes")
+    allowed = (y == 0) | (y == 1)
+    if ties:
+        allowed |= y == 0.5
+    if y.size and not np.all(allowed):
+        what = "outcomes 0, 1/2 (a tie) or 1" if ties else "0/1 outcomes"
+        raise ValueError(f"a local release needs {what}")
     count = _integer_counts(c)
     record = np.repeat(np.arange(c.n_records), count)
     i, j, user = c.i[record], c.j[record], c.user[record]
@@ -172,7 +175,10 @@ def local_release(
     i, j = np.where(swap, j, i), np.where(swap, i, j)
     y = np.where(swap, 1.0 - y, y)
     eps = eps_user[user]
-    if mechanism == "rr":
+    if ties:
+        code = np.rint(2.0 * y).astype(np.int8)  # 0, 1, 2: j won, a tie, i won
+        y_out = noise.randomized_response3(code, eps).astype(np.float64) / 2.0
+    elif mechanism == "rr":
         y_out = noise.randomized_response(y.astype(np.uint8), eps).astype(np.float64)
     else:
         y_out = np.empty(y.size)
@@ -183,7 +189,7 @@ def local_release(
     order = np.lexsort((y_out, j, i, user))
     i, j, user, y_out = i[order], j[order], user[order], y_out[order]
     n_out = np.ones(i.size)
-    if aggregate and mechanism == "rr" and i.size:
+    if aggregate and mechanism != "laplace" and i.size:
         new = np.ones(i.size, dtype=bool)
         new[1:] = (i[1:] != i[:-1]) | (j[1:] != j[:-1]) | (user[1:] != user[:-1])
         new[1:] |= y_out[1:] != y_out[:-1]
@@ -199,43 +205,5 @@ def local_release(
         user=user,
         labels=c.labels,
         user_epsilon=eps_user,
-    )
-
-
-def _release_rr3(c: Comparisons, user_epsilon, noise: NoiseSource, aggregate: bool):
-    """:func:`local_release` of comparisons with three outcomes (win, tie, loss)."""
-    eps_user = np.asarray(user_epsilon, dtype=np.float64)
-    if eps_user.shape != (c.n_users,) or not np.all((eps_user > 0) & np.isfinite(eps_user)):
-        raise ValueError(f"user_epsilon must hold {c.n_users} positive finite budgets")
-    y = np.asarray(c.y)
-    if y.size and not np.all((y == 0) | (y == 1) | (y == 0.5)):
-        raise ValueError("a three-outcome release needs outcomes 0, 1/2 (a tie) or 1")
-    count = _integer_counts(c)
-    record = np.repeat(np.arange(c.n_records), count)
-    i, j, user = c.i[record], c.j[record], c.user[record]
-    y = y[record]
-    swap = i > j
-    i, j = np.where(swap, j, i), np.where(swap, i, j)
-    code = np.rint(2.0 * np.where(swap, 1.0 - y, y)).astype(np.int8)
-    y_out = noise.randomized_response3(code, eps_user[user]).astype(np.float64) / 2.0
-    order = np.lexsort((y_out, j, i, user))
-    i, j, user, y_out = i[order], j[order], user[order], y_out[order]
-    n_out = np.ones(i.size)
-    if aggregate and i.size:
-        new = np.ones(i.size, dtype=bool)
-        new[1:] = (i[1:] != i[:-1]) | (j[1:] != j[:-1]) | (user[1:] != user[:-1])
-        new[1:] |= y_out[1:] != y_out[:-1]
-        start = np.flatnonzero(new)
-        n_out = np.diff(np.append(start, i.size)).astype(np.float64)
-        i, j, user, y_out = i[start], j[start], user[start], y_out[start]
-    return Comparisons(
-        n_items=c.n_items,
-        i=i,
-        j=j,
-        y=y_out,
-        count=n_out,
-        user=user,
-        labels=c.labels,
-        user_epsilon=eps_user,
-        ties=True,
+        ties=ties,
     )
