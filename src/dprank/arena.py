@@ -152,8 +152,11 @@ class ArenaVotes:
 
 def is_arena_file(path: str | os.PathLike) -> bool:
     """Whether ``path`` is an arena file: JSON (by suffix or first character) or a CSV/TSV
-    whose header names ``model_a``, ``model_b`` and ``winner``."""
+    whose header names ``model_a``, ``model_b`` and ``winner``. Only a regular file is
+    looked into (a pipe's first bytes would be consumed): anything else is not one."""
     path = Path(path)
+    if not path.is_file():
+        return False
     try:
         with open(path, "rb") as fh:
             head = fh.read(1 << 16)
