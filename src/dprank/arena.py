@@ -131,7 +131,7 @@ class ArenaVotes:
             A "both bad" vote counts as a tie (default; LMArena, ``arena-rank``) or is
             left out (``leaderbot``'s default).
         """
-        if both_bad not in BOTH_BAD_RULES:
+        if not isinstance(both_bad, str) or both_bad not in BOTH_BAD_RULES:
             raise ValueError(f"both_bad must be one of {list(BOTH_BAD_RULES)}, got {both_bad!r}")
         ties = self.ties + self.both_bad if both_bad == "tie" else self.ties
         return Comparisons.from_tie_counts(
@@ -154,7 +154,7 @@ def is_arena_file(path: str | os.PathLike) -> bool:
     """Whether ``path`` is an arena file: JSON (by suffix or first character) or a CSV/TSV
     whose header names ``model_a``, ``model_b`` and ``winner``. Only a regular file is
     looked into (a pipe's first bytes would be consumed): anything else is not one."""
-    path = Path(path)
+    path = Path(_checks.path(path, "path"))
     if not path.is_file():
         return False
     try:
@@ -191,6 +191,8 @@ def read_arena(path: str | os.PathLike, *, need_users: bool = False, need_epsilo
         Naming the file, line and field of the first problem.
     """
     _checks.path(path, "path")
+    _checks.flag(need_users, "need_users")
+    _checks.flag(need_epsilon, "need_epsilon")
     path = Path(path)
     source = os.fspath(path)
     if not path.exists():
@@ -238,6 +240,8 @@ def read_arena_table(
     The comparisons have three outcomes, "both bad" mapped by ``both_bad``
     (:meth:`ArenaVotes.comparisons`).
     """
+    if not isinstance(both_bad, str) or both_bad not in BOTH_BAD_RULES:
+        raise ValueError(f"both_bad must be one of {list(BOTH_BAD_RULES)}, got {both_bad!r}")
     votes = read_arena(path, need_users=need_users, need_epsilon=need_epsilon)
     return ComparisonTable(
         comparisons=votes.comparisons(both_bad),
@@ -654,6 +658,8 @@ def arena_frame(votes: ArenaVotes, *, counts: bool = True):
     """
     import pandas as pd
 
+    _checks.instance(votes, "votes", ArenaVotes, "a dprank.arena.ArenaVotes (read_arena)")
+    _checks.flag(counts, "counts")
     stacked = np.stack([votes.wins_a, votes.wins_b, votes.ties, votes.both_bad], axis=1)
     rows, kinds = np.nonzero(stacked > 0)
     number = stacked[rows, kinds]

@@ -32,6 +32,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from . import _checks
+
 __all__ = [
     "ELO_PER_LOGIT",
     "elo_offset",
@@ -46,10 +48,20 @@ __all__ = [
 ELO_PER_LOGIT = 400.0 / math.log(10.0)
 
 
+def _bounds(score_lo, score_hi) -> tuple[np.ndarray, np.ndarray]:
+    """The intervals' bounds, checked: finite vectors of one length, ``lo <= hi``."""
+    lo = np.asarray(_checks.finite(score_lo, "score_lo", ndim=1), dtype=np.float64)
+    hi = np.asarray(_checks.finite(score_hi, "score_hi", ndim=1), dtype=np.float64)
+    if lo.shape != hi.shape:
+        raise ValueError(f"score_hi must have score_lo's shape {lo.shape}, got {hi.shape}")
+    if np.any(lo > hi):
+        raise ValueError("score_lo must not exceed score_hi")
+    return lo, hi
+
+
 def rank_upper_bound(score_lo, score_hi) -> np.ndarray:
     """``1 + #{j: score_lo[j] > score_hi[i]}`` for each model ``i`` (LMArena's rank UB)."""
-    lo = np.asarray(score_lo, dtype=np.float64)
-    hi = np.asarray(score_hi, dtype=np.float64)
+    lo, hi = _bounds(score_lo, score_hi)
     sorted_lo = np.sort(lo)
     above = lo.size - np.searchsorted(sorted_lo, hi, side="right")
     return (1 + above).astype(np.int64)
@@ -62,9 +74,10 @@ def tie_classes(score, score_lo, score_hi) -> np.ndarray:
     ``score_hi`` lies below the ``score_lo`` of the current class's first model, so the
     release cannot order the models within a class against that model.
     """
-    score = np.asarray(score, dtype=np.float64)
-    lo = np.asarray(score_lo, dtype=np.float64)
-    hi = np.asarray(score_hi, dtype=np.float64)
+    lo, hi = _bounds(score_lo, score_hi)
+    score = np.asarray(_checks.finite(score, "score", ndim=1), dtype=np.float64)
+    if score.shape != lo.shape:
+        raise ValueError(f"score must have the bounds' shape {lo.shape}, got {score.shape}")
     order = np.argsort(-score, kind="stable")
     out = np.empty(score.size, dtype=np.int64)
     cls, leader_lo = 0, math.inf
@@ -84,11 +97,17 @@ def elo_offset(theta, items, anchor: tuple[str, float] | None = None) -> float:
     ValueError
         If the anchor's model is not among ``items``.
     """
-    theta = np.asarray(theta, dtype=np.float64)
-    if anchor is None:
-        return 1000.0 - ELO_PER_LOGIT * float(theta.mean())
-    name, value = anchor
+    theta = np.asarray(_checks.finite(theta, "theta", ndim=1), dtype=np.float64)
     labels = np.asarray(items).astype(str)
+    if labels.shape != theta.shape:
+        raise ValueError(f"items must hold one label per score ({theta.size}), got {labels.shape}")
+    if anchor is None:
+        return 1000.0 - ELO_PER_LOGIT * float(theta.mean()) if theta.size else 1000.0
+    if not isinstance(anchor, (tuple, list)) or len(anchor) != 2:
+        raise TypeError(f"anchor must be a pair (model, value), got {anchor!r}")
+    name, value = anchor
+    if not np.isfinite(_checks.real(value, "anchor")):
+        raise ValueError(f"anchor's value must be finite, got {value!r}")
     hit = np.flatnonzero(labels == str(name))
     if hit.size == 0:
         close = [str(x) for x in labels if str(name).lower() in str(x).lower()][:5]
@@ -111,9 +130,15 @@ def leaderboard_columns(
     with intervals, ``rank_ub`` and ``tie_class`` are appended, and ``votes`` (a map
     from item to its released vote count) adds that column.
     """
-    if scale not in ("logit", "elo"):
+    _checks.mapping(columns, "columns", ("item",))
+    if not isinstance(scale, str) or scale not in ("logit", "elo"):
         raise ValueError(f"scale must be 'logit' or 'elo', got {scale!r}")
+    if votes is not None:
+        _checks.mapping(votes, "votes")
     out = {k: np.asarray(v) for k, v in columns.items()}
+    n = out["item"].shape[0] if out["item"].ndim else -1
+    if n < 0 or any(v.shape[:1] != (n,) for v in out.values()):
+        raise ValueError("columns must hold arrays of one length, one entry per item")
     items = out["item"]
     if scale == "elo" and "score" in out:
         theta = out["score"].astype(np.float64)
@@ -125,6 +150,9 @@ def leaderboard_columns(
         out["rank_ub"] = rank_upper_bound(out["score_lo"], out["score_hi"])
         out["tie_class"] = tie_classes(out["score"], out["score_lo"], out["score_hi"])
     if votes is not None:
+        missing = [str(i) for i in items if str(i) not in votes]
+        if missing:
+            raise ValueError(f"votes lacks the item(s) {missing[:5]}")
         out["votes"] = np.array([round(float(votes[str(i)])) for i in items], dtype=np.int64)
     return out
 
@@ -134,6 +162,7 @@ def leaderboard_columns(
 
 def privacy_statement(record: Mapping) -> str:
     """The release's guarantee in words, from its public record (:meth:`Ranking.record`)."""
+    _checks.mapping(record, "record", ("privacy", "private"))
     privacy = record.get("privacy")
     eps = record.get("epsilon")
     delta = record.get("delta") or 0.0
@@ -278,6 +307,9 @@ def html_page(columns: Mapping[str, np.ndarray], record: Mapping, *, title: str)
     or ``:desc``), each model's interval drawn to one scale, the privacy guarantee in
     words (:func:`privacy_statement`). No external resource.
     """
+    _checks.mapping(columns, "columns", ("item", "score", "rank"))
+    _checks.mapping(record, "record", ("privacy", "private"))
+    _checks.text(title, "title")
     cols = {k: np.asarray(v) for k, v in columns.items()}
     n = len(cols["item"])
     has_iv = "score_lo" in cols

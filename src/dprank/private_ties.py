@@ -50,6 +50,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from . import _checks
 from .comparisons import Comparisons
 from .noise import NoiseSource, laplace_scale, rr3_effective_epsilon
 from .objective import get_tie_model
@@ -69,7 +70,6 @@ __all__ = [
     "local_release",
     "nonprivate_release",
     "randomized_response3",
-    "rr3_probabilities",
     "ties_intervals",
 ]
 
@@ -88,12 +88,13 @@ LOCAL_MODELS = ("davidson", "btl")
 
 def edge_epsilon(scale: float) -> float:
     """``epsilon`` of the edge-DP points-and-ties release with Laplace ``scale``: ``2 / scale``."""
-    return 2.0 / float(scale)
+    return 2.0 / _checks.positive_finite(scale, "scale")
 
 
 def individual_epsilon(scale: float, L: int) -> float:
     """``epsilon`` of the voter-level table release with ``L`` votes per voter: ``2 L / scale``."""
-    return 2.0 * int(L) / float(scale)
+    scale = _checks.positive_finite(scale, "scale")
+    return 2.0 * _checks.count(L, "L", 1) / scale
 
 
 def local_epsilon(epsilon: float) -> float:
@@ -102,6 +103,22 @@ def local_epsilon(epsilon: float) -> float:
 
 
 # --------------------------------------------------------------------------- three-outcome RR
+
+
+def _budgets(eps, name: str = "eps") -> np.ndarray:
+    """``eps`` as a float array of budgets, each positive (``inf``: no noise)."""
+    e = np.asarray(_checks.array(eps, name), dtype=np.float64)
+    if e.size and not np.all(e > 0):
+        raise ValueError(f"{name} must hold positive budgets, got {eps!r}")
+    return e
+
+
+def _codes(codes, name: str) -> np.ndarray:
+    """``codes`` as an int8 array of outcomes 0, 1, 2 (``b`` won, a tie, ``a`` won)."""
+    c = _checks.array(codes, name)
+    if c.size and not np.all((c == 0) | (c == 1) | (c == 2)):
+        raise ValueError(f"{name} must hold the outcome codes 0, 1 and 2, got {codes!r}")
+    return c.astype(np.int8)
 
 
 def rr3_probabilities(eps, k: int = 3) -> tuple[np.ndarray, np.ndarray]:
@@ -122,8 +139,14 @@ def randomized_response3(codes, eps, rng: np.random.Generator) -> np.ndarray:
     ``codes`` in ``{0, 1, 2}`` (``b`` won, tie, ``a`` won: twice the outcome ``y``);
     each moves to each other code with probability ``1 / (e^eps + 2)``.
     """
-    codes = np.asarray(codes, dtype=np.int8)
-    _, beta = rr3_probabilities(np.broadcast_to(eps, codes.shape))
+    codes = _codes(codes, "codes")
+    eps = _budgets(eps)
+    _checks.rng(rng)
+    try:
+        eps = np.broadcast_to(eps, codes.shape)
+    except ValueError:
+        raise ValueError(f"eps must be one budget or one per code, got shape {eps.shape}") from None
+    _, beta = rr3_probabilities(eps)
     u = rng.random(codes.shape)
     shift = (u < beta).astype(np.int8) + (u < 2 * beta).astype(np.int8)
     return ((codes + shift) % 3).astype(np.int8)
@@ -131,8 +154,13 @@ def randomized_response3(codes, eps, rng: np.random.Generator) -> np.ndarray:
 
 def debias3(released_codes, eps) -> np.ndarray:
     """Debiased indicators ``(e_r - beta) / alpha``: ``(m, 3)`` columns for codes 0, 1, 2."""
-    r = np.asarray(released_codes, dtype=np.int64)
-    alpha, beta = rr3_probabilities(np.broadcast_to(eps, r.shape))
+    r = _codes(released_codes, "released_codes").astype(np.int64).ravel()
+    eps = _budgets(eps)
+    try:
+        eps = np.broadcast_to(eps, r.shape)
+    except ValueError:
+        raise ValueError(f"eps must be one budget or one per code, got shape {eps.shape}") from None
+    alpha, beta = rr3_probabilities(eps)
     z = np.repeat((-beta / alpha)[:, None], 3, axis=1)
     z[np.arange(r.size), r] = (1.0 - beta) / alpha
     return z
@@ -141,7 +169,12 @@ def debias3(released_codes, eps) -> np.ndarray:
 def adrr3_weights(eps, k: int = 3) -> np.ndarray:
     """ADRR weights for ``k`` outcomes: ``alpha_l^2 / sum_m alpha_m^2`` (module text; with
     ``k = 2`` B2's eq. (4), :func:`dprank.ldp.adrr_weights`)."""
-    alpha, _ = rr3_probabilities(np.atleast_1d(np.asarray(eps, dtype=np.float64)), k)
+    e = np.atleast_1d(_budgets(eps))
+    if e.size == 0 or not np.all(np.isfinite(e)):
+        raise ValueError(f"eps must hold finite positive budgets, one per user, got {eps!r}")
+    if isinstance(k, (bool, np.bool_)) or k not in (2, 3):
+        raise ValueError(f"k must be 2 or 3 (outcomes of the randomized response), got {k!r}")
+    alpha, _ = rr3_probabilities(e, k)
     b = alpha**2
     return b / b.sum()
 
@@ -151,6 +184,7 @@ def adrr3_weights(eps, k: int = 3) -> np.ndarray:
 
 def item_points(counts: TieCounts) -> tuple[np.ndarray, float, np.ndarray]:
     """``(points, ties, votes)``: wins plus half the ties and votes per item, ties in all."""
+    _checks.instance(counts, "counts", TieCounts, "a dprank.ties.TieCounts")
     n = counts.n_items
     pa = counts.W + 0.5 * counts.T
     pb = counts.L + 0.5 * counts.T
@@ -357,8 +391,22 @@ def _votes(counts: TieCounts) -> np.ndarray:
     return item_points(counts)[2]
 
 
+def _check_release(c, model: str, allowed, gamma, *, noisy=False, eps=None, rng=None, name="c"):
+    """The arguments every release function takes, checked by name (``noisy``: also the
+    budget ``eps`` and the noise ``rng`` of a release that draws noise)."""
+    _checks.instance(c, name, Comparisons, "a dprank.comparisons.Comparisons")
+    if not isinstance(model, str) or model not in allowed:
+        raise ValueError(f"model must be one of {list(allowed)}, got {model!r}")
+    if gamma is not None:
+        _checks.non_negative(gamma, "gamma")
+    if noisy:
+        _checks.positive_finite(eps, "eps")
+        _checks.rng(rng, noise_source=True)  # a release's noise: a NoiseSource or a Generator
+
+
 def nonprivate_release(c: Comparisons, model: str = "davidson", gamma: float = 0.0):
     """The non-private fit of ``c`` as a :class:`TiesRelease` (kind ``"none"``)."""
+    _check_release(c, model, INDIVIDUAL_MODELS, gamma)
     counts = TieCounts.from_pair_statistics(c.pair_statistics())
     fit = _fit_model(counts, model, gamma)
     design = {"a": counts.a, "b": counts.b, "n": counts.total}
@@ -373,6 +421,7 @@ def edge_release(
     ``rng``: a :class:`dprank.noise.NoiseSource` (a release: the exact sampler) or a
     :class:`numpy.random.Generator` (a simulation).
     """
+    _check_release(c, model, EDGE_MODELS, gamma, noisy=True, eps=eps, rng=rng)
     counts = TieCounts.from_pair_statistics(c.pair_statistics())
     votes = _votes(counts)  # public: the comparison graph
     pseudo, b, noisy = _edge_pseudo(counts, eps, rng, votes)
@@ -397,6 +446,8 @@ def individual_release(
     ``c`` must already hold at most ``L`` votes per voter
     (:func:`dprank.release.bound_user_contributions`).
     """
+    _check_release(c, model, INDIVIDUAL_MODELS, gamma, noisy=True, eps=eps, rng=rng)
+    L = _checks.count(L, "L", 1)
     counts = TieCounts.from_pair_statistics(c.pair_statistics())
     n = counts.n_items
     a, b = _all_pairs(n)
@@ -422,6 +473,9 @@ def local_release(c: Comparisons, model: str = "davidson", gamma: float | None =
     outcomes (``ties=False``, classic randomized response) is debiased as B2's ADRR
     (``k = 2``). ``gamma`` defaults to B2's ``2 lambda = 2 / (L B)``.
     """
+    _check_release(c, model, LOCAL_MODELS, gamma)
+    if c.user is None or c.user_epsilon is None:
+        raise ValueError("c must be a local-DP release: the user of every vote and its budget")
     k = 3 if c.ties else 2
     eps_user = np.asarray(c.user_epsilon, dtype=np.float64)
     weights = adrr3_weights(eps_user, k)
@@ -471,11 +525,22 @@ def ties_intervals(
     """
     import pandas as pd
 
-    if not isinstance(rng, np.random.Generator):
-        rng = np.random.default_rng(rng)
+    _checks.instance(release, "release", TiesRelease, "a dprank.private_ties.TiesRelease")
     fit = release.fit
     theta = fit.theta - fit.theta.mean()
     n = theta.size
+    items = np.asarray(items)
+    if items.shape != (n,):
+        raise ValueError(f"items must hold {n} labels, one per item, got shape {items.shape}")
+    level = _checks.probability(level, "level", low_open=True, high_open=True)
+    n_boot = _checks.count(n_boot, "n_boot", 2)
+    if top_k is not None and not 1 <= _checks.count(top_k, "top_k", 1) <= n:
+        raise ValueError(f"top_k must be between 1 and {n}, got {top_k!r}")
+    if rng is not None and not isinstance(rng, np.random.Generator):
+        if isinstance(rng, (bool, np.bool_)) or not isinstance(rng, (int, np.integer)):
+            raise TypeError(f"rng must be None, an int or a numpy.random.Generator, got {rng!r}")
+    if not isinstance(rng, np.random.Generator):
+        rng = np.random.default_rng(rng)
     draws = np.empty((n_boot, n))
     for k in range(n_boot):
         counts, b = release.statistics(fit.theta, fit.mu, rng)

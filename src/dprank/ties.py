@@ -296,9 +296,14 @@ def fit_ties_mle(
     tie = get_tie_model(model)
     counts = _as_counts(data)
     gamma = _checks.non_negative(gamma, "gamma")
+    _checks.flag(raise_on_failure, "raise_on_failure")
+    if theta0 is not None:
+        _checks.finite(theta0, "theta0")
+    if mu0 is not None and not math.isfinite(_checks.real(mu0, "mu0")):
+        raise ValueError(f"mu0 must be finite, got {mu0!r}")
     _checks.non_negative(xtol, "xtol")
     _checks.count(max_iter, "max_iter")
-    if solver not in _SOLVERS:
+    if not isinstance(solver, str) or solver not in _SOLVERS:
         raise ValueError(f"solver must be one of {', '.join(_SOLVERS)}, got {solver!r}")
     sum_zero = gamma == 0 if sum_zero is None else _checks.flag(sum_zero, "sum_zero")
     if gamma == 0 and not sum_zero:

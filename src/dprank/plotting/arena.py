@@ -40,6 +40,7 @@ def plot_price_of_privacy(summary: pd.DataFrame, level: float):
     needed = ["dataset", "privacy", "epsilon", "n_items"]
     needed += [m for m, _ in _PANELS] + [f"{m}_se" for m, _ in _PANELS]
     _checks.columns(summary, "summary", needed)
+    level = _checks.probability(level, "level", low_open=True, high_open=True)
     finite = summary[np.isfinite(summary["epsilon"])]
     eps_max = float(finite["epsilon"].max()) if len(finite) else 1.0
     x_inf = eps_max * 2.5  # where the non-private reference is drawn

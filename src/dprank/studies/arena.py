@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .. import _checks
 from ..comparisons import Comparisons
 from ..leaderboard import tie_classes
 from ..private_ties import (
@@ -65,6 +66,9 @@ def cems_votes(preferences: pd.DataFrame) -> Comparisons:
     The 4454 answered comparisons of ``CEMS$preferences`` (91 missing dropped): 3967
     decided and 487 ties; schools numbered in name order, students in number order.
     """
+    _checks.columns(
+        preferences, "preferences", ("student", "school1", "school2", "win1", "win2", "tied")
+    )
     answered = preferences[["win1", "win2", "tied"]].notna().all(axis=1).to_numpy()
     frame = preferences[answered]
     s1 = frame["school1"].astype(str).to_numpy()
@@ -86,6 +90,9 @@ def cems_votes(preferences: pd.DataFrame) -> Comparisons:
 
 def load_votes(name: str, path: str | Path, both_bad: str = "tie") -> Comparisons:
     """The votes of data set ``name`` (``chatbot_arena`` or ``cems``) from its registered file."""
+    _checks.path(path, "path")
+    if not isinstance(both_bad, str) or both_bad not in ("tie", "drop"):
+        raise ValueError(f"both_bad must be 'tie' or 'drop', got {both_bad!r}")
     if name == "chatbot_arena":
         from ..arena import read_arena
 
@@ -94,7 +101,9 @@ def load_votes(name: str, path: str | Path, both_bad: str = "tie") -> Comparison
         from ..realdata import read_cems
 
         return cems_votes(read_cems(path))
-    raise ValueError(f"no votes with ties registered as {name!r} (chatbot_arena or cems)")
+    raise ValueError(
+        f"name must be a data set of votes with ties, chatbot_arena or cems, got {name!r}"
+    )
 
 
 def _local_simulation(c: Comparisons, eps: float, rng) -> Comparisons:
@@ -168,6 +177,16 @@ def run_cell(
     """
     from scipy.stats import kendalltau
 
+    _checks.instance(c, "c", Comparisons, "a dprank.comparisons.Comparisons (load_votes)")
+    _checks.text(dataset, "dataset")
+    if not isinstance(privacy, str) or privacy not in (*PRIVACY, "none"):
+        raise ValueError(f"privacy must be one of {[*PRIVACY, 'none']}, got {privacy!r}")
+    eps = _checks.positive(eps, "eps")
+    reps = _checks.indices(reps, "reps")
+    seed = _checks.count(seed, "seed")
+    _checks.mapping(settings, "settings", ("level", "n_boot", "top"))
+    if privacy == "individual":
+        _checks.mapping(settings, "settings", ("max_per_user",))
     ref = nonprivate_release(c, "davidson").fit.theta
     ref_rank = _ranks(ref)
     n = ref.size
@@ -211,6 +230,7 @@ def run_cell(
 def cells(section: Mapping) -> list[tuple[str, str, float]]:
     """``(dataset, privacy, epsilon)`` of every job of the config section ``arena`` (the data
     sets in ``selected``, else all); ``(dataset, "none", inf)`` is each one's reference."""
+    _checks.mapping(section, "section")
     data = section.get("data") or {}
     chosen = [name for name in data if name in section.get("selected", list(data))]
     out = [
@@ -225,6 +245,18 @@ def cells(section: Mapping) -> list[tuple[str, str, float]]:
 
 def cell_job(section: Mapping, seed: int, dataset: str, privacy: str, epsilon) -> dict:
     """The job of one cell (rule ``arena_cell``): its data set, privacy, budget, settings."""
+    _checks.mapping(section, "section", ("data", "reps"))
+    seed = _checks.count(seed, "seed")
+    if not isinstance(dataset, str) or dataset not in section["data"]:
+        raise ValueError(f"dataset must be one of {list(section['data'])}, got {dataset!r}")
+    if not isinstance(privacy, str) or privacy not in (*PRIVACY, "none"):
+        raise ValueError(f"privacy must be one of {[*PRIVACY, 'none']}, got {privacy!r}")
+    try:
+        epsilon = float(epsilon)
+    except (TypeError, ValueError):
+        raise TypeError(f"epsilon must be a number, got {epsilon!r}") from None
+    if not epsilon > 0:
+        raise ValueError(f"epsilon must be positive, got {epsilon!r}")
     spec = section["data"][dataset]
     settings = {k: section[k] for k in ("level", "n_boot", "top") if k in section}
     if "max_per_user" in spec:
@@ -242,6 +274,7 @@ def cell_job(section: Mapping, seed: int, dataset: str, privacy: str, epsilon) -
 
 def summarise(frame: pd.DataFrame) -> pd.DataFrame:
     """Mean and standard error of each metric per data set, privacy and budget."""
+    _checks.columns(frame, "frame", ("dataset", "privacy", "epsilon", "n_items", "k", *METRICS))
     groups = frame.groupby(["dataset", "privacy", "epsilon"], sort=False)
     out = groups[list(METRICS)].mean().add_suffix("").reset_index()
     se = groups[list(METRICS)].sem(ddof=1).add_suffix("_se").reset_index(drop=True)
@@ -258,6 +291,8 @@ def summarise(frame: pd.DataFrame) -> pd.DataFrame:
 
 def price_markdown(summary: pd.DataFrame, level: float) -> str:
     """The table as Markdown: one row per data set, privacy and budget."""
+    _checks.columns(summary, "summary", ("dataset", "privacy", "epsilon", "n_items", "k", *METRICS))
+    level = _checks.probability(level, "level", low_open=True, high_open=True)
     names = {"chatbot_arena": "Chatbot Arena", "cems": "CEMS"}
     lines = [
         f"| data | privacy | eps | Kendall tau | top-k overlap | rank intervals ({level:g}) "
