@@ -229,6 +229,11 @@ class Method:
             )
         if self.trust_model == "central":
             _check_binary(comparisons, self.name, ties=self.ties)
+        elif self.trust_model == "local" and comparisons.ties and not self.ties:
+            raise MethodInputError(
+                f"method {self.name} takes a two-outcome release and this one has three "
+                "(votes with ties): rank it with a ties model (--model davidson) or --method ties"
+            )
         if self.needs_complete_graph:
             _check_tournament(comparisons, self.name)
 
