@@ -204,9 +204,14 @@ def test_the_html_page_is_self_contained_and_says_what_is_private(tmp_path, caps
 
 def test_voter_level_and_local_releases_of_votes_with_ties(tmp_path, capsys):
     path = _arena_file(tmp_path, judges=50)
+    items = tmp_path / "items.csv"
+    items.write_text("item\n" + "".join(f"m{k}\n" for k in range(6)))
     out = tmp_path / "v.csv"
     argv = ["rank", path, "--privacy", "individual", "--epsilon", 2, "--max-per-user", 20]
-    code, _, err = run([*argv, "--model", "davidson", "--intervals", 0.9, "--out", out], capsys)
+    argv += ["--model", "davidson", "--intervals", 0.9, "--out", out]
+    code, _, err = run(argv, capsys)
+    assert code == 2 and "--items" in err  # the items are declared, as for every method
+    code, _, err = run([*argv, "--items", items], capsys)
     assert code == 0, err
     frame = pd.read_csv(out)
     assert (
@@ -214,24 +219,35 @@ def test_voter_level_and_local_releases_of_votes_with_ties(tmp_path, capsys):
         and json.loads(out.with_suffix(".json").read_text())["mechanism"] == "individual_ties"
     )
     released = tmp_path / "released.csv"
-    code, _, err = run(["privatize", path, "--epsilon", 3, "--out", released], capsys)
+    argv = ["privatize", path, "--epsilon", 3, "--items", items, "--out", released]
+    code, _, err = run(argv, capsys)
     assert code == 0, err
     rel = pd.read_csv(released)
     assert list(rel.columns) == ["model_a", "model_b", "winner", "judge", "count", "epsilon"]
     assert set(rel["winner"]) <= {"model_a", "model_b", "tie"}
     assert (rel["model_a"] < rel["model_b"]).all()  # oriented: the order tells nothing
+    record = json.loads(released.with_suffix(".json").read_text())
+    assert record["mechanism"] == "rr3" and record["outcomes"] == 3
     local = tmp_path / "l.csv"
-    code, _, err = run(["rank", released, "--privacy", "local", "--model", "davidson",
-                        "--out", local], capsys)  # fmt: skip
+    rank = ["rank", released, "--privacy", "local", "--out", local]
+    code, _, err = run(rank, capsys)  # a two-outcome method on votes with ties
+    assert code == 2 and "'rr3' release" in err and "--model davidson" in err
+    code, _, err = run([*rank, "--model", "davidson"], capsys)
     assert code == 0, err
     assert json.loads(local.with_suffix(".json").read_text())["mechanism"] == "local_ties"
     assert pd.read_csv(local)["item"].tolist()[0] in ("m0", "m1")
+    code, _, err = run(["privatize", path, "--epsilon", 3, "--items", items, "--mechanism",
+                        "laplace", "--out", tmp_path / "lap.csv"], capsys)  # fmt: skip
+    assert code == 2 and "three-outcome randomized response" in err
+    released.with_suffix(".json").unlink()  # no release record: not a local release
+    code, _, err = run([*rank, "--model", "davidson"], capsys)
+    assert code == 2 and "was not written by dprank privatize" in err
 
 
 def test_two_outcome_methods_refuse_votes_with_ties(tmp_path, capsys):
     path = _arena_file(tmp_path)
     code, _, err = run(["rank", path, "--privacy", "edge", "--epsilon", 1], capsys)
-    assert code == 2 and "have ties" in err and "--model davidson" in err
+    assert code == 2 and "votes with ties" in err and "--model davidson" in err
     code, _, err = run(["rank", path, "--privacy", "none", "--out", tmp_path / "h.csv"], capsys)
     assert code == 0, err  # non-private Bradley-Terry: ties count as half wins
 

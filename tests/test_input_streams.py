@@ -255,7 +255,8 @@ def test_privatize_reads_standard_input(tmp_path):
     data = ("winner,loser,user\n" + "".join(f"{w},{x},{u}\n" for w, x, u in rows)).encode()
     out = tmp_path / "released.csv"
     got = _command(
-        ["privatize", "-", "--epsilon", "1", "--insecure-seed", "3", "--out", str(out), "--quiet"],
+        ["privatize", "-", "--epsilon", "1", "--insecure-seed", "3", "--out", str(out), "--quiet"]
+        + ["--items-from-data"],
         data,
     )
     assert got.returncode == 0, got.stderr.decode()
