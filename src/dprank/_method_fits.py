@@ -36,7 +36,7 @@ from .mechanisms import (
     standard_laplace,
 )
 from .mle import fit_penalized_mle
-from .noise import NoiseSource
+from .noise import NoiseSource, value_grid_exponent
 from .objective import TIE_MODELS
 from .oneshot import one_shot_scores
 from .private_ties import (
@@ -359,7 +359,11 @@ def _fit_edge_ties(
     if math.isinf(eps):
         raise MethodInputError("edge_ties needs a finite epsilon")
     release = edge_release(c, eps, rng, model, float(gamma))
-    return _ties_fit(release, gamma=float(gamma), **_laplace_details(rng, release.scale, 2.0))
+    details = _laplace_details(rng, release.scale, 2.0)
+    if "grid_exponent" in details:  # drawn on twice the statistic, then halved
+        details["grid_exponent"] = value_grid_exponent(2.0 * release.scale) - 1
+    details["released_statistic"] = "each item's points (wins + ties / 2) and the ties"
+    return _ties_fit(release, gamma=float(gamma), **details)
 
 
 def _fit_individual_ties(
@@ -378,6 +382,7 @@ def _fit_individual_ties(
     L = _user_bound(c, rng, max_per_user, "individual_ties")
     release = individual_release(c, eps, rng, L, model, float(gamma))
     details = _laplace_details(rng, release.scale, 2.0 * L)
+    details["released_statistic"] = "every pair's votes for each side and ties"
     return _ties_fit(release, gamma=float(gamma), L=L, max_per_user=L, **details)
 
 

@@ -264,9 +264,10 @@ def audit_release_ties_edge(eps: float, n: int, trials: int, rng, alpha: float =
     win of item 0 to a win of item 1 (the points change by 1 each: the sensitivity 2).
 
     The statistic is the log-likelihood ratio of the released noisy points and ties
-    (the mechanism's output, ``TiesRelease.statistic``; the fit is post-processing) under
-    the two Laplace laws (exact loss ``eps``). The runs are drawn in one batch by the
-    exact sampler; one run is checked against the shipped ``edge_ties`` fit.
+    (the mechanism's output, ``TiesRelease.statistic``, drawn on twice the statistic and
+    halved; the fit is post-processing) under the two Laplace laws (exact loss ``eps``).
+    The runs are drawn in one batch by the exact sampler; one run is checked against the
+    shipped ``edge_ties`` fit.
     """
     _check(eps, trials, rng, alpha, n=n)
     from .private_ties import item_points
@@ -278,11 +279,12 @@ def audit_release_ties_edge(eps: float, n: int, trials: int, rng, alpha: float =
         for d in data
     ]
     method = get_method("edge_ties")
-    scale = laplace_scale(2.0, eps)
+    scale = laplace_scale(4.0, eps) / 2.0  # drawn on twice the statistic, then halved
 
     def sampler(k):
         def draw(g, size):
-            x = _noise(g).laplace_mechanism(np.broadcast_to(means[k], (size, n + 1)), 2.0, eps)
+            doubled = np.broadcast_to(2.0 * means[k], (size, n + 1))
+            x = _noise(g).laplace_mechanism(doubled, 4.0, eps) / 2.0
             return audit._round_llr(audit._laplace_llr(x, means[0], means[1], scale))
 
         def shipped(g, size):

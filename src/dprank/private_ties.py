@@ -13,7 +13,8 @@ Edge DP (:func:`edge_release`): one vote's outcome changes among the three
     numbers plus Laplace noise. One vote moving between a win of ``a``, a tie and a
     win of ``b`` changes the points of ``a`` and ``b`` by ``1`` (win to loss) or
     ``1/2`` each and the ties by ``0`` or ``1``: ``l1`` sensitivity ``2``, so the
-    noise is ``Laplace(2 / eps)`` (:func:`edge_epsilon`). Bradley-Terry with ties as
+    noise is ``Laplace(2 / eps)`` (:func:`edge_epsilon`), drawn exactly on twice the
+    statistic (whole numbers, sensitivity 4) and halved. Bradley-Terry with ties as
     half wins uses the points alone (Algorithm 2's statistic, then the MLE).
 Voter-level DP (:func:`individual_release`): all of one voter's votes change
     Each voter keeps at most ``L`` votes (the declared ``--max-per-user``; a uniform
@@ -214,11 +215,21 @@ def _fit_model(counts: TieCounts, model: str, gamma: float, b=None, theta0=None,
     )  # fmt: skip
 
 
-def _laplace(values: np.ndarray, sensitivity: float, eps: float, rng) -> np.ndarray:
-    """``values + Laplace(sensitivity / eps)``: exact for a release, numpy for a simulation."""
+def _edge_statistic(points, ties: float, eps: float, rng, bound: float) -> np.ndarray:
+    """``(points, ties) + Laplace(2 / eps)``: exact for a release, numpy for a simulation.
+
+    A release draws twice the statistic, whole numbers (wins count 2, ties 1 for each
+    side and 2 in the total), plus exact ``Laplace(4 / eps)`` on the grid of
+    :meth:`dprank.noise.NoiseSource.laplace_mechanism`, and halves it (exact): the law
+    of ``Laplace(2 / eps)`` on the statistic, with values always on the grid, so that
+    whether a release succeeds never depends on the parity of the points (at extreme
+    budgets the grid is the integers). ``bound`` is a public bound on the doubled
+    values (twice the number of votes: the comparison graph is public under edge DP).
+    """
+    values = np.append(np.asarray(points, dtype=np.float64), float(ties))
     if isinstance(rng, NoiseSource):
-        return rng.laplace_mechanism(values, sensitivity, eps)
-    return values + rng.laplace(0.0, sensitivity / eps, size=np.shape(values))
+        return rng.laplace_mechanism(2.0 * values, 4.0, eps, bound=bound) / 2.0
+    return values + rng.laplace(0.0, 2.0 / eps, size=values.shape)
 
 
 def _pair_probabilities(theta, mu, model, a, b):
@@ -331,7 +342,7 @@ def _edge_pseudo(counts: TieCounts, eps, rng, votes):
     with the noisy statistics (module text).
     """
     points, ties, _ = item_points(counts)
-    noisy = _laplace(np.append(points, ties), 2.0, eps, rng)
+    noisy = _edge_statistic(points, ties, eps, rng, 2.0 * float(counts.total.sum()))
     return (*_pseudo_counts(counts, noisy[:-1], noisy[-1], votes), noisy)
 
 
@@ -427,7 +438,8 @@ def edge_release(
     pseudo, b, noisy = _edge_pseudo(counts, eps, rng, votes)
     fit = _fit_model(pseudo, model, gamma, b)
     design = {"a": counts.a, "b": counts.b, "n": counts.total, "votes": votes}
-    scale = laplace_scale(2.0, eps) if isinstance(rng, NoiseSource) else 2.0 / eps
+    # a release: the doubled statistic's scale, halved (exact)
+    scale = laplace_scale(4.0, eps) / 2.0 if isinstance(rng, NoiseSource) else 2.0 / eps
     return TiesRelease(
         "edge", model, fit, gamma, pseudo, b, scale, votes, design, eps, statistic=noisy
     )
@@ -453,7 +465,9 @@ def individual_release(
     a, b = _all_pairs(n)
     cells = np.concatenate(_full_table(counts))
     if isinstance(rng, NoiseSource):
-        noisy = rng.laplace_mechanism(cells, 2.0 * L, eps)
+        # a public bound on a cell: the votes of all voters, at most L each (the number of
+        # voters is public under voter-level DP)
+        noisy = rng.laplace_mechanism(cells, 2.0 * L, eps, bound=float(L) * float(c.n_users))
         scale = laplace_scale(2.0 * L, eps)
     else:
         scale = 2.0 * L / eps
