@@ -163,3 +163,48 @@ def test_released_votes_reveal_nothing_by_order_or_orientation(tmp_path, capsys)
     keep = 1 - 2 * rr3_threshold(1.0) / 2**64
     right = np.mean(np.where(truth, released == "model_a", released == "model_b"))
     assert right <= keep + 4 * math.sqrt(keep * (1 - keep) / n)
+
+
+def test_edge_release_at_extreme_budgets_never_depends_on_parity():
+    """Points are half-integers where a vote is a tie; the release draws twice the statistic
+    (whole numbers), so at budgets whose noise grid is the integers it succeeds on both sides
+    of a win turned into a tie (issue 44's parity channel), with the same noise law."""
+    from dprank.noise import value_grid_exponent
+
+    method = get_method("edge_ties")
+    win = audit_release._ties_votes(4, 3, extra=[(0, 1, 1.0)])
+    tie = audit_release._ties_votes(4, 3, extra=[(0, 1, 0.5)])
+    for eps in (1e-9, 1.0, 1e9):
+        fits = [method.fit(d, eps, NoiseSource.from_seed(5)) for d in (win, tie)]
+        assert all(f.private is False and np.all(np.isfinite(f.scores)) for f in fits)
+        assert fits[0].details["noise_scale"] == fits[1].details["noise_scale"]
+        k = fits[0].details["grid_exponent"]
+        assert k == value_grid_exponent(4.0 / eps) - 1
+        for f in fits:  # the released statistic lies on the grid 2^k
+            x = np.ldexp(f.release.statistic, -k)
+            assert np.array_equal(x, np.round(x))
+
+
+def test_release_local_of_votes_with_ties_is_canonical_whatever_the_source():
+    """release_local with three outcomes: oriented, in canonical order, ties kept, from a numpy
+    Generator (not private) as from the exact sampler."""
+    from dprank.comparisons import Comparisons
+    from dprank.methods import release_local
+
+    c = Comparisons(
+        n_items=3,
+        i=[1, 0, 2, 1],
+        j=[0, 1, 0, 2],
+        y=[1.0, 0.5, 0.0, 0.5],
+        count=[3, 1, 2, 2],
+        user=[0, 0, 1, 1],
+        ties=True,
+    )
+    for rng in (np.random.default_rng(1), NoiseSource.from_seed(2)):
+        rel = release_local(c, np.array([1.0, 2.0]), rng, "rr3")
+        assert rel.ties and np.all(rel.i < rel.j) and rel.count.sum() == 8
+        assert set(rel.y.tolist()) <= {0.0, 0.5, 1.0}
+        keys = list(zip(rel.user, rel.i, rel.j, rel.y, strict=True))
+        assert keys == sorted(keys)
+        fit = get_method("local_ties").fit(rel, np.inf, rng)
+        assert fit.private is False  # a numpy Generator or a seeded source: not a release
