@@ -276,3 +276,83 @@ def test_arena_votes_default_to_no_users():
         np.array(["a", "b"]), np.array([0]), np.array([1]), *(np.ones(1) for _ in range(4))
     )
     assert votes.user is None and votes.comparisons().user is None
+
+
+def test_arena_inputs_from_streams_and_every_format(tmp_path):
+    """The one-pass reader of dprank.inputs hands arena inputs to dprank.arena: a stream
+    (standard input, a pipe) reads as the file does, CSV, TSV, Parquet, JSON lines, a JSON
+    array and a count table alike, and the sha256 is that of the bytes read."""
+    import hashlib
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from dprank.inputs import file_sha256
+
+    records = _as_records(BATTLES)
+    forms = {
+        "b.csv": BATTLES.encode(),
+        "b.tsv": BATTLES.replace(",", "\t").encode(),
+        "b.jsonl": ("\n".join(json.dumps(r) for r in records) + "\n").encode(),
+        "b.json": json.dumps(records).encode(),
+    }
+    parquet = tmp_path / "b.parquet"
+    pq.write_table(pa.Table.from_pylist(records), parquet)
+    forms["b.parquet"] = parquet.read_bytes()
+    reference = read_comparisons(_write(tmp_path, "ref.csv", BATTLES), need_users=True)
+    ref_stats = reference.comparisons.pair_statistics()
+    for name, data in forms.items():
+        path = tmp_path / name
+        path.write_bytes(data)
+        fmt = {"b.tsv": "tsv", "b.parquet": "parquet"}.get(name)
+        for source in (path, io.BytesIO(data)):
+            table = read_comparisons(source, need_users=True, format=fmt)
+            c = table.comparisons
+            assert c.ties and c.labels.tolist() == ["claude", "gpt", "llama"], name
+            assert table.user_labels.tolist() == ["u1", "u2", "u3", "u4"], name
+            stats = c.pair_statistics()
+            for field in ("a", "b", "n", "w", "t"):
+                np.testing.assert_array_equal(getattr(stats, field), getattr(ref_stats, field))
+            assert table.sha256 == hashlib.sha256(data).hexdigest() == file_sha256(path)
+    table = {"models": ["a", "b"], "X": [[0, 1]], "Y": [[3, 1, 2, 1]]}
+    text = json.dumps(table, indent=1).encode()  # a JSON document over several lines
+    got = read_comparisons(io.BytesIO(text), both_bad="drop").comparisons
+    assert got.ties and got.n_comparisons == 6
+
+
+def test_arena_names_are_read_in_the_readers_normal_form(tmp_path):
+    """Model and voter names: NFC, surrounding spaces dropped, the spreadsheet escape of the
+    command's outputs undone (dprank.inputs.normalize_label), as for every input."""
+    text = (
+        "model_a,model_b,winner,judge\n"
+        " Zoe\u0308 ,'=cmd,model_a, u1\n"
+        "Zo\u00eb,=cmd,tie,u1 \n"
+        "'=cmd,Zo\u00eb,model_b,u2\n"
+    )
+    votes = read_arena(_write(tmp_path, "n.csv", text))
+    assert votes.models.tolist() == ["=cmd", "Zo\u00eb"]
+    assert votes.user_labels.tolist() == ["u1", "u2"]
+    # one pair: Zoë (the pair's second model) won twice, one tie
+    assert set(votes.a.tolist()) == {0} and set(votes.b.tolist()) == {1}
+    assert votes.totals() == {"model_a": 0.0, "model_b": 2.0, "tie": 1.0, "tie (bothbad)": 0.0}
+    blank = "model_a,model_b,winner\n  ,b,model_a\n"
+    with pytest.raises(InputError, match=r"line 2.*missing value in field 'model_a'"):
+        read_arena(_write(tmp_path, "blank.csv", blank))
+
+
+def test_rank_reads_an_arena_file_from_standard_input(tmp_path):
+    import subprocess
+    import sys
+
+    path = _arena_file(tmp_path)
+    argv = [sys.executable, "-m", "dprank", "rank", "-", "--privacy", "edge", "--epsilon", "1"]
+    argv += ["--model", "davidson", "--insecure-seed", "1", "--out", "-", "--quiet"]
+    got = subprocess.run(argv, input=path.read_bytes(), capture_output=True, check=False)
+    assert got.returncode == 0, got.stderr.decode()
+    frame = pd.read_csv(pd.io.common.StringIO(got.stdout.decode()))
+    assert sorted(frame["item"]) == [f"m{k}" for k in range(6)]
+    same = tmp_path / "file.csv"
+    code = main(["rank", str(path), "--privacy", "edge", "--epsilon", "1", "--model", "davidson",
+                 "--insecure-seed", "1", "--out", str(same), "--quiet"])  # fmt: skip
+    assert code == 0 and same.read_text() == got.stdout.decode()
