@@ -451,9 +451,11 @@ def _rank_outputs(args, table, ranking, frame, sidecar, method) -> list:
     record."""
     record = {"dprank_version": __version__, **ranking.record()}
     if args.intervals is not None:
+        ties = getattr(ranking.fit, "release", None) is not None
+        construction = "dprank.private_ties.ties_intervals" if ties else "dprank.intervals"
         record["intervals"] = {
             "level": args.intervals,
-            "kind": "parametric bootstrap (dprank.intervals), 200 draws",
+            "kind": f"parametric bootstrap ({construction}), 200 draws",
             "columns": "score_lo, score_hi: the model's centred parameters; rank_lo, rank_hi; "
             "rank_ub (1 + models wholly above), tie_class (dprank.leaderboard)",
         }
