@@ -18,6 +18,9 @@ $(STAMP): pyproject.toml setup.py requirements/constraints.txt $(wildcard src/na
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -c requirements/constraints.txt -e '.[dev,bench,slurm,docs]'
+	# peers without their own dependency lists (those they import come with the bench extra):
+	# leaderbot's would bring numba, arena-rank pins numpy==2.3.3
+	$(BIN)/python -m pip install --quiet --no-deps -c requirements/constraints.txt leaderbot arena-rank
 	$(BIN)/python -m dprank._snakemake_configfile  # a missing --configfile: one line, not a traceback
 	touch $@
 
@@ -37,13 +40,14 @@ reproduce: setup
 	$(MAKE) report
 
 # The report holds `all` and each study beyond the papers that has been built (its last output
-# exists): benchmark, beyond_scale, sensitivity, intervals, privacy_audit_full.
+# exists): benchmark, beyond_scale, sensitivity, intervals, privacy_audit_full, arena.
 REPORT_TARGETS = all \
 	$(if $(wildcard results/report/benchmark/thresholds.html),benchmark) \
 	$(if $(wildcard results/report/pages/scale_fit.html),beyond_scale) \
 	$(if $(wildcard results/report/pages/sensitivity_settings.html),sensitivity) \
 	$(if $(wildcard results/report/pages/intervals_coverage.html),intervals) \
-	$(if $(wildcard results/report/pages/privacy_harness.html),privacy_audit_full)
+	$(if $(wildcard results/report/pages/privacy_harness.html),privacy_audit_full) \
+	$(if $(wildcard results/report/pages/arena_price.html),arena)
 
 # The report's stylesheet (figures and tables use the window's width; no raw job parameters).
 REPORT_STYLE = --report-stylesheet workflow/report/style.css

@@ -83,7 +83,8 @@ def _order(csv_path_or_text) -> list[str]:
 def test_datasets_list(capsys, mirror):
     code, out, _ = run(["datasets", "list"], capsys)
     assert code == 0
-    assert [line.split("\t")[0] for line in out.splitlines()] == list(DATASETS)
+    # the arena votes export as an arena battle file (tests/test_arena.py)
+    assert [line.split("\t")[0] for line in out.splitlines()] == [*DATASETS, "chatbot_arena"]
 
 
 def _source_tree(tmp_path: Path, mirror: Path, names: list[str]) -> Path:

@@ -48,7 +48,7 @@ from dprank.realdata import (
 ROOT = Path(__file__).resolve().parents[1]
 REGISTRY_PATH = ROOT / "resources" / "datasets.yaml"
 DATA = Path(__file__).resolve().parent / "data"
-ALL_DATASETS = {"cems", "immig", "car_preferences", "movielens_latest_small"}
+ALL_DATASETS = {"cems", "immig", "car_preferences", "movielens_latest_small", "chatbot_arena"}
 
 
 @pytest.fixture(scope="session")

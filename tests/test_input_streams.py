@@ -254,10 +254,8 @@ def test_privatize_reads_standard_input(tmp_path):
     rows = [("a", "b", "u1"), ("b", "c", "u1"), ("c", "a", "u2")]
     data = ("winner,loser,user\n" + "".join(f"{w},{x},{u}\n" for w, x, u in rows)).encode()
     out = tmp_path / "released.csv"
-    got = _command(
-        ["privatize", "-", "--epsilon", "1", "--insecure-seed", "3", "--out", str(out), "--quiet"],
-        data,
-    )
+    argv = ["privatize", "-", "--epsilon", "1", "--insecure-seed", "3", "--out", str(out)]
+    got = _command([*argv, "--quiet", "--items-from-data"], data)
     assert got.returncode == 0, got.stderr.decode()
     released = pd.read_csv(out)
     assert len(released) == 3 and set(released["user"]) == {"u1", "u2"}

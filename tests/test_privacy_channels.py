@@ -81,12 +81,17 @@ TRIALS = 2  # runs per side: fresh noise, the same channels
 
 def _write_inputs(folder, rows, count=False) -> None:
     folder.mkdir(parents=True, exist_ok=True)
-    _frame(rows, count).to_csv(folder / "data.csv", index=False)
+    frame = _arena(rows) if len(rows[0]) == 4 else _frame(rows, count)
+    frame.to_csv(folder / "data.csv", index=False)
     pd.DataFrame({"item": ITEMS}).to_csv(folder / "items.csv", index=False)
 
 
 def _game(tmp_path, name, pair, argv, count=False) -> list:
-    """Run ``argv`` TRIALS times on each neighbour; assert identical channels; the runs."""
+    """Run ``argv`` TRIALS times on each neighbour; assert identical channels; the runs.
+
+    Rows of three fields are comparisons ``winner, loser, user``; rows of four are arena
+    votes ``model_a, model_b, winner, judge`` (votes with ties).
+    """
     runs = {0: [], 1: []}
     for side, rows in enumerate(pair):
         for trial in range(TRIALS):
@@ -260,3 +265,105 @@ def test_the_channel_helper_sees_what_used_to_leak(tmp_path):
     e = CommandRun(("rank",), 0, "", "", {"r.csv": b"item,score\ny,3.0\nz,-1\n"})
     assert channel_differences(c, e)  # the item set is not
     assert np.all([channel_signature(c) == channel_signature(d)])
+
+
+def test_the_html_channel_masks_values_and_keeps_the_rest():
+    """An HTML leaderboard: its values and row order are the release; items, columns and text
+    are channels (a leak in the page's words or its item set is a difference)."""
+    from dprank.audit.command_channels import CommandRun
+    from dprank.leaderboard import html_page
+
+    def page(items, scores, statement_eps=1.0):
+        cols = {"item": np.array(items), "score": np.array(scores), "rank": np.array([1, 2])}
+        record = {"privacy": "edge", "private": True, "epsilon": statement_eps}
+        return html_page(cols, record, title="Leaderboard: data.csv").encode()
+
+    a = CommandRun(("rank",), 0, "", "", {"b.html": page(["x", "y"], [1.5, 0.2])})
+    b = CommandRun(("rank",), 0, "", "", {"b.html": page(["y", "x"], [3.0, -1.0])})
+    c = CommandRun(("rank",), 0, "", "", {"b.html": page(["x", "z"], [1.5, 0.2])})
+    assert channel_differences(a, b) == []
+    assert channel_differences(a, c)
+
+
+# --------------------------------------------------------------------------- votes with ties
+
+
+def _arena(rows) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=["model_a", "model_b", "winner", "judge"])
+
+
+#: the comparisons of BASE as arena votes, a tie added for each of u1, u3 and u5
+VOTES = [(w, x, "model_a", u) for w, x, u in BASE] + [
+    ("a", "c", "tie", "u1"),
+    ("d", "f", "tie", "u3"),
+    ("b", "c", "tie (bothbad)", "u5"),
+]
+#: edge DP with ties: one vote's outcome changed among win, tie and loss
+TIES_EDGE_NEIGHBOURS = {
+    "win-loss": ([*VOTES, ("c", "d", "model_a", "u6")], [*VOTES, ("c", "d", "model_b", "u6")]),
+    # a win turned into a tie moves the points by a half (the parity of the grid)
+    "win-tie": ([*VOTES, ("a", "b", "model_a", "u6")], [*VOTES, ("a", "b", "tie", "u6")]),
+}
+#: voter-level DP with ties: u6's votes replaced
+TIES_VOTER_NEIGHBOURS = {
+    "connectivity": ([*VOTES, ("c", "d", "tie", "u6")], [*VOTES, ("a", "b", "model_a", "u6")]),
+    "sole item": ([*VOTES, ("a", "g", "tie", "u6")], [*VOTES, ("a", "b", "tie", "u6")]),
+    "heavy voter": (
+        VOTES + [("a", "d", "model_b", "u6")] * 12 + [("g", "b", "tie", "u6")] * 5,
+        [*VOTES, ("a", "d", "model_a", "u6")],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(TIES_EDGE_NEIGHBOURS))
+@pytest.mark.parametrize("eps", ["1", "1e-9", "1e9"])
+def test_rank_edge_ties_channels(tmp_path, case, eps):
+    """edge_ties (the default of --model davidson under edge DP), with the leaderboard's
+    outputs: the Elo scale, intervals, the HTML page; extreme budgets included."""
+    argv = ["rank", "data.csv", "--privacy", "edge", "--epsilon", eps, "--model", "davidson"]
+    argv += ["--scale", "elo", "--html", "board.html", "--out", "ranking.csv"]
+    argv += ["--audit-record", "audit.json", "--ledger", "l.json"]
+    runs = _game(tmp_path, case, TIES_EDGE_NEIGHBOURS[case], argv)
+    assert {r.exit_status for r in runs} == {0}, runs[0].stderr
+    assert {"ranking.csv", "ranking.json", "board.html"} <= set(runs[0].files)
+
+
+@pytest.mark.parametrize("case", sorted(TIES_VOTER_NEIGHBOURS))
+def test_rank_individual_ties_channels(tmp_path, case):
+    argv = ["rank", "data.csv", "--privacy", "individual", "--epsilon", "1", "--max-per-user", 4]
+    argv += ["--model", "davidson", "--items", "items.csv", "--intervals", "0.9"]
+    argv += ["--out", "ranking.csv", "--audit-record", "audit.json", "--ledger", "l.json"]
+    runs = _game(tmp_path, case, TIES_VOTER_NEIGHBOURS[case], argv)
+    assert {r.exit_status for r in runs} == {0}, runs[0].stderr
+    ranking = pd.read_csv(tmp_path / f"{case}-0-0" / "ranking.csv")
+    assert sorted(ranking["item"]) == ITEMS  # g is ranked though nobody (or only u6) voted on it
+
+
+def test_individual_ties_refused_without_declared_items(tmp_path):
+    argv = ["rank", "data.csv", "--privacy", "individual", "--epsilon", "1", "--max-per-user", 4]
+    argv += ["--model", "davidson", "--out", "r.csv"]
+    runs = _game(tmp_path, "refused", TIES_VOTER_NEIGHBOURS["sole item"], argv)
+    assert {r.exit_status for r in runs} == {2} and "--items" in runs[0].stderr
+    assert runs[0].files == {}
+
+
+def test_privatize_votes_with_ties_then_rank_local_channels(tmp_path):
+    """Three-outcome randomized response of an arena file, then the local ties fit."""
+    privatize = ["privatize", "data.csv", "--epsilon", "1", "--items", "items.csv"]
+    privatize += ["--out", "released.csv", "--ledger", "l.json", "--audit-record", "a.json"]
+    runs = _game(tmp_path, "privatize", TIES_EDGE_NEIGHBOURS["win-loss"], privatize)
+    assert {r.exit_status for r in runs} == {0}, runs[0].stderr
+    record = json.loads(runs[0].files["released.json"])
+    assert record["mechanism"] == "rr3" and record["outcomes"] == 3
+    rank = ["rank", "released.csv", "--privacy", "local", "--model", "davidson"]
+    outs = []
+    for side in (0, 1):
+        for trial in range(TRIALS):
+            folder = tmp_path / f"privatize-{side}-{trial}"
+            outs.append(run_command([*rank, "--out", "ties.csv"], folder))
+    for run in outs[1:]:
+        assert channel_differences(outs[0], run) == []
+    assert outs[0].exit_status == 0, outs[0].stderr
+    ranked = json.loads((tmp_path / "privatize-0-0" / "ties.json").read_text())
+    assert ranked["mechanism"] == "local_ties"
+    assert ranked["local_release"].startswith("dprank privatize")

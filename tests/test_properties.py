@@ -1848,7 +1848,8 @@ def test_every_public_function_has_a_case():
 
     A case in this file, ``test_properties_library.py``, ``test_properties_io.py``,
     ``test_properties_studies.py``, ``test_properties_output.py`` or
-    ``test_properties_stages.py``, ``test_properties_plotting.py``, or an entry of
+    ``test_properties_stages.py``, ``test_properties_plotting.py``,
+    ``test_properties_ties.py``, or an entry of
     :data:`EXCLUDED` with the reason it cannot be called with generated arguments.
     """
     import test_properties_io
@@ -1857,6 +1858,7 @@ def test_every_public_function_has_a_case():
     import test_properties_plotting
     import test_properties_stages
     import test_properties_studies
+    import test_properties_ties
 
     builders = [
         *BUILDERS,
@@ -1866,6 +1868,7 @@ def test_every_public_function_has_a_case():
         *test_properties_output.BUILDERS,
         *test_properties_stages.ALL_BUILDERS,
         *test_properties_plotting.BUILDERS,
+        *test_properties_ties.BUILDERS,
     ]
     covered = {getattr(f, "__wrapped__", f) for f in builders}
     modules = api_modules()

@@ -202,7 +202,11 @@ def _columns_writer(columns: dict[str, np.ndarray]) -> Callable:
 
 
 def _json_writer(record: dict) -> Callable:
-    text = json.dumps(record, indent=2, allow_nan=True) + "\n"
+    return _text_writer(json.dumps(record, indent=2, allow_nan=True) + "\n")
+
+
+def _text_writer(text: str) -> Callable:
+    """Writes ``text`` (UTF-8) to a path or a text stream."""
 
     def write(target) -> None:
         if isinstance(target, Path):

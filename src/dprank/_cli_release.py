@@ -177,19 +177,42 @@ def local_source(args) -> tuple[dict | None, tuple | None]:
             "sha256 differs: the file was edited, converted or replaced). Rank the file as "
             "dprank privatize wrote it"
         )
-    mechanism = "laplace" if args.method in ("laplace", "local_laplace") else "rr"
-    if record.get("mechanism") != mechanism:
-        raise UsageError(
-            f"{args.comparisons} is a '{record.get('mechanism')}' release, which --method "
-            f"{args.method or 'adrr'} does not estimate"
-            + (" (use --method laplace)" if record.get("mechanism") == "laplace" else "")
-        )
+    _check_local_mechanism(args, record.get("mechanism"))
     source = f"dprank privatize, release record {Path(path).name} (the input's sha256 matches)"
     items = record.get("items")
     declared = None
     if isinstance(items, list) and items:
         declared = (items, f"the release record {Path(path).name}: {record.get('items_source')}")
     return {"source": source, "private": bool(record.get("private"))}, declared
+
+
+#: The releases that each kind of local method estimates (``privatize``'s record says which
+#: it made): the Laplace release, randomized response, and three-outcome randomized response
+#: of votes with ties, which only the ties methods read (they also read a two-outcome one).
+_LOCAL_RELEASES = {"laplace": ("laplace",), "ties": ("rr", "rr3"), "rr": ("rr",)}
+
+
+def _check_local_mechanism(args, released) -> None:
+    """The method of ``rank --privacy local`` against the release that its record names."""
+    method = args.method
+    if method in ("laplace", "local_laplace"):
+        kind = "laplace"
+    elif method in ("ties", "local_ties") or (
+        method is None and args.model in ("davidson", "raokupper")
+    ):
+        kind = "ties"
+    else:
+        kind = "rr"
+    if released in _LOCAL_RELEASES[kind]:
+        return
+    hint = {
+        "laplace": " (use --method laplace)",
+        "rr3": " (votes with ties: use --model davidson)",
+    }.get(released, "")
+    raise UsageError(
+        f"{args.comparisons} is a '{released}' release, which --method "
+        f"{method or ('ties' if kind == 'ties' else 'adrr')} does not estimate{hint}"
+    )
 
 
 def check_stream_record(args, table) -> None:
@@ -203,8 +226,14 @@ def check_stream_record(args, table) -> None:
         )
 
 
-def privatize_record(args, *, private: bool, epsilon, items, items_source: str) -> dict:
-    """The public record of a ``dprank privatize`` release (its ``sha256`` set when written)."""
+def privatize_record(
+    args, *, mechanism: str, private: bool, epsilon, items, items_source: str
+) -> dict:
+    """The public record of a ``dprank privatize`` release (its ``sha256`` set when written).
+
+    ``mechanism``: ``"rr"``, ``"laplace"`` or ``"rr3"`` (three-outcome randomized response of
+    votes with ties).
+    """
     from . import __version__
 
     L = args.max_per_user
@@ -212,7 +241,8 @@ def privatize_record(args, *, private: bool, epsilon, items, items_source: str) 
     return {
         "dprank_version": __version__,
         "release": PRIVATIZE_RECORD,
-        "mechanism": args.mechanism,
+        "mechanism": mechanism,
+        "outcomes": 3 if mechanism == "rr3" else 2,
         "trust_model": "local",
         "privacy_unit": "comparison",
         "privacy_unit_note": LOCAL_UNIT,

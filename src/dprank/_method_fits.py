@@ -36,8 +36,16 @@ from .mechanisms import (
     standard_laplace,
 )
 from .mle import fit_penalized_mle
-from .noise import NoiseSource
+from .noise import NoiseSource, value_grid_exponent
+from .objective import TIE_MODELS
 from .oneshot import one_shot_scores
+from .private_ties import (
+    PRIVATE_RIDGE,
+    edge_release,
+    individual_release,
+    local_release,
+    nonprivate_release,
+)
 from .weighted_mle import default_lambda, fit_weighted_mle, noisy_obj_fit
 
 # --------------------------------------------------------------------------- Paper A, edge DP
@@ -295,12 +303,17 @@ def _fit_nonprivate_mle(
     rng: np.random.Generator,
     *,
     model="btl",
-    gamma: float = 2.0,
+    gamma: float | None = None,
     xtol: float = 1e-10,
     max_iter: int = 100,
     **_,
 ) -> Fit:
+    if model in TIE_MODELS:
+        # the maximum likelihood of the ties model (sum-zero scores), as its peers fit it
+        release = nonprivate_release(c, model, 0.0 if gamma is None else float(gamma))
+        return _ties_fit(release, gamma=release.gamma)
     # gamma = 2 in count units is B2's lambda = 1/L with weights 1/L (Table 1's fit).
+    gamma = 2.0 if gamma is None else gamma
     fit = fit_penalized_mle(
         _mle_data(c), float(gamma), link=_link(model), xtol=xtol, max_iter=max_iter
     )
@@ -315,3 +328,65 @@ def _fit_nonprivate_mle(
 
 def _fit_nonprivate_counts(c: Comparisons, eps, rng: np.random.Generator, **_) -> Fit:
     return Fit(scores=_wins_per_item(c))
+
+
+# --------------------------------------------------------------------------- comparisons with ties
+
+
+def _ties_fit(release, **details) -> Fit:
+    """The :class:`Fit` of a ties release (:mod:`dprank.private_ties`): centred scores."""
+    fit = release.fit
+    if not fit.converged:
+        raise MethodInputError(
+            f"the {release.model} fit did not converge in {fit.n_iter} Newton steps: its "
+            "maximum likelihood does not exist for these comparisons (an item that never "
+            "loses or never wins, or items that never meet the others); rank them with a "
+            "ridge (option gamma > 0) or a private method"
+        )
+    return Fit(
+        scores=fit.theta - fit.theta.mean(),
+        converged=True,
+        n_iter=int(fit.n_iter),
+        details={**details, "model": release.model, "tie_parameter": fit.tie_parameter},
+        release=release,
+    )
+
+
+def _fit_edge_ties(
+    c: Comparisons, eps, rng, *, model="davidson", gamma: float = PRIVATE_RIDGE, **_
+) -> Fit:
+    eps = _finite_eps(eps, "edge_ties")
+    if math.isinf(eps):
+        raise MethodInputError("edge_ties needs a finite epsilon")
+    release = edge_release(c, eps, rng, model, float(gamma))
+    details = _laplace_details(rng, release.scale, 2.0)
+    if "grid_exponent" in details:  # drawn on twice the statistic, then halved
+        details["grid_exponent"] = value_grid_exponent(2.0 * release.scale) - 1
+    details["released_statistic"] = "each item's points (wins + ties / 2) and the ties"
+    return _ties_fit(release, gamma=float(gamma), **details)
+
+
+def _fit_individual_ties(
+    c: Comparisons,
+    eps,
+    rng,
+    *,
+    model="davidson",
+    max_per_user: int | None = None,
+    gamma: float = PRIVATE_RIDGE,
+    **_,
+) -> Fit:
+    eps = _finite_eps(eps, "individual_ties")
+    if math.isinf(eps):
+        raise MethodInputError("individual_ties needs a finite epsilon")
+    L = _user_bound(c, rng, max_per_user, "individual_ties")
+    release = individual_release(c, eps, rng, L, model, float(gamma))
+    details = _laplace_details(rng, release.scale, 2.0 * L)
+    details["released_statistic"] = "every pair's votes for each side and ties"
+    return _ties_fit(release, gamma=float(gamma), L=L, max_per_user=L, **details)
+
+
+def _fit_local_ties(c: Comparisons, eps, rng, *, model="davidson", gamma=None, **_) -> Fit:
+    release = local_release(c, model, None if gamma is None else float(gamma))
+    outcomes = 3 if c.ties else 2
+    return _ties_fit(release, gamma=release.gamma, weights=f"adrr, {outcomes} outcomes")

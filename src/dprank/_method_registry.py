@@ -63,6 +63,10 @@ class Fit:
         (:meth:`dprank.noise.NoiseSource.system`). Set by the registry on every
         fit (:class:`Method` wraps ``fit``): ``False`` for a numpy Generator, a
         seeded source or a non-private method, whatever the method returned.
+    release : object or None
+        What the method released beyond the scores, for post-processing (the ties
+        methods' :class:`dprank.private_ties.TiesRelease`: released vote counts, the
+        public design of their intervals); never written to a record.
     """
 
     scores: np.ndarray
@@ -72,6 +76,7 @@ class Fit:
     details: Mapping[str, Any] = field(default_factory=dict)
     scores_released: bool = True
     private: bool = False
+    release: Any = field(default=None, repr=False, compare=False)
 
 
 #: ``Fit.details`` keys that are functions of public parameters only (the budget, the
@@ -135,6 +140,9 @@ class Method:
         ``noise_scale(eps)``; ``individual_*``: ``(eps, L[, kappa1])``). The papers'
         studies, which draw their noise in batches on their own seeded streams, take
         the scale from here by registry name.
+    ties : bool
+        The method takes comparisons with three outcomes (``Comparisons(...,
+        ties=True)``: a tie is the outcome 1/2); the others need 0/1 outcomes.
     parts : mapping of str to callable
         The library functions the method is built from, by role, for the callers
         that need more than one ``fit`` per call: the papers' studies (batched fits
@@ -166,6 +174,7 @@ class Method:
     noise_scale: Callable[..., float] | None = None
     parts: Mapping[str, Callable[..., Any]] = field(default_factory=dict, hash=False)
     release_ok: bool = True
+    ties: bool = False
 
     def __post_init__(self):
         if not isinstance(self.release_ok, bool):
@@ -240,8 +249,17 @@ class Method:
             raise MethodInputError(
                 f"method {self.name} needs each user's release budget (user_epsilon)"
             )
+        if comparisons.ties and not self.ties:
+            # the outcome space is declared (an arena file has three outcomes), so this
+            # refusal depends on the input's form, never on whether some vote is a tie
+            what = "release" if self.trust_model == "local" else "comparisons"
+            raise MethodInputError(
+                f"method {self.name} takes two outcomes (win, loss) and these {what} are "
+                "declared with three (votes with ties): rank them with a ties model (--model "
+                "davidson) or --method ties"
+            )
         if self.trust_model == "central":
-            _check_binary(comparisons, self.name)
+            _check_binary(comparisons, self.name, ties=self.ties)
         if self.release == "rr":
             _check_rr_outputs(comparisons, self.name)
         if self.needs_complete_graph:
@@ -406,12 +424,15 @@ def _check_rr_outputs(c: Comparisons, name: str) -> None:
         )
 
 
-def _check_binary(c: Comparisons, name: str) -> None:
-    """Central mechanisms are calibrated to 0/1 outcomes and whole-number counts."""
+def _check_binary(c: Comparisons, name: str, ties: bool = False) -> None:
+    """Central mechanisms are calibrated to 0/1 outcomes (or, ``ties``, the three outcomes of
+    comparisons declared with ties) and whole-number counts."""
     if c._records_from_pairs():  # 0/1 outcomes and whole counts by construction
         return
     y = c.y
     bad = ~((y == 0) | (y == 1))
+    if ties and c.ties:
+        bad &= y != 0.5
     if np.any(bad):
         k = int(np.flatnonzero(bad)[0])
         raise MethodInputError(
@@ -582,7 +603,7 @@ def _canonical_release(c: Comparisons) -> Comparisons:
     swap = i > j
     i, j = np.where(swap, j, i), np.where(swap, i, j)
     y = np.where(swap, 1.0 - y, y) + 0.0
-    return canonical_records(c, i, j, y, c.count, c.user, c.user_epsilon, merge=True)
+    return canonical_records(c, i, j, y, c.count, c.user, c.user_epsilon, merge=True, ties=c.ties)
 
 
 def _simulated_local_release(
@@ -592,7 +613,9 @@ def _simulated_local_release(
 
     ``"rr"``: classic randomized response, each comparison flipped with
     probability ``1 / (e^eps_l + 1)`` (:func:`dprank.ldp.randomized_response`);
-    a record with ``count = c`` releases ``Bin(c, p)`` flipped and ``c - Bin(c, p)``
+    ``"rr3"``: three-outcome randomized response of each comparison (votes with ties,
+    :func:`dprank.private_ties.randomized_response3`). In ``"rr"`` a record with
+    ``count = c`` releases ``Bin(c, p)`` flipped and ``c - Bin(c, p)``
     kept comparisons (the same law) as two records. ``"laplace"``: outcome plus
     ``Laplace(1 / eps_l)`` per comparison (:func:`dprank.ldp.laplace_release`;
     records with a count are expanded). Each comparison is ``eps_l``-LDP.
@@ -610,7 +633,8 @@ def _simulated_local_release(
     user_epsilon : (n_users,) array_like
         Each user's budget.
     rng : numpy.random.Generator
-    mechanism : {"rr", "laplace"}
+    mechanism : {"rr", "rr3", "laplace"}
+        (comparisons declared with ties, ``c.ties``: ``"rr"`` is ``"rr3"``)
 
     Returns
     -------
@@ -634,13 +658,37 @@ def _simulated_local_release(
         raise MethodInputError(f"user_epsilon must hold {c.n_users} positive budgets")
     count = np.rint(c.count).astype(np.int64)
     i, j, y, user = c.i, c.j, np.asarray(c.y, dtype=np.float64), c.user
+    if mechanism == "laplace" and c.ties:
+        raise MethodInputError(
+            "the Laplace release takes two outcomes; comparisons with ties are released by "
+            "three-outcome randomized response (mechanism 'rr3')"
+        )
+    if mechanism == "rr3" or (mechanism == "rr" and c.ties):
+        # three outcomes (votes with ties): each comparison on its own, as release.local_release
+        from .private_ties import randomized_response3
+
+        rep = np.repeat(np.arange(i.size), count)
+        i, j, user = i[rep], j[rep], user[rep]
+        codes = np.rint(2.0 * y[rep]).astype(np.int8)
+        y_out = randomized_response3(codes, eps_user[user], rng) / 2.0
+        return Comparisons(
+            n_items=c.n_items,
+            i=i,
+            j=j,
+            y=y_out,
+            count=np.ones(i.size),
+            user=user,
+            labels=c.labels,
+            user_epsilon=eps_user,
+            ties=True,
+        )
     if mechanism == "laplace":
         rep = np.repeat(np.arange(i.size), count)
         i, j, user = i[rep], j[rep], user[rep]
         y_out = laplace_release(y[rep], eps_user[user], rng)
         n_out = np.ones(i.size)
     elif mechanism != "rr":
-        raise ValueError(f"mechanism must be 'rr' or 'laplace', got {mechanism!r}")
+        raise ValueError(f"mechanism must be 'rr', 'rr3' or 'laplace', got {mechanism!r}")
     elif np.all(count == 1):
         y_out = randomized_response(y.astype(np.uint8), eps_user[user], rng).astype(np.float64)
         n_out = np.ones(i.size)

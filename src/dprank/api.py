@@ -24,6 +24,7 @@ from .methods import PUBLIC_DETAILS, Fit, Method, all_methods, get_method
 from .metrics_b import ranks as rank_scores
 from .models import LINKS
 from .noise import NoiseSource, as_noise_source
+from .objective import TIE_MODELS
 
 if TYPE_CHECKING:  # pandas is imported where a frame is built (not by ``dprank rank``)
     import pandas as pd
@@ -43,6 +44,8 @@ PRIVACY = {"edge": "edge", "individual": "individual", "local": "local", "none":
 #: The method used when ``method`` is not given: the best candidate of each privacy level on
 #: the benchmark of methods (:mod:`dprank.default_methods`; generated).
 DEFAULT_METHOD = _default_methods.DEFAULT_METHOD
+#: ... and with a ties model (``model="davidson"`` or ``"raokupper"``).
+DEFAULT_TIES_METHOD = {"edge": "ties", "individual": "ties", "local": "ties", "none": "mle"}
 
 #: Budgets outside this range are refused: below it the noise scale leaves the range
 #: of float64, above it the noise grid does.
@@ -238,6 +241,15 @@ class Ranking:
         dprank.intervals.IntervalError
             A ValueError naming the method, for methods without intervals.
         """
+        release = getattr(self.fit, "release", None)
+        if release is not None and release.__class__.__name__ == "TiesRelease":
+            from .private_ties import ties_intervals  # the ties methods' own bootstrap
+
+            if kind != "bootstrap":
+                raise ValueError("the ties methods' intervals are a bootstrap (kind='bootstrap')")
+            return ties_intervals(
+                release, self.items, level=level, n_boot=n_boot, rng=rng, top_k=self.top_k
+            )
         from .intervals import intervals
 
         return intervals(
@@ -311,15 +323,20 @@ class Ranking:
         }
 
 
-def method_name(privacy: str, method: str | None = None, *, as_published: bool = False) -> str:
+def method_name(
+    privacy: str, method: str | None = None, *, as_published: bool = False, model: str = "btl"
+) -> str:
     """The registry name of ``method`` under ``privacy`` (``"edge", "mle"`` -> ``edge_mle``).
 
-    A full registry name is accepted as ``method`` if it belongs to ``privacy``.
+    A full registry name is accepted as ``method`` if it belongs to ``privacy``. Without
+    ``method`` the default of the privacy setting, or with a ties ``model`` the ties
+    method (``edge_ties``, ``individual_ties``, ``local_ties``; non-private: the MLE).
     """
     if privacy not in PRIVACY:
         raise ValueError(f"privacy must be one of {list(PRIVACY)}, got {privacy!r}")
     prefix = PRIVACY[privacy]
-    m = DEFAULT_METHOD[privacy] if method is None else str(method)
+    defaults = DEFAULT_TIES_METHOD if model in TIE_MODELS else DEFAULT_METHOD
+    m = defaults[privacy] if method is None else str(method)
     name = m if m.startswith(prefix + "_") else f"{prefix}_{m}"
     if as_published:
         if name != "individual_counts":
@@ -440,9 +457,11 @@ def rank(
         ``mle`` or ``counts`` (edge, individual, none; edge also ``one_shot``
         and ``noisy_obj``); ``adrr`` (default), ``debiased_rr``, ``classic_rr``,
         ``laplace`` or ``count`` (local). Default: the MLE (ADRR for local).
-    model : {"btl", "tm"}
+    model : {"btl", "tm", "davidson", "raokupper"}
         Comparison model of the likelihood methods (Bradley-Terry-Luce or
-        Thurstone). Paper A's perturbed MLE needs ``btl``.
+        Thurstone; with ties, Davidson's or Rao and Kupper's, :mod:`dprank.ties`).
+        Paper A's perturbed MLE needs ``btl``. A ties model selects the ties
+        methods (``edge_ties``, ``individual_ties``, ``local_ties``) by default.
     top_k : int, optional
         Also report which items are among the top ``k`` (and the ``k`` of the
         one-shot method).
@@ -523,7 +542,7 @@ def rank(
     >>> private.private
     True
     """
-    name = method_name(privacy, method, as_published=as_published)
+    name = method_name(privacy, method, as_published=as_published, model=model)
     meth = get_method(name)
     eps = _check_epsilon(epsilon, privacy)
     noise = as_noise_source(rng)
@@ -684,8 +703,8 @@ def _check_method_arguments(meth: Method, opts: dict, privacy: str, max_per_user
         max_per_user = _check_int(max_per_user, "max_per_user", 1)
     elif max_per_user is not None:
         raise ValueError(f"max_per_user applies to privacy 'individual' only, not {privacy!r}")
-    if model not in LINKS:
-        raise ValueError(f"model must be one of {list(LINKS)}, got {model!r}")
+    if model not in LINKS and model not in TIE_MODELS:
+        raise ValueError(f"model must be one of {[*LINKS, *TIE_MODELS]}, got {model!r}")
     if meth.models and model not in meth.models:
         raise ValueError(f"method {name} supports the model(s) {list(meth.models)}, not {model!r}")
     return max_per_user

@@ -19,7 +19,7 @@ import numpy as np
 from . import audit
 from .comparisons import Comparisons
 from .methods import get_method
-from .noise import NoiseSource, laplace_scale, rr_effective_epsilon
+from .noise import NoiseSource, laplace_scale, rr3_effective_epsilon, rr_effective_epsilon
 from .release import bound_user_contributions, local_release
 
 __all__ = [
@@ -28,6 +28,9 @@ __all__ = [
     "audit_release_laplace_ldp",
     "audit_release_mle_edge",
     "audit_release_rr",
+    "audit_release_rr3",
+    "audit_release_ties_edge",
+    "audit_release_ties_individual",
 ]
 
 
@@ -231,4 +234,170 @@ def audit_release_mle_edge(eps: float, n: int, trials: int, rng, alpha: float = 
         rng,
         eps,
         alpha=alpha,
+    )
+
+
+# --------------------------------------------------------------------------- votes with ties
+
+
+def _ties_votes(n: int, per_pair: int, extra=(), user=None) -> Comparisons:
+    """Every pair of ``n`` items voted ``per_pair`` times (a win, a tie, a loss in turn), plus
+    ``extra`` votes ``(i, j, y)``; with ``user``, each base vote its own voter and the extra
+    votes voter 0."""
+    a, b = np.triu_indices(n, 1)
+    outcomes = np.array([1.0, 0.5, 0.0])
+    i = np.repeat(a, per_pair)
+    j = np.repeat(b, per_pair)
+    y = np.tile(outcomes, i.size // 3 + 1)[: i.size]
+    extra = np.asarray(extra, dtype=np.float64).reshape(-1, 3)
+    i = np.concatenate([extra[:, 0].astype(np.int64), i])
+    j = np.concatenate([extra[:, 1].astype(np.int64), j])
+    y = np.concatenate([extra[:, 2], y])
+    users = None
+    if user is not None:
+        users = np.concatenate([np.zeros(len(extra), np.int64), np.arange(i.size - len(extra)) + 1])
+    return Comparisons(n_items=n, i=i, j=j, y=y, count=np.ones(i.size), user=users, ties=True)
+
+
+def audit_release_ties_edge(eps: float, n: int, trials: int, rng, alpha: float = 0.05):
+    """``dprank rank --privacy edge --model davidson`` (``edge_ties``): one vote moved from a
+    win of item 0 to a win of item 1 (the points change by 1 each: the sensitivity 2).
+
+    The statistic is the log-likelihood ratio of the released noisy points and ties
+    (the mechanism's output, ``TiesRelease.statistic``, drawn on twice the statistic and
+    halved; the fit is post-processing) under the two Laplace laws (exact loss ``eps``).
+    The runs are drawn in one batch by the exact sampler; one run is checked against the
+    shipped ``edge_ties`` fit.
+    """
+    _check(eps, trials, rng, alpha, n=n)
+    from .private_ties import item_points
+    from .ties import TieCounts
+
+    data = [_ties_votes(n, 3, extra=[(0, 1, y)]) for y in (1.0, 0.0)]
+    means = [
+        np.append(*item_points(TieCounts.from_pair_statistics(d.pair_statistics()))[:2])
+        for d in data
+    ]
+    method = get_method("edge_ties")
+    scale = laplace_scale(4.0, eps) / 2.0  # drawn on twice the statistic, then halved
+
+    def sampler(k):
+        def draw(g, size):
+            doubled = np.broadcast_to(2.0 * means[k], (size, n + 1))
+            x = _noise(g).laplace_mechanism(doubled, 4.0, eps) / 2.0
+            return audit._round_llr(audit._laplace_llr(x, means[0], means[1], scale))
+
+        def shipped(g, size):
+            x = np.vstack([method.fit(data[k], eps, _noise(g)).release.statistic])
+            return audit._round_llr(audit._laplace_llr(x, means[0], means[1], scale))
+
+        _check_rows(draw, shipped, "edge ties statistic")
+        return draw
+
+    return audit.audit_mechanism(
+        "dprank rank: edge ties, noisy points (exact grid)",
+        sampler(0),
+        sampler(1),
+        trials,
+        rng,
+        eps,
+        alpha=alpha,
+        exact_eps=2.0 / scale,
+    )
+
+
+def audit_release_ties_individual(
+    eps: float, n: int, L: int, trials: int, rng, alpha: float = 0.05
+):
+    """``dprank rank --privacy individual --model davidson --max-per-user L``, a heavy voter.
+
+    In ``D0`` voter 0 cast ``L`` votes for item 0 over item 1; in ``D1`` ``3 L`` votes for
+    item 1, of which the shipped bound keeps ``L``. The statistic is the log-likelihood
+    ratio of the released cells "0 won" and "1 won" of the pair (0, 1) (``L`` apart in
+    each: the ``2 L`` sensitivity of the table, exact loss ``eps``). The runs are drawn in
+    one batch by the exact sampler on the bounded table; one run is checked against the
+    shipped path (bound, then the ``individual_ties`` fit).
+    """
+    _check(eps, trials, rng, alpha, n=n, L=L)
+    from .private_ties import _full_table
+    from .ties import TieCounts
+
+    data = [
+        _ties_votes(n, 3, extra=[(0, 1, 1.0)] * L, user=True),
+        _ties_votes(n, 3, extra=[(0, 1, 0.0)] * (3 * L), user=True),
+    ]
+    method = get_method("individual_ties")
+    P = n * (n - 1) // 2
+    scale = laplace_scale(2.0 * L, eps)
+
+    def cells(bounded):
+        table = TieCounts.from_pair_statistics(bounded.pair_statistics())
+        return np.concatenate(_full_table(table))
+
+    ref = []
+    for d in data:
+        bounded, _ = bound_user_contributions(d, L, _noise(np.random.default_rng(0)))
+        ref.append(cells(bounded))
+    pick = [0, P]  # pair (0, 1) is the first in triu order: its W and L cells
+    m0, m1 = ref[0][pick], ref[1][pick]
+
+    def sampler(k):
+        def draw(g, size):
+            noise = _noise(g)
+            bounded, _ = bound_user_contributions(data[k], L, noise)
+            x = noise.laplace_mechanism(
+                np.broadcast_to(cells(bounded), (size, 3 * P)), 2.0 * L, eps
+            )
+            return audit._round_llr(audit._laplace_llr(x[:, pick], m0, m1, scale))
+
+        def shipped(g, size):
+            noise = _noise(g)
+            bounded, _ = bound_user_contributions(data[k], L, noise)
+            x = method.fit(bounded, eps, noise, max_per_user=L).release.statistic[None, :]
+            return audit._round_llr(audit._laplace_llr(x[:, pick], m0, m1, scale))
+
+        _check_rows(draw, shipped, "voter ties table")
+        return draw
+
+    return audit.audit_mechanism(
+        "dprank rank: voter ties, declared L, heavy voter (exact grid)",
+        sampler(0),
+        sampler(1),
+        trials,
+        rng,
+        eps,
+        alpha=alpha,
+        exact_eps=2.0 * L / scale,
+    )
+
+
+def audit_release_rr3(eps: float, trials: int, rng, alpha: float = 0.05):
+    """``dprank privatize`` of votes with ties (three-outcome randomized response): one vote
+    won by item 0 vs won by item 1; the statistic is the released outcome."""
+    _check(eps, trials, rng, alpha)
+
+    def sampler(y):
+        def draw(g, size):
+            c = Comparisons(
+                n_items=2,
+                i=np.zeros(size, np.int64),
+                j=np.ones(size, np.int64),
+                y=np.full(size, float(y)),
+                count=np.ones(size),
+                user=np.arange(size),
+                ties=True,
+            )
+            return local_release(c, np.full(size, eps), _noise(g)).y
+
+        return draw
+
+    return audit.audit_mechanism(
+        "dprank privatize: three-outcome randomized response (exact)",
+        sampler(0.0),
+        sampler(1.0),
+        trials,
+        rng,
+        eps,
+        alpha=alpha,
+        exact_eps=rr3_effective_epsilon(eps),
     )

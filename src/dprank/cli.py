@@ -66,6 +66,7 @@ from ._cli_output import (
     _signals_raise,
     _silence_stdout,
     _stderr,
+    _text_writer,
     _write_stdout,
 )
 from ._input_stream import FORMATS as INPUT_FORMATS
@@ -180,6 +181,7 @@ def _cmd_rank(args) -> int:
             "--out": args.out,
             "--sidecar": sidecar,
             "--plot": args.plot,
+            "--html": args.html,
             "--audit-record": _Private(args.audit_record),
             "--ledger": args.ledger,
         },
@@ -199,7 +201,7 @@ def _cmd_rank(args) -> int:
     if receipt is not None and not args.quiet:
         _stderr(f"ledger {args.ledger}: {receipt.describe()}")
     if args.method is None and not args.quiet:  # after the release: a failure says one thing
-        _stderr(_default_method_note(args.privacy, method))
+        _stderr(_default_method_note(args.privacy, method, args.model))
     return EXIT_OK
 
 
@@ -226,12 +228,15 @@ def _rank_method(args):
     if args.max_per_user is not None and args.privacy != "individual":
         raise UsageError("--max-per-user applies only to --privacy individual")
     try:
-        name = method_name(args.privacy, args.method, as_published=args.as_published)
+        name = method_name(
+            args.privacy, args.method, as_published=args.as_published, model=args.model
+        )
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     method = get_method(name)
     if args.plot is not None and args.plot == "-":
         raise UsageError("--plot needs a file name")
+    _check_leaderboard_options(args)
     if args.audit_record == "-":
         raise UsageError("--audit-record needs a file name (it is written with mode 0600)")
     if args.intervals is not None:
@@ -244,16 +249,22 @@ def _rank_method(args):
     return name, method
 
 
-def _default_method_note(privacy: str, method) -> str:
+def _default_method_note(privacy: str, method, model: str = "btl") -> str:
     """What ``rank`` says when ``--method`` was not given: the method, why, and the others.
 
     A function of the options alone (nothing of the data), written once the release is out.
     """
     from .api import PRIVACY
     from .methods import all_methods
+    from .objective import TIE_MODELS
 
     prefix = PRIVACY[privacy] + "_"
     short = method.name.removeprefix(prefix)
+    if model in TIE_MODELS:
+        return (
+            f"method {short} ({method.label}), the default of --privacy {privacy} with "
+            f"--model {model} (a three-outcome release; docs/leaderboard.md)"
+        )
     others = [m.name.removeprefix(prefix) for m in all_methods() if m.name.startswith(prefix)]
     others = [o for o in others if o != short and not o.endswith("_as_published")]
     return (
@@ -261,6 +272,28 @@ def _default_method_note(privacy: str, method) -> str:
         f"its level on the benchmark of methods (docs/cli.md); others: --method "
         f"{', '.join(others)}"
     )
+
+
+def _check_leaderboard_options(args) -> None:
+    """``--scale``, ``--anchor`` and ``--html`` (which computes intervals at 0.95 by default)."""
+    if args.html is not None:
+        if args.html == "-":
+            raise UsageError("--html needs a file name")
+        if args.intervals is None:
+            args.intervals = 0.95
+    if args.anchor is not None:
+        if args.scale != "elo":
+            raise UsageError("--anchor MODEL=VALUE applies to --scale elo")
+        model, sep, value = args.anchor.rpartition("=")
+        try:
+            number = float(value)
+        except ValueError:
+            number = math.nan
+        if not sep or not model or not math.isfinite(number):
+            raise UsageError(
+                f"--anchor must be MODEL=VALUE (e.g. gpt-4-0613=1000), got {args.anchor!r}"
+            )
+        args.anchor = (model, number)
 
 
 def _read_rank_input(args, method, name: str, progress: _Progress):
@@ -276,6 +309,7 @@ def _read_rank_input(args, method, name: str, progress: _Progress):
         need_epsilon=method.trust_model == "local",
         real_outcomes=name == "local_laplace",
         format=args.format,
+        both_bad=args.both_bad,
     )
     progress.done()
     return table
@@ -310,6 +344,7 @@ def _release_ranking(args, table, method, name: str, noise, plan: OutputPlan, pr
         if args.intervals is not None:
             progress.stage("intervals")
             frame = _with_intervals(args, ranking, ranking.to_frame(), name)
+        frame = _leaderboard(args, ranking, frame)
         progress.stage("writing")
         if receipt is not None:
             receipt.entry = replace(receipt.entry, delta=ranking.delta)
@@ -417,21 +452,51 @@ def _audit_head(args, table) -> dict:
     }
 
 
+def _leaderboard(args, ranking, frame):
+    """The leaderboard's columns (:mod:`dprank.leaderboard`): the ``--scale``, and with
+    intervals the rank upper bound, the tie class and the released vote counts."""
+    from .leaderboard import leaderboard_columns
+
+    if args.scale == "logit" and args.intervals is None:
+        return frame
+    if not isinstance(frame, dict):
+        frame = {k: frame[k].to_numpy() for k in frame.columns}
+    if "score" not in frame:
+        return frame  # the one-shot release: labels of its top k only
+    release = getattr(ranking.fit, "release", None)
+    votes = None
+    if release is not None and hasattr(release, "votes") and args.intervals is not None:
+        votes = dict(zip(ranking.items.tolist(), release.votes.tolist(), strict=True))
+    try:
+        return leaderboard_columns(frame, scale=args.scale, anchor=args.anchor, votes=votes)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def _rank_outputs(args, table, ranking, frame, sidecar, method) -> list:
-    """The ranking CSV, its public record, the plot and the private audit record."""
+    """The ranking CSV, its public record, the plot, the HTML page and the private audit
+    record."""
     record = {"dprank_version": __version__, **ranking.record()}
     if args.intervals is not None:
+        ties = getattr(ranking.fit, "release", None) is not None
+        construction = "dprank.private_ties.ties_intervals" if ties else "dprank.intervals"
         record["intervals"] = {
             "level": args.intervals,
-            "kind": "parametric bootstrap (dprank.intervals), 200 draws",
-            "columns": "score_lo, score_hi: the model's centred parameters; rank_lo, rank_hi",
+            "kind": f"parametric bootstrap ({construction}), 200 draws",
+            "columns": "score_lo, score_hi: the model's centred parameters; rank_lo, rank_hi; "
+            "rank_ub (1 + models wholly above), tie_class (dprank.leaderboard)",
         }
+    if args.scale != "logit":
+        anchor = None if args.anchor is None else {"model": args.anchor[0], "value": args.anchor[1]}
+        record["scale"] = {"name": args.scale, "points_per_logit": "400 / ln(10)", "anchor": anchor}
     outputs = [
         (args.out, _csv_writer(frame)),
         (sidecar, _json_writer(_plain(record))),
     ]
     if args.plot is not None:
         outputs.append((args.plot, _plot_writer(ranking, args.plot)))
+    if args.html is not None:
+        outputs.append((args.html, _html_writer(frame, record, args)))
     if args.audit_record is not None:
         audit = {
             **_audit_head(args, table),
@@ -443,6 +508,17 @@ def _rank_outputs(args, table, ranking, frame, sidecar, method) -> list:
             audit["user_epsilon"] = {"min": eps_user.min(), "max": eps_user.max()}
         outputs.append((_Private(args.audit_record), _json_writer(_plain(audit))))
     return outputs
+
+
+def _html_writer(frame, record, args):
+    """The self-contained leaderboard page (:func:`dprank.leaderboard.html_page`)."""
+    from .leaderboard import html_page
+
+    name = _input_name(args)
+    title = f"Leaderboard: {'standard input' if name == '-' else name}"
+    return _text_writer(
+        html_page(frame, {**record, "intervals_level": args.intervals}, title=title)
+    )
 
 
 # --------------------------------------------------------------------------- privatize
@@ -478,10 +554,16 @@ def _cmd_privatize(args) -> int:
         need_epsilon=args.user_epsilon_column is not None,
         epsilon_column=args.user_epsilon_column or "epsilon",
         format=args.format,
+        both_bad=args.both_bad,
     )
     c, facts = _privatize_input(args, table, universe, noise)
     eps_user = np.full(c.n_users, args.epsilon) if args.epsilon is not None else c.user_epsilon
-    entry = _ledger_entry(args, "privatize", args.mechanism, "comparison", True, np.max(eps_user))
+    # votes with ties (an arena file, three outcomes declared by its form): randomized
+    # response over the three outcomes, recorded as such
+    args.released_mechanism = _privatize_mechanism(args, c)
+    entry = _ledger_entry(
+        args, "privatize", args.released_mechanism, "comparison", True, np.max(eps_user)
+    )
     # a user-level budget by default where the users' bound is declared (L eps per user)
     unit = args.budget_unit or ("user" if args.max_per_user is not None else None)
     with release_to(
@@ -499,12 +581,24 @@ def _cmd_privatize(args) -> int:
         _stderr(f"ledger {args.ledger}: {receipt.describe()}")
     if args.out != "-" and not args.quiet:
         _stderr(
-            f"released ({args.mechanism}) to {args.out}"
+            f"released ({args.released_mechanism}) to {args.out}"
             + (f", its record {record}" if record else "")
             + "; each comparison's outcome is eps-LDP with its user's budget"
             + ("" if noise.secure else " only if the seed stays secret (--insecure-seed)")
         )
     return EXIT_OK
+
+
+def _privatize_mechanism(args, c) -> str:
+    """The mechanism ``privatize`` applies: ``--mechanism``, or ``rr3`` for votes with ties."""
+    if not c.ties:
+        return args.mechanism
+    if args.mechanism == "laplace":
+        raise UsageError(
+            "--mechanism laplace releases two outcomes; an arena file's votes have three (win, "
+            "tie, loss) and are released by three-outcome randomized response (--mechanism rr)"
+        )
+    return "rr3"
 
 
 def _privatize_record_path(args) -> str | None:
@@ -548,15 +642,24 @@ def _privatize_outputs(args, table, c, eps_user, noise, universe, record, facts)
     from ._cli_release import hashing_writer, privatize_record, record_writer
     from .release import local_release
 
-    aggregate = table.has_count and args.mechanism == "rr"
-    rel = local_release(c, eps_user, noise, args.mechanism, aggregate=aggregate)
+    mechanism = args.released_mechanism
+    aggregate = table.has_count and mechanism != "laplace"
+    rel = local_release(c, eps_user, noise, mechanism, aggregate=aggregate)
     labels = np.asarray(c.labels).astype(str)
-    columns = {
-        "item_a": labels[rel.i],
-        "item_b": labels[rel.j],
-        "outcome": rel.y if args.mechanism == "laplace" else rel.y.astype(np.int64),
-        "user": np.asarray(table.user_labels)[rel.user],
-    }
+    if rel.ties:  # votes with ties: released in the arena's layout (dprank.arena)
+        columns = {
+            "model_a": labels[rel.i],
+            "model_b": labels[rel.j],
+            "winner": np.array(["model_b", "tie", "model_a"])[np.rint(2 * rel.y).astype(int)],
+            "judge": np.asarray(table.user_labels)[rel.user],
+        }
+    else:
+        columns = {
+            "item_a": labels[rel.i],
+            "item_b": labels[rel.j],
+            "outcome": rel.y if mechanism == "laplace" else rel.y.astype(np.int64),
+            "user": np.asarray(table.user_labels)[rel.user],
+        }
     if aggregate:
         columns["count"] = rel.count.astype(np.int64)
     columns["epsilon"] = eps_user[rel.user]
@@ -568,6 +671,7 @@ def _privatize_outputs(args, table, c, eps_user, noise, universe, record, facts)
     )
     public = privatize_record(
         args,
+        mechanism=mechanism,
         private=noise.secure,
         epsilon=float(np.max(eps_user)),
         items=(labels if universe is None else universe.labels).tolist(),
@@ -632,10 +736,17 @@ standard input ('-'); one comparison per row, either
 optional columns: user (who compared; needed for individual and local),
 count (identical comparisons), epsilon (each user's budget, local only).
 
+arena files (votes with ties): battles model_a,model_b,winner (winner one of
+model_a, model_b, tie, tie (bothbad); optional judge = the voter, count,
+epsilon) as CSV, TSV, JSON lines or a JSON array, or a per-pair count table
+(JSON with models, X, Y, as `dprank datasets export chatbot_arena` writes it).
+
 methods per privacy (--method):
-  edge        mle (Algorithm 1, default), counts (Algorithm 2), one_shot, noisy_obj
-  individual  mle (Algorithm 3, default), counts (Laplace(2L/eps); --as-published: L/eps)
-  local       adrr (default), debiased_rr, classic_rr, laplace, count
+  edge        mle (Algorithm 1, default), counts (Algorithm 2), one_shot, noisy_obj,
+              ties (votes with ties; the default with --model davidson)
+  individual  mle (Algorithm 3, default), counts (Laplace(2L/eps); --as-published: L/eps),
+              ties (votes with ties, per voter)
+  local       adrr (default), debiased_rr, classic_rr, laplace, count, ties
   none        mle (default), counts
 
 items: individual and local DP rank declared items: --items FILE (a CSV with
@@ -653,8 +764,10 @@ bounds), nothing else about the data; facts derived from the data go to
 
 example:
   dprank rank games.csv --privacy edge --epsilon 1 --out ranking.csv
-  dprank rank survey.csv --privacy individual --epsilon 1 --max-per-user 20 \
+  dprank rank survey.csv --privacy individual --epsilon 1 --max-per-user 20 \\
       --items items.csv
+  dprank rank arena.json --privacy edge --epsilon 1 --model davidson --scale elo \\
+      --html leaderboard.html --out leaderboard.csv
 writes ranking.csv (item,score,rank) and ranking.json (the public record).
 """
 
@@ -849,11 +962,13 @@ def _add_rank_model_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--model",
-        choices=("btl", "tm"),
+        choices=("btl", "tm", "davidson", "raokupper"),
         default="btl",
         help="comparison model of the likelihood methods: Bradley-Terry-Luce or "
-        "Thurstone (default btl; Paper A's perturbed MLE needs btl)",
+        "Thurstone (default btl; Paper A's perturbed MLE needs btl); with ties, Davidson's "
+        "or Rao-Kupper's model (selects --method ties: votes with ties, docs/leaderboard.md)",
     )
+    _add_both_bad_option(p)
     p.add_argument(
         "--top-k",
         type=_positive_int,
@@ -899,6 +1014,34 @@ def _add_rank_output_options(p: argparse.ArgumentParser) -> None:
         "written with mode 0600; never publish it",
     )
     p.add_argument("--plot", metavar="FILE", help="dot plot of the scores (top 50 items)")
+    p.add_argument(
+        "--scale",
+        choices=("logit", "elo"),
+        default="logit",
+        help="scores as log-strengths (default) or on the arena's Elo-like scale: "
+        "400/ln(10) per unit, the mean model at 1000 (or --anchor)",
+    )
+    p.add_argument(
+        "--anchor",
+        metavar="MODEL=VALUE",
+        help="with --scale elo: shift the scale so that MODEL scores VALUE (e.g. gpt-4-0613=1000)",
+    )
+    p.add_argument(
+        "--html",
+        metavar="FILE",
+        help="a self-contained leaderboard page: sortable table, intervals drawn, the privacy "
+        "guarantee in words (computes --intervals 0.95 unless given)",
+    )
+
+
+def _add_both_bad_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--both-bad",
+        choices=("tie", "drop"),
+        default="tie",
+        help="arena files: a 'tie (bothbad)' vote counts as a tie (default, as LMArena) or is "
+        "dropped (as leaderbot's default)",
+    )
 
 
 def _add_privatize_parser(sub) -> None:
@@ -922,8 +1065,10 @@ def _add_privatize_parser(sub) -> None:
         "--mechanism",
         choices=("rr", "laplace"),
         default="rr",
-        help="randomized response (default) or the Laplace mechanism",
+        help="randomized response (default; three-outcome on an arena file's votes with ties) "
+        "or the Laplace mechanism",
     )
+    _add_both_bad_option(p)
     _add_seed_options(p)
     p.add_argument(
         "--out", required=True, metavar="FILE", help="released CSV ('-' for standard output)"

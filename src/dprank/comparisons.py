@@ -41,7 +41,11 @@ class PairStatistics:
         Total count of comparisons of the pair.
     w : (P,) float64 array
         Count-weighted sum of the outcomes for ``a`` (wins of ``a`` for 0/1
-        outcomes); ``n - w`` is the same for ``b``.
+        outcomes; a tie counts 1/2); ``n - w`` is the same for ``b``.
+    t : (P,) float64 array or None
+        Ties of the pair (comparisons with three outcomes, ``Comparisons(...,
+        ties=True)``): ``a`` won ``w - t/2`` times and ``b`` ``n - w - t/2`` times.
+        ``None`` where the data have two outcomes.
     """
 
     n_items: int
@@ -49,6 +53,7 @@ class PairStatistics:
     b: np.ndarray
     n: np.ndarray
     w: np.ndarray
+    t: np.ndarray | None = None
 
     @property
     def n_pairs(self) -> int:
@@ -161,6 +166,11 @@ class Comparisons:
         Item labels, one per item and all distinct; ``None`` means ``0..n_items-1``.
     user_epsilon : (n_users,) float64 array or None
         Per-user local-DP budget of released data.
+    ties : bool, keyword-only, default False
+        The comparisons have three outcomes (win, tie, loss): ``y`` is 1, 0 or
+        1/2 (a tie), and :meth:`pair_statistics` counts the ties of each pair
+        (``t``). The outcome space is declared, never read off the data: ``False``
+        leaves ``y = 1/2`` a real-valued outcome (a plug-in estimate, say).
     weighted : bool, keyword-only, default False
         ``True`` makes ``count`` a positive real weight instead of a multiplicity:
         the records that the local-DP plug-in estimators aggregate (Paper B's
@@ -187,6 +197,7 @@ class Comparisons:
     labels: np.ndarray | None = None
     user_epsilon: np.ndarray | None = None
     weighted: bool = field(default=False, kw_only=True)
+    ties: bool = field(default=False, kw_only=True)
     _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -206,6 +217,13 @@ class Comparisons:
             k = int(np.flatnonzero(same)[0])
             raise ValueError(f"record {k} compares item {i[k]} with itself (i == j)")
         y = _as_float("y", self.y, m)
+        ties = _checks.flag(self.ties, "ties")
+        if ties and m and not np.all((y == 0.0) | (y == 1.0) | (y == 0.5)):
+            k = int(np.flatnonzero((y != 0.0) & (y != 1.0) & (y != 0.5))[0])
+            raise ValueError(
+                f"y[{k}] = {y[k]} is no outcome of comparisons with ties: 1 (i won), "
+                "0 (j won) or 0.5 (a tie)"
+            )
         weighted = _checks.flag(self.weighted, "weighted")
         count = _as_count(self.count, m, weighted)
         user = self.user
@@ -227,6 +245,7 @@ class Comparisons:
         object.__setattr__(self, "labels", labels)
         object.__setattr__(self, "user_epsilon", eps)
         object.__setattr__(self, "weighted", weighted)
+        object.__setattr__(self, "ties", ties)
 
     # ------------------------------------------------------------------ constructors
     @classmethod
@@ -266,6 +285,38 @@ class Comparisons:
         m = w.size
         count = np.ones(m) if count is None else count
         return cls(n_items=n_items, i=w, j=lo, y=np.ones(m), count=count, user=user, labels=labels)
+
+    @classmethod
+    def from_tie_counts(
+        cls, n_items, a, b, W, L, T, *, user=None, labels=None, user_epsilon=None
+    ) -> Comparisons:
+        """Comparisons with three outcomes: ``a`` won ``W`` times, ``b`` ``L`` times, ``T`` ties.
+
+        One record per row and outcome (records of count 0 left out), ``ties=True``.
+        ``user`` (optional) gives the user of each row; the counts must be whole numbers.
+        """
+        a, b = np.asarray(a), np.asarray(b)
+        W, L, T = (np.asarray(x, dtype=np.float64) for x in (W, L, T))
+        m = a.size
+        if any(np.shape(x) != (m,) for x in (b, W, L, T)):
+            raise ValueError("a, b, W, L and T must be 1-d arrays of one length")
+        i = np.concatenate([a, a, a])
+        j = np.concatenate([b, b, b])
+        y = np.repeat([1.0, 0.5, 0.0], m)
+        count = np.concatenate([W, T, L])
+        keep = count != 0
+        users = None if user is None else np.concatenate([user, user, user])[keep]
+        return cls(
+            n_items=n_items,
+            i=i[keep],
+            j=j[keep],
+            y=y[keep],
+            count=count[keep],
+            user=users,
+            labels=labels,
+            user_epsilon=user_epsilon,
+            ties=True,
+        )
 
     @classmethod
     def from_wins(cls, wins) -> Comparisons:
@@ -380,6 +431,8 @@ class Comparisons:
         ps = self._cache.get("pairs")
         if ps is None:
             ps = _aggregate(self.n_items, self.i, self.j, self.y, self.count)
+            if self.ties:
+                ps = dataclasses.replace(ps, t=_pair_ties(ps, self.i, self.j, self.y, self.count))
             self._cache["pairs"] = ps
         return ps
 
@@ -429,6 +482,16 @@ class Comparisons:
 
 
 _RECORDS = ("i", "j", "y", "count")
+
+
+def _pair_ties(ps: PairStatistics, i, j, y, count) -> np.ndarray:
+    """Ties (count-weighted records with ``y = 1/2``) of each pair of ``ps``."""
+    tie = y == 0.5
+    lo, hi = np.minimum(i[tie], j[tie]), np.maximum(i[tie], j[tie])
+    n = np.int64(ps.n_items)
+    pair_keys = ps.a.astype(np.int64) * n + ps.b.astype(np.int64)
+    where = np.searchsorted(pair_keys, lo * n + hi)
+    return np.bincount(where, count[tie], pair_keys.size).astype(np.float64)
 
 
 def _records_of_pairs(stats: PairStatistics):

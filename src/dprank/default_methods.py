@@ -77,7 +77,9 @@ def candidates(privacy: str) -> list[str]:
     This is the one place that decides eligibility: a method of the level is a candidate
     unless its ``release_ok`` is false (it does not give the privacy asked for: the
     as-published individual counts give 2 eps), :data:`NOT_A_DEFAULT` names it, it needs a
-    complete tournament, or (local) it reads a release other than randomized response.
+    complete tournament, it releases votes with ties (the default of a ties model,
+    :data:`dprank.api.DEFAULT_TIES_METHOD`), or (local) it reads a release other than
+    randomized response.
     """
     from .methods import all_methods
 
@@ -86,7 +88,7 @@ def candidates(privacy: str) -> list[str]:
     for m in all_methods():
         if not m.name.startswith(prefix) or m.name in NOT_A_DEFAULT or not m.release_ok:
             continue
-        if m.needs_complete_graph:
+        if m.needs_complete_graph or m.ties:  # a ties release is the default with a ties model
             continue
         if m.trust_model == "local" and (m.release or "rr") != "rr":
             continue

@@ -16,7 +16,10 @@ comparison per row, ``winner, loser, user``, with the library's own readers:
 * ``movielens_latest_small``: for the 40 most-rated movies (B1 section 5.3,
   :func:`dprank.studies.paper_b1_movielens.read_ratings`), every pair of movies a
   user rated differently, the higher rating winning (movies by MovieLens id).
-  Unlike B1's protocol, no comparison is made up for ties or unrated movies.
+  Unlike B1's protocol, no comparison is made up for ties or unrated movies;
+* ``chatbot_arena``: the 1,670,250 votes of the 2024-08-14 Chatbot Arena snapshot as an
+  arena battle file with counts, ``model_a, model_b, winner, count`` (one row per pair and
+  outcome, the four outcomes of :mod:`dprank.arena` kept apart; read back by ``dprank rank``).
 """
 
 from __future__ import annotations
@@ -151,12 +154,21 @@ def local_copy(dataset: Dataset, folders: list[str | os.PathLike]) -> Path | Non
     return None
 
 
-#: Data set name -> converter of its fetched folder to ``winner, loser, user`` rows.
+def _chatbot_arena(folder: Path) -> pd.DataFrame:
+    from .arena import arena_frame, read_arena
+
+    votes = read_arena(folder / "chatbot_arena" / "chatbotarena_20240814.json")
+    return arena_frame(votes)
+
+
+#: Data set name -> converter of its fetched folder to ``winner, loser, user`` rows (arena
+#: votes: ``model_a, model_b, winner, count``).
 EXPORTABLE = {
     "cems": _cems,
     "immig": _immig,
     "car_preferences": _car,
     "movielens_latest_small": _movielens,
+    "chatbot_arena": _chatbot_arena,
 }
 
 

@@ -177,8 +177,14 @@ def read_comparisons(
     block_size: int | None = None,
     format: str | None = None,
     name: str | None = None,
+    both_bad: str = "tie",
 ) -> ComparisonTable:
     """Read and validate a comparison file (the input format in the module docstring).
+
+    Arena files (battles ``model_a, model_b, winner`` as CSV, TSV, Parquet, JSON lines
+    or a JSON array, and per-pair count tables; :mod:`dprank.arena`), from a file or a
+    stream alike, are told by their header (or first object, or first character) and
+    read as votes with three outcomes, "both bad" mapped by ``both_bad``.
 
     Parameters
     ----------
@@ -213,6 +219,9 @@ def read_comparisons(
     name : str, optional
         The input's name in messages (default: the path; ``"standard input"`` for
         a file object without a name).
+    both_bad : {"tie", "drop"}
+        Arena files: a "both bad" vote counts as a tie (default) or is dropped
+        (:meth:`dprank.arena.ArenaVotes.comparisons`).
 
     Returns
     -------
@@ -244,6 +253,8 @@ def read_comparisons(
         raise ValueError(f"format must be one of {', '.join(INPUT_FORMATS)}, got {format!r}")
     if name is not None:
         _checks.text(name, "name")
+    if not isinstance(both_bad, str) or both_bad not in ("tie", "drop"):
+        raise ValueError(f"both_bad must be 'tie' or 'drop', got {both_bad!r}")
     if name is None:
         name = "standard input" if stream_given else os.fspath(path)
     inp = stream._Input.open(path, name, _opening_error)
@@ -259,19 +270,62 @@ def read_comparisons(
                 need_epsilon=need_epsilon,
                 real_outcomes=real_outcomes,
                 aggregate=aggregate,
+                both_bad=both_bad,
             )
     finally:
         inp.close()
 
 
 def _read(
-    inp, source, eps_name, format, block_size, *, need_users, need_epsilon, real_outcomes, aggregate
+    inp,
+    source,
+    eps_name,
+    format,
+    block_size,
+    *,
+    need_users,
+    need_epsilon,
+    real_outcomes,
+    aggregate,
+    both_bad="tie",
 ) -> ComparisonTable:
     """:func:`read_comparisons` of an opened input (its arguments checked)."""
+    from . import _input_stream as stream
     from ._input_blocks import _BlockReader  # it imports this module's validation helpers
+    from .arena import arena_input, read_arena_input
 
+    fmt, first = stream.sniff(inp, source, format)
+    pf = original = None
+    if fmt == "parquet":
+        pf, original = stream.open_parquet(
+            inp, source, lambda problem, line=None: InputError(problem, source, line, "row")
+        )
+    kind = arena_input(fmt, first, original, source, format)
+    if kind is not None:  # votes with ties (an arena file): their own reader, dprank.arena
+        if real_outcomes or eps_name != "epsilon":
+            raise InputError(
+                "an arena file holds votes (model_a, model_b, winner) and its budgets in the "
+                "field 'epsilon'",
+                source,
+            )
+        return read_arena_input(
+            inp,
+            source,
+            kind,
+            fmt,
+            first,
+            pf,
+            need_users=need_users,
+            need_epsilon=need_epsilon,
+            both_bad=both_bad,
+        )
     head = _read_header(
-        inp, source, eps_name, format, need_users=need_users, need_epsilon=need_epsilon
+        inp,
+        source,
+        eps_name,
+        (fmt, first, pf, original),
+        need_users=need_users,
+        need_epsilon=need_epsilon,
     )
     used = _used_columns(head.layout, head.names, eps_name, need_epsilon)
     names = head.names
@@ -344,20 +398,19 @@ class _Header(NamedTuple):
 
 
 def _read_header(
-    inp, source: str, eps_name: str, format: str | None, *, need_users: bool, need_epsilon: bool
+    inp, source: str, eps_name: str, sniffed, *, need_users: bool, need_epsilon: bool
 ) -> _Header:
-    """The input's format and checked header (:func:`_check_header`)."""
+    """The input's checked header (:func:`_check_header`); ``sniffed`` is ``(format, first
+    line, ParquetFile, Parquet column names)`` (:func:`dprank._input_stream.sniff`)."""
     from . import _input_stream as stream
 
-    fmt, first = stream.sniff(inp, source, format)
+    fmt, first, pf, original = sniffed
 
     def error(problem, line=None):
         return InputError(problem, source, line, row_word=row_word)
 
-    pf = None
     if fmt == "parquet":
         row_word, first_row, header_line = "row", 1, None
-        pf, original = stream.open_parquet(inp, source, error)
     else:
         row_word = "line"
         if not first.strip() and not inp.read(1):

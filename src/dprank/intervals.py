@@ -358,14 +358,20 @@ def _noise_variance(meth: Method, details: Mapping[str, Any], eps: float) -> flo
 # --------------------------------------------------------------------------- the intervals
 
 
+#: The methods of comparisons with ties: their intervals are a bootstrap of their release
+#: (:func:`dprank.private_ties.ties_intervals`, which :meth:`dprank.api.Ranking.intervals` calls).
+TIES_METHODS = ("edge_ties", "individual_ties", "local_ties")
+
+
 def supports(method: str | Method) -> bool:
-    """Whether :func:`intervals` covers ``method`` (a registry name or Method)."""
+    """Whether ``method`` (a registry name or Method) has intervals: :func:`intervals`, or for
+    the ties methods (:data:`TIES_METHODS`) the bootstrap of their release."""
     if not isinstance(method, (str, Method)):
         raise TypeError(
             f"method must be a registry name (str) or a Method, got {type(method).__name__}"
         )
     name = method.name if isinstance(method, Method) else method
-    return name in _FAMILY
+    return name in _FAMILY or name in TIES_METHODS
 
 
 def _as_method(method) -> Method:
@@ -388,6 +394,11 @@ def _check_method(method) -> Method:
     meth = _as_method(method)
     if meth.name in NO_INTERVALS:
         raise IntervalError(f"method {meth.name} has no intervals: {NO_INTERVALS[meth.name]}")
+    if meth.name in TIES_METHODS:
+        raise IntervalError(
+            f"method {meth.name}'s intervals are a bootstrap of its release: "
+            "Ranking.intervals() or dprank.private_ties.ties_intervals(fit.release, items)"
+        )
     if meth.name not in _FAMILY:
         raise IntervalError(
             f"method {meth.name} has no intervals: they invert the release of the registry's "

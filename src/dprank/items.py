@@ -220,5 +220,6 @@ def restrict_to_items(comparisons: Comparisons, universe: ItemUniverse) -> tuple
         labels=universe.labels,
         user_epsilon=c.user_epsilon,
         weighted=c.weighted,
+        ties=c.ties,
     )
     return restricted, round(dropped)

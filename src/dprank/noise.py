@@ -35,6 +35,10 @@ least significant bits for differential privacy"). The constructions:
   Laplace on the grid ``2^(floor(log2 b) - bits)`` for up to ``bits = 50``,
   returned as exact integers with their exponent; the certified individual-DP
   MLE (:mod:`dprank._release_mle`) draws its objective and output noise there.
+* **Three-outcome randomized response** (:meth:`NoiseSource.randomized_response3`,
+  votes with ties): each outcome moves to each of the two others with probability
+  ``t / 2^64``, ``t = ceil(2^64 / (e^eps + 2))`` (:func:`rr3_threshold`), decided by one
+  uniform 64-bit word: exact, with loss ``log((2^64 - 2t) / t) <= eps``.
 * **Gaussian** (:meth:`NoiseSource.normal`, :meth:`NoiseSource.gaussian_mechanism`,
   the NoisyObj baseline only): OpenDP's exact ``make_gaussian`` sampler.
 * **Uniform choices** (subsampling a user's comparisons to a declared bound,
@@ -69,6 +73,8 @@ __all__ = [
     "as_noise_source",
     "grid_exponent",
     "laplace_scale",
+    "rr3_effective_epsilon",
+    "rr3_threshold",
     "rr_effective_epsilon",
     "rr_flip_threshold",
     "value_grid_exponent",
@@ -125,13 +131,9 @@ def laplace_scale(sensitivity: float, epsilon: float) -> float:
     return b
 
 
-def rr_flip_threshold(epsilon: float) -> int:
-    """``ceil(2^64 / (e^eps + 1))`` capped at ``2^63``: flip when a uniform 64-bit word is below.
-
-    Computed in 60-digit decimal arithmetic; the flip probability
-    ``threshold / 2^64`` is at least ``1 / (e^eps + 1)``, so the loss is at most
-    ``eps``.
-    """
+def _move_threshold(epsilon: float, others: int) -> int:
+    """``floor(2^64 / (e^eps + others)) + 1``, at most ``floor(2^64 / (others + 1))``: the word
+    threshold of randomized response over ``others + 1`` outcomes (60-digit decimals)."""
     eps = _checks.real(epsilon, "epsilon")
     if not eps > 0 or math.isnan(eps):
         raise ValueError(f"epsilon must be positive, got {epsilon!r}")
@@ -139,20 +141,50 @@ def rr_flip_threshold(epsilon: float) -> int:
         return 0
     with localcontext() as ctx:
         ctx.prec = 60
-        p = Decimal(1) / (Decimal(eps).exp() + 1)
-        scaled = p * _TWO64
-        threshold = int(scaled.to_integral_value(rounding="ROUND_FLOOR")) + 1
-    return min(threshold, 1 << 63)
+        p = Decimal(1) / (Decimal(eps).exp() + others)
+        threshold = int((p * _TWO64).to_integral_value(rounding="ROUND_FLOOR")) + 1
+    return min(threshold, _TWO64 // (others + 1))
+
+
+def _move_loss(threshold: int, others: int) -> float:
+    """``log((2^64 - others t) / t)``: the loss of randomized response with that threshold."""
+    if threshold == 0:
+        return math.inf
+    with localcontext() as ctx:
+        ctx.prec = 60
+        return float((Decimal(_TWO64 - others * threshold) / Decimal(threshold)).ln())
+
+
+def rr_flip_threshold(epsilon: float) -> int:
+    """``ceil(2^64 / (e^eps + 1))`` capped at ``2^63``: flip when a uniform 64-bit word is below.
+
+    Computed in 60-digit decimal arithmetic; the flip probability
+    ``threshold / 2^64`` is at least ``1 / (e^eps + 1)``, so the loss is at most
+    ``eps``.
+    """
+    return _move_threshold(epsilon, 1)
 
 
 def rr_effective_epsilon(epsilon: float) -> float:
     """The exact privacy loss ``log((1 - p') / p')`` of :meth:`NoiseSource.randomized_response`."""
-    t = rr_flip_threshold(epsilon)
-    if t == 0:
-        return math.inf
-    with localcontext() as ctx:
-        ctx.prec = 60
-        return float(((Decimal(_TWO64 - t)) / Decimal(t)).ln())
+    return _move_loss(rr_flip_threshold(epsilon), 1)
+
+
+def rr3_threshold(epsilon: float) -> int:
+    """``ceil(2^64 / (e^eps + 2))``, at most ``floor(2^64 / 3)``: three-outcome randomized response.
+
+    A uniform 64-bit word below the threshold moves the outcome to the next of the
+    three, below twice the threshold to the one after; otherwise it is kept. Each
+    other outcome then has probability ``threshold / 2^64 >= 1 / (e^eps + 2)``, so
+    the privacy loss ``log((2^64 - 2 threshold) / threshold)`` is at most ``eps``
+    (:func:`rr3_effective_epsilon`). Computed in 60-digit decimal arithmetic.
+    """
+    return _move_threshold(epsilon, 2)
+
+
+def rr3_effective_epsilon(epsilon: float) -> float:
+    """The exact loss ``log((2^64 - 2 t) / t)`` of :meth:`NoiseSource.randomized_response3`."""
+    return _move_loss(rr3_threshold(epsilon), 2)
 
 
 class NoiseSource:
@@ -464,6 +496,24 @@ class NoiseSource:
         thresholds = np.array([rr_flip_threshold(e) for e in values], dtype=_U64)
         flip = self.words(y.size) < thresholds[inverse]
         return (y.ravel().astype(np.uint8) ^ flip.astype(np.uint8)).reshape(y.shape)
+
+    def randomized_response3(self, codes, epsilon) -> np.ndarray:
+        """Three-outcome randomized response (exact): each code in ``{0, 1, 2}`` kept, or moved
+        to each of the two others with probability ``~1 / (e^eps + 2)`` (:func:`rr3_threshold`).
+
+        ``epsilon`` is a scalar or one value per code. Returns int8 codes.
+        """
+        codes = np.asarray(codes)
+        if codes.size and not np.all((codes == 0) | (codes == 1) | (codes == 2)):
+            raise ValueError("codes must be 0, 1 or 2 (three outcomes)")
+        eps = np.broadcast_to(np.asarray(epsilon, dtype=np.float64), codes.shape).ravel()
+        values, inverse = np.unique(eps, return_inverse=True)
+        thresholds = np.array([rr3_threshold(e) for e in values], dtype=_U64)[inverse]
+        u = self.words(codes.size)
+        shift = (u < thresholds).astype(np.int8) + (u < 2 * thresholds).astype(np.int8)
+        # u < t: both comparisons hold (shift 2); t <= u < 2t: shift 1; else 0
+        out = (codes.ravel().astype(np.int8) + shift) % 3
+        return out.astype(np.int8).reshape(codes.shape)
 
     def normal(self, loc: float = 0.0, scale: float = 1.0, size: int | None = None) -> np.ndarray:
         """Gaussian noise: OpenDP's exact sampler (secure source) or the seeded generator's.

@@ -110,6 +110,7 @@ def bound_user_contributions(
         user=c.user[keep],
         labels=c.labels,
         user_epsilon=c.user_epsilon,
+        ties=c.ties,
     )
     return bounded, int(count.sum() - new_count.sum())
 
@@ -129,8 +130,10 @@ def local_release(
     own: randomized response flips it independently with probability
     ``~1 / (e^eps_l + 1)`` (:meth:`NoiseSource.randomized_response`), or
     ``"laplace"`` adds exact ``Laplace(1 / eps_l)`` noise
-    (:meth:`NoiseSource.laplace_mechanism`, sensitivity 1). Each comparison is
-    ``eps_l``-LDP. The released records are sorted by user, first item, second
+    (:meth:`NoiseSource.laplace_mechanism`, sensitivity 1). Comparisons with ties
+    (``c.ties``: three outcomes declared) are released by three-outcome randomized
+    response (:meth:`NoiseSource.randomized_response3`; ``"rr"`` and ``"rr3"`` alike).
+    Each comparison is ``eps_l``-LDP. The released records are sorted by user, first item, second
     item and released outcome; with ``aggregate`` identical released records are
     merged into one with a count (randomized response only).
 
@@ -141,7 +144,7 @@ def local_release(
     user_epsilon : (n_users,) array_like
         Each user's budget (positive, finite).
     noise : NoiseSource
-    mechanism : {"rr", "laplace"}
+    mechanism : {"rr", "rr3", "laplace"}
     aggregate : bool
         Merge identical released records (randomized response).
 
@@ -154,14 +157,24 @@ def local_release(
     _checks.flag(aggregate, "aggregate")
     if c.user is None:
         raise ValueError("a local release needs the user of every comparison")
-    if mechanism not in ("rr", "laplace"):
-        raise ValueError(f"mechanism must be 'rr' or 'laplace', got {mechanism!r}")
+    if mechanism not in ("rr", "rr3", "laplace"):
+        raise ValueError(f"mechanism must be 'rr', 'rr3' or 'laplace', got {mechanism!r}")
+    ties = c.ties or mechanism == "rr3"
+    if ties and mechanism == "laplace":
+        raise ValueError(
+            "the Laplace release takes two outcomes; comparisons with ties are released "
+            "by three-outcome randomized response (mechanism 'rr')"
+        )
     eps_user = np.asarray(user_epsilon, dtype=np.float64)
     if eps_user.shape != (c.n_users,) or not np.all((eps_user > 0) & np.isfinite(eps_user)):
         raise ValueError(f"user_epsilon must hold {c.n_users} positive finite budgets")
     y = np.asarray(c.y)
-    if y.size and not np.all((y == 0) | (y == 1)):
-        raise ValueError("a local release needs 0/1 outcomes")
+    allowed = (y == 0) | (y == 1)
+    if ties:
+        allowed |= y == 0.5
+    if y.size and not np.all(allowed):
+        what = "outcomes 0, 1/2 (a tie) or 1" if ties else "0/1 outcomes"
+        raise ValueError(f"a local release needs {what}")
     count = _integer_counts(c)
     record = np.repeat(np.arange(c.n_records), count)
     i, j, user = c.i[record], c.j[record], c.user[record]
@@ -170,7 +183,10 @@ def local_release(
     i, j = np.where(swap, j, i), np.where(swap, i, j)
     y = np.where(swap, 1.0 - y, y)
     eps = eps_user[user]
-    if mechanism == "rr":
+    if ties:
+        code = np.rint(2.0 * y).astype(np.int8)  # 0, 1, 2: j won, a tie, i won
+        y_out = noise.randomized_response3(code, eps).astype(np.float64) / 2.0
+    elif mechanism == "rr":
         y_out = noise.randomized_response(y.astype(np.uint8), eps).astype(np.float64)
     else:
         y_out = np.empty(y.size)
@@ -178,11 +194,15 @@ def local_release(
         for k, e in enumerate(values):
             sel = inverse == k
             y_out[sel] = noise.laplace_mechanism(y[sel], 1.0, float(e))
-    merge = aggregate and mechanism == "rr"
-    return canonical_records(c, i, j, y_out, np.ones(i.size), user, eps_user, merge=merge)
+    merge = aggregate and mechanism != "laplace"
+    return canonical_records(
+        c, i, j, y_out, np.ones(i.size), user, eps_user, merge=merge, ties=ties
+    )
 
 
-def canonical_records(c: Comparisons, i, j, y, count, user, user_epsilon, *, merge: bool):
+def canonical_records(
+    c: Comparisons, i, j, y, count, user, user_epsilon, *, merge: bool, ties: bool = False
+):
     """Oriented records in canonical order: sorted by user, pair and outcome (equal ones merged).
 
     ``i < j`` on every record is the caller's (the orientation turns the
@@ -191,7 +211,7 @@ def canonical_records(c: Comparisons, i, j, y, count, user, user_epsilon, *, mer
     outcome, and with ``merge`` equal records are merged, their counts added.
     The canonical form of every local release (:func:`local_release`,
     :func:`dprank.methods.release_local`): a record's position says nothing
-    about the true outcome.
+    about the true outcome. ``ties``: the release has three outcomes (votes with ties).
     """
     order = np.lexsort((y, j, i, user))
     i, j, y, count, user = i[order], j[order], y[order], count[order], user[order]
@@ -211,4 +231,5 @@ def canonical_records(c: Comparisons, i, j, y, count, user, user_epsilon, *, mer
         user=user,
         labels=c.labels,
         user_epsilon=user_epsilon,
+        ties=ties,
     )

@@ -179,6 +179,15 @@ REPORT_PAGES = {
                 "privacy_audit_full",
             ),
             (
+                "arena_price",
+                "tables/arena/price_of_privacy.csv",
+                "Benchmark",
+                "arena",
+                "price of privacy for a leaderboard",
+                "arena",
+                "arena",
+            ),
+            (
                 "sensitivity_scenario3",
                 "sensitivity/scenario3/check_summary.csv",
                 "Agreement with the papers",

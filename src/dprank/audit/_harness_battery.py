@@ -107,8 +107,12 @@ def _is_mle(game: Game) -> bool:
     return game.path.kind in ("mle_edge", "mle_individual", "noisy_obj")
 
 
+#: The paths whose output is a local release's outcomes (no ranks).
+_LOCAL_OUTCOMES = ("local_rr", "local_laplace", "local_rr3")
+
+
 def _real_values(game: Game) -> bool:
-    return game.path.kind not in ("top_k", "local_rr")
+    return game.path.kind not in ("top_k", "local_rr", "local_rr3")
 
 
 def _individual(game: Game) -> bool:
@@ -192,6 +196,15 @@ def _likelihood_ratio(game, sel0, sel1):
         def stat(outputs):
             X = _values(outputs)[:, target]
             return np.abs(X - y0[target]).sum(1) - np.abs(X - y1[target]).sum(1)
+
+    elif kind == "local_rr3":  # three outcomes: the log ratio is eps per target vote
+        y0 = _local_outcomes(nb.seen0)
+        y1 = _local_outcomes(nb.seen1)
+        target = np.flatnonzero(y0 != y1)
+
+        def stat(outputs):
+            X = _values(outputs)[:, target]
+            return (X == y1[target]).sum(1) - (X == y0[target]).sum(1)
 
     else:
         return statistic(lambda outputs: np.zeros((len(outputs), 0)))
@@ -480,7 +493,15 @@ for _d in (
         _likelihood_ratio,
         lambda g: (
             g.path.kind
-            in ("counts", "mle_edge", "noisy_obj", "mle_individual", "local_rr", "local_laplace")
+            in (
+                "counts",
+                "mle_edge",
+                "noisy_obj",
+                "mle_individual",
+                "local_rr",
+                "local_laplace",
+                "local_rr3",
+            )
         ),
     ),
     Distinguisher("float_bits", _float_bits, _real_values),
@@ -491,11 +512,11 @@ for _d in (
     ),
     Distinguisher("gradient_norm", _gradient_norm, _is_mle),
     Distinguisher("pair_set_search", _pair_set_search, _individual),
-    Distinguisher("order", _order, lambda g: g.path.kind not in ("local_rr", "local_laplace")),
+    Distinguisher("order", _order, lambda g: g.path.kind not in _LOCAL_OUTCOMES),
     Distinguisher(
         "ranking",
         _categorical(lambda o: tuple(o.ranks.tolist())),
-        lambda g: g.path.kind not in ("local_rr", "local_laplace"),
+        lambda g: g.path.kind not in _LOCAL_OUTCOMES,
     ),
     Distinguisher("classifier", _classifier, lambda g: g.path.kind != "top_k"),
     Distinguisher(

@@ -103,7 +103,8 @@ class ReleasePath:
     kind : str
         What the attacker knows about the output law: ``"counts"``, ``"mle_edge"``,
         ``"noisy_obj"``, ``"mle_individual"``, ``"top_k"``, ``"local_rr"``,
-        ``"local_laplace"`` or ``"local_rank"`` (:data:`DISTINGUISHERS` use it).
+        ``"local_laplace"``, ``"local_rank"``, or for votes with ties ``"ties_edge"``,
+        ``"ties_individual"`` and ``"local_rr3"`` (:data:`DISTINGUISHERS` use it).
     relation : str
         The neighbour relation, in words.
     neighbours : callable ``eps -> list of Neighbours``

@@ -171,6 +171,84 @@ def local_flip(n: int = 4, users: int = 4) -> Callable[[float], list[Neighbours]
     return make
 
 
+def _tie_votes(n: int, per_pair: int, extra=(), users=None) -> Comparisons:
+    """Votes with ties (``ties=True``): every pair of ``n`` items voted ``per_pair`` times (a
+    win of the first, a tie, a win of the second in turn), after the ``extra`` votes
+    ``(i, j, y)``. ``users``: ``"each"`` gives every base vote its own voter (the extra
+    votes are voter 0's), ``"all"`` gives each voter (``per_pair`` of them) one vote on
+    every pair, the extra votes voter 0's too."""
+    a, b = np.triu_indices(n, 1)
+    i, j = np.repeat(a, per_pair), np.repeat(b, per_pair)
+    y = np.tile([1.0, 0.5, 0.0], i.size // 3 + 1)[: i.size]
+    extra = np.asarray(extra, dtype=np.float64).reshape(-1, 3)
+    user = None
+    if users == "each":
+        user = np.concatenate([np.zeros(len(extra)), np.arange(i.size) + 1])
+    elif users == "all":
+        user = np.concatenate([np.zeros(len(extra)), np.tile(np.arange(per_pair), a.size)])
+    return Comparisons(
+        n_items=n,
+        i=np.concatenate([extra[:, 0], i]).astype(np.int64),
+        j=np.concatenate([extra[:, 1], j]).astype(np.int64),
+        y=np.concatenate([extra[:, 2], y]),
+        count=np.ones(len(extra) + i.size),
+        user=None if user is None else user.astype(np.int64),
+        labels=_labels(n),
+        ties=True,
+    )
+
+
+def ties_flip(n: int = 4, per_pair: int = 3) -> Callable[[float], list[Neighbours]]:
+    """Edge DP for votes with ties: every pair voted ``per_pair`` times; one more vote on
+    ``(0, 1)`` is a win of 0 in ``D0`` and a win of 1 (or a tie) in ``D1``. ``n >= 2``."""
+    _checks.count(n, "n", 2)
+    _checks.count(per_pair, "per_pair", 1)
+
+    def make(eps):
+        d0 = _tie_votes(n, per_pair, [(0, 1, 1.0)])
+        return [
+            Neighbours(f"vote on (0, 1): {name}", d0, _tie_votes(n, per_pair, [(0, 1, y)]))
+            for name, y in (("win -> loss", 0.0), ("win -> tie", 0.5))
+        ]
+
+    return make
+
+
+def ties_user_replace(n: int = 4, L: int = 2) -> Callable[[float], list[Neighbours]]:
+    """Voter-level DP for votes with ties: every other voter casts one vote; the target voter
+    0 casts ``L`` wins of 0 over 1 in ``D0``, and in ``D1`` ``L`` ties of ``n - 1`` and
+    ``n - 2`` (other pairs, other outcomes), or ``3 L`` wins of 1 over 0 (a heavy voter,
+    bounded to ``L`` at random by the release). ``n >= 3``, ``L >= 1``."""
+    _checks.count(n, "n", 3)
+    _checks.count(L, "L", 1)
+
+    def make(eps):
+        d0 = _tie_votes(n, 2, [(0, 1, 1.0)] * L, users="each")
+        moved = _tie_votes(n, 2, [(n - 1, n - 2, 0.5)] * L, users="each")
+        heavy = _tie_votes(n, 2, [(0, 1, 0.0)] * (3 * L), users="each")
+        kept = _tie_votes(n, 2, [(0, 1, 0.0)] * L, users="each")
+        return [
+            Neighbours(f"replace voter 0 (L = {L})", d0, moved),
+            Neighbours(f"heavy voter 0 (3L = {3 * L})", d0, heavy, view1=kept),
+        ]
+
+    return make
+
+
+def ties_local_flip(n: int = 3, voters: int = 3) -> Callable[[float], list[Neighbours]]:
+    """Local DP for votes with ties: ``voters`` voters each vote on every pair; in ``D1``
+    voter 0's vote on ``(0, 1)`` is a win of 1 instead of a win of 0. ``n >= 2``."""
+    _checks.count(n, "n", 2)
+    _checks.count(voters, "voters", 1)
+
+    def make(eps):
+        d0 = _tie_votes(n, voters, [(0, 1, 1.0)], users="all")
+        d1 = _tie_votes(n, voters, [(0, 1, 0.0)], users="all")
+        return [Neighbours("voter 0's vote on (0, 1): win -> loss", d0, d1)]
+
+    return make
+
+
 # --------------------------------------------------------------------------- running a path
 
 
@@ -206,6 +284,9 @@ def _system_answers(source: NoiseSource):
 
 
 def _write_csv(c: Comparisons, path: Path, users: bool) -> None:
+    if c.ties:
+        _write_arena(c, path, users)
+        return
     labels = np.asarray(c.labels).astype(str)
     lines = ["winner,loser" + (",user" if users else "")]
     for r in range(c.n_records):
@@ -214,6 +295,18 @@ def _write_csv(c: Comparisons, path: Path, users: bool) -> None:
         for _ in range(int(c.count[r])):
             row = f"{labels[w]},{labels[lo]}"
             lines.append(row + (f",user{int(c.user[r])}" if users else ""))
+    path.write_text("\n".join(lines) + "\n")
+
+
+def _write_arena(c: Comparisons, path: Path, users: bool) -> None:
+    """Votes with ties as an arena battle file (``model_a,model_b,winner[,judge]``)."""
+    labels = np.asarray(c.labels).astype(str)
+    winner = {1.0: "model_a", 0.5: "tie", 0.0: "model_b"}
+    lines = ["model_a,model_b,winner" + (",judge" if users else "")]
+    for r in range(c.n_records):
+        row = f"{labels[c.i[r]]},{labels[c.j[r]]},{winner[float(c.y[r])]}"
+        row += f",user{int(c.user[r])}" if users else ""
+        lines += [row] * int(c.count[r])
     path.write_text("\n".join(lines) + "\n")
 
 
@@ -269,6 +362,18 @@ def _read_release(workdir: Path, nb: Neighbours):
         return np.full(nb.d0.n_records, np.nan), None, {}
     rows = list(csv.DictReader(io.StringIO(path.read_text())))
     return np.array([float(r["outcome"]) for r in rows]), None, {}
+
+
+def _read_release3(workdir: Path, nb: Neighbours):
+    """The outcomes (1, 1/2, 0 for model_a, tie, model_b) of ``privatize``'s arena file, one per
+    vote in its canonical order (a row with a ``count`` stands for that many votes)."""
+    path = workdir / "release.csv"
+    if not path.exists():
+        return np.full(nb.d0.n_records, np.nan), None, {}
+    rows = list(csv.DictReader(io.StringIO(path.read_text())))
+    value = {"model_a": 1.0, "tie": 0.5, "model_b": 0.0}
+    votes = [[value[r["winner"]]] * int(r.get("count") or 1) for r in rows]
+    return np.array([v for row in votes for v in row]), None, {}
 
 
 def _one_run_command(game: Game, data: Path, workdir: Path) -> Output:
@@ -332,7 +437,7 @@ def _rank_api(options: Mapping) -> Callable:
 
         kw = {
             k: options[k]
-            for k in ("method", "max_per_user", "top_k", "as_published")
+            for k in ("method", "model", "max_per_user", "top_k", "as_published")
             if k in options
         }
         if _declares_items()[1]:
@@ -360,6 +465,7 @@ def _rank_argv(options: Mapping, data: Path, eps, out: Path) -> list[str]:
         argv += ["--epsilon", repr(float(eps))]
     for key, flag in (
         ("method", "--method"),
+        ("model", "--model"),
         ("max_per_user", "--max-per-user"),
         ("top_k", "--top-k"),
     ):
@@ -381,16 +487,11 @@ def _rank_command(options: Mapping) -> Callable:
 
 
 def _privatize_argv(mechanism: str, data: Path, eps: float, out: Path) -> list[str]:
-    return [
-        "privatize",
-        str(data),
-        "--epsilon",
-        repr(float(eps)),
-        "--mechanism",
-        mechanism,
-        "--out",
-        str(out),
-    ]
+    argv = ["privatize", str(data), "--epsilon", repr(float(eps)), "--mechanism", mechanism]
+    items = Path(out).parent / "items.csv"
+    if items.exists() and _declares_items()[0]:
+        argv += ["--items", str(items)]  # declared, as dprank privatize requires
+    return [*argv, "--out", str(out)]
 
 
 def _privatize_api(mechanism: str) -> Callable:
@@ -403,22 +504,25 @@ def _privatize_api(mechanism: str) -> Callable:
     return run
 
 
-def _local_rank_api(mechanism: str, method: str) -> Callable:
+def _local_rank_api(mechanism: str, method: str, model: str = "btl") -> Callable:
     def run(data: Comparisons, eps: float, noise: NoiseSource) -> Output:
         from ..api import rank
         from ..release import local_release
 
         rel = local_release(data, np.full(data.n_users, eps), noise, mechanism)
         kw = {"items": list(np.asarray(data.labels).astype(str))} if _declares_items()[1] else {}
-        return _ranking_output(rank(rel, privacy="local", method=method, rng=noise, **kw))
+        r = rank(rel, privacy="local", method=method, model=model, rng=noise, **kw)
+        return _ranking_output(r)
 
     return run
 
 
-def _local_rank_command(mechanism: str, method: str) -> Callable:
+def _local_rank_command(mechanism: str, method: str, model: str = "btl") -> Callable:
     def argvs(data: Path, eps: float, workdir: Path) -> list[list[str]]:
         release = workdir / "release.csv"
         opts = {"privacy": "local", "method": method}
+        if model != "btl":
+            opts["model"] = model
         return [
             _privatize_argv(mechanism, data, eps, release),
             _rank_argv(opts, release, None, workdir / "ranking.csv"),
@@ -436,6 +540,12 @@ _USER = (
     "individual DP: one user's comparisons (pairs and outcomes) replaced; items, L, users public"
 )
 _LOCAL = "local DP: one comparison's outcome flipped (each comparison is eps-LDP)"
+_EDGE_TIES = (
+    "edge DP, votes with ties: one vote's outcome changed among win, tie and loss (the votes' "
+    "pairs are public)"
+)
+_USER_TIES = "voter-level DP, votes with ties: one voter's votes replaced; items, L, voters public"
+_LOCAL_TIES = "local DP, votes with ties: one vote's outcome changed (each vote is eps-LDP)"
 
 
 def _declare_paths() -> None:
@@ -499,6 +609,24 @@ def _declare_paths() -> None:
             {"privacy": "individual", "method": "mle", "max_per_user": L},
         ),
     ]
+    rank_paths += [
+        (
+            "rank --privacy edge --model davidson (edge_ties)",
+            "ties_edge",
+            _EDGE_TIES,
+            ties_flip(),
+            _pure,
+            {"privacy": "edge", "method": "ties", "model": "davidson"},
+        ),
+        (
+            f"rank --privacy individual --model davidson --max-per-user {L} (individual_ties)",
+            "ties_individual",
+            _USER_TIES,
+            ties_user_replace(L=L),
+            _pure,
+            {"privacy": "individual", "method": "ties", "model": "davidson", "max_per_user": L},
+        ),
+    ]
     for name, kind, relation, neighbours, claim, options in rank_paths:
         register_path(
             ReleasePath(
@@ -547,6 +675,32 @@ def _declare_paths() -> None:
                 options={"mechanism": mechanism, "method": method, "privacy": "local"},
             )
         )
+
+    register_path(
+        ReleasePath(
+            "privatize (votes with ties: three-outcome randomized response)",
+            "local_rr3",
+            _LOCAL_TIES,
+            ties_local_flip(),
+            _pure,
+            lambda data, eps, workdir: [_privatize_argv("rr", data, eps, workdir / "release.csv")],
+            _privatize_api("rr"),
+            read=_read_release3,
+            options={"mechanism": "rr3"},
+        )
+    )
+    register_path(
+        ReleasePath(
+            "privatize (votes with ties) | rank --privacy local --model davidson (local_ties)",
+            "local_rank",
+            _LOCAL_TIES,
+            ties_local_flip(),
+            _pure,
+            _local_rank_command("rr", "ties", "davidson"),
+            _local_rank_api("rr", "ties", "davidson"),
+            options={"mechanism": "rr3", "method": "ties", "model": "davidson", "privacy": "local"},
+        )
+    )
 
 
 _declare_paths()

@@ -14,8 +14,10 @@ byte-identical. This module runs the command in-process and takes it apart:
   a CSV becomes its header and the set of its rows without the value columns
   (a ranking: its item set; the one-shot top ``k``, whose items are the
   release: its number of rows), a JSON record is kept whole (but for the sha256 of
-  the released file, a function of the values), standard output is masked like
-  a CSV when it is one, elapsed times are masked on standard error;
+  the released file, a function of the values), an HTML leaderboard (``--html``)
+  becomes its page with the table's rows replaced by their set of items, the
+  embedded data by its column names and every number masked, standard output is
+  masked like a CSV when it is one, elapsed times are masked on standard error;
 * :func:`channel_differences` names the channels in which two runs differ;
   :func:`channel_signature` is one hash of them all, the statistic of a
   distinguisher ("is the signature that of ``D``?") for an audit harness: on
@@ -64,6 +66,13 @@ VALUE_COLUMNS = frozenset(
         "p_top_k",
         "outcome",
         "count",
+        # the leaderboard's (dprank.leaderboard): functions of the released scores and
+        # intervals, and the votes as released (noisy, or the public graph's under edge DP)
+        "rank_ub",
+        "tie_class",
+        "votes",
+        # a local release of votes with ties (model_a, model_b, winner, judge, ...)
+        "winner",
     }
 )
 #: JSON fields that are functions of the released values (the released file's hash).
@@ -165,6 +174,30 @@ def _json_channel(text: str) -> tuple:
     return ("json", json.dumps(masked(json.loads(text)), sort_keys=True))
 
 
+_TBODY = re.compile(r"<tbody>(.*?)</tbody>", re.S)
+_ITEM_CELL = re.compile(r'<td class="item" data-value="([^"]*)">')
+_PAGE_DATA = re.compile(
+    r'(<script type="application/json" id="leaderboard-data">)(.*?)(</script>)', re.S
+)
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+
+
+def _html_channel(text: str) -> tuple:
+    """An HTML leaderboard without its values: the set of its rows' items, the columns of its
+    embedded data and the rest of the page with every number masked."""
+    rows = _TBODY.search(text)
+    items = sorted(_ITEM_CELL.findall(rows.group(1))) if rows else []
+    data = _PAGE_DATA.search(text)
+    columns = []
+    if data:
+        try:
+            columns = sorted(json.loads(data.group(2)))
+        except ValueError:
+            columns = ["<unreadable>"]
+    rest = _PAGE_DATA.sub(r"\1\3", _TBODY.sub("<tbody></tbody>", text))
+    return ("html", tuple(items), tuple(columns), _NUMBER.sub("#", rest))
+
+
 def _file_channel(name: str, data: bytes) -> tuple:
     suffix = Path(name).suffix.lower()
     text = data.decode("utf-8", errors="replace")
@@ -172,6 +205,8 @@ def _file_channel(name: str, data: bytes) -> tuple:
         return _csv_channel(text)
     if suffix == ".json":
         return _json_channel(text)
+    if suffix in (".html", ".htm"):
+        return _html_channel(text)
     return ("bytes", hashlib.sha256(data).hexdigest())
 
 

@@ -254,6 +254,28 @@ def _control_and_release_audits(eps: float, alpha: float, n: int, L: int, t: int
             "edge_mle",
             lambda r: audit_release.audit_release_mle_edge(eps, n, min(tf, 1000), r, alpha=alpha),
         ),
+        # votes with ties (dprank.private_ties): streams keyed by these labels, so the rows
+        # above keep their draws
+        (
+            "release",
+            "rank: edge ties (Davidson)",
+            "edge_ties",
+            lambda r: audit_release.audit_release_ties_edge(eps, n, t, r, alpha=alpha),
+        ),
+        (
+            "release",
+            "rank: voter ties, heavy voter",
+            "individual_ties",
+            lambda r: audit_release.audit_release_ties_individual(
+                eps, n, L, min(t, 50000), r, alpha=alpha
+            ),
+        ),
+        (
+            "release",
+            "privatize: three-outcome RR",
+            "local_ties",
+            lambda r: audit_release.audit_release_rr3(eps, t, r, alpha=alpha),
+        ),
     ]
 
 
