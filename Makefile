@@ -32,6 +32,8 @@ wheelhouse:
 	$(PYTHON) -m venv $(WHEELHOUSE)/.pip
 	$(WHEELHOUSE)/.pip/bin/python -m pip wheel --quiet --wheel-dir $(WHEELHOUSE) \
 		-c requirements/constraints.txt '.[dev,bench,slurm,docs]' 'setuptools>=77' wheel
+	$(WHEELHOUSE)/.pip/bin/python -m pip wheel --quiet --no-deps --wheel-dir $(WHEELHOUSE) \
+		-c requirements/constraints.txt leaderbot arena-rank
 	rm -rf $(WHEELHOUSE)/.pip $(WHEELHOUSE)/dprank-*.whl build  # build/: pip's wheel of dprank
 
 ## Reproduce every figure and table at paper scale (results/), then the HTML report.

@@ -57,12 +57,12 @@ __all__ = [
     "OUTCOMES",
     "ArenaVotes",
     "arena_frame",
-    "arena_input",
     "is_arena_file",
     "read_arena",
-    "read_arena_input",
     "read_arena_table",
 ]
+# arena_input and read_arena_input are the hooks of dprank.inputs.read_comparisons (an
+# opened, sniffed stream), not an interface of their own: read_comparisons is.
 
 #: The outcome codes of a battle file's ``winner`` field, in the order of :class:`ArenaVotes`.
 OUTCOMES = ("model_a", "model_b", "tie", "tie (bothbad)")

@@ -88,7 +88,7 @@ def candidates(privacy: str) -> list[str]:
     for m in all_methods():
         if not m.name.startswith(prefix) or m.name in NOT_A_DEFAULT or not m.release_ok:
             continue
-        if m.needs_complete_graph or m.ties:  # a ties release is the default with a ties model
+        if m.needs_complete_graph or m.name.endswith("_ties"):  # the default of a ties model
             continue
         if m.trust_model == "local" and (m.release or "rr") != "rr":
             continue
