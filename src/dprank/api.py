@@ -186,33 +186,50 @@ class Ranking:
         return columns
 
     def intervals(
-        self, level: float = 0.95, *, n_boot: int = 200, rng=None, kind: str = "bootstrap"
+        self,
+        level: float = 0.95,
+        *,
+        n_boot: int = 200,
+        rng=None,
+        kind: str = "auto",
+        joint: bool = False,
+        min_per_user: int | None = None,
     ) -> pd.DataFrame:
-        """Intervals for each item's score and rank, post-processing of the release.
+        """Intervals for each item's score and rank, and tie classes: post-processing.
 
         Computed only from the released scores and what the privacy model
         treats as public (:func:`dprank.intervals.intervals`, which states the
         construction); they cost no privacy budget. Returns ``item, estimate,
-        score_lo, score_hi, rank_lo, rank_hi`` (and ``p_top_k`` with ``top_k``).
+        score_lo, score_hi, rank_lo, rank_hi`` (and ``p_top_k`` with ``top_k``),
+        ``tie_class`` and ``informative``. ``min_per_user`` declares the least
+        number of comparisons of one user under individual DP (default 1).
 
         Raises
         ------
         dprank.intervals.IntervalError
             A ValueError naming the method, for methods without intervals.
         """
-        from .intervals import intervals
+        from dataclasses import replace
 
+        from .intervals import UserDesign, intervals
+
+        design = self.design
+        if min_per_user is not None:
+            if not isinstance(design, UserDesign):
+                raise ValueError("min_per_user applies only to individual DP (privacy='user')")
+            design = replace(design, min_per_user=int(min_per_user))
         return intervals(
             self.scores,
             self.method,
             self.epsilon,
-            self.design,
+            design,
             model=self.model or "btl",
             level=level,
             top_k=self.top_k,
             n_boot=n_boot,
             rng=rng,
             kind=kind,
+            joint=joint,
             calibration=self.fit.details,
             items=self.items,
             options=self.options,

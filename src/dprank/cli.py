@@ -185,14 +185,34 @@ def _rank_method(args):
         raise UsageError("--plot needs a file name")
     if args.audit_record == "-":
         raise UsageError("--audit-record needs a file name (it is written with mode 0600)")
-    if args.intervals is not None:
-        from .intervals import NO_INTERVALS, supports
-
-        if not 0 < args.intervals < 1:
-            raise UsageError(f"--intervals must lie strictly between 0 and 1, got {args.intervals}")
-        if not supports(method):
-            raise UsageError(f"--intervals: method {name} has no intervals: {NO_INTERVALS[name]}")
+    _check_interval_options(args, method, name)
     return name, method
+
+
+def _check_interval_options(args, method, name: str) -> None:
+    """``--intervals`` and its companions, checked before any data is read."""
+    if args.intervals is None:
+        for flag, given in (
+            ("--intervals-joint", args.intervals_joint),
+            ("--intervals-method", args.intervals_method != "auto"),
+            ("--min-per-user", args.min_per_user is not None),
+        ):
+            if given:
+                raise UsageError(f"{flag} needs --intervals LEVEL")
+        return
+    from .intervals import NO_INTERVALS, supports
+
+    if not 0 < args.intervals < 1:
+        raise UsageError(f"--intervals must lie strictly between 0 and 1, got {args.intervals}")
+    if not supports(method):
+        raise UsageError(f"--intervals: method {name} has no intervals: {NO_INTERVALS[name]}")
+    if args.min_per_user is not None:
+        if args.privacy != "individual":
+            raise UsageError("--min-per-user applies only to --privacy individual")
+        if args.min_per_user > args.max_per_user:
+            raise UsageError(
+                f"--min-per-user {args.min_per_user} exceeds --max-per-user {args.max_per_user}"
+            )
 
 
 def _read_rank_input(args, method, name: str, progress: _Progress):
@@ -302,6 +322,8 @@ def _with_intervals(args, ranking, frame, name: str):
     """``frame`` with the intervals of ``--intervals`` (post-processing: no privacy spent).
 
     The bootstrap's randomness is fresh entropy, or ``--insecure-seed``'s stream.
+    Items the release does not locate (``informative`` False) get empty interval
+    cells, and standard error says how many and why.
     """
     from .seeding import Stream, generator, stable_id
 
@@ -309,19 +331,58 @@ def _with_intervals(args, ranking, frame, name: str):
         rng = np.random.default_rng()
     else:
         rng = generator(args.insecure_seed, "dprank.rank", stable_id(name), 0, Stream.BOOTSTRAP)
-    iv = ranking.intervals(args.intervals, rng=rng)
-    return frame.merge(iv.drop(columns="estimate"), on="item", how="left")
+    iv = ranking.intervals(
+        args.intervals,
+        rng=rng,
+        kind=args.intervals_method,
+        joint=args.intervals_joint,
+        min_per_user=args.min_per_user,
+    )
+    vague = ~iv["informative"].to_numpy()
+    for column in ("score_lo", "score_hi", "rank_lo", "rank_hi"):
+        iv[column] = iv[column].astype("float64").where(~vague)
+    iv[["rank_lo", "rank_hi"]] = iv[["rank_lo", "rank_hi"]].astype("Int64")
+    args.intervals_summary = {
+        "kind": iv.attrs["kind"],
+        "items_not_located": int(vague.sum()),
+        "tie_classes": int(iv["tie_class"].max()),
+    }
+    n = len(iv)
+    if vague.all():
+        _stderr(
+            f"note: --intervals {args.intervals:g}: the release does not locate any of the {n} "
+            "items (each rank interval spans at least 90% of the places): the privacy noise "
+            "outweighs what the comparisons resolve; the interval cells are left empty "
+            "(a larger epsilon or more comparisons per item would help)"
+        )
+    elif vague.any():
+        _stderr(
+            f"note: --intervals {args.intervals:g}: {int(vague.sum())} of {n} items are not "
+            "located by the release (rank interval over at least 90% of the places); their "
+            "interval cells are left empty"
+        )
+    iv = iv.drop(columns="informative")
+    return frame.merge(iv, on="item", how="left")
 
 
 def _rank_outputs(args, table, ranking, frame, sidecar, method) -> list:
     """The ranking CSV, its public record, the plot and the private audit record."""
     record = {"dprank_version": __version__, **ranking.record()}
     if args.intervals is not None:
+        summary = getattr(args, "intervals_summary", {})
         record["intervals"] = {
             "level": args.intervals,
-            "kind": "parametric bootstrap (dprank.intervals), 200 draws",
-            "columns": "score_lo, score_hi: the model's centred parameters; rank_lo, rank_hi",
+            "joint": bool(args.intervals_joint),
+            "method": f"dprank.intervals, {summary.get('kind', args.intervals_method)}",
+            "centre": "estimate: the model's parameter estimated from the release, centred "
+            "to mean 0 (score is the release itself)",
+            "columns": "score_lo, score_hi: bounds of the centred parameter around estimate; "
+            "rank_lo, rank_hi; tie_class: groups the release cannot order; empty cells: the "
+            "release does not locate the item",
+            **{k: v for k, v in summary.items() if k != "kind"},
         }
+        if args.min_per_user is not None:
+            record["intervals"]["min_per_user"] = args.min_per_user
     outputs = [
         (args.out, _csv_writer(frame)),
         (sidecar, _json_writer(_plain(record))),
@@ -560,6 +621,7 @@ def _add_rank_parser(sub) -> None:
     )
     p.add_argument("comparisons", metavar="COMPARISONS.csv", help="the comparison file")
     _add_rank_model_options(p)
+    _add_rank_interval_options(p)
     _add_seed_options(p)
     _add_rank_output_options(p)
     p.add_argument(
@@ -619,19 +681,50 @@ def _add_rank_model_options(p: argparse.ArgumentParser) -> None:
         help="add an in_top_k column (at most the number of items)",
     )
     p.add_argument(
-        "--intervals",
-        type=float,
-        metavar="LEVEL",
-        help="add score_lo, score_hi, rank_lo, rank_hi (and p_top_k with --top-k): marginal "
-        "intervals at this level (e.g. 0.95), computed from the release and public inputs "
-        "only (docs/intervals.md)",
-    )
-    p.add_argument(
         "--max-per-user",
         type=_positive_int,
         metavar="L",
         help="individual (required): declared public bound on one user's comparisons; the "
         "noise is calibrated to it and a user with more keeps L, chosen at random",
+    )
+
+
+def _add_rank_interval_options(p: argparse.ArgumentParser) -> None:
+    """``rank``'s intervals: post-processing of the release, no privacy spent."""
+    g = p.add_argument_group(
+        "intervals",
+        "post-processing of the release and public inputs only: no privacy budget is spent "
+        "(docs/intervals.md)",
+    )
+    g.add_argument(
+        "--intervals",
+        type=float,
+        metavar="LEVEL",
+        help="add estimate, score_lo, score_hi, rank_lo, rank_hi, tie_class (and p_top_k "
+        "with --top-k) at this level, e.g. 0.95. The score intervals are centred on "
+        "'estimate', the model's parameter estimated from the release (centred to mean 0), "
+        "not on 'score' (the release itself, shrunk by the method's ridge); tie_class groups "
+        "the items whose order the release cannot resolve. Cells stay empty for items the "
+        "release does not locate (rank interval over 90%% of the places)",
+    )
+    g.add_argument(
+        "--intervals-joint",
+        action="store_true",
+        help="simultaneous intervals: all items' intervals hold at once at LEVEL (wider)",
+    )
+    g.add_argument(
+        "--intervals-method",
+        choices=("auto", "bootstrap", "asymptotic"),
+        default="auto",
+        help="the error law: refits of simulated releases (bootstrap) or their "
+        "linearisation (asymptotic, fast at scale); auto: the bootstrap up to 100 items",
+    )
+    g.add_argument(
+        "--min-per-user",
+        type=_positive_int,
+        metavar="K",
+        help="individual: declared least comparisons of one user (default 1); the "
+        "intervals hold for every design between K and --max-per-user comparisons per user",
     )
 
 

@@ -1,0 +1,336 @@
+"""Rank intervals, ``p_top_k``, simultaneous bands and tie classes of :mod:`dprank.intervals`.
+
+Pure functions of an estimate ``t`` (centred), its variances ``v`` and the
+noise law: steps 4 to 6 of the construction stated in :mod:`dprank.intervals`.
+Private: the public names live in :mod:`dprank.intervals`.
+
+* :func:`mixture_quantile`: quantiles of the privacy noise (Laplace, Gaussian or
+  none) plus a normal sampling error, exact for the Laplace-normal convolution.
+* :func:`posterior_moments` and :func:`posterior_ranks`: the empirical-Bayes
+  posterior ``N(m_i, p_i)`` of each item under the working prior
+  ``theta ~ N(0, tau^2)`` and the ranks of draws from it.
+* :func:`extend_to_ends`: an item that no other item beats significantly at
+  the simultaneous (Bonferroni) level gets ``rank_lo = 1`` (and symmetrically
+  ``rank_hi = n``): the data cannot exclude that it is the best.
+* :func:`band_ranks`: the ranks that a simultaneous score band implies.
+* :func:`tie_classes`: groups of places that the simultaneous rank intervals
+  cannot split.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import scipy.special
+
+ndtr = scipy.special.ndtr
+ndtri = scipy.special.ndtri
+
+
+def npdf(x):
+    """Standard normal density (0 at infinite ``x``)."""
+    x = np.asarray(x, dtype=np.float64)
+    return np.where(np.isfinite(x), np.exp(-0.5 * np.where(np.isfinite(x), x, 0.0) ** 2), 0.0) / (
+        math.sqrt(2.0 * math.pi)
+    )
+
+
+#: Posterior draws for the rank intervals and ``p_top_k`` (:func:`posterior_draws`).
+POSTERIOR_CELLS = 10_000_000
+MAX_POSTERIOR_DRAWS = 2000
+MIN_POSTERIOR_DRAWS = 100
+
+EXTENSION = "holm"
+
+#: Geometric buckets of the variances for counting significant differences (ratio per bucket).
+BUCKET_RATIO = 1.25
+
+
+def _laplace_normal_cdf(x, r):
+    """CDF at ``x`` of ``Laplace(0, 1) + N(0, r^2)`` (``r > 0``), in log space where it matters."""
+    a = scipy.special.ndtr(x / r)
+    # 1/2 e^{r^2/2 - x} Phi((x - r^2)/r) and 1/2 e^{r^2/2 + x} Phi(-(x + r^2)/r)
+    b = np.exp(0.5 * r * r - x + scipy.special.log_ndtr((x - r * r) / r) - math.log(2.0))
+    c = np.exp(0.5 * r * r + x + scipy.special.log_ndtr(-(x + r * r) / r) - math.log(2.0))
+    return a - b + c
+
+
+def _laplace_normal_pdf(x, r):
+    """Density at ``x`` of ``Laplace(0, 1) + N(0, r^2)`` (``r > 0``)."""
+    b = np.exp(0.5 * r * r - x + scipy.special.log_ndtr((x - r * r) / r) - math.log(2.0))
+    c = np.exp(0.5 * r * r + x + scipy.special.log_ndtr(-(x + r * r) / r) - math.log(2.0))
+    return b + c
+
+
+def mixture_quantile(law: str, scale, sd, p: float) -> np.ndarray:
+    """Quantile ``p`` of the noise of ``law`` (``scale``) plus ``N(0, sd^2)``, per item.
+
+    Parameters
+    ----------
+    law : {"laplace", "gaussian", "none"}
+        ``laplace``: Laplace with scale ``scale``; ``gaussian``: normal with
+        standard deviation ``scale``; ``none``: no noise.
+    scale : float or (n,) array
+    sd : float or (n,) array
+        Standard deviation of the normal part (sampling error; or all of it).
+    p : float
+        In (0, 1).
+    """
+    sd = np.asarray(sd, dtype=np.float64)
+    scale = np.broadcast_to(np.asarray(scale, dtype=np.float64), sd.shape)
+    z = float(scipy.special.ndtri(p))
+    if law == "none":
+        return sd * z
+    if law == "gaussian":
+        return np.sqrt(sd * sd + scale * scale) * z
+    out = (
+        np.where(p >= 0.5, -np.log(2.0 * (1.0 - p)) * scale, np.log(2.0 * p) * scale) + 0.0 * sd
+    )  # Laplace alone
+    mixed = (scale > 0) & (sd > 1e-3 * scale)
+    if np.any(mixed):
+        s, r = scale[mixed], sd[mixed] / scale[mixed]
+        # Newton from the normal approximation of the same variance, in a bracket
+        lap = abs(math.log(2.0 * min(p, 1.0 - p)))
+        lo = np.full(r.shape, -(lap + 12.0 * r + 1.0))
+        hi = -lo
+        x = np.sqrt(2.0 + r * r) * z
+        for _ in range(40):
+            F = _laplace_normal_cdf(x, r)
+            below = F < p
+            lo = np.where(below, x, lo)
+            hi = np.where(below, hi, x)
+            dens = _laplace_normal_pdf(x, r)
+            step = x - (F - p) / np.maximum(dens, 1e-300)
+            new = np.where((step > lo) & (step < hi), step, 0.5 * (lo + hi))
+            if np.max(np.abs(new - x)) < 1e-10:
+                x = new
+                break
+            x = new
+        out = out.copy() if out.ndim else np.asarray(out)
+        out[mixed] = x * s
+    pure_normal = scale <= 0
+    if np.any(pure_normal):
+        out = np.where(pure_normal, sd * z, out)
+    return out
+
+
+def prior_scale(t, v, finite, lower, upper) -> float:
+    """The working prior's ``tau^2`` by maximum likelihood, the censored items included.
+
+    ``t_i ~ N(0, tau^2 + v_i)`` for the items with finite bounds; an item whose
+    score is unbounded above only contributes ``P(theta_i >= lower_i)``, one
+    unbounded below ``P(theta_i <= upper_i)`` (the prior's tail beyond its
+    finite bound), one unbounded on both sides nothing. Without the censored
+    items the estimate would miss the extreme ones, which are the censored
+    ones. At least ``1e-6`` of the median ``v``.
+    """
+    up_only = ~finite & np.isfinite(lower) & ~np.isfinite(upper)
+    down_only = ~finite & ~np.isfinite(lower) & np.isfinite(upper)
+    tf, vf = t[finite], v[finite]
+    scale = float(np.sqrt(np.mean(tf * tf))) if tf.size else 1.0
+    for b in (lower[up_only], upper[down_only]):
+        if b.size:
+            scale = max(scale, float(np.max(np.abs(b))))
+    grid = np.geomspace(1e-4, 20.0, 241) * max(scale, 1e-6)
+    g = grid[:, None]
+    ll = np.zeros(grid.size)
+    if tf.size:
+        tot = g * g + vf[None, :]
+        ll += np.sum(-0.5 * np.log(tot) - 0.5 * tf * tf / tot, axis=1)
+    if up_only.any():
+        ll += np.sum(scipy.special.log_ndtr(-lower[up_only][None, :] / g), axis=1)
+    if down_only.any():
+        ll += np.sum(scipy.special.log_ndtr(upper[down_only][None, :] / g), axis=1)
+    tau2 = float(grid[int(np.argmax(ll))]) ** 2
+    floor = 1e-6 * float(np.median(vf)) if vf.size else 1e-12
+    return max(tau2, floor)
+
+
+def posterior_moments(t, v, finite, tau2):
+    """Empirical-Bayes posterior means and variances ``N(m_i, p_i)`` of the items.
+
+    Working prior ``theta ~ N(0, tau^2)`` on the centred parameters, the
+    estimate ``t_i ~ N(theta_i, v_i)``. Items without finite bounds get the
+    prior (:func:`posterior_ranks` truncates it to their finite bound).
+    """
+    vv = np.where(finite, v, 1.0)
+    shrink = np.where(finite, tau2 / (tau2 + vv), 0.0)
+    return shrink * np.where(finite, t, 0.0), np.where(finite, shrink * vv, tau2)
+
+
+def posterior_draws(n: int) -> int:
+    """Number of posterior draws for ``n`` items: :data:`POSTERIOR_CELLS` numbers in all,
+    between :data:`MIN_POSTERIOR_DRAWS` and :data:`MAX_POSTERIOR_DRAWS`."""
+    return int(min(MAX_POSTERIOR_DRAWS, max(MIN_POSTERIOR_DRAWS, POSTERIOR_CELLS // max(n, 1))))
+
+
+def ranks_of_rows(x: np.ndarray) -> np.ndarray:
+    """Rank (1 = highest) of every entry in every row of ``x`` (ties by position)."""
+    n = x.shape[1]
+    order = np.argsort(-x, axis=1, kind="stable")
+    out = np.empty(x.shape, dtype=np.int32)
+    np.put_along_axis(out, order, np.arange(1, n + 1, dtype=np.int32)[None, :], axis=1)
+    return out
+
+
+def posterior_ranks(
+    t, v, finite, tau2: float, w, draws: int, rng: np.random.Generator, lower, upper, chunk=256
+) -> np.ndarray:
+    """Ranks of ``draws`` draws from the empirical-Bayes posterior, hyperparameters included.
+
+    Each draw first draws the prior's scale and centre from their sampling
+    laws, ``tau_b^2 = tau^2 chi2_k / k`` (``k`` the items with finite bounds
+    less one) and ``mu_b ~ N(0, tau_b^2 sum w_i^2)`` (the parameters are
+    centred on the weighted mean of those items, not of all), then each item
+    from ``N((tau_b^2 t_i + v_i mu_b) / (tau_b^2 + v_i), tau_b^2 v_i / (tau_b^2 + v_i))``;
+    an item without finite bounds from the prior ``N(mu_b, tau_b^2)`` truncated
+    to ``[lower_i, upper_i]`` (by the inverse distribution function). Items are
+    independent given the hyperparameters.
+    """
+    n = t.size
+    k = max(int(np.sum(finite)) - 1, 1)
+    ww = float(np.sum(np.where(finite, w, 0.0) ** 2))
+    vv = np.where(finite, v, 1.0)
+    tt = np.where(finite, t, 0.0)
+    cut_lo = ~finite & np.isfinite(lower)
+    cut_hi = ~finite & np.isfinite(upper)
+    out = np.empty((draws, n), dtype=np.int32)
+    for start in range(0, draws, chunk):
+        kk = min(chunk, draws - start)
+        tb2 = tau2 * rng.chisquare(k, size=(kk, 1)) / k
+        mu = np.sqrt(tb2 * ww) * rng.standard_normal((kk, 1))
+        shrink = np.where(finite, tb2 / (tb2 + vv), 0.0)
+        m = shrink * tt + (1.0 - shrink) * mu
+        sd = np.sqrt(np.where(finite, shrink * vv, tb2))
+        x = m + sd * rng.standard_normal((kk, n))
+        if cut_lo.any() or cut_hi.any():
+            c = cut_lo | cut_hi
+            s_c = sd[:, c] if sd.shape[1] == n else np.broadcast_to(sd, (kk, n))[:, c]
+            zl = np.where(np.isfinite(lower[c]), (lower[c] - mu) / s_c, -np.inf)
+            zh = np.where(np.isfinite(upper[c]), (upper[c] - mu) / s_c, np.inf)
+            # draw in the tail with the smaller mass from its own end, for precision
+            pl, ph = ndtr(zl), ndtr(zh)
+            u = rng.random((kk, int(c.sum())))
+            upper_tail = np.isfinite(zl) & ~np.isfinite(zh)
+            z = np.where(
+                upper_tail,
+                -scipy.special.ndtri(u * ndtr(-zl)),
+                scipy.special.ndtri(pl + u * np.maximum(ph - pl, 0.0)),
+            )
+            x[:, c] = mu + s_c * np.clip(z, np.maximum(zl, -40), np.minimum(zh, 40))
+        out[start : start + kk] = ranks_of_rows(x)
+    return out
+
+
+def quantile_ranks(ranks: np.ndarray, alpha: float):
+    """``(lo, hi)``: the lower ``alpha/2`` and upper ``1 - alpha/2`` quantiles of each column."""
+    lo = np.quantile(ranks, alpha / 2.0, axis=0, method="lower")
+    hi = np.quantile(ranks, 1.0 - alpha / 2.0, axis=0, method="higher")
+    return lo.astype(np.int64), hi.astype(np.int64)
+
+
+def _buckets(v, finite):
+    """Geometric buckets of the finite variances: ``(ids, vmax)`` (``ids`` -1 where not finite)."""
+    ids = np.full(v.size, -1, dtype=np.int64)
+    if not finite.any():
+        return ids, np.zeros(0)
+    lv = np.log(v[finite])
+    k = np.floor((lv - lv.min()) / math.log(BUCKET_RATIO)).astype(np.int64)
+    ids[finite] = k
+    vmax = np.zeros(int(k.max()) + 1)
+    np.maximum.at(vmax, k, v[finite])
+    return ids, vmax
+
+
+def significant_counts(t, v, finite, crit: float):
+    """Per item: how many items are significantly above it, and how many below.
+
+    ``j`` is above ``i`` when ``t_j - t_i > crit sqrt(v_i + v_j)``; items
+    without finite bounds are never significantly above or below anything.
+    Each variance is rounded up to its bucket's largest (:data:`BUCKET_RATIO`),
+    which can only make fewer differences significant.
+    """
+    n = t.size
+    ids, vmax = _buckets(v, finite)
+    above = np.zeros(n, dtype=np.int64)
+    below = np.zeros(n, dtype=np.int64)
+    vi = np.where(finite, v, 0.0)
+    for k in range(vmax.size):
+        sel = np.sort(t[ids == k])
+        if sel.size == 0:
+            continue
+        margin = crit * np.sqrt(vi + vmax[k])
+        above += sel.size - np.searchsorted(sel, t + margin, side="right")
+        below += np.searchsorted(sel, t - margin, side="left")
+    above[~finite] = 0
+    below[~finite] = 0
+    return above, below
+
+
+def extend_to_ends(t, v, finite, alpha: float, lo, hi, unbounded_hi, unbounded_lo):
+    """``lo = 1`` for items no other beats significantly; ``hi = n`` for those beating none.
+
+    Significance at the one-sided Bonferroni level ``alpha / (2 (n - 1))`` per
+    pair: an item that no other item exceeds at that level may be the best, so
+    its interval reaches place 1 (and symmetrically place ``n``). Items whose
+    score is unbounded above (below) reach place 1 (``n``) too.
+    """
+    n = t.size
+    if n < 2:
+        return lo, hi
+    mode = EXTENSION
+    if mode == "off":
+        return lo, hi
+    if mode == "holm":
+        ts = np.sort(t[finite]) if finite.any() else np.zeros(0)
+        k_above = np.maximum(ts.size - np.searchsorted(ts, t, side="right"), 1)
+        k_below = np.maximum(np.searchsorted(ts, t, side="left"), 1)
+        c_up = scipy.special.ndtri(1.0 - alpha / (2.0 * k_above))
+        c_down = scipy.special.ndtri(1.0 - alpha / (2.0 * k_below))
+        above, _ = significant_counts(t, v, finite, c_up)
+        _, below = significant_counts(t, v, finite, c_down)
+    else:
+        per = alpha / (2.0 * (n - 1)) if mode == "bonferroni" else alpha / 2.0
+        crit = float(scipy.special.ndtri(1.0 - per))
+        above, below = significant_counts(t, v, finite, crit)
+    lo = np.where((above == 0) | unbounded_hi, 1, lo)
+    hi = np.where((below == 0) | unbounded_lo, n, hi)
+    return lo, hi
+
+
+def band_ranks(score_lo, score_hi):
+    """Rank intervals implied by a score band: ``1 + #{j: lo_j > hi_i}``, ``n - #{j: hi_j < lo_i}``.
+
+    If every item's score lies in its band, every item's rank lies in its
+    interval (Klein, Wright and Wieczorek 2020).
+    """
+    n = score_lo.size
+    slo = np.sort(score_lo)
+    shi = np.sort(score_hi)
+    rank_lo = 1 + n - np.searchsorted(slo, score_hi, side="right")
+    rank_hi = n - np.searchsorted(shi, score_lo, side="left")
+    return rank_lo.astype(np.int64), rank_hi.astype(np.int64)
+
+
+def tie_classes(rank_lo, rank_hi):
+    """Tie class of every item (1 = best) from simultaneous rank intervals.
+
+    A boundary lies after place ``r`` when no interval straddles it (every
+    item has ``rank_hi <= r`` or ``rank_lo > r``) and exactly ``r`` items lie
+    above it: the intervals then order every item above it before every item
+    below it. Items between two consecutive boundaries form one class: the
+    release does not order them at the intervals' level.
+    """
+    n = rank_lo.size
+    lo = np.clip(np.asarray(rank_lo, dtype=np.int64), 1, n)
+    hi = np.clip(np.asarray(rank_hi, dtype=np.int64), 1, n)
+    # straddle(r) = #{i: lo_i <= r < hi_i}, r = 1..n-1
+    diff = np.zeros(n + 1, dtype=np.int64)
+    np.add.at(diff, lo, 1)
+    np.add.at(diff, hi, -1)
+    straddle = np.cumsum(diff)[1:n]
+    ended = np.cumsum(np.bincount(hi, minlength=n + 1))[1:n]  # #{hi <= r}
+    r = np.arange(1, n)
+    boundary = r[(straddle == 0) & (ended == r)]
+    return 1 + np.searchsorted(boundary, lo, side="left")
