@@ -70,7 +70,8 @@ docs: setup
 ## After a full run: rewrite docs/includes/*.md (timings, agreement, audit, deviations) from
 ## results/; then commit them (git add docs/includes && git commit).
 docs-includes: setup
-	$(BIN)/snakemake --cores 1 docs_includes
+	$(BIN)/snakemake --cores 1 docs_includes \
+		$(if $(wildcard results/tables/intervals/coverage.csv),intervals_docs)
 
 format: setup
 	$(BIN)/ruff check --fix .

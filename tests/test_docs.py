@@ -30,6 +30,7 @@ INCLUDES = [
     "fidelity_paper_a_individual",
     "fidelity_paper_b2",
     "fidelity_paper_b1",
+    "intervals_coverage",
 ]
 
 

@@ -4,8 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dprank.comparisons import Comparisons
 from dprank import _interval_ranks as ir
+from dprank.comparisons import Comparisons
 from dprank.intervals import (
     NO_INTERVALS,
     EdgeDesign,
@@ -21,7 +21,8 @@ from dprank.mechanisms import edge_mle_noise_scale, standard_laplace
 from dprank.methods import all_methods, get_method, release_local
 from dprank.metrics_b import ranks as rank_scores
 from dprank.models import BTL
-from dprank.studies.intervals import check_section, simulate_design, summarise
+from dprank.simulate import pair_from_index
+from dprank.studies.intervals import check_section
 
 
 def _design(n=12, p=1.0, per_pair=20, seed=0):
@@ -34,6 +35,15 @@ def _design(n=12, p=1.0, per_pair=20, seed=0):
 def _theta(n, seed=1):
     t = np.random.default_rng(seed).uniform(-1.5, 1.5, n)
     return t - t.mean()
+
+
+def simulate_design(spec, theta, rng) -> Comparisons:
+    """``users`` users comparing ``per_user`` uniformly random pairs each (BTL outcomes)."""
+    n, m, L = theta.size, int(spec["users"]), int(spec["per_user"])
+    a, b = pair_from_index(rng.integers(0, n * (n - 1) // 2, size=m * L), n)
+    user = np.repeat(np.arange(m, dtype=np.int64), L)
+    y = (rng.random(a.size) < BTL.cdf(theta[a] - theta[b])).astype(np.float64)
+    return Comparisons(n_items=n, i=a, j=b, y=y, count=np.ones(a.size), user=user)
 
 
 def _wins(c: Comparisons) -> np.ndarray:
@@ -74,13 +84,14 @@ def test_coverage_on_a_small_design_within_sampling_tolerance():
         theta = _theta(12, seed=100 + r)
         fit = meth.fit(des.simulate(theta, BTL, rng), 2.0, rng)
         f = intervals(fit.scores, meth, 2.0, des, n_boot=100, rng=r)
-        rows.append(f.assign(design="d", replicate=r, theta=theta, true_rank=rank_scores(theta)))
-    spec = {"d": {"method": "edge_counts", "epsilon": 2.0, "graph": "dense"}}
-    s = summarise(pd.concat(rows), spec, 0.93).iloc[0]
+        rows.append(f.assign(theta=theta, true_rank=rank_scores(theta)))
+    frame = pd.concat(rows)
+    score_cover = np.mean((frame.score_lo <= frame.theta) & (frame.theta <= frame.score_hi))
+    rank_cover = np.mean((frame.rank_lo <= frame.true_rank) & (frame.true_rank <= frame.rank_hi))
     # 240 pairs: nominal 0.95 within about four standard errors, and not trivially wide
-    assert 0.88 <= s.score_cover <= 0.995
-    assert 0.88 <= s.rank_cover
-    assert s.rank_width < 6  # of 12 ranks: informative
+    assert 0.88 <= score_cover <= 0.995
+    assert 0.88 <= rank_cover
+    assert (frame.rank_hi - frame.rank_lo).mean() < 6  # of 12 ranks: informative
     # intervals that ignore the privacy noise and half the sampling noise cover far less
     narrow = pd.concat(rows)
     mid = (narrow.score_lo + narrow.score_hi) / 2
@@ -214,17 +225,21 @@ def test_study_config_checks():
     section = {
         "selected": ["a", "zz"],
         "designs": {
-            "a": {"method": "edge_mle", "epsilon": 1.0, "graph": "dense", "p": 1.0, "per_pair": 1},
-            "b": {"method": "edge_one_shot", "epsilon": 1.0, "graph": "dense", "p": 1.0,
-                  "per_pair": 1},
-            "c": {"method": "individual_mle", "epsilon": 1.0, "graph": "dense", "p": 1.0,
-                  "per_pair": 1},
+            "a": {"method": "edge_mle", "epsilon": 1.0, "n_items": 5,
+                  "graph": {"kind": "er", "p": 1.0, "per_pair": 1}},
+            "b": {"method": "edge_one_shot", "epsilon": 1.0, "n_items": 5,
+                  "graph": {"kind": "er", "p": 1.0, "per_pair": 1}},
+            "c": {"method": "individual_mle", "epsilon": 1.0, "n_items": 5,
+                  "graph": {"kind": "er", "p": 1.0, "per_pair": 1}},
+            "d": {"method": "edge_mle", "n_items": 5, "graph": {"kind": "er", "p": 1.0,
+                  "per_pair": 1}},
         },
     }  # fmt: skip
     problems = "\n".join(check_section(section))
     assert "'zz' is not a design" in problems
     assert "edge_one_shot has no intervals" in problems
     assert "individual_mle protects users" in problems
+    assert "intervals.designs.d: edge_mle needs epsilon" in problems
 
 
 @pytest.mark.parametrize("name", [m.name for m in all_methods() if supports(m)])
@@ -242,7 +257,9 @@ def test_every_scoring_method_gets_intervals_from_its_release(name):
     if meth.trust_model == "local":
         data = release_local(data, np.full(data.n_users, 2.0), rng, meth.release or "rr")
     fit = meth.fit(data, np.inf if eps is None else eps, rng)
-    design = public_design(data, meth)
+    # the simulated users compare exactly 6 pairs each: declared (with only the bound L
+    # declared, 8 items cannot tell 400 comparisons from 2400 and the intervals are vacuous)
+    design = public_design(data, meth, min_per_user=6 if meth.privacy_unit == "user" else None)
     labels = np.array(list("abcdefgh"))
     f = intervals(
         fit.scores, meth, eps, design, n_boot=40, rng=2, calibration=fit.details, items=labels
@@ -305,7 +322,7 @@ def test_noise_that_swamps_the_totals_gives_uninformative_items_not_huge_estimat
     assert not f.informative.any()
     assert np.all((f.rank_lo == 1) | (f.rank_hi == 15))
     covered = (f.score_lo <= theta) & (theta <= f.score_hi)
-    assert covered.all()
+    assert covered.mean() >= 0.8  # 15 items at level 0.95
 
 
 def test_individual_intervals_widen_when_users_may_compare_fewer_pairs():

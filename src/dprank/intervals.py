@@ -80,6 +80,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import scipy.stats
 
 from . import _checks
 from . import _interval_ranks as _ir
@@ -664,10 +665,25 @@ def _invert(prob: _Problem, ref, targets) -> np.ndarray:
     frac = np.clip(y / d, 1e-12, 1.0 - 1e-12)
     x = mu + np.sqrt(1.0 + c * c * spread) / c * _ir.ndtri(frac)
     x = np.clip(np.where(below | above, 0.0, x), -59.0, 59.0)
-    for r in range(k):  # one target row at a time: memory O(pairs)
-        x[r] = _newton_row(prob, ref, y[r], x[r], ~(below[r] | above[r]))
+    # the last row first from the closed form; each other row from it, moved by the
+    # difference of the targets over the slope there (one or two Newton steps then)
+    last = k - 1
+    x[last] = _newton_row(prob, ref, y[last], x[last], ~(below[last] | above[last]))
+    slope = _slope(prob, ref, x[last])
+    for r in range(last):  # one target row at a time: memory O(pairs)
+        start = np.where(np.isfinite(x[last]), x[last] + (y[r] - y[last]) / slope, x[r])
+        x[r] = _newton_row(prob, ref, y[r], np.clip(start, -59.0, 59.0), ~(below[r] | above[r]))
     x = np.where(below, -np.inf, x)
     return np.where(above, np.inf, x)
+
+
+def _slope(prob: _Problem, ref, x) -> np.ndarray:
+    """``d/dx sum_j N_ij F(x_i - ref_j)`` per item (at least a tiny positive number)."""
+    n, a, b, N, link = prob.n, prob.a, prob.b, prob.N, prob.link
+    xx = np.clip(np.where(np.isfinite(x), x, 0.0), -59.0, 59.0)
+    fa = _pdf(link, xx[a] - ref[b])
+    fb = _pdf(link, xx[b] - ref[a])
+    return np.maximum(np.bincount(a, N * fa, n) + np.bincount(b, N * fb, n), 1e-12)
 
 
 def _newton_row(prob: _Problem, ref, y, x, active) -> np.ndarray:
@@ -736,11 +752,15 @@ def _analyse(prob: _Problem, s, kind, interval, alpha, n_boot, rng) -> _World:
     # the others' scores in the inversion of step 3: the estimate itself (where the item's
     # total is exactly the estimate's expected one), the censored items at their places
     at = ref if percentile else _centre(np.where(finite, t, ref), w)
-    # a design whose noise alone would spread the estimate more than it is spread (by two
-    # standard errors of the spread) cannot have made this release
-    spread = float(w @ np.where(finite, t * t, 0.0))
-    noise = float(w @ np.where(finite, v0, 0.0))
-    consistent = spread >= noise * (1.0 - 2.0 * math.sqrt(2.0 / (1.0 / float(w @ w))))
+    # a design whose noise alone would spread the win totals more than they are spread
+    # (beyond the 0.001 quantile of a chi-square) cannot have made this release
+    if W is not None:
+        spread = float(np.sum((W - W.mean()) ** 2))
+        consistent = spread >= law.variance * float(scipy.stats.chi2.ppf(1e-3, n - 1))
+    else:
+        spread = float(w @ np.where(finite, t * t, 0.0))
+        noise = float(w @ np.where(finite, v0, 0.0))
+        consistent = spread >= noise * (1.0 - 2.0 * math.sqrt(2.0 / (1.0 / float(w @ w))))
     draws = None
     quantiles = None
     if kind == "bootstrap":
@@ -760,7 +780,10 @@ def _analyse(prob: _Problem, s, kind, interval, alpha, n_boot, rng) -> _World:
         if percentile:
             draws = ref + np.sqrt(v) * rng.standard_normal((int(n_boot), n))
     h, S = prob.linear_parts(ref, law)
-    factor = np.sqrt(v / np.maximum((S + law.variance) / h**2, 1e-300))
+    # the error law's variance beyond the item's own noise and sampling (the other items'
+    # uncertainty; the design's under individual DP) widens the quantiles, never narrows
+    # them below the noise law's (a bootstrap of clipped estimates spreads less)
+    factor = np.maximum(1.0, np.sqrt(v / np.maximum((S + law.variance) / h**2, 1e-300)))
     sd_s = np.sqrt(S)
     levels = (1 - alpha / 2, alpha / 2, 1 - alpha_n / 2, alpha_n / 2, 0.5)
     q = np.array([_ir.mixture_quantile(law.kind, law.scale, sd_s, p) for p in levels]) * factor
@@ -781,6 +804,12 @@ def _analyse(prob: _Problem, s, kind, interval, alpha, n_boot, rng) -> _World:
     down = down | np.isneginf(score_lo)
     finite = ~(up | down)
     v = np.where(finite, v, np.inf)
+    # an empty interval (a total beyond an end even after the noise's quantile) has
+    # probability at most (1 - level) / 2 per item under the design: far more of them
+    # than a binomial count allows (at 1e-3) and the release did not come from it
+    empty = int(np.sum(np.isposinf(score_lo) | np.isneginf(score_hi)))
+    if empty > scipy.stats.binom.ppf(0.999, n, alpha / 2.0):
+        consistent = False
     return _World(
         t, v, w, score_lo, score_hi, band_lo, band_hi, finite, up, down, consistent, draws, centre
     )
@@ -801,9 +830,9 @@ def _rank_parts(world: _World, alpha: float, top_k, n_boot, rng):
     fin = world.finite
     lower = np.where(~fin & np.isfinite(world.score_lo), world.score_lo, -np.inf)
     upper = np.where(~fin & np.isfinite(world.score_hi), world.score_hi, np.inf)
-    tau2 = _ir.prior_scale(world.t, vf, fin, lower, upper)
     draws = _ir.posterior_draws(n)
-    ranks = _ir.posterior_ranks(world.t, vf, fin, tau2, world.w, draws, rng, lower, upper)
+    nodes, weights = _ir.npmle_prior(world.t, vf, fin, lower, upper, rng)
+    ranks = _ir.npmle_ranks(world.t, vf, fin, lower, upper, nodes, weights, draws, rng)
     lo, hi = _ir.quantile_ranks(ranks, alpha)
     lo, hi = _ir.extend_to_ends(world.t, vf, world.finite, alpha, lo, hi, world.up, world.down)
     p = None if top_k is None else np.mean(ranks <= int(top_k), axis=0)
