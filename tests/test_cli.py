@@ -598,10 +598,40 @@ def test_intervals_columns_and_rejections(synthetic, tmp_path, capsys):
     code, _, err = run([*argv, "--intervals", 0.9, "--out", out], capsys)
     assert code == 0, err
     frame = pd.read_csv(out)
-    for column in ("score_lo", "score_hi", "rank_lo", "rank_hi", "p_top_k"):
+    for column in (
+        "estimate",
+        "score_lo",
+        "score_hi",
+        "rank_lo",
+        "rank_hi",
+        "p_top_k",
+        "tie_class",
+    ):
         assert column in frame
-    assert (frame["rank_lo"] <= frame["rank"]).all() and (frame["rank"] <= frame["rank_hi"]).all()
-    assert json.loads(out.with_suffix(".json").read_text())["intervals"]["level"] == 0.9
+    located = frame["rank_lo"].notna()
+    f = frame[located]
+    assert (f["rank_lo"] <= f["rank"]).all() and (f["rank"] <= f["rank_hi"]).all()
+    # the score intervals are centred on the estimate (the column the CSV holds), which
+    # may differ from the released score (shrunk by the method's ridge)
+    assert ((f["score_lo"] <= f["estimate"]) & (f["estimate"] <= f["score_hi"])).all()
+    record = json.loads(out.with_suffix(".json").read_text())["intervals"]
+    assert record["level"] == 0.9 and "estimate" in record["centre"] and not record["joint"]
+    assert frame["tie_class"].min() == 1 and frame["tie_class"].is_monotonic_increasing
+    joint = tmp_path / "j.csv"
+    code, _, err = run([*argv, "--intervals", 0.9, "--intervals-joint", "--out", joint], capsys)
+    assert code == 0, err
+    wide = pd.read_csv(joint)[located]
+    assert (wide["rank_hi"] - wide["rank_lo"]).mean() >= (f["rank_hi"] - f["rank_lo"]).mean()
+    assert json.loads(joint.with_suffix(".json").read_text())["intervals"]["joint"]
+    code, _, err = run([*argv, "--intervals-joint", "--out", joint], capsys)
+    assert code == 2 and "--intervals-joint needs --intervals LEVEL" in err
+    code, _, err = run([*argv, "--intervals", 0.9, "--min-per-user", 2, "--out", joint], capsys)
+    assert code == 2 and "--min-per-user applies only to --privacy individual" in err
+    # a release that locates no item: empty interval cells and a note saying so
+    vague = ["rank", synthetic, "--privacy", "edge", "--epsilon", 0.001, "--intervals", 0.95]
+    code, _, err = run([*vague, "--out", tmp_path / "v.csv"], capsys)
+    assert code == 0 and "does not locate any of the" in err
+    assert pd.read_csv(tmp_path / "v.csv")["rank_lo"].isna().all()
     code, _, err = run([*argv, "--intervals", 1.5, "--out", out], capsys)
     assert code == 2 and "--intervals must lie" in err
     released = tmp_path / "rel.csv"

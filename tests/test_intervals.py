@@ -369,13 +369,27 @@ def test_band_ranks_and_tie_classes():
     assert ir.tie_classes(np.array([1, 1, 2]), np.array([3, 2, 3])).tolist() == [1, 1, 1]
 
 
-def test_posterior_ranks_are_permutations_and_respect_censoring():
+def test_npmle_posterior_ranks_are_permutations_and_respect_censoring():
     rng = np.random.default_rng(1)
-    t = np.array([1.0, 0.0, -1.0, 0.0])
-    finite = np.array([True, True, True, False])
-    lower = np.array([-np.inf, -np.inf, -np.inf, 5.0])
-    ranks = ir.posterior_ranks(
-        t, np.full(4, 0.01), finite, 1.0, np.full(4, 1 / 3), 200, rng, lower, np.full(4, np.inf)
+    t = np.array([1.0, 0.0, -1.0, 0.0, 0.5])
+    v = np.full(5, 0.01)
+    finite = np.array([True, True, True, False, True])
+    lower = np.array([-np.inf, -np.inf, -np.inf, 3.0, -np.inf])
+    upper = np.full(5, np.inf)
+    nodes, weights = ir.npmle_prior(t, v, finite, lower, upper, rng)
+    assert weights.sum() == pytest.approx(1.0) and np.all(weights >= 0)
+    ranks = ir.npmle_ranks(t, v, finite, lower, upper, nodes, weights, 300, rng)
+    assert np.all(np.sort(ranks, axis=1) == np.arange(1, 6))
+    assert np.all(ranks[:, 3] == 1)  # at least 3: always above the others (near 1, 0.5, 0, -1)
+    assert np.mean(ranks[:, 0] == 2) > 0.95  # well measured: its place is sure
+
+
+def test_npmle_prior_finds_ties():
+    # two tied groups measured with small noise: the prior puts its mass near the two values
+    rng = np.random.default_rng(2)
+    t = np.repeat([-1.0, 1.0], 30) + 0.1 * rng.standard_normal(60)
+    nodes, weights = ir.npmle_prior(
+        t, np.full(60, 0.01), np.ones(60, bool), np.full(60, -np.inf), np.full(60, np.inf), rng
     )
-    assert np.all(np.sort(ranks, axis=1) == np.arange(1, 5))
-    assert np.all(ranks[:, 3] == 1)  # truncated to theta >= 5: always the best
+    near = (np.abs(nodes + 1.0) < 0.3) | (np.abs(nodes - 1.0) < 0.3)
+    assert weights[near].sum() > 0.95

@@ -6,9 +6,10 @@ Private: the public names live in :mod:`dprank.intervals`.
 
 * :func:`mixture_quantile`: quantiles of the privacy noise (Laplace, Gaussian or
   none) plus a normal sampling error, exact for the Laplace-normal convolution.
-* :func:`posterior_moments` and :func:`posterior_ranks`: the empirical-Bayes
-  posterior ``N(m_i, p_i)`` of each item under the working prior
-  ``theta ~ N(0, tau^2)`` and the ranks of draws from it.
+* :func:`prior_scale`: the scale of a working normal prior (the reference point of
+  the bootstrap); :func:`npmle_prior` and :func:`npmle_ranks`: the nonparametric
+  maximum-likelihood prior of the scores and the ranks of draws from each item's
+  posterior under it.
 * :func:`extend_to_ends`: an item that no other item beats significantly at
   the simultaneous (Bonferroni) level gets ``rank_lo = 1`` (and symmetrically
   ``rank_hi = n``): the data cannot exclude that it is the best.
@@ -28,20 +29,10 @@ ndtr = scipy.special.ndtr
 ndtri = scipy.special.ndtri
 
 
-def npdf(x):
-    """Standard normal density (0 at infinite ``x``)."""
-    x = np.asarray(x, dtype=np.float64)
-    return np.where(np.isfinite(x), np.exp(-0.5 * np.where(np.isfinite(x), x, 0.0) ** 2), 0.0) / (
-        math.sqrt(2.0 * math.pi)
-    )
-
-
 #: Posterior draws for the rank intervals and ``p_top_k`` (:func:`posterior_draws`).
 POSTERIOR_CELLS = 10_000_000
 MAX_POSTERIOR_DRAWS = 2000
 MIN_POSTERIOR_DRAWS = 100
-
-EXTENSION = "holm"
 
 #: Geometric buckets of the variances for counting significant differences (ratio per bucket).
 BUCKET_RATIO = 1.25
@@ -176,18 +167,6 @@ def prior_scale(t, v, finite, lower, upper) -> float:
     return max(tau2, floor)
 
 
-def posterior_moments(t, v, finite, tau2):
-    """Empirical-Bayes posterior means and variances ``N(m_i, p_i)`` of the items.
-
-    Working prior ``theta ~ N(0, tau^2)`` on the centred parameters, the
-    estimate ``t_i ~ N(theta_i, v_i)``. Items without finite bounds get the
-    prior (:func:`posterior_ranks` truncates it to their finite bound).
-    """
-    vv = np.where(finite, v, 1.0)
-    shrink = np.where(finite, tau2 / (tau2 + vv), 0.0)
-    return shrink * np.where(finite, t, 0.0), np.where(finite, shrink * vv, tau2)
-
-
 def posterior_draws(n: int) -> int:
     """Number of posterior draws for ``n`` items: :data:`POSTERIOR_CELLS` numbers in all,
     between :data:`MIN_POSTERIOR_DRAWS` and :data:`MAX_POSTERIOR_DRAWS`."""
@@ -200,55 +179,6 @@ def ranks_of_rows(x: np.ndarray) -> np.ndarray:
     order = np.argsort(-x, axis=1, kind="stable")
     out = np.empty(x.shape, dtype=np.int32)
     np.put_along_axis(out, order, np.arange(1, n + 1, dtype=np.int32)[None, :], axis=1)
-    return out
-
-
-def posterior_ranks(
-    t, v, finite, tau2: float, w, draws: int, rng: np.random.Generator, lower, upper, chunk=256
-) -> np.ndarray:
-    """Ranks of ``draws`` draws from the empirical-Bayes posterior, hyperparameters included.
-
-    Each draw first draws the prior's scale and centre from their sampling
-    laws, ``tau_b^2 = tau^2 chi2_k / k`` (``k`` the items with finite bounds
-    less one) and ``mu_b ~ N(0, tau_b^2 sum w_i^2)`` (the parameters are
-    centred on the weighted mean of those items, not of all), then each item
-    from ``N((tau_b^2 t_i + v_i mu_b) / (tau_b^2 + v_i), tau_b^2 v_i / (tau_b^2 + v_i))``;
-    an item without finite bounds from the prior ``N(mu_b, tau_b^2)`` truncated
-    to ``[lower_i, upper_i]`` (by the inverse distribution function). Items are
-    independent given the hyperparameters.
-    """
-    n = t.size
-    k = max(int(np.sum(finite)) - 1, 1)
-    ww = float(np.sum(np.where(finite, w, 0.0) ** 2))
-    vv = np.where(finite, v, 1.0)
-    tt = np.where(finite, t, 0.0)
-    cut_lo = ~finite & np.isfinite(lower)
-    cut_hi = ~finite & np.isfinite(upper)
-    out = np.empty((draws, n), dtype=np.int32)
-    for start in range(0, draws, chunk):
-        kk = min(chunk, draws - start)
-        tb2 = tau2 * rng.chisquare(k, size=(kk, 1)) / k
-        mu = np.sqrt(tb2 * ww) * rng.standard_normal((kk, 1))
-        shrink = np.where(finite, tb2 / (tb2 + vv), 0.0)
-        m = shrink * tt + (1.0 - shrink) * mu
-        sd = np.sqrt(np.where(finite, shrink * vv, tb2))
-        x = m + sd * rng.standard_normal((kk, n))
-        if cut_lo.any() or cut_hi.any():
-            c = cut_lo | cut_hi
-            s_c = sd[:, c] if sd.shape[1] == n else np.broadcast_to(sd, (kk, n))[:, c]
-            zl = np.where(np.isfinite(lower[c]), (lower[c] - mu) / s_c, -np.inf)
-            zh = np.where(np.isfinite(upper[c]), (upper[c] - mu) / s_c, np.inf)
-            # draw in the tail with the smaller mass from its own end, for precision
-            pl, ph = ndtr(zl), ndtr(zh)
-            u = rng.random((kk, int(c.sum())))
-            upper_tail = np.isfinite(zl) & ~np.isfinite(zh)
-            z = np.where(
-                upper_tail,
-                -scipy.special.ndtri(u * ndtr(-zl)),
-                scipy.special.ndtri(pl + u * np.maximum(ph - pl, 0.0)),
-            )
-            x[:, c] = mu + s_c * np.clip(z, np.maximum(zl, -40), np.minimum(zh, 40))
-        out[start : start + kk] = ranks_of_rows(x)
     return out
 
 
@@ -272,10 +202,11 @@ def _buckets(v, finite):
     return ids, vmax
 
 
-def significant_counts(t, v, finite, crit: float):
+def significant_counts(t, v, finite, crit):
     """Per item: how many items are significantly above it, and how many below.
 
-    ``j`` is above ``i`` when ``t_j - t_i > crit sqrt(v_i + v_j)``; items
+    ``j`` is above ``i`` when ``t_j - t_i > crit_i sqrt(v_i + v_j)`` (``crit`` a number
+    or one per item); items
     without finite bounds are never significantly above or below anything.
     Each variance is rounded up to its bucket's largest (:data:`BUCKET_RATIO`),
     which can only make fewer differences significant.
@@ -300,29 +231,20 @@ def significant_counts(t, v, finite, crit: float):
 def extend_to_ends(t, v, finite, alpha: float, lo, hi, unbounded_hi, unbounded_lo):
     """``lo = 1`` for items no other beats significantly; ``hi = n`` for those beating none.
 
-    Significance at the one-sided Bonferroni level ``alpha / (2 (n - 1))`` per
-    pair: an item that no other item exceeds at that level may be the best, so
-    its interval reaches place 1 (and symmetrically place ``n``). Items whose
-    score is unbounded above (below) reach place 1 (``n``) too.
+    One-sided tests at the Bonferroni level ``alpha / (2 k)``, ``k`` the items
+    whose estimates lie above the item's (below, for the other end): an item that
+    none of them exceeds significantly may be the best, so its interval reaches
+    place 1 (and symmetrically place ``n``). Items whose score is unbounded above
+    (below) reach place 1 (``n``) too.
     """
     n = t.size
     if n < 2:
         return lo, hi
-    mode = EXTENSION
-    if mode == "off":
-        return lo, hi
-    if mode == "holm":
-        ts = np.sort(t[finite]) if finite.any() else np.zeros(0)
-        k_above = np.maximum(ts.size - np.searchsorted(ts, t, side="right"), 1)
-        k_below = np.maximum(np.searchsorted(ts, t, side="left"), 1)
-        c_up = scipy.special.ndtri(1.0 - alpha / (2.0 * k_above))
-        c_down = scipy.special.ndtri(1.0 - alpha / (2.0 * k_below))
-        above, _ = significant_counts(t, v, finite, c_up)
-        _, below = significant_counts(t, v, finite, c_down)
-    else:
-        per = alpha / (2.0 * (n - 1)) if mode == "bonferroni" else alpha / 2.0
-        crit = float(scipy.special.ndtri(1.0 - per))
-        above, below = significant_counts(t, v, finite, crit)
+    ts = np.sort(t[finite]) if finite.any() else np.zeros(0)
+    k_above = np.maximum(ts.size - np.searchsorted(ts, t, side="right"), 1)
+    k_below = np.maximum(np.searchsorted(ts, t, side="left"), 1)
+    above, _ = significant_counts(t, v, finite, ndtri(1.0 - alpha / (2.0 * k_above)))
+    _, below = significant_counts(t, v, finite, ndtri(1.0 - alpha / (2.0 * k_below)))
     lo = np.where((above == 0) | unbounded_hi, 1, lo)
     hi = np.where((below == 0) | unbounded_lo, n, hi)
     return lo, hi

@@ -48,17 +48,20 @@ Construction (:func:`intervals`; docs/intervals.md states it in full)
    :data:`DENSE_MAX` items, its diagonal above). ``kind="auto"`` takes the
    bootstrap where it is affordable (:data:`AUTO_BOOTSTRAP_ITEMS`) and the
    asymptotic form elsewhere.
-3. **Scores.** ``t_i`` less the error law's quantiles (frequentist, per item).
-   An item whose noisy total is, within the noise's quantile, as high as
-   winning every comparison (or as low as losing every one) is unbounded
-   above (below): ``score_hi = inf`` (``score_lo = -inf``).
-4. **Ranks.** The quantiles of each item's rank among draws from the
-   empirical-Bayes posterior ``N(m_i, p_i)`` (working prior
-   ``theta ~ N(0, tau^2)``, ``tau^2`` by moments), extended to place 1 for an
-   item that no other item beats significantly at the Bonferroni level
-   ``alpha / (2 (n - 1))`` (and to place ``n`` symmetrically): the posterior
-   gives the width where the data order the items, the extension keeps the
-   items at the ends covered.
+3. **Scores.** Test inversion on each item's noisy total: the scores ``x`` at
+   which ``sum_j N_ij F(x - t_j)`` lies within the quantiles of the noise law
+   plus the sampling error (scaled to the error law's variance) of ``W~_i``.
+   A total that is, within the noise, as high as winning every comparison (as
+   low as losing every one) gives ``score_hi = inf`` (``score_lo = -inf``);
+   one item's total never moves another item's bounds. (Thurstone: ``t_i``
+   less the error law's quantiles.)
+4. **Ranks.** The quantiles of each item's rank among draws from its
+   empirical-Bayes posterior under the nonparametric maximum-likelihood prior
+   of the scores (:func:`dprank._interval_ranks.npmle_prior`), extended to place
+   1 for an item that none of the items estimated above it beats significantly
+   (one-sided, Bonferroni over them) and to place ``n`` symmetrically: the
+   posterior gives the width where the data order the items, the extension
+   keeps the items at the ends covered.
 5. **p_top_k**: the posterior probability of being among the top ``k``.
 6. **Simultaneous** (``joint=True``) and **tie classes**: the score band
    ``t +- q`` at the Sidak level ``1 - (1 - level)^(1/n)`` holds for all items
@@ -775,6 +778,10 @@ def _analyse(prob: _Problem, s, kind, interval, alpha, n_boot, rng) -> _World:
         q16, q84, qlo, qhi = np.quantile(E, [0.158655, 0.841345, alpha / 2, 1 - alpha / 2], axis=0)
         v = np.maximum(((q84 - q16) / 2.0) ** 2, 1e-300)
         quantiles = (qlo, qhi)
+        if n <= DENSE_MAX and not percentile:
+            # the refits' estimates stop at the totals' attainable range (step 1), which
+            # narrows their spread for the extreme items: never below the linearisation's
+            v = np.maximum(v, prob.variances(ref, law, exact=True, w=w)[0])
     else:
         v = prob.variances(ref, law, exact=True, w=w)[0]
         if percentile:

@@ -79,7 +79,6 @@ def plot_coverage(summary: pd.DataFrame, level: float, target: float, item_targe
         ax.set_ylabel("coverage")
         ax.set_title(f"{title} (printed: median width)", fontsize=12)
         ax.grid(alpha=0.3, axis="y")
-        ax.legend(fontsize=8, loc="lower left", ncol=3)
         frame = pd.DataFrame(
             {
                 "panel": what,
@@ -92,4 +91,6 @@ def plot_coverage(summary: pd.DataFrame, level: float, target: float, item_targe
         if boot:
             frame["bootstrap_coverage"] = summary[f"boot_{what}_cover"].to_numpy()
         numbers.append(frame)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside upper center", ncol=4, fontsize=9, frameon=False)
     return fig, pd.concat(numbers, ignore_index=True)
