@@ -136,9 +136,10 @@ _FAMILY = {
 }
 
 #: Ridge of the estimate (step 1), relative to the mean information per item ``f(0) d``:
-#: small enough that its bias (about this share of an item's score) is negligible beside the
-#: noise, large enough that the estimate exists for every release.
-RIDGE = 0.01
+#: small enough that its bias is negligible beside the noise also for the extreme items of
+#: a wide spread (whose own information is a small share of ``f(0) d``), large enough that
+#: the estimate exists for every release.
+RIDGE = 0.001
 
 #: Items whose variance exceeds this multiple of the median weigh less in the centring.
 VARIANCE_CAP = 4.0
@@ -756,10 +757,10 @@ def _analyse(prob: _Problem, s, kind, interval, alpha, n_boot, rng) -> _World:
     # total is exactly the estimate's expected one), the censored items at their places
     at = ref if percentile else _centre(np.where(finite, t, ref), w)
     # a design whose noise alone would spread the win totals more than they are spread
-    # (beyond the 0.001 quantile of a chi-square) cannot have made this release
+    # (beyond the 0.01 quantile of a chi-square) cannot have made this release
     if W is not None:
         spread = float(np.sum((W - W.mean()) ** 2))
-        consistent = spread >= law.variance * float(scipy.stats.chi2.ppf(1e-3, n - 1))
+        consistent = spread >= law.variance * float(scipy.stats.chi2.ppf(0.01, n - 1))
     else:
         spread = float(w @ np.where(finite, t * t, 0.0))
         noise = float(w @ np.where(finite, v0, 0.0))
