@@ -71,7 +71,7 @@ def test_counts_invert_to_themselves_and_the_fit_undoes_the_ridge():
     exact = eq.expected_wins(theta)
     # noiseless expected counts: the debiased estimate is theta up to the tiny ridge
     frame = intervals(exact, "nonprivate_counts", None, des, n_boot=20, rng=0)
-    # the estimate is theta up to the small ridge of step 1 (RIDGE, 0.1% of the information)
+    # the estimate is theta: the small ridge of step 1 is undone to first order
     np.testing.assert_allclose(frame["estimate"], theta, rtol=0.002, atol=1e-3)
 
 
@@ -393,3 +393,32 @@ def test_npmle_prior_finds_ties():
     )
     near = (np.abs(nodes + 1.0) < 0.3) | (np.abs(nodes - 1.0) < 0.3)
     assert weights[near].sum() > 0.95
+
+
+def test_noisy_counts_give_their_total_to_individual_dp():
+    # noisy counts sum to the number of comparisons plus the noise: the candidate totals are
+    # cut to that, so the declared range 1..L does not widen them
+    rng = np.random.default_rng(36)
+    spec = {"method": "individual_counts", "epsilon": 2.0, "users": 400, "per_user": 6}
+    raw = simulate_design(spec, _theta(8), rng)
+    fit = get_method("individual_counts").fit(raw, 2.0, rng)
+    loose = UserDesign(8, 400, 6)
+    f = intervals(fit.scores, "individual_counts", 2.0, loose, n_boot=30, rng=2,
+                  calibration=fit.details, kind="asymptotic")  # fmt: skip
+    assert f.informative.any() and np.isfinite(f.score_lo).any()
+
+
+def test_ranking_intervals_take_the_declared_least_per_user():
+    import dprank
+
+    rng = np.random.default_rng(37)
+    spec = {"method": "individual_mle", "epsilon": 4.0, "users": 600, "per_user": 6}
+    raw = simulate_design(spec, _theta(10), rng)
+    ranking = dprank.rank(raw, privacy="individual", epsilon=4.0, rng=rng, max_per_user=6)
+    exact = ranking.intervals(n_boot=30, rng=1, kind="asymptotic", min_per_user=6)
+    assert exact.attrs["designs"] == 1
+    edge = dprank.rank(
+        EdgeDesign.from_comparisons(raw) and raw, privacy="edge", epsilon=4.0, rng=rng
+    )
+    with pytest.raises(ValueError, match="min_per_user applies only to individual DP"):
+        edge.intervals(rng=1, min_per_user=2)

@@ -83,7 +83,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import scipy.stats
+import scipy.special
 
 from . import _checks
 from . import _interval_ranks as _ir
@@ -136,10 +136,10 @@ _FAMILY = {
 }
 
 #: Ridge of the estimate (step 1), relative to the mean information per item ``f(0) d``:
-#: small enough that its bias is negligible beside the noise also for the extreme items of
-#: a wide spread (whose own information is a small share of ``f(0) d``), large enough that
-#: the estimate exists for every release.
-RIDGE = 0.001
+#: large enough that the estimate exists for every release and its equation is well
+#: conditioned; its first-order bias (a few percent for the extreme items of a wide spread,
+#: whose own information is a small share of ``f(0) d``) is removed by one Newton step.
+RIDGE = 0.01
 
 #: Items whose variance exceeds this multiple of the median weigh less in the centring.
 VARIANCE_CAP = 4.0
@@ -519,7 +519,12 @@ class _Problem:
             c = 1.7 if self.btl else 1.0
             rate = np.clip(inside / np.maximum(self.deg, 1e-300), 1e-3, 1.0 - 1e-3)
             start = _ir.ndtri(rate) / c
-        return self.eq.solve(inside, theta0=start), W
+        t = self.eq.solve(inside, theta0=start)
+        # one Newton step to the unpenalised equation: t + (H + rho)^-1 rho t removes the
+        # ridge's first-order bias (the items at the totals' ends keep their estimate)
+        x = self.eq.solve_hessian(self.eq.hessian_weights(t), self.rho * (t - t.mean()))
+        at_edge = (W <= edge) | (W >= self.deg - edge)
+        return t + np.where(at_edge, 0.0, x), W
 
     def law(self, rng) -> _NoiseLaw:
         """The noise law on the win totals: closed form, or measured on simulated releases."""
@@ -725,6 +730,12 @@ def _newton_row(prob: _Problem, ref, y, x, active) -> np.ndarray:
 _INVERT_STEPS = 40
 
 
+def _binomial_quantile(q: float, n: int, p: float) -> int:
+    """The smallest ``k`` with ``P(Binomial(n, p) <= k) >= q``."""
+    k = np.arange(n + 1)
+    return int(k[np.searchsorted(scipy.special.bdtr(k, n, p), q)])
+
+
 def _analyse(prob: _Problem, s, kind, interval, alpha, n_boot, rng) -> _World:
     """Steps 1 to 3 (and the simultaneous band of step 6) on one public design."""
     n = prob.n
@@ -760,7 +771,7 @@ def _analyse(prob: _Problem, s, kind, interval, alpha, n_boot, rng) -> _World:
     # (beyond the 0.01 quantile of a chi-square) cannot have made this release
     if W is not None:
         spread = float(np.sum((W - W.mean()) ** 2))
-        consistent = spread >= law.variance * float(scipy.stats.chi2.ppf(0.01, n - 1))
+        consistent = spread >= law.variance * float(scipy.special.chdtri(n - 1, 0.99))
     else:
         spread = float(w @ np.where(finite, t * t, 0.0))
         noise = float(w @ np.where(finite, v0, 0.0))
@@ -816,7 +827,7 @@ def _analyse(prob: _Problem, s, kind, interval, alpha, n_boot, rng) -> _World:
     # probability at most (1 - level) / 2 per item under the design: far more of them
     # than a binomial count allows (at 1e-3) and the release did not come from it
     empty = int(np.sum(np.isposinf(score_lo) | np.isneginf(score_hi)))
-    if empty > scipy.stats.binom.ppf(0.999, n, alpha / 2.0):
+    if empty > _binomial_quantile(0.999, n, alpha / 2.0):
         consistent = False
     return _World(
         t, v, w, score_lo, score_hi, band_lo, band_hi, finite, up, down, consistent, draws, centre

@@ -532,7 +532,7 @@ def coverage_table(summary: pd.DataFrame) -> str:
         "| score width median | rank cover (min item, items below) | rank width mean / median "
         "| Brier (k/n) | ECE |"
     )
-    align = "|:---|:---|---:|:---|---:|---:|---:|---:|---:|---:|"
+    align = "|---|---|---:|---|---:|---:|---:|---:|---:|---:|"
     if boot:
         head += " bootstrap: score cover (min item) | bootstrap: rank cover (min item) "
         head += "| rank width ratio |"
