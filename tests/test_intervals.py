@@ -428,3 +428,34 @@ def test_ranking_intervals_take_the_declared_least_per_user():
     )
     with pytest.raises(ValueError, match="min_per_user applies only to individual DP"):
         edge.intervals(rng=1, min_per_user=2)
+
+
+def test_the_weights_attribute_is_shared_not_copied():
+    """attrs["weights"] (an _AttrArray): numpy.asarray gives the weights back, read-only;
+    pandas' deep copies of attrs share it instead of copying 10^5 floats one by one, and
+    frames with equal weights still concatenate with their attrs."""
+    import copy
+
+    import pandas as pd
+
+    from dprank.intervals import _AttrArray
+
+    w = np.array([0.5, 1.0, 0.25])
+    a = _AttrArray(w)
+    assert np.array_equal(np.asarray(a), w) and not np.asarray(a).flags.writeable
+    assert np.asarray(a, dtype=np.float32).dtype == np.float32
+    w[0] = 9.0  # a copy was taken: the caller's array does not reach the frame
+    assert np.asarray(a)[0] == 0.5
+    assert copy.deepcopy(a) is a and len(a) == 3
+    b = _AttrArray([0.5, 1.0, 0.25])
+    assert a == b and hash(a) == hash(b) and a != _AttrArray([0.5, 1.0, 0.0]) and a != (0.5,)
+    frame = pd.DataFrame({"item": ["x", "y", "z"], "v": [1.0, 2.0, 3.0]})
+    frame.attrs["weights"] = a
+    moved = frame.copy().merge(frame[["item"]], on="item").drop(columns="v")
+    assert moved.attrs["weights"] is a
+    other = frame.copy()
+    other.attrs["weights"] = b
+    assert pd.concat([frame, other]).attrs["weights"] == a
+    out = intervals(_theta(6), "nonprivate_mle", None, _design(6), rng=3, n_boot=20)
+    weights = np.asarray(out.attrs["weights"])
+    assert weights.shape == (6,) and np.all(weights >= 0) and weights.sum() > 0
