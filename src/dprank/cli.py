@@ -585,7 +585,8 @@ def _rank_outputs(args, table, ranking, frame, sidecar, method) -> list:
                 "method": f"dprank.intervals, {summary.get('kind', args.intervals_method)}",
                 "centre": "estimate: the model's parameter estimated from the release, centred "
                 "to mean 0 (score is the release itself)",
-                "columns": columns.format(centre="estimate") + "; empty cells: the release does not locate the item",
+                "columns": columns.format(centre="estimate")
+                + "; empty cells: the release does not locate the item",
                 "tie_class": "a tie class groups the items whose places the simultaneous rank "
                 "intervals cannot split (dprank.intervals)",
                 **{k: v for k, v in summary.items() if k != "kind"},
