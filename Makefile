@@ -91,6 +91,7 @@ docs: setup
 ## and after `snakemake benchmark` the default method of each privacy level.
 docs-includes: setup
 	$(if $(wildcard results/comparison/paper_b2_summary.csv),$(BIN)/snakemake --cores 1 docs_includes)
+	$(if $(wildcard results/tables/intervals/coverage.csv),$(BIN)/snakemake --cores 1 intervals_docs)
 	$(BIN)/python -m dprank.docs_generate
 
 format: setup

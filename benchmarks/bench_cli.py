@@ -11,6 +11,9 @@ round by round, it runs in fresh processes:
   (``pyarrow.csv.read_csv``) and polars (``read_csv``), import included;
 * the whole command as a user runs it (start-up, reading and validation, the
   fit, writing the ranking and its record), from the installed ``dprank``;
+* with ``--intervals LEVEL``, the same command with ``--intervals LEVEL`` (the fast
+  form is chosen automatically at this scale): its CPU time against the run without and
+  the target of issue 46, at most twice the run without intervals plus 20 s;
 * with ``--baseline SRC``, the same command with another source tree first on
   the path (``git archive main src | tar -x -C /tmp/old``); the rankings must
   be byte-identical.
@@ -30,6 +33,7 @@ the installed package. Run::
     python benchmarks/bench_cli.py --rows 25000000 --labels str --repeats 2
     python benchmarks/bench_cli.py --slope 250000,2500000,25000000,50000000 --no-peers
     python benchmarks/bench_cli.py --quick
+    python benchmarks/bench_cli.py --rows 2500000 --items 100000 --no-peers --intervals 0.95
 
 Timings depend on the machine and its load (it prints ``uptime``'s load); only
 ratios from one run mean much. Nothing here is asserted in the tests.
@@ -118,10 +122,12 @@ def _env(pythonpath: str | None = None) -> dict:
     return env
 
 
-def _command(path: Path, out: Path, privacy: str) -> list[str]:
+def _command(path: Path, out: Path, privacy: str, intervals: str | None = None) -> list[str]:
     cmd = [sys.executable, "-m", "dprank", "rank", str(path), "--privacy", privacy]
     if privacy == "edge":
         cmd += ["--epsilon", "1"]
+    if intervals is not None:
+        cmd += ["--intervals", intervals]
     return [*cmd, "--out", str(out), "--quiet"]
 
 
@@ -138,6 +144,12 @@ def measure(path: Path, args, peers: list[str]) -> dict:
         contenders = {name: ([sys.executable, "-c", PEERS[name].format(path=str(path))], _env())
                       for name in peers}  # fmt: skip
         contenders["dprank rank"] = (_command(path, out / "new.csv", args.privacy), _env())
+        intervals = getattr(args, "intervals", None)
+        if intervals:
+            contenders["--intervals"] = (
+                _command(path, out / "iv.csv", args.privacy, intervals),
+                _env(),
+            )
         if args.baseline:
             contenders["baseline"] = (
                 _command(path, out / "old.csv", args.privacy),
@@ -166,6 +178,14 @@ def measure(path: Path, args, peers: list[str]) -> dict:
         result["fastest"] = fastest
         result["ratio"] = best["dprank rank"]["cpu"] / best[fastest]["cpu"]
     result["memory_ratio"] = best["dprank rank"]["peak"] / size
+    if intervals:
+        plain, iv = best["dprank rank"]["cpu"], best["--intervals"]["cpu"]
+        result["intervals"] = {
+            "level": intervals,
+            "ratio": iv / plain,
+            "target": 2 * plain + 20,
+            "met": iv <= 2 * plain + 20,
+        }
     return result
 
 
@@ -179,6 +199,13 @@ def report(result: dict, rows: int, labels: str) -> None:
     if "ratio" in result:
         print(f"  dprank rank / fastest reader ({result['fastest']}): {result['ratio']:.2f}x CPU")
     print(f"  peak memory / file size: {result['memory_ratio']:.1f}x")
+    if "intervals" in result:
+        iv = result["intervals"]
+        print(
+            f"  with --intervals {iv['level']}: {iv['ratio']:.2f}x the CPU of the run without; "
+            f"target 2 x without + 20 s = {iv['target']:.2f} s: "
+            f"{'met' if iv['met'] else 'NOT met'}"
+        )
     if result["baseline_same"] is not None:
         print(f"  rankings byte-identical to the baseline's: {result['baseline_same']}")
 
@@ -277,8 +304,9 @@ def quick() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         args = argparse.Namespace(
-            items=10_000, labels="int", edges=0, privacy="none", repeats=1, baseline=None
-        )
+            items=10_000, labels="int", edges=0, privacy="none", repeats=1, baseline=None,
+            intervals=None,
+        )  # fmt: skip
         for labels in ("int", "str"):
             args.labels = labels
             path = _data(folder, 250_000, args)
@@ -304,6 +332,9 @@ def main(argv=None) -> int:
     parser.add_argument("--keep", action="store_true", help="keep files of 10 M rows and more")
     parser.add_argument("--baseline", help="another dprank source tree (its src folder)")
     parser.add_argument("--no-peers", action="store_true", help="time the command alone")
+    parser.add_argument(
+        "--intervals", metavar="LEVEL", help="also the command with --intervals LEVEL"
+    )
     parser.add_argument("--slope", help="row counts for the slope, e.g. 250000,2500000,25000000")
     parser.add_argument("--quick", action="store_true", help="CI's short profile")
     parser.add_argument("--json", type=Path, help="add the results to this JSON file")

@@ -5,8 +5,8 @@ comparison per compared pair (:func:`dprank.simulate.sample_er_comparisons_spars
 the true scores of Paper A section 4.1; the release is Algorithm 1
 (``edge_mle``) at ``eps = 1``. Timed, one core (``OMP_NUM_THREADS=1`` etc. are
 set before numpy loads): :func:`dprank.intervals.intervals` with
-``kind="asymptotic"`` (the linearised bootstrap, ``--n-boot`` draws solved
-together by block conjugate gradients), given the release's calibration
+``kind="asymptotic"`` (the linearised error law, the form ``kind="auto"`` takes at
+this scale), given the release's calibration
 (``Fit.details``, as ``dprank rank --intervals`` has it) and without it (one
 extra fit on simulated data reads it); with ``--bootstrap`` also the full
 bootstrap at ``--boot-n`` items for comparison.
@@ -66,11 +66,12 @@ def main() -> None:
             rng=1, calibration=calib, top_k=10,
         )  # fmt: skip
         took, took_cpu = time.perf_counter() - start, time.process_time() - cpu
-        width = (frame.score_hi - frame.score_lo).mean()
+        width = (frame.score_hi - frame.score_lo).median()
         rwidth = (frame.rank_hi - frame.rank_lo).mean()
         print(
             f"asymptotic, {args.n_boot} draws, {label}: {took:.2f} s wall, {took_cpu:.2f} s CPU "
-            f"(mean score width {width:.3f}, mean rank width {rwidth:.1f})"
+            f"(median score width {width:.3f}, mean rank width {rwidth:.1f}, items located "
+            f"{frame.informative.mean():.1%})"
         )
     if args.bootstrap:
         small = sample_er_comparisons_sparse(theta[: args.boot_n], args.degree / args.boot_n, rng)

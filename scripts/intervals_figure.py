@@ -7,7 +7,8 @@ from dprank.workflow import job_logger
 
 with job_logger(snakemake) as log:
     summary = read_csv(snakemake.input.table)
-    fig, numbers = plot_coverage(summary, snakemake.params.level, snakemake.params.target)
+    p = snakemake.params
+    fig, numbers = plot_coverage(summary, p.level, p.target, p.item_target)
     save_figure(fig, snakemake.output.pdf, snakemake.output.png)
     write_csv(snakemake.output.csv, numbers)
     log.info("%d plotted bars", len(numbers))

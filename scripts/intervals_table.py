@@ -1,4 +1,4 @@
-"""Rule ``intervals_table``: coverage and mean widths per design (CSV and Markdown)."""
+"""Rule ``intervals_table``: coverage, widths and calibration per design (CSV and Markdown)."""
 
 import pandas as pd
 
@@ -9,8 +9,8 @@ from dprank.workflow import job_logger
 with job_logger(snakemake) as log:
     frame = pd.concat([read_csv(f) for f in snakemake.input.rows], ignore_index=True)
     p = snakemake.params
-    summary = summarise(frame, p.designs, p.target)
+    summary = summarise(frame, p.designs, p.target, p.item_target)
     log.info("coverage:\n%s", summary.to_string(index=False))
     write_csv(snakemake.output.csv, summary)
     with atomic_path(snakemake.output.md) as tmp:
-        tmp.write_text(coverage_markdown(summary, p.level, p.target))
+        tmp.write_text(coverage_markdown(summary, p.level, p.target, p.item_target))

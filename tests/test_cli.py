@@ -636,10 +636,40 @@ def test_intervals_columns_and_rejections(synthetic, tmp_path, capsys):
     code, _, err = run([*argv, "--intervals", 0.9, "--out", out], capsys)
     assert code == 0, err
     frame = pd.read_csv(out)
-    for column in ("score_lo", "score_hi", "rank_lo", "rank_hi", "p_top_k"):
+    for column in (
+        "estimate",
+        "score_lo",
+        "score_hi",
+        "rank_lo",
+        "rank_hi",
+        "p_top_k",
+        "tie_class",
+    ):
         assert column in frame
-    assert (frame["rank_lo"] <= frame["rank"]).all() and (frame["rank"] <= frame["rank_hi"]).all()
-    assert json.loads(out.with_suffix(".json").read_text())["intervals"]["level"] == 0.9
+    located = frame["rank_lo"].notna()
+    f = frame[located]
+    assert (f["rank_lo"] <= f["rank"]).all() and (f["rank"] <= f["rank_hi"]).all()
+    # the score intervals are centred on the estimate (the column the CSV holds), which
+    # may differ from the released score (shrunk by the method's ridge)
+    assert ((f["score_lo"] <= f["estimate"]) & (f["estimate"] <= f["score_hi"])).all()
+    record = json.loads(out.with_suffix(".json").read_text())["intervals"]
+    assert record["level"] == 0.9 and "estimate" in record["centre"] and not record["joint"]
+    assert frame["tie_class"].min() == 1 and frame["tie_class"].is_monotonic_increasing
+    joint = tmp_path / "j.csv"
+    code, _, err = run([*argv, "--intervals", 0.9, "--intervals-joint", "--out", joint], capsys)
+    assert code == 0, err
+    wide = pd.read_csv(joint)[located]
+    assert (wide["rank_hi"] - wide["rank_lo"]).mean() >= (f["rank_hi"] - f["rank_lo"]).mean()
+    assert json.loads(joint.with_suffix(".json").read_text())["intervals"]["joint"]
+    code, _, err = run([*argv, "--intervals-joint", "--out", joint], capsys)
+    assert code == 2 and "--intervals-joint needs --intervals LEVEL" in err
+    code, _, err = run([*argv, "--intervals", 0.9, "--min-per-user", 2, "--out", joint], capsys)
+    assert code == 2 and "--min-per-user applies only to --privacy individual" in err
+    # a release that locates no item: empty interval cells and a note saying so
+    vague = ["rank", synthetic, "--privacy", "edge", "--epsilon", 0.001, "--intervals", 0.95]
+    code, _, err = run([*vague, "--out", tmp_path / "v.csv"], capsys)
+    assert code == 0 and "does not locate any of the" in err
+    assert pd.read_csv(tmp_path / "v.csv")["rank_lo"].isna().all()
     code, _, err = run([*argv, "--intervals", 1.5, "--out", out], capsys)
     assert code == 2 and "--intervals must lie" in err
     released = tmp_path / "rel.csv"
@@ -648,6 +678,55 @@ def test_intervals_columns_and_rejections(synthetic, tmp_path, capsys):
     local = ["rank", released, "--privacy", "local", "--method", "count", "--intervals", 0.9]
     code, _, err = run([*local, "--out", tmp_path / "l.csv"], capsys)
     assert code == 2 and "method local_count has no intervals" in err
+
+
+def test_leaderboard_of_intervals_with_unlocated_items(synthetic, tmp_path, capsys):
+    """--html and --scale elo over the intervals of dprank.intervals: the estimate is on the
+    scale too, the tie classes are the intervals' own, and an item the release does not
+    locate has empty cells, rank UB 1 and no drawing on the page."""
+    out, page = tmp_path / "lb.csv", tmp_path / "lb.html"
+    argv = ["rank", synthetic, "--privacy", "edge", "--epsilon", 4, "--method", "mle"]
+    argv += ["--intervals", 0.9, "--insecure-seed", 3, "--quiet"]
+    code, _, err = run([*argv, "--out", tmp_path / "logit.csv"], capsys)
+    assert code == 0, err
+    logit = pd.read_csv(tmp_path / "logit.csv")
+    code, _, err = run([*argv, "--scale", "elo", "--html", page, "--out", out], capsys)
+    assert code == 0, err
+    elo = pd.read_csv(out)
+    assert list(elo.columns[-2:]) == ["rank_ub", "tie_class"]
+    assert elo["tie_class"].tolist() == logit["tie_class"].tolist()
+    slope = np.polyfit(logit["estimate"], elo["estimate"], 1)[0]
+    assert slope == pytest.approx(400 / np.log(10))
+    located = elo["rank_lo"].notna()
+    assert (elo["rank_ub"][located] <= elo["rank"][located]).all()
+    record = json.loads(out.with_suffix(".json").read_text())
+    assert "simultaneous rank" in record["intervals"]["tie_class"]
+    assert page.read_text().count("<svg") == located.sum()
+    vague = ["rank", synthetic, "--privacy", "edge", "--epsilon", 0.001, "--intervals", 0.95]
+    code, _, err = run([*vague, "--html", page, "--out", out], capsys)
+    assert code == 0 and "does not locate any of the" in err
+    frame = pd.read_csv(out)
+    assert frame["rank_lo"].isna().all() and (frame["rank_ub"] == 1).all()
+    text = page.read_text()
+    assert "<svg" not in text and "not located" in text
+    assert "NaN" not in text.replace("isNaN(", "")  # the page's data: null, not NaN
+
+
+def test_ties_methods_refuse_the_options_of_their_bootstrap(tmp_path, capsys):
+    votes = tmp_path / "votes.csv"
+    rows = [("a", "b", "model_a"), ("b", "c", "tie"), ("c", "a", "model_b")] * 5
+    pd.DataFrame(rows, columns=["model_a", "model_b", "winner"]).to_csv(votes, index=False)
+    argv = ["rank", votes, "--privacy", "edge", "--epsilon", 2, "--model", "davidson"]
+    argv += ["--intervals", 0.9, "--out", tmp_path / "r.csv"]
+    for extra in (["--intervals-joint"], ["--intervals-method", "asymptotic"]):
+        code, _, err = run([*argv, *extra], capsys)
+        assert code == 2 and "parametric bootstrap of its release" in err, err
+        assert not (tmp_path / "r.csv").exists()
+    code, _, err = run(argv, capsys)
+    assert code == 0, err
+    record = json.loads((tmp_path / "r.json").read_text())["intervals"]
+    assert record["method"].startswith("dprank.private_ties.ties_intervals")
+    assert "tie_class" in pd.read_csv(tmp_path / "r.csv")
 
 
 def test_low_memory_changes_no_byte_of_the_outputs(synthetic, tmp_path):

@@ -203,9 +203,11 @@ def test_missing_data_mirror_variable_is_rejected(monkeypatch, tmp_path):
 
 def test_intervals_study_is_checked():
     # schema: a typo in a design, a design with both a graph and users
-    msg = _broken(lambda c: c["intervals"]["designs"]["smoke_edge"].update(per_pairs=3))
+    msg = _broken(lambda c: c["intervals"]["designs"]["smoke_edge"]["graph"].update(per_pairs=3))
     assert "intervals.designs.smoke_edge" in msg and "per_pairs" in msg
-    msg = _broken(lambda c: c["intervals"]["designs"]["smoke_edge"].update(users=3))
+    msg = _broken(
+        lambda c: c["intervals"]["designs"]["smoke_edge"].update(users={"count": 3, "per_user": 1})
+    )
     assert "intervals.designs.smoke_edge" in msg
     # cross-key rules: an unknown selected design, a method without intervals
     msg = _broken(lambda c: c["intervals"].update(selected=["smoke_edge", "nope"]))

@@ -35,6 +35,7 @@ INCLUDES = [
     "performance_reading",
     "performance_slope",
     "performance_fit",
+    "intervals_coverage",
 ]
 
 
@@ -235,6 +236,25 @@ def test_runtime_table_from_benchmark_files(tmp_path):
     (bench / "paper_b2/timing/timing.tsv").write_text("s\th:m:s\tmax_rss\n57.6\t0:00:57\t256.7\n")
     _, rows = parse_table(runtime_paper_b2_table(section, items, bench, chunk_size=6))
     assert rows == [["`timing`", "Fig. 10", "1", "58", "257"]]
+
+
+def test_intervals_include_is_written_from_the_study_table(tmp_path):
+    from dprank.docs_includes import write_intervals_include
+
+    summary = pd.DataFrame(
+        {
+            "design": ["a"], "method": ["edge_mle"], "epsilon": [1.0], "data": ["ER"],
+            "score_cover": [0.95], "score_cover_min": [0.9], "score_items_below": [0],
+            "score_width_median": [1.0], "rank_cover": [0.96], "rank_cover_min": [0.9],
+            "rank_items_below": [0], "rank_width": [3.0], "rank_width_median": [3.0],
+            "brier": [0.05], "brier_base": [0.09], "ece": [0.01],
+        }
+    )  # fmt: skip
+    path = write_intervals_include(tmp_path / "intervals_coverage.md", summary)
+    text = path.read_text()
+    assert text.startswith(HEADER)
+    _, rows = parse_table(text)
+    assert rows[0][0] == "a" and rows[0][1] == "Perturbed MLE (Alg. 1)"
 
 
 # ---------------------------------------------------------------------------

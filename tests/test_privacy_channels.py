@@ -267,6 +267,26 @@ def test_the_channel_helper_sees_what_used_to_leak(tmp_path):
     assert np.all([channel_signature(c) == channel_signature(d)])
 
 
+def test_the_intervals_summaries_are_masked_as_values():
+    """How many items the release does not locate, and in how many tie classes it falls, are
+    functions of the released intervals: masked in the record and in the note; any other
+    message still counts."""
+    from dprank.audit.command_channels import CommandRun
+
+    def run(located, classes, note):
+        record = {"intervals": {"items_not_located": located, "tie_classes": classes}}
+        files = {"r.json": json.dumps(record).encode()}
+        return CommandRun(("rank",), 0, "", note, files)
+
+    a = run(0, 3, "")
+    b = run(2, 1, "dprank: note: --intervals 0.95: 2 of 6 items are not located by the release\n")
+    assert channel_differences(a, b) == []
+    c = run(5, 1, "dprank: note: --intervals 0.95: 5 of 6 items are not located by the release\n")
+    assert channel_differences(b, c) == []
+    d = run(5, 1, "dprank: warning: the comparison graph has 2 components\n")
+    assert channel_differences(c, d)
+
+
 def test_the_html_channel_masks_values_and_keeps_the_rest():
     """An HTML leaderboard: its values and row order are the release; items, columns and text
     are channels (a leak in the page's words or its item set is a difference)."""

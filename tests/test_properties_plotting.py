@@ -876,11 +876,19 @@ def _coverage(draw):
             **{
                 f"{w}_{c}": draw(st.lists(st.floats(lo, 1.0), min_size=k, max_size=k))
                 for w in ("score", "rank")
-                for c, lo in (("cover", 0.5), ("cover_se", 0.0), ("width", 0.1))
+                for c, lo in (("cover", 0.5), ("cover_min", 0.3), ("width_median", 0.1))
             },
         }
     )
-    return {"summary": summary, "level": 0.95, "target": draw(st.floats(0.8, 0.95))}
+    if draw(st.booleans()):  # with the comparator's coverage
+        for w in ("score", "rank"):
+            summary[f"boot_{w}_cover"] = draw(st.lists(st.floats(0.5, 1.0), min_size=k, max_size=k))
+    return {
+        "summary": summary,
+        "level": 0.95,
+        "target": draw(st.floats(0.8, 0.95)),
+        "item_target": draw(st.floats(0.5, 0.9)),
+    }
 
 
 def _check_coverage(r, kw):
@@ -902,6 +910,7 @@ case(
     summary=NOT_A_FRAME,
     level=[1.5, "x", NAN],
     target=[-0.1, None],
+    item_target=[1.5, None],
 )
 
 _DEFAULT5 = {"theta_half": 1.0, "p": 0.5, "lambda_c": 1.0}

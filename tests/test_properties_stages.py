@@ -1275,11 +1275,17 @@ case(
 )
 
 # ---- the intervals of the released scores
-_IV_SETTINGS = {"n_items": 4, "spread": 3.0, "level": 0.9, "n_boot": 20, "interval": "basic"}
+_IV_SETTINGS = {"level": 0.9, "n_boot": 20}
 _IV_DESIGNS = {
-    "edge": {"method": "edge_mle", "epsilon": 2.0, "graph": "dense", "p": 1.0, "per_pair": 3},
-    "local": {"method": "local_adrr", "epsilon": 2.0, "graph": "dense", "users": 20, "per_user": 3},
-}
+    "edge": {
+        "method": "edge_mle", "epsilon": 2.0, "n_items": 4,
+        "graph": {"kind": "er", "p": 1.0, "per_pair": 3},
+    },
+    "local": {
+        "method": "local_adrr", "epsilon": 2.0, "n_items": 4,
+        "users": {"count": 20, "per_user": 3},
+    },
+}  # fmt: skip
 case(
     study_intervals.run_design,
     kw(
@@ -1292,15 +1298,17 @@ case(
     lambda r, kw: (
         len(r) == 4 * len(kw["replicates"])
         and bool((r["score_lo"] <= r["score_hi"]).all() and (r["rank_lo"] <= r["rank_hi"]).all())
-        and sorted(r["true_rank"][r["replicate"] == kw["replicates"][0]]) == [1, 2, 3, 4]
+        and sorted(r["true_rank_lo"][r["replicate"] == kw["replicates"][0]]) == [1, 2, 3, 4]
+        # the truth is fixed across replicates (fixed truth and graph per design)
+        and r.groupby("item_id")["true_rank_lo"].nunique().max() == 1
         and r.equals(study_intervals.run_design(**kw))
     ),
     name=BAD_TEXT,
-    spec=[None, "x", {"method": "edge_mle"}, {**_IV_DESIGNS["edge"], "epsilon": 0.0}],
+    spec=[None, "x", {"method": "edge_mle"}, {**_IV_DESIGNS["edge"], "n_items": 1}],
     settings=[
         None,
         "x",
-        {"n_items": 4},
+        {"level": 0.9},
         {**_IV_SETTINGS, "level": 1.5},
         {**_IV_SETTINGS, "n_boot": 5},
     ],
@@ -1316,29 +1324,41 @@ _IV_FRAME = pd.concat(
 def _check_coverage(r, kw):
     f = kw["frame"]
     inside = (f["score_lo"] <= f["theta"]) & (f["theta"] <= f["score_hi"])
+    per_item = inside.groupby([f["design"], f["item_id"]], sort=False).mean()
     return (
         list(r["design"]) == list(dict.fromkeys(f["design"]))
         and np.allclose(r["score_cover"], inside.groupby(f["design"], sort=False).mean())
-        and list(r["meets"])
-        == [
-            bool(a >= kw["target"] and b >= kw["target"])
-            for a, b in zip(r["score_cover"], r["rank_cover"], strict=True)
-        ]
+        and np.allclose(r["score_cover_min"], per_item.groupby(level=0, sort=False).min())
+        and all(
+            not m or (a >= kw["target"] and b >= kw["item_target"])
+            for m, a, b in zip(r["meets"], r["rank_cover"], r["rank_cover_min"], strict=True)
+        )
     )
 
 
 case(
     study_intervals.summarise,
-    kw(frame=st.just(_IV_FRAME), designs=st.just(_IV_DESIGNS), target=st.floats(0, 1)),
+    kw(
+        frame=st.just(_IV_FRAME),
+        designs=st.just(_IV_DESIGNS),
+        target=st.floats(0, 1),
+        item_target=st.floats(0, 1),
+    ),
     _check_coverage,
     frame=[None, "x", pd.DataFrame({"design": ["edge"]})],
     designs=[None, "x", {"edge": _IV_DESIGNS["edge"]}],
     target=[-0.1, 1.5, NAN, "0.9"],
+    item_target=[-0.1, 1.5, NAN, "0.9"],
 )
-_IV_SUMMARY = study_intervals.summarise(_IV_FRAME, _IV_DESIGNS, 0.9)
+_IV_SUMMARY = study_intervals.summarise(_IV_FRAME, _IV_DESIGNS, 0.9, 0.85)
 case(
     study_intervals.coverage_markdown,
-    kw(summary=st.just(_IV_SUMMARY), level=st.floats(0.5, 0.99), target=st.floats(0, 1)),
+    kw(
+        summary=st.just(_IV_SUMMARY),
+        level=st.floats(0.5, 0.99),
+        target=st.floats(0, 1),
+        item_target=st.floats(0, 1),
+    ),
     lambda r, kw: (
         r.count("\n| edge |") + r.count("\n| local |") == 2
         and r.endswith("\n")
@@ -1347,6 +1367,7 @@ case(
     summary=[None, "x", pd.DataFrame({"design": ["edge"]})],
     level=[0.0, 1.0, NAN, "0.9"],
     target=[-0.1, 1.5, NAN, "0.9"],
+    item_target=[-0.1, 1.5, NAN, "0.9"],
 )
 
 

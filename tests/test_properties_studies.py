@@ -382,14 +382,32 @@ case(
     lambda r, kw: r["experiment"] == kw["experiment"] and r["seed"] == CONFIG["seed"],
 )
 _DESIGNS = CONFIG["intervals"]["designs"]
+_SMALL_DESIGNS = [k for k, v in _DESIGNS.items() if v["n_items"] <= 60]
 case(
-    study_intervals.simulate_design,
+    study_intervals.fixed_design,
+    kw(spec=st.sampled_from(_SMALL_DESIGNS).map(_DESIGNS.get), seed=st.integers(0, 2**31)),
+    lambda r, kw: (
+        r["theta"].size == kw["spec"]["n_items"]
+        and abs(float(r["theta"].mean())) < 1e-9
+        and all(
+            np.array_equal(x, y)
+            for x, y in zip(
+                r.values(),
+                study_intervals.fixed_design(kw["spec"], kw["seed"]).values(),
+                strict=True,
+            )
+            if isinstance(x, np.ndarray)
+        )
+    ),
+)
+case(
+    study_intervals.simulate_replicate,
     kw(
-        spec=st.sampled_from(sorted(_DESIGNS)).map(_DESIGNS.get),
-        theta=st.just(np.zeros(CONFIG["intervals"]["n_items"])),
+        spec=st.sampled_from(_SMALL_DESIGNS).map(_DESIGNS.get),
+        fixed=lambda kw: st.just(study_intervals.fixed_design(kw["spec"], 1)),
         rng=generator(),
     ),
-    lambda c, kw: c.n_items == CONFIG["intervals"]["n_items"] and c.n_records >= 1,
+    lambda c, kw: c.n_items == kw["spec"]["n_items"] and c.n_records >= 1,
 )
 _SYNTH = CONFIG["benchmark"]["synthetic"]
 case(

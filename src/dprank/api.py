@@ -227,14 +227,23 @@ class Ranking:
         return columns
 
     def intervals(
-        self, level: float = 0.95, *, n_boot: int = 200, rng=None, kind: str = "bootstrap"
+        self,
+        level: float = 0.95,
+        *,
+        n_boot: int = 200,
+        rng=None,
+        kind: str = "auto",
+        joint: bool = False,
+        min_per_user: int | None = None,
     ) -> pd.DataFrame:
-        """Intervals for each item's score and rank, post-processing of the release.
+        """Intervals for each item's score and rank, and tie classes: post-processing.
 
         Computed only from the released scores and what the privacy model
         treats as public (:func:`dprank.intervals.intervals`, which states the
         construction); they cost no privacy budget. Returns ``item, estimate,
-        score_lo, score_hi, rank_lo, rank_hi`` (and ``p_top_k`` with ``top_k``).
+        score_lo, score_hi, rank_lo, rank_hi`` (and ``p_top_k`` with ``top_k``),
+        ``tie_class`` and ``informative``. ``min_per_user`` declares the least
+        number of comparisons of one user under individual DP (default 1).
 
         Raises
         ------
@@ -245,24 +254,36 @@ class Ranking:
         if release is not None and release.__class__.__name__ == "TiesRelease":
             from .private_ties import ties_intervals  # the ties methods' own bootstrap
 
-            if kind != "bootstrap":
+            if kind not in ("auto", "bootstrap"):
                 raise ValueError("the ties methods' intervals are a bootstrap (kind='bootstrap')")
+            if joint:
+                raise ValueError("the ties methods' intervals are marginal (joint=False)")
+            if min_per_user is not None:
+                raise ValueError("min_per_user applies only to individual DP (privacy='user')")
             return ties_intervals(
                 release, self.items, level=level, n_boot=n_boot, rng=rng, top_k=self.top_k
             )
-        from .intervals import intervals
+        from dataclasses import replace
 
+        from .intervals import UserDesign, intervals
+
+        design = self.design
+        if min_per_user is not None:
+            if not isinstance(design, UserDesign):
+                raise ValueError("min_per_user applies only to individual DP (privacy='user')")
+            design = replace(design, min_per_user=int(min_per_user))
         return intervals(
             self.scores,
             self.method,
             self.epsilon,
-            self.design,
+            design,
             model=self.model or "btl",
             level=level,
             top_k=self.top_k,
             n_boot=n_boot,
             rng=rng,
             kind=kind,
+            joint=joint,
             calibration=self.fit.details,
             items=self.items,
             options=self.options,

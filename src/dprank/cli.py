@@ -239,13 +239,7 @@ def _rank_method(args):
     _check_leaderboard_options(args)
     if args.audit_record == "-":
         raise UsageError("--audit-record needs a file name (it is written with mode 0600)")
-    if args.intervals is not None:
-        from .intervals import NO_INTERVALS, supports
-
-        if not 0 < args.intervals < 1:
-            raise UsageError(f"--intervals must lie strictly between 0 and 1, got {args.intervals}")
-        if not supports(method):
-            raise UsageError(f"--intervals: method {name} has no intervals: {NO_INTERVALS[name]}")
+    _check_interval_options(args, method, name)
     return name, method
 
 
@@ -294,6 +288,43 @@ def _check_leaderboard_options(args) -> None:
                 f"--anchor must be MODEL=VALUE (e.g. gpt-4-0613=1000), got {args.anchor!r}"
             )
         args.anchor = (model, number)
+
+
+def _check_interval_options(args, method, name: str) -> None:
+    """``--intervals`` and its companions, checked before any data is read."""
+    if args.intervals is None:
+        for flag, given in (
+            ("--intervals-joint", args.intervals_joint),
+            ("--intervals-method", args.intervals_method != "auto"),
+            ("--min-per-user", args.min_per_user is not None),
+        ):
+            if given:
+                raise UsageError(f"{flag} needs --intervals LEVEL")
+        return
+    from .intervals import NO_INTERVALS, TIES_METHODS, supports
+
+    if not 0 < args.intervals < 1:
+        raise UsageError(f"--intervals must lie strictly between 0 and 1, got {args.intervals}")
+    if not supports(method):
+        raise UsageError(f"--intervals: method {name} has no intervals: {NO_INTERVALS[name]}")
+    if name in TIES_METHODS:
+        for flag, given in (
+            ("--intervals-joint", args.intervals_joint),
+            ("--intervals-method asymptotic", args.intervals_method == "asymptotic"),
+            ("--min-per-user", args.min_per_user is not None),
+        ):
+            if given:
+                raise UsageError(
+                    f"{flag} does not apply to method {name}: its intervals are the marginal "
+                    "parametric bootstrap of its release (docs/leaderboard.md)"
+                )
+    if args.min_per_user is not None:
+        if args.privacy != "individual":
+            raise UsageError("--min-per-user applies only to --privacy individual")
+        if args.min_per_user > args.max_per_user:
+            raise UsageError(
+                f"--min-per-user {args.min_per_user} exceeds --max-per-user {args.max_per_user}"
+            )
 
 
 def _read_rank_input(args, method, name: str, progress: _Progress):
@@ -426,6 +457,10 @@ def _with_intervals(args, ranking, frame, name: str):
     """``frame`` with the intervals of ``--intervals`` (post-processing: no privacy spent).
 
     The bootstrap's randomness is fresh entropy, or ``--insecure-seed``'s stream.
+    Items the release does not locate (``informative`` False) get empty interval
+    cells, and standard error says how many and why. The ties methods' intervals
+    (:func:`dprank.private_ties.ties_intervals`) locate every item and leave the tie
+    classes to the leaderboard (:func:`_leaderboard`).
     """
     from .seeding import Stream, generator, stable_id
 
@@ -433,8 +468,40 @@ def _with_intervals(args, ranking, frame, name: str):
         rng = np.random.default_rng()
     else:
         rng = generator(args.insecure_seed, "dprank.rank", stable_id(name), 0, Stream.BOOTSTRAP)
-    iv = ranking.intervals(args.intervals, rng=rng)
-    return frame.merge(iv.drop(columns="estimate"), on="item", how="left")
+    iv = ranking.intervals(
+        args.intervals,
+        rng=rng,
+        kind=args.intervals_method,
+        joint=args.intervals_joint,
+        min_per_user=args.min_per_user,
+    )
+    if "informative" not in iv.columns:  # the ties methods' bootstrap, centred on the score
+        return frame.merge(iv.drop(columns="estimate"), on="item", how="left")
+    vague = ~iv["informative"].to_numpy()
+    for column in ("score_lo", "score_hi", "rank_lo", "rank_hi"):
+        iv[column] = iv[column].astype("float64").where(~vague)
+    iv[["rank_lo", "rank_hi"]] = iv[["rank_lo", "rank_hi"]].astype("Int64")
+    args.intervals_summary = {
+        "kind": iv.attrs["kind"],
+        "items_not_located": int(vague.sum()),
+        "tie_classes": int(iv["tie_class"].max()),
+    }
+    n = len(iv)
+    if vague.all():
+        _stderr(
+            f"note: --intervals {args.intervals:g}: the release does not locate any of the {n} "
+            "items (each rank interval spans at least 90% of the places): the privacy noise "
+            "outweighs what the comparisons resolve; the interval cells are left empty "
+            "(a larger epsilon or more comparisons per item would help)"
+        )
+    elif vague.any():
+        _stderr(
+            f"note: --intervals {args.intervals:g}: {int(vague.sum())} of {n} items are not "
+            "located by the release (rank interval over at least 90% of the places); their "
+            "interval cells are left empty"
+        )
+    iv = iv.drop(columns="informative")
+    return frame.merge(iv, on="item", how="left")
 
 
 def _audit_head(args, table) -> dict:
@@ -459,8 +526,15 @@ def _leaderboard(args, ranking, frame):
 
     if args.scale == "logit" and args.intervals is None:
         return frame
+    nullable = []  # the intervals' integer columns with empty cells (pandas' Int64)
     if not isinstance(frame, dict):
-        frame = {k: frame[k].to_numpy() for k in frame.columns}
+        nullable = [k for k in frame.columns if str(frame[k].dtype) == "Int64"]
+        frame = {
+            k: frame[k].to_numpy(dtype="float64", na_value=np.nan)
+            if k in nullable
+            else frame[k].to_numpy()
+            for k in frame.columns
+        }
     if "score" not in frame:
         return frame  # the one-shot release: labels of its top k only
     release = getattr(ranking.fit, "release", None)
@@ -468,9 +542,17 @@ def _leaderboard(args, ranking, frame):
     if release is not None and hasattr(release, "votes") and args.intervals is not None:
         votes = dict(zip(ranking.items.tolist(), release.votes.tolist(), strict=True))
     try:
-        return leaderboard_columns(frame, scale=args.scale, anchor=args.anchor, votes=votes)
+        out = leaderboard_columns(frame, scale=args.scale, anchor=args.anchor, votes=votes)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    if not nullable:
+        return out
+    import pandas as pd
+
+    table = pd.DataFrame(out)
+    for k in nullable:
+        table[k] = table[k].astype("Int64")
+    return table
 
 
 def _rank_outputs(args, table, ranking, frame, sidecar, method) -> list:
@@ -478,14 +560,39 @@ def _rank_outputs(args, table, ranking, frame, sidecar, method) -> list:
     record."""
     record = {"dprank_version": __version__, **ranking.record()}
     if args.intervals is not None:
-        ties = getattr(ranking.fit, "release", None) is not None
-        construction = "dprank.private_ties.ties_intervals" if ties else "dprank.intervals"
-        record["intervals"] = {
-            "level": args.intervals,
-            "kind": f"parametric bootstrap ({construction}), 200 draws",
-            "columns": "score_lo, score_hi: the model's centred parameters; rank_lo, rank_hi; "
-            "rank_ub (1 + models wholly above), tie_class (dprank.leaderboard)",
-        }
+        from .intervals import TIES_METHODS
+
+        summary = getattr(args, "intervals_summary", {})
+        columns = (
+            "score_lo, score_hi: bounds of the model's centred parameter around {centre}; "
+            "rank_lo, rank_hi; rank_ub: 1 + the items whose interval lies wholly above "
+            "(dprank.leaderboard)"
+        )
+        if method.name in TIES_METHODS:
+            record["intervals"] = {
+                "level": args.intervals,
+                "joint": False,
+                "method": "dprank.private_ties.ties_intervals, parametric bootstrap, 200 draws",
+                "centre": "score: the model's parameter fitted to the release",
+                "columns": columns.format(centre="score"),
+                "tie_class": "a tie class groups models the release cannot order against the "
+                "class's first model (dprank.leaderboard)",
+            }
+        else:
+            record["intervals"] = {
+                "level": args.intervals,
+                "joint": bool(args.intervals_joint),
+                "method": f"dprank.intervals, {summary.get('kind', args.intervals_method)}",
+                "centre": "estimate: the model's parameter estimated from the release, centred "
+                "to mean 0 (score is the release itself)",
+                "columns": columns.format(centre="estimate")
+                + "; empty cells: the release does not locate the item",
+                "tie_class": "a tie class groups the items whose places the simultaneous rank "
+                "intervals cannot split (dprank.intervals)",
+                **{k: v for k, v in summary.items() if k != "kind"},
+            }
+            if args.min_per_user is not None:
+                record["intervals"]["min_per_user"] = args.min_per_user
     if args.scale != "logit":
         anchor = None if args.anchor is None else {"model": args.anchor[0], "value": args.anchor[1]}
         record["scale"] = {"name": args.scale, "points_per_logit": "400 / ln(10)", "anchor": anchor}
@@ -516,6 +623,13 @@ def _html_writer(frame, record, args):
 
     name = _input_name(args)
     title = f"Leaderboard: {'standard input' if name == '-' else name}"
+    if not isinstance(frame, dict):  # empty interval cells: NaN for the page
+        frame = {
+            k: frame[k].to_numpy(dtype="float64", na_value=np.nan)
+            if str(frame[k].dtype) == "Int64"
+            else frame[k].to_numpy()
+            for k in frame.columns
+        }
     return _text_writer(
         html_page(frame, {**record, "intervals_level": args.intervals}, title=title)
     )
@@ -902,6 +1016,7 @@ def _add_rank_parser(sub) -> None:
         p, "the comparison file (CSV, TSV, Parquet or JSON lines; '-' for standard input)"
     )
     _add_rank_model_options(p)
+    _add_rank_interval_options(p)
     _add_seed_options(p)
     _add_rank_output_options(p)
     p.add_argument(
@@ -976,19 +1091,50 @@ def _add_rank_model_options(p: argparse.ArgumentParser) -> None:
         help="add an in_top_k column (at most the number of items)",
     )
     p.add_argument(
-        "--intervals",
-        type=float,
-        metavar="LEVEL",
-        help="add score_lo, score_hi, rank_lo, rank_hi (and p_top_k with --top-k): marginal "
-        "intervals at this level (e.g. 0.95), computed from the release and public inputs "
-        "only (docs/intervals.md)",
-    )
-    p.add_argument(
         "--max-per-user",
         type=_positive_int,
         metavar="L",
         help="individual (required): declared public bound on one user's comparisons; the "
         "noise is calibrated to it and a user with more keeps L, chosen at random",
+    )
+
+
+def _add_rank_interval_options(p: argparse.ArgumentParser) -> None:
+    """``rank``'s intervals: post-processing of the release, no privacy spent."""
+    g = p.add_argument_group(
+        "intervals",
+        "post-processing of the release and public inputs only: no privacy budget is spent "
+        "(docs/intervals.md)",
+    )
+    g.add_argument(
+        "--intervals",
+        type=float,
+        metavar="LEVEL",
+        help="add estimate, score_lo, score_hi, rank_lo, rank_hi, tie_class (and p_top_k "
+        "with --top-k) at this level, e.g. 0.95. The score intervals are centred on "
+        "'estimate', the model's parameter estimated from the release (centred to mean 0), "
+        "not on 'score' (the release itself, shrunk by the method's ridge); tie_class groups "
+        "the items whose order the release cannot resolve. Cells stay empty for items the "
+        "release does not locate (rank interval over 90%% of the places)",
+    )
+    g.add_argument(
+        "--intervals-joint",
+        action="store_true",
+        help="simultaneous intervals: all items' intervals hold at once at LEVEL (wider)",
+    )
+    g.add_argument(
+        "--intervals-method",
+        choices=("auto", "bootstrap", "asymptotic"),
+        default="auto",
+        help="the error law: refits of simulated releases (bootstrap) or their "
+        "linearisation (asymptotic, fast at scale); auto: the bootstrap up to 100 items",
+    )
+    g.add_argument(
+        "--min-per-user",
+        type=_positive_int,
+        metavar="K",
+        help="individual: declared least comparisons of one user (default 1); the "
+        "intervals hold for every design between K and --max-per-user comparisons per user",
     )
 
 

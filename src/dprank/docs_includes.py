@@ -13,6 +13,8 @@ number in the pages is typed by hand:
   summary (``paper_a_edge``, ``paper_a_individual``, ``paper_b2``, ``paper_b1``);
 - ``audit.md``: claimed against measured privacy loss of every mechanism, from
   ``results/audit/privacy.csv``;
+- ``intervals_coverage.md``: the intervals' coverage study (target ``intervals``, rule
+  ``intervals_docs``), from ``results/tables/intervals/coverage.csv``;
 - ``deviations.md``: the curated ``resources/deviations.yaml`` with the agreement
   this run measured for each item it names.
 
@@ -60,6 +62,7 @@ __all__ = [
     "runtime_paper_a_table",
     "runtime_paper_b2_table",
     "write_includes",
+    "write_intervals_include",
 ]
 
 #: First line of every include: how to regenerate it.
@@ -612,3 +615,21 @@ def write_includes(
         tmp.replace(path)
         written.append(path)
     return written
+
+
+def write_intervals_include(path: str | Path, summary: pd.DataFrame) -> Path:
+    """Write ``docs/includes/intervals_coverage.md``: the intervals' coverage table.
+
+    From the study's summary (``results/tables/intervals/coverage.csv``,
+    :func:`dprank.studies.intervals.summarise`), by the rule ``intervals_docs``.
+    """
+    from dprank.studies.intervals import coverage_table
+
+    _checks.path(path, "path")
+    _checks.frame(summary, "summary")
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".md.tmp")
+    tmp.write_text(HEADER + coverage_table(summary))
+    tmp.replace(path)
+    return path

@@ -10,10 +10,14 @@ release and public inputs only:
   convention; ``arena-rank`` reports ``1000 + 400 / ln(10) theta``);
 * ``rank_ub``, the **rank upper bound**: ``1 +`` the number of models whose interval
   lies wholly above this model's (LMArena's "Rank (UB)": the best rank the data do not
-  rule out);
-* ``tie_class``: models the release cannot order, numbered from the top: walking down
-  the ranking, a new class starts at the first model whose interval lies wholly below
-  the interval of the current class's first model (:func:`tie_classes`);
+  rule out); a missing or infinite bound (a model the release does not locate) is
+  unbounded on that side;
+* ``tie_class``: models the release cannot order, numbered from the top. With the
+  intervals of :func:`dprank.intervals.intervals` (every method but the ties methods)
+  it is theirs: the groups of places the simultaneous rank intervals cannot split.
+  Otherwise (the ties methods' bootstrap), walking down the ranking, a new class starts
+  at the first model whose interval lies wholly below the interval of the current
+  class's first model (:func:`tie_classes`);
 * ``votes``: the votes per model *as released* (methods that release them: the ties
   methods of :mod:`dprank.private_ties`; noisy under voter-level DP, public under edge
   DP, the release's own under local DP), never the private counts.
@@ -64,6 +68,16 @@ def rank_upper_bound(score_lo, score_hi) -> np.ndarray:
     lo, hi = _bounds(score_lo, score_hi)
     sorted_lo = np.sort(lo)
     above = lo.size - np.searchsorted(sorted_lo, hi, side="right")
+    return (1 + above).astype(np.int64)
+
+
+def _unbounded_rank_ub(score_lo, score_hi) -> np.ndarray:
+    """:func:`rank_upper_bound` where a bound may be missing (NaN) or infinite: a missing
+    lower bound is ``-inf``, a missing upper bound ``+inf`` (the release does not bound the
+    model on that side), so such a model's rank UB is 1 and it lies above no other."""
+    lo = np.where(np.isnan(score_lo), -np.inf, score_lo)
+    hi = np.where(np.isnan(score_hi), np.inf, score_hi)
+    above = lo.size - np.searchsorted(np.sort(lo), hi, side="right")
     return (1 + above).astype(np.int64)
 
 
@@ -126,9 +140,11 @@ def leaderboard_columns(
     """The ranking's columns (``item, score, rank[, ...]`` and, if present, the intervals'
     ``score_lo, score_hi, rank_lo, rank_hi``) with the leaderboard's added.
 
-    ``scale="elo"`` puts ``score``, ``score_lo`` and ``score_hi`` on the arena scale;
-    with intervals, ``rank_ub`` and ``tie_class`` are appended, and ``votes`` (a map
-    from item to its released vote count) adds that column.
+    ``scale="elo"`` puts ``score``, ``estimate``, ``score_lo`` and ``score_hi`` on the
+    arena scale; with intervals, ``rank_ub`` is appended and ``tie_class`` unless the
+    intervals give theirs, and ``votes`` (a map from item to its released vote count)
+    adds that column. Bounds may be missing (NaN) or infinite where the release does
+    not locate a model (:func:`_unbounded_rank_ub`).
     """
     _checks.mapping(columns, "columns", ("item",))
     if not isinstance(scale, str) or scale not in ("logit", "elo"):
@@ -143,12 +159,20 @@ def leaderboard_columns(
     if scale == "elo" and "score" in out:
         theta = out["score"].astype(np.float64)
         shift = elo_offset(theta, items, anchor)
-        for key in ("score", "score_lo", "score_hi"):
+        for key in ("score", "estimate", "score_lo", "score_hi"):
             if key in out:
                 out[key] = ELO_PER_LOGIT * out[key].astype(np.float64) + shift
     if "score_lo" in out and "score_hi" in out:
-        out["rank_ub"] = rank_upper_bound(out["score_lo"], out["score_hi"])
-        out["tie_class"] = tie_classes(out["score"], out["score_lo"], out["score_hi"])
+        lo = out["score_lo"].astype(np.float64)
+        hi = out["score_hi"].astype(np.float64)
+        if np.all(np.isfinite(lo)) and np.all(np.isfinite(hi)):
+            out["rank_ub"] = rank_upper_bound(lo, hi)
+        else:
+            out["rank_ub"] = _unbounded_rank_ub(lo, hi)
+        if "tie_class" not in out:
+            out["tie_class"] = tie_classes(out["score"], lo, hi)
+        else:  # the intervals' own (simultaneous) classes: kept, after rank_ub
+            out["tie_class"] = out.pop("tie_class")
     if votes is not None:
         missing = [str(i) for i in items if str(i) not in votes]
         if missing:
@@ -300,6 +324,15 @@ def _interval_svg(lo, est, hi, vmin, vmax, width=220, height=14) -> str:
     )
 
 
+def _json_column(values: np.ndarray) -> list:
+    """A column for the page's data: text as text, a missing or infinite number as null."""
+    if values.dtype.kind == "O":
+        return [str(x) for x in values]
+    if values.dtype.kind == "f":
+        return [float(x) if math.isfinite(x) else None for x in values.tolist()]
+    return values.tolist()
+
+
 def html_page(columns: Mapping[str, np.ndarray], record: Mapping, *, title: str) -> str:
     """A self-contained HTML leaderboard of :func:`leaderboard_columns`' output.
 
@@ -324,8 +357,12 @@ def html_page(columns: Mapping[str, np.ndarray], record: Mapping, *, title: str)
     if "votes" in cols:
         heads.append(("votes", "Votes (released)"))
     if has_iv:
-        vmin = float(np.min(cols["score_lo"]))
-        vmax = float(np.max(cols["score_hi"]))
+        centre = cols.get("estimate", cols["score"]).astype(np.float64)
+        lo_all = cols["score_lo"].astype(np.float64)
+        hi_all = cols["score_hi"].astype(np.float64)
+        ends = np.concatenate([lo_all, hi_all, centre])
+        ends = ends[np.isfinite(ends)]
+        vmin, vmax = (float(ends.min()), float(ends.max())) if ends.size else (0.0, 1.0)
     rows = []
     for pos, k in enumerate(order):
         cells = [f'<td data-value="{int(cols["rank"][k])}">{int(cols["rank"][k])}</td>']
@@ -337,14 +374,22 @@ def html_page(columns: Mapping[str, np.ndarray], record: Mapping, *, title: str)
         cells.append(f'<td class="item" data-value="{name}">{name}</td>')
         cells.append(f'<td data-value="{float(cols["score"][k])!r}">{_fmt(cols["score"][k])}</td>')
         if has_iv:
-            lo, hi = float(cols["score_lo"][k]), float(cols["score_hi"][k])
-            svg = _interval_svg(lo, cols["score"][k], hi, vmin, vmax)
-            cells.append(
-                f'<td class="interval" data-value="{lo!r}" title="{_fmt(lo)} to {_fmt(hi)}">'
-                f"{svg} <small>{_fmt(lo)} to {_fmt(hi)}</small></td>"
-            )
-            rl, rh = int(cols["rank_lo"][k]), int(cols["rank_hi"][k])
-            cells.append(f'<td data-value="{rl}">{rl}&ndash;{rh}</td>')
+            lo, hi = float(lo_all[k]), float(hi_all[k])
+            if math.isfinite(lo) and math.isfinite(hi):
+                svg = _interval_svg(lo, centre[k], hi, vmin, vmax)
+                cells.append(
+                    f'<td class="interval" data-value="{lo!r}" title="{_fmt(lo)} to {_fmt(hi)}">'
+                    f"{svg} <small>{_fmt(lo)} to {_fmt(hi)}</small></td>"
+                )
+            else:  # not located, or unbounded on one side: no drawing
+                text = "not located" if math.isnan(lo) else f"{_fmt(lo)} to {_fmt(hi)}"
+                key = "-Infinity" if not math.isfinite(lo) else repr(lo)
+                cells.append(f'<td class="interval" data-value="{key}">{text}</td>')
+            rl, rh = float(cols["rank_lo"][k]), float(cols["rank_hi"][k])
+            if math.isfinite(rl) and math.isfinite(rh):
+                cells.append(f'<td data-value="{int(rl)}">{int(rl)}&ndash;{int(rh)}</td>')
+            else:
+                cells.append(f'<td data-value="{n + 1}">not located</td>')
         if "votes" in cols:
             cells.append(f'<td data-value="{int(cols["votes"][k])}">{int(cols["votes"][k])}</td>')
         shade = ' class="odd-class"' if has_iv and int(cols["tie_class"][k]) % 2 else ""
@@ -363,14 +408,20 @@ def html_page(columns: Mapping[str, np.ndarray], record: Mapping, *, title: str)
         meta += f"; model: {html.escape(str(record['model']))}"
     notes = []
     if has_iv:
+        iv = record.get("intervals") or {}
+        joint = bool(iv.get("joint")) if isinstance(iv, Mapping) else False
+        classes = iv.get("tie_class") if isinstance(iv, Mapping) else None
+        how = "simultaneous (all models at once)" if joint else "marginal (one model at a time)"
+        classes = classes or (
+            "a tie class groups models the release cannot order against the class's first model"
+        )
         notes.append(
-            "Intervals are marginal (one model at a time), computed from the release and "
-            "public inputs only. Rank (UB) is one plus the number of models whose interval "
-            "lies wholly above this one's; a tie class groups models the release cannot "
-            "order against the class's first model."
+            f"Intervals are {how}, computed from the release and public inputs only. "
+            "Rank (UB) is one plus the number of models whose interval lies wholly above "
+            f"this one's; {html.escape(str(classes))}."
         )
     notes.append("Click a column's header to sort.")
-    data = {k: v.tolist() if v.dtype.kind != "O" else [str(x) for x in v] for k, v in cols.items()}
+    data = {k: _json_column(v) for k, v in cols.items()}
     payload = json.dumps(data).replace("<", "\\u003c")  # no "</script>" inside the script
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'

@@ -17,7 +17,9 @@ byte-identical. This module runs the command in-process and takes it apart:
   the released file, a function of the values), an HTML leaderboard (``--html``)
   becomes its page with the table's rows replaced by their set of items, the
   embedded data by its column names and every number masked, standard output is
-  masked like a CSV when it is one, elapsed times are masked on standard error;
+  masked like a CSV when it is one, elapsed times are masked on standard error, and
+  ``rank --intervals``' note on the items the release does not locate (a function of
+  the released intervals) is removed from it;
 * :func:`channel_differences` names the channels in which two runs differ;
   :func:`channel_signature` is one hash of them all, the statistic of a
   distinguisher ("is the signature that of ``D``?") for an audit harness: on
@@ -57,6 +59,7 @@ PRIVATE_OPTIONS = ("--audit-record", "--ledger", "--plot")
 VALUE_COLUMNS = frozenset(
     {
         "score",
+        "estimate",
         "rank",
         "in_top_k",
         "score_lo",
@@ -75,9 +78,14 @@ VALUE_COLUMNS = frozenset(
         "winner",
     }
 )
-#: JSON fields that are functions of the released values (the released file's hash).
-VALUE_FIELDS = frozenset({"sha256"})
+#: JSON fields that are functions of the released values: the released file's hash, and
+#: the intervals' counts of items the release does not locate and of tie classes.
+VALUE_FIELDS = frozenset({"sha256", "items_not_located", "tie_classes"})
 _ELAPSED = re.compile(r"\d+(?:\.\d+)?\s*(?:s|ms|seconds?)\b")
+#: ``rank --intervals``' note on the items the release does not locate: whether it is
+#: printed and what it says are functions of the released intervals (post-processing), so
+#: the line is removed like a value.
+_INTERVALS_NOTE = re.compile(r"^(?:\S+: )?note: --intervals [^\n]*\n?", re.M)
 
 
 @dataclass(frozen=True)
@@ -224,7 +232,7 @@ def channels(run: CommandRun) -> dict[str, object]:
     out = {
         "exit_status": run.exit_status,
         "stdout": _csv_channel(run.stdout) if to_stdout else run.stdout,
-        "stderr": _ELAPSED.sub("<time>", run.stderr),
+        "stderr": _INTERVALS_NOTE.sub("", _ELAPSED.sub("<time>", run.stderr)),
         "files": tuple(sorted(run.files)),
     }
     for name, data in run.files.items():

@@ -1,0 +1,373 @@
+"""Rank intervals, ``p_top_k``, simultaneous bands and tie classes of :mod:`dprank.intervals`.
+
+Pure functions of an estimate ``t`` (centred), its variances ``v`` and the
+noise law: steps 4 to 6 of the construction stated in :mod:`dprank.intervals`.
+Private: the public names live in :mod:`dprank.intervals`.
+
+* :func:`mixture_quantile`: quantiles of the privacy noise (Laplace, Gaussian or
+  none) plus a normal sampling error, exact for the Laplace-normal convolution.
+* :func:`prior_scale`: the scale of a working normal prior (the reference point of
+  the bootstrap); :func:`npmle_prior` and :func:`npmle_ranks`: the nonparametric
+  maximum-likelihood prior of the scores and the ranks of draws from each item's
+  posterior under it.
+* :func:`extend_to_ends`: an item that no other item beats significantly at
+  the simultaneous (Bonferroni) level gets ``rank_lo = 1`` (and symmetrically
+  ``rank_hi = n``): the data cannot exclude that it is the best.
+* :func:`band_ranks`: the ranks that a simultaneous score band implies.
+* :func:`tie_classes`: groups of places that the simultaneous rank intervals
+  cannot split.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import scipy.special
+
+ndtr = scipy.special.ndtr
+ndtri = scipy.special.ndtri
+
+
+#: Posterior draws for the rank intervals and ``p_top_k`` (:func:`posterior_draws`).
+POSTERIOR_CELLS = 10_000_000
+MAX_POSTERIOR_DRAWS = 2000
+MIN_POSTERIOR_DRAWS = 100
+
+#: Geometric buckets of the variances for counting significant differences (ratio per bucket).
+BUCKET_RATIO = 1.25
+
+
+def _laplace_normal_cdf(x, r):
+    """CDF at ``x`` of ``Laplace(0, 1) + N(0, r^2)`` (``r > 0``), in log space where it matters."""
+    a = scipy.special.ndtr(x / r)
+    # 1/2 e^{r^2/2 - x} Phi((x - r^2)/r) and 1/2 e^{r^2/2 + x} Phi(-(x + r^2)/r)
+    b = np.exp(0.5 * r * r - x + scipy.special.log_ndtr((x - r * r) / r) - math.log(2.0))
+    c = np.exp(0.5 * r * r + x + scipy.special.log_ndtr(-(x + r * r) / r) - math.log(2.0))
+    return a - b + c
+
+
+def _laplace_normal_pdf(x, r):
+    """Density at ``x`` of ``Laplace(0, 1) + N(0, r^2)`` (``r > 0``)."""
+    b = np.exp(0.5 * r * r - x + scipy.special.log_ndtr((x - r * r) / r) - math.log(2.0))
+    c = np.exp(0.5 * r * r + x + scipy.special.log_ndtr(-(x + r * r) / r) - math.log(2.0))
+    return b + c
+
+
+_TABLES: dict[float, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _quantile_table(p: float):
+    """Quantile ``p`` of ``Laplace(0, 1) + N(0, r^2)`` on 801 nodes of ``log r`` in
+    ``[log 1e-3, log 1e3]``, by Newton's method in a bracket (cached per ``p``)."""
+    if p not in _TABLES:
+        r = np.exp(np.linspace(math.log(1e-3), math.log(1e3), 801))
+        z = float(scipy.special.ndtri(p))
+        lap = abs(math.log(2.0 * min(p, 1.0 - p)))
+        lo = np.full(r.shape, -(lap + 12.0 * r + 1.0))
+        hi = -lo
+        x = np.sqrt(2.0 + r * r) * z
+        for _ in range(100):
+            F = _laplace_normal_cdf(x, r)
+            below = F < p
+            lo = np.where(below, x, lo)
+            hi = np.where(below, hi, x)
+            step = x - (F - p) / np.maximum(_laplace_normal_pdf(x, r), 1e-300)
+            new = np.where((step > lo) & (step < hi), step, 0.5 * (lo + hi))
+            done = np.max(np.abs(new - x)) < 1e-12
+            x = new
+            if done:
+                break
+        _TABLES[p] = (np.log(r), x)
+    return _TABLES[p]
+
+
+def mixture_quantile(law: str, scale, sd, p: float) -> np.ndarray:
+    """Quantile ``p`` of the noise of ``law`` (``scale``) plus ``N(0, sd^2)``, per item.
+
+    Parameters
+    ----------
+    law : {"laplace", "gaussian", "none"}
+        ``laplace``: Laplace with scale ``scale``; ``gaussian``: normal with
+        standard deviation ``scale``; ``none``: no noise.
+    scale : float or (n,) array
+    sd : float or (n,) array
+        Standard deviation of the normal part (sampling error; or all of it).
+    p : float
+        In (0, 1).
+    """
+    sd = np.asarray(sd, dtype=np.float64)
+    scale = np.broadcast_to(np.asarray(scale, dtype=np.float64), sd.shape)
+    z = float(scipy.special.ndtri(p))
+    if law == "none":
+        return sd * z
+    if law == "gaussian":
+        return np.sqrt(sd * sd + scale * scale) * z
+    out = (
+        np.where(p >= 0.5, -np.log(2.0 * (1.0 - p)) * scale, np.log(2.0 * p) * scale) + 0.0 * sd
+    )  # Laplace alone
+    mixed = (scale > 0) & (sd > 1e-3 * scale)
+    if np.any(mixed):
+        s, r = scale[mixed], sd[mixed] / scale[mixed]
+        # the quantile of Laplace(0, 1) + N(0, r^2) interpolated in log r (exact at the
+        # nodes; beyond them the normal part dominates: its own quantile, rescaled)
+        grid, table = _quantile_table(float(p))
+        lr = np.log(r)
+        x = np.interp(lr, grid, table)
+        top = lr > grid[-1]
+        x = np.where(top, np.sqrt(2.0 + r * r) * z, x)
+        out = out.copy() if out.ndim else np.asarray(out)
+        out[mixed] = x * s
+    pure_normal = scale <= 0
+    if np.any(pure_normal):
+        out = np.where(pure_normal, sd * z, out)
+    return out
+
+
+def prior_scale(t, v, finite, lower, upper) -> float:
+    """The working prior's ``tau^2`` by maximum likelihood, the censored items included.
+
+    ``t_i ~ N(0, tau^2 + v_i)`` for the items with finite bounds; an item whose
+    score is unbounded above only contributes ``P(theta_i >= lower_i)``, one
+    unbounded below ``P(theta_i <= upper_i)`` (the prior's tail beyond its
+    finite bound), one unbounded on both sides nothing. Without the censored
+    items the estimate would miss the extreme ones, which are the censored
+    ones. At least ``1e-6`` of the median ``v``.
+    """
+    up_only = ~finite & np.isfinite(lower) & ~np.isfinite(upper)
+    down_only = ~finite & ~np.isfinite(lower) & np.isfinite(upper)
+    tf, vf = t[finite], v[finite]
+    scale = float(np.sqrt(np.mean(tf * tf))) if tf.size else 1.0
+    for b in (lower[up_only], upper[down_only]):
+        if b.size:
+            scale = max(scale, float(np.max(np.abs(b))))
+    lo_up, hi_down = lower[up_only], upper[down_only]
+
+    def minus_ll(log_tau):
+        g = math.exp(log_tau)
+        ll = 0.0
+        if tf.size:
+            tot = g * g + vf
+            ll += float(np.sum(-0.5 * np.log(tot) - 0.5 * tf * tf / tot))
+        if lo_up.size:
+            ll += float(np.sum(scipy.special.log_ndtr(-lo_up / g)))
+        if hi_down.size:
+            ll += float(np.sum(scipy.special.log_ndtr(hi_down / g)))
+        return -ll
+
+    base = math.log(max(scale, 1e-6))
+    from scipy.optimize import minimize_scalar
+
+    res = minimize_scalar(
+        minus_ll, bounds=(base + math.log(1e-4), base + math.log(20.0)), method="bounded",
+        options={"xatol": 1e-4},
+    )  # fmt: skip
+    tau2 = math.exp(res.x) ** 2
+    floor = 1e-6 * float(np.median(vf)) if vf.size else 1e-12
+    return max(tau2, floor)
+
+
+def posterior_draws(n: int) -> int:
+    """Number of posterior draws for ``n`` items: :data:`POSTERIOR_CELLS` numbers in all,
+    between :data:`MIN_POSTERIOR_DRAWS` and :data:`MAX_POSTERIOR_DRAWS`."""
+    return int(min(MAX_POSTERIOR_DRAWS, max(MIN_POSTERIOR_DRAWS, POSTERIOR_CELLS // max(n, 1))))
+
+
+def ranks_of_rows(x: np.ndarray) -> np.ndarray:
+    """Rank (1 = highest) of every entry in every row of ``x`` (ties by position)."""
+    n = x.shape[1]
+    order = np.argsort(-x, axis=1, kind="stable")
+    out = np.empty(x.shape, dtype=np.int32)
+    np.put_along_axis(out, order, np.arange(1, n + 1, dtype=np.int32)[None, :], axis=1)
+    return out
+
+
+def quantile_ranks(ranks: np.ndarray, alpha: float):
+    """``(lo, hi)``: the lower ``alpha/2`` and upper ``1 - alpha/2`` quantiles of each column."""
+    lo = np.quantile(ranks, alpha / 2.0, axis=0, method="lower")
+    hi = np.quantile(ranks, 1.0 - alpha / 2.0, axis=0, method="higher")
+    return lo.astype(np.int64), hi.astype(np.int64)
+
+
+def _buckets(v, finite):
+    """Geometric buckets of the finite variances: ``(ids, vmax)`` (``ids`` -1 where not finite)."""
+    ids = np.full(v.size, -1, dtype=np.int64)
+    if not finite.any():
+        return ids, np.zeros(0)
+    lv = np.log(v[finite])
+    k = np.floor((lv - lv.min()) / math.log(BUCKET_RATIO)).astype(np.int64)
+    ids[finite] = k
+    vmax = np.zeros(int(k.max()) + 1)
+    np.maximum.at(vmax, k, v[finite])
+    return ids, vmax
+
+
+def significant_counts(t, v, finite, crit):
+    """Per item: how many items are significantly above it, and how many below.
+
+    ``j`` is above ``i`` when ``t_j - t_i > crit_i sqrt(v_i + v_j)`` (``crit`` a number
+    or one per item); items
+    without finite bounds are never significantly above or below anything.
+    Each variance is rounded up to its bucket's largest (:data:`BUCKET_RATIO`),
+    which can only make fewer differences significant.
+    """
+    n = t.size
+    ids, vmax = _buckets(v, finite)
+    above = np.zeros(n, dtype=np.int64)
+    below = np.zeros(n, dtype=np.int64)
+    vi = np.where(finite, v, 0.0)
+    for k in range(vmax.size):
+        sel = np.sort(t[ids == k])
+        if sel.size == 0:
+            continue
+        margin = crit * np.sqrt(vi + vmax[k])
+        above += sel.size - np.searchsorted(sel, t + margin, side="right")
+        below += np.searchsorted(sel, t - margin, side="left")
+    above[~finite] = 0
+    below[~finite] = 0
+    return above, below
+
+
+def extend_to_ends(t, v, finite, alpha: float, lo, hi, unbounded_hi, unbounded_lo):
+    """``lo = 1`` for items no other beats significantly; ``hi = n`` for those beating none.
+
+    One-sided tests at the Bonferroni level ``alpha / (2 k)``, ``k`` the items
+    whose estimates lie above the item's (below, for the other end): an item that
+    none of them exceeds significantly may be the best, so its interval reaches
+    place 1 (and symmetrically place ``n``). Items whose score is unbounded above
+    (below) reach place 1 (``n``) too.
+    """
+    n = t.size
+    if n < 2:
+        return lo, hi
+    ts = np.sort(t[finite]) if finite.any() else np.zeros(0)
+    k_above = np.maximum(ts.size - np.searchsorted(ts, t, side="right"), 1)
+    k_below = np.maximum(np.searchsorted(ts, t, side="left"), 1)
+    above, _ = significant_counts(t, v, finite, ndtri(1.0 - alpha / (2.0 * k_above)))
+    _, below = significant_counts(t, v, finite, ndtri(1.0 - alpha / (2.0 * k_below)))
+    lo = np.where((above == 0) | unbounded_hi, 1, lo)
+    hi = np.where((below == 0) | unbounded_lo, n, hi)
+    return lo, hi
+
+
+def band_ranks(score_lo, score_hi):
+    """Rank intervals implied by a score band: ``1 + #{j: lo_j > hi_i}``, ``n - #{j: hi_j < lo_i}``.
+
+    If every item's score lies in its band, every item's rank lies in its
+    interval (Klein, Wright and Wieczorek 2020).
+    """
+    n = score_lo.size
+    slo = np.sort(score_lo)
+    shi = np.sort(score_hi)
+    rank_lo = 1 + n - np.searchsorted(slo, score_hi, side="right")
+    rank_hi = n - np.searchsorted(shi, score_lo, side="left")
+    return rank_lo.astype(np.int64), rank_hi.astype(np.int64)
+
+
+def tie_classes(rank_lo, rank_hi):
+    """Tie class of every item (1 = best) from simultaneous rank intervals.
+
+    A boundary lies after place ``r`` when no interval straddles it (every
+    item has ``rank_hi <= r`` or ``rank_lo > r``) and exactly ``r`` items lie
+    above it: the intervals then order every item above it before every item
+    below it. Items between two consecutive boundaries form one class: the
+    release does not order them at the intervals' level.
+    """
+    n = rank_lo.size
+    lo = np.clip(np.asarray(rank_lo, dtype=np.int64), 1, n)
+    hi = np.clip(np.asarray(rank_hi, dtype=np.int64), 1, n)
+    # straddle(r) = #{i: lo_i <= r < hi_i}, r = 1..n-1
+    diff = np.zeros(n + 1, dtype=np.int64)
+    np.add.at(diff, lo, 1)
+    np.add.at(diff, hi, -1)
+    straddle = np.cumsum(diff)[1:n]
+    ended = np.cumsum(np.bincount(hi, minlength=n + 1))[1:n]  # #{hi <= r}
+    r = np.arange(1, n)
+    boundary = r[(straddle == 0) & (ended == r)]
+    return 1 + np.searchsorted(boundary, lo, side="left")
+
+
+#: Grid of the nonparametric prior (:func:`npmle_prior`): nodes, EM iterations, and the most
+#: items its fit uses (a fixed-seed subsample above).
+PRIOR_NODES = 200
+PRIOR_ITERATIONS = 100
+PRIOR_ITEMS = 5000
+
+
+def _likelihoods(t, v, finite, lower, upper, nodes) -> np.ndarray:
+    """``(items, nodes)``: each item's likelihood at each node of the prior's grid.
+
+    Normal ``N(t_i, v_i)`` for the items with finite bounds; for a censored item the
+    indicator of its finite side (``theta >= lower_i``, ``theta <= upper_i``), smoothed
+    over half a grid step; 1 for an item censored on both sides.
+    """
+    step = float(nodes[1] - nodes[0]) if nodes.size > 1 else 1.0
+    out = np.ones((t.size, nodes.size))
+    f = finite
+    if f.any():
+        sd = np.sqrt(v[f])[:, None]
+        z = (nodes[None, :] - t[f][:, None]) / sd
+        out[f] = np.exp(-0.5 * z * z) / sd
+    lo = ~f & np.isfinite(lower)
+    if lo.any():
+        out[lo] *= ndtr((nodes[None, :] - lower[lo][:, None]) / (0.5 * step))
+    hi = ~f & np.isfinite(upper)
+    if hi.any():
+        out[hi] *= ndtr((upper[hi][:, None] - nodes[None, :]) / (0.5 * step))
+    return out
+
+
+def npmle_prior(t, v, finite, lower, upper, rng: np.random.Generator):
+    """The nonparametric maximum-likelihood prior of the scores (Kiefer and Wolfowitz 1956).
+
+    Weights on :data:`PRIOR_NODES` equally spaced nodes over the estimates' range
+    (and the censored items' bounds) widened by three standard errors, fitted by EM
+    (:data:`PRIOR_ITERATIONS` steps) to the items' likelihoods (:func:`_likelihoods`),
+    on at most :data:`PRIOR_ITEMS` items. It adapts to uniform, normal, tied or
+    heavy-tailed scores alike, which a normal prior does not (Gu and Koenker 2023 rank
+    and select with it). Returns ``(nodes, weights)``.
+    """
+    n = t.size
+    vals = [t[finite]] if finite.any() else []
+    vals += [lower[np.isfinite(lower)], upper[np.isfinite(upper)]]
+    pool = np.concatenate([x for x in vals if x.size] or [np.zeros(1)])
+    spread = 3.0 * float(np.sqrt(np.median(v[finite]))) if finite.any() else 1.0
+    lo, hi = float(pool.min()) - spread, float(pool.max()) + spread
+    if hi - lo < 1e-9:
+        lo, hi = lo - 1.0, hi + 1.0
+    nodes = np.linspace(lo, hi, PRIOR_NODES)
+    use = np.arange(n)
+    if n > PRIOR_ITEMS:
+        use = np.sort(rng.choice(n, PRIOR_ITEMS, replace=False))
+    L = _likelihoods(t[use], v[use], finite[use], lower[use], upper[use], nodes)
+    L /= np.maximum(L.max(axis=1, keepdims=True), 1e-300)
+    w = np.full(nodes.size, 1.0 / nodes.size)
+    for _ in range(PRIOR_ITERATIONS):
+        mix = np.maximum(L @ w, 1e-300)
+        w = w * (L.T @ (1.0 / mix)) / L.shape[0]
+        w /= w.sum()
+    return nodes, w
+
+
+def npmle_ranks(t, v, finite, lower, upper, nodes, weights, draws, rng, chunk=4096):
+    """Ranks of ``draws`` draws from each item's posterior under the prior ``(nodes, weights)``.
+
+    Each item's posterior is discrete on the nodes; a draw takes a node by its
+    posterior probability and a uniform point of its cell (so that items sharing a
+    node, tied in the prior, are ordered at random).
+    """
+    n = t.size
+    step = float(nodes[1] - nodes[0]) if nodes.size > 1 else 1.0
+    values = np.empty((draws, n), dtype=np.float64)
+    for start in range(0, n, chunk):
+        sl = slice(start, min(n, start + chunk))
+        post = _likelihoods(t[sl], v[sl], finite[sl], lower[sl], upper[sl], nodes) * weights
+        cum = np.cumsum(post, axis=1)
+        cum /= np.maximum(cum[:, -1:], 1e-300)
+        u = rng.random((draws, cum.shape[0]))
+        idx = np.empty(u.shape, dtype=np.int64)
+        for k in range(cum.shape[0]):
+            idx[:, k] = np.searchsorted(cum[k], u[:, k], side="right")
+        idx = np.minimum(idx, nodes.size - 1)
+        values[:, sl] = nodes[idx] + (rng.random(u.shape) - 0.5) * step
+    return ranks_of_rows(values)
