@@ -196,7 +196,8 @@ def test_one_set_of_outcomes_is_one_data_set(tmp_path, capsys):
 
 
 def test_a_record_that_cannot_be_written_leaves_no_output(tmp_path, games, capsys, monkeypatch):
-    """A full disk when the record is written: exit 2, no output, the ledger unchanged."""
+    """A full disk when the record is written: exit 1 (as for any output that cannot be
+    written), one line naming the ledger and the cause, no output, the ledger unchanged."""
     from dprank.ledger import _store
 
     ledger = tmp_path / "games.ledger"
@@ -210,11 +211,15 @@ def test_a_record_that_cannot_be_written_leaves_no_output(tmp_path, games, capsy
     monkeypatch.setattr(_store, "write_durably", full)
     out = tmp_path / "r2.csv"
     code, stdout, err = run([*rank, "--out", out, "--audit-record", tmp_path / "a.json"], capsys)
-    assert code == 2 and "No space left on device" in err and "nothing was released" in err
+    assert code == 1 and "No space left on device" in err and "nothing was released" in err
+    assert err.strip().splitlines() == [
+        f"dprank: error: ledger {ledger}: cannot be written (No "
+        "space left on device): the release was not recorded, so nothing was released"
+    ]
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(("r2", "a."))) == []
     assert ledger.read_bytes() == before
     code, stdout, err = run([*rank, "--out", "-"], capsys)
-    assert code == 2 and stdout == ""  # standard output too: nothing before the record
+    assert code == 1 and stdout == ""  # standard output too: nothing before the record
 
 
 def test_kill_9_after_the_ranking_appears_leaves_it_recorded(tmp_path, games):

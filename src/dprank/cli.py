@@ -1362,6 +1362,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_FAILURE
     except _usage_errors() as exc:
         _stderr(f"error: {exc}")
+        ledger = sys.modules.get("dprank.ledger")
+        if ledger is not None and isinstance(exc, ledger.LedgerWriteError):
+            return EXIT_FAILURE  # a full disk under the ledger, as under any output
         return EXIT_USAGE
     except (PermissionError, IsADirectoryError, NotADirectoryError, FileExistsError) as exc:
         _stderr(f"error: cannot write {exc.filename or 'the output'}: {exc.strerror or exc}")

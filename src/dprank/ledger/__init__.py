@@ -116,6 +116,7 @@ from ._releases import (
     BudgetExceeded,
     Composition,
     LedgerError,
+    LedgerWriteError,
     Release,
     compose,
 )
@@ -132,6 +133,7 @@ __all__ = [
     "KeyFile",
     "Ledger",
     "LedgerError",
+    "LedgerWriteError",
     "Receipt",
     "Release",
     "canonical_content",

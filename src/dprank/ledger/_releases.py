@@ -23,6 +23,12 @@ class LedgerError(ValueError):
     """A ledger file that cannot be used: the message names the file and the problem."""
 
 
+class LedgerWriteError(LedgerError):
+    """The ledger could not be written (a full disk, a read-only file system): the release
+    was not recorded, so nothing was released. The command exits 1, as for any output that
+    cannot be written, not 2 (a usage error)."""
+
+
 class BudgetExceeded(ValueError):
     """A release refused: it would take its data set's total past the budget.
 

@@ -28,6 +28,7 @@ from ._releases import (
     BudgetExceeded,
     Composition,
     LedgerError,
+    LedgerWriteError,
     Release,
     _check_number,
     _compose_exact,
@@ -376,9 +377,9 @@ class Ledger:
         try:
             write_durably(self.path, json.dumps(document, indent=1) + "\n")
         except OSError as exc:
-            raise self._error(
-                f"cannot be written ({exc.strerror or exc}): the release was not recorded, "
-                "so nothing was released"
+            raise LedgerWriteError(
+                f"ledger {os.fspath(self.path)}: cannot be written ({exc.strerror or exc}): "
+                "the release was not recorded, so nothing was released"
             ) from None
         self._store_key(state, len(records), prev)
         state.records = records
