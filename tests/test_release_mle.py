@@ -99,7 +99,13 @@ def test_decimal_refinement_certifies_what_float64_cannot():
 def test_individual_release_output_noise_is_calibrated_to_the_certificate():
     c = _data(seed=2)
     r = dprank.rank(
-        c, privacy="individual", epsilon=1.0, max_per_user=3, rng=5, items_from_data=True
+        c,
+        privacy="individual",
+        method="mle",
+        epsilon=1.0,
+        max_per_user=3,
+        rng=5,
+        items_from_data=True,
     )
     d = r.fit.details
     cert = d["certificate"]
