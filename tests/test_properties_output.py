@@ -1266,6 +1266,62 @@ case(
     findings=[None, 3],
 )
 case(
+    docs_generate.results_include,
+    kw(what=st.just("a study (results/x.md)"), body=st.just("| a |\n|---|\n| 1 |\n")),
+    lambda text, kw: text.startswith("<!--") and text.endswith("| 1 |\n"),
+    what=[None, 3],
+    body=[None, 3],
+)
+_SCALE_FIT = pd.DataFrame(
+    {
+        "epsilon": [1.0, float("inf")],
+        "constant": [2.951, 2.15],
+        "r2": [0.94, -1.0],
+        "rms_log_residual": [0.022, 0.05],
+        "max_abs_log_residual": [0.036, 0.087],
+        "slope_measured": [0.059, 0.023],
+        "slope_rate": [0.072, 0.055],
+    }
+)
+case(
+    docs_generate.scale_fit_table,
+    kw(fit=st.just(_SCALE_FIT)),
+    lambda text, kw: "| 1 | 2.95 | 0.94 |" in text and "| inf | 2.15 | -1.00 |" in text,
+    fit=[*BAD_FRAME, _SCALE_FIT.drop(columns="r2")],
+)
+_SCALE_SUMMARY = pd.DataFrame(
+    [
+        (n, eps, method, metric, mean)
+        for n, shift in ((1000, 0.0), (100000, 0.1))
+        for eps in (1.0, float("inf"))
+        for method, metric, _ in docs_generate.SCALE_SUMMARY_COLUMNS
+        for mean in [0.5 + shift]
+    ],
+    columns=["n", "epsilon", "method", "metric", "mean"],
+)
+case(
+    docs_generate.scale_summary_table,
+    kw(summary=st.just(_SCALE_SUMMARY)),
+    lambda text, kw: "| inf | 0.500 -> 0.600 | 0.500 -> 0.600 |" in text,
+    summary=[*BAD_FRAME, _SCALE_SUMMARY.drop(columns="mean")],
+)
+
+
+def _study_results(draw):
+    results = _fresh("results")
+    (results / "beyond").mkdir(parents=True)
+    _SCALE_FIT.to_csv(results / "beyond" / "scale_fit.csv", index=False)
+    return {"root": _fresh("root"), "results": results}
+
+
+case(
+    docs_generate.results_includes,
+    _study_results,
+    lambda files, kw: {p.name for p in files} == {"beyond_scale_fit.md"},
+    root=[None, 3],
+    results=[None, 3],
+)
+case(
     docs_generate.ranking_from_module,
     lambda draw: {"ranking_constant": _default_methods.RANKING},
     lambda table, kw: len(table) == sum(len(v) for v in kw["ranking_constant"].values()),

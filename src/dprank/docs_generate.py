@@ -35,6 +35,10 @@ __all__ = [
     "default_method_files",
     "findings_include",
     "ranking_from_module",
+    "results_include",
+    "results_includes",
+    "scale_fit_table",
+    "scale_summary_table",
     "synopsis_include",
 ]
 
@@ -100,6 +104,96 @@ def findings_include(findings: str) -> str:
     _checks.text(findings, "findings")
     what = "the benchmark of methods (results/tables/benchmark/findings.md)"
     return CODE_HEADER.format(what=what) + "\n" + findings.strip() + "\n"
+
+
+def results_include(what: str, body: str) -> str:
+    """An include written from a study's results: the header naming them, then ``body``."""
+    _checks.text(what, "what")
+    _checks.text(body, "body")
+    return CODE_HEADER.format(what=what) + "\n" + body.strip() + "\n"
+
+
+def _eps_label(eps: float) -> str:
+    return f"{float(eps):g}"
+
+
+def scale_fit_table(fit: pd.DataFrame) -> str:
+    """``docs/includes/beyond_scale_fit.md``'s table: one row per eps of ``scale_fit.csv``
+    (:func:`dprank.studies.beyond_scale.fit_rate`)."""
+    columns = ["epsilon", "constant", "r2", "rms_log_residual", "max_abs_log_residual"]
+    _checks.columns(fit, "fit", [*columns, "slope_measured", "slope_rate"])
+    header = ["eps", "C_eps", "r2", "rms log residual", "max abs log residual"]
+    header += ["slope measured", "slope of the rate"]
+    rows = [
+        [
+            _eps_label(r.epsilon),
+            f"{r.constant:.2f}",
+            f"{r.r2:.2f}",
+            *(f"{x:.3f}" for x in (r.rms_log_residual, r.max_abs_log_residual)),
+            *(f"{x:.3f}" for x in (r.slope_measured, r.slope_rate)),
+        ]
+        for r in fit.sort_values("epsilon").itertuples()
+    ]
+    return markdown_table(header, rows, "lrrrrrr")
+
+
+#: The columns of the scale study's table of mean errors: (method, metric, heading)
+SCALE_SUMMARY_COLUMNS = (
+    ("edge_mle", "log_rel_l2", "log rel. l2 (MLE)"),
+    ("edge_mle", "log_rel_linf", "log rel. l_inf (MLE)"),
+    ("edge_mle", "rel_hamming", "Hamming (MLE)"),
+    ("edge_counts", "rel_hamming", "Hamming (counting)"),
+)
+
+
+def scale_summary_table(summary: pd.DataFrame) -> str:
+    """``docs/includes/beyond_scale_summary.md``'s table: each eps's mean errors at the
+    smallest and the largest n of ``summary.csv``
+    (:func:`dprank.studies.beyond_scale.summarise`)."""
+    _checks.columns(summary, "summary", ["n", "epsilon", "method", "metric", "mean"])
+    small, large = summary["n"].min(), summary["n"].max()
+    means = summary.set_index(["method", "metric", "epsilon", "n"])["mean"]
+    rows = []
+    for eps in sorted(summary["epsilon"].unique()):
+        row = [_eps_label(eps)]
+        for method, metric, _ in SCALE_SUMMARY_COLUMNS:
+            a, b = means[(method, metric, eps, small)], means[(method, metric, eps, large)]
+            row.append(f"{a:.3f} -> {b:.3f}")
+        rows.append(row)
+    header = ["eps", *(heading for *_, heading in SCALE_SUMMARY_COLUMNS)]
+    return markdown_table(header, rows, "lllll")
+
+
+def results_includes(root: str | Path, results: str | Path) -> dict[Path, str]:
+    """The includes written from the results of studies outside ``all``, for those whose files
+    ``results`` holds: the benchmark's findings, the arena study's price of privacy and the
+    scale study's fit and mean errors."""
+    from .io import read_csv
+
+    _checks.path(root, "root")
+    _checks.path(results, "results")
+    root, results = Path(root), Path(results)
+    includes = root / "docs" / "includes"
+    out = {}
+    for name, rel, what in (
+        ("benchmark_findings", "tables/benchmark/findings.md", "the benchmark of methods"),
+        ("arena_price_of_privacy", "tables/arena/price_of_privacy.md", "the arena study"),
+    ):
+        if (results / rel).is_file():
+            text = (results / rel).read_text()
+            out[includes / f"{name}.md"] = (
+                findings_include(text)
+                if name == "benchmark_findings"
+                else results_include(f"{what} (results/{rel})", text)
+            )
+    for name, rel, table in (
+        ("beyond_scale_fit", "beyond/scale_fit.csv", scale_fit_table),
+        ("beyond_scale_summary", "beyond/summary.csv", scale_summary_table),
+    ):
+        if (results / rel).is_file():
+            body = table(read_csv(results / rel))
+            out[includes / f"{name}.md"] = results_include(f"the scale study (results/{rel})", body)
+    return out
 
 
 _MODULE = '''\
@@ -256,11 +350,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     defaults = results / "tables" / "benchmark" / "defaults.csv"
     if defaults.is_file():
         files.update(default_method_files(root, read_csv(defaults)))
-    findings = results / "tables" / "benchmark" / "findings.md"
-    if findings.is_file():
-        files[root / "docs" / "includes" / "benchmark_findings.md"] = findings_include(
-            findings.read_text()
-        )
+    files.update(results_includes(root, results))
     values_path = root / "docs" / "includes" / "values.yaml"
     values = docs_values.load_values(values_path)
     skip = {n for n in values if n.endswith("_jobs")} if args.no_dry_run else set()

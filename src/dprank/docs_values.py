@@ -379,6 +379,158 @@ def _audit_bound(audit: str, digits: int) -> Callable[[Path, Path], str | None]:
     return measure
 
 
+def _audit_field(audit: str, column: str, spec: str) -> Callable[[Path, Path], str | None]:
+    """One number of one audit of ``results/audit/privacy.csv``, formatted with ``spec``."""
+
+    def measure(root: Path, results: Path) -> str | None:
+        import pandas as pd
+
+        path = results / "audit" / "privacy.csv"
+        if not path.is_file():
+            return None
+        frame = pd.read_csv(path).set_index("audit")
+        return format(float(frame.loc[audit, column]), spec)
+
+    return measure
+
+
+def _job_seconds(pattern: str, what: str) -> Callable[[Path, Path], str | None]:
+    """Job seconds of the benchmark files ``results/benchmarks/<pattern>`` (a glob; Snakemake's
+    ``benchmark:`` files, column ``s``): ``what="sum"`` (``"500 s"``), ``"range"``
+    (``"55-71 s"``), ``"jobs"`` (how many files) or ``"sum_range"`` (``"500 s (8 jobs of
+    55-71 s)"``); None when no file matches."""
+
+    def measure(root: Path, results: Path) -> str | None:
+        import pandas as pd
+
+        files = sorted((results / "benchmarks").glob(pattern))
+        if not files:
+            return None
+        seconds = [float(pd.read_csv(f, sep="\t")["s"].iloc[0]) for f in files]
+        total = f"{sum(seconds):.0f} s"
+        span = f"{min(seconds):.0f}-{max(seconds):.0f} s"
+        return {
+            "sum": total,
+            "range": span,
+            "jobs": str(len(files)),
+            "sum_range": f"{total} ({len(files)} jobs of {span})",
+        }[what]
+
+    return measure
+
+
+def _largest_memory_estimate(sections: Sequence[str], label: bool) -> Callable:
+    """The largest job's memory estimate (``dprank.config.estimate_cell_memory``) over the
+    cells of ``config.yaml`` in ``sections``, in GB to two digits (and the paper's name)."""
+    labels = {"paper_a_edge": "Paper A", "paper_a_individual": "Paper A"}
+    labels |= {"paper_b1": "Paper B1", "paper_b2": "Paper B2"}
+
+    def measure(root: Path, results: Path) -> str:
+        import yaml
+
+        from .config import _memory_cells, estimate_cell_memory
+
+        config = yaml.safe_load((root / "config.yaml").read_text())
+        need, section = max(
+            (estimate_cell_memory(sec, cell, reps), sec)
+            for _, sec, cell, reps in _memory_cells(config)
+            if sec in sections
+        )
+        text = f"{need / 1e9:.2g} GB"
+        return f"{text} ({labels[section]})" if label else text
+
+    return measure
+
+
+def _b2_timing(what: str, m: int = 0, L: int = 0) -> Callable[[Path, Path], str | None]:
+    """Figure 10 of B2 (``results/paper_b2/timing/``): the median aggregation time of cell
+    ``(m, L)`` (``what="median"``) or a fitted log-log slope (``"slope_log_L:seconds_total"``,
+    ...) of ``scaling.csv``."""
+
+    def measure(root: Path, results: Path) -> str | None:
+        import pandas as pd
+
+        folder = results / "paper_b2" / "timing"
+        if what == "median":
+            path = folder / "replicates.csv"
+            if not path.is_file():
+                return None
+            frame = pd.read_csv(path)
+            cell = frame[
+                (frame["metric"] == "seconds_aggregate") & (frame["m"] == m) & (frame["L"] == L)
+            ]
+            median = float(cell["value"].median())
+            return f"{median:.2g} s" if median >= 0.01 else f"{median:.1g} s"
+        path = folder / "scaling.csv"
+        if not path.is_file():
+            return None
+        column, metric = what.split(":")
+        frame = pd.read_csv(path).set_index("metric")
+        return f"{float(frame.loc[metric, column]):.2f}"
+
+    return measure
+
+
+def _scale(what: str) -> Callable[[Path, Path], str | None]:
+    """A number of the scale study (``results/beyond/summary.csv`` and ``scale_fit.csv``):
+    ``se_log`` / ``se_hamming`` (the largest standard error of a log-scale metric / of a
+    Hamming error), ``hamming_flat`` (the largest change of a mean Hamming error from the
+    smallest to the largest n), ``linf_nonprivate`` (the mean log relative l_inf error of the
+    MLE without privacy at the smallest and the largest n), ``hamming_eps1`` (counting against
+    the MLE at eps 1 and the largest n), ``r2_private`` (r2 over eps 0.5 and 1) and
+    ``r2_eps2.5``."""
+
+    def measure(root: Path, results: Path) -> str | None:
+        import pandas as pd
+
+        if what.startswith("r2"):
+            path = results / "beyond" / "scale_fit.csv"
+            if not path.is_file():
+                return None
+            r2 = pd.read_csv(path).set_index("epsilon")["r2"]
+            if what == "r2_private":
+                return f"{r2.loc[[0.5, 1.0]].min():.2f}-{r2.loc[[0.5, 1.0]].max():.2f}"
+            return f"{r2.loc[2.5]:.2f}"
+        path = results / "beyond" / "summary.csv"
+        if not path.is_file():
+            return None
+        frame = pd.read_csv(path)
+        if what == "se_log":
+            return f"{frame[frame['metric'].str.startswith('log_')]['se'].max():.3f}"
+        if what == "se_hamming":
+            return f"{frame[frame['metric'] == 'rel_hamming']['se'].max():.3f}"
+        means = frame.set_index(["method", "metric", "epsilon", "n"])["mean"]
+        small, large = frame["n"].min(), frame["n"].max()
+        if what == "hamming_flat":
+            ham = frame[frame["metric"] == "rel_hamming"]
+            change = [
+                abs(means[(m, "rel_hamming", e, large)] - means[(m, "rel_hamming", e, small)])
+                for m, e in ham[["method", "epsilon"]].drop_duplicates().itertuples(index=False)
+            ]
+            return f"{max(change):.3f}"
+        if what == "linf_nonprivate":
+            a, b = (means[("edge_mle", "log_rel_linf", float("inf"), n)] for n in (small, large))
+            return f"{a:.2f} to {b:.2f}"
+        counting = means[("edge_counts", "rel_hamming", 1.0, large)]
+        mle = means[("edge_mle", "rel_hamming", 1.0, large)]
+        return f"{counting:.2f} against {mle:.2f}"
+
+    return measure
+
+
+def _scale_ridge(root: Path, results: Path) -> str:
+    """The paper's ridge ``2 sqrt(n p log n)`` of the scale study's smallest and largest n
+    (config section ``beyond_scale``: n, degree = n p)."""
+    import math
+
+    import yaml
+
+    section = yaml.safe_load((root / "config.yaml").read_text())["beyond_scale"]
+    degree = float(section["degree"])
+    lo, hi = (2 * math.sqrt(degree * math.log(n)) for n in (min(section["n"]), max(section["n"])))
+    return f"{lo:.0f} to {hi:.0f}"
+
+
 #: Every value this module measures, by name (the ``quoted`` values of values.yaml are not here)
 MEASURES: dict[str, Measure] = {
     "registered_methods": Measure(
@@ -442,6 +594,104 @@ MEASURES: dict[str, Measure] = {
         "results",
         "lower bound of 'Alg. 2 counts (edge), fixed noise', results/audit/privacy.csv",
         _audit_bound("Alg. 2 counts (edge), fixed noise", 3),
+    ),
+    "audit_job_seconds": Measure(
+        "results",
+        "job seconds of rule audit_privacy, results/benchmarks/audit/privacy.tsv",
+        _job_seconds("audit/privacy.tsv", "sum"),
+    ),
+    **{
+        name: Measure(
+            "results",
+            f"{column} of '{audit}', results/audit/privacy.csv",
+            _audit_field(audit, column, spec),
+        )
+        for name, audit, column, spec in (
+            ("audit_one_shot_exact", "One-shot top-1 (edge)", "exact_eps", ".2g"),
+            ("audit_one_shot_bound", "One-shot top-1 (edge)", "lower_bound", ".3f"),
+            ("audit_mle_individual_flip", "Alg. 3 MLE (individual), flip", "lower_bound", ".3g"),
+            (
+                "audit_mle_individual_replaced",
+                "Alg. 3 MLE (individual), replaced",
+                "lower_bound",
+                ".3g",
+            ),
+        )
+    },
+    "memory_largest_paper_job": Measure(
+        "derived",
+        "dprank.config.estimate_cell_memory, largest cell of the papers' sections of config.yaml",
+        _largest_memory_estimate(
+            ("paper_a_edge", "paper_a_individual", "paper_b1", "paper_b2"), label=True
+        ),
+    ),
+    "memory_largest_scale_job": Measure(
+        "derived",
+        "dprank.config.estimate_cell_memory, largest cell of beyond_scale in config.yaml",
+        _largest_memory_estimate(("beyond_scale",), label=False),
+    ),
+    "memory_largest_benchmark_job": Measure(
+        "derived",
+        "dprank.config.estimate_cell_memory, largest cell of benchmark in config.yaml",
+        _largest_memory_estimate(("benchmark",), label=False),
+    ),
+    "b2_timing_median_largest": Measure(
+        "results",
+        "median aggregation seconds at (m, L) = (160, 3200), "
+        "results/paper_b2/timing/replicates.csv",
+        _b2_timing("median", 160, 3200),
+    ),
+    "b2_timing_median_smallest": Measure(
+        "results",
+        "median aggregation seconds at (m, L) = (10, 200), results/paper_b2/timing/replicates.csv",
+        _b2_timing("median", 10, 200),
+    ),
+    **{
+        f"b2_timing_slope_{metric}_{var.lower()}": Measure(
+            "results",
+            f"slope_log_{var} of seconds_{metric}, results/paper_b2/timing/scaling.csv",
+            _b2_timing(f"slope_log_{var}:seconds_{metric}"),
+        )
+        for metric in ("aggregate", "total")
+        for var in ("L", "m")
+    },
+    **{
+        f"sensitivity_{part}_seconds": Measure(
+            "results",
+            f"job seconds of results/benchmarks/sensitivity/{pattern}",
+            _job_seconds(f"sensitivity/{pattern}", what),
+        )
+        for part, pattern, what in (
+            ("scenario3_grid", "scenario3/grid/*.tsv", "sum_range"),
+            ("scenario3_fit", "scenario3/fit.tsv", "sum"),
+            ("scenario5", "scenario5/*.tsv", "sum_range"),
+            ("summary_figure", "[sf]*.tsv", "sum"),
+        )
+    },
+    **{
+        f"scale_{what.replace('.', '_')}": Measure(
+            "results",
+            f"{description}, results/beyond/"
+            + ("scale_fit.csv" if what.startswith("r2") else "summary.csv"),
+            _scale(what),
+        )
+        for what, description in (
+            ("se_log", "largest standard error of a log-scale metric"),
+            ("se_hamming", "largest standard error of a Hamming error"),
+            ("hamming_flat", "largest change of a mean Hamming error, smallest to largest n"),
+            (
+                "linf_nonprivate",
+                "mean log rel. l_inf error of the MLE, eps inf, n smallest, largest",
+            ),
+            ("hamming_eps1", "mean Hamming error, counting against MLE, eps 1, largest n"),
+            ("r2_private", "r2 of the rate fit, least and largest over eps 0.5 and 1"),
+            ("r2_eps2.5", "r2 of the rate fit at eps 2.5"),
+        )
+    },
+    "scale_ridge": Measure(
+        "derived",
+        "2 sqrt(n p log n) at the smallest and largest n of config.yaml's beyond_scale",
+        _scale_ridge,
     ),
     "report_size": Measure(
         "results",
