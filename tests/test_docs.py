@@ -277,6 +277,24 @@ def test_every_quoted_value_is_its_value_and_every_value_is_quoted():
     assert set(values) - quoted == set(), "values no page quotes"
 
 
+def test_one_quantity_has_one_name():
+    """Two pages that quote one quantity mark it with one name: no two values of values.yaml
+    are measured by the same source (a timed run's fields share their command and differ by
+    name: wall, user_cpu, system_cpu, peak). With every time, size and ratio of the pages
+    marked (test_timings_sizes_and_ratios_are_marked) and every mark equal to its value
+    (test_every_quoted_value_is_its_value_and_every_value_is_quoted), two pages cannot quote
+    two numbers for one quantity."""
+    from collections import defaultdict
+
+    from dprank.docs_values import load_values
+
+    values = load_values(DOCS / "includes" / "values.yaml")
+    by_source = defaultdict(list)
+    for name, entry in values.items():
+        by_source[name if entry["kind"] == "timed" else entry["source"]].append(name)
+    assert {k: v for k, v in by_source.items() if len(v) > 1} == {}
+
+
 def test_derived_values_are_current():
     """Values computed from the checkout alone (the job counts: tests/test_workflow.py)."""
     from dprank.docs_values import MEASURES, load_values
