@@ -78,7 +78,13 @@ CODE_INCLUDES = [
 
 #: Includes written from the results of studies outside ``all`` when results/ holds them
 #: (python -m dprank.docs_generate: dprank.docs_generate.results_includes)
-STUDY_INCLUDES = ["arena_price_of_privacy", "beyond_scale_fit", "beyond_scale_summary"]
+STUDY_INCLUDES = [
+    "arena_price_of_privacy",
+    "beyond_scale_fit",
+    "beyond_scale_summary",
+    "sensitivity_scenario3_fit",
+    "sensitivity_scenario3_check",
+]
 
 
 def test_every_include_is_embedded_and_exists():

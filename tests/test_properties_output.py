@@ -1306,6 +1306,31 @@ case(
     summary=[*BAD_FRAME, _SCALE_SUMMARY.drop(columns="mean")],
 )
 
+_S3_FIT = pd.DataFrame(
+    {"p": [0.5, 1.0], "eps0_grid": [2.75, 1.75], "eps0": [2.76, 1.84]}
+    | {"rms_log_ratio_grid": [0.064, 0.1], "best": [True, False]}
+)
+case(
+    docs_generate.sensitivity_fit_table,
+    kw(fit=st.just(_S3_FIT)),
+    lambda text, kw: "| **0.5** | **2.75 -> 2.76** | **0.064** |" in text and "| 1 |" in text,
+    fit=[*BAD_FRAME, _S3_FIT.drop(columns="best")],
+)
+_S3_CHECK = pd.DataFrame(
+    [
+        (label, 0.5, eps0, table, 72, within, 0.05)
+        for label, eps0 in (("the default", 2.75), ("the fit on B2 Table 6", 2.76))
+        for table, within in (("B2 Table 6", 54), ("B2 Table 7", 65))
+    ],
+    columns=["label", "p", "eps0", "table", "compared", "within", "rms_log_ratio"],
+)
+case(
+    docs_generate.sensitivity_check_table,
+    kw(check=st.just(_S3_CHECK)),
+    lambda text, kw: "| fit on Table 6: p = 0.5, eps0 = 2.76 | 54 / 72 within" in text,
+    check=[*BAD_FRAME, _S3_CHECK.drop(columns="within"), _S3_CHECK.iloc[:1]],
+)
+
 
 def _study_results(draw):
     results = _fresh("results")

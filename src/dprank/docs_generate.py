@@ -39,6 +39,8 @@ __all__ = [
     "results_includes",
     "scale_fit_table",
     "scale_summary_table",
+    "sensitivity_check_table",
+    "sensitivity_fit_table",
     "synopsis_include",
 ]
 
@@ -164,6 +166,47 @@ def scale_summary_table(summary: pd.DataFrame) -> str:
     return markdown_table(header, rows, "lllll")
 
 
+def sensitivity_fit_table(fit: pd.DataFrame) -> str:
+    """``docs/includes/sensitivity_scenario3_fit.md``'s table: per p, the grid's argmin of eps0,
+    the refined eps0 and the RMS log ratio on the fitted table, the best row in bold
+    (``results/sensitivity/scenario3/fit.csv``,
+    :func:`dprank.studies.paper_b2.sensitivity.fit_budget`)."""
+    _checks.columns(fit, "fit", ["p", "eps0_grid", "eps0", "rms_log_ratio_grid", "best"])
+    rows = []
+    for r in fit.sort_values("p").itertuples():
+        row = [f"{r.p:g}", f"{r.eps0_grid:g} -> {r.eps0:.2f}", f"{r.rms_log_ratio_grid:.3f}"]
+        rows.append([f"**{c}**" for c in row] if str(r.best) == "True" else row)
+    header = ["p", "eps0 (grid argmin -> refined)", "RMS log ratio on Table 6 (50 replicates)"]
+    return markdown_table(header, rows, "llr")
+
+
+def sensitivity_check_table(check: pd.DataFrame) -> str:
+    """``docs/includes/sensitivity_scenario3_check.md``'s table: each setting (the default, the
+    fit) on the fitted and the held-out table (``results/sensitivity/scenario3/check_summary.csv``,
+    the first table of each setting is the fitted one)."""
+    _checks.columns(check, "check", ["label", "p", "eps0", "table", "compared", "within"])
+    _checks.columns(check, "check", ["rms_log_ratio"])
+    tables = list(dict.fromkeys(check["table"]))
+    if len(tables) != 2:
+        raise ValueError(f"check must compare two tables (fitted, held out), got {tables}")
+    names = [t.removeprefix("B2 ") for t in tables]
+    header = ["Setting", f"{names[0]} (fitted)", f"{names[1]} (held out)"]
+    rows = []
+    for label, sub in check.groupby("label", sort=False):
+        sub = sub.set_index("table")
+        first = sub.iloc[0]
+        name = str(label).removeprefix("the ").replace("B2 ", "")
+        row = [f"{name}: p = {first['p']:g}, eps0 = {first['eps0']:g}"]
+        for t in tables:
+            r = sub.loc[t]
+            row.append(
+                f"{int(r['within'])} / {int(r['compared'])} within, "
+                f"RMS log ratio {float(r['rms_log_ratio']):.3f}"
+            )
+        rows.append(row)
+    return markdown_table(header, rows, "lll")
+
+
 def results_includes(root: str | Path, results: str | Path) -> dict[Path, str]:
     """The includes written from the results of studies outside ``all``, for those whose files
     ``results`` holds: the benchmark's findings, the arena study's price of privacy and the
@@ -189,10 +232,17 @@ def results_includes(root: str | Path, results: str | Path) -> dict[Path, str]:
     for name, rel, table in (
         ("beyond_scale_fit", "beyond/scale_fit.csv", scale_fit_table),
         ("beyond_scale_summary", "beyond/summary.csv", scale_summary_table),
+        ("sensitivity_scenario3_fit", "sensitivity/scenario3/fit.csv", sensitivity_fit_table),
+        (
+            "sensitivity_scenario3_check",
+            "sensitivity/scenario3/check_summary.csv",
+            sensitivity_check_table,
+        ),
     ):
         if (results / rel).is_file():
             body = table(read_csv(results / rel))
-            out[includes / f"{name}.md"] = results_include(f"the scale study (results/{rel})", body)
+            study = "the scale study" if name.startswith("beyond") else "the sensitivity study"
+            out[includes / f"{name}.md"] = results_include(f"{study} (results/{rel})", body)
     return out
 
 
