@@ -618,6 +618,17 @@ MEASURES: dict[str, Measure] = {
             ),
         )
     },
+    "b2_mixed_effects_fit_seconds": Measure(
+        "results",
+        "job seconds of the fit of B2's mixed-effects experiment, "
+        "results/benchmarks/paper_b2/mixed_effects/metrics/*/*.tsv",
+        _job_seconds("paper_b2/mixed_effects/metrics/*/*.tsv", "sum"),
+    ),
+    "b2_timing_job_seconds": Measure(
+        "results",
+        "job seconds of B2's Figure 10 timing job, results/benchmarks/paper_b2/timing/timing.tsv",
+        _job_seconds("paper_b2/timing/timing.tsv", "sum"),
+    ),
     "memory_largest_paper_job": Measure(
         "derived",
         "dprank.config.estimate_cell_memory, largest cell of the papers' sections of config.yaml",
