@@ -476,6 +476,72 @@ def test_study_values_are_measured_from_their_files(tmp_path):
     ]
 
 
+def _price_of_privacy_from_include() -> pd.DataFrame:
+    """The committed price-of-privacy include as the study's csv (rounded as printed)."""
+    _, rows = parse_table((DOCS / "includes" / "arena_price_of_privacy.md").read_text())
+    names = {"Chatbot Arena": "chatbot_arena", "CEMS": "cems"}
+    privacy = {"voter": "individual"}
+    return pd.DataFrame(
+        [
+            {
+                "dataset": names[r[0].split(" (")[0]],
+                "privacy": privacy.get(r[1], r[1]),
+                "epsilon": float(r[2]),
+                "kendall": float(r[3]),
+                "top_overlap": float(r[4].split()[0]),
+                "rank_coverage": float(r[5]),
+                "tie_classes": float(r[6]),
+            }
+            for r in rows
+        ]
+    )
+
+
+def test_the_arena_words_agree_with_the_arena_table(tmp_path):
+    """The numbers docs/leaderboard.md gives in words are those of the price-of-privacy table
+    it includes (each measured from results/tables/arena/price_of_privacy.csv)."""
+    from dprank.docs_values import MEASURES, load_values
+
+    folder = tmp_path / "results" / "tables" / "arena"
+    folder.mkdir(parents=True)
+    _price_of_privacy_from_include().to_csv(folder / "price_of_privacy.csv", index=False)
+    values = load_values(DOCS / "includes" / "values.yaml")
+    names = [n for n in values if n.startswith("arena_") and n in MEASURES]
+    assert len(names) >= 15
+    for name in names:
+        assert MEASURES[name].measure(ROOT, tmp_path / "results") == values[name]["value"], name
+
+
+def test_the_scale_study_words_agree_with_its_tables(tmp_path):
+    """docs/scale-study.md's numbers in words are those of the two tables it includes (each
+    measured from results/beyond/; the standard errors are not in the tables)."""
+    from dprank.docs_generate import SCALE_SUMMARY_COLUMNS
+    from dprank.docs_values import MEASURES, load_values
+
+    results = tmp_path / "results"
+    (results / "beyond").mkdir(parents=True)
+    _, rows = parse_table((DOCS / "includes" / "beyond_scale_fit.md").read_text())
+    columns = ["epsilon", "constant", "r2", "rms_log_residual", "max_abs_log_residual"]
+    columns += ["slope_measured", "slope_rate"]
+    pd.DataFrame([[float(c) for c in r] for r in rows], columns=columns).to_csv(
+        results / "beyond/scale_fit.csv", index=False
+    )
+    _, rows = parse_table((DOCS / "includes" / "beyond_scale_summary.md").read_text())
+    records = [
+        (n, float(r[0]), method, metric, float(cell.split(" -> ")[i]), 0.0)
+        for r in rows
+        for (method, metric, _), cell in zip(SCALE_SUMMARY_COLUMNS, r[1:], strict=True)
+        for i, n in enumerate((1000, 100000))
+    ]
+    frame = pd.DataFrame(records, columns=["n", "epsilon", "method", "metric", "mean", "se"])
+    frame.to_csv(results / "beyond/summary.csv", index=False)
+    values = load_values(DOCS / "includes" / "values.yaml")
+    names = ["scale_r2_private", "scale_r2_eps2_5", "scale_linf_nonprivate"]
+    names += ["scale_hamming_eps1", "scale_hamming_flat"]
+    for name in names:
+        assert MEASURES[name].measure(ROOT, results) == values[name]["value"], name
+
+
 def test_marks_are_rewritten_and_unknown_names_refused():
     from dprank.docs_values import apply_values, marked
 

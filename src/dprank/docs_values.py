@@ -531,6 +531,41 @@ def _scale_ridge(root: Path, results: Path) -> str:
     return f"{lo:.0f} to {hi:.0f}"
 
 
+def _arena(
+    dataset: str, privacy: str, epsilons: Sequence[float], column: str, spec: str, join: str
+) -> Callable[[Path, Path], str | None]:
+    """Numbers of the arena study's price of privacy (``results/tables/arena/
+    price_of_privacy.csv``): ``column`` of ``dataset`` under ``privacy`` at each of ``epsilons``
+    (``"all"``: every row; ``dataset="all"``: every data set), formatted with ``spec``
+    (``"%"``: a percentage) and joined by ``join``: ``"range"`` (``"0.997 to 1.000"``),
+    ``"min"`` or a separator (``" and "``, ``", "``)."""
+
+    def measure(root: Path, results: Path) -> str | None:
+        import pandas as pd
+
+        path = results / "tables" / "arena" / "price_of_privacy.csv"
+        if not path.is_file():
+            return None
+        frame = pd.read_csv(path)
+        if dataset != "all":
+            frame = frame[frame["dataset"] == dataset]
+        if privacy != "all":
+            frame = frame[(frame["privacy"] == privacy) & frame["epsilon"].isin(epsilons)]
+            frame = frame.set_index("epsilon").loc[list(epsilons)]
+        numbers = [float(x) for x in frame[column]]
+
+        def fmt(x: float) -> str:
+            return f"{x * 100:.0f}%" if spec == "%" else format(x, spec)
+
+        if join == "range":
+            return f"{fmt(min(numbers))} to {fmt(max(numbers))}"
+        if join == "min":
+            return fmt(min(numbers))
+        return join.join(fmt(x) for x in numbers)
+
+    return measure
+
+
 #: Every value this module measures, by name (the ``quoted`` values of values.yaml are not here)
 MEASURES: dict[str, Measure] = {
     "registered_methods": Measure(
@@ -629,6 +664,43 @@ MEASURES: dict[str, Measure] = {
         "job seconds of B2's Figure 10 timing job, results/benchmarks/paper_b2/timing/timing.tsv",
         _job_seconds("paper_b2/timing/timing.tsv", "sum"),
     ),
+    **{
+        f"arena_{name}": Measure(
+            "results",
+            (
+                f"{column} of {dataset}, {privacy} DP, eps {', '.join(map(str, eps))}"
+                if eps
+                else f"least {column} of every row"
+            )
+            + ", results/tables/arena/price_of_privacy.csv",
+            _arena(dataset, privacy, eps, column, spec, join),
+        )
+        for name, dataset, privacy, eps, column, spec, join in (
+            ("edge_tau", "chatbot_arena", "edge", (0.5, 1, 2, 4, 8), "kendall", ".3f", "range"),
+            (
+                "none_tie_classes",
+                "chatbot_arena",
+                "none",
+                (float("inf"),),
+                "tie_classes",
+                ".0f",
+                "",
+            ),
+            ("cems_edge_tau", "cems", "edge", (1, 0.5), "kendall", ".2f", ", "),
+            ("local_tau_high", "chatbot_arena", "local", (8, 4), "kendall", ".3f", " and "),
+            ("local_overlap_eps2", "chatbot_arena", "local", (2,), "top_overlap", "%", ""),
+            ("local_classes_eps2", "chatbot_arena", "local", (2,), "tie_classes", ".0f", ""),
+            ("local_overlap_eps1", "chatbot_arena", "local", (1,), "top_overlap", ".2f", ""),
+            ("local_classes_eps1", "chatbot_arena", "local", (1,), "tie_classes", ".0f", ""),
+            ("local_tau_eps05", "chatbot_arena", "local", (0.5,), "kendall", ".2f", ""),
+            ("local_overlap_eps05", "chatbot_arena", "local", (0.5,), "top_overlap", ".2f", ""),
+            ("local_coverage_eps05", "chatbot_arena", "local", (0.5,), "rank_coverage", "%", ""),
+            ("cems_voter_tau_high", "cems", "individual", (2, 4, 8), "kendall", ".2f", "range"),
+            ("cems_voter_tau_eps1", "cems", "individual", (1,), "kendall", ".2f", ""),
+            ("cems_voter_tau_eps05", "cems", "individual", (0.5,), "kendall", ".2f", ""),
+            ("coverage_min", "all", "all", (), "rank_coverage", "%", "min"),
+        )
+    },
     "memory_largest_paper_job": Measure(
         "derived",
         "dprank.config.estimate_cell_memory, largest cell of the papers' sections of config.yaml",
