@@ -464,6 +464,10 @@ def test_study_values_are_measured_from_their_files(tmp_path):
     assert value("scale_hamming_eps1") == "0.39 against 0.53"
     assert value("scale_r2_private") is None  # no scale_fit.csv
     assert value("scale_ridge") == "37 to 48"  # config.yaml: n 10^3 to 10^5, n p = 50
+    assert value("manifest_paper_files") is None  # no report: no full run here
+    (results / "report").mkdir()
+    assert value("manifest_paper_files") == "1"  # beyond/summary.csv; benchmarks/ left out
+    assert value("manifest_smoke_files") is None
     files = results_includes(ROOT, results)
     assert [p.name for p in files] == ["beyond_scale_summary.md"]
     _, table = parse_table(next(iter(files.values())))

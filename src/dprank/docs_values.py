@@ -566,6 +566,22 @@ def _arena(
     return measure
 
 
+def _manifest_files(smoke: bool) -> Callable[[Path, Path], str | None]:
+    """How many files the SHA-256 manifest of a run holds
+    (:func:`dprank.workflow.results_manifest` of ``results/`` or ``results/smoke/``; None
+    when that run's report is not there)."""
+
+    def measure(root: Path, results: Path) -> str | None:
+        from .workflow import results_manifest
+
+        folder = results / "smoke" if smoke else results
+        if not (folder / "report").is_dir():
+            return None
+        return str(len(results_manifest(folder)))
+
+    return measure
+
+
 #: Every value this module measures, by name (the ``quoted`` values of values.yaml are not here)
 MEASURES: dict[str, Measure] = {
     "registered_methods": Measure(
@@ -701,6 +717,17 @@ MEASURES: dict[str, Measure] = {
             ("coverage_min", "all", "all", (), "rank_coverage", "%", "min"),
         )
     },
+    "manifest_paper_files": Measure(
+        "results",
+        "files of dprank.workflow.results_manifest(results) after a full run",
+        _manifest_files(smoke=False),
+    ),
+    "manifest_smoke_files": Measure(
+        "results",
+        "files of dprank.workflow.results_manifest(results/smoke) after a smoke run "
+        "(make slurm-test compares them)",
+        _manifest_files(smoke=True),
+    ),
     "memory_largest_paper_job": Measure(
         "derived",
         "dprank.config.estimate_cell_memory, largest cell of the papers' sections of config.yaml",
