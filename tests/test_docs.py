@@ -84,6 +84,7 @@ STUDY_INCLUDES = [
     "beyond_scale_summary",
     "sensitivity_scenario3_fit",
     "sensitivity_scenario3_check",
+    "sensitivity_scenario5",
 ]
 
 
@@ -544,6 +545,51 @@ def test_the_scale_study_words_agree_with_its_tables(tmp_path):
     names += ["scale_hamming_eps1", "scale_hamming_flat"]
     for name in names:
         assert MEASURES[name].measure(ROOT, results) == values[name]["value"], name
+
+
+def test_the_sensitivity_words_agree_with_its_table(tmp_path):
+    """docs/sensitivity.md's Scenario V numbers in words are measured from the files its
+    table is written from: the closest TM ADRR distance is the table's, and the default's
+    cells within tolerance come from settings.csv."""
+    from dprank.docs_generate import sensitivity_targets_table
+    from dprank.docs_values import MEASURES, load_values
+
+    values = load_values(DOCS / "includes" / "values.yaml")
+    _, rows = parse_table((DOCS / "includes" / "sensitivity_scenario5.md").read_text())
+    row = next(r for r in rows if r[0] == "Table 11 ADRR K, TM")
+    assert row[3].split()[0] == values["sensitivity_tm_adrr_closest"]["value"]
+    folder = tmp_path / "results" / "sensitivity"
+    folder.mkdir(parents=True)
+    settings = pd.DataFrame(
+        {"theta_half": [1.0, 2.0], "p": [0.5, 0.5], "lambda_c": [1.0, 1.0]}
+        | {"within": [8, 3], "compared": [16, 16], "rms_log_ratio": [0.1, 0.2]}
+    )
+    settings.to_csv(folder / "settings.csv", index=False)
+    measure = MEASURES["sensitivity_default_within"].measure
+    assert measure(ROOT, tmp_path / "results") == "8 of the 16"
+    cells = pd.DataFrame(
+        [
+            ("B2 Table 11", "TM", "local_adrr", "kendall_tau_K", h, 0.5, 1.0, verdict, d)
+            for h, verdict, d in ((1.0, "outside", 0.02), (2.0, "within", 0.008))
+        ],
+        columns=[
+            "figure",
+            "model",
+            "method",
+            "metric",
+            "theta_half",
+            "p",
+            "lambda_c",
+            "verdict",
+            "diff",
+        ],
+    ).assign(published_mean=0.0112, ours_mean=lambda f: 0.0112 + f["diff"])
+    cells.to_csv(folder / "cells.csv", index=False)
+    assert MEASURES["sensitivity_tm_adrr_closest"].measure(ROOT, tmp_path / "results") == "0.0192"
+    _, rows = parse_table(
+        sensitivity_targets_table(cells, {"theta_half": 1, "p": 0.5, "lambda_c": 1})
+    )
+    assert rows == [["Table 11 ADRR K, TM", "0.0112", "0.0312", "0.0192 (2, 0.5, 1)", "1"]]
 
 
 def test_marks_are_rewritten_and_unknown_names_refused():

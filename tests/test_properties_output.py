@@ -1331,6 +1331,29 @@ case(
     check=[*BAD_FRAME, _S3_CHECK.drop(columns="within"), _S3_CHECK.iloc[:1]],
 )
 
+_S5_CELLS = pd.DataFrame(
+    {
+        "figure": ["B2 Table 11"] * 2,
+        "model": ["btl", "btl"],
+        "method": ["local_adrr"] * 2,
+        "metric": ["kendall_tau_K"] * 2,
+        "theta_half": [1.0, 2.0],
+        "p": [0.5, 1.0],
+        "lambda_c": [1.0, 0.1],
+        "verdict": ["outside", "within"],
+        "diff": [0.027, -0.0005],
+        "ours_mean": [0.0494, 0.0216],
+        "published_mean": [0.0221, 0.0221],
+    }
+)
+case(
+    docs_generate.sensitivity_targets_table,
+    kw(cells=st.just(_S5_CELLS), default=st.just({"theta_half": 1, "p": 0.5, "lambda_c": 1})),
+    lambda text, kw: "| Table 11 ADRR K, BTL | 0.0221 | 0.0494 | 0.0216 (2, 1, 0.1) | 1 |" in text,
+    cells=[*BAD_FRAME, _S5_CELLS.drop(columns="verdict")],
+    default=[None, {"p": 0.5}],
+)
+
 
 def _study_results(draw):
     results = _fresh("results")

@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from . import _checks
@@ -41,6 +42,7 @@ __all__ = [
     "scale_summary_table",
     "sensitivity_check_table",
     "sensitivity_fit_table",
+    "sensitivity_targets_table",
     "synopsis_include",
 ]
 
@@ -207,6 +209,67 @@ def sensitivity_check_table(check: pd.DataFrame) -> str:
     return markdown_table(header, rows, "lll")
 
 
+#: The printed cells of Tables 10 and 11 the sensitivity study aims at: (table, metric,
+#: method) and how docs/sensitivity.md names them
+SENSITIVITY_TARGETS = (
+    ("B2 Table 11", "kendall_tau_K", "local_adrr", "ADRR K"),
+    ("B2 Table 11", "kendall_tau_K", "local_count", "count K"),
+    ("B2 Table 10", "l2_over_sqrt_m", "local_classic_rr", "classic RR l2"),
+    ("B2 Table 10", "linf", "local_classic_rr", "classic RR l_inf"),
+)
+
+
+def sensitivity_targets_table(cells: pd.DataFrame, default: Mapping) -> str:
+    """``docs/includes/sensitivity_scenario5.md``'s table: each printed target cell of Tables
+    10 and 11 (:data:`SENSITIVITY_TARGETS`, BTL and TM), ours at the ``default`` setting
+    (``theta_half, p, lambda_c``), the closest setting and how many settings are within
+    tolerance (``results/sensitivity/cells.csv``, as
+    :func:`dprank.studies.paper_b2.sensitivity.findings` words it)."""
+    keys = ("theta_half", "p", "lambda_c")
+    _checks.columns(cells, "cells", [*keys, "figure", "model", "method", "metric", "verdict"])
+    _checks.columns(cells, "cells", ["diff", "ours_mean", "published_mean"])
+    _checks.mapping(default, "default", keys)
+    at_default = np.ones(len(cells), dtype=bool)
+    for k in keys:
+        at_default &= np.isclose(cells[k].astype(float), float(default[k]))
+    rows = []
+    for table, metric, method, name in SENSITIVITY_TARGETS:
+        for model in ("BTL", "TM"):
+            sel = (
+                (cells["figure"] == table).to_numpy()
+                & (cells["metric"] == metric).to_numpy()
+                & (cells["method"] == method).to_numpy()
+                & (cells["model"].astype(str).str.upper() == model).to_numpy()
+            )
+            part = cells[sel]
+            if part.empty:
+                continue
+            near = part.iloc[int(np.argmin(part["diff"].abs().to_numpy()))]
+            ours = cells[sel & at_default]
+            setting = ", ".join(f"{float(near[k]):g}" for k in keys)
+            rows.append(
+                [
+                    f"{table.removeprefix('B2 ')} {name}, {model}",
+                    f"{near['published_mean']:.4f}",
+                    f"{ours.iloc[0]['ours_mean']:.4f}" if len(ours) else "-",
+                    f"{near['ours_mean']:.4f} ({setting})",
+                    str(int((part["verdict"] == "within").sum())),
+                ]
+            )
+    header = ["Cell", "Printed", "Default", "Closest (h, p, c)", "Settings within tolerance"]
+    return markdown_table(header, rows, "lrrlr")
+
+
+def _sensitivity_default(root: Path) -> dict:
+    """The main study's Scenario V setting (workflow/rules/sensitivity.smk's SENS_DEFAULT5)."""
+    import yaml
+
+    config = yaml.safe_load((root / "config.yaml").read_text())
+    b2 = config["paper_b2"]
+    experiment = b2["experiments"][config["sensitivity"]["scenario5"]["experiment"]]
+    return {"theta_half": 1.0, "p": experiment.get("p"), "lambda_c": b2.get("lambda_c", 1.0)}
+
+
 def results_includes(root: str | Path, results: str | Path) -> dict[Path, str]:
     """The includes written from the results of studies outside ``all``, for those whose files
     ``results`` holds: the benchmark's findings, the arena study's price of privacy and the
@@ -243,6 +306,12 @@ def results_includes(root: str | Path, results: str | Path) -> dict[Path, str]:
             body = table(read_csv(results / rel))
             study = "the scale study" if name.startswith("beyond") else "the sensitivity study"
             out[includes / f"{name}.md"] = results_include(f"{study} (results/{rel})", body)
+    rel = "sensitivity/cells.csv"
+    if (results / rel).is_file():
+        body = sensitivity_targets_table(read_csv(results / rel), _sensitivity_default(root))
+        out[includes / "sensitivity_scenario5.md"] = results_include(
+            f"the sensitivity study (results/{rel})", body
+        )
     return out
 
 

@@ -582,6 +582,44 @@ def _manifest_files(smoke: bool) -> Callable[[Path, Path], str | None]:
     return measure
 
 
+def _sensitivity(what: str) -> Callable[[Path, Path], str | None]:
+    """A number of the sensitivity study's Scenario V: ``default_within`` (cells within
+    tolerance of those compared at the main study's setting, ``results/sensitivity/
+    settings.csv``) or ``tm_adrr_closest`` (the closest of Table 11's TM ADRR Kendall
+    distances over the settings, ``results/sensitivity/cells.csv``)."""
+
+    def measure(root: Path, results: Path) -> str | None:
+        import numpy as np
+        import pandas as pd
+
+        from .docs_generate import _sensitivity_default
+
+        if what == "default_within":
+            path = results / "sensitivity" / "settings.csv"
+            if not path.is_file():
+                return None
+            frame = pd.read_csv(path)
+            at = np.ones(len(frame), dtype=bool)
+            for key, value in _sensitivity_default(root).items():
+                at &= np.isclose(frame[key].astype(float), float(value))
+            row = frame[at].iloc[0]
+            return f"{int(row['within'])} of the {int(row['compared'])}"
+        path = results / "sensitivity" / "cells.csv"
+        if not path.is_file():
+            return None
+        cells = pd.read_csv(path)
+        part = cells[
+            (cells["figure"] == "B2 Table 11")
+            & (cells["metric"] == "kendall_tau_K")
+            & (cells["method"] == "local_adrr")
+            & (cells["model"].astype(str).str.upper() == "TM")
+        ]
+        near = part.iloc[int(np.argmin(part["diff"].abs().to_numpy()))]
+        return f"{near['ours_mean']:.4f}"
+
+    return measure
+
+
 #: Every value this module measures, by name (the ``quoted`` values of values.yaml are not here)
 MEASURES: dict[str, Measure] = {
     "registered_methods": Measure(
@@ -727,6 +765,18 @@ MEASURES: dict[str, Measure] = {
         "files of dprank.workflow.results_manifest(results/smoke) after a smoke run "
         "(make slurm-test compares them)",
         _manifest_files(smoke=True),
+    ),
+    "sensitivity_default_within": Measure(
+        "results",
+        "cells within / compared at the main study's Scenario V setting, "
+        "results/sensitivity/settings.csv",
+        _sensitivity("default_within"),
+    ),
+    "sensitivity_tm_adrr_closest": Measure(
+        "results",
+        "the closest TM ADRR Kendall distance of Table 11 over the settings, "
+        "results/sensitivity/cells.csv",
+        _sensitivity("tm_adrr_closest"),
     ),
     "memory_largest_paper_job": Measure(
         "derived",
