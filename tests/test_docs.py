@@ -592,6 +592,31 @@ def test_the_sensitivity_words_agree_with_its_table(tmp_path):
     assert rows == [["Table 11 ADRR K, TM", "0.0112", "0.0312", "0.0192 (2, 0.5, 1)", "1"]]
 
 
+def test_the_fidelity_words_agree_with_its_tables(tmp_path):
+    """The cell counts docs/fidelity.md gives in words (and the agreement values) are those of
+    the per-item tables it includes: each measured from the comparison summaries those tables
+    are written from."""
+    from dprank.docs_values import MEASURES, load_values
+
+    folder = tmp_path / "results" / "comparison"
+    folder.mkdir(parents=True)
+    for name in ("paper_a_edge", "paper_a_individual", "paper_b2", "paper_b1"):
+        _, rows = parse_table((DOCS / "includes" / f"fidelity_{name}.md").read_text())
+        summary = _summary(
+            [
+                (r[0], *map(int, r[1].split(" / ")[::-1]), 0, 0, 0.0)
+                for r in rows
+                if r[0] != "none compared in this run"
+            ]
+        )
+        summary.to_csv(folder / f"{name}_summary.csv", index=False)
+    values = load_values(DOCS / "includes" / "values.yaml")
+    names = [n for n in values if n.startswith(("fidelity_b2_", "outside_", "agreement_"))]
+    assert len(names) >= 10
+    for name in names:
+        assert MEASURES[name].measure(ROOT, tmp_path / "results") == values[name]["value"], name
+
+
 def test_marks_are_rewritten_and_unknown_names_refused():
     from dprank.docs_values import apply_values, marked
 

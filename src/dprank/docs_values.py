@@ -620,6 +620,23 @@ def _sensitivity(what: str) -> Callable[[Path, Path], str | None]:
     return measure
 
 
+def _items(comparison: str, items: Sequence[str], what: str) -> Callable[[Path, Path], str | None]:
+    """Cells of some items of one comparison summary (``results/comparison/<comparison>_
+    summary.csv``): ``what="ratio"`` (``"11 / 11"``, within / compared) or ``"outside"``."""
+
+    def measure(root: Path, results: Path) -> str | None:
+        import pandas as pd
+
+        path = results / "comparison" / f"{comparison}_summary.csv"
+        if not path.is_file():
+            return None
+        frame = pd.read_csv(path).set_index("figure").loc[list(items)]
+        within, compared = int(frame["within"].sum()), int(frame["compared"].sum())
+        return f"{within} / {compared}" if what == "ratio" else str(compared - within)
+
+    return measure
+
+
 #: Every value this module measures, by name (the ``quoted`` values of values.yaml are not here)
 MEASURES: dict[str, Measure] = {
     "registered_methods": Measure(
@@ -778,6 +795,21 @@ MEASURES: dict[str, Measure] = {
         "results/sensitivity/cells.csv",
         _sensitivity("tm_adrr_closest"),
     ),
+    **{
+        f"fidelity_b2_{name}": Measure(
+            "results",
+            f"cells {'within / compared' if what == 'ratio' else 'outside'} of "
+            f"{' and '.join(items)}, results/comparison/paper_b2_summary.csv",
+            _items("paper_b2", items, what),
+        )
+        for name, items, what in (
+            ("scenario3_outside", ("B2 Table 6", "B2 Table 7"), "outside"),
+            ("table10_outside", ("B2 Table 10",), "outside"),
+            ("table11_outside", ("B2 Table 11",), "outside"),
+            ("table1_ratio", ("B2 Table 1",), "ratio"),
+            ("table2_ratio", ("B2 Table 2",), "ratio"),
+        )
+    },
     "memory_largest_paper_job": Measure(
         "derived",
         "dprank.config.estimate_cell_memory, largest cell of the papers' sections of config.yaml",
