@@ -611,10 +611,29 @@ def test_the_fidelity_words_agree_with_its_tables(tmp_path):
         )
         summary.to_csv(folder / f"{name}_summary.csv", index=False)
     values = load_values(DOCS / "includes" / "values.yaml")
-    names = [n for n in values if n.startswith(("fidelity_b2_", "outside_", "agreement_"))]
+    names = [
+        n
+        for n in values
+        if n.startswith(("fidelity_b2_", "outside_", "agreement_"))
+        and "_summary.csv" in values[n]["source"]
+    ]
     assert len(names) >= 10
     for name in names:
         assert MEASURES[name].measure(ROOT, tmp_path / "results") == values[name]["value"], name
+    # the cell-level values: from the comparison's cells (results/comparison/paper_b2.csv)
+    cells = pd.DataFrame(
+        [
+            ("B2 Table 11", "TM", "kendall_tau_K", "local_adrr", 0.032454, "outside"),
+            ("B2 Table 10", "BTL", "l2_over_sqrt_m", "local_classic_rr", 0.3193, "outside"),
+            ("B2 Table 10", "TM", "l2_over_sqrt_m", "local_classic_rr", 0.3330, "within"),
+        ],
+        columns=["figure", "model", "metric", "method", "ours_mean", "verdict"],
+    )
+    cells.to_csv(folder / "paper_b2.csv", index=False)
+    results = tmp_path / "results"
+    assert MEASURES["fidelity_b2_t11_adrr_tm"].measure(ROOT, results) == "0.032"
+    assert MEASURES["fidelity_b2_t10_classic_rr_btl"].measure(ROOT, results) == "0.319"
+    assert MEASURES["fidelity_b2_t10_classic_rr_outside"].measure(ROOT, results) == "1"
 
 
 def test_marks_are_rewritten_and_unknown_names_refused():

@@ -637,6 +637,35 @@ def _items(comparison: str, items: Sequence[str], what: str) -> Callable[[Path, 
     return measure
 
 
+def _b2_cells(figure: str, cells: Sequence[tuple[str, str, str]]) -> Callable:
+    """Our means of some cells of one B2 table (``results/comparison/paper_b2.csv``), each
+    ``(model, metric, method)``, to three decimals and joined by `` / ``; ``cells`` of one
+    ``("outside", "", method)``: how many of the method's cells are outside tolerance."""
+
+    def measure(root: Path, results: Path) -> str | None:
+        import pandas as pd
+
+        path = results / "comparison" / "paper_b2.csv"
+        if not path.is_file():
+            return None
+        frame = pd.read_csv(path)
+        frame = frame[frame["figure"] == figure]
+        if cells[0][0] == "outside":
+            part = frame[frame["method"] == cells[0][2]]
+            return str(int((part["verdict"] == "outside").sum()))
+        out = []
+        for model, metric, method in cells:
+            row = frame[
+                (frame["model"].astype(str).str.upper() == model)
+                & (frame["metric"] == metric)
+                & (frame["method"] == method)
+            ]
+            out.append(f"{float(row['ours_mean'].iloc[0]):.3f}")
+        return " / ".join(out)
+
+    return measure
+
+
 #: Every value this module measures, by name (the ``quoted`` values of values.yaml are not here)
 MEASURES: dict[str, Measure] = {
     "registered_methods": Measure(
@@ -808,6 +837,34 @@ MEASURES: dict[str, Measure] = {
             ("table11_outside", ("B2 Table 11",), "outside"),
             ("table1_ratio", ("B2 Table 1",), "ratio"),
             ("table2_ratio", ("B2 Table 2",), "ratio"),
+        )
+    },
+    **{
+        f"fidelity_b2_{name}": Measure(
+            "results",
+            f"{figure}: "
+            + (
+                f"cells of {cells[0][2]} outside tolerance"
+                if cells[0][0] == "outside"
+                else "our mean of " + " / ".join(" ".join(c) for c in cells)
+            )
+            + ", results/comparison/paper_b2.csv",
+            _b2_cells(figure, cells),
+        )
+        for name, figure, cells in (
+            (
+                "t10_adrr_btl",
+                "B2 Table 10",
+                (("BTL", "l2_over_sqrt_m", "local_adrr"), ("BTL", "linf", "local_adrr")),
+            ),
+            ("t10_classic_rr_btl", "B2 Table 10", (("BTL", "l2_over_sqrt_m", "local_classic_rr"),)),
+            ("t10_classic_rr_tm", "B2 Table 10", (("TM", "l2_over_sqrt_m", "local_classic_rr"),)),
+            ("t10_classic_rr_outside", "B2 Table 10", (("outside", "", "local_classic_rr"),)),
+            ("t10_noisy_obj_linf", "B2 Table 10", (("BTL", "linf", "edge_noisy_obj"),)),
+            ("t11_adrr_btl", "B2 Table 11", (("BTL", "kendall_tau_K", "local_adrr"),)),
+            ("t11_adrr_tm", "B2 Table 11", (("TM", "kendall_tau_K", "local_adrr"),)),
+            ("t11_count_btl", "B2 Table 11", (("BTL", "kendall_tau_K", "local_count"),)),
+            ("t11_count_tm", "B2 Table 11", (("TM", "kendall_tau_K", "local_count"),)),
         )
     },
     "memory_largest_paper_job": Measure(
