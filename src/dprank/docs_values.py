@@ -637,10 +637,10 @@ def _items(comparison: str, items: Sequence[str], what: str) -> Callable[[Path, 
     return measure
 
 
-def _b2_cells(figure: str, cells: Sequence[tuple[str, str, str]]) -> Callable:
+def _b2_cells(figure: str, cells: Sequence[tuple[str, str, str]], spec: str = ".3f") -> Callable:
     """Our means of some cells of one B2 table (``results/comparison/paper_b2.csv``), each
-    ``(model, metric, method)``, to three decimals and joined by `` / ``; ``cells`` of one
-    ``("outside", "", method)``: how many of the method's cells are outside tolerance."""
+    ``(model, metric, method)``, formatted with ``spec`` and joined by `` / ``; ``cells`` of
+    one ``("outside", "", method)``: how many of the method's cells are outside tolerance."""
 
     def measure(root: Path, results: Path) -> str | None:
         import pandas as pd
@@ -660,7 +660,7 @@ def _b2_cells(figure: str, cells: Sequence[tuple[str, str, str]]) -> Callable:
                 & (frame["metric"] == metric)
                 & (frame["method"] == method)
             ]
-            out.append(f"{float(row['ours_mean'].iloc[0]):.3f}")
+            out.append(format(float(row["ours_mean"].iloc[0]), spec))
         return " / ".join(out)
 
     return measure
@@ -849,22 +849,80 @@ MEASURES: dict[str, Measure] = {
                 else "our mean of " + " / ".join(" ".join(c) for c in cells)
             )
             + ", results/comparison/paper_b2.csv",
-            _b2_cells(figure, cells),
+            _b2_cells(figure, cells, spec),
         )
-        for name, figure, cells in (
+        for name, figure, cells, spec in (
             (
                 "t10_adrr_btl",
                 "B2 Table 10",
                 (("BTL", "l2_over_sqrt_m", "local_adrr"), ("BTL", "linf", "local_adrr")),
+                ".3f",
             ),
-            ("t10_classic_rr_btl", "B2 Table 10", (("BTL", "l2_over_sqrt_m", "local_classic_rr"),)),
-            ("t10_classic_rr_tm", "B2 Table 10", (("TM", "l2_over_sqrt_m", "local_classic_rr"),)),
-            ("t10_classic_rr_outside", "B2 Table 10", (("outside", "", "local_classic_rr"),)),
-            ("t10_noisy_obj_linf", "B2 Table 10", (("BTL", "linf", "edge_noisy_obj"),)),
-            ("t11_adrr_btl", "B2 Table 11", (("BTL", "kendall_tau_K", "local_adrr"),)),
-            ("t11_adrr_tm", "B2 Table 11", (("TM", "kendall_tau_K", "local_adrr"),)),
-            ("t11_count_btl", "B2 Table 11", (("BTL", "kendall_tau_K", "local_count"),)),
-            ("t11_count_tm", "B2 Table 11", (("TM", "kendall_tau_K", "local_count"),)),
+            (
+                "t10_classic_rr_btl",
+                "B2 Table 10",
+                (("BTL", "l2_over_sqrt_m", "local_classic_rr"),),
+                ".3f",
+            ),
+            (
+                "t10_classic_rr_tm",
+                "B2 Table 10",
+                (("TM", "l2_over_sqrt_m", "local_classic_rr"),),
+                ".3f",
+            ),
+            (
+                "t10_classic_rr_outside",
+                "B2 Table 10",
+                (("outside", "", "local_classic_rr"),),
+                ".3f",
+            ),
+            ("t10_noisy_obj_linf", "B2 Table 10", (("BTL", "linf", "edge_noisy_obj"),), ".3f"),
+            ("t11_adrr_btl", "B2 Table 11", (("BTL", "kendall_tau_K", "local_adrr"),), ".3f"),
+            ("t11_adrr_tm", "B2 Table 11", (("TM", "kendall_tau_K", "local_adrr"),), ".3f"),
+            ("t11_count_btl", "B2 Table 11", (("BTL", "kendall_tau_K", "local_count"),), ".3f"),
+            ("t11_count_tm", "B2 Table 11", (("TM", "kendall_tau_K", "local_count"),), ".3f"),
+            (
+                "t2_adrr_btl",
+                "B2 Table 2",
+                (("BTL", "kendall_tau_K_vs_Table1_ranking", "local_adrr"),),
+                ".4f",
+            ),
+            (
+                "t2_count_btl",
+                "B2 Table 2",
+                (("BTL", "kendall_tau_K_vs_Table1_ranking", "local_count"),),
+                ".4f",
+            ),
+            (
+                "t2_classic_rr_btl",
+                "B2 Table 2",
+                (("BTL", "kendall_tau_K_vs_Table1_ranking", "local_classic_rr"),),
+                ".4f",
+            ),
+            (
+                "t2_laplace_btl",
+                "B2 Table 2",
+                (("BTL", "kendall_tau_K_vs_Table1_ranking", "local_laplace"),),
+                ".4f",
+            ),
+            (
+                "t2_t_count_btl",
+                "B2 Table 2",
+                (("BTL", "paired_t_statistic_vs_ADRR", "local_count"),),
+                ".2f",
+            ),
+            (
+                "t2_t_classic_rr_btl",
+                "B2 Table 2",
+                (("BTL", "paired_t_statistic_vs_ADRR", "local_classic_rr"),),
+                ".2f",
+            ),
+            (
+                "t2_t_laplace_btl",
+                "B2 Table 2",
+                (("BTL", "paired_t_statistic_vs_ADRR", "local_laplace"),),
+                ".2f",
+            ),
         )
     },
     "memory_largest_paper_job": Measure(
