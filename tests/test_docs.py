@@ -634,6 +634,19 @@ def test_the_fidelity_words_agree_with_its_tables(tmp_path):
     assert MEASURES["fidelity_b2_t11_adrr_tm"].measure(ROOT, results) == "0.032"
     assert MEASURES["fidelity_b2_t10_classic_rr_btl"].measure(ROOT, results) == "0.319"
     assert MEASURES["fidelity_b2_t10_classic_rr_outside"].measure(ROOT, results) == "1"
+    edge = pd.DataFrame(
+        [
+            ("Figure 2", "a", "log_rel_l2", 0.5, -0.0375, "outside"),
+            ("Figure 2", "a", "log_rel_l2", 0.5, -0.0695, "outside"),
+            ("Figure 2", "a", "log_rel_l2", 1.0, -0.05, "outside"),
+            ("Figure 2", "a", "log_rel_l2", 0.5, -0.01, "within"),
+        ],
+        columns=["figure", "panel", "metric", "epsilon", "diff", "verdict"],
+    )
+    edge.to_csv(folder / "paper_a_edge.csv", index=False)
+    assert MEASURES["fidelity_a_fig2a_eps05_outside"].measure(ROOT, results) == "2"
+    assert MEASURES["fidelity_a_fig2a_eps05_diff"].measure(ROOT, results) == "0.04-0.07"
+    assert MEASURES["fidelity_a_fig1_l2_outside"].measure(ROOT, results) == "0"
 
 
 def test_marks_are_rewritten_and_unknown_names_refused():

@@ -666,6 +666,34 @@ def _b2_cells(figure: str, cells: Sequence[tuple[str, str, str]], spec: str = ".
     return measure
 
 
+def _paper_a_outside(figure: str, panel: str, metric: str, eps: float | None, what: str):
+    """Cells of Paper A's edge-DP comparison (``results/comparison/paper_a_edge.csv``) outside
+    tolerance, of one figure and (where not empty) panel, metric and eps: how many
+    (``what="count"``) or the range of their absolute differences (``"diff_range"``,
+    ``"0.04-0.07"``)."""
+
+    def measure(root: Path, results: Path) -> str | None:
+        import pandas as pd
+
+        path = results / "comparison" / "paper_a_edge.csv"
+        if not path.is_file():
+            return None
+        frame = pd.read_csv(path)
+        sel = (frame["figure"] == figure) & (frame["verdict"] == "outside")
+        if panel:
+            sel &= frame["panel"] == panel
+        if metric:
+            sel &= frame["metric"] == metric
+        if eps is not None:
+            sel &= frame["epsilon"] == eps
+        if what == "count":
+            return str(int(sel.sum()))
+        diff = frame.loc[sel, "diff"].abs()
+        return f"{diff.min():.2f}-{diff.max():.2f}"
+
+    return measure
+
+
 #: Every value this module measures, by name (the ``quoted`` values of values.yaml are not here)
 MEASURES: dict[str, Measure] = {
     "registered_methods": Measure(
@@ -923,6 +951,30 @@ MEASURES: dict[str, Measure] = {
                 (("BTL", "paired_t_statistic_vs_ADRR", "local_laplace"),),
                 ".2f",
             ),
+        )
+    },
+    **{
+        f"fidelity_a_{name}": Measure(
+            "results",
+            (
+                "cells outside"
+                if what == "count"
+                else "range of |ours - published| of the cells outside"
+            )
+            + f" of {figure}"
+            + (f" ({panel})" if panel else "")
+            + (f", {metric}" if metric else "")
+            + (f", eps {eps:g}" if eps is not None else "")
+            + ", results/comparison/paper_a_edge.csv",
+            _paper_a_outside(figure, panel, metric, eps, what),
+        )
+        for name, figure, panel, metric, eps, what in (
+            ("fig2a_eps05_outside", "Figure 2", "a", "", 0.5, "count"),
+            ("fig2a_eps05_diff", "Figure 2", "a", "", 0.5, "diff_range"),
+            ("fig2a_eps1_outside", "Figure 2", "a", "", 1.0, "count"),
+            ("fig1_linf_outside", "Figure 1", "", "log_rel_linf", None, "count"),
+            ("fig1_l2_outside", "Figure 1", "", "log_rel_l2", None, "count"),
+            ("fig1_hamming_outside", "Figure 1", "", "rel_hamming", None, "count"),
         )
     },
     "memory_largest_paper_job": Measure(
