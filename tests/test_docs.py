@@ -647,6 +647,14 @@ def test_the_fidelity_words_agree_with_its_tables(tmp_path):
     assert MEASURES["fidelity_a_fig2a_eps05_outside"].measure(ROOT, results) == "2"
     assert MEASURES["fidelity_a_fig2a_eps05_diff"].measure(ROOT, results) == "0.04-0.07"
     assert MEASURES["fidelity_a_fig1_l2_outside"].measure(ROOT, results) == "0"
+    figures = results / "figures" / "paper_b2"
+    figures.mkdir(parents=True)
+    pd.DataFrame(
+        {"model": ["btl", "btl", "tm", "tm"], "metric": ["l2_over_sqrt_m", "linf"] * 2}
+        | {"r": [0.869, 0.791, 0.871, 0.779]}
+    ).to_csv(figures / "fig5.csv", index=False)
+    assert MEASURES["fidelity_b2_fig5_r_l2"].measure(ROOT, results) == "0.87"
+    assert MEASURES["fidelity_b2_fig5_r_linf"].measure(ROOT, results) == "0.79; 0.78"
 
 
 def test_marks_are_rewritten_and_unknown_names_refused():

@@ -694,6 +694,24 @@ def _paper_a_outside(figure: str, panel: str, metric: str, eps: float | None, wh
     return measure
 
 
+def _b2_figure_r(figure: str, models: Sequence[str], metrics: Sequence[str]) -> Callable:
+    """Pearson r of a B2 figure's fit (``results/figures/paper_b2/<figure>.csv``, column
+    ``r``) to two decimals, one per metric joined by `` / ``; of several models, one text when
+    they agree to two decimals, else each model's joined by ``; ``."""
+
+    def measure(root: Path, results: Path) -> str | None:
+        import pandas as pd
+
+        path = results / "figures" / "paper_b2" / f"{figure}.csv"
+        if not path.is_file():
+            return None
+        r = pd.read_csv(path).groupby(["model", "metric"])["r"].first()
+        texts = [" / ".join(f"{float(r[(m, k)]):.2f}" for k in metrics) for m in models]
+        return texts[0] if len(set(texts)) == 1 else "; ".join(texts)
+
+    return measure
+
+
 #: Every value this module measures, by name (the ``quoted`` values of values.yaml are not here)
 MEASURES: dict[str, Measure] = {
     "registered_methods": Measure(
@@ -975,6 +993,20 @@ MEASURES: dict[str, Measure] = {
             ("fig1_linf_outside", "Figure 1", "", "log_rel_linf", None, "count"),
             ("fig1_l2_outside", "Figure 1", "", "log_rel_l2", None, "count"),
             ("fig1_hamming_outside", "Figure 1", "", "rel_hamming", None, "count"),
+        )
+    },
+    **{
+        f"fidelity_b2_{name}": Measure(
+            "results",
+            f"Pearson r of {figure}, {' and '.join(models)}, {' / '.join(metrics)}, "
+            f"results/figures/paper_b2/{figure}.csv",
+            _b2_figure_r(figure, models, metrics),
+        )
+        for name, figure, models, metrics in (
+            ("fig14_r_btl", "fig14", ("btl",), ("l2_over_sqrt_m", "linf")),
+            ("fig14_r_tm", "fig14", ("tm",), ("l2_over_sqrt_m", "linf")),
+            ("fig5_r_l2", "fig5", ("btl", "tm"), ("l2_over_sqrt_m",)),
+            ("fig5_r_linf", "fig5", ("btl", "tm"), ("linf",)),
         )
     },
     "memory_largest_paper_job": Measure(
