@@ -11,7 +11,10 @@ tables of a full run, :mod:`dprank.docs_includes`); it needs no full run itself 
 - after a run of the benchmark of methods: ``src/dprank/_default_methods.py`` and
   ``docs/includes/default_methods.md`` (the default method of each privacy level,
   :mod:`dprank.default_methods`, from ``results/tables/benchmark/defaults.csv``;
-  :func:`default_method_files`) and ``docs/includes/benchmark_findings.md`` (its findings).
+  :func:`default_method_files`) and ``docs/includes/benchmark_findings.md`` (its findings);
+- after a run of a study outside ``all``: its tables (:func:`results_includes`: the scale
+  study's fit and mean errors, the sensitivity study's Scenario III and V tables, the arena
+  study's price of privacy).
 
 ``--check`` writes nothing and lists what is out of date (exit status 1). It is a module of
 its own, apart from :mod:`dprank.docs_includes`, because it imports the command: the
