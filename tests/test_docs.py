@@ -655,6 +655,24 @@ def test_the_fidelity_words_agree_with_its_tables(tmp_path):
     ).to_csv(figures / "fig5.csv", index=False)
     assert MEASURES["fidelity_b2_fig5_r_l2"].measure(ROOT, results) == "0.87"
     assert MEASURES["fidelity_b2_fig5_r_linf"].measure(ROOT, results) == "0.79; 0.78"
+    b1 = results / "figures" / "paper_b1"
+    b1.mkdir(parents=True)
+    pd.DataFrame(
+        [
+            ("btl", 400, m, metric, method, mean)
+            for m, metric, method, mean in (
+                (10, "linf", "local_classic_rr", 0.7185),
+                (20, "linf", "local_classic_rr", 0.7553),
+                (10, "linf", "local_adrr", 0.1084),
+                (10, "linf", "local_laplace", 0.1526),
+            )
+        ],
+        columns=["model", "L", "m", "metric", "method", "mean"],
+    ).to_csv(b1 / "fig6.csv", index=False)
+    assert MEASURES["fidelity_b1_fig6_classic_rr_linf"].measure(ROOT, results) == "0.72-0.76"
+    assert (
+        MEASURES["fidelity_b1_fig6_adrr_laplace_linf"].measure(ROOT, results) == "0.108 and 0.153"
+    )
 
 
 def test_marks_are_rewritten_and_unknown_names_refused():

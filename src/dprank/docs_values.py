@@ -712,6 +712,35 @@ def _b2_figure_r(figure: str, models: Sequence[str], metrics: Sequence[str]) -> 
     return measure
 
 
+def _b1_figure(figure: str, select: Mapping, spec: str, join: str = "") -> Callable:
+    """Means of the rows of a B1 figure's data (``results/figures/paper_b1/<figure>.csv``)
+    that match ``select`` (column -> value), formatted with ``spec``: the one row's
+    (``join=""``), their range (``"range"``, ``"0.72-0.76"``) or each method's in the order of
+    ``select["method"]`` (a tuple) joined by ``join``."""
+
+    def measure(root: Path, results: Path) -> str | None:
+        import pandas as pd
+
+        path = results / "figures" / "paper_b1" / f"{figure}.csv"
+        if not path.is_file():
+            return None
+        frame = pd.read_csv(path)
+        methods = select.get("method")
+        for column, value in select.items():
+            if column == "method" and isinstance(value, tuple):
+                continue
+            frame = frame[frame[column] == value]
+        if join == "range":
+            return f"{frame['mean'].min():{spec}}-{frame['mean'].max():{spec}}"
+        if isinstance(methods, tuple):
+            means = frame.set_index("method")["mean"]
+            return join.join(f"{float(means[m]):{spec}}" for m in methods)
+        (mean,) = frame["mean"]
+        return f"{float(mean):{spec}}"
+
+    return measure
+
+
 #: Every value this module measures, by name (the ``quoted`` values of values.yaml are not here)
 MEASURES: dict[str, Measure] = {
     "registered_methods": Measure(
@@ -1007,6 +1036,57 @@ MEASURES: dict[str, Measure] = {
             ("fig14_r_tm", "fig14", ("tm",), ("l2_over_sqrt_m", "linf")),
             ("fig5_r_l2", "fig5", ("btl", "tm"), ("l2_over_sqrt_m",)),
             ("fig5_r_linf", "fig5", ("btl", "tm"), ("linf",)),
+        )
+    },
+    **{
+        f"fidelity_b1_{name}": Measure(
+            "results",
+            f"mean of {figure} at {', '.join(f'{k} {v}' for k, v in select.items())}"
+            + (" (range)" if join == "range" else "")
+            + f", results/figures/paper_b1/{figure}.csv",
+            _b1_figure(figure, select, spec, join),
+        )
+        for name, figure, select, spec, join in (
+            (
+                "fig4_kendall",
+                "fig4",
+                {"model": "btl", "L": 400, "m": 30, "delta": 0.2, "metric": "kendall_tau_K"},
+                ".2g",
+                "",
+            ),
+            (
+                "fig4_hk",
+                "fig4",
+                {
+                    "model": "btl",
+                    "L": 400,
+                    "m": 30,
+                    "delta": 0.2,
+                    "metric": "topK_hamming_HK_K=m/2",
+                },
+                "g",
+                "",
+            ),
+            (
+                "fig6_classic_rr_linf",
+                "fig6",
+                {"model": "btl", "L": 400, "method": "local_classic_rr", "metric": "linf"},
+                ".2f",
+                "range",
+            ),
+            (
+                "fig6_adrr_laplace_linf",
+                "fig6",
+                {
+                    "model": "btl",
+                    "L": 400,
+                    "m": 10,
+                    "metric": "linf",
+                    "method": ("local_adrr", "local_laplace"),
+                },
+                ".3f",
+                " and ",
+            ),
         )
     },
     "memory_largest_paper_job": Measure(
