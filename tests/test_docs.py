@@ -307,7 +307,11 @@ def test_derived_values_are_current():
     from dprank.docs_values import MEASURES, load_values
 
     values = load_values(DOCS / "includes" / "values.yaml")
-    for name in ("registered_methods", "b2_overlays"):
+    derived = [n for n, e in values.items() if e["kind"] == "derived" and not n.endswith("_jobs")]
+    assert {"registered_methods", "b2_overlays", "memory_largest_paper_job", "scale_ridge"} <= set(
+        derived
+    )
+    for name in derived:
         assert values[name]["value"] == MEASURES[name].measure(ROOT, ROOT / "results"), name
     assert values["b2_overlays"]["value"].startswith("Figures 4, 6, 7, 8, 9, 11, 12, 13")
 
