@@ -594,6 +594,22 @@ def test_the_sensitivity_words_agree_with_its_table(tmp_path):
         sensitivity_targets_table(cells, {"theta_half": 1, "p": 0.5, "lambda_c": 1})
     )
     assert rows == [["Table 11 ADRR K, TM", "0.0112", "0.0312", "0.0192 (2, 0.5, 1)", "1"]]
+    s5 = folder / "scenario5"
+    s5.mkdir()
+    pd.DataFrame(
+        {"theta_half": [1.0, 2.0, 2.0], "p": [0.5, 0.25, 0.25], "lambda_c": [1.0, 0.1, 1.0]}
+        | {"model": "tm", "method": "local_laplace", "metric": "converged"}
+        | {"mean": [0.995, 0.35, 1.0], "reps": 200}
+    ).to_csv(s5 / "tm_p0.5.csv", index=False)
+    nonconverged = {
+        what: MEASURES[f"sensitivity_nonconverged_{what}"].measure(ROOT, tmp_path / "results")
+        for what in ("groups", "worst", "worst_setting")
+    }
+    assert nonconverged == {
+        "groups": "2 of the 3",
+        "worst": "65%",
+        "worst_setting": "h = 2, p = 0.25, c = 0.1",
+    }
 
 
 def test_the_fidelity_words_agree_with_its_tables(tmp_path):

@@ -741,6 +741,71 @@ def _b1_figure(figure: str, select: Mapping, spec: str, join: str = "") -> Calla
     return measure
 
 
+def _halved_k(what: str) -> Callable[[Path, Path], str | None]:
+    """Table 11's Kendall distances of the main study (the sensitivity study's default
+    setting) read as normalised by m (m - 1): halved (``what="values"``: ``"ADRR BTL 0.0247,
+    ADRR TM 0.0162, count BTL 0.0303 and count TM 0.0209"``) and how many are then within
+    the comparison's tolerance (``"within"``: ``"2 of 4"``), from
+    ``results/comparison/paper_b2.csv`` as
+    :func:`dprank.studies.paper_b2.sensitivity.findings` computes them."""
+
+    def measure(root: Path, results: Path) -> str | None:
+        import numpy as np
+        import pandas as pd
+
+        path = results / "comparison" / "paper_b2.csv"
+        if not path.is_file():
+            return None
+        frame = pd.read_csv(path)
+        kd = frame[(frame["figure"] == "B2 Table 11") & (frame["metric"] == "kendall_tau_K")]
+        order = {("local_adrr", "BTL"): 0, ("local_adrr", "TM"): 1}
+        order |= {("local_count", "BTL"): 2, ("local_count", "TM"): 3}
+        kd = kd.assign(
+            _o=[order[(m, str(x).upper())] for m, x in zip(kd["method"], kd["model"], strict=True)]
+        ).sort_values("_o")
+        half = kd["ours_mean"] / 2
+        if what == "values":
+            names = {"local_adrr": "ADRR", "local_count": "count"}
+            parts = [
+                f"{names[m]} {str(x).upper()} {h:.4f}"
+                for m, x, h in zip(kd["method"], kd["model"], half, strict=True)
+            ]
+            return ", ".join(parts[:-1]) + " and " + parts[-1]
+        z = kd["tolerance"] / np.hypot(kd["ours_se"], kd["published_se"])
+        tol = z * np.hypot(kd["ours_se"] / 2, kd["published_se"])
+        inside = (half - kd["published_mean"]).abs() <= tol
+        return f"{int(inside.sum())} of {len(kd)}"
+
+    return measure
+
+
+def _nonconverged(what: str) -> Callable[[Path, Path], str | None]:
+    """Scenario V's fits that did not converge (``results/sensitivity/scenario5/*.csv``,
+    metric ``converged``): ``"groups"`` (``"66 of the 480"``: groups with any, of all),
+    ``"worst"`` (``"65%"``: the worst group's share) or ``"worst_setting"``
+    (``"h = 2, p = 0.25, c = 0.1"``)."""
+
+    def measure(root: Path, results: Path) -> str | None:
+        import pandas as pd
+
+        files = sorted((results / "sensitivity" / "scenario5").glob("*.csv"))
+        if not files:
+            return None
+        frame = pd.concat([pd.read_csv(f) for f in files], ignore_index=True)
+        conv = frame[frame["metric"] == "converged"]
+        failed = conv[conv["mean"] < 1]
+        if what == "groups":
+            return f"{len(failed)} of the {len(conv)}"
+        if failed.empty:
+            return None
+        worst = failed.sort_values("mean", kind="stable").iloc[0]
+        if what == "worst":
+            return f"{1 - worst['mean']:.0%}"
+        return f"h = {worst['theta_half']:g}, p = {worst['p']:g}, c = {worst['lambda_c']:g}"
+
+    return measure
+
+
 #: Every value this module measures, by name (the ``quoted`` values of values.yaml are not here)
 MEASURES: dict[str, Measure] = {
     "registered_methods": Measure(
@@ -1088,6 +1153,24 @@ MEASURES: dict[str, Measure] = {
                 " and ",
             ),
         )
+    },
+    "sensitivity_halved_k": Measure(
+        "results",
+        "Table 11's Kendall distances at the default halved, results/comparison/paper_b2.csv",
+        _halved_k("values"),
+    ),
+    "sensitivity_halved_k_within": Measure(
+        "results",
+        "Table 11's halved Kendall distances within tolerance, results/comparison/paper_b2.csv",
+        _halved_k("within"),
+    ),
+    **{
+        f"sensitivity_nonconverged_{what}": Measure(
+            "results",
+            f"Scenario V fits that did not converge ({what}), results/sensitivity/scenario5/*.csv",
+            _nonconverged(what),
+        )
+        for what in ("groups", "worst", "worst_setting")
     },
     "memory_largest_paper_job": Measure(
         "derived",
