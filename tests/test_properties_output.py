@@ -1266,6 +1266,110 @@ case(
     findings=[None, 3],
 )
 case(
+    docs_generate.results_include,
+    kw(what=st.just("a study (results/x.md)"), body=st.just("| a |\n|---|\n| 1 |\n")),
+    lambda text, kw: text.startswith("<!--") and text.endswith("| 1 |\n"),
+    what=[None, 3],
+    body=[None, 3],
+)
+_SCALE_FIT = pd.DataFrame(
+    {
+        "epsilon": [1.0, float("inf")],
+        "constant": [2.951, 2.15],
+        "r2": [0.94, -1.0],
+        "rms_log_residual": [0.022, 0.05],
+        "max_abs_log_residual": [0.036, 0.087],
+        "slope_measured": [0.059, 0.023],
+        "slope_rate": [0.072, 0.055],
+    }
+)
+case(
+    docs_generate.scale_fit_table,
+    kw(fit=st.just(_SCALE_FIT)),
+    lambda text, kw: "| 1 | 2.95 | 0.94 |" in text and "| inf | 2.15 | -1.00 |" in text,
+    fit=[*BAD_FRAME, _SCALE_FIT.drop(columns="r2")],
+)
+_SCALE_SUMMARY = pd.DataFrame(
+    [
+        (n, eps, method, metric, mean)
+        for n, shift in ((1000, 0.0), (100000, 0.1))
+        for eps in (1.0, float("inf"))
+        for method, metric, _ in docs_generate.SCALE_SUMMARY_COLUMNS
+        for mean in [0.5 + shift]
+    ],
+    columns=["n", "epsilon", "method", "metric", "mean"],
+)
+case(
+    docs_generate.scale_summary_table,
+    kw(summary=st.just(_SCALE_SUMMARY)),
+    lambda text, kw: "| inf | 0.500 -> 0.600 | 0.500 -> 0.600 |" in text,
+    summary=[*BAD_FRAME, _SCALE_SUMMARY.drop(columns="mean")],
+)
+
+_S3_FIT = pd.DataFrame(
+    {"p": [0.5, 1.0], "eps0_grid": [2.75, 1.75], "eps0": [2.76, 1.84]}
+    | {"rms_log_ratio_grid": [0.064, 0.1], "best": [True, False]}
+)
+case(
+    docs_generate.sensitivity_fit_table,
+    kw(fit=st.just(_S3_FIT)),
+    lambda text, kw: "| **0.5** | **2.75 -> 2.76** | **0.064** |" in text and "| 1 |" in text,
+    fit=[*BAD_FRAME, _S3_FIT.drop(columns="best")],
+)
+_S3_CHECK = pd.DataFrame(
+    [
+        (label, 0.5, eps0, table, 72, within, 0.05)
+        for label, eps0 in (("the default", 2.75), ("the fit on B2 Table 6", 2.76))
+        for table, within in (("B2 Table 6", 54), ("B2 Table 7", 65))
+    ],
+    columns=["label", "p", "eps0", "table", "compared", "within", "rms_log_ratio"],
+)
+case(
+    docs_generate.sensitivity_check_table,
+    kw(check=st.just(_S3_CHECK)),
+    lambda text, kw: "| fit on Table 6: p = 0.5, eps0 = 2.76 | 54 / 72 within" in text,
+    check=[*BAD_FRAME, _S3_CHECK.drop(columns="within"), _S3_CHECK.iloc[:1]],
+)
+
+_S5_CELLS = pd.DataFrame(
+    {
+        "figure": ["B2 Table 11"] * 2,
+        "model": ["btl", "btl"],
+        "method": ["local_adrr"] * 2,
+        "metric": ["kendall_tau_K"] * 2,
+        "theta_half": [1.0, 2.0],
+        "p": [0.5, 1.0],
+        "lambda_c": [1.0, 0.1],
+        "verdict": ["outside", "within"],
+        "diff": [0.027, -0.0005],
+        "ours_mean": [0.0494, 0.0216],
+        "published_mean": [0.0221, 0.0221],
+    }
+)
+case(
+    docs_generate.sensitivity_targets_table,
+    kw(cells=st.just(_S5_CELLS), default=st.just({"theta_half": 1, "p": 0.5, "lambda_c": 1})),
+    lambda text, kw: "| Table 11 ADRR K, BTL | 0.0221 | 0.0494 | 0.0216 (2, 1, 0.1) | 1 |" in text,
+    cells=[*BAD_FRAME, _S5_CELLS.drop(columns="verdict")],
+    default=[None, {"p": 0.5}],
+)
+
+
+def _study_results(draw):
+    results = _fresh("results")
+    (results / "beyond").mkdir(parents=True)
+    _SCALE_FIT.to_csv(results / "beyond" / "scale_fit.csv", index=False)
+    return {"root": _fresh("root"), "results": results}
+
+
+case(
+    docs_generate.results_includes,
+    _study_results,
+    lambda files, kw: {p.name for p in files} == {"beyond_scale_fit.md"},
+    root=[None, 3],
+    results=[None, 3],
+)
+case(
     docs_generate.ranking_from_module,
     lambda draw: {"ranking_constant": _default_methods.RANKING},
     lambda table, kw: len(table) == sum(len(v) for v in kw["ranking_constant"].values()),

@@ -11,7 +11,10 @@ tables of a full run, :mod:`dprank.docs_includes`); it needs no full run itself 
 - after a run of the benchmark of methods: ``src/dprank/_default_methods.py`` and
   ``docs/includes/default_methods.md`` (the default method of each privacy level,
   :mod:`dprank.default_methods`, from ``results/tables/benchmark/defaults.csv``;
-  :func:`default_method_files`) and ``docs/includes/benchmark_findings.md`` (its findings).
+  :func:`default_method_files`) and ``docs/includes/benchmark_findings.md`` (its findings);
+- after a run of a study outside ``all``: its tables (:func:`results_includes`: the scale
+  study's fit and mean errors, the sensitivity study's Scenario III and V tables, the arena
+  study's price of privacy).
 
 ``--check`` writes nothing and lists what is out of date (exit status 1). It is a module of
 its own, apart from :mod:`dprank.docs_includes`, because it imports the command: the
@@ -23,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from . import _checks
@@ -35,6 +39,13 @@ __all__ = [
     "default_method_files",
     "findings_include",
     "ranking_from_module",
+    "results_include",
+    "results_includes",
+    "scale_fit_table",
+    "scale_summary_table",
+    "sensitivity_check_table",
+    "sensitivity_fit_table",
+    "sensitivity_targets_table",
     "synopsis_include",
 ]
 
@@ -100,6 +111,211 @@ def findings_include(findings: str) -> str:
     _checks.text(findings, "findings")
     what = "the benchmark of methods (results/tables/benchmark/findings.md)"
     return CODE_HEADER.format(what=what) + "\n" + findings.strip() + "\n"
+
+
+def results_include(what: str, body: str) -> str:
+    """An include written from a study's results: the header naming them, then ``body``."""
+    _checks.text(what, "what")
+    _checks.text(body, "body")
+    return CODE_HEADER.format(what=what) + "\n" + body.strip() + "\n"
+
+
+def _eps_label(eps: float) -> str:
+    return f"{float(eps):g}"
+
+
+def scale_fit_table(fit: pd.DataFrame) -> str:
+    """``docs/includes/beyond_scale_fit.md``'s table: one row per eps of ``scale_fit.csv``
+    (:func:`dprank.studies.beyond_scale.fit_rate`)."""
+    columns = ["epsilon", "constant", "r2", "rms_log_residual", "max_abs_log_residual"]
+    _checks.columns(fit, "fit", [*columns, "slope_measured", "slope_rate"])
+    header = ["eps", "C_eps", "r2", "rms log residual", "max abs log residual"]
+    header += ["slope measured", "slope of the rate"]
+    rows = [
+        [
+            _eps_label(r.epsilon),
+            f"{r.constant:.2f}",
+            f"{r.r2:.2f}",
+            *(f"{x:.3f}" for x in (r.rms_log_residual, r.max_abs_log_residual)),
+            *(f"{x:.3f}" for x in (r.slope_measured, r.slope_rate)),
+        ]
+        for r in fit.sort_values("epsilon").itertuples()
+    ]
+    return markdown_table(header, rows, "lrrrrrr")
+
+
+#: The columns of the scale study's table of mean errors: (method, metric, heading)
+SCALE_SUMMARY_COLUMNS = (
+    ("edge_mle", "log_rel_l2", "log rel. l2 (MLE)"),
+    ("edge_mle", "log_rel_linf", "log rel. l_inf (MLE)"),
+    ("edge_mle", "rel_hamming", "Hamming (MLE)"),
+    ("edge_counts", "rel_hamming", "Hamming (counting)"),
+)
+
+
+def scale_summary_table(summary: pd.DataFrame) -> str:
+    """``docs/includes/beyond_scale_summary.md``'s table: each eps's mean errors at the
+    smallest and the largest n of ``summary.csv``
+    (:func:`dprank.studies.beyond_scale.summarise`)."""
+    _checks.columns(summary, "summary", ["n", "epsilon", "method", "metric", "mean"])
+    small, large = summary["n"].min(), summary["n"].max()
+    means = summary.set_index(["method", "metric", "epsilon", "n"])["mean"]
+    rows = []
+    for eps in sorted(summary["epsilon"].unique()):
+        row = [_eps_label(eps)]
+        for method, metric, _ in SCALE_SUMMARY_COLUMNS:
+            a, b = means[(method, metric, eps, small)], means[(method, metric, eps, large)]
+            row.append(f"{a:.3f} -> {b:.3f}")
+        rows.append(row)
+    header = ["eps", *(heading for *_, heading in SCALE_SUMMARY_COLUMNS)]
+    return markdown_table(header, rows, "lllll")
+
+
+def sensitivity_fit_table(fit: pd.DataFrame) -> str:
+    """``docs/includes/sensitivity_scenario3_fit.md``'s table: per p, the grid's argmin of eps0,
+    the refined eps0 and the RMS log ratio on the fitted table, the best row in bold
+    (``results/sensitivity/scenario3/fit.csv``,
+    :func:`dprank.studies.paper_b2.sensitivity.fit_budget`)."""
+    _checks.columns(fit, "fit", ["p", "eps0_grid", "eps0", "rms_log_ratio_grid", "best"])
+    rows = []
+    for r in fit.sort_values("p").itertuples():
+        row = [f"{r.p:g}", f"{r.eps0_grid:g} -> {r.eps0:.2f}", f"{r.rms_log_ratio_grid:.3f}"]
+        rows.append([f"**{c}**" for c in row] if str(r.best) == "True" else row)
+    header = ["p", "eps0 (grid argmin -> refined)", "RMS log ratio on Table 6 (50 replicates)"]
+    return markdown_table(header, rows, "llr")
+
+
+def sensitivity_check_table(check: pd.DataFrame) -> str:
+    """``docs/includes/sensitivity_scenario3_check.md``'s table: each setting (the default, the
+    fit) on the fitted and the held-out table (``results/sensitivity/scenario3/check_summary.csv``,
+    the first table of each setting is the fitted one)."""
+    _checks.columns(check, "check", ["label", "p", "eps0", "table", "compared", "within"])
+    _checks.columns(check, "check", ["rms_log_ratio"])
+    tables = list(dict.fromkeys(check["table"]))
+    if len(tables) != 2:
+        raise ValueError(f"check must compare two tables (fitted, held out), got {tables}")
+    names = [t.removeprefix("B2 ") for t in tables]
+    header = ["Setting", f"{names[0]} (fitted)", f"{names[1]} (held out)"]
+    rows = []
+    for label, sub in check.groupby("label", sort=False):
+        sub = sub.set_index("table")
+        first = sub.iloc[0]
+        name = str(label).removeprefix("the ").replace("B2 ", "")
+        row = [f"{name}: p = {first['p']:g}, eps0 = {first['eps0']:g}"]
+        for t in tables:
+            r = sub.loc[t]
+            row.append(
+                f"{int(r['within'])} / {int(r['compared'])} within, "
+                f"RMS log ratio {float(r['rms_log_ratio']):.3f}"
+            )
+        rows.append(row)
+    return markdown_table(header, rows, "lll")
+
+
+#: The printed cells of Tables 10 and 11 the sensitivity study aims at: (table, metric,
+#: method) and how docs/sensitivity.md names them
+SENSITIVITY_TARGETS = (
+    ("B2 Table 11", "kendall_tau_K", "local_adrr", "ADRR K"),
+    ("B2 Table 11", "kendall_tau_K", "local_count", "count K"),
+    ("B2 Table 10", "l2_over_sqrt_m", "local_classic_rr", "classic RR l2"),
+    ("B2 Table 10", "linf", "local_classic_rr", "classic RR l_inf"),
+)
+
+
+def sensitivity_targets_table(cells: pd.DataFrame, default: Mapping) -> str:
+    """``docs/includes/sensitivity_scenario5.md``'s table: each printed target cell of Tables
+    10 and 11 (:data:`SENSITIVITY_TARGETS`, BTL and TM), ours at the ``default`` setting
+    (``theta_half, p, lambda_c``), the closest setting and how many settings are within
+    tolerance (``results/sensitivity/cells.csv``, as
+    :func:`dprank.studies.paper_b2.sensitivity.findings` words it)."""
+    keys = ("theta_half", "p", "lambda_c")
+    _checks.columns(cells, "cells", [*keys, "figure", "model", "method", "metric", "verdict"])
+    _checks.columns(cells, "cells", ["diff", "ours_mean", "published_mean"])
+    _checks.mapping(default, "default", keys)
+    at_default = np.ones(len(cells), dtype=bool)
+    for k in keys:
+        at_default &= np.isclose(cells[k].astype(float), float(default[k]))
+    rows = []
+    for table, metric, method, name in SENSITIVITY_TARGETS:
+        for model in ("BTL", "TM"):
+            sel = (
+                (cells["figure"] == table).to_numpy()
+                & (cells["metric"] == metric).to_numpy()
+                & (cells["method"] == method).to_numpy()
+                & (cells["model"].astype(str).str.upper() == model).to_numpy()
+            )
+            part = cells[sel]
+            if part.empty:
+                continue
+            near = part.iloc[int(np.argmin(part["diff"].abs().to_numpy()))]
+            ours = cells[sel & at_default]
+            setting = ", ".join(f"{float(near[k]):g}" for k in keys)
+            rows.append(
+                [
+                    f"{table.removeprefix('B2 ')} {name}, {model}",
+                    f"{near['published_mean']:.4f}",
+                    f"{ours.iloc[0]['ours_mean']:.4f}" if len(ours) else "-",
+                    f"{near['ours_mean']:.4f} ({setting})",
+                    str(int((part["verdict"] == "within").sum())),
+                ]
+            )
+    header = ["Cell", "Printed", "Default", "Closest (h, p, c)", "Settings within tolerance"]
+    return markdown_table(header, rows, "lrrlr")
+
+
+def _sensitivity_default(root: Path) -> dict:
+    """The main study's Scenario V setting (workflow/rules/sensitivity.smk's SENS_DEFAULT5)."""
+    import yaml
+
+    config = yaml.safe_load((root / "config.yaml").read_text())
+    b2 = config["paper_b2"]
+    experiment = b2["experiments"][config["sensitivity"]["scenario5"]["experiment"]]
+    return {"theta_half": 1.0, "p": experiment.get("p"), "lambda_c": b2.get("lambda_c", 1.0)}
+
+
+def results_includes(root: str | Path, results: str | Path) -> dict[Path, str]:
+    """The includes written from the results of studies outside ``all``, for those whose files
+    ``results`` holds: the benchmark's findings, the arena study's price of privacy and the
+    scale study's fit and mean errors."""
+    from .io import read_csv
+
+    _checks.path(root, "root")
+    _checks.path(results, "results")
+    root, results = Path(root), Path(results)
+    includes = root / "docs" / "includes"
+    out = {}
+    for name, rel, what in (
+        ("benchmark_findings", "tables/benchmark/findings.md", "the benchmark of methods"),
+        ("arena_price_of_privacy", "tables/arena/price_of_privacy.md", "the arena study"),
+    ):
+        if (results / rel).is_file():
+            text = (results / rel).read_text()
+            out[includes / f"{name}.md"] = (
+                findings_include(text)
+                if name == "benchmark_findings"
+                else results_include(f"{what} (results/{rel})", text)
+            )
+    for name, rel, table in (
+        ("beyond_scale_fit", "beyond/scale_fit.csv", scale_fit_table),
+        ("beyond_scale_summary", "beyond/summary.csv", scale_summary_table),
+        ("sensitivity_scenario3_fit", "sensitivity/scenario3/fit.csv", sensitivity_fit_table),
+        (
+            "sensitivity_scenario3_check",
+            "sensitivity/scenario3/check_summary.csv",
+            sensitivity_check_table,
+        ),
+    ):
+        if (results / rel).is_file():
+            body = table(read_csv(results / rel))
+            study = "the scale study" if name.startswith("beyond") else "the sensitivity study"
+            out[includes / f"{name}.md"] = results_include(f"{study} (results/{rel})", body)
+    rel = "sensitivity/cells.csv"
+    if (results / rel).is_file():
+        body = sensitivity_targets_table(read_csv(results / rel), _sensitivity_default(root))
+        out[includes / "sensitivity_scenario5.md"] = results_include(
+            f"the sensitivity study (results/{rel})", body
+        )
+    return out
 
 
 _MODULE = '''\
@@ -256,11 +472,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     defaults = results / "tables" / "benchmark" / "defaults.csv"
     if defaults.is_file():
         files.update(default_method_files(root, read_csv(defaults)))
-    findings = results / "tables" / "benchmark" / "findings.md"
-    if findings.is_file():
-        files[root / "docs" / "includes" / "benchmark_findings.md"] = findings_include(
-            findings.read_text()
-        )
+    files.update(results_includes(root, results))
     values_path = root / "docs" / "includes" / "values.yaml"
     values = docs_values.load_values(values_path)
     skip = {n for n in values if n.endswith("_jobs")} if args.no_dry_run else set()

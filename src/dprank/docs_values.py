@@ -379,6 +379,433 @@ def _audit_bound(audit: str, digits: int) -> Callable[[Path, Path], str | None]:
     return measure
 
 
+def _audit_field(audit: str, column: str, spec: str) -> Callable[[Path, Path], str | None]:
+    """One number of one audit of ``results/audit/privacy.csv``, formatted with ``spec``."""
+
+    def measure(root: Path, results: Path) -> str | None:
+        import pandas as pd
+
+        path = results / "audit" / "privacy.csv"
+        if not path.is_file():
+            return None
+        frame = pd.read_csv(path).set_index("audit")
+        return format(float(frame.loc[audit, column]), spec)
+
+    return measure
+
+
+def _job_seconds(pattern: str, what: str) -> Callable[[Path, Path], str | None]:
+    """Job seconds of the benchmark files ``results/benchmarks/<pattern>`` (a glob; Snakemake's
+    ``benchmark:`` files, column ``s``): ``what="sum"`` (``"500 s"``), ``"range"``
+    (``"55-71 s"``), ``"jobs"`` (how many files) or ``"sum_range"`` (``"500 s (8 jobs of
+    55-71 s)"``); None when no file matches."""
+
+    def measure(root: Path, results: Path) -> str | None:
+        import pandas as pd
+
+        files = sorted((results / "benchmarks").glob(pattern))
+        if not files:
+            return None
+        seconds = [float(pd.read_csv(f, sep="\t")["s"].iloc[0]) for f in files]
+        total = f"{sum(seconds):.0f} s"
+        span = f"{min(seconds):.0f}-{max(seconds):.0f} s"
+        return {
+            "sum": total,
+            "range": span,
+            "jobs": str(len(files)),
+            "sum_range": f"{total} ({len(files)} jobs of {span})",
+        }[what]
+
+    return measure
+
+
+def _largest_memory_estimate(sections: Sequence[str], label: bool) -> Callable:
+    """The largest job's memory estimate (``dprank.config.estimate_cell_memory``) over the
+    cells of ``config.yaml`` in ``sections``, in GB to two digits (and the paper's name)."""
+    labels = {"paper_a_edge": "Paper A", "paper_a_individual": "Paper A"}
+    labels |= {"paper_b1": "Paper B1", "paper_b2": "Paper B2"}
+
+    def measure(root: Path, results: Path) -> str:
+        import yaml
+
+        from .config import _memory_cells, estimate_cell_memory
+
+        config = yaml.safe_load((root / "config.yaml").read_text())
+        need, section = max(
+            (estimate_cell_memory(sec, cell, reps), sec)
+            for _, sec, cell, reps in _memory_cells(config)
+            if sec in sections
+        )
+        text = f"{need / 1e9:.2g} GB"
+        return f"{text} ({labels[section]})" if label else text
+
+    return measure
+
+
+def _b2_timing(what: str, m: int = 0, L: int = 0) -> Callable[[Path, Path], str | None]:
+    """Figure 10 of B2 (``results/paper_b2/timing/``): the median aggregation time of cell
+    ``(m, L)`` (``what="median"``) or a fitted log-log slope (``"slope_log_L:seconds_total"``,
+    ...) of ``scaling.csv``."""
+
+    def measure(root: Path, results: Path) -> str | None:
+        import pandas as pd
+
+        folder = results / "paper_b2" / "timing"
+        if what == "median":
+            path = folder / "replicates.csv"
+            if not path.is_file():
+                return None
+            frame = pd.read_csv(path)
+            cell = frame[
+                (frame["metric"] == "seconds_aggregate") & (frame["m"] == m) & (frame["L"] == L)
+            ]
+            median = float(cell["value"].median())
+            return f"{median:.2g} s" if median >= 0.01 else f"{median:.1g} s"
+        path = folder / "scaling.csv"
+        if not path.is_file():
+            return None
+        column, metric = what.split(":")
+        frame = pd.read_csv(path).set_index("metric")
+        return f"{float(frame.loc[metric, column]):.2f}"
+
+    return measure
+
+
+def _scale(what: str) -> Callable[[Path, Path], str | None]:
+    """A number of the scale study (``results/beyond/summary.csv`` and ``scale_fit.csv``):
+    ``se_log`` / ``se_hamming`` (the largest standard error of a log-scale metric / of a
+    Hamming error), ``hamming_flat`` (the largest change of a mean Hamming error from the
+    smallest to the largest n), ``linf_nonprivate`` (the mean log relative l_inf error of the
+    MLE without privacy at the smallest and the largest n), ``hamming_eps1`` (counting against
+    the MLE at eps 1 and the largest n), ``r2_private`` (r2 over eps 0.5 and 1) and
+    ``r2_eps2.5``."""
+
+    def measure(root: Path, results: Path) -> str | None:
+        import pandas as pd
+
+        if what.startswith("r2"):
+            path = results / "beyond" / "scale_fit.csv"
+            if not path.is_file():
+                return None
+            r2 = pd.read_csv(path).set_index("epsilon")["r2"]
+            if what == "r2_private":
+                return f"{r2.loc[[0.5, 1.0]].min():.2f}-{r2.loc[[0.5, 1.0]].max():.2f}"
+            return f"{r2.loc[2.5]:.2f}"
+        path = results / "beyond" / "summary.csv"
+        if not path.is_file():
+            return None
+        frame = pd.read_csv(path)
+        if what == "se_log":
+            return f"{frame[frame['metric'].str.startswith('log_')]['se'].max():.3f}"
+        if what == "se_hamming":
+            return f"{frame[frame['metric'] == 'rel_hamming']['se'].max():.3f}"
+        means = frame.set_index(["method", "metric", "epsilon", "n"])["mean"]
+        small, large = frame["n"].min(), frame["n"].max()
+        if what == "hamming_flat":
+            ham = frame[frame["metric"] == "rel_hamming"]
+            change = [
+                abs(means[(m, "rel_hamming", e, large)] - means[(m, "rel_hamming", e, small)])
+                for m, e in ham[["method", "epsilon"]].drop_duplicates().itertuples(index=False)
+            ]
+            return f"{max(change):.3f}"
+        if what == "linf_nonprivate":
+            a, b = (means[("edge_mle", "log_rel_linf", float("inf"), n)] for n in (small, large))
+            return f"{a:.2f} to {b:.2f}"
+        counting = means[("edge_counts", "rel_hamming", 1.0, large)]
+        mle = means[("edge_mle", "rel_hamming", 1.0, large)]
+        return f"{counting:.2f} against {mle:.2f}"
+
+    return measure
+
+
+def _scale_ridge(root: Path, results: Path) -> str:
+    """The paper's ridge ``2 sqrt(n p log n)`` of the scale study's smallest and largest n
+    (config section ``beyond_scale``: n, degree = n p)."""
+    import math
+
+    import yaml
+
+    section = yaml.safe_load((root / "config.yaml").read_text())["beyond_scale"]
+    degree = float(section["degree"])
+    lo, hi = (2 * math.sqrt(degree * math.log(n)) for n in (min(section["n"]), max(section["n"])))
+    return f"{lo:.0f} to {hi:.0f}"
+
+
+def _arena(
+    dataset: str, privacy: str, epsilons: Sequence[float], column: str, spec: str, join: str
+) -> Callable[[Path, Path], str | None]:
+    """Numbers of the arena study's price of privacy (``results/tables/arena/
+    price_of_privacy.csv``): ``column`` of ``dataset`` under ``privacy`` at each of ``epsilons``
+    (``"all"``: every row; ``dataset="all"``: every data set), formatted with ``spec``
+    (``"%"``: a percentage) and joined by ``join``: ``"range"`` (``"0.997 to 1.000"``),
+    ``"min"`` or a separator (``" and "``, ``", "``)."""
+
+    def measure(root: Path, results: Path) -> str | None:
+        import pandas as pd
+
+        path = results / "tables" / "arena" / "price_of_privacy.csv"
+        if not path.is_file():
+            return None
+        frame = pd.read_csv(path)
+        if dataset != "all":
+            frame = frame[frame["dataset"] == dataset]
+        if privacy != "all":
+            frame = frame[(frame["privacy"] == privacy) & frame["epsilon"].isin(epsilons)]
+            frame = frame.set_index("epsilon").loc[list(epsilons)]
+        numbers = [float(x) for x in frame[column]]
+
+        def fmt(x: float) -> str:
+            return f"{x * 100:.0f}%" if spec == "%" else format(x, spec)
+
+        if join == "range":
+            return f"{fmt(min(numbers))} to {fmt(max(numbers))}"
+        if join == "min":
+            return fmt(min(numbers))
+        return join.join(fmt(x) for x in numbers)
+
+    return measure
+
+
+def _manifest_files(smoke: bool) -> Callable[[Path, Path], str | None]:
+    """How many files the SHA-256 manifest of a run holds
+    (:func:`dprank.workflow.results_manifest` of ``results/`` or ``results/smoke/``; None
+    when that run's report is not there)."""
+
+    def measure(root: Path, results: Path) -> str | None:
+        from .workflow import results_manifest
+
+        folder = results / "smoke" if smoke else results
+        if not (folder / "report").is_dir():
+            return None
+        return str(len(results_manifest(folder)))
+
+    return measure
+
+
+def _sensitivity(what: str) -> Callable[[Path, Path], str | None]:
+    """A number of the sensitivity study's Scenario V: ``default_within`` (cells within
+    tolerance of those compared at the main study's setting, ``results/sensitivity/
+    settings.csv``) or ``tm_adrr_closest`` (the closest of Table 11's TM ADRR Kendall
+    distances over the settings, ``results/sensitivity/cells.csv``)."""
+
+    def measure(root: Path, results: Path) -> str | None:
+        import numpy as np
+        import pandas as pd
+
+        from .docs_generate import _sensitivity_default
+
+        if what == "default_within":
+            path = results / "sensitivity" / "settings.csv"
+            if not path.is_file():
+                return None
+            frame = pd.read_csv(path)
+            at = np.ones(len(frame), dtype=bool)
+            for key, value in _sensitivity_default(root).items():
+                at &= np.isclose(frame[key].astype(float), float(value))
+            row = frame[at].iloc[0]
+            return f"{int(row['within'])} of the {int(row['compared'])}"
+        path = results / "sensitivity" / "cells.csv"
+        if not path.is_file():
+            return None
+        cells = pd.read_csv(path)
+        part = cells[
+            (cells["figure"] == "B2 Table 11")
+            & (cells["metric"] == "kendall_tau_K")
+            & (cells["method"] == "local_adrr")
+            & (cells["model"].astype(str).str.upper() == "TM")
+        ]
+        near = part.iloc[int(np.argmin(part["diff"].abs().to_numpy()))]
+        return f"{near['ours_mean']:.4f}"
+
+    return measure
+
+
+def _items(comparison: str, items: Sequence[str], what: str) -> Callable[[Path, Path], str | None]:
+    """Cells of some items of one comparison summary (``results/comparison/<comparison>_
+    summary.csv``): ``what="ratio"`` (``"11 / 11"``, within / compared) or ``"outside"``."""
+
+    def measure(root: Path, results: Path) -> str | None:
+        import pandas as pd
+
+        path = results / "comparison" / f"{comparison}_summary.csv"
+        if not path.is_file():
+            return None
+        frame = pd.read_csv(path).set_index("figure").loc[list(items)]
+        within, compared = int(frame["within"].sum()), int(frame["compared"].sum())
+        return f"{within} / {compared}" if what == "ratio" else str(compared - within)
+
+    return measure
+
+
+def _b2_cells(figure: str, cells: Sequence[tuple[str, str, str]], spec: str = ".3f") -> Callable:
+    """Our means of some cells of one B2 table (``results/comparison/paper_b2.csv``), each
+    ``(model, metric, method)``, formatted with ``spec`` and joined by `` / ``; ``cells`` of
+    one ``("outside", "", method)``: how many of the method's cells are outside tolerance."""
+
+    def measure(root: Path, results: Path) -> str | None:
+        import pandas as pd
+
+        path = results / "comparison" / "paper_b2.csv"
+        if not path.is_file():
+            return None
+        frame = pd.read_csv(path)
+        frame = frame[frame["figure"] == figure]
+        if cells[0][0] == "outside":
+            part = frame[frame["method"] == cells[0][2]]
+            return str(int((part["verdict"] == "outside").sum()))
+        out = []
+        for model, metric, method in cells:
+            row = frame[
+                (frame["model"].astype(str).str.upper() == model)
+                & (frame["metric"] == metric)
+                & (frame["method"] == method)
+            ]
+            out.append(format(float(row["ours_mean"].iloc[0]), spec))
+        return " / ".join(out)
+
+    return measure
+
+
+def _paper_a_outside(figure: str, panel: str, metric: str, eps: float | None, what: str):
+    """Cells of Paper A's edge-DP comparison (``results/comparison/paper_a_edge.csv``) outside
+    tolerance, of one figure and (where not empty) panel, metric and eps: how many
+    (``what="count"``) or the range of their absolute differences (``"diff_range"``,
+    ``"0.04-0.07"``)."""
+
+    def measure(root: Path, results: Path) -> str | None:
+        import pandas as pd
+
+        path = results / "comparison" / "paper_a_edge.csv"
+        if not path.is_file():
+            return None
+        frame = pd.read_csv(path)
+        sel = (frame["figure"] == figure) & (frame["verdict"] == "outside")
+        if panel:
+            sel &= frame["panel"] == panel
+        if metric:
+            sel &= frame["metric"] == metric
+        if eps is not None:
+            sel &= frame["epsilon"] == eps
+        if what == "count":
+            return str(int(sel.sum()))
+        diff = frame.loc[sel, "diff"].abs()
+        return f"{diff.min():.2f}-{diff.max():.2f}"
+
+    return measure
+
+
+def _b2_figure_r(figure: str, models: Sequence[str], metrics: Sequence[str]) -> Callable:
+    """Pearson r of a B2 figure's fit (``results/figures/paper_b2/<figure>.csv``, column
+    ``r``) to two decimals, one per metric joined by `` / ``; of several models, one text when
+    they agree to two decimals, else each model's joined by ``; ``."""
+
+    def measure(root: Path, results: Path) -> str | None:
+        import pandas as pd
+
+        path = results / "figures" / "paper_b2" / f"{figure}.csv"
+        if not path.is_file():
+            return None
+        r = pd.read_csv(path).groupby(["model", "metric"])["r"].first()
+        texts = [" / ".join(f"{float(r[(m, k)]):.2f}" for k in metrics) for m in models]
+        return texts[0] if len(set(texts)) == 1 else "; ".join(texts)
+
+    return measure
+
+
+def _b1_figure(figure: str, select: Mapping, spec: str, join: str = "") -> Callable:
+    """Means of the rows of a B1 figure's data (``results/figures/paper_b1/<figure>.csv``)
+    that match ``select`` (column -> value), formatted with ``spec``: the one row's
+    (``join=""``), their range (``"range"``, ``"0.72-0.76"``) or each method's in the order of
+    ``select["method"]`` (a tuple) joined by ``join``."""
+
+    def measure(root: Path, results: Path) -> str | None:
+        import pandas as pd
+
+        path = results / "figures" / "paper_b1" / f"{figure}.csv"
+        if not path.is_file():
+            return None
+        frame = pd.read_csv(path)
+        methods = select.get("method")
+        for column, value in select.items():
+            if column == "method" and isinstance(value, tuple):
+                continue
+            frame = frame[frame[column] == value]
+        if join == "range":
+            return f"{frame['mean'].min():{spec}}-{frame['mean'].max():{spec}}"
+        if isinstance(methods, tuple):
+            means = frame.set_index("method")["mean"]
+            return join.join(f"{float(means[m]):{spec}}" for m in methods)
+        (mean,) = frame["mean"]
+        return f"{float(mean):{spec}}"
+
+    return measure
+
+
+def _halved_k(what: str) -> Callable[[Path, Path], str | None]:
+    """Table 11's Kendall distances of the main study (the sensitivity study's default
+    setting) read as normalised by m (m - 1): halved (``what="values"``: ``"ADRR BTL 0.0247,
+    ADRR TM 0.0162, count BTL 0.0303 and count TM 0.0209"``) and how many are then within
+    the comparison's tolerance (``"within"``: ``"2 of 4"``), from
+    ``results/comparison/paper_b2.csv`` as
+    :func:`dprank.studies.paper_b2.sensitivity.findings` computes them."""
+
+    def measure(root: Path, results: Path) -> str | None:
+        import numpy as np
+        import pandas as pd
+
+        path = results / "comparison" / "paper_b2.csv"
+        if not path.is_file():
+            return None
+        frame = pd.read_csv(path)
+        kd = frame[(frame["figure"] == "B2 Table 11") & (frame["metric"] == "kendall_tau_K")]
+        order = {("local_adrr", "BTL"): 0, ("local_adrr", "TM"): 1}
+        order |= {("local_count", "BTL"): 2, ("local_count", "TM"): 3}
+        kd = kd.assign(
+            _o=[order[(m, str(x).upper())] for m, x in zip(kd["method"], kd["model"], strict=True)]
+        ).sort_values("_o")
+        half = kd["ours_mean"] / 2
+        if what == "values":
+            names = {"local_adrr": "ADRR", "local_count": "count"}
+            parts = [
+                f"{names[m]} {str(x).upper()} {h:.4f}"
+                for m, x, h in zip(kd["method"], kd["model"], half, strict=True)
+            ]
+            return ", ".join(parts[:-1]) + " and " + parts[-1]
+        z = kd["tolerance"] / np.hypot(kd["ours_se"], kd["published_se"])
+        tol = z * np.hypot(kd["ours_se"] / 2, kd["published_se"])
+        inside = (half - kd["published_mean"]).abs() <= tol
+        return f"{int(inside.sum())} of {len(kd)}"
+
+    return measure
+
+
+def _nonconverged(what: str) -> Callable[[Path, Path], str | None]:
+    """Scenario V's fits that did not converge (``results/sensitivity/scenario5/*.csv``,
+    metric ``converged``): ``"groups"`` (``"66 of the 480"``: groups with any, of all),
+    ``"worst"`` (``"65%"``: the worst group's share) or ``"worst_setting"``
+    (``"h = 2, p = 0.25, c = 0.1"``)."""
+
+    def measure(root: Path, results: Path) -> str | None:
+        import pandas as pd
+
+        files = sorted((results / "sensitivity" / "scenario5").glob("*.csv"))
+        if not files:
+            return None
+        frame = pd.concat([pd.read_csv(f) for f in files], ignore_index=True)
+        conv = frame[frame["metric"] == "converged"]
+        failed = conv[conv["mean"] < 1]
+        if what == "groups":
+            return f"{len(failed)} of the {len(conv)}"
+        if failed.empty:
+            return None
+        worst = failed.sort_values("mean", kind="stable").iloc[0]
+        if what == "worst":
+            return f"{1 - worst['mean']:.0%}"
+        return f"h = {worst['theta_half']:g}, p = {worst['p']:g}, c = {worst['lambda_c']:g}"
+
+    return measure
+
+
 #: Every value this module measures, by name (the ``quoted`` values of values.yaml are not here)
 MEASURES: dict[str, Measure] = {
     "registered_methods": Measure(
@@ -442,6 +869,383 @@ MEASURES: dict[str, Measure] = {
         "results",
         "lower bound of 'Alg. 2 counts (edge), fixed noise', results/audit/privacy.csv",
         _audit_bound("Alg. 2 counts (edge), fixed noise", 3),
+    ),
+    "audit_job_seconds": Measure(
+        "results",
+        "job seconds of rule audit_privacy, results/benchmarks/audit/privacy.tsv",
+        _job_seconds("audit/privacy.tsv", "sum"),
+    ),
+    **{
+        name: Measure(
+            "results",
+            f"{column} of '{audit}', results/audit/privacy.csv",
+            _audit_field(audit, column, spec),
+        )
+        for name, audit, column, spec in (
+            ("audit_one_shot_exact", "One-shot top-1 (edge)", "exact_eps", ".2g"),
+            ("audit_one_shot_bound", "One-shot top-1 (edge)", "lower_bound", ".3f"),
+            ("audit_mle_individual_flip", "Alg. 3 MLE (individual), flip", "lower_bound", ".3g"),
+            (
+                "audit_mle_individual_replaced",
+                "Alg. 3 MLE (individual), replaced",
+                "lower_bound",
+                ".3g",
+            ),
+        )
+    },
+    "b2_mixed_effects_fit_seconds": Measure(
+        "results",
+        "job seconds of the fit of B2's mixed-effects experiment, "
+        "results/benchmarks/paper_b2/mixed_effects/metrics/*/*.tsv",
+        _job_seconds("paper_b2/mixed_effects/metrics/*/*.tsv", "sum"),
+    ),
+    "b2_timing_job_seconds": Measure(
+        "results",
+        "job seconds of B2's Figure 10 timing job, results/benchmarks/paper_b2/timing/timing.tsv",
+        _job_seconds("paper_b2/timing/timing.tsv", "sum"),
+    ),
+    **{
+        f"arena_{name}": Measure(
+            "results",
+            (
+                f"{column} of {dataset}, {privacy} DP, eps {', '.join(map(str, eps))}"
+                if eps
+                else f"least {column} of every row"
+            )
+            + ", results/tables/arena/price_of_privacy.csv",
+            _arena(dataset, privacy, eps, column, spec, join),
+        )
+        for name, dataset, privacy, eps, column, spec, join in (
+            ("edge_tau", "chatbot_arena", "edge", (0.5, 1, 2, 4, 8), "kendall", ".3f", "range"),
+            (
+                "none_tie_classes",
+                "chatbot_arena",
+                "none",
+                (float("inf"),),
+                "tie_classes",
+                ".0f",
+                "",
+            ),
+            ("cems_edge_tau", "cems", "edge", (1, 0.5), "kendall", ".2f", ", "),
+            ("local_tau_high", "chatbot_arena", "local", (8, 4), "kendall", ".3f", " and "),
+            ("local_overlap_eps2", "chatbot_arena", "local", (2,), "top_overlap", "%", ""),
+            ("local_classes_eps2", "chatbot_arena", "local", (2,), "tie_classes", ".0f", ""),
+            ("local_overlap_eps1", "chatbot_arena", "local", (1,), "top_overlap", ".2f", ""),
+            ("local_classes_eps1", "chatbot_arena", "local", (1,), "tie_classes", ".0f", ""),
+            ("local_tau_eps05", "chatbot_arena", "local", (0.5,), "kendall", ".2f", ""),
+            ("local_overlap_eps05", "chatbot_arena", "local", (0.5,), "top_overlap", ".2f", ""),
+            ("local_coverage_eps05", "chatbot_arena", "local", (0.5,), "rank_coverage", "%", ""),
+            ("cems_voter_tau_high", "cems", "individual", (2, 4, 8), "kendall", ".2f", "range"),
+            ("cems_voter_tau_eps1", "cems", "individual", (1,), "kendall", ".2f", ""),
+            ("cems_voter_tau_eps05", "cems", "individual", (0.5,), "kendall", ".2f", ""),
+            ("coverage_min", "all", "all", (), "rank_coverage", "%", "min"),
+        )
+    },
+    "manifest_paper_files": Measure(
+        "results",
+        "files of dprank.workflow.results_manifest(results) after a full run",
+        _manifest_files(smoke=False),
+    ),
+    "manifest_smoke_files": Measure(
+        "results",
+        "files of dprank.workflow.results_manifest(results/smoke) after a smoke run "
+        "(make slurm-test compares them)",
+        _manifest_files(smoke=True),
+    ),
+    "sensitivity_default_within": Measure(
+        "results",
+        "cells within / compared at the main study's Scenario V setting, "
+        "results/sensitivity/settings.csv",
+        _sensitivity("default_within"),
+    ),
+    "sensitivity_tm_adrr_closest": Measure(
+        "results",
+        "the closest TM ADRR Kendall distance of Table 11 over the settings, "
+        "results/sensitivity/cells.csv",
+        _sensitivity("tm_adrr_closest"),
+    ),
+    **{
+        f"fidelity_b2_{name}": Measure(
+            "results",
+            f"cells {'within / compared' if what == 'ratio' else 'outside'} of "
+            f"{' and '.join(items)}, results/comparison/paper_b2_summary.csv",
+            _items("paper_b2", items, what),
+        )
+        for name, items, what in (
+            ("scenario3_outside", ("B2 Table 6", "B2 Table 7"), "outside"),
+            ("table10_outside", ("B2 Table 10",), "outside"),
+            ("table11_outside", ("B2 Table 11",), "outside"),
+            ("table1_ratio", ("B2 Table 1",), "ratio"),
+            ("table2_ratio", ("B2 Table 2",), "ratio"),
+        )
+    },
+    **{
+        f"fidelity_b2_{name}": Measure(
+            "results",
+            f"{figure}: "
+            + (
+                f"cells of {cells[0][2]} outside tolerance"
+                if cells[0][0] == "outside"
+                else "our mean of " + " / ".join(" ".join(c) for c in cells)
+            )
+            + ", results/comparison/paper_b2.csv",
+            _b2_cells(figure, cells, spec),
+        )
+        for name, figure, cells, spec in (
+            (
+                "t10_adrr_btl",
+                "B2 Table 10",
+                (("BTL", "l2_over_sqrt_m", "local_adrr"), ("BTL", "linf", "local_adrr")),
+                ".3f",
+            ),
+            (
+                "t10_classic_rr_btl",
+                "B2 Table 10",
+                (("BTL", "l2_over_sqrt_m", "local_classic_rr"),),
+                ".3f",
+            ),
+            (
+                "t10_classic_rr_tm",
+                "B2 Table 10",
+                (("TM", "l2_over_sqrt_m", "local_classic_rr"),),
+                ".3f",
+            ),
+            (
+                "t10_classic_rr_outside",
+                "B2 Table 10",
+                (("outside", "", "local_classic_rr"),),
+                ".3f",
+            ),
+            ("t10_noisy_obj_linf", "B2 Table 10", (("BTL", "linf", "edge_noisy_obj"),), ".3f"),
+            ("t11_adrr_btl", "B2 Table 11", (("BTL", "kendall_tau_K", "local_adrr"),), ".3f"),
+            ("t11_adrr_tm", "B2 Table 11", (("TM", "kendall_tau_K", "local_adrr"),), ".3f"),
+            ("t11_count_btl", "B2 Table 11", (("BTL", "kendall_tau_K", "local_count"),), ".3f"),
+            ("t11_count_tm", "B2 Table 11", (("TM", "kendall_tau_K", "local_count"),), ".3f"),
+            (
+                "t2_adrr_btl",
+                "B2 Table 2",
+                (("BTL", "kendall_tau_K_vs_Table1_ranking", "local_adrr"),),
+                ".4f",
+            ),
+            (
+                "t2_count_btl",
+                "B2 Table 2",
+                (("BTL", "kendall_tau_K_vs_Table1_ranking", "local_count"),),
+                ".4f",
+            ),
+            (
+                "t2_classic_rr_btl",
+                "B2 Table 2",
+                (("BTL", "kendall_tau_K_vs_Table1_ranking", "local_classic_rr"),),
+                ".4f",
+            ),
+            (
+                "t2_laplace_btl",
+                "B2 Table 2",
+                (("BTL", "kendall_tau_K_vs_Table1_ranking", "local_laplace"),),
+                ".4f",
+            ),
+            (
+                "t2_t_count_btl",
+                "B2 Table 2",
+                (("BTL", "paired_t_statistic_vs_ADRR", "local_count"),),
+                ".2f",
+            ),
+            (
+                "t2_t_classic_rr_btl",
+                "B2 Table 2",
+                (("BTL", "paired_t_statistic_vs_ADRR", "local_classic_rr"),),
+                ".2f",
+            ),
+            (
+                "t2_t_laplace_btl",
+                "B2 Table 2",
+                (("BTL", "paired_t_statistic_vs_ADRR", "local_laplace"),),
+                ".2f",
+            ),
+        )
+    },
+    **{
+        f"fidelity_a_{name}": Measure(
+            "results",
+            (
+                "cells outside"
+                if what == "count"
+                else "range of |ours - published| of the cells outside"
+            )
+            + f" of {figure}"
+            + (f" ({panel})" if panel else "")
+            + (f", {metric}" if metric else "")
+            + (f", eps {eps:g}" if eps is not None else "")
+            + ", results/comparison/paper_a_edge.csv",
+            _paper_a_outside(figure, panel, metric, eps, what),
+        )
+        for name, figure, panel, metric, eps, what in (
+            ("fig2a_eps05_outside", "Figure 2", "a", "", 0.5, "count"),
+            ("fig2a_eps05_diff", "Figure 2", "a", "", 0.5, "diff_range"),
+            ("fig2a_eps1_outside", "Figure 2", "a", "", 1.0, "count"),
+            ("fig1_linf_outside", "Figure 1", "", "log_rel_linf", None, "count"),
+            ("fig1_l2_outside", "Figure 1", "", "log_rel_l2", None, "count"),
+            ("fig1_hamming_outside", "Figure 1", "", "rel_hamming", None, "count"),
+        )
+    },
+    **{
+        f"fidelity_b2_{name}": Measure(
+            "results",
+            f"Pearson r of {figure}, {' and '.join(models)}, {' / '.join(metrics)}, "
+            f"results/figures/paper_b2/{figure}.csv",
+            _b2_figure_r(figure, models, metrics),
+        )
+        for name, figure, models, metrics in (
+            ("fig14_r_btl", "fig14", ("btl",), ("l2_over_sqrt_m", "linf")),
+            ("fig14_r_tm", "fig14", ("tm",), ("l2_over_sqrt_m", "linf")),
+            ("fig5_r_l2", "fig5", ("btl", "tm"), ("l2_over_sqrt_m",)),
+            ("fig5_r_linf", "fig5", ("btl", "tm"), ("linf",)),
+        )
+    },
+    **{
+        f"fidelity_b1_{name}": Measure(
+            "results",
+            f"mean of {figure} at {', '.join(f'{k} {v}' for k, v in select.items())}"
+            + (" (range)" if join == "range" else "")
+            + f", results/figures/paper_b1/{figure}.csv",
+            _b1_figure(figure, select, spec, join),
+        )
+        for name, figure, select, spec, join in (
+            (
+                "fig4_kendall",
+                "fig4",
+                {"model": "btl", "L": 400, "m": 30, "delta": 0.2, "metric": "kendall_tau_K"},
+                ".2g",
+                "",
+            ),
+            (
+                "fig4_hk",
+                "fig4",
+                {
+                    "model": "btl",
+                    "L": 400,
+                    "m": 30,
+                    "delta": 0.2,
+                    "metric": "topK_hamming_HK_K=m/2",
+                },
+                "g",
+                "",
+            ),
+            (
+                "fig6_classic_rr_linf",
+                "fig6",
+                {"model": "btl", "L": 400, "method": "local_classic_rr", "metric": "linf"},
+                ".2f",
+                "range",
+            ),
+            (
+                "fig6_adrr_laplace_linf",
+                "fig6",
+                {
+                    "model": "btl",
+                    "L": 400,
+                    "m": 10,
+                    "metric": "linf",
+                    "method": ("local_adrr", "local_laplace"),
+                },
+                ".3f",
+                " and ",
+            ),
+        )
+    },
+    "sensitivity_halved_k": Measure(
+        "results",
+        "Table 11's Kendall distances at the default halved, results/comparison/paper_b2.csv",
+        _halved_k("values"),
+    ),
+    "sensitivity_halved_k_within": Measure(
+        "results",
+        "Table 11's halved Kendall distances within tolerance, results/comparison/paper_b2.csv",
+        _halved_k("within"),
+    ),
+    **{
+        f"sensitivity_nonconverged_{what}": Measure(
+            "results",
+            f"Scenario V fits that did not converge ({what}), results/sensitivity/scenario5/*.csv",
+            _nonconverged(what),
+        )
+        for what in ("groups", "worst", "worst_setting")
+    },
+    "memory_largest_paper_job": Measure(
+        "derived",
+        "dprank.config.estimate_cell_memory, largest cell of the papers' sections of config.yaml",
+        _largest_memory_estimate(
+            ("paper_a_edge", "paper_a_individual", "paper_b1", "paper_b2"), label=True
+        ),
+    ),
+    "memory_largest_scale_job": Measure(
+        "derived",
+        "dprank.config.estimate_cell_memory, largest cell of beyond_scale in config.yaml",
+        _largest_memory_estimate(("beyond_scale",), label=False),
+    ),
+    "memory_largest_benchmark_job": Measure(
+        "derived",
+        "dprank.config.estimate_cell_memory, largest cell of benchmark in config.yaml",
+        _largest_memory_estimate(("benchmark",), label=False),
+    ),
+    "b2_timing_median_largest": Measure(
+        "results",
+        "median aggregation seconds at (m, L) = (160, 3200), "
+        "results/paper_b2/timing/replicates.csv",
+        _b2_timing("median", 160, 3200),
+    ),
+    "b2_timing_median_smallest": Measure(
+        "results",
+        "median aggregation seconds at (m, L) = (10, 200), results/paper_b2/timing/replicates.csv",
+        _b2_timing("median", 10, 200),
+    ),
+    **{
+        f"b2_timing_slope_{metric}_{var.lower()}": Measure(
+            "results",
+            f"slope_log_{var} of seconds_{metric}, results/paper_b2/timing/scaling.csv",
+            _b2_timing(f"slope_log_{var}:seconds_{metric}"),
+        )
+        for metric in ("aggregate", "total")
+        for var in ("L", "m")
+    },
+    **{
+        f"sensitivity_{part}_seconds": Measure(
+            "results",
+            f"job seconds of results/benchmarks/sensitivity/{pattern}",
+            _job_seconds(f"sensitivity/{pattern}", what),
+        )
+        for part, pattern, what in (
+            ("scenario3_grid", "scenario3/grid/*.tsv", "sum_range"),
+            ("scenario3_fit", "scenario3/fit.tsv", "sum"),
+            ("scenario5", "scenario5/*.tsv", "sum_range"),
+            ("summary_figure", "[sf]*.tsv", "sum"),
+        )
+    },
+    **{
+        f"scale_{what.replace('.', '_')}": Measure(
+            "results",
+            f"{description}, results/beyond/"
+            + ("scale_fit.csv" if what.startswith("r2") else "summary.csv"),
+            _scale(what),
+        )
+        for what, description in (
+            ("se_log", "largest standard error of a log-scale metric"),
+            ("se_hamming", "largest standard error of a Hamming error"),
+            ("hamming_flat", "largest change of a mean Hamming error, smallest to largest n"),
+            (
+                "linf_nonprivate",
+                "mean log rel. l_inf error of the MLE, eps inf, n smallest, largest",
+            ),
+            ("hamming_eps1", "mean Hamming error, counting against MLE, eps 1, largest n"),
+            ("r2_private", "r2 of the rate fit, least and largest over eps 0.5 and 1"),
+            ("r2_eps2.5", "r2 of the rate fit at eps 2.5"),
+        )
+    },
+    "scale_ridge": Measure(
+        "derived",
+        "2 sqrt(n p log n) at the smallest and largest n of config.yaml's beyond_scale",
+        _scale_ridge,
     ),
     "report_size": Measure(
         "results",
