@@ -129,6 +129,48 @@ def test_hash_pair_sums_equal_one_sorted_aggregation(records, block, renumber):
         assert got.a.dtype == got.b.dtype == np.int32
 
 
+def _unique_pair_sums(n_items, i, j, y, count):
+    """The pair sums by numpy alone (np.unique and bincount), independent of the compiled
+    radix sort that ``_aggregate`` also uses for whole counts."""
+    a, b = np.minimum(i, j), np.maximum(i, j)
+    key = a.astype(np.int64) * n_items + b
+    uniq, inv = np.unique(key, return_inverse=True)
+    n = np.bincount(inv, weights=count, minlength=uniq.size)
+    w = np.bincount(inv, weights=np.where(i == a, y, 1.0 - y) * count, minlength=uniq.size)
+    return uniq // n_items, uniq % n_items, n, w
+
+
+@pytest.mark.parametrize("n_items", [2, 3, 61, 5000, 300_000])
+@pytest.mark.parametrize("rows", [1, 30, 5000, 300_000])
+def test_pair_sums_equal_numpy_at_every_size(n_items, rows):
+    """The bucketed radix sort (buckets by the pairs' leading bits, each sorted in the
+    caches; small buckets by insertion) against numpy, with counts and without, ids
+    renumbered and merged, rows spread over every pair or crowded on a few items."""
+    rng = np.random.default_rng(n_items * 7 + rows)
+    ids = n_items + 3  # provisional ids: three of them merged into other items by rank
+    rank = np.concatenate([rng.permutation(n_items), rng.integers(0, n_items, 3)])
+    for crowded in (False, True):
+        hubs = rng.integers(0, ids, 4)
+        i = rng.choice(hubs, rows) if crowded else rng.integers(0, ids, rows)
+        j = rng.integers(0, ids, rows)
+        keep = rank[i] != rank[j]
+        i, j = i[keep], j[keep]
+        if not i.size:
+            continue
+        y = (rng.random(i.size) < 0.4).astype(float)
+        count = rng.integers(1, 5, i.size).astype(float)
+        for weighted in (False, True):
+            sums = PairSums()
+            for s in range(0, i.size, 7000):
+                part = slice(s, s + 7000)
+                sums.add(i[part], j[part], y[part], count[part] if weighted else None)
+            got = sums.result(rank, n_items)
+            c = count if weighted else np.ones(i.size)
+            a, b, n, w = _unique_pair_sums(n_items, rank[i], rank[j], y, c)
+            for name, expected in (("a", a), ("b", b), ("n", n), ("w", w)):
+                np.testing.assert_array_equal(getattr(got, name), expected, err_msg=name)
+
+
 def test_pair_sums_merge_ids_that_rank_makes_one_item():
     sums = PairSums()
     sums.add(np.array([0, 0, 2, 3]), np.array([1, 2, 3, 0]), np.array([1.0, 0.0, 1.0, 1.0]))

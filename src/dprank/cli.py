@@ -310,6 +310,9 @@ def _read_rank_input(args, method, name: str, progress: _Progress):
         real_outcomes=name == "local_laplace",
         format=args.format,
         both_bad=args.both_bad,
+        # the input's sha256 goes to the audit record and is checked against a streamed
+        # release's record; else it is not computed
+        sha256=args.audit_record is not None or getattr(args, "expected_sha256", None) is not None,
     )
     progress.done()
     return table
@@ -555,6 +558,7 @@ def _cmd_privatize(args) -> int:
         epsilon_column=args.user_epsilon_column or "epsilon",
         format=args.format,
         both_bad=args.both_bad,
+        sha256=args.audit_record is not None,  # the audit record's; else not computed
     )
     c, facts = _privatize_input(args, table, universe, noise)
     eps_user = np.full(c.n_users, args.epsilon) if args.epsilon is not None else c.user_epsilon

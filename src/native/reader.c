@@ -618,12 +618,14 @@ int64_t parse_csv(const uint8_t *buf, int64_t len, int64_t ncols, const int64_t 
 /* ------------------------------------------------------------------ pair sums */
 
 /* Comparisons summed over unordered item pairs, by a radix sort of the rows (no
- * comparison sort: time linear in the rows, a few streaming passes). A row is
- * kept as 64 bits while the blocks arrive, lo << 32 | hi << 1 | won (provisional
- * ids below 2^31, won: the lower id won); at the end the ids are renumbered in
- * label order, the rows sorted by (a, b, won) in ceil(bits / 12) passes of a
- * stable LSD radix sort over the bits the item count needs, and each run of one
- * pair gives its count and wins (sums of whole numbers: exact in any order). */
+ * comparison sort: time linear in the rows). A row is kept as 64 bits while the
+ * blocks arrive, lo << 32 | hi << 1 | won (provisional ids below 2^31, won: the
+ * lower id won). At the end (rows_sum) one pass renumbers the ids in label order
+ * and counts the rows by the leading bits of their pair, a second moves them into
+ * those buckets (a few thousand: the writes stay in the caches), and each bucket,
+ * small enough for the caches, is sorted by the rest of its pair's bits and its
+ * runs summed while it is there: each run of one pair gives its count and wins
+ * (sums of whole numbers: exact in any order). */
 
 /* m comparisons as rows: i[k] against j[k] (ids below 2^31, i != j), outcome
  * y[k] for i[k] (0 or 1; NULL: all 1) */
@@ -644,104 +646,162 @@ static int id_bits(int64_t n_items)
     return s;
 }
 
-/* Renumber the m rows of x by rank (rank[id]: the item's index below n_items;
- * NULL: the ids are the indices), the lower index first (won flipped where the
- * order changes), as a << (s + 1) | b << 1 | won with s the bits of n_items - 1;
- * then sort them by that key (a stable radix sort: rows of one key keep their
- * order), counts cx (NULL for unit rows) moved with them. y, cy: buffers of m.
- * Returns 0 if the sorted rows are in x (cx), 1 if in y (cy); -1 where rank
- * gives a row's two items one index, -2 an index not below n_items; *pairs:
- * the distinct pairs. */
-int64_t rows_sort(int64_t m, uint64_t *x, uint64_t *y, double *cx, double *cy, const int64_t *rank,
-                  int64_t n_items, int64_t *pairs)
+/* Sort the n keys of src (counts cs along, NULL for unit rows) by their bits
+ * [lo_bit, lo_bit + bits) with a stable LSD radix sort through dst (cd).
+ * Returns 1 where the sorted keys are in dst, 0 where in src. count: room for
+ * 2^11 entries. */
+static int bucket_sort(int64_t n, uint64_t *src, uint64_t *dst, double *cs, double *cd,
+                       int lo_bit, int bits, int64_t *count)
 {
-    int s = id_bits(n_items);
-    for (int64_t k = 0; k < m; k++) {
-        uint64_t v = x[k];
-        uint64_t lo = v >> 32, hi = (v >> 1) & 0x7fffffffULL, won = v & 1;
-        if (rank) {
-            lo = (uint64_t)rank[lo];
-            hi = (uint64_t)rank[hi];
+    if (bits <= 0 || n < 2) return 0;
+    if (n <= 24) { /* insertion sort (the few rows of a small bucket) */
+        for (int64_t k = 1; k < n; k++) {
+            uint64_t v = src[k], key = v >> lo_bit;
+            double c = cs ? cs[k] : 0.0;
+            int64_t t = k;
+            while (t > 0 && (src[t - 1] >> lo_bit) > key) {
+                src[t] = src[t - 1];
+                if (cs) cs[t] = cs[t - 1];
+                t--;
+            }
+            src[t] = v;
+            if (cs) cs[t] = c;
         }
-        if (lo >= (uint64_t)n_items || hi >= (uint64_t)n_items) return -2;
-        if (lo == hi) return -1;
-        if (lo > hi) {
-            uint64_t t = lo;
-            lo = hi;
-            hi = t;
-            won ^= 1;
-        }
-        x[k] = lo << (s + 1) | hi << 1 | won;
+        return 0;
     }
-    int bits = 2 * s + 1;
-    int passes = (bits + 11) / 12;
+    int passes = (bits + 10) / 11;
     int width = (bits + passes - 1) / passes;
     uint64_t mask = ((uint64_t)1 << width) - 1;
-    int64_t *count = malloc(sizeof(int64_t) * ((size_t)1 << width));
-    if (!count) return -3;
-    int in_y = 0;
+    int in_dst = 0;
     for (int p = 0; p < passes; p++) {
-        int shift = p * width;
-        uint64_t *src = in_y ? y : x, *dst = in_y ? x : y;
-        double *csrc = in_y ? cy : cx, *cdst = in_y ? cx : cy;
+        int shift = lo_bit + p * width;
+        uint64_t *from = in_dst ? dst : src, *to = in_dst ? src : dst;
+        double *cfrom = in_dst ? cd : cs, *cto = in_dst ? cs : cd;
         memset(count, 0, sizeof(int64_t) * ((size_t)1 << width));
-        for (int64_t k = 0; k < m; k++) count[(src[k] >> shift) & mask]++;
+        for (int64_t k = 0; k < n; k++) count[(from[k] >> shift) & mask]++;
         int64_t total = 0, one = 0;
         for (uint64_t d = 0; d <= mask; d++) {
             int64_t c = count[d];
-            one |= c == m;
+            one |= c == n;
             count[d] = total;
             total += c;
         }
-        if (one) continue; /* every row has this digit: already in order */
-        if (csrc) {
-            for (int64_t k = 0; k < m; k++) {
-                int64_t o = count[(src[k] >> shift) & mask]++;
-                dst[o] = src[k];
-                cdst[o] = csrc[k];
+        if (one) continue; /* every key has this digit: already in order */
+        if (cfrom) {
+            for (int64_t k = 0; k < n; k++) {
+                int64_t o = count[(from[k] >> shift) & mask]++;
+                to[o] = from[k];
+                cto[o] = cfrom[k];
             }
         } else {
-            for (int64_t k = 0; k < m; k++) dst[count[(src[k] >> shift) & mask]++] = src[k];
+            for (int64_t k = 0; k < n; k++) to[count[(from[k] >> shift) & mask]++] = from[k];
         }
-        in_y ^= 1;
+        in_dst ^= 1;
     }
-    free(count);
-    uint64_t *sorted = in_y ? y : x;
-    int64_t runs = m > 0;
-    for (int64_t k = 1; k < m; k++) runs += (sorted[k] >> 1) != (sorted[k - 1] >> 1);
-    *pairs = runs;
-    return in_y;
+    return in_dst;
 }
 
-/* The distinct pairs of m sorted rows (rows_sort's key; counts c, NULL for unit
- * rows): a, b and their counts n and wins w of a. n may be the other buffer of
- * rows_sort and w the sorted rows' own buffer: each is written behind what is
- * read (so the buffers are passed as plain memory). */
-void rows_runs(int64_t m, void *sorted, const double *c, int64_t n_items, int32_t *a, int32_t *b,
-               void *n, void *w)
+/* The distinct pairs of the m rows of x (counts cx; NULL for unit rows) in label
+ * order: rank[id] is the item's index below n_items (NULL: the ids are the
+ * indices); ids with one index are one item. a[r] < b[r] (int32, room for m
+ * each) are the pairs sorted by (a, b), their counts n[r] written as doubles over
+ * x and their wins of a w[r] over y (room for m rows, as cy for m counts):
+ * x, y, cx, cy are scratch. Returns the number of pairs; -1 where rank gives a
+ * row's two items one index, -2 an index not below n_items, -3 out of memory. */
+int64_t rows_sum(int64_t m, uint64_t *x, uint64_t *y, double *cx, double *cy, const int32_t *rank,
+                 int64_t n_items, int32_t *a, int32_t *b)
 {
     int s = id_bits(n_items);
-    uint64_t bmask = ((uint64_t)1 << s) - 1;
-    int64_t r = -1;
-    uint64_t pair = 0;
-    double cn = 0.0, cw = 0.0;
-    for (int64_t k = 0; k <= m; k++) {
-        uint64_t v = 0;
-        if (k < m) memcpy(&v, (uint8_t *)sorted + 8 * k, 8);
-        if (k == m || r < 0 || (v >> 1) != pair) {
-            if (r >= 0) { /* the run of `pair` ends */
-                memcpy((uint8_t *)n + 8 * r, &cn, 8);
-                memcpy((uint8_t *)w + 8 * r, &cw, 8);
+    int sort_bits = 2 * s; /* the pair's bits: key >> 1 */
+    int lead = 1;          /* the leading bits that choose a row's bucket */
+    while (lead < 12 && ((int64_t)1 << (lead + 11)) <= m) lead++;
+    if (lead > sort_bits) lead = sort_bits;
+    int rest = sort_bits - lead; /* sorted within a bucket: bits 1 .. rest */
+    int64_t nb = (int64_t)1 << lead;
+    int64_t *start = calloc((size_t)nb + 1, sizeof(int64_t));
+    int64_t *count = malloc(sizeof(int64_t) * ((size_t)1 << 11));
+    if (!start || !count) {
+        free(start);
+        free(count);
+        return -3;
+    }
+    int64_t status = 0;
+    for (int64_t k = 0; k < m; k++) { /* renumbered keys, the buckets' sizes */
+        uint64_t v = x[k];
+        uint64_t lo = v >> 32, hi = (v >> 1) & 0x7fffffffULL, won = v & 1;
+        if (rank) {
+            lo = (uint64_t)(int64_t)rank[lo];
+            hi = (uint64_t)(int64_t)rank[hi];
+        }
+        if (lo >= (uint64_t)n_items || hi >= (uint64_t)n_items) {
+            status = -2;
+            break;
+        }
+        if (lo == hi) {
+            status = -1;
+            break;
+        }
+        /* the lower index first, without a branch (the order is a coin toss) */
+        uint64_t swap = (uint64_t)(lo > hi), first = swap ? hi : lo, second = swap ? lo : hi;
+        uint64_t key = first << (s + 1) | second << 1 | (won ^ swap);
+        x[k] = key;
+        start[(key >> (1 + rest)) + 1]++;
+    }
+    if (status) {
+        free(start);
+        free(count);
+        return status;
+    }
+    for (int64_t d = 0; d < nb; d++) start[d + 1] += start[d];
+    { /* into the buckets (count: each bucket's next place, from start) */
+        int64_t *next = malloc(sizeof(int64_t) * (size_t)nb);
+        if (!next) {
+            free(start);
+            free(count);
+            return -3;
+        }
+        memcpy(next, start, sizeof(int64_t) * (size_t)nb);
+        if (cx) {
+            for (int64_t k = 0; k < m; k++) {
+                int64_t o = next[x[k] >> (1 + rest)]++;
+                y[o] = x[k];
+                cy[o] = cx[k];
             }
-            if (k == m) break;
-            r++;
-            pair = v >> 1;
+        } else {
+            for (int64_t k = 0; k < m; k++) y[next[x[k] >> (1 + rest)]++] = x[k];
+        }
+        free(next);
+    }
+    uint64_t bmask = ((uint64_t)1 << s) - 1;
+    int64_t r = 0;
+    for (int64_t d = 0; d < nb; d++) {
+        int64_t lo = start[d], n = start[d + 1] - lo;
+        if (!n) continue;
+        /* sorted in y[lo..] or, where bucket_sort says so, in x[lo..] (the other: scratch) */
+        int in_x = bucket_sort(n, y + lo, x + lo, cy ? cy + lo : NULL, cx ? cx + lo : NULL, 1,
+                               rest, count);
+        const uint64_t *rows = in_x ? x + lo : y + lo;
+        const double *c = cx ? (in_x ? cx + lo : cy + lo) : NULL;
+        /* the runs: n over x and w over y at the pair's place r <= lo + k, each written
+         * after the rows up to it are read (memcpy: doubles into the rows' buffers) */
+        int64_t k = 0;
+        while (k < n) {
+            uint64_t pair = rows[k] >> 1;
+            double cn = 0.0, cw = 0.0;
+            do {
+                double ck = c ? c[k] : 1.0;
+                cn += ck;
+                cw += ck * (double)(rows[k] & 1); /* no branch on the winner */
+                k++;
+            } while (k < n && (rows[k] >> 1) == pair);
             a[r] = (int32_t)(pair >> s);
             b[r] = (int32_t)(pair & bmask);
-            cn = cw = 0.0;
+            memcpy((uint8_t *)x + 8 * r, &cn, 8);
+            memcpy((uint8_t *)y + 8 * r, &cw, 8);
+            r++;
         }
-        double ck = c ? c[k] : 1.0;
-        cn += ck;
-        if (v & 1) cw += ck;
     }
+    free(start);
+    free(count);
+    return r;
 }
