@@ -86,6 +86,84 @@ def test_labels_are_integers_by_value_and_text_by_bytes():
     assert ids.tolist() == [[0, 2, 3, 5], [1, 0, 4, 6]]
 
 
+def _shown_labels(table):
+    values, lengths, text = table.export(0, len(table))
+    shown, o = [], 0
+    for v, n in zip(values.tolist(), lengths.tolist(), strict=True):
+        if n < 0:
+            shown.append(v)
+        else:
+            shown.append(text[o : o + n].decode())
+            o += n
+    return shown
+
+
+def _python_label(field: str):
+    """What a field is as a label: an int where it is spelled as Python prints one (at most
+    18 digits), else its text with ASCII whitespace stripped."""
+    text = field.strip(" \t\v\f\x1c\x1d\x1e\x1f")
+    digits = text[1:] if text.startswith("-") else text
+    if digits.isdigit() and digits.isascii() and len(digits) <= 18 and str(int(text)) == text:
+        return int(text)
+    return text
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["", "-", "--", "0", "00"]),
+            st.text("0123456789", min_size=0, max_size=21),
+            st.sampled_from(["", " ", "x", "-", "5"]),
+        ),
+        min_size=2,
+        max_size=40,
+    ),
+    st.sampled_from([b"\n", b"\r\n"]),
+)
+def test_integer_labels_of_every_length_and_spelling(parts, end):
+    """Fields of 0 to 21 digits, signs, leading zeros, a character after them, near the end
+    of the block (fewer than eight bytes left) or not: an integer label exactly where Python
+    prints the field so, else its text, whichever way the parser reads it."""
+    fields = [sign + digits + after for sign, digits, after in parts]
+    fields = [f for f in fields if f.strip()]
+    if len(fields) < 2:
+        return
+    fields = fields[: len(fields) // 2 * 2]
+    lines = [f"{a},{b}".encode() for a, b in zip(fields[::2], fields[1::2], strict=True)]
+    text = end.join(lines)  # the last line without its end: the block ends in a field
+    rows, ids, _, _, reason, table = _parse(text, 2)
+    assert reason == _compiled.DONE and rows == len(lines)
+    shown = _shown_labels(table)
+    got = [shown[k] for k in ids.T.ravel().tolist()]
+    assert got == [_python_label(f) for f in fields]
+
+
+def test_text_labels_of_every_length_are_told_apart():
+    """Labels of 1 to 40 bytes that share long prefixes and suffixes (the hash reads up to 16
+    bytes as two overlapping words, longer ones in 16-byte steps): one id per distinct text,
+    numbered in the order of first appearance, through the parser and encode_texts alike."""
+    rng = np.random.default_rng(5)
+    labels = []
+    for n in range(1, 41):
+        for _ in range(6):
+            core = "".join(rng.choice(list("ab"), n))
+            labels.append(core)
+            labels.append(("x" * 40 + core)[-n:] if n > 1 else "y")
+    labels = [lab for lab in labels if not lab.isdigit()]
+    fields = [labels[k] for k in rng.integers(0, len(labels), 4000)]
+    text = "\n".join(f"{a},{b}" for a, b in zip(fields[::2], fields[1::2], strict=True)).encode()
+    rows, ids, _, _, reason, table = _parse(text, 2)
+    assert reason == _compiled.DONE and rows == 2000
+    order = list(dict.fromkeys(fields))  # row by row: the order of first appearance
+    assert _shown_labels(table) == order
+    got = [order[k] for k in ids.T.ravel().tolist()]
+    assert got == fields  # row by row: winner, loser
+    data = np.frombuffer("".join(order).encode(), dtype=np.uint8)
+    offsets = np.concatenate([[0], np.cumsum([len(lab) for lab in order])])
+    assert table.encode_texts(data, offsets, None).tolist() == list(range(len(order)))
+
+
 def test_numbers_are_plain_integers_only():
     kinds = [_compiled.LABEL, _compiled.LABEL, _compiled.NUMBER]
     rows, _, nums, _, reason, _ = _parse(b"a,b,3\nb,c, 12 \nc,a,1.5\n", 3, kinds)

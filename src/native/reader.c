@@ -40,23 +40,86 @@ static uint64_t mix64(uint64_t x)
     return x;
 }
 
+static inline uint64_t load8(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+static inline uint64_t load4(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+/* A hash of the n bytes at p. A label is usually short: up to 16 bytes are read as
+ * two words that may overlap, never outside the text. Equal texts, equal hashes; the
+ * hashes only place labels in the index (the ids are the order of first appearance). */
 static uint64_t hash_bytes(const uint8_t *p, int64_t n)
 {
-    uint64_t h = 0x9e3779b97f4a7c15ULL ^ (uint64_t)n;
-    while (n >= 8) {
-        uint64_t v;
-        memcpy(&v, p, 8);
-        h = (h ^ mix64(v)) * 0x9e3779b97f4a7c15ULL;
-        p += 8;
-        n -= 8;
+    uint64_t a, b;
+    if (n > 16) {
+        uint64_t h = 0x9e3779b97f4a7c15ULL ^ (uint64_t)n;
+        while (n > 16) {
+            h = (h ^ mix64(load8(p))) * 0x9e3779b97f4a7c15ULL;
+            h = (h ^ mix64(load8(p + 8))) * 0x9e3779b97f4a7c15ULL;
+            p += 16;
+            n -= 16;
+        }
+        /* the last 16 bytes of the text (they may overlap those hashed above) */
+        a = load8(p + n - 16);
+        b = load8(p + n - 8);
+        return mix64(h ^ mix64(a) ^ (b * 0xc2b2ae3d27d4eb4fULL));
     }
-    if (n) {
-        uint64_t v = 0;
-        memcpy(&v, p, (size_t)n);
-        h = (h ^ mix64(v ^ ((uint64_t)n << 56))) * 0x9e3779b97f4a7c15ULL;
+    if (n >= 8) {
+        a = load8(p);
+        b = load8(p + n - 8);
+    } else if (n >= 4) {
+        a = load4(p);
+        b = load4(p + n - 4);
+    } else if (n > 0) {
+        a = (uint64_t)p[0] | (uint64_t)p[n >> 1] << 8 | (uint64_t)p[n - 1] << 16;
+        b = 0;
+    } else {
+        a = b = 0;
     }
-    return mix64(h);
+    return mix64(a ^ mix64(b ^ ((uint64_t)n << 56) ^ 0x9e3779b97f4a7c15ULL));
 }
+
+/* Whether the n bytes at p and q are equal (n <= 16: two words that may overlap) */
+static inline int same_text(const uint8_t *p, const uint8_t *q, int64_t n)
+{
+    if (n >= 8 && n <= 16)
+        return load8(p) == load8(q) && load8(p + n - 8) == load8(q + n - 8);
+    if (n >= 4 && n < 8) return load4(p) == load4(q) && load4(p + n - 4) == load4(q + n - 4);
+    return !memcmp(p, q, (size_t)n);
+}
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* Eight bytes at a time (the first byte in the lowest bits of a word) */
+#define SWAR 1
+#define ONES 0x0101010101010101ULL
+#define HIGHS 0x8080808080808080ULL
+/* the high bit of each zero byte of v, and maybe of bytes above the first (not below) */
+#define ZERO_BYTES(v) (((v) - ONES) & ~(v) & HIGHS)
+#if defined(__GNUC__) || defined(__clang__)
+#define LOWEST_BYTE(m) (__builtin_ctzll(m) >> 3)
+#else
+static int LOWEST_BYTE(uint64_t m)
+{
+    int k = 0;
+    while (!(m & 0x80)) {
+        m >>= 8;
+        k++;
+    }
+    return k;
+}
+#endif
+#else
+#define SWAR 0
+#endif
 
 /* Python's ASCII whitespace, less the line ends (which never reach a field) */
 static int is_space(uint8_t c) { return c == ' ' || c == '\t' || c == '\v' || c == '\f' || (c >= 0x1c && c <= 0x1f); }
@@ -334,7 +397,7 @@ static int64_t text_id_hashed(labels_t *t, const uint8_t *p, int64_t n, uint64_t
         tslot_t *q = &t->tslot[at];
         if (q->hash == hv && q->len == n) {
             const uint8_t *seen = n <= INLINE_TEXT ? q->text : t->text + t->val[q->id];
-            if (!memcmp(seen, p, (size_t)n)) return q->id;
+            if (same_text(seen, p, n)) return q->id;
         }
         at = (at + 1) & mask;
     }
@@ -454,6 +517,28 @@ static inline int fast_int(const uint8_t *buf, int64_t i, int64_t len, int64_t s
         k++;
     }
     int64_t first = k;
+#if SWAR
+    if (k + 8 <= len) { /* up to 7 digits in one word (an item's number, mostly) */
+        uint64_t d = load8(buf + k) - 0x3030303030303030ULL;
+        /* the high bit of each byte that is not a digit, the first one exact */
+        uint64_t other = (d | (d + 0x7676767676767676ULL)) & HIGHS;
+        if (other) {
+            int digits = LOWEST_BYTE(other);
+            if (digits < 1 || (buf[first] == '0' && (digits > 1 || neg))) return 0;
+            uint8_t after = buf[k + digits];
+            if (after != sep && after != '\n' && after != '\r') return 0;
+            /* the digits to the top of the word (zeros before them), then combined */
+            uint64_t w = d << (8 * (8 - digits));
+            w = w * 10 + (w >> 8);
+            w = (((w & 0x000000FF000000FFULL) * 0x000F424000000064ULL) +
+                 (((w >> 16) & 0x000000FF000000FFULL) * 0x0000271000000001ULL)) >>
+                32;
+            *v = neg ? -(int64_t)w : (int64_t)w;
+            *end = k + digits;
+            return 1;
+        }
+    }
+#endif
     while (k < len && (uint8_t)(buf[k] - '0') < 10 && k - first < 19) {
         x = x * 10 + (buf[k] - '0');
         k++;
@@ -464,6 +549,23 @@ static inline int fast_int(const uint8_t *buf, int64_t i, int64_t len, int64_t s
     *v = neg ? -x : x;
     *end = k;
     return 1;
+}
+
+/* The offset of the first delimiter, line end or quote at or after i (len if none) */
+static inline int64_t field_end(const uint8_t *buf, int64_t i, int64_t len, int64_t sep)
+{
+#if SWAR
+    const uint64_t s = ONES * (uint64_t)(uint8_t)sep, nl = ONES * '\n', cr = ONES * '\r',
+                   qt = ONES * '"';
+    while (i + 8 <= len) {
+        uint64_t w = load8(buf + i);
+        uint64_t m = ZERO_BYTES(w ^ s) | ZERO_BYTES(w ^ nl) | ZERO_BYTES(w ^ cr) | ZERO_BYTES(w ^ qt);
+        if (m) return i + LOWEST_BYTE(m);
+        i += 8;
+    }
+#endif
+    while (i < len && buf[i] != sep && buf[i] != '\n' && buf[i] != '\r' && buf[i] != '"') i++;
+    return i;
 }
 
 /* the text index slot where a text of hash h is first looked for (for a fetch ahead) */
@@ -510,8 +612,7 @@ int64_t parse_csv(const uint8_t *buf, int64_t len, int64_t ncols, const int64_t 
                 blank = 0;
             } else {
                 int64_t start = i;
-                while (i < len && buf[i] != sep && buf[i] != '\n' && buf[i] != '\r' && buf[i] != '"')
-                    i++;
+                i = field_end(buf, i, len, sep);
                 if (i < len && buf[i] == '"') {
                     reason = 2;
                     break;
@@ -560,7 +661,10 @@ int64_t parse_csv(const uint8_t *buf, int64_t len, int64_t ncols, const int64_t 
             if (kind[c] != 1) continue;
             int64_t at = slot[c] * cap + row, v, id = 0;
             int64_t lo = span[3 * c], n = span[3 * c + 1] - lo;
-            if (lo < 0 || canonical_int(buf + lo, n, &v)) { /* integers: at once (a small table) */
+            /* integers at once (a small table); a text that starts with neither a digit nor
+             * a minus is none */
+            if (lo < 0 || (((uint8_t)(buf[lo] - '0') < 10 || buf[lo] == '-') &&
+                           canonical_int(buf + lo, n, &v))) {
                 id = int_id(tables[slot[c]], lo < 0 ? span[3 * c + 2] : v);
                 ids[at] = (int32_t)id;
             } else { /* texts: looked up below, fetched ahead */
