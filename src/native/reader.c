@@ -568,6 +568,26 @@ static inline int64_t field_end(const uint8_t *buf, int64_t i, int64_t len, int6
     return i;
 }
 
+/* Integer labels of the rows taken, looked up a few labels after they are read, in
+ * the order read (so their ids are those of looking each up at once): the table's
+ * entry is fetched when the label is read, and found in the caches when it is
+ * looked up (a table over 10^5 items and more misses them). */
+#define INT_AHEAD 16
+typedef struct {
+    int64_t at, v;
+    labels_t *t;
+} pending_int_t;
+
+/* the oldest pending integer label into ids; 0, or -1 out of memory */
+static inline int int_resolve(pending_int_t *q, int64_t k, int32_t *ids)
+{
+    pending_int_t *e = &q[k & (INT_AHEAD - 1)];
+    int64_t id = int_id(e->t, e->v);
+    if (id < 0) return -1;
+    ids[e->at] = (int32_t)id;
+    return 0;
+}
+
 /* the text index slot where a text of hash h is first looked for (for a fetch ahead) */
 static inline const void *text_home(const labels_t *t, uint64_t h)
 {
@@ -582,6 +602,8 @@ int64_t parse_csv(const uint8_t *buf, int64_t len, int64_t ncols, const int64_t 
 {
     int64_t row = 0, i = 0, nlab = 0;
     for (int64_t c = 0; c < ncols; c++) nlab += kind[c] == 1;
+    pending_int_t pend[INT_AHEAD];
+    int64_t phead = 0, ptail = 0; /* the pending integer labels: pend[phead .. ptail) */
     /* per field of the line: its span (stripped), or its integer value (span[3c] = -1) */
     int64_t *span = malloc(sizeof(int64_t) * 3 * (size_t)(ncols > 0 ? ncols : 1));
     /* per text label of the rows taken (its id -1 meanwhile): its offset, length and hash,
@@ -665,8 +687,19 @@ int64_t parse_csv(const uint8_t *buf, int64_t len, int64_t ncols, const int64_t 
              * a minus is none */
             if (lo < 0 || (((uint8_t)(buf[lo] - '0') < 10 || buf[lo] == '-') &&
                            canonical_int(buf + lo, n, &v))) {
-                id = int_id(tables[slot[c]], lo < 0 ? span[3 * c + 2] : v);
-                ids[at] = (int32_t)id;
+                /* looked up INT_AHEAD labels on (or at the block's end), fetched now */
+                labels_t *t = tables[slot[c]];
+                if (lo < 0) v = span[3 * c + 2];
+                uint64_t off = (uint64_t)v - (uint64_t)t->dlo;
+                if (t->dense != NULL && off < (uint64_t)t->dsize) PREFETCH(t->dense + off);
+                if (ptail - phead == INT_AHEAD && int_resolve(pend, phead++, ids)) {
+                    reason = 3;
+                    break;
+                }
+                pending_int_t *e = &pend[ptail++ & (INT_AHEAD - 1)];
+                e->at = at;
+                e->v = v;
+                e->t = t;
             } else { /* texts: looked up below, fetched ahead */
                 if (!lval) {
                     size_t room = (size_t)(nlab * cap > 0 ? nlab * cap : 1);
@@ -693,6 +726,8 @@ int64_t parse_csv(const uint8_t *buf, int64_t len, int64_t ncols, const int64_t 
         if (i < len) i++; /* the \n */
         row++;
     }
+    while (phead < ptail && stop[1] != 3) /* the integer labels still pending */
+        if (int_resolve(pend, phead++, ids)) stop[1] = 3;
     /* the text labels of the rows taken, each row's looked up while those a few rows on
      * are fetched (a large text index misses the caches: several misses in flight) */
     for (int64_t r = 0; lval && r < row && stop[1] != 3; r++) {
