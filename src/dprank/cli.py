@@ -458,10 +458,10 @@ def _audit_head(args, table) -> dict:
 def _leaderboard(args, ranking, frame):
     """The leaderboard's columns (:mod:`dprank.leaderboard`): the ``--scale``, and with
     intervals the rank upper bound, the tie class and the released vote counts."""
-    from .leaderboard import leaderboard_columns
-
     if args.scale == "logit" and args.intervals is None:
         return frame
+    from .leaderboard import leaderboard_columns  # only where used (its import: ~10 ms)
+
     if not isinstance(frame, dict):
         frame = {k: frame[k].to_numpy() for k in frame.columns}
     if "score" not in frame:
