@@ -70,23 +70,8 @@ def test_the_compiled_parser_takes_simple_lines_and_stops_at_the_first_other(tex
     assert text[:stop].count(b"\n") == rows or stop == len(text)
 
 
-def test_labels_are_integers_by_value_and_text_by_bytes():
-    rows, ids, _, _, _, table = _parse(b"7,-3\n007,7\n a ,b\n+4,99999999999999999999\n", 2)
-    assert rows == 4
-    values, lengths, text = table.export(0, len(table))
-    shown = []
-    o = 0
-    for v, n in zip(values.tolist(), lengths.tolist(), strict=True):
-        if n < 0:
-            shown.append(v)
-        else:
-            shown.append(text[o : o + n].decode())
-            o += n
-    assert shown == [7, -3, "007", "a", "b", "+4", "99999999999999999999"]
-    assert ids.tolist() == [[0, 2, 3, 5], [1, 0, 4, 6]]
-
-
 def _shown_labels(table):
+    """The labels of ``table`` by id: an int, or the text."""
     values, lengths, text = table.export(0, len(table))
     shown, o = [], 0
     for v, n in zip(values.tolist(), lengths.tolist(), strict=True):
@@ -96,6 +81,13 @@ def _shown_labels(table):
             shown.append(text[o : o + n].decode())
             o += n
     return shown
+
+
+def test_labels_are_integers_by_value_and_text_by_bytes():
+    rows, ids, _, _, _, table = _parse(b"7,-3\n007,7\n a ,b\n+4,99999999999999999999\n", 2)
+    assert rows == 4
+    assert _shown_labels(table) == [7, -3, "007", "a", "b", "+4", "99999999999999999999"]
+    assert ids.tolist() == [[0, 2, 3, 5], [1, 0, 4, 6]]
 
 
 def _python_label(field: str):
