@@ -7,6 +7,7 @@ those tests are skipped without it.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -746,3 +747,42 @@ def test_low_memory_changes_no_byte_of_the_outputs(synthetic, tmp_path):
             outs[cmd[0], bool(flag)] = out.read_bytes()
     assert outs["rank", True] == outs["rank", False]
     assert outs["privatize", True] == outs["privatize", False]
+
+
+def test_local_release_on_standard_input_is_checked_against_its_record(
+    synthetic, tmp_path, capsys, monkeypatch
+):
+    """``rank - --privacy local --input-record`` hashes the bytes as it reads them (the
+    sha256 is computed only where a record or check uses it): the released file as
+    written is ranked, the same file with one outcome changed is refused, nothing written."""
+    released = tmp_path / "released.csv"
+    code, _, err = run(
+        ["privatize", synthetic, "--items-from-data", "--epsilon", 1, "--out", released], capsys
+    )
+    assert code == 0, err
+    record = released.with_suffix(".json")
+    data = released.read_bytes()
+    lines = data.split(b"\n")
+    fields = lines[1].split(b",")
+    col = lines[0].split(b",").index(b"outcome")
+    fields[col] = b"1" if fields[col] == b"0" else b"0"
+    edited = b"\n".join([lines[0], b",".join(fields), *lines[2:]])
+    for body, ok in ((data, True), (edited, False)):
+        out = tmp_path / f"ranked_{ok}.csv"
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(body)))
+        argv = ["rank", "-", "--privacy", "local", "--input-record", record, "--out", out]
+        code, _, err = run(argv, capsys)
+        if ok:
+            assert code == 0, err
+            assert json.loads(out.with_suffix(".json").read_text())["privacy"] == "local"
+        else:
+            assert code == 2 and "its sha256 differs" in err, err
+            assert not out.exists() and not out.with_suffix(".json").exists()
+    # a record without the released file's sha256 checks nothing: refused, as for a file
+    blank = tmp_path / "blank.json"
+    blank.write_text(json.dumps({**json.loads(record.read_text()), "sha256": None}))
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(edited)))
+    out = tmp_path / "ranked_blank.csv"
+    argv = ["rank", "-", "--privacy", "local", "--input-record", blank, "--out", out]
+    code, _, err = run(argv, capsys)
+    assert code == 2 and "holds no sha256" in err and not out.exists(), err

@@ -21,6 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -455,3 +456,21 @@ def test_any_failing_invocation_leaves_every_file_as_it_was(argv):
         else:
             for name in ("games.csv", "bad.csv", "adir/inside.txt", "tolink", "pipe"):
                 assert after[name] == before[name], (argv, name)
+
+
+def test_a_text_column_is_quoted_exactly_where_csv_would_quote_it():
+    """The ranking's writer joins fields directly only where csv quotes none: a numpy text
+    column is searched by its character codes, any other by its text; numbers never."""
+    from dprank._cli_output import _QUOTED, _needs_quotes
+
+    assert not _needs_quotes(np.array([1.5, -2.0]))
+    assert not _needs_quotes(np.array([3, 4]))
+    assert not _needs_quotes(np.array([True]))
+    assert not _needs_quotes(np.array([], dtype=str))
+    assert not _needs_quotes(np.array(["", ""]))
+    assert not _needs_quotes(np.array(["item-1", "naïve", "x y", "'a"]))
+    for ch in _QUOTED:
+        for values in (["ab", f"c{ch}d"], [f"{ch}", "z"], ["e", f"long label{ch}"]):
+            assert _needs_quotes(np.array(values))
+            assert _needs_quotes(np.array(values, dtype=object))
+    assert not _needs_quotes(np.array([1, "a;b"], dtype=object))

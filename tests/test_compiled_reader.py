@@ -70,20 +70,90 @@ def test_the_compiled_parser_takes_simple_lines_and_stops_at_the_first_other(tex
     assert text[:stop].count(b"\n") == rows or stop == len(text)
 
 
-def test_labels_are_integers_by_value_and_text_by_bytes():
-    rows, ids, _, _, _, table = _parse(b"7,-3\n007,7\n a ,b\n+4,99999999999999999999\n", 2)
-    assert rows == 4
+def _shown_labels(table):
+    """The labels of ``table`` by id: an int, or the text."""
     values, lengths, text = table.export(0, len(table))
-    shown = []
-    o = 0
+    shown, o = [], 0
     for v, n in zip(values.tolist(), lengths.tolist(), strict=True):
         if n < 0:
             shown.append(v)
         else:
             shown.append(text[o : o + n].decode())
             o += n
-    assert shown == [7, -3, "007", "a", "b", "+4", "99999999999999999999"]
+    return shown
+
+
+def test_labels_are_integers_by_value_and_text_by_bytes():
+    rows, ids, _, _, _, table = _parse(b"7,-3\n007,7\n a ,b\n+4,99999999999999999999\n", 2)
+    assert rows == 4
+    assert _shown_labels(table) == [7, -3, "007", "a", "b", "+4", "99999999999999999999"]
     assert ids.tolist() == [[0, 2, 3, 5], [1, 0, 4, 6]]
+
+
+def _python_label(field: str):
+    """What a field is as a label: an int where it is spelled as Python prints one (at most
+    18 digits), else its text with ASCII whitespace stripped."""
+    text = field.strip(" \t\v\f\x1c\x1d\x1e\x1f")
+    digits = text[1:] if text.startswith("-") else text
+    if digits.isdigit() and digits.isascii() and len(digits) <= 18 and str(int(text)) == text:
+        return int(text)
+    return text
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["", "-", "--", "0", "00"]),
+            st.text("0123456789", min_size=0, max_size=21),
+            st.sampled_from(["", " ", "x", "-", "5"]),
+        ),
+        min_size=2,
+        max_size=40,
+    ),
+    st.sampled_from([b"\n", b"\r\n"]),
+)
+def test_integer_labels_of_every_length_and_spelling(parts, end):
+    """Fields of 0 to 21 digits, signs, leading zeros, a character after them, near the end
+    of the block (fewer than eight bytes left) or not: an integer label exactly where Python
+    prints the field so, else its text, whichever way the parser reads it."""
+    fields = [sign + digits + after for sign, digits, after in parts]
+    fields = [f for f in fields if f.strip()]
+    if len(fields) < 2:
+        return
+    fields = fields[: len(fields) // 2 * 2]
+    lines = [f"{a},{b}".encode() for a, b in zip(fields[::2], fields[1::2], strict=True)]
+    text = end.join(lines)  # the last line without its end: the block ends in a field
+    rows, ids, _, _, reason, table = _parse(text, 2)
+    assert reason == _compiled.DONE and rows == len(lines)
+    shown = _shown_labels(table)
+    got = [shown[k] for k in ids.T.ravel().tolist()]
+    assert got == [_python_label(f) for f in fields]
+
+
+def test_text_labels_of_every_length_are_told_apart():
+    """Labels of 1 to 40 bytes that share long prefixes and suffixes (the hash reads up to 16
+    bytes as two overlapping words, longer ones in 16-byte steps): one id per distinct text,
+    numbered in the order of first appearance, through the parser and encode_texts alike."""
+    rng = np.random.default_rng(5)
+    labels = []
+    for n in range(1, 41):
+        for _ in range(6):
+            core = "".join(rng.choice(list("ab"), n))
+            labels.append(core)
+            labels.append(("x" * 40 + core)[-n:] if n > 1 else "y")
+    labels = [lab for lab in labels if not lab.isdigit()]
+    fields = [labels[k] for k in rng.integers(0, len(labels), 4000)]
+    text = "\n".join(f"{a},{b}" for a, b in zip(fields[::2], fields[1::2], strict=True)).encode()
+    rows, ids, _, _, reason, table = _parse(text, 2)
+    assert reason == _compiled.DONE and rows == 2000
+    order = list(dict.fromkeys(fields))  # row by row: the order of first appearance
+    assert _shown_labels(table) == order
+    got = [order[k] for k in ids.T.ravel().tolist()]
+    assert got == fields  # row by row: winner, loser
+    data = np.frombuffer("".join(order).encode(), dtype=np.uint8)
+    offsets = np.concatenate([[0], np.cumsum([len(lab) for lab in order])])
+    assert table.encode_texts(data, offsets, None).tolist() == list(range(len(order)))
 
 
 def test_numbers_are_plain_integers_only():
@@ -127,6 +197,48 @@ def test_hash_pair_sums_equal_one_sorted_aggregation(records, block, renumber):
         for name in ("a", "b", "n", "w"):
             np.testing.assert_array_equal(getattr(got, name), getattr(expected, name))
         assert got.a.dtype == got.b.dtype == np.int32
+
+
+def _unique_pair_sums(n_items, i, j, y, count):
+    """The pair sums by numpy alone (np.unique and bincount), independent of the compiled
+    radix sort that ``_aggregate`` also uses for whole counts."""
+    a, b = np.minimum(i, j), np.maximum(i, j)
+    key = a.astype(np.int64) * n_items + b
+    uniq, inv = np.unique(key, return_inverse=True)
+    n = np.bincount(inv, weights=count, minlength=uniq.size)
+    w = np.bincount(inv, weights=np.where(i == a, y, 1.0 - y) * count, minlength=uniq.size)
+    return uniq // n_items, uniq % n_items, n, w
+
+
+@pytest.mark.parametrize("n_items", [2, 3, 61, 5000, 300_000])
+@pytest.mark.parametrize("rows", [1, 30, 5000, 300_000])
+def test_pair_sums_equal_numpy_at_every_size(n_items, rows):
+    """The bucketed radix sort (buckets by the pairs' leading bits, each sorted in the
+    caches; small buckets by insertion) against numpy, with counts and without, ids
+    renumbered and merged, rows spread over every pair or crowded on a few items."""
+    rng = np.random.default_rng(n_items * 7 + rows)
+    ids = n_items + 3  # provisional ids: three of them merged into other items by rank
+    rank = np.concatenate([rng.permutation(n_items), rng.integers(0, n_items, 3)])
+    for crowded in (False, True):
+        hubs = rng.integers(0, ids, 4)
+        i = rng.choice(hubs, rows) if crowded else rng.integers(0, ids, rows)
+        j = rng.integers(0, ids, rows)
+        keep = rank[i] != rank[j]
+        i, j = i[keep], j[keep]
+        if not i.size:
+            continue
+        y = (rng.random(i.size) < 0.4).astype(float)
+        count = rng.integers(1, 5, i.size).astype(float)
+        for weighted in (False, True):
+            sums = PairSums()
+            for s in range(0, i.size, 7000):
+                part = slice(s, s + 7000)
+                sums.add(i[part], j[part], y[part], count[part] if weighted else None)
+            got = sums.result(rank, n_items)
+            c = count if weighted else np.ones(i.size)
+            a, b, n, w = _unique_pair_sums(n_items, rank[i], rank[j], y, c)
+            for name, expected in (("a", a), ("b", b), ("n", n), ("w", w)):
+                np.testing.assert_array_equal(getattr(got, name), expected, err_msg=name)
 
 
 def test_pair_sums_merge_ids_that_rank_makes_one_item():

@@ -93,6 +93,24 @@ def test_blocks_give_the_same_comparisons_as_one_read(tmp_path):
         np.testing.assert_array_equal(getattr(one, name), getattr(framed, name))
 
 
+def test_the_sha256_is_computed_only_where_asked_for(tmp_path):
+    """``read_comparisons`` gives the sha256 of the bytes by default (the audit record's),
+    and None with ``sha256=False`` (what ``dprank rank`` asks for without an audit record)."""
+    import hashlib
+    import io
+
+    path = tmp_path / "g.csv"
+    path.write_bytes(b"\xef\xbb\xbfwinner,loser\n1,2\n2,3\n3,1\n1,3\n")
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    assert read_comparisons(path).sha256 == digest
+    assert read_comparisons(io.BytesIO(path.read_bytes())).sha256 == digest
+    plain = read_comparisons(path, sha256=False)
+    assert plain.sha256 is None
+    _same_pairs(plain.comparisons, read_comparisons(path).comparisons)
+    with pytest.raises(TypeError, match="sha256"):
+        read_comparisons(path, sha256="no")
+
+
 def test_integer_labels_then_text_in_a_later_block(tmp_path):
     lines = ["winner,loser"] + [f"{k + 1},{k}" for k in range(400)] + ["x,7", "007,7"]
     path = tmp_path / "g.csv"

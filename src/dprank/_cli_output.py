@@ -146,6 +146,26 @@ def _csv_writer(frame) -> Callable:
 
 _ROWS_PER_BLOCK = 8192  # rows of the ranking turned into text at a time
 
+#: The characters that make :mod:`csv` quote a field (the delimiter, a quote, line ends).
+_QUOTED = ',"\r\n'
+
+
+def _needs_quotes(values: np.ndarray) -> bool:
+    """Whether a field of the column ``values`` holds a character of :data:`_QUOTED`.
+
+    Numbers and booleans never do; a numpy text column is searched by its characters'
+    codes (its padding is NUL, which is none of them), any other column by its text.
+    """
+    if values.dtype.kind in "biuf":
+        return False
+    if values.dtype.kind == "U":
+        if values.dtype.itemsize == 0 or values.size == 0:
+            return False
+        codes = np.ascontiguousarray(values).view(np.uint32)
+        return bool(np.isin(codes, np.array([ord(ch) for ch in _QUOTED], np.uint32)).any())
+    text = "\x00".join(map(str, values.tolist()))
+    return any(ch in text for ch in _QUOTED)
+
 
 def _columns_writer(columns: dict[str, np.ndarray]) -> Callable:
     """A CSV of column arrays, byte for byte what pandas writes of them, without pandas.
@@ -164,17 +184,15 @@ def _columns_writer(columns: dict[str, np.ndarray]) -> Callable:
     rows = len(arrays[0]) if arrays else 0
     if any(len(values) != rows for values in arrays):
         raise ValueError("the columns must have the same length")
-    plain = all(
-        values.dtype.kind in "biuf"
-        or not any(ch in "\x00".join(map(str, values.tolist())) for ch in ',"\r\n')
-        for values in arrays
-    )
+    plain = not any(_needs_quotes(values) for values in arrays)
 
     def text(values: np.ndarray) -> list[str]:
         if values.dtype.kind == "f":
             return list(map(repr, values.tolist()))
         if values.dtype.kind in "iub":
             return list(map(str, values.tolist()))
+        if values.dtype.kind == "U":
+            return values.tolist()  # str already
         return values.astype(str).tolist()
 
     def write(target) -> None:

@@ -170,7 +170,12 @@ def local_source(args) -> tuple[dict | None, tuple | None]:
     if not isinstance(record, dict) or record.get("release") != PRIVATIZE_RECORD:
         raise UsageError(f"{path} is not a dprank privatize record. {fix}")
     if stream:  # checked on the bytes as the reader hashes them (check_stream_record)
-        args.expected_sha256 = record.get("sha256")
+        if not isinstance(record.get("sha256"), str):  # as a file's check refuses it
+            raise UsageError(
+                f"the release record {path} holds no sha256 of the released file, so the "
+                f"stream {args.comparisons} cannot be checked against it. {fix}"
+            )
+        args.expected_sha256 = record["sha256"]
     elif record.get("sha256") != _sha256(args.comparisons):
         raise UsageError(
             f"{args.comparisons} is not the file that the release record {path} describes (its "

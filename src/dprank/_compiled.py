@@ -94,8 +94,7 @@ _SIGNATURES = {
     "labels_encode_ints": (_I64, [_VP, _VP, _I64, _VP]),
     "parse_csv": (_I64, [_VP, _I64, _I64, _VP, _VP, _I64, _VP, _VP, _VP, _I64, _VP]),
     "rows_pack": (None, [_I64, _VP, _VP, _VP, _VP]),
-    "rows_sort": (_I64, [_I64, _VP, _VP, _VP, _VP, _VP, _I64, _VP]),
-    "rows_runs": (None, [_I64, _VP, _VP, _I64, _VP, _VP, _VP, _VP]),
+    "rows_sum": (_I64, [_I64, _VP, _VP, _VP, _VP, _VP, _I64, _VP, _VP]),
     # module.c
     "native_source_digest": (ctypes.c_char_p, []),
 }
@@ -344,9 +343,10 @@ class PairRows:
     :meth:`add` packs each block's rows (``lo << 32 | hi << 1 | won``: 8 bytes a
     row; with counts, 8 more) into one buffer grown in place (``expected``: the
     rows to make room for at first); :meth:`result` renumbers them in label order, sorts
-    them by pair with a stable radix sort (a few streaming passes: time linear in
-    the rows, no comparison sort) and sums each pair's run: counts and wins are
-    sums of whole numbers, exact in any order. The pairs' ``n`` and ``w`` are
+    them by pair with a radix sort (two streaming passes into a few thousand buckets by
+    the pair's leading bits, then each bucket sorted while the caches hold it: time
+    linear in the rows, no comparison sort) and sums each pair's run: counts and wins
+    are sums of whole numbers, exact in any order. The pairs' ``n`` and ``w`` are
     written into the rows' own buffers, so the peak is about 16 bytes a row plus 8
     a pair.
     """
@@ -403,32 +403,32 @@ class PairRows:
         x.resize(m, refcheck=False)  # the unused room back to the system
         if cx is not None:
             cx.resize(m, refcheck=False)
-        rank_arr = None if rank is None else np.ascontiguousarray(rank, dtype=np.int64)
+        rank_arr = None
+        if rank is not None:
+            rank = np.asarray(rank)
+            if rank.size and (int(rank.min()) < 0 or int(rank.max()) >= 2**31):
+                raise ValueError(f"an item id is not below n_items = {n_items}")
+            rank_arr = np.ascontiguousarray(rank, dtype=np.int32)  # half the cache of int64
         y = np.empty_like(x)
         cy = None if cx is None else np.empty_like(cx)
-        pairs = np.zeros(1, dtype=np.int64)
-        which = self._lib.rows_sort(
-            m, _ptr(x), _ptr(y), _ptr(cx), _ptr(cy), _ptr(rank_arr), int(n_items), _ptr(pairs)
+        # room for a pair per row: only the pages the pairs take are ever touched
+        a = np.empty(m, dtype=np.int32)
+        b = np.empty(m, dtype=np.int32)
+        p = self._lib.rows_sum(
+            m, _ptr(x), _ptr(y), _ptr(cx), _ptr(cy), _ptr(rank_arr), int(n_items), _ptr(a), _ptr(b)
         )
-        if which == -1:
+        del cx, cy
+        if p == -1:
             raise ValueError("a pair joins an item with itself once the labels are merged")
-        if which == -2:
+        if p == -2:
             raise ValueError(f"an item id is not below n_items = {n_items}")
-        if which < 0:
+        if p < 0:
             raise MemoryError("out of memory for the pairs")
-        done, other = (x, y) if which == 0 else (y, x)
-        counts_done = cx if which == 0 else cy
-        del x, y, cx, cy
-        p = int(pairs[0])
-        a = np.empty(p, dtype=np.int32)
-        b = np.empty(p, dtype=np.int32)
-        # n into the other buffer, w into the sorted rows' own (each written behind the read)
-        self._lib.rows_runs(
-            m, _ptr(done), _ptr(counts_done), int(n_items), _ptr(a), _ptr(b), _ptr(other),
-            _ptr(done),
-        )  # fmt: skip
-        n = other.view(np.float64)[:p]
-        w = done.view(np.float64)[:p]
+        a.resize(p, refcheck=False)
+        b.resize(p, refcheck=False)
+        # the counts were written over the rows' first buffer, the wins over the other
+        n = x.view(np.float64)[:p]
+        w = y.view(np.float64)[:p]
         if p < m - m // 4:  # many rows per pair: keep the pairs, not the rows' buffers
             n, w = n.copy(), w.copy()
         return a, b, n, w

@@ -44,6 +44,13 @@ _SUFFIXES = {
 }
 
 
+class _NoDigest:
+    """Stands for the sha256 of an input read without one (nothing is computed)."""
+
+    def update(self, data) -> None:
+        pass
+
+
 class _Input:
     """One read of a file's bytes (or a binary stream's), hashed as they go.
 
@@ -52,17 +59,18 @@ class _Input:
     regular file (which pyarrow may then open again by its path).
     """
 
-    def __init__(self, fh, path: Path | None, regular: bool):
+    def __init__(self, fh, path: Path | None, regular: bool, digest: bool = True):
         self.fh, self.path, self.regular = fh, path, regular
-        self.sha = hashlib.sha256()
+        # the sha256 only where it is asked for (an audit record, a release record's check)
+        self.sha = hashlib.sha256() if digest else _NoDigest()
         self.pending = b""
         self.size = os.fstat(fh.fileno()).st_size if regular else None
 
     @classmethod
-    def open(cls, path, source: str, opening_error):
-        """Open ``path`` (or take a binary file object) for one read."""
+    def open(cls, path, source: str, opening_error, digest: bool = True):
+        """Open ``path`` (or take a binary file object) for one read (hashed if ``digest``)."""
         if hasattr(path, "read"):
-            return cls(path, None, False)
+            return cls(path, None, False, digest)
         try:
             fh = open(path, "rb")
         except OSError as exc:
@@ -71,7 +79,7 @@ class _Input:
             regular = stat.S_ISREG(os.fstat(fh.fileno()).st_mode)
         except OSError:
             regular = False
-        return cls(fh, Path(path), regular)
+        return cls(fh, Path(path), regular, digest)
 
     def read(self, n: int) -> bytes:
         if self.pending:
@@ -109,8 +117,11 @@ class _Input:
             chunks.append(chunk)
         return b"".join(chunks)
 
-    def hexdigest(self) -> str:
-        """The sha256 of every byte, once the input has been read to its end."""
+    def hexdigest(self) -> str | None:
+        """The sha256 of every byte, once the input has been read to its end (None where
+        it was opened without ``digest``)."""
+        if isinstance(self.sha, _NoDigest):
+            return None
         while chunk := self.fh.read(1 << 22):  # what a reader left unread (Parquet by path)
             self.sha.update(chunk)
         return self.sha.hexdigest()

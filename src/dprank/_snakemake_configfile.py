@@ -21,12 +21,14 @@ line once Snakemake opens the file inside its ``try``.
 from __future__ import annotations
 
 import errno
-import importlib.abc
 import importlib.machinery
 import os
 import sys
-import sysconfig
-from pathlib import Path
+
+# Every process of the environment runs this module (the .pth line): it imports only what
+# the interpreter has loaded already (importlib.abc alone would add tens of milliseconds to
+# every start-up, through importlib.resources); the finder and the loader are plain classes
+# with the methods the import system calls.
 
 #: The Snakemake module whose loader is wrapped.
 TARGET = "snakemake.common.configfile"
@@ -86,7 +88,7 @@ def patch(module) -> None:
     module._load_configfile = _checked(original)
 
 
-class _Loader(importlib.abc.Loader):
+class _Loader:
     """Snakemake's own loader of :data:`TARGET`, then :func:`patch` on the executed module."""
 
     def __init__(self, loader):
@@ -100,7 +102,7 @@ class _Loader(importlib.abc.Loader):
         patch(module)
 
 
-class _Finder(importlib.abc.MetaPathFinder):
+class _Finder:
     """Finds :data:`TARGET` with the other finders and wraps its loader in :class:`_Loader`."""
 
     def find_spec(self, fullname, path, target=None):
@@ -122,8 +124,12 @@ def register() -> None:
         patch(module)
 
 
-def install(site_packages: str | os.PathLike | None = None) -> Path:
-    """Write :data:`PTH_NAME` into ``site_packages`` (default: this environment's ``purelib``)."""
+def install(site_packages: str | os.PathLike | None = None):
+    """Write :data:`PTH_NAME` into ``site_packages`` (default: this environment's ``purelib``);
+    its path (a :class:`pathlib.Path`)."""
+    import sysconfig
+    from pathlib import Path
+
     folder = Path(site_packages or sysconfig.get_paths()["purelib"])
     path = folder / PTH_NAME
     path.write_text(PTH_LINE.format(path=str(Path(__file__).resolve())), encoding="utf-8")

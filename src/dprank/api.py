@@ -403,6 +403,13 @@ def _as_comparisons(comparisons, method: Method, real_outcomes: bool) -> Compari
     ).comparisons
 
 
+def _no_records(data: Comparisons) -> bool:
+    """Whether ``data`` holds no comparison, without building the records of summed pairs."""
+    if data._records_built():
+        return data.i.size == 0
+    return data.pair_statistics().n_pairs == 0
+
+
 def _check_epsilon(epsilon, privacy: str) -> float | None:
     if privacy in ("none", "local"):
         if epsilon is not None:
@@ -578,7 +585,7 @@ def rank(
         )
     universe = _item_universe(privacy, items, items_from_data)
     data = _as_comparisons(comparisons, meth, real_outcomes=name == "local_laplace")
-    if data.i.size == 0:  # as an empty data frame is refused (dprank.inputs)
+    if _no_records(data):  # as an empty data frame is refused (dprank.inputs)
         source = "the win matrix" if isinstance(comparisons, np.ndarray) else "the comparisons"
         raise InputError("no comparisons (nothing to rank)", source)
     data, n_undeclared, items_source = _on_universe(data, universe, privacy)

@@ -341,6 +341,9 @@ def _read_rank_input(args, method, name: str, progress: _Progress):
         real_outcomes=name == "local_laplace",
         format=args.format,
         both_bad=args.both_bad,
+        # the input's sha256 goes to the audit record and is checked against a streamed
+        # release's record; else it is not computed
+        sha256=args.audit_record is not None or getattr(args, "expected_sha256", None) is not None,
     )
     progress.done()
     return table
@@ -522,10 +525,10 @@ def _audit_head(args, table) -> dict:
 def _leaderboard(args, ranking, frame):
     """The leaderboard's columns (:mod:`dprank.leaderboard`): the ``--scale``, and with
     intervals the rank upper bound, the tie class and the released vote counts."""
-    from .leaderboard import leaderboard_columns
-
     if args.scale == "logit" and args.intervals is None:
         return frame
+    from .leaderboard import leaderboard_columns  # only where used (its import: ~10 ms)
+
     nullable = []  # the intervals' integer columns with empty cells (pandas' Int64)
     if not isinstance(frame, dict):
         nullable = [k for k in frame.columns if str(frame[k].dtype) == "Int64"]
@@ -669,6 +672,7 @@ def _cmd_privatize(args) -> int:
         epsilon_column=args.user_epsilon_column or "epsilon",
         format=args.format,
         both_bad=args.both_bad,
+        sha256=args.audit_record is not None,  # the audit record's; else not computed
     )
     c, facts = _privatize_input(args, table, universe, noise)
     eps_user = np.full(c.n_users, args.epsilon) if args.epsilon is not None else c.user_epsilon

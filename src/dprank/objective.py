@@ -431,16 +431,17 @@ def sparse_pair_value(data, theta) -> float:
     return float(data.w @ link.loss(d) + (data.cnt - data.w) @ link.loss(-d))
 
 
-def sparse_accumulate(data, theta, grad, diag):
+def sparse_accumulate(data, theta, grad, diag, out=None):
     """Add the pairs' gradient to ``grad`` and Hessian diagonal to ``diag``.
 
     Returns the Laplacian's pair weights ``h`` (``d2f/dd2`` per pair); one
-    compiled pass for the logistic link.
+    compiled pass for the logistic link, which writes them into ``out`` where
+    given (a float64 array of ``n_pairs``).
     """
     kern = kernels()
     ptr, b = data.rows()
-    h = np.empty(data.n_pairs)
     if data.btl:
+        h = np.empty(data.n_pairs) if out is None else out
         kern.btl_pass(theta, ptr, b, data.cnt, data.w, grad, diag, h)
         return h
     d = theta[data.a] - theta[data.b]
@@ -453,15 +454,16 @@ def sparse_accumulate(data, theta, grad, diag):
     return h
 
 
-def sparse_accumulate_at_zero(data, grad, diag):
+def sparse_accumulate_at_zero(data, grad, diag, out=None):
     """Logistic link at ``theta = 0``: as :func:`sparse_accumulate`, without exponentials.
 
     Every ``d = 0``, so ``F(d) = 1/2``: ``g = n / 2 - w``, ``h = n / 4`` and the
     value is ``log(2) sum(n)`` (a fit from zero skips one pass of exponentials
-    and, when its first step is damped, the value pass).
+    and, when its first step is damped, the value pass). ``h`` goes into ``out``
+    where given.
     """
     ptr, b = data.rows()
-    h = np.empty(data.n_pairs)
+    h = np.empty(data.n_pairs) if out is None else out
     kernels().zero_pass(ptr, b, data.cnt, data.w, grad, diag, h)
     return h, math.log(2.0) * float(data.cnt.sum())
 
@@ -488,6 +490,10 @@ class SparseObjective:
         self.sum_zero = sum_zero
         self.c = 1.0 if sum_zero else 0.0
 
+    def _weights_out(self):
+        """Where :meth:`evaluate` writes the pair weights ``h`` (None: a new array each time)."""
+        return None
+
     def penalty(self, theta) -> float:
         """``(gamma / 2) ||theta||^2 + b^T theta``."""
         return 0.5 * self.gamma * float(theta @ theta) + float(self.beta @ theta)
@@ -506,11 +512,12 @@ class SparseObjective:
         grad += self.beta
         diag = np.full(self.n, self.gamma)
         value = None
+        out = self._weights_out()
         if at_zero:
-            h, value = sparse_accumulate_at_zero(self.data, grad, diag)
+            h, value = sparse_accumulate_at_zero(self.data, grad, diag, out)
             value += self.penalty(theta)
         else:
-            h = sparse_accumulate(self.data, theta, grad, diag)
+            h = sparse_accumulate(self.data, theta, grad, diag, out)
         if self.sum_zero:
             grad -= grad.mean()
         return grad, (diag, h), value

@@ -173,7 +173,22 @@ class SparseData:
 
 
 class _Problem(SparseObjective):
-    """The objective (:class:`dprank.objective.SparseObjective`) and its Newton direction."""
+    """The objective (:class:`dprank.objective.SparseObjective`) and its Newton direction.
+
+    One fit's problem: its logistic pair weights are written into one array, reused by
+    every evaluation (:func:`sparse_newton` holds one set of weights at a time: a fresh
+    array each time would have its pages faulted in and zeroed again, a pair-length
+    array per evaluation).
+    """
+
+    _weights = None
+
+    def _weights_out(self):
+        if not self.data.btl:
+            return None
+        if self._weights is None:
+            self._weights = np.empty(self.data.n_pairs)
+        return self._weights
 
     def direction(self, grad, hess, rtol, atol_update=0.0):
         """Approximately solve ``(L(h) + gamma I + c 11^T) d = -grad`` by PCG.
@@ -317,8 +332,8 @@ def sparse_newton(
         rtol = max(min(0.1, np.sqrt(grad_norm / g0)), 1e-10)
         step, cg_it = prob.direction(grad, hess, rtol, atol_update)
         cg_total += cg_it
-        # logistic link: the weights were for this direction only, freed before the next
-        # evaluation allocates its own (a pair-length array less at the peak)
+        # logistic link: the weights were for this direction only (the next evaluation
+        # writes its own over them)
         hess = None if data.btl else hess
         if step is None:
             indefinite = True

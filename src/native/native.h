@@ -46,10 +46,8 @@ DPRANK_API int64_t parse_csv(const uint8_t *buf, int64_t len, int64_t ncols, con
                              double *nums, int64_t cap, int64_t *stop);
 DPRANK_API void rows_pack(int64_t m, const int32_t *i, const int32_t *j, const double *y,
                           uint64_t *out);
-DPRANK_API int64_t rows_sort(int64_t m, uint64_t *x, uint64_t *y, double *cx, double *cy,
-                             const int64_t *rank, int64_t n_items, int64_t *pairs);
-DPRANK_API void rows_runs(int64_t m, void *sorted, const double *c, int64_t n_items, int32_t *a,
-                          int32_t *b, void *n, void *w);
+DPRANK_API int64_t rows_sum(int64_t m, uint64_t *x, uint64_t *y, double *cx, double *cy,
+                            const int32_t *rank, int64_t n_items, int32_t *a, int32_t *b);
 
 /* module.c: the hash of these sources the build compiled in */
 DPRANK_API const char *native_source_digest(void);

@@ -40,23 +40,86 @@ static uint64_t mix64(uint64_t x)
     return x;
 }
 
+static inline uint64_t load8(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+static inline uint64_t load4(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+/* A hash of the n bytes at p. A label is usually short: up to 16 bytes are read as
+ * two words that may overlap, never outside the text. Equal texts, equal hashes; the
+ * hashes only place labels in the index (the ids are the order of first appearance). */
 static uint64_t hash_bytes(const uint8_t *p, int64_t n)
 {
-    uint64_t h = 0x9e3779b97f4a7c15ULL ^ (uint64_t)n;
-    while (n >= 8) {
-        uint64_t v;
-        memcpy(&v, p, 8);
-        h = (h ^ mix64(v)) * 0x9e3779b97f4a7c15ULL;
-        p += 8;
-        n -= 8;
+    uint64_t a, b;
+    if (n > 16) {
+        uint64_t h = 0x9e3779b97f4a7c15ULL ^ (uint64_t)n;
+        while (n > 16) {
+            h = (h ^ mix64(load8(p))) * 0x9e3779b97f4a7c15ULL;
+            h = (h ^ mix64(load8(p + 8))) * 0x9e3779b97f4a7c15ULL;
+            p += 16;
+            n -= 16;
+        }
+        /* the last 16 bytes of the text (they may overlap those hashed above) */
+        a = load8(p + n - 16);
+        b = load8(p + n - 8);
+        return mix64(h ^ mix64(a) ^ (b * 0xc2b2ae3d27d4eb4fULL));
     }
-    if (n) {
-        uint64_t v = 0;
-        memcpy(&v, p, (size_t)n);
-        h = (h ^ mix64(v ^ ((uint64_t)n << 56))) * 0x9e3779b97f4a7c15ULL;
+    if (n >= 8) {
+        a = load8(p);
+        b = load8(p + n - 8);
+    } else if (n >= 4) {
+        a = load4(p);
+        b = load4(p + n - 4);
+    } else if (n > 0) {
+        a = (uint64_t)p[0] | (uint64_t)p[n >> 1] << 8 | (uint64_t)p[n - 1] << 16;
+        b = 0;
+    } else {
+        a = b = 0;
     }
-    return mix64(h);
+    return mix64(a ^ mix64(b ^ ((uint64_t)n << 56) ^ 0x9e3779b97f4a7c15ULL));
 }
+
+/* Whether the n bytes at p and q are equal (n <= 16: two words that may overlap) */
+static inline int same_text(const uint8_t *p, const uint8_t *q, int64_t n)
+{
+    if (n >= 8 && n <= 16)
+        return load8(p) == load8(q) && load8(p + n - 8) == load8(q + n - 8);
+    if (n >= 4 && n < 8) return load4(p) == load4(q) && load4(p + n - 4) == load4(q + n - 4);
+    return !memcmp(p, q, (size_t)n);
+}
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* Eight bytes at a time (the first byte in the lowest bits of a word) */
+#define SWAR 1
+#define ONES 0x0101010101010101ULL
+#define HIGHS 0x8080808080808080ULL
+/* the high bit of each zero byte of v, and maybe of bytes above the first (not below) */
+#define ZERO_BYTES(v) (((v) - ONES) & ~(v) & HIGHS)
+#if defined(__GNUC__) || defined(__clang__)
+#define LOWEST_BYTE(m) (__builtin_ctzll(m) >> 3)
+#else
+static int LOWEST_BYTE(uint64_t m)
+{
+    int k = 0;
+    while (!(m & 0x80)) {
+        m >>= 8;
+        k++;
+    }
+    return k;
+}
+#endif
+#else
+#define SWAR 0
+#endif
 
 /* Python's ASCII whitespace, less the line ends (which never reach a field) */
 static int is_space(uint8_t c) { return c == ' ' || c == '\t' || c == '\v' || c == '\f' || (c >= 0x1c && c <= 0x1f); }
@@ -334,7 +397,7 @@ static int64_t text_id_hashed(labels_t *t, const uint8_t *p, int64_t n, uint64_t
         tslot_t *q = &t->tslot[at];
         if (q->hash == hv && q->len == n) {
             const uint8_t *seen = n <= INLINE_TEXT ? q->text : t->text + t->val[q->id];
-            if (!memcmp(seen, p, (size_t)n)) return q->id;
+            if (same_text(seen, p, n)) return q->id;
         }
         at = (at + 1) & mask;
     }
@@ -454,6 +517,28 @@ static inline int fast_int(const uint8_t *buf, int64_t i, int64_t len, int64_t s
         k++;
     }
     int64_t first = k;
+#if SWAR
+    if (k + 8 <= len) { /* up to 7 digits in one word (an item's number, mostly) */
+        uint64_t d = load8(buf + k) - 0x3030303030303030ULL;
+        /* the high bit of each byte that is not a digit, the first one exact */
+        uint64_t other = (d | (d + 0x7676767676767676ULL)) & HIGHS;
+        if (other) {
+            int digits = LOWEST_BYTE(other);
+            if (digits < 1 || (buf[first] == '0' && (digits > 1 || neg))) return 0;
+            uint8_t after = buf[k + digits];
+            if (after != sep && after != '\n' && after != '\r') return 0;
+            /* the digits to the top of the word (zeros before them), then combined */
+            uint64_t w = d << (8 * (8 - digits));
+            w = w * 10 + (w >> 8);
+            w = (((w & 0x000000FF000000FFULL) * 0x000F424000000064ULL) +
+                 (((w >> 16) & 0x000000FF000000FFULL) * 0x0000271000000001ULL)) >>
+                32;
+            *v = neg ? -(int64_t)w : (int64_t)w;
+            *end = k + digits;
+            return 1;
+        }
+    }
+#endif
     while (k < len && (uint8_t)(buf[k] - '0') < 10 && k - first < 19) {
         x = x * 10 + (buf[k] - '0');
         k++;
@@ -464,6 +549,43 @@ static inline int fast_int(const uint8_t *buf, int64_t i, int64_t len, int64_t s
     *v = neg ? -x : x;
     *end = k;
     return 1;
+}
+
+/* The offset of the first delimiter, line end or quote at or after i (len if none) */
+static inline int64_t field_end(const uint8_t *buf, int64_t i, int64_t len, int64_t sep)
+{
+#if SWAR
+    const uint64_t s = ONES * (uint64_t)(uint8_t)sep, nl = ONES * '\n', cr = ONES * '\r',
+                   qt = ONES * '"';
+    while (i + 8 <= len) {
+        uint64_t w = load8(buf + i);
+        uint64_t m = ZERO_BYTES(w ^ s) | ZERO_BYTES(w ^ nl) | ZERO_BYTES(w ^ cr) | ZERO_BYTES(w ^ qt);
+        if (m) return i + LOWEST_BYTE(m);
+        i += 8;
+    }
+#endif
+    while (i < len && buf[i] != sep && buf[i] != '\n' && buf[i] != '\r' && buf[i] != '"') i++;
+    return i;
+}
+
+/* Integer labels of the rows taken, looked up a few labels after they are read, in
+ * the order read (so their ids are those of looking each up at once): the table's
+ * entry is fetched when the label is read, and found in the caches when it is
+ * looked up (a table over 10^5 items and more misses them). */
+#define INT_AHEAD 16
+typedef struct {
+    int64_t at, v;
+    labels_t *t;
+} pending_int_t;
+
+/* the oldest pending integer label into ids; 0, or -1 out of memory */
+static inline int int_resolve(pending_int_t *q, int64_t k, int32_t *ids)
+{
+    pending_int_t *e = &q[k & (INT_AHEAD - 1)];
+    int64_t id = int_id(e->t, e->v);
+    if (id < 0) return -1;
+    ids[e->at] = (int32_t)id;
+    return 0;
 }
 
 /* the text index slot where a text of hash h is first looked for (for a fetch ahead) */
@@ -480,6 +602,8 @@ int64_t parse_csv(const uint8_t *buf, int64_t len, int64_t ncols, const int64_t 
 {
     int64_t row = 0, i = 0, nlab = 0;
     for (int64_t c = 0; c < ncols; c++) nlab += kind[c] == 1;
+    pending_int_t pend[INT_AHEAD];
+    int64_t phead = 0, ptail = 0; /* the pending integer labels: pend[phead .. ptail) */
     /* per field of the line: its span (stripped), or its integer value (span[3c] = -1) */
     int64_t *span = malloc(sizeof(int64_t) * 3 * (size_t)(ncols > 0 ? ncols : 1));
     /* per text label of the rows taken (its id -1 meanwhile): its offset, length and hash,
@@ -510,8 +634,7 @@ int64_t parse_csv(const uint8_t *buf, int64_t len, int64_t ncols, const int64_t 
                 blank = 0;
             } else {
                 int64_t start = i;
-                while (i < len && buf[i] != sep && buf[i] != '\n' && buf[i] != '\r' && buf[i] != '"')
-                    i++;
+                i = field_end(buf, i, len, sep);
                 if (i < len && buf[i] == '"') {
                     reason = 2;
                     break;
@@ -560,9 +683,23 @@ int64_t parse_csv(const uint8_t *buf, int64_t len, int64_t ncols, const int64_t 
             if (kind[c] != 1) continue;
             int64_t at = slot[c] * cap + row, v, id = 0;
             int64_t lo = span[3 * c], n = span[3 * c + 1] - lo;
-            if (lo < 0 || canonical_int(buf + lo, n, &v)) { /* integers: at once (a small table) */
-                id = int_id(tables[slot[c]], lo < 0 ? span[3 * c + 2] : v);
-                ids[at] = (int32_t)id;
+            /* integers at once (a small table); a text that starts with neither a digit nor
+             * a minus is none */
+            if (lo < 0 || (((uint8_t)(buf[lo] - '0') < 10 || buf[lo] == '-') &&
+                           canonical_int(buf + lo, n, &v))) {
+                /* looked up INT_AHEAD labels on (or at the block's end), fetched now */
+                labels_t *t = tables[slot[c]];
+                if (lo < 0) v = span[3 * c + 2];
+                uint64_t off = (uint64_t)v - (uint64_t)t->dlo;
+                if (t->dense != NULL && off < (uint64_t)t->dsize) PREFETCH(t->dense + off);
+                if (ptail - phead == INT_AHEAD && int_resolve(pend, phead++, ids)) {
+                    reason = 3;
+                    break;
+                }
+                pending_int_t *e = &pend[ptail++ & (INT_AHEAD - 1)];
+                e->at = at;
+                e->v = v;
+                e->t = t;
             } else { /* texts: looked up below, fetched ahead */
                 if (!lval) {
                     size_t room = (size_t)(nlab * cap > 0 ? nlab * cap : 1);
@@ -589,6 +726,8 @@ int64_t parse_csv(const uint8_t *buf, int64_t len, int64_t ncols, const int64_t 
         if (i < len) i++; /* the \n */
         row++;
     }
+    while (phead < ptail && stop[1] != 3) /* the integer labels still pending */
+        if (int_resolve(pend, phead++, ids)) stop[1] = 3;
     /* the text labels of the rows taken, each row's looked up while those a few rows on
      * are fetched (a large text index misses the caches: several misses in flight) */
     for (int64_t r = 0; lval && r < row && stop[1] != 3; r++) {
@@ -618,12 +757,14 @@ int64_t parse_csv(const uint8_t *buf, int64_t len, int64_t ncols, const int64_t 
 /* ------------------------------------------------------------------ pair sums */
 
 /* Comparisons summed over unordered item pairs, by a radix sort of the rows (no
- * comparison sort: time linear in the rows, a few streaming passes). A row is
- * kept as 64 bits while the blocks arrive, lo << 32 | hi << 1 | won (provisional
- * ids below 2^31, won: the lower id won); at the end the ids are renumbered in
- * label order, the rows sorted by (a, b, won) in ceil(bits / 12) passes of a
- * stable LSD radix sort over the bits the item count needs, and each run of one
- * pair gives its count and wins (sums of whole numbers: exact in any order). */
+ * comparison sort: time linear in the rows). A row is kept as 64 bits while the
+ * blocks arrive, lo << 32 | hi << 1 | won (provisional ids below 2^31, won: the
+ * lower id won). At the end (rows_sum) one pass renumbers the ids in label order
+ * and counts the rows by the leading bits of their pair, a second moves them into
+ * those buckets (a few thousand: the writes stay in the caches), and each bucket,
+ * small enough for the caches, is sorted by the rest of its pair's bits and its
+ * runs summed while it is there: each run of one pair gives its count and wins
+ * (sums of whole numbers: exact in any order). */
 
 /* m comparisons as rows: i[k] against j[k] (ids below 2^31, i != j), outcome
  * y[k] for i[k] (0 or 1; NULL: all 1) */
@@ -644,104 +785,162 @@ static int id_bits(int64_t n_items)
     return s;
 }
 
-/* Renumber the m rows of x by rank (rank[id]: the item's index below n_items;
- * NULL: the ids are the indices), the lower index first (won flipped where the
- * order changes), as a << (s + 1) | b << 1 | won with s the bits of n_items - 1;
- * then sort them by that key (a stable radix sort: rows of one key keep their
- * order), counts cx (NULL for unit rows) moved with them. y, cy: buffers of m.
- * Returns 0 if the sorted rows are in x (cx), 1 if in y (cy); -1 where rank
- * gives a row's two items one index, -2 an index not below n_items; *pairs:
- * the distinct pairs. */
-int64_t rows_sort(int64_t m, uint64_t *x, uint64_t *y, double *cx, double *cy, const int64_t *rank,
-                  int64_t n_items, int64_t *pairs)
+/* Sort the n keys of src (counts cs along, NULL for unit rows) by their bits
+ * [lo_bit, lo_bit + bits) with a stable LSD radix sort through dst (cd).
+ * Returns 1 where the sorted keys are in dst, 0 where in src. count: room for
+ * 2^11 entries. */
+static int bucket_sort(int64_t n, uint64_t *src, uint64_t *dst, double *cs, double *cd,
+                       int lo_bit, int bits, int64_t *count)
 {
-    int s = id_bits(n_items);
-    for (int64_t k = 0; k < m; k++) {
-        uint64_t v = x[k];
-        uint64_t lo = v >> 32, hi = (v >> 1) & 0x7fffffffULL, won = v & 1;
-        if (rank) {
-            lo = (uint64_t)rank[lo];
-            hi = (uint64_t)rank[hi];
+    if (bits <= 0 || n < 2) return 0;
+    if (n <= 24) { /* insertion sort (the few rows of a small bucket) */
+        for (int64_t k = 1; k < n; k++) {
+            uint64_t v = src[k], key = v >> lo_bit;
+            double c = cs ? cs[k] : 0.0;
+            int64_t t = k;
+            while (t > 0 && (src[t - 1] >> lo_bit) > key) {
+                src[t] = src[t - 1];
+                if (cs) cs[t] = cs[t - 1];
+                t--;
+            }
+            src[t] = v;
+            if (cs) cs[t] = c;
         }
-        if (lo >= (uint64_t)n_items || hi >= (uint64_t)n_items) return -2;
-        if (lo == hi) return -1;
-        if (lo > hi) {
-            uint64_t t = lo;
-            lo = hi;
-            hi = t;
-            won ^= 1;
-        }
-        x[k] = lo << (s + 1) | hi << 1 | won;
+        return 0;
     }
-    int bits = 2 * s + 1;
-    int passes = (bits + 11) / 12;
+    int passes = (bits + 10) / 11;
     int width = (bits + passes - 1) / passes;
     uint64_t mask = ((uint64_t)1 << width) - 1;
-    int64_t *count = malloc(sizeof(int64_t) * ((size_t)1 << width));
-    if (!count) return -3;
-    int in_y = 0;
+    int in_dst = 0;
     for (int p = 0; p < passes; p++) {
-        int shift = p * width;
-        uint64_t *src = in_y ? y : x, *dst = in_y ? x : y;
-        double *csrc = in_y ? cy : cx, *cdst = in_y ? cx : cy;
+        int shift = lo_bit + p * width;
+        uint64_t *from = in_dst ? dst : src, *to = in_dst ? src : dst;
+        double *cfrom = in_dst ? cd : cs, *cto = in_dst ? cs : cd;
         memset(count, 0, sizeof(int64_t) * ((size_t)1 << width));
-        for (int64_t k = 0; k < m; k++) count[(src[k] >> shift) & mask]++;
+        for (int64_t k = 0; k < n; k++) count[(from[k] >> shift) & mask]++;
         int64_t total = 0, one = 0;
         for (uint64_t d = 0; d <= mask; d++) {
             int64_t c = count[d];
-            one |= c == m;
+            one |= c == n;
             count[d] = total;
             total += c;
         }
-        if (one) continue; /* every row has this digit: already in order */
-        if (csrc) {
-            for (int64_t k = 0; k < m; k++) {
-                int64_t o = count[(src[k] >> shift) & mask]++;
-                dst[o] = src[k];
-                cdst[o] = csrc[k];
+        if (one) continue; /* every key has this digit: already in order */
+        if (cfrom) {
+            for (int64_t k = 0; k < n; k++) {
+                int64_t o = count[(from[k] >> shift) & mask]++;
+                to[o] = from[k];
+                cto[o] = cfrom[k];
             }
         } else {
-            for (int64_t k = 0; k < m; k++) dst[count[(src[k] >> shift) & mask]++] = src[k];
+            for (int64_t k = 0; k < n; k++) to[count[(from[k] >> shift) & mask]++] = from[k];
         }
-        in_y ^= 1;
+        in_dst ^= 1;
     }
-    free(count);
-    uint64_t *sorted = in_y ? y : x;
-    int64_t runs = m > 0;
-    for (int64_t k = 1; k < m; k++) runs += (sorted[k] >> 1) != (sorted[k - 1] >> 1);
-    *pairs = runs;
-    return in_y;
+    return in_dst;
 }
 
-/* The distinct pairs of m sorted rows (rows_sort's key; counts c, NULL for unit
- * rows): a, b and their counts n and wins w of a. n may be the other buffer of
- * rows_sort and w the sorted rows' own buffer: each is written behind what is
- * read (so the buffers are passed as plain memory). */
-void rows_runs(int64_t m, void *sorted, const double *c, int64_t n_items, int32_t *a, int32_t *b,
-               void *n, void *w)
+/* The distinct pairs of the m rows of x (counts cx; NULL for unit rows) in label
+ * order: rank[id] is the item's index below n_items (NULL: the ids are the
+ * indices); ids with one index are one item. a[r] < b[r] (int32, room for m
+ * each) are the pairs sorted by (a, b), their counts n[r] written as doubles over
+ * x and their wins of a w[r] over y (room for m rows, as cy for m counts):
+ * x, y, cx, cy are scratch. Returns the number of pairs; -1 where rank gives a
+ * row's two items one index, -2 an index not below n_items, -3 out of memory. */
+int64_t rows_sum(int64_t m, uint64_t *x, uint64_t *y, double *cx, double *cy, const int32_t *rank,
+                 int64_t n_items, int32_t *a, int32_t *b)
 {
     int s = id_bits(n_items);
-    uint64_t bmask = ((uint64_t)1 << s) - 1;
-    int64_t r = -1;
-    uint64_t pair = 0;
-    double cn = 0.0, cw = 0.0;
-    for (int64_t k = 0; k <= m; k++) {
-        uint64_t v = 0;
-        if (k < m) memcpy(&v, (uint8_t *)sorted + 8 * k, 8);
-        if (k == m || r < 0 || (v >> 1) != pair) {
-            if (r >= 0) { /* the run of `pair` ends */
-                memcpy((uint8_t *)n + 8 * r, &cn, 8);
-                memcpy((uint8_t *)w + 8 * r, &cw, 8);
+    int sort_bits = 2 * s; /* the pair's bits: key >> 1 */
+    int lead = 1;          /* the leading bits that choose a row's bucket */
+    while (lead < 12 && ((int64_t)1 << (lead + 11)) <= m) lead++;
+    if (lead > sort_bits) lead = sort_bits;
+    int rest = sort_bits - lead; /* sorted within a bucket: bits 1 .. rest */
+    int64_t nb = (int64_t)1 << lead;
+    int64_t *start = calloc((size_t)nb + 1, sizeof(int64_t));
+    int64_t *count = malloc(sizeof(int64_t) * ((size_t)1 << 11));
+    if (!start || !count) {
+        free(start);
+        free(count);
+        return -3;
+    }
+    int64_t status = 0;
+    for (int64_t k = 0; k < m; k++) { /* renumbered keys, the buckets' sizes */
+        uint64_t v = x[k];
+        uint64_t lo = v >> 32, hi = (v >> 1) & 0x7fffffffULL, won = v & 1;
+        if (rank) {
+            lo = (uint64_t)(int64_t)rank[lo];
+            hi = (uint64_t)(int64_t)rank[hi];
+        }
+        if (lo >= (uint64_t)n_items || hi >= (uint64_t)n_items) {
+            status = -2;
+            break;
+        }
+        if (lo == hi) {
+            status = -1;
+            break;
+        }
+        /* the lower index first, without a branch (the order is a coin toss) */
+        uint64_t swap = (uint64_t)(lo > hi), first = swap ? hi : lo, second = swap ? lo : hi;
+        uint64_t key = first << (s + 1) | second << 1 | (won ^ swap);
+        x[k] = key;
+        start[(key >> (1 + rest)) + 1]++;
+    }
+    if (status) {
+        free(start);
+        free(count);
+        return status;
+    }
+    for (int64_t d = 0; d < nb; d++) start[d + 1] += start[d];
+    { /* into the buckets (count: each bucket's next place, from start) */
+        int64_t *next = malloc(sizeof(int64_t) * (size_t)nb);
+        if (!next) {
+            free(start);
+            free(count);
+            return -3;
+        }
+        memcpy(next, start, sizeof(int64_t) * (size_t)nb);
+        if (cx) {
+            for (int64_t k = 0; k < m; k++) {
+                int64_t o = next[x[k] >> (1 + rest)]++;
+                y[o] = x[k];
+                cy[o] = cx[k];
             }
-            if (k == m) break;
-            r++;
-            pair = v >> 1;
+        } else {
+            for (int64_t k = 0; k < m; k++) y[next[x[k] >> (1 + rest)]++] = x[k];
+        }
+        free(next);
+    }
+    uint64_t bmask = ((uint64_t)1 << s) - 1;
+    int64_t r = 0;
+    for (int64_t d = 0; d < nb; d++) {
+        int64_t lo = start[d], n = start[d + 1] - lo;
+        if (!n) continue;
+        /* sorted in y[lo..] or, where bucket_sort says so, in x[lo..] (the other: scratch) */
+        int in_x = bucket_sort(n, y + lo, x + lo, cy ? cy + lo : NULL, cx ? cx + lo : NULL, 1,
+                               rest, count);
+        const uint64_t *rows = in_x ? x + lo : y + lo;
+        const double *c = cx ? (in_x ? cx + lo : cy + lo) : NULL;
+        /* the runs: n over x and w over y at the pair's place r <= lo + k, each written
+         * after the rows up to it are read (memcpy: doubles into the rows' buffers) */
+        int64_t k = 0;
+        while (k < n) {
+            uint64_t pair = rows[k] >> 1;
+            double cn = 0.0, cw = 0.0;
+            do {
+                double ck = c ? c[k] : 1.0;
+                cn += ck;
+                cw += ck * (double)(rows[k] & 1); /* no branch on the winner */
+                k++;
+            } while (k < n && (rows[k] >> 1) == pair);
             a[r] = (int32_t)(pair >> s);
             b[r] = (int32_t)(pair & bmask);
-            cn = cw = 0.0;
+            memcpy((uint8_t *)x + 8 * r, &cn, 8);
+            memcpy((uint8_t *)y + 8 * r, &cw, 8);
+            r++;
         }
-        double ck = c ? c[k] : 1.0;
-        cn += ck;
-        if (v & 1) cw += ck;
     }
+    free(start);
+    free(count);
+    return r;
 }
