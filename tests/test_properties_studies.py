@@ -9,6 +9,7 @@ style's grids. The same two kinds of test as :mod:`test_properties`.
 from __future__ import annotations
 
 import math
+import tempfile
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -46,6 +47,8 @@ _PAPERS = load_papers(
 CONFIG["paper_b2"]["tables"] = study_items(_PAPERS, "paper_b2", "paper_b2", "table")
 
 case, CASES, BUILDERS, CHECKS = registry()
+_INCLUDES_TMP = tempfile.TemporaryDirectory(prefix="dprank-properties-studies-")
+_INCLUDES_DIR = Path(_INCLUDES_TMP.name)
 
 
 def experiments(section):
@@ -290,6 +293,62 @@ case(
     lambda r, kw: 0 <= r < 2**63 and r == study_intervals.design_key(dict(kw["spec"])),
 )
 case(study_intervals.check_section, kw(section=st.just(CONFIG["intervals"])), lambda r, kw: r == [])
+
+
+def _true_ranks_hold(r, kw):
+    lo, hi = r
+    theta = np.asarray(kw["theta"])
+    n = theta.size
+    above = (theta[None, :] > theta[:, None]).sum(axis=1)
+    tied = (theta[None, :] == theta[:, None]).sum(axis=1)
+    return (lo == 1 + above).all() and (hi == above + tied).all() and (hi <= n).all()
+
+
+case(
+    study_intervals.true_ranks,
+    kw(theta=hnp.arrays(np.float64, st.integers(1, 8), elements=st.sampled_from([-1.0, 0.0, 2.5]))),
+    _true_ranks_hold,
+    theta=[None, "x", np.array([]), np.array([np.nan, 1.0]), np.ones((2, 2))],
+)
+
+_COVERAGE_SUMMARY = pd.DataFrame(
+    {
+        "design": ["edge_design", "local_design"],
+        "method": ["edge_mle", "local_adrr"],
+        "epsilon": [1.0, math.nan],
+        "data": ["ER p 0.5", "30 users"],
+        "score_cover": [0.95, 0.9],
+        "score_cover_min": [0.9, 0.7],
+        "score_items_below": [0, 2],
+        "score_width_median": [1.0, 2.0],
+        "rank_cover": [0.96, 0.97],
+        "rank_cover_min": [0.9, 0.9],
+        "rank_items_below": [0, 0],
+        "rank_width": [3.0, 4.0],
+        "rank_width_median": [3.0, 4.0],
+        "brier": [0.05, 0.05],
+        "brier_base": [0.09, 0.09],
+        "ece": [0.01, 0.01],
+    }
+)
+case(
+    study_intervals.coverage_table,
+    kw(summary=st.integers(1, 2).map(_COVERAGE_SUMMARY.head)),
+    lambda r, kw: len(r.splitlines()) == 2 + len(kw["summary"]) and "edge_mle" not in r,
+    summary=["x", None, pd.DataFrame({"design": ["a"]})],
+)
+case(
+    docs_includes.write_intervals_include,
+    kw(
+        path=st.sampled_from(["a.md", "sub/b.md"]).map(lambda name: _INCLUDES_DIR / name),
+        summary=st.just(_COVERAGE_SUMMARY),
+    ),
+    lambda r, kw: (
+        r.read_text() == docs_includes.HEADER + study_intervals.coverage_table(kw["summary"])
+    ),
+    path=[None, 3, ""],
+    summary=["x", None, pd.DataFrame({"design": ["a"]})],
+)
 case(
     study_intervals.selected_designs,
     kw(section=st.just(CONFIG["intervals"])),

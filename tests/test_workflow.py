@@ -193,7 +193,8 @@ def test_smoke_intervals_study(smoke):
     config = yaml.safe_load((smoke / ".test/config.yaml").read_text())["intervals"]
     table = pd.read_csv(smoke / SMOKE_RESULTS / "tables/intervals/coverage.csv")
     assert table["design"].tolist() == config["selected"]
-    assert (table["pairs"] == config["n_items"] * config["reps"]).all()
+    assert table["n_items"].tolist() == [config["designs"][d]["n_items"] for d in table["design"]]
+    assert (table["replicates"] == config["reps"]).all()
     assert table[["score_cover", "rank_cover"]].stack().between(0, 1).all()
     md = (smoke / SMOKE_RESULTS / "tables/intervals/coverage.md").read_text()
     assert all(name in md for name in config["selected"])

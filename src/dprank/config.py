@@ -105,6 +105,14 @@ def bound_warnings(config: Mapping) -> list[str]:
     return messages
 
 
+def sensitivity_scenario5_default(config: Mapping) -> dict:
+    """The sensitivity study's Scenario V default setting, as workflow/rules/sensitivity.smk's
+    ``SENS_DEFAULT5`` builds it from ``config`` (the docs' generated tables use it)."""
+    b2 = config["paper_b2"]
+    experiment = b2["experiments"][config["sensitivity"]["scenario5"]["experiment"]]
+    return {"theta_half": 1.0, "p": experiment.get("p"), "lambda_c": b2.get("lambda_c", 1.0)}
+
+
 def load_schema(path: str | Path) -> dict:
     """Read a YAML JSON-schema file."""
     _checks.path(path, "path")

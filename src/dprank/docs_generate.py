@@ -267,10 +267,9 @@ def _sensitivity_default(root: Path) -> dict:
     """The main study's Scenario V setting (workflow/rules/sensitivity.smk's SENS_DEFAULT5)."""
     import yaml
 
-    config = yaml.safe_load((root / "config.yaml").read_text())
-    b2 = config["paper_b2"]
-    experiment = b2["experiments"][config["sensitivity"]["scenario5"]["experiment"]]
-    return {"theta_half": 1.0, "p": experiment.get("p"), "lambda_c": b2.get("lambda_c", 1.0)}
+    from .config import sensitivity_scenario5_default
+
+    return sensitivity_scenario5_default(yaml.safe_load((root / "config.yaml").read_text()))
 
 
 def results_includes(root: str | Path, results: str | Path) -> dict[Path, str]:

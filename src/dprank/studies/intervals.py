@@ -244,6 +244,7 @@ def simulate_replicate(spec: Mapping, fixed: Mapping, rng: np.random.Generator) 
 
 def true_ranks(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(lo, hi)``: the places of each item's tied group (1 = best); equal without ties."""
+    theta = _checks.finite(theta, "theta", ndim=1, min_size=1)
     order = np.sort(theta)
     n = theta.size
     lo = 1 + n - np.searchsorted(order, theta, side="right")
