@@ -15,6 +15,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from _frames import coverage_summary
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from test_properties import BAD_COUNT, BAD_COUNT1, INF, NAN, generator, kw, property_tests, registry
@@ -311,26 +312,7 @@ case(
     theta=[None, "x", np.array([]), np.array([np.nan, 1.0]), np.ones((2, 2))],
 )
 
-_COVERAGE_SUMMARY = pd.DataFrame(
-    {
-        "design": ["edge_design", "local_design"],
-        "method": ["edge_mle", "local_adrr"],
-        "epsilon": [1.0, math.nan],
-        "data": ["ER p 0.5", "30 users"],
-        "score_cover": [0.95, 0.9],
-        "score_cover_min": [0.9, 0.7],
-        "score_items_below": [0, 2],
-        "score_width_median": [1.0, 2.0],
-        "rank_cover": [0.96, 0.97],
-        "rank_cover_min": [0.9, 0.9],
-        "rank_items_below": [0, 0],
-        "rank_width": [3.0, 4.0],
-        "rank_width_median": [3.0, 4.0],
-        "brier": [0.05, 0.05],
-        "brier_base": [0.09, 0.09],
-        "ece": [0.01, 0.01],
-    }
-)
+_COVERAGE_SUMMARY = coverage_summary()
 case(
     study_intervals.coverage_table,
     kw(summary=st.integers(1, 2).map(_COVERAGE_SUMMARY.head)),

@@ -434,37 +434,20 @@ def test_coverage_table_names_methods_by_label_not_registry_name():
     """The intervals study's Markdown table and its notes call methods by their labels."""
     import re
 
+    from _frames import coverage_summary
+
     from dprank.methods import all_methods, get_method
     from dprank.studies.intervals import coverage_markdown
 
-    summary = pd.DataFrame(
-        {
-            "design": ["edge_eps1_sparse", "local_eps2_dense"],
-            "method": ["edge_mle", "local_adrr"],
-            "epsilon": [1.0, 2.0],
-            "data": ["uniform width 3, ER p 0.1, 4 per pair", "uniform width 3, 30 users"],
-            "score_cover": [0.95, 0.9],
-            "score_cover_min": [0.9, 0.7],
-            "score_items_below": [0, 2],
-            "score_width_median": [1.0, 2.0],
-            "rank_cover": [0.96, 0.97],
-            "rank_cover_min": [0.9, 0.9],
-            "rank_items_below": [0, 0],
-            "rank_width": [3.0, 4.0],
-            "rank_width_median": [3.0, 4.0],
-            "brier": [0.05, 0.05],
-            "brier_base": [0.09, 0.09],
-            "ece": [0.01, 0.01],
-            "meets": [True, False],
-        }
-    )
+    summary = coverage_summary()
+    summary["meets"] = [True, False]
     text = coverage_markdown(summary, 0.95, 0.93, 0.85)
     rows = [line.split(" | ") for line in text.splitlines() if line.startswith("| ")]
     assert [r[1] for r in rows[1:]] == [get_method(m).label for m in summary["method"]]
     names = [m.name for m in all_methods() if m.name != m.label]
     found = [n for n in names if re.search(rf"(?<![A-Za-z_]){n}(?![A-Za-z_])", text)]
     assert not found
-    assert "Falls short: local_eps2_dense: score intervals cover 0.900 on average" in text
+    assert "Falls short: local_design: score intervals cover 0.900 on average" in text
 
 
 def test_html_long_text_cells_wrap_numbers_do_not():
