@@ -25,7 +25,7 @@ from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 
-from dprank.studies import STUDIES
+from dprank_papers.studies import STUDIES
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src"
@@ -113,7 +113,7 @@ def third_party(script: Path) -> frozenset[str]:
     """Top-level third-party packages a script runs, through every ``dprank`` module it uses.
 
     A script that picks its stage module at run time (``study_module``) may run any
-    module of ``dprank.studies``: all of them count.
+    module of ``dprank_papers.studies``: all of them count.
     """
     todo = [script]
     if "study_module(" in script.read_text():
@@ -214,5 +214,5 @@ def test_import_scan_sees_through_the_library(tmp_path):
     assert "numpy" in found
     assert found >= third_party(SRC / "dprank/io.py") - {"dprank"}
     plot = tmp_path / "p.py"
-    plot.write_text("from dprank.plotting import paper_a\n")
+    plot.write_text("from dprank_papers.plotting import paper_a\n")
     assert "matplotlib" in third_party(plot)

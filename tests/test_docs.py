@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from dprank.docs_includes import (
+from dprank_papers.docs_includes import (
     BENCHMARK_HEADER,
     HEADER,
     agreement_table,
@@ -18,7 +18,7 @@ from dprank.docs_includes import (
     markdown_table,
     runtime_paper_b2_table,
 )
-from dprank.report import load_deviations
+from dprank_papers.report import load_deviations
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -66,7 +66,8 @@ def test_committed_include_is_a_table(name):
     parse_table(text)
 
 
-#: Includes generated from the code, not from a run's results (python -m dprank.docs_generate)
+#: Includes generated from the code, not from a run's results
+#: (python -m dprank_papers.docs_generate)
 CODE_INCLUDES = [
     "cli_rank",
     "cli_privatize",
@@ -113,7 +114,7 @@ def test_committed_includes_agree_with_each_other():
 def test_api_reference_covers_every_public_module():
     src = ROOT / "src"
     modules = set()
-    for path in (src / "dprank").rglob("*.py"):
+    for path in [*(src / "dprank").rglob("*.py"), *(src / "dprank_papers").rglob("*.py")]:
         parts = path.relative_to(src).with_suffix("").parts
         if parts[-1] == "__init__":
             parts = parts[:-1]
@@ -239,7 +240,7 @@ def test_runtime_table_from_benchmark_files(tmp_path):
 
 
 def test_intervals_include_is_written_from_the_study_table(tmp_path):
-    from dprank.docs_includes import write_intervals_include
+    from dprank_papers.docs_includes import write_intervals_include
 
     summary = pd.DataFrame(
         {
@@ -263,13 +264,15 @@ def test_intervals_include_is_written_from_the_study_table(tmp_path):
 
 def test_synopses_are_the_argument_parsers():
     """docs/includes/cli_*.md are what `dprank SUBCOMMAND --help` prints now (a flag added to
-    the parser and not to the docs fails here: run python -m dprank.docs_generate)."""
-    from dprank.docs_generate import _code_includes, cli_synopses
+    the parser and not to the docs fails here: run python -m dprank_papers.docs_generate)."""
+    from dprank_papers.docs_generate import _code_includes, cli_synopses
 
     files = _code_includes(ROOT)
     assert {p.stem for p in files} == {f"cli_{n}" for n in cli_synopses() if n != "dprank"}
     for path, text in files.items():
-        assert path.read_text() == text, f"{path.name} is stale: run python -m dprank.docs_generate"
+        assert path.read_text() == text, (
+            f"{path.name} is stale: run python -m dprank_papers.docs_generate"
+        )
     rank = (DOCS / "includes" / "cli_rank.md").read_text()
     from dprank.cli import build_parser
 
@@ -285,7 +288,7 @@ def test_synopses_are_the_argument_parsers():
 def test_every_quoted_value_is_its_value_and_every_value_is_quoted():
     """A number the README or a page quotes from a run is marked with its name and equals
     docs/includes/values.yaml, so two pages cannot quote two numbers for one quantity."""
-    from dprank.docs_values import documentation_files, load_values, marked, stale_marks
+    from dprank_papers.docs_values import documentation_files, load_values, marked, stale_marks
 
     values = load_values(DOCS / "includes" / "values.yaml")
     assert stale_marks(ROOT, values) == []
@@ -295,7 +298,7 @@ def test_every_quoted_value_is_its_value_and_every_value_is_quoted():
 
 def test_derived_values_are_current():
     """Values computed from the checkout alone (the job counts: tests/test_workflow.py)."""
-    from dprank.docs_values import MEASURES, load_values
+    from dprank_papers.docs_values import MEASURES, load_values
 
     values = load_values(DOCS / "includes" / "values.yaml")
     for name in ("registered_methods", "b2_overlays"):
@@ -304,7 +307,7 @@ def test_derived_values_are_current():
 
 
 def test_every_measured_value_names_its_measure():
-    from dprank.docs_values import MEASURES, load_values
+    from dprank_papers.docs_values import MEASURES, load_values
 
     for name, entry in load_values(DOCS / "includes" / "values.yaml").items():
         if entry["kind"] == "quoted":
@@ -329,7 +332,7 @@ def test_timings_and_sizes_of_the_first_pages_are_marked(page):
 
 def test_values_are_measured_from_a_run(tmp_path):
     """The results and timed values come out of a run's files; nothing else is touched."""
-    from dprank.docs_values import MEASURES, load_values, measure_values, time_command
+    from dprank_papers.docs_values import MEASURES, load_values, measure_values, time_command
 
     results = tmp_path / "results"
     (results / "comparison").mkdir(parents=True)
@@ -359,7 +362,7 @@ def test_values_are_measured_from_a_run(tmp_path):
 
 
 def test_marks_are_rewritten_and_unknown_names_refused():
-    from dprank.docs_values import apply_values, marked
+    from dprank_papers.docs_values import apply_values, marked
 
     values = {"a": {"value": "2 s", "kind": "quoted", "source": "x"}}
     text = "took <!--v:a-->1 s<!--/v--> and <!--v:a-->3 s<!--/v-->"

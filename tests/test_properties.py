@@ -35,12 +35,9 @@ from hypothesis.extra import numpy as hnp
 
 import dprank
 from dprank import (
-    aggregate,
     api,
     audit,
     comparisons,
-    grid,
-    introselect,
     ldp,
     mechanisms,
     methods,
@@ -52,13 +49,12 @@ from dprank import (
     objective,
     oneshot,
     ranking,
-    rbfgs,
-    rrng,
     seeding,
     simulate,
     sparse,
     weighted_mle,
 )
+from dprank_papers import aggregate, grid, introselect, rbfgs, rrng
 
 NAN, INF = float("nan"), float("inf")
 
