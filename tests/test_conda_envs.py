@@ -110,7 +110,7 @@ def _module_file(name: str) -> Path | None:
 
 @cache
 def third_party(script: Path) -> frozenset[str]:
-    """Top-level third-party packages a script runs, through every ``dprank`` module it uses.
+    """Top-level third-party packages a script runs, through every module of ours it uses.
 
     A script that picks its stage module at run time (``study_module``) may run any
     module of ``dprank_papers.studies``: all of them count.
@@ -128,7 +128,7 @@ def third_party(script: Path) -> frozenset[str]:
         seen.add(path)
         for mod in _imports(path):
             top = mod.split(".")[0]
-            if top == "dprank":
+            if top in ("dprank", "dprank_papers"):  # the library and the reproduction
                 parts = mod.split(".")
                 for i in range(1, len(parts) + 1):  # the module and every package on the way
                     if (f := _module_file(".".join(parts[:i]))) is not None:
