@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml setup.py requirements/constraints.txt $(wildcard src/na
 	# peers without their own dependency lists (those they import come with the bench extra):
 	# leaderbot's would bring numba, arena-rank pins numpy==2.3.3
 	$(BIN)/python -m pip install --quiet --no-deps -c requirements/constraints.txt leaderbot arena-rank
-	$(BIN)/python -m dprank._snakemake_configfile  # a missing --configfile: one line, not a traceback
+	$(BIN)/python -m dprank_papers._snakemake_configfile  # a missing --configfile: one line, not a traceback
 	touch $@
 
 ## Every wheel `make setup` installs (and the build backend) into wheelhouse/, with network:
@@ -92,7 +92,7 @@ docs: setup
 docs-includes: setup
 	$(if $(wildcard results/comparison/paper_b2_summary.csv),$(BIN)/snakemake --cores 1 docs_includes)
 	$(if $(wildcard results/tables/intervals/coverage.csv),$(BIN)/snakemake --cores 1 intervals_docs)
-	$(BIN)/python -m dprank.docs_generate
+	$(BIN)/python -m dprank_papers.docs_generate
 
 format: setup
 	$(BIN)/ruff check --fix .

@@ -10,7 +10,7 @@ and prints, per ``n``, the mean over replicates of
 
 with its standard error, with the MLE's exact ties broken by the true scores
 (the authors' BFGS rerun from the true scores: the emulation of
-``dprank.studies.paper_a_edge.estimate.authors_tie_keys``) and without (ties to the
+``dprank_papers.studies.paper_a_edge.estimate.authors_tie_keys``) and without (ties to the
 lower index, the rule before issue 16). The authors' own code gave -0.008
 (se 0.0025) at n = 100 in two independent runs of 60 replicates here, and their
 stored results -0.011 at n = 100 and -0.004 at n = 300.
@@ -26,11 +26,11 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from dprank.studies.paper_a_edge import cell_names, stage_kwargs
-from dprank.studies.paper_a_edge.estimate import estimate_chunk
-from dprank.studies.paper_a_edge.evaluate import metrics_chunk
-from dprank.studies.paper_a_edge.privatize import privatize_chunk
-from dprank.studies.paper_a_edge.simulate import simulate_chunk
+from dprank_papers.studies.paper_a_edge import cell_names, stage_kwargs
+from dprank_papers.studies.paper_a_edge.estimate import estimate_chunk
+from dprank_papers.studies.paper_a_edge.evaluate import metrics_chunk
+from dprank_papers.studies.paper_a_edge.privatize import privatize_chunk
+from dprank_papers.studies.paper_a_edge.simulate import simulate_chunk
 
 ROOT = Path(__file__).resolve().parents[1]
 AUTHORS = {100: (-0.011, None), 300: (-0.004, None)}  # stored results (mean; no se stored)

@@ -271,7 +271,7 @@ def _data(folder: Path, rows: int, args) -> Path:
 
 def write_includes(folder: Path, saved: dict, command: str) -> list[Path]:
     """The saved results as the tables of ``docs/includes/`` (first line: the command)."""
-    from dprank.docs_includes import benchmark_header, markdown_table
+    from dprank_papers.docs_includes import benchmark_header, markdown_table
 
     written = []
     files = sorted(saved.get("files", []), key=lambda r: (r["labels"], r["rows"]))

@@ -369,7 +369,7 @@ def write_include(folder: Path, argv, load: float) -> Path:
     """The fits' times and ratios as the table of docs/includes/performance_fit.md."""
     import sys
 
-    from dprank.docs_includes import benchmark_header, markdown_table
+    from dprank_papers.docs_includes import benchmark_header, markdown_table
 
     def cell(r, name):
         t = r.get(name, float("nan"))

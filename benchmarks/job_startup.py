@@ -2,7 +2,7 @@
 
 Every rule's benchmark file (``results/benchmarks/X.tsv``, wall seconds ``s`` of the
 whole job) has a log file beside it (``results/logs/X.log``) whose last line says how
-long the script's own work took (``done in 1.23 s``, :func:`dprank.workflow.job_logger`,
+long the script's own work took (``done in 1.23 s``, :func:`dprank_papers.workflow.job_logger`,
 timed from its first line of work). The difference is the job's overhead: the
 interpreter, Snakemake's script preamble and the imports::
 

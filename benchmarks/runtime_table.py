@@ -1,7 +1,7 @@
 """Runtime of each Paper A figure and each Paper B (B2) experiment from the ``benchmark:`` files.
 
 Prints the Markdown tables that ``make docs-includes`` writes into
-``docs/includes/runtime_paper_{a,b2}.md`` (the logic is ``dprank.docs_includes``)::
+``docs/includes/runtime_paper_{a,b2}.md`` (the logic is ``dprank_papers.docs_includes``)::
 
     python benchmarks/runtime_table.py                      # config.yaml
     python benchmarks/runtime_table.py --configfile .test/config.yaml
@@ -17,8 +17,8 @@ from pathlib import Path
 
 import yaml
 
-from dprank._papers import load_papers
-from dprank.docs_includes import runtime_paper_a_table, runtime_paper_b2_table
+from dprank_papers._papers import load_papers
+from dprank_papers.docs_includes import runtime_paper_a_table, runtime_paper_b2_table
 
 BENCH = Path("results/benchmarks")
 PAPERS = Path(__file__).resolve().parents[1] / "workflow" / "papers"

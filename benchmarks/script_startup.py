@@ -27,7 +27,7 @@ import sys
 import time
 from pathlib import Path
 
-from dprank.workflow import MALLOC_TUNING
+from dprank_papers.workflow import MALLOC_TUNING
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -4,7 +4,7 @@ Loads the workflow through Snakemake's API to learn each rule's ``benchmark:``
 pattern, assigns every file under ``results/benchmarks`` to its rule, writes the
 per-rule summary (``resources/cluster/benchmarks.csv``: jobs, slowest and total
 wall seconds, peak RSS, measured parallelism) and rewrites the generated block
-of ``profiles/slurm/config.yaml`` from it (:mod:`dprank.cluster`)::
+of ``profiles/slurm/config.yaml`` from it (:mod:`dprank_papers.cluster`)::
 
     snakemake --cores 16                       # a full run writes results/benchmarks/
     python benchmarks/slurm_resources.py       # summary + profile block
@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from dprank.cluster import render_resources_block, replace_block, summarise_benchmarks
+from dprank_papers.cluster import render_resources_block, replace_block, summarise_benchmarks
 
 ROOT = Path(__file__).resolve().parents[1]
 SUMMARY = ROOT / "resources/cluster/benchmarks.csv"

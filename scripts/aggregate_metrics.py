@@ -3,9 +3,9 @@ per cell, method and metric, for each protocol (one summary file per protocol)."
 
 import pandas as pd
 
-from dprank.aggregate import summarise
 from dprank.io import read_csv, write_csv
-from dprank.workflow import job_logger
+from dprank_papers.aggregate import summarise
+from dprank_papers.workflow import job_logger
 
 with job_logger(snakemake) as log:
     for protocol in snakemake.params.protocols:

@@ -3,8 +3,8 @@
 import time
 
 from dprank.io import write_csv
-from dprank.studies.arena import load_votes, run_cell
-from dprank.workflow import job_logger
+from dprank_papers.studies.arena import load_votes, run_cell
+from dprank_papers.workflow import job_logger
 
 with job_logger(snakemake) as log:
     job = snakemake.params.job

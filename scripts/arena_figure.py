@@ -1,9 +1,9 @@
 """Rule ``arena_figure``: the price of privacy, four metrics against epsilon."""
 
 from dprank.io import read_csv, write_csv
-from dprank.plotting.arena import plot_price_of_privacy
-from dprank.plotting.style import save_figure
-from dprank.workflow import job_logger
+from dprank_papers.plotting.arena import plot_price_of_privacy
+from dprank_papers.plotting.style import save_figure
+from dprank_papers.workflow import job_logger
 
 with job_logger(snakemake) as log:
     summary = read_csv(snakemake.input.table)

@@ -1,8 +1,8 @@
 """Rule ``audit_privacy``: claimed versus measured privacy loss of every mechanism."""
 
 from dprank.io import write_csv
-from dprank.studies.privacy_audit import EXPECTED_VIOLATIONS, run_audits
-from dprank.workflow import job_logger
+from dprank_papers.studies.privacy_audit import EXPECTED_VIOLATIONS, run_audits
+from dprank_papers.workflow import job_logger
 
 with job_logger(snakemake) as log:
     table = run_audits(snakemake.params.settings, int(snakemake.params.seed))

@@ -5,9 +5,9 @@ import json
 import pandas as pd
 
 from dprank.io import read_csv, write_csv
-from dprank.plotting.benchmark import plot_benchmark, save_figure
-from dprank.studies import benchmark as bm
-from dprank.workflow import job_logger
+from dprank_papers.plotting.benchmark import plot_benchmark, save_figure
+from dprank_papers.studies import benchmark as bm
+from dprank_papers.workflow import job_logger
 
 with job_logger(snakemake) as log:
     rows = [read_csv(p) for p in snakemake.input.rows]

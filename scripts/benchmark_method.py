@@ -13,8 +13,8 @@ import sys
 
 from dprank.io import atomic_path, write_csv
 from dprank.methods import MethodInputError
-from dprank.studies import benchmark as bm
-from dprank.workflow import job_logger
+from dprank_papers.studies import benchmark as bm
+from dprank_papers.workflow import job_logger
 
 with job_logger(snakemake) as log:
     job = snakemake.params.job

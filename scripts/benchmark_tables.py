@@ -1,5 +1,5 @@
 """Rule ``benchmark_tables``: eps-threshold table, per-method timing and notes, the default
-method of each privacy level (dprank.default_methods), findings.
+method of each privacy level (dprank_papers.default_methods), findings.
 
 The CSVs keep the registry's method names; the printed tables (``.md``, ``.tex``
 and the report's HTML pages) and the findings call each method by its label."""
@@ -9,11 +9,11 @@ import json
 
 import pandas as pd
 
-from dprank.default_methods import ranking
 from dprank.io import atomic_path, read_csv, write_csv
-from dprank.studies import benchmark as bm
-from dprank.tables import to_html, to_latex, to_markdown
-from dprank.workflow import job_logger
+from dprank_papers.default_methods import ranking
+from dprank_papers.studies import benchmark as bm
+from dprank_papers.tables import to_html, to_latex, to_markdown
+from dprank_papers.workflow import job_logger
 
 with job_logger(snakemake) as log:
     job = snakemake.params.job
@@ -59,7 +59,7 @@ with job_logger(snakemake) as log:
         "The default method of each privacy level of dprank rank: the methods of a level are "
         "ranked by mean Kendall distance in every cell (data set, eps per user) and scored by "
         "their mean rank; the default is the best method that may be one. python -m "
-        "dprank.docs_includes writes it into the command (src/dprank/_default_methods.py)."
+        "dprank_papers.docs_includes writes it into the command (src/dprank/_default_methods.py)."
     )
     shown_defaults = pd.DataFrame(
         {

@@ -1,9 +1,9 @@
 """Rule ``beyond_scale_figure``: the scale study's figure and the numbers it plots."""
 
 from dprank.io import read_csv, write_csv
-from dprank.plotting.beyond_scale import plot_scale
-from dprank.plotting.style import save_figure
-from dprank.workflow import job_logger
+from dprank_papers.plotting.beyond_scale import plot_scale
+from dprank_papers.plotting.style import save_figure
+from dprank_papers.workflow import job_logger
 
 with job_logger(snakemake) as log:
     summary = read_csv(snakemake.input.summary)

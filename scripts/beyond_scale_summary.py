@@ -3,8 +3,8 @@
 import pandas as pd
 
 from dprank.io import read_csv, write_csv
-from dprank.studies.beyond_scale import fit_rate, summarise
-from dprank.workflow import job_logger
+from dprank_papers.studies.beyond_scale import fit_rate, summarise
+from dprank_papers.workflow import job_logger
 
 with job_logger(snakemake) as log:
     frame = pd.concat([read_csv(f) for f in snakemake.input.metrics], ignore_index=True)

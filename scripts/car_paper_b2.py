@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 
 from dprank.io import atomic_path, write_csv
-from dprank.studies import paper_b2_car as car
-from dprank.workflow import job_logger
+from dprank_papers.studies import paper_b2_car as car
+from dprank_papers.workflow import job_logger
 
 with job_logger(snakemake) as log:
     job = snakemake.params.job

@@ -8,9 +8,9 @@ sd, se and replicate count per cell, method and metric, computed from that CSV a
 
 import pandas as pd
 
-from dprank.aggregate import summarise
 from dprank.io import read_csv, write_csv
-from dprank.workflow import job_logger
+from dprank_papers.aggregate import summarise
+from dprank_papers.workflow import job_logger
 
 with job_logger(snakemake) as log:
     out = snakemake.output

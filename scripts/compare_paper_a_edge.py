@@ -6,9 +6,9 @@ per-figure summary (cells within tolerance / cells compared).
 
 import pandas as pd
 
-from dprank.compare import compare_edge, summary_lines
 from dprank.io import read_csv, write_csv
-from dprank.workflow import job_logger
+from dprank_papers.compare import compare_edge, summary_lines
+from dprank_papers.workflow import job_logger
 
 with job_logger(snakemake) as log:
     published = pd.concat([read_csv(f) for f in snakemake.input.published], ignore_index=True)

@@ -7,14 +7,14 @@ summary (points within tolerance / points compared).
 
 import pandas as pd
 
-from dprank.compare import (
+from dprank.io import read_csv, write_csv
+from dprank_papers.compare import (
     INDIVIDUAL_EXPERIMENTS,
     compare_individual,
     compare_real,
     summary_lines,
 )
-from dprank.io import read_csv, write_csv
-from dprank.workflow import job_logger
+from dprank_papers.workflow import job_logger
 
 with job_logger(snakemake) as log:
     digitized = read_csv(snakemake.input.digitized)

@@ -9,9 +9,9 @@ reading of "almost zero") and the MovieLens file's counts (exact).
 
 import pandas as pd
 
-from dprank.compare import summary_lines
 from dprank.io import read_csv, write_csv
-from dprank.workflow import job_logger
+from dprank_papers.compare import summary_lines
+from dprank_papers.workflow import job_logger
 
 with job_logger(snakemake) as log:
     rows = []

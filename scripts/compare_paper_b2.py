@@ -4,10 +4,10 @@ import json
 
 import pandas as pd
 
-from dprank.compare import compare_b2_table, compare_car, summary_lines
 from dprank.io import read_csv, write_csv
-from dprank.tables import read_published_table
-from dprank.workflow import job_logger
+from dprank_papers.compare import compare_b2_table, compare_car, summary_lines
+from dprank_papers.tables import read_published_table
+from dprank_papers.workflow import job_logger
 
 with job_logger(snakemake) as log:
     tables = []

@@ -4,8 +4,8 @@ value), one file per protocol."""
 import pandas as pd
 
 from dprank.io import load_arrays, write_csv
-from dprank.studies import cell_arrays, study_module
-from dprank.workflow import job_logger
+from dprank_papers.studies import cell_arrays, study_module
+from dprank_papers.workflow import job_logger
 
 with job_logger(snakemake) as log:
     w = snakemake.wildcards

@@ -3,8 +3,8 @@
 import pandas as pd
 
 from dprank.io import atomic_path, read_csv
-from dprank.report import deviations_html, load_deviations
-from dprank.workflow import job_logger
+from dprank_papers.report import deviations_html, load_deviations
+from dprank_papers.workflow import job_logger
 
 with job_logger(snakemake) as log:
     entries = load_deviations(snakemake.input.deviations)

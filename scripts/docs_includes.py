@@ -1,9 +1,9 @@
 """Rule ``docs_includes``: the documentation's tables (docs/includes/*.md) from this run."""
 
-from dprank.docs_includes import write_includes
 from dprank.io import read_csv
-from dprank.report import load_deviations
-from dprank.workflow import job_logger
+from dprank_papers.docs_includes import write_includes
+from dprank_papers.report import load_deviations
+from dprank_papers.workflow import job_logger
 
 with job_logger(snakemake) as log:
     summaries = {

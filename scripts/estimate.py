@@ -9,8 +9,8 @@ data file can be a temporary one.
 import numpy as np
 
 from dprank.io import load_arrays, save_arrays
-from dprank.studies import cell_arrays, study_module, with_prefix
-from dprank.workflow import job_logger
+from dprank_papers.studies import cell_arrays, study_module, with_prefix
+from dprank_papers.workflow import job_logger
 
 with job_logger(snakemake) as log:
     data = load_arrays(snakemake.input.data)

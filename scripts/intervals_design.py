@@ -3,8 +3,8 @@
 import time
 
 from dprank.io import write_csv
-from dprank.studies.intervals import run_design
-from dprank.workflow import job_logger
+from dprank_papers.studies.intervals import run_design
+from dprank_papers.workflow import job_logger
 
 with job_logger(snakemake) as log:
     job = snakemake.params.job

@@ -1,9 +1,9 @@
 """Rule ``intervals_figure``: the coverage study's figure and the numbers it plots."""
 
 from dprank.io import read_csv, write_csv
-from dprank.plotting.intervals import plot_coverage
-from dprank.plotting.style import save_figure
-from dprank.workflow import job_logger
+from dprank_papers.plotting.intervals import plot_coverage
+from dprank_papers.plotting.style import save_figure
+from dprank_papers.workflow import job_logger
 
 with job_logger(snakemake) as log:
     summary = read_csv(snakemake.input.table)

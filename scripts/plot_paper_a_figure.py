@@ -11,10 +11,10 @@ their plotted means are equal; its CSV holds every protocol's rows.
 import pandas as pd
 
 from dprank.io import atomic_path, read_csv, write_csv
-from dprank.plotting.overlay import draw_overlay
-from dprank.plotting.paper_a import draw_figure, figure_data, protocols_agree
-from dprank.plotting.style import save_figure
-from dprank.workflow import job_logger
+from dprank_papers.plotting.overlay import draw_overlay
+from dprank_papers.plotting.paper_a import draw_figure, figure_data, protocols_agree
+from dprank_papers.plotting.style import save_figure
+from dprank_papers.workflow import job_logger
 
 
 def overlay(figure, csv, comparison, pdf_path, png_path, log, protocols=None):

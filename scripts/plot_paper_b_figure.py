@@ -12,11 +12,16 @@ markers over our curves, redrawn from the CSV).
 import pandas as pd
 
 from dprank.io import atomic_path, read_csv, write_csv
-from dprank.plotting.overlay import draw_overlay
-from dprank.plotting.paper_b import draw_b2_figure, figure_data, name_data_set
-from dprank.plotting.paper_b_dist import box_data, draw_boxplots, draw_scatter_bands, scatter_data
-from dprank.plotting.style import save_figure
-from dprank.workflow import job_logger
+from dprank_papers.plotting.overlay import draw_overlay
+from dprank_papers.plotting.paper_b import draw_b2_figure, figure_data, name_data_set
+from dprank_papers.plotting.paper_b_dist import (
+    box_data,
+    draw_boxplots,
+    draw_scatter_bands,
+    scatter_data,
+)
+from dprank_papers.plotting.style import save_figure
+from dprank_papers.workflow import job_logger
 
 with job_logger(snakemake) as log:
     spec = snakemake.params.figure

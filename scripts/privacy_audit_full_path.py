@@ -4,7 +4,7 @@ import time
 
 from dprank.audit.harness import audit_table
 from dprank.io import write_csv
-from dprank.workflow import job_logger
+from dprank_papers.workflow import job_logger
 
 with job_logger(snakemake) as log:
     job = snakemake.params.job

@@ -4,7 +4,7 @@ import pandas as pd
 
 from dprank.audit.harness import summary_markdown
 from dprank.io import atomic_path, read_csv, write_csv
-from dprank.workflow import job_logger
+from dprank_papers.workflow import job_logger
 
 with job_logger(snakemake) as log:
     summary = pd.concat([read_csv(f) for f in snakemake.input.rows], ignore_index=True)

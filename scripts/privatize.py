@@ -2,8 +2,8 @@
 per protocol."""
 
 from dprank.io import save_arrays
-from dprank.studies import study_module, with_prefix
-from dprank.workflow import job_logger
+from dprank_papers.studies import study_module, with_prefix
+from dprank_papers.workflow import job_logger
 
 with job_logger(snakemake) as log:
     stage = study_module(snakemake.wildcards.study, "privatize")

@@ -5,8 +5,8 @@ of the perturbed MLE and the noisy counts at every epsilon (tidy CSV).
 """
 
 from dprank.io import read_csv, write_csv
-from dprank.studies.paper_a_real import real_data_metrics
-from dprank.workflow import job_logger
+from dprank_papers.studies.paper_a_real import real_data_metrics
+from dprank_papers.workflow import job_logger
 
 with job_logger(snakemake) as log:
     wins = read_csv(snakemake.input.wins)

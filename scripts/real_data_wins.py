@@ -5,7 +5,7 @@ Writes ``wins.csv`` with the items as header and index: row item beat column ite
 
 from dprank.io import write_csv
 from dprank.realdata import load_real_dataset, win_frame
-from dprank.workflow import job_logger
+from dprank_papers.workflow import job_logger
 
 with job_logger(snakemake) as log:
     data = load_real_dataset(snakemake.wildcards.dataset, snakemake.input.data)

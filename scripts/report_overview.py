@@ -1,8 +1,8 @@
 """Rule ``report_overview``: the report's landing page, the agreement with each paper."""
 
 from dprank.io import atomic_path, read_csv
-from dprank.report import overview_html
-from dprank.workflow import job_logger
+from dprank_papers.report import overview_html
+from dprank_papers.workflow import job_logger
 
 with job_logger(snakemake) as log:
     summaries = {part: read_csv(f) for part, f in snakemake.params.parts.items()}

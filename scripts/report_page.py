@@ -2,8 +2,8 @@
 HTML table, so that the report shows it inline."""
 
 from dprank.io import atomic_path, read_csv
-from dprank.report import csv_page
-from dprank.workflow import job_logger
+from dprank_papers.report import csv_page
+from dprank_papers.workflow import job_logger
 
 with job_logger(snakemake) as log:
     frame = read_csv(snakemake.input.csv)

@@ -3,8 +3,8 @@
 from pathlib import Path
 
 from dprank.io import write_csv
-from dprank.report import runtime_by_stage
-from dprank.workflow import job_logger
+from dprank_papers.report import runtime_by_stage
+from dprank_papers.workflow import job_logger
 
 with job_logger(snakemake) as log:
     root = Path(snakemake.params.bench)

@@ -1,9 +1,9 @@
 """Rule ``sensitivity_figure``: the sensitivity study's figure and the numbers it plots."""
 
 from dprank.io import read_csv, write_csv
-from dprank.plotting.sensitivity import plot_sensitivity
-from dprank.plotting.style import save_figure
-from dprank.workflow import job_logger
+from dprank_papers.plotting.sensitivity import plot_sensitivity
+from dprank_papers.plotting.style import save_figure
+from dprank_papers.workflow import job_logger
 
 with job_logger(snakemake) as log:
     fig, numbers = plot_sensitivity(

@@ -2,11 +2,11 @@
 
 import pandas as pd
 
-from dprank.compare import compare_b2_table
 from dprank.io import read_csv, write_csv
-from dprank.studies.paper_b2.sensitivity import agreement, fit_budget, scenario3_check
-from dprank.tables import read_published_table
-from dprank.workflow import job_logger
+from dprank_papers.compare import compare_b2_table
+from dprank_papers.studies.paper_b2.sensitivity import agreement, fit_budget, scenario3_check
+from dprank_papers.tables import read_published_table
+from dprank_papers.workflow import job_logger
 
 with job_logger(snakemake) as log:
     job = snakemake.params.job

@@ -3,8 +3,8 @@
 import time
 
 from dprank.io import write_csv
-from dprank.studies.paper_b2.sensitivity import scenario3_grid
-from dprank.workflow import job_logger
+from dprank_papers.studies.paper_b2.sensitivity import scenario3_grid
+from dprank_papers.workflow import job_logger
 
 with job_logger(snakemake) as log:
     job = snakemake.params.job

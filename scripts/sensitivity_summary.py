@@ -5,9 +5,9 @@ import html
 import pandas as pd
 
 from dprank.io import atomic_path, read_csv, write_csv
-from dprank.studies.paper_b2.sensitivity import findings, scenario5_agreement
-from dprank.tables import read_published_table
-from dprank.workflow import job_logger
+from dprank_papers.studies.paper_b2.sensitivity import findings, scenario5_agreement
+from dprank_papers.tables import read_published_table
+from dprank_papers.workflow import job_logger
 
 with job_logger(snakemake) as log:
     job = snakemake.params.job

@@ -5,8 +5,8 @@ Writes an ``.npz`` with, for the ``i``-th cell of the block, ``c<i>__theta`` (R,
 """
 
 from dprank.io import save_arrays
-from dprank.studies import study_module, with_prefix
-from dprank.workflow import job_logger
+from dprank_papers.studies import study_module, with_prefix
+from dprank_papers.workflow import job_logger
 
 with job_logger(snakemake) as log:
     stage = study_module(snakemake.wildcards.study, "simulate")

@@ -2,12 +2,12 @@
 
 Private experiments store the users' releases as per-pair sufficient
 statistics (``theta``, ``B``, ``S``, ``N``, ...); the non-private studies of
-the supplement store their raw data (see :mod:`dprank.studies.paper_b2`).
+the supplement store their raw data (see :mod:`dprank_papers.studies.paper_b2`).
 """
 
 from dprank.io import save_arrays
-from dprank.studies import paper_b2
-from dprank.workflow import job_logger
+from dprank_papers.studies import paper_b2
+from dprank_papers.workflow import job_logger
 
 with job_logger(snakemake) as log:
     kwargs = dict(snakemake.params.job)

@@ -8,8 +8,8 @@ with ours beside it.
 import pandas as pd
 
 from dprank.io import atomic_path, read_csv, write_csv
-from dprank.studies.paper_b1 import scheme_table, scheme_trends
-from dprank.tables import (
+from dprank_papers.studies.paper_b1 import scheme_table, scheme_trends
+from dprank_papers.tables import (
     latex_escape,
     read_published_table,
     to_csv,
@@ -17,7 +17,7 @@ from dprank.tables import (
     to_latex,
     to_markdown,
 )
-from dprank.workflow import job_logger
+from dprank_papers.workflow import job_logger
 
 #: B1 Table 1's epsilon orders, as printed (text, LaTeX)
 ORDERS = {

@@ -13,7 +13,7 @@ import json
 import pandas as pd
 
 from dprank.io import atomic_path, read_csv
-from dprank.tables import (
+from dprank_papers.tables import (
     format_cell,
     format_pvalue,
     latex_escape,
@@ -24,7 +24,7 @@ from dprank.tables import (
     to_latex,
     to_markdown,
 )
-from dprank.workflow import job_logger
+from dprank_papers.workflow import job_logger
 
 METHODS = ["local_adrr", "local_count", "local_classic_rr", "local_laplace"]
 #: B2 Table 1's row labels

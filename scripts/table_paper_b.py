@@ -2,13 +2,13 @@
 
 Writes the CSV in the config's layout (``index``, ``columns``: the machine-readable copy) and
 Markdown, LaTeX and HTML (the report's copy) in the paper's layout with the paper's labels
-(:func:`dprank.tables.paper_table`). Cells print ``mean (dispersion)`` with the table's
+(:func:`dprank_papers.tables.paper_table`). Cells print ``mean (dispersion)`` with the table's
 decimals; the dispersion is what the paper prints there (the sd over replicates, the se of the
 mean, or nothing).
 """
 
 from dprank.io import atomic_path, read_csv
-from dprank.tables import (
+from dprank_papers.tables import (
     order_rows,
     paper_table,
     pivot_table,
@@ -17,7 +17,7 @@ from dprank.tables import (
     to_latex,
     to_markdown,
 )
-from dprank.workflow import job_logger
+from dprank_papers.workflow import job_logger
 
 with job_logger(snakemake) as log:
     summary = read_csv(snakemake.input.summary)

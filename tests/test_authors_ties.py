@@ -5,9 +5,13 @@ import pytest
 
 from dprank.mle import PairwiseData, fit_penalized_mle, penalized_objective
 from dprank.ranking import top_k
-from dprank.rbfgs import vmmin
 from dprank.simulate import sample_er_comparisons, theta_paper_a_edge, top_k_size
-from dprank.studies.paper_a_edge.estimate import authors_tie_keys, boundary_tie, estimate_chunk
+from dprank_papers.rbfgs import vmmin
+from dprank_papers.studies.paper_a_edge.estimate import (
+    authors_tie_keys,
+    boundary_tie,
+    estimate_chunk,
+)
 
 
 def test_vmmin_minimises_a_quadratic_to_reltol():

@@ -23,7 +23,7 @@ from test_workflow import _embedded_html, _table_cells
 
 from dprank.comparisons import Comparisons
 from dprank.methods import all_methods, get_method
-from dprank.studies import benchmark as bm
+from dprank_papers.studies import benchmark as bm
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -203,7 +203,7 @@ def test_method_labels_come_from_the_notes():
 
 
 def test_benchmark_legend_uses_the_labels():
-    from dprank.plotting.benchmark import plot_benchmark
+    from dprank_papers.plotting.benchmark import plot_benchmark
 
     fig = plot_benchmark(_two_method_summary(), "d", "note", LABELS)
     texts = [t.get_text() for t in fig.legends[0].get_texts()]

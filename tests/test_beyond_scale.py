@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from dprank.metrics import rel_hamming
-from dprank.studies import beyond_scale as bs
+from dprank_papers.studies import beyond_scale as bs
 
 EPS = [1.0, math.inf]
 
@@ -117,7 +117,7 @@ def test_reps_per_n():
 
 def test_scale_figure_names_the_methods_by_their_labels():
     from dprank.methods import get_method
-    from dprank.plotting.beyond_scale import plot_scale
+    from dprank_papers.plotting.beyond_scale import plot_scale
 
     rows = []
     for method in ("edge_mle", "edge_counts"):

@@ -20,7 +20,7 @@ import pytest
 
 from dprank.cli import main
 from dprank.datasets import ENV_VAR
-from dprank.studies.paper_b2_car import TABLE1_ORDER
+from dprank_papers.studies.paper_b2_car import TABLE1_ORDER
 
 ROOT = Path(__file__).resolve().parents[1]
 DATASETS = ("cems", "immig", "car_preferences", "movielens_latest_small")

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from dprank.cluster import (
+from dprank_papers.cluster import (
     BLOCK_BEGIN,
     BLOCK_END,
     UNMEASURED,

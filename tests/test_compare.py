@@ -4,8 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dprank.compare import compare_b2_table, compare_car, summary_lines
-from dprank.tables import order_rows
+from dprank_papers.compare import compare_b2_table, compare_car, summary_lines
+from dprank_papers.tables import order_rows
 
 
 def _published(**cols):

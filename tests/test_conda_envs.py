@@ -25,7 +25,7 @@ from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 
-from dprank.studies import STUDIES
+from dprank_papers.studies import STUDIES
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src"
@@ -110,10 +110,10 @@ def _module_file(name: str) -> Path | None:
 
 @cache
 def third_party(script: Path) -> frozenset[str]:
-    """Top-level third-party packages a script runs, through every ``dprank`` module it uses.
+    """Top-level third-party packages a script runs, through every module of ours it uses.
 
     A script that picks its stage module at run time (``study_module``) may run any
-    module of ``dprank.studies``: all of them count.
+    module of ``dprank_papers.studies``: all of them count.
     """
     todo = [script]
     if "study_module(" in script.read_text():
@@ -128,7 +128,7 @@ def third_party(script: Path) -> frozenset[str]:
         seen.add(path)
         for mod in _imports(path):
             top = mod.split(".")[0]
-            if top == "dprank":
+            if top in ("dprank", "dprank_papers"):  # the library and the reproduction
                 parts = mod.split(".")
                 for i in range(1, len(parts) + 1):  # the module and every package on the way
                     if (f := _module_file(".".join(parts[:i]))) is not None:
@@ -214,5 +214,5 @@ def test_import_scan_sees_through_the_library(tmp_path):
     assert "numpy" in found
     assert found >= third_party(SRC / "dprank/io.py") - {"dprank"}
     plot = tmp_path / "p.py"
-    plot.write_text("from dprank.plotting import paper_a\n")
+    plot.write_text("from dprank_papers.plotting import paper_a\n")
     assert "matplotlib" in third_party(plot)

@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from dprank._papers import load_papers
-from dprank.config import MIRROR_ENV_VAR, ConfigError, estimate_cell_memory, validate_config
+from dprank_papers._papers import load_papers
+from dprank_papers.config import MIRROR_ENV_VAR, ConfigError, estimate_cell_memory, validate_config
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = ROOT / "workflow" / "schemas" / "config.schema.yaml"

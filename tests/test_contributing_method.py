@@ -15,7 +15,7 @@ import pytest
 from dprank.cli import main
 from dprank.comparisons import Comparisons
 from dprank.methods import Fit, Method, all_methods, get_method, register, unregister
-from dprank.studies import benchmark as bm
+from dprank_papers.studies import benchmark as bm
 
 NAME = "nonprivate_toy"
 

@@ -1,8 +1,9 @@
 """The default method of each privacy level: the best candidate on the benchmark of methods.
 
-The committed ``src/dprank/_default_methods.py`` (written by ``python -m dprank.docs_generate``
-from the benchmark's ``results/tables/benchmark/defaults.csv``) holds the defaults and the
-ranking they come from; the command and :func:`dprank.rank` use them, docs/cli.md shows them.
+The committed ``src/dprank/_default_methods.py`` (written by
+``python -m dprank_papers.docs_generate`` from the benchmark's
+``results/tables/benchmark/defaults.csv``) holds the defaults and the ranking they come
+from; the command and :func:`dprank.rank` use them, docs/cli.md shows them.
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ import pytest
 
 from dprank import _default_methods, api
 from dprank.cli import main
-from dprank.default_methods import LEVELS, NOT_A_DEFAULT, candidates, choose, ranking
-from dprank.docs_generate import default_method_files, ranking_from_module
 from dprank.methods import all_methods, get_method
+from dprank_papers.default_methods import LEVELS, NOT_A_DEFAULT, candidates, choose, ranking
+from dprank_papers.docs_generate import default_method_files, ranking_from_module
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -106,7 +107,7 @@ def test_ranking_scores_the_mean_rank_over_the_cells_and_picks_the_best_candidat
 
 def test_the_committed_defaults_are_the_best_candidates_of_the_committed_ranking():
     """A method added to the registry, or one whose eligibility changes, fails here until
-    `python -m dprank.docs_generate` regenerates the constants (a new method needs a new
+    `python -m dprank_papers.docs_generate` regenerates the constants (a new method needs a new
     benchmark run; an eligibility change only the regeneration)."""
     table = ranking_from_module(_default_methods.RANKING)
     assert set(_default_methods.DEFAULT_METHOD) == set(LEVELS)
@@ -122,7 +123,7 @@ def test_the_committed_defaults_are_the_best_candidates_of_the_committed_ranking
     assert set(table["method"]) <= registered
     assert api.DEFAULT_METHOD is _default_methods.DEFAULT_METHOD
     for path, text in default_method_files(ROOT, table).items():
-        assert path.read_text() == text, f"{path.name}: run python -m dprank.docs_generate"
+        assert path.read_text() == text, f"{path.name}: run python -m dprank_papers.docs_generate"
 
 
 def _write_games(path: Path, flip: bool) -> Path:

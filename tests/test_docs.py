@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from dprank.docs_includes import (
+from dprank_papers.docs_includes import (
     BENCHMARK_HEADER,
     HEADER,
     agreement_table,
@@ -18,7 +18,7 @@ from dprank.docs_includes import (
     markdown_table,
     runtime_paper_b2_table,
 )
-from dprank.report import load_deviations
+from dprank_papers.report import load_deviations
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -66,7 +66,8 @@ def test_committed_include_is_a_table(name):
     parse_table(text)
 
 
-#: Includes generated from the code, not from a run's results (python -m dprank.docs_generate)
+#: Includes generated from the code, not from a run's results
+#: (python -m dprank_papers.docs_generate)
 CODE_INCLUDES = [
     "cli_rank",
     "cli_privatize",
@@ -78,7 +79,7 @@ CODE_INCLUDES = [
 ]
 
 #: Includes written from the results of studies outside ``all`` when results/ holds them
-#: (python -m dprank.docs_generate: dprank.docs_generate.results_includes)
+#: (python -m dprank_papers.docs_generate: dprank_papers.docs_generate.results_includes)
 STUDY_INCLUDES = [
     "arena_price_of_privacy",
     "beyond_scale_fit",
@@ -124,7 +125,7 @@ def test_committed_includes_agree_with_each_other():
 def test_api_reference_covers_every_public_module():
     src = ROOT / "src"
     modules = set()
-    for path in (src / "dprank").rglob("*.py"):
+    for path in [*(src / "dprank").rglob("*.py"), *(src / "dprank_papers").rglob("*.py")]:
         parts = path.relative_to(src).with_suffix("").parts
         if parts[-1] == "__init__":
             parts = parts[:-1]
@@ -250,7 +251,7 @@ def test_runtime_table_from_benchmark_files(tmp_path):
 
 
 def test_intervals_include_is_written_from_the_study_table(tmp_path):
-    from dprank.docs_includes import write_intervals_include
+    from dprank_papers.docs_includes import write_intervals_include
 
     summary = pd.DataFrame(
         {
@@ -274,13 +275,15 @@ def test_intervals_include_is_written_from_the_study_table(tmp_path):
 
 def test_synopses_are_the_argument_parsers():
     """docs/includes/cli_*.md are what `dprank SUBCOMMAND --help` prints now (a flag added to
-    the parser and not to the docs fails here: run python -m dprank.docs_generate)."""
-    from dprank.docs_generate import _code_includes, cli_synopses
+    the parser and not to the docs fails here: run python -m dprank_papers.docs_generate)."""
+    from dprank_papers.docs_generate import _code_includes, cli_synopses
 
     files = _code_includes(ROOT)
     assert {p.stem for p in files} == {f"cli_{n}" for n in cli_synopses() if n != "dprank"}
     for path, text in files.items():
-        assert path.read_text() == text, f"{path.name} is stale: run python -m dprank.docs_generate"
+        assert path.read_text() == text, (
+            f"{path.name} is stale: run python -m dprank_papers.docs_generate"
+        )
     rank = (DOCS / "includes" / "cli_rank.md").read_text()
     from dprank.cli import build_parser
 
@@ -296,7 +299,7 @@ def test_synopses_are_the_argument_parsers():
 def test_every_quoted_value_is_its_value_and_every_value_is_quoted():
     """A number the README or a page quotes from a run is marked with its name and equals
     docs/includes/values.yaml, so two pages cannot quote two numbers for one quantity."""
-    from dprank.docs_values import documentation_files, load_values, marked, stale_marks
+    from dprank_papers.docs_values import documentation_files, load_values, marked, stale_marks
 
     values = load_values(DOCS / "includes" / "values.yaml")
     assert stale_marks(ROOT, values) == []
@@ -313,7 +316,7 @@ def test_one_quantity_has_one_name():
     two numbers for one quantity."""
     from collections import defaultdict
 
-    from dprank.docs_values import load_values
+    from dprank_papers.docs_values import load_values
 
     values = load_values(DOCS / "includes" / "values.yaml")
     by_source = defaultdict(list)
@@ -324,7 +327,7 @@ def test_one_quantity_has_one_name():
 
 def test_derived_values_are_current():
     """Values computed from the checkout alone (the job counts: tests/test_workflow.py)."""
-    from dprank.docs_values import MEASURES, load_values
+    from dprank_papers.docs_values import MEASURES, load_values
 
     values = load_values(DOCS / "includes" / "values.yaml")
     derived = [n for n, e in values.items() if e["kind"] == "derived" and not n.endswith("_jobs")]
@@ -337,7 +340,7 @@ def test_derived_values_are_current():
 
 
 def test_every_measured_value_names_its_measure():
-    from dprank.docs_values import MEASURES, load_values
+    from dprank_papers.docs_values import MEASURES, load_values
 
     for name, entry in load_values(DOCS / "includes" / "values.yaml").items():
         if entry["kind"] == "quoted":
@@ -362,7 +365,7 @@ NOT_RUN_OUTPUTS = {
     "docs/performance.md": {
         "24 GB": "the development machine's memory",
         "0.3 s": "a target start-up time, not a measurement",
-        "32 MiB": "glibc's mmap threshold limit and the setting dprank.workflow.MALLOC_TUNING",
+        "32 MiB": "glibc's mmap threshold limit and the setting dprank_papers.workflow.MALLOC_TUNING",
         "4 MiB": "the block size the command reads in (dprank._input_stream)",
     },
     "docs/papers/paper-a.md": {"8 s": "8 s sqrt(...): the paper's noise scale (s a constant)"},
@@ -418,7 +421,7 @@ def test_the_check_of_unmarked_numbers_finds_them():
 
 def test_values_are_measured_from_a_run(tmp_path):
     """The results and timed values come out of a run's files; nothing else is touched."""
-    from dprank.docs_values import MEASURES, load_values, measure_values, time_command
+    from dprank_papers.docs_values import MEASURES, load_values, measure_values, time_command
 
     results = tmp_path / "results"
     (results / "comparison").mkdir(parents=True)
@@ -450,8 +453,8 @@ def test_values_are_measured_from_a_run(tmp_path):
 def test_study_values_are_measured_from_their_files(tmp_path):
     """The sensitivity study's job seconds, the scale study's numbers and the audit's come
     out of the files those studies write; the scale study's includes are their tables."""
-    from dprank.docs_generate import results_includes
-    from dprank.docs_values import MEASURES
+    from dprank_papers.docs_generate import results_includes
+    from dprank_papers.docs_values import MEASURES
 
     results = tmp_path / "results"
     grid = results / "benchmarks/sensitivity/scenario3/grid"
@@ -529,7 +532,7 @@ def _price_of_privacy_from_include() -> pd.DataFrame:
 def test_the_arena_words_agree_with_the_arena_table(tmp_path):
     """The numbers docs/leaderboard.md gives in words are those of the price-of-privacy table
     it includes (each measured from results/tables/arena/price_of_privacy.csv)."""
-    from dprank.docs_values import MEASURES, load_values
+    from dprank_papers.docs_values import MEASURES, load_values
 
     folder = tmp_path / "results" / "tables" / "arena"
     folder.mkdir(parents=True)
@@ -544,8 +547,8 @@ def test_the_arena_words_agree_with_the_arena_table(tmp_path):
 def test_the_scale_study_words_agree_with_its_tables(tmp_path):
     """docs/scale-study.md's numbers in words are those of the two tables it includes (each
     measured from results/beyond/; the standard errors are not in the tables)."""
-    from dprank.docs_generate import SCALE_SUMMARY_COLUMNS
-    from dprank.docs_values import MEASURES, load_values
+    from dprank_papers.docs_generate import SCALE_SUMMARY_COLUMNS
+    from dprank_papers.docs_values import MEASURES, load_values
 
     results = tmp_path / "results"
     (results / "beyond").mkdir(parents=True)
@@ -575,8 +578,8 @@ def test_the_sensitivity_words_agree_with_its_table(tmp_path):
     """docs/sensitivity.md's Scenario V numbers in words are measured from the files its
     table is written from: the closest TM ADRR distance is the table's, and the default's
     cells within tolerance come from settings.csv."""
-    from dprank.docs_generate import sensitivity_targets_table
-    from dprank.docs_values import MEASURES, load_values
+    from dprank_papers.docs_generate import sensitivity_targets_table
+    from dprank_papers.docs_values import MEASURES, load_values
 
     values = load_values(DOCS / "includes" / "values.yaml")
     _, rows = parse_table((DOCS / "includes" / "sensitivity_scenario5.md").read_text())
@@ -636,7 +639,7 @@ def test_the_fidelity_words_agree_with_its_tables(tmp_path):
     """The cell counts docs/fidelity.md gives in words (and the agreement values) are those of
     the per-item tables it includes: each measured from the comparison summaries those tables
     are written from."""
-    from dprank.docs_values import MEASURES, load_values
+    from dprank_papers.docs_values import MEASURES, load_values
 
     folder = tmp_path / "results" / "comparison"
     folder.mkdir(parents=True)
@@ -716,7 +719,7 @@ def test_the_fidelity_words_agree_with_its_tables(tmp_path):
 
 
 def test_marks_are_rewritten_and_unknown_names_refused():
-    from dprank.docs_values import apply_values, marked
+    from dprank_papers.docs_values import apply_values, marked
 
     values = {"a": {"value": "2 s", "kind": "quoted", "source": "x"}}
     text = "took <!--v:a-->1 s<!--/v--> and <!--v:a-->3 s<!--/v-->"

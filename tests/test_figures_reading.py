@@ -11,10 +11,10 @@ import matplotlib.pyplot as plt
 import pandas as pd
 import pytest
 
-from dprank._papers import item_settings
-from dprank.plotting.paper_a import _tick_labels, draw_figure, figure_panels, protocols_agree
-from dprank.plotting.paper_b import draw_b2_figure
 from dprank.yamlfile import read_yaml
+from dprank_papers._papers import item_settings
+from dprank_papers.plotting.paper_a import _tick_labels, draw_figure, figure_panels, protocols_agree
+from dprank_papers.plotting.paper_b import draw_b2_figure
 
 #: Paper A's figures as declared (workflow/papers/paper_a.yaml): figure -> its settings
 PAPER_A = {
@@ -132,7 +132,7 @@ def test_long_legend_labels_share_one_legend_off_the_panels():
 def test_sensitivity_legend_under_the_panels_models_told_apart_by_marker():
     """The sensitivity figure: one legend for the Scenario V panels, clear of every panel, in
     which BTL and TM (a dash, invisible in a legend) also differ in marker."""
-    from dprank.plotting.sensitivity import _TARGETS, plot_sensitivity
+    from dprank_papers.plotting.sensitivity import _TARGETS, plot_sensitivity
 
     curve = pd.DataFrame({"p": [0.5, 0.5], "eps0": [2.0, 3.0], "rms_log_ratio": [0.3, 0.2]})
     fit = pd.DataFrame({"p": [0.5], "eps0": [2.5], "best": [True]})
@@ -173,7 +173,7 @@ def test_sensitivity_legend_under_the_panels_models_told_apart_by_marker():
 
 def test_figure8_overlay_says_why_one_figure_too():
     """The overlay of the one Figure 8 says, as the figure does, which protocols it stands for."""
-    from dprank.plotting.overlay import draw_overlay
+    from dprank_papers.plotting.overlay import draw_overlay
 
     data = _fig8("authors")
     comparison = pd.DataFrame(
@@ -238,7 +238,7 @@ def test_markers_at_zero_are_not_cut_by_the_axis():
 
 
 def test_paper_protocol_overlay_says_its_gaps_are_expected():
-    from dprank.plotting.overlay import PAPER_PROTOCOL_NOTE, draw_overlay
+    from dprank_papers.plotting.overlay import PAPER_PROTOCOL_NOTE, draw_overlay
 
     comparison = pd.DataFrame(
         columns=["figure", "panel", "n", "epsilon", "metric", "in_paper_figure", "published_mean"]
@@ -271,7 +271,7 @@ def test_one_far_replicate_does_not_flatten_a_box_panel():
     bulk and the panel says how many replicates lie above it."""
     import numpy as np
 
-    from dprank.plotting.paper_b_dist import box_data, draw_boxplots
+    from dprank_papers.plotting.paper_b_dist import box_data, draw_boxplots
 
     values = 0.3 + 0.01 * np.arange(40)
     rows = [
@@ -299,7 +299,7 @@ def test_figure_7_ticks_read_as_numbers():
 def test_real_data_figures_name_their_data_and_figure5_its_r():
     """B2 Figure 14 and B1 Figure 7 name their data sets; B2 Figure 5 says that its r lies
     below the paper's '> 0.9'."""
-    from dprank.plotting.paper_b import name_data_set
+    from dprank_papers.plotting.paper_b import name_data_set
 
     for bpaper, figure, word in (
         ("paper_b2", "fig14", "Car preference"),
@@ -317,7 +317,7 @@ def test_real_data_figures_name_their_data_and_figure5_its_r():
 
 def test_scale_figure_explains_an_r2_at_or_below_zero():
     """The scale figure's "R^2 = -1.00" says what it means; a positive R^2 stands alone."""
-    from dprank.plotting.beyond_scale import _r2_text
+    from dprank_papers.plotting.beyond_scale import _r2_text
 
     assert _r2_text(-1.0) == "$R^2$ = -1.00 (the rate explains none of the change in $n$)"
     assert "explains none" in _r2_text(0.0)

@@ -15,10 +15,10 @@ from dprank.simulate import (
     theta_paper_a_individual,
     top_k_size_individual,
 )
-from dprank.studies.paper_a_individual.estimate import estimate_chunk
-from dprank.studies.paper_a_individual.evaluate import metrics_chunk
-from dprank.studies.paper_a_individual.privatize import privatize_chunk
-from dprank.studies.paper_a_individual.simulate import simulate_chunk
+from dprank_papers.studies.paper_a_individual.estimate import estimate_chunk
+from dprank_papers.studies.paper_a_individual.evaluate import metrics_chunk
+from dprank_papers.studies.paper_a_individual.privatize import privatize_chunk
+from dprank_papers.studies.paper_a_individual.simulate import simulate_chunk
 
 
 def test_theta_is_uncentred_with_top_items_first():

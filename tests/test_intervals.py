@@ -23,7 +23,7 @@ from dprank.methods import all_methods, get_method, release_local
 from dprank.metrics_b import ranks as rank_scores
 from dprank.models import BTL
 from dprank.simulate import pair_from_index
-from dprank.studies.intervals import check_section
+from dprank_papers.studies.intervals import check_section
 
 
 def _design(n=12, p=1.0, per_pair=20, seed=0):

@@ -1,4 +1,4 @@
-"""Tests of dprank.introselect, the port of numpy's generic argpartition.
+"""Tests of dprank_papers.introselect, the port of numpy's generic argpartition.
 
 Reference: numpy's own generic introselect, run in a subprocess with
 ``NPY_DISABLE_CPU_FEATURES`` set. On numpy 2.4.6 for x86 this switches off the
@@ -18,8 +18,8 @@ import textwrap
 import numpy as np
 import pytest
 
-from dprank import introselect
-from dprank.introselect import argpartition_generic, authors_top_k
+from dprank_papers import introselect
+from dprank_papers.introselect import argpartition_generic, authors_top_k
 
 nan = np.nan
 inf = np.inf

@@ -5,9 +5,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from dprank._papers import item_settings
-from dprank.plotting.overlay import paper_a_published, paper_b_box_published, paper_b_published
 from dprank.yamlfile import read_yaml
+from dprank_papers._papers import item_settings
+from dprank_papers.plotting.overlay import (
+    paper_a_published,
+    paper_b_box_published,
+    paper_b_published,
+)
 
 #: Figure 4's declared settings (workflow/papers/paper_a.yaml), as the rule passes them
 FIG4 = item_settings(
@@ -198,7 +202,7 @@ def test_paper_a_overlay_draws_no_marker_off_the_panels_settings():
     """The drawn figure: every hollow marker sits on a plotted (x, series) at epsilon = 2."""
     import matplotlib.pyplot as plt
 
-    from dprank.plotting.overlay import draw_overlay
+    from dprank_papers.plotting.overlay import draw_overlay
 
     data, comparison = _fig4_panel_a(in_paper=(True, True))
     b = data.assign(panel="b", x_var="epsilon", x=data["x"].map({150.0: 0.5, 250.0: 2.0}))

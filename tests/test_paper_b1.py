@@ -4,10 +4,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dprank.plotting.paper_b import figure_data
-from dprank.studies import paper_b2
-from dprank.studies.paper_b1 import EPSILON_ORDER, scheme_table, scheme_trends, trend_word
-from dprank.tables import read_published_table
+from dprank_papers.plotting.paper_b import figure_data
+from dprank_papers.studies import paper_b2
+from dprank_papers.studies.paper_b1 import EPSILON_ORDER, scheme_table, scheme_trends, trend_word
+from dprank_papers.tables import read_published_table
 
 
 def test_b1_schemes_are_one_at_l100_for_every_m():

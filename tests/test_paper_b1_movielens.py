@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from dprank.ldp import rr_flip_probability
-from dprank.studies.paper_b1_movielens import (
+from dprank_papers.studies.paper_b1_movielens import (
     expected_comparisons,
     read_ratings,
     reference_theta,

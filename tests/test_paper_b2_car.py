@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from dprank.studies.paper_b2_car import (
+from dprank_papers.studies.paper_b2_car import (
     TABLE1_ORDER,
     intransitivity,
     nonprivate_fits,

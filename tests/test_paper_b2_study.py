@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dprank.studies import paper_b2
+from dprank_papers.studies import paper_b2
 
 CELL = {"model": "btl", "m": 10, "L": 60}
 EPS = {"range": [1.0, 5.0]}

@@ -5,7 +5,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dprank.plotting.paper_b_dist import box_data, draw_boxplots, draw_scatter_bands, scatter_data
+from dprank_papers.plotting.paper_b_dist import (
+    box_data,
+    draw_boxplots,
+    draw_scatter_bands,
+    scatter_data,
+)
 
 
 def _hessian_frame() -> pd.DataFrame:

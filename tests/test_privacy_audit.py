@@ -2,7 +2,7 @@
 
 from functools import cache
 
-from dprank.studies.privacy_audit import EXPECTED_VIOLATIONS, run_audits
+from dprank_papers.studies.privacy_audit import EXPECTED_VIOLATIONS, run_audits
 
 SMOKE = {
     "eps": 1.0,

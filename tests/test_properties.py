@@ -35,12 +35,9 @@ from hypothesis.extra import numpy as hnp
 
 import dprank
 from dprank import (
-    aggregate,
     api,
     audit,
     comparisons,
-    grid,
-    introselect,
     ldp,
     mechanisms,
     methods,
@@ -52,13 +49,12 @@ from dprank import (
     objective,
     oneshot,
     ranking,
-    rbfgs,
-    rrng,
     seeding,
     simulate,
     sparse,
     weighted_mle,
 )
+from dprank_papers import aggregate, grid, introselect, rbfgs, rrng
 
 NAN, INF = float("nan"), float("inf")
 
@@ -66,8 +62,47 @@ NAN, INF = float("nan"), float("inf")
 # reason and where it is tested instead (docs/robustness.md, "The property suite").
 # test_every_public_function_has_a_case fails for a public function in neither a case nor
 # this table, and for an entry that names no public function any more.
-# Every public function has a case today: the table is empty.
-EXCLUDED: dict[str, str] = {}
+# The argument checks of dprank.checks are the guards themselves: every bad-argument case of
+# this suite runs them through the public function they guard, and their messages are what
+# those cases match.
+_CHECKS_REASON = "an argument check: run by every bad-argument case of the functions it guards"
+EXCLUDED: dict[str, str] = {
+    f"dprank.checks.{name}": _CHECKS_REASON
+    for name in (
+        "array",
+        "binary",
+        "columns",
+        "count",
+        "figure_spec",
+        "finite",
+        "flag",
+        "frame",
+        "indices",
+        "instance",
+        "link",
+        "mapping",
+        "names",
+        "no_nan",
+        "non_negative",
+        "optional_path",
+        "path",
+        "positive",
+        "positive_finite",
+        "probability",
+        "real",
+        "reals",
+        "records",
+        "ridge_and_perturbation",
+        "rng",
+        "same_last_axis",
+        "same_shape",
+        "sequence",
+        "shape",
+        "strings",
+        "text",
+        "win_matrix",
+    )
+}
 
 # ------------------------------------------------------------------------ strategies
 
@@ -1767,6 +1802,19 @@ lead_case(
     _release,
     "release_local must check that comparisons is a Comparisons (methods.py)",
     comparisons=["x", None],
+)
+case(
+    methods.simulated_local_release,
+    _release,
+    lambda r, kw: r.n_records >= _users.n_records,
+    user_epsilon=[np.zeros(2), -np.ones(2), np.full(2, NAN), np.array([1.0, 2.0, 3.0])],
+    mechanism=["bogus", None],
+    rng=BAD_RNG,
+)
+case(
+    audit.complete_wins,
+    kw(n=st.integers(1, 8)),
+    lambda w, kw: w.shape == (kw["n"], kw["n"]) and (w == np.triu(np.ones_like(w), 1)).all(),
 )
 
 

@@ -22,20 +22,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from test_properties import BAD_WINS, NAN, kw, property_tests, registry
 
-from dprank import (
-    cluster,
-    config,
-    datasets,
-    deps,
-    exports,
-    inputs,
-    io,
-    realdata,
-    stage_manifests,
-    tables,
-    workflow,
-    yamlfile,
-)
+from dprank import datasets, exports, inputs, io, realdata, yamlfile
+from dprank_papers import cluster, config, deps, stage_manifests, tables, workflow
 
 ROOT = Path(__file__).resolve().parents[1]
 _TMP = tempfile.TemporaryDirectory(prefix="dprank-properties-")
@@ -213,7 +201,7 @@ case(
     lambda r, kw: isinstance(r, list),
     workdir=BAD_PATH,
 )
-# ---- stage manifests (dprank.stage_manifests)
+# ---- stage manifests (dprank_papers.stage_manifests)
 (TMP / "stages").mkdir()
 (TMP / "stages" / "table.csv").write_text("a,b\n1,2\n3,4\n")
 stage_manifests.write_stage_manifest(TMP / "stages" / "table.csv", TMP / "stages", "rule_a")

@@ -30,27 +30,21 @@ import pandas as pd
 from hypothesis import strategies as st
 from test_properties import NAN, kw, property_tests, registry
 
-from dprank import (
-    _default_methods,
+from dprank import _default_methods, cli, datasets, exports, ledger, realdata, yamlfile
+from dprank import ledger as _ledger
+from dprank.comparisons import Comparisons
+from dprank.methods import all_methods
+from dprank_papers import (
     _papers,
-    cli,
     compare,
-    datasets,
     default_methods,
     docs_generate,
     docs_includes,
     docs_values,
-    exports,
-    ledger,
-    realdata,
     report,
     tables,
     workflow,
-    yamlfile,
 )
-from dprank import ledger as _ledger
-from dprank.comparisons import Comparisons
-from dprank.methods import all_methods
 
 ROOT = Path(__file__).resolve().parents[1]
 _TMP = tempfile.TemporaryDirectory(prefix="dprank-properties-output-")
@@ -86,7 +80,7 @@ def _csv(path: Path) -> pd.DataFrame:
 
 # ------------------------------------------------------------------------ workflow helpers
 def _job_logger(snakemake, name=None):
-    """Enter and leave :func:`dprank.workflow.job_logger` (its checks run on entry)."""
+    """Enter and leave :func:`dprank_papers.workflow.job_logger` (its checks run on entry)."""
     with workflow.job_logger(snakemake, name) as log:
         log.info("inside the job")
     return Path(snakemake.log[0]).read_text() if snakemake.log else ""

@@ -1,4 +1,4 @@
-"""Property-based tests of the public library, part six: the figures (``dprank.plotting``).
+"""Property-based tests of the public library, part six: the figures (``dprank_papers.plotting``).
 
 Each drawing function gets tiny summary frames of the shape its study writes (two to four
 rows per line), drawn by Hypothesis, and the figure it returns is checked against them:
@@ -27,8 +27,9 @@ from hypothesis import strategies as st
 from matplotlib.figure import Figure
 from test_properties import NAN, property_tests, registry
 
-from dprank._papers import item_settings
-from dprank.plotting import (
+from dprank.yamlfile import read_yaml
+from dprank_papers._papers import item_settings
+from dprank_papers.plotting import (
     benchmark,
     beyond_scale,
     intervals,
@@ -39,8 +40,7 @@ from dprank.plotting import (
     sensitivity,
     style,
 )
-from dprank.studies.beyond_scale import rate
-from dprank.yamlfile import read_yaml
+from dprank_papers.studies.beyond_scale import rate
 
 _TMP = tempfile.TemporaryDirectory(prefix="dprank-properties-plotting-")
 TMP = Path(_TMP.name)
@@ -156,7 +156,7 @@ def _check_saved(r, kw):
     return pdf.startswith(b"%PDF") and png.startswith(b"\x89PNG") and len(pdf) > 100
 
 
-# dprank.plotting.benchmark.save_figure is this function
+# dprank_papers.plotting.benchmark.save_figure is this function
 assert benchmark.save_figure is style.save_figure
 case(
     style.save_figure,

@@ -33,7 +33,8 @@ from test_properties import (
 
 from dprank import methods
 from dprank.comparisons import Comparisons
-from dprank.studies import (
+from dprank.yamlfile import read_yaml
+from dprank_papers.studies import (
     benchmark,
     beyond_scale,
     paper_a_real,
@@ -42,11 +43,10 @@ from dprank.studies import (
     paper_b2_car,
     privacy_audit,
 )
-from dprank.studies import intervals as study_intervals
-from dprank.studies import paper_b1_movielens as movielens
-from dprank.studies.paper_b2 import extensions, scenario5, scenarios, sensitivity, timing
-from dprank.tables import read_published_table
-from dprank.yamlfile import read_yaml
+from dprank_papers.studies import intervals as study_intervals
+from dprank_papers.studies import paper_b1_movielens as movielens
+from dprank_papers.studies.paper_b2 import extensions, scenario5, scenarios, sensitivity, timing
+from dprank_papers.tables import read_published_table
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = read_yaml(ROOT / "config.yaml")

@@ -20,10 +20,12 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from test_properties import BAD_COUNT, BAD_COUNT1, INF, NAN, generator, kw, property_tests, registry
 
-from dprank import docs_includes, methods, report
-from dprank._papers import load_papers, study_items
-from dprank.plotting import style
-from dprank.studies import (
+from dprank import methods
+from dprank.yamlfile import read_yaml
+from dprank_papers import docs_includes, report
+from dprank_papers._papers import load_papers, study_items
+from dprank_papers.plotting import style
+from dprank_papers.studies import (
     benchmark,
     beyond_scale,
     paper_a_edge,
@@ -33,10 +35,9 @@ from dprank.studies import (
     paper_b2_car,
     privacy_audit,
 )
-from dprank.studies import intervals as study_intervals
-from dprank.studies import paper_b1_movielens as movielens
-from dprank.studies.paper_b2 import scenarios, sensitivity, timing
-from dprank.yamlfile import read_yaml
+from dprank_papers.studies import intervals as study_intervals
+from dprank_papers.studies import paper_b1_movielens as movielens
+from dprank_papers.studies.paper_b2 import scenarios, sensitivity, timing
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = read_yaml(ROOT / "config.yaml")

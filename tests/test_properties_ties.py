@@ -19,8 +19,8 @@ from test_properties_library import BAD_ALPHA, BAD_EPS, BAD_TRIALS, EPS, TRIALS
 from dprank import arena, audit, audit_release, leaderboard, noise, objective, private_ties, ties
 from dprank.comparisons import Comparisons
 from dprank.methods import release_local
-from dprank.plotting import arena as plot_arena
-from dprank.studies import arena as study
+from dprank_papers.plotting import arena as plot_arena
+from dprank_papers.studies import arena as study
 
 case, CASES, BUILDERS, CHECKS = registry()
 

@@ -16,12 +16,12 @@ import pytest
 
 import dprank
 from dprank.comparisons import Comparisons
-from dprank.config import bound_warnings, validate_config
 from dprank.inputs import InputError
 from dprank.ldp import debias, laplace_release, randomized_response
 from dprank.methods import MethodInputError
 from dprank.oneshot import one_shot_noise_scale
 from dprank.yamlfile import read_yaml
+from dprank_papers.config import bound_warnings, validate_config
 
 
 def test_a_win_matrix_without_comparisons_is_refused_like_an_empty_frame():

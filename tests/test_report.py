@@ -3,7 +3,7 @@
 import pandas as pd
 import yaml
 
-from dprank.report import deviations_html, runtime_by_stage
+from dprank_papers.report import deviations_html, runtime_by_stage
 
 
 def _bench(path, seconds, rss):
@@ -96,7 +96,7 @@ def test_every_deviation_names_a_comparison_line():
     """A name the summaries do not hold would print 'not compared in this run' for ever."""
     from pathlib import Path
 
-    from dprank.report import load_deviations
+    from dprank_papers.report import load_deviations
 
     labels = _comparison_labels()
     assert {"Figure 5", "Figure 8", "B2 Table 11"} <= labels
@@ -183,7 +183,7 @@ def test_stylesheet_is_embedded_and_its_selectors_match_snakemakes_report(tmp_pa
 
 
 def test_no_report_item_is_a_csv_download():
-    """Every table reaches the report as an HTML page (rule report_page, dprank.tables.to_html)."""
+    """Every table reaches the report as an HTML page (rule report_page, tables.to_html)."""
     import re
     from pathlib import Path
 
@@ -215,7 +215,7 @@ def test_csv_page_names_registered_methods_by_label():
     import pandas as pd
 
     from dprank.methods import get_method
-    from dprank.report import csv_page
+    from dprank_papers.report import csv_page
 
     frame = pd.DataFrame(
         {"design": ["a", "b", "c"], "method": ["edge_mle", "local_adrr", "Laplace"], "x": [1, 2, 3]}
@@ -246,7 +246,7 @@ def test_runtime_stages_in_natural_order(tmp_path):
 def test_csv_page_says_a_column_of_one_value_once_and_aligns_by_kind():
     """The audit page fits the report's frame: a column with one value in every row goes into
     the caption; labels wrap at spaces and long texts anywhere, numbers never wrap."""
-    from dprank.report import csv_page
+    from dprank_papers.report import csv_page
 
     frame = pd.DataFrame(
         {

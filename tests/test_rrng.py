@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from dprank.rrng import r_fixed_laplace, r_runif
+from dprank_papers.rrng import r_fixed_laplace, r_runif
 
 REF = pd.read_csv(Path(__file__).parent / "data" / "r_seed13_fixed_noise_prefix.csv", comment="#")
 

@@ -8,13 +8,13 @@ import pandas as pd
 import pytest
 import yaml
 
-from dprank._papers import load_papers
-from dprank.aggregate import summarise
-from dprank.config import ConfigError, validate_config
 from dprank.seeding import generator
-from dprank.studies.paper_b2 import scenario5, scenarios
-from dprank.studies.paper_b2 import sensitivity as sens
-from dprank.tables import read_published_table
+from dprank_papers._papers import load_papers
+from dprank_papers.aggregate import summarise
+from dprank_papers.config import ConfigError, validate_config
+from dprank_papers.studies.paper_b2 import scenario5, scenarios
+from dprank_papers.studies.paper_b2 import sensitivity as sens
+from dprank_papers.tables import read_published_table
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = ROOT / "workflow" / "schemas" / "config.schema.yaml"

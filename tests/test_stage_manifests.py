@@ -1,6 +1,6 @@
 """Every workflow stage checks what it reads against what the producing stage declared.
 
-:func:`dprank.workflow.job_logger` (which every job's script enters) writes a manifest
+:func:`dprank_papers.workflow.job_logger` (which every job's script enters) writes a manifest
 beside each output under the results folder when the job succeeds, and checks each input
 under it against its manifest before the job's work. Here a stand-in ``snakemake`` object
 plays producer and consumer for each kind of intermediate the stages exchange (an
@@ -22,13 +22,13 @@ import pandas as pd
 import pytest
 
 from dprank.io import save_arrays, write_csv
-from dprank.stage_manifests import (
+from dprank_papers.stage_manifests import (
     StageInputError,
     check_stage_input,
     manifest_path,
     remove_orphan_manifests,
 )
-from dprank.workflow import CONFIGFILES_ENV, job_logger, results_manifest
+from dprank_papers.workflow import CONFIGFILES_ENV, job_logger, results_manifest
 
 
 @pytest.fixture(autouse=True)
@@ -124,7 +124,7 @@ def test_a_damaged_intermediate_stops_the_consumer_with_both_values(kind, damage
 
 
 def check_found(path: Path) -> dict:
-    from dprank.stage_manifests import describe_file
+    from dprank_papers.stage_manifests import describe_file
 
     return describe_file(path)
 

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dprank.tables import (
+from dprank_papers.tables import (
     KEY_COLUMNS,
     MISSING,
     PUBLISHED_DIGITS,
@@ -323,7 +323,7 @@ def _b2_spec(name):
 
 
 def test_table11_rows_are_btl_and_tm():
-    from dprank.tables import paper_table
+    from dprank_papers.tables import paper_table
 
     summary = _summary(
         ["kendall_tau_K"], ("local_adrr", "local_count", "local_laplace"), model=["btl", "tm"]
@@ -335,7 +335,7 @@ def test_table11_rows_are_btl_and_tm():
 
 
 def test_table5_blocks_in_the_papers_order():
-    from dprank.tables import paper_table
+    from dprank_papers.tables import paper_table
 
     summary = _summary(["linf", "l2_over_sqrt_m"], model=["tm", "btl"], m=[10, 20], L=[100, 200])
     table = paper_table(summary, _b2_spec("table5"), "table5")
@@ -345,7 +345,7 @@ def test_table5_blocks_in_the_papers_order():
 
 
 def test_tables_8_and_9_group_rows_by_m_and_columns_by_model():
-    from dprank.tables import paper_table
+    from dprank_papers.tables import paper_table
 
     summary = _summary(
         ["kendall_tau_K"], model=["btl", "tm"], delta=[0.05, 0.1], m=[10, 20], L=[100, 200]
@@ -364,7 +364,7 @@ def test_no_table_file_holds_a_code_name():
     """Every B2 simulation table, written as Markdown, LaTeX and HTML, with the papers' labels."""
     import re
 
-    from dprank.tables import (
+    from dprank_papers.tables import (
         CODE_NAMES,
         PAPER_LAYOUTS,
         paper_table,
@@ -398,7 +398,7 @@ def test_no_table_file_holds_a_code_name():
 def test_the_html_page_is_a_table():
     from html.parser import HTMLParser
 
-    from dprank.tables import pivot_table, to_html
+    from dprank_papers.tables import pivot_table, to_html
 
     frame = pd.DataFrame({"m": [10, 20], "L": [100, 100], "mean": [0.1, 0.2], "sd": [1.0, 2.0]})
     page = to_html(pivot_table(frame, "m", "L", 4, dispersion="sd"), "Caption <b>")
@@ -423,7 +423,7 @@ def test_the_html_page_is_a_table():
 
 
 def test_pvalue_text_as_printed():
-    from dprank.tables import pvalue_text
+    from dprank_papers.tables import pvalue_text
 
     assert pvalue_text(5.5e-5) == "5.5 × 10⁻⁵"
     assert pvalue_text(5.5e-5, tex=True) == r"$5.5 \times 10^{-5}$"
@@ -437,7 +437,7 @@ def test_coverage_table_names_methods_by_label_not_registry_name():
     from _frames import coverage_summary
 
     from dprank.methods import all_methods, get_method
-    from dprank.studies.intervals import coverage_markdown
+    from dprank_papers.studies.intervals import coverage_markdown
 
     summary = coverage_summary()
     summary["meets"] = [True, False]
@@ -452,7 +452,7 @@ def test_coverage_table_names_methods_by_label_not_registry_name():
 
 def test_html_long_text_cells_wrap_numbers_do_not():
     """A reason or verdict in words is left-aligned and wraps; numbers stay on one line."""
-    from dprank.tables import to_html
+    from dprank_papers.tables import to_html
 
     reason = "needs a complete tournament: every pair of the 20 items compared exactly once"
     frame = pd.DataFrame(

@@ -23,7 +23,7 @@ import pytest
 import yaml
 
 from dprank.datasets import sha256
-from dprank.workflow import results_manifest
+from dprank_papers.workflow import results_manifest
 
 pytestmark = pytest.mark.workflow
 
@@ -259,7 +259,7 @@ def test_full_config_dry_run(tmp_path):
 
 def test_quoted_job_counts_are_the_dry_runs(tmp_path):
     """The job counts the docs quote (docs/includes/values.yaml) are what snakemake plans."""
-    from dprank.docs_values import MEASURES, load_values
+    from dprank_papers.docs_values import MEASURES, load_values
 
     cwd = copy_repo(tmp_path)
     values = load_values(ROOT / "docs/includes/values.yaml")
@@ -323,7 +323,7 @@ def test_nested_config_overrides_are_typed_and_a_missing_configfile_is_named(tmp
     """--config passes nested values as strings: they are read as YAML where the schema
     expects another type. A missing --configfile (or a folder given as one) stops Snakemake
     before the Snakefile runs with one line naming it, no traceback (docs/robustness.md,
-    dprank._snakemake_configfile)."""
+    dprank_papers._snakemake_configfile)."""
     cwd = copy_repo(tmp_path)
     proc = snakemake(
         cwd, "-n", *SMOKE, "--config", "paper_a_real={reps: 5, epsilon: [0.5, 4]}", check=False
@@ -392,7 +392,7 @@ def test_smoke_outputs(smoke):
     assert "\\resizebox{\\textwidth}" in b1_tex and "\\begin{tabular}{lrr}" in b1_tex
     # no printed table holds a code name (metric, column or registered method)
     from dprank.methods import all_methods
-    from dprank.tables import CODE_NAMES
+    from dprank_papers.tables import CODE_NAMES
 
     names = [*CODE_NAMES, *(m.name for m in all_methods() if m.name != m.label)]
     for path in (smoke / SMOKE_RESULTS / "tables").rglob("*"):
@@ -861,7 +861,7 @@ def test_editing_the_solver_reruns_estimation_and_only_recreates_its_inputs(smok
 
 
 def test_editing_the_metrics_reruns_only_metrics_and_what_follows(smoke):
-    evaluate = smoke / "src/dprank/studies/paper_a_individual/evaluate.py"
+    evaluate = smoke / "src/dprank_papers/studies/paper_a_individual/evaluate.py"
     with _Edited(evaluate, "# edited\n"):
         jobs = planned_jobs(smoke, *SMOKE)
     rules = {r for r, _ in jobs}
@@ -971,7 +971,7 @@ def test_a_damaged_intermediate_stops_its_reader_with_both_values_and_the_rebuil
     tmp_path,
 ):
     """Every stage checks what it reads against the manifest its producer wrote beside it
-    (dprank.stage_manifests): a truncated metrics chunk (CSV, read by aggregate_metrics), the
+    (dprank_papers.stage_manifests): a truncated metrics chunk (CSV, read by aggregate_metrics), the
     two protocols' chunks swapped with their manifests, and one bit of an estimates file
     (npz, read by compute_metrics) each stop the job with both values; the message's rebuild
     command restores the same bytes, and the manifests are no results."""
@@ -1049,7 +1049,7 @@ def test_a_figure_is_not_drawn_from_a_truncated_summary(smoke, tmp_path):
 
 
 def _manifest(path: Path) -> Path:
-    from dprank.stage_manifests import manifest_path
+    from dprank_papers.stage_manifests import manifest_path
 
     return manifest_path(path)
 

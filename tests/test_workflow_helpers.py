@@ -12,12 +12,25 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dprank.aggregate import summarise
-from dprank.deps import module_files, script_files
-from dprank.grid import cell_blocks, cell_name, chunk_of, chunk_ranges, fmt_value, parse_value
 from dprank.io import atomic_path, load_arrays, save_arrays
-from dprank.studies import block_kwargs, cell_arrays, paper_a_edge, paper_a_individual, with_prefix
-from dprank.workflow import (
+from dprank_papers.aggregate import summarise
+from dprank_papers.deps import module_files, script_files
+from dprank_papers.grid import (
+    cell_blocks,
+    cell_name,
+    chunk_of,
+    chunk_ranges,
+    fmt_value,
+    parse_value,
+)
+from dprank_papers.studies import (
+    block_kwargs,
+    cell_arrays,
+    paper_a_edge,
+    paper_a_individual,
+    with_prefix,
+)
+from dprank_papers.workflow import (
     LOCK_OWNERS,
     MALLOC_TUNING,
     canonical,
@@ -100,20 +113,20 @@ def test_canonical_sorts_keys_recursively():
 def test_dependencies_follow_imports():
     files = {Path(f).relative_to(SRC).as_posix() for f in module_files("dprank.mle", SRC)}
     assert {"dprank/mle.py", "dprank/models.py", "dprank/__init__.py"} <= files
-    assert "dprank/plotting/paper_a.py" not in files
+    assert "dprank_papers/plotting/paper_a.py" not in files
     est = {
         Path(f).relative_to(SRC).as_posix()
         for f in script_files(
-            ROOT / "scripts/estimate.py", SRC, ("dprank.studies.paper_a_edge.estimate",)
+            ROOT / "scripts/estimate.py", SRC, ("dprank_papers.studies.paper_a_edge.estimate",)
         )
     }
-    assert "dprank/mle.py" in est and "dprank/studies/paper_a_edge/estimate.py" in est
+    assert "dprank/mle.py" in est and "dprank_papers/studies/paper_a_edge/estimate.py" in est
     sim = {
         Path(f).relative_to(SRC).as_posix()
         for f in script_files(
             ROOT / "scripts/simulate_comparisons.py",
             SRC,
-            ("dprank.studies.paper_a_edge.simulate",),
+            ("dprank_papers.studies.paper_a_edge.simulate",),
         )
     }
     assert "dprank/mle.py" not in sim and "dprank/simulate.py" in sim
@@ -222,7 +235,7 @@ def test_every_declared_figure_and_table_has_a_generated_target_rule_and_no_hand
 
 
 def test_results_manifest_hashes_seeded_results_only(tmp_path):
-    from dprank.workflow import results_manifest
+    from dprank_papers.workflow import results_manifest
 
     files = {
         "paper_a_edge/exp1/paper/summary.csv": b"a,b\n1,2\n",
@@ -272,7 +285,7 @@ def _killed_write(target: Path) -> Path:
 
 def test_stale_temporaries_are_recognised_removed_for_this_run_and_never_hashed(tmp_path):
     from dprank.io import atomic_target
-    from dprank.workflow import remove_stale_temporaries, results_manifest
+    from dprank_papers.workflow import remove_stale_temporaries, results_manifest
 
     pdf = tmp_path / "figures/paper_a/fig5_paper.pdf"
     png = tmp_path / "figures/paper_a/fig5_paper.png"
@@ -409,7 +422,7 @@ def test_malloc_settings_make_solver_temporaries_reuse_memory():
 
 
 def test_missing_configfile_becomes_snakemakes_own_error(tmp_path):
-    """dprank._snakemake_configfile: a path that is not a file reaches Snakemake's
+    """dprank_papers._snakemake_configfile: a path that is not a file reaches Snakemake's
     ``except FileNotFoundError`` (its one-line WorkflowError); a file is read unchanged;
     patching twice wraps once; the environment's .pth registers the finder without importing
     the dprank package."""
@@ -417,7 +430,7 @@ def test_missing_configfile_becomes_snakemakes_own_error(tmp_path):
 
     from snakemake_interface_common.exceptions import WorkflowError
 
-    from dprank import _snakemake_configfile as fix
+    from dprank_papers import _snakemake_configfile as fix
 
     module = importlib.import_module(fix.TARGET)
     assert getattr(module._load_configfile, "__wrapped__", None) is not None  # by the .pth

@@ -42,7 +42,7 @@ __all__ = [
 #: ``privacy`` values and the prefix of their methods' registry names.
 PRIVACY = {"edge": "edge", "individual": "individual", "local": "local", "none": "nonprivate"}
 #: The method used when ``method`` is not given: the best candidate of each privacy level on
-#: the benchmark of methods (:mod:`dprank.default_methods`; generated).
+#: the benchmark of methods (:mod:`dprank_papers.default_methods`; generated).
 DEFAULT_METHOD = _default_methods.DEFAULT_METHOD
 #: ... and with a ties model (``model="davidson"`` or ``"raokupper"``).
 DEFAULT_TIES_METHOD = {"edge": "ties", "individual": "ties", "local": "ties", "none": "mle"}

@@ -988,6 +988,8 @@ def _add_seed_options(p: argparse.ArgumentParser) -> None:
 
 #: the help formatter of every parser: the epilogs' line breaks are kept
 _FORMAT = argparse.RawDescriptionHelpFormatter
+#: The help formatter of every parser of the command (the docs' generated usage uses it too).
+HELP_FORMATTER = _FORMAT
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -13,7 +13,7 @@ The mirror is chosen by :func:`resolve_mirror`: the environment variable
 ``DPRANK_DATA_MIRROR`` overrides the workflow's config key ``data_mirror``.
 
 Every workflow job that reads a file of the data folder checks it again first
-(:func:`verify_local`, called by :func:`dprank.workflow.job_logger`): a local
+(:func:`verify_local`, called by :func:`dprank_papers.workflow.job_logger`): a local
 copy edited or damaged after its fetch stops the job with both hashes and how
 to restore it.
 """

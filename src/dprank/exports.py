@@ -12,9 +12,9 @@ comparison per row, ``winner, loser, user``, with the library's own readers:
 * ``immig``: the 379 decided comparisons of 98 respondents
   (:func:`dprank.realdata.immig_comparisons`);
 * ``car_preferences``: the 2675 non-control comparisons of 60 users, cars by id
-  (:func:`dprank.studies.paper_b2_car.read_car_data`);
+  (:func:`dprank.realdata.read_car_data`);
 * ``movielens_latest_small``: for the 40 most-rated movies (B1 section 5.3,
-  :func:`dprank.studies.paper_b1_movielens.read_ratings`), every pair of movies a
+  :func:`dprank.realdata.read_ratings`), every pair of movies a
   user rated differently, the higher rating winning (movies by MovieLens id).
   Unlike B1's protocol, no comparison is made up for ties or unrated movies;
 * ``chatbot_arena``: the 1,670,250 votes of the 2024-08-14 Chatbot Arena snapshot as an
@@ -83,7 +83,7 @@ def _immig(folder: Path) -> pd.DataFrame:
 
 
 def _car(folder: Path) -> pd.DataFrame:
-    from .studies.paper_b2_car import read_car_data
+    from .realdata import read_car_data
 
     data = read_car_data(folder / "car_preferences", allow_missing=True)
     iu, ju = np.triu_indices(data.m, k=1)
@@ -100,7 +100,7 @@ def _car(folder: Path) -> pd.DataFrame:
 
 
 def _movielens(folder: Path) -> pd.DataFrame:
-    from .studies.paper_b1_movielens import read_ratings
+    from .realdata import read_ratings
 
     data = read_ratings(folder / "movielens_latest_small" / "ratings.csv", MOVIELENS_MOVIES)
     iu, ju = np.triu_indices(data.m, k=1)

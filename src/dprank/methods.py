@@ -172,8 +172,13 @@ __all__ = [
     "method_from_path",
     "register",
     "release_local",
+    "simulated_local_release",
     "unregister",
 ]
+
+#: Each user's local-DP release in input order, for simulations (the papers' studies, which
+#: are not releases); :func:`release_local` is the release of real data, in canonical order.
+simulated_local_release = _simulated_local_release
 
 # --------------------------------------------------------------------------- the registry
 

@@ -5,7 +5,7 @@
     python tests/cluster/checks.py plan DRY_RUN.txt RULEGRAPH.dot FAILED_RULE
 
 ``manifest`` writes the SHA-256 of every seeded result
-(:func:`dprank.workflow.results_manifest`); ``compare`` fails unless a results
+(:func:`dprank_papers.workflow.results_manifest`); ``compare`` fails unless a results
 directory reproduces a manifest exactly; ``plan`` fails unless a dry run after a
 failure plans the failed rule and nothing but rules downstream of it (a rerun
 must not redo finished jobs).
@@ -19,7 +19,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from dprank.workflow import results_manifest
+from dprank_papers.workflow import results_manifest
 
 
 def job_stats(text: str) -> dict[str, int]:

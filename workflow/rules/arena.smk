@@ -7,7 +7,7 @@
 #   results/figures/arena/price_of_privacy.{pdf,png,csv}  arena_figure
 # Target: arena.
 
-from dprank.studies import arena as _arena
+from dprank_papers.studies import arena as _arena
 
 ARENA = config.get("arena") or {}
 # (dataset, privacy, epsilon) of every cell; epsilon inf is the non-private reference

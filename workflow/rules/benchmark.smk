@@ -9,7 +9,7 @@
 # Target: benchmark (not part of rule all).
 
 from dprank.methods import all_methods
-from dprank.studies import benchmark as _bm
+from dprank_papers.studies import benchmark as _bm
 
 BENCH = config.get("benchmark") or {}
 #: benchmark data set -> its synthetic design or real-data settings

@@ -6,7 +6,7 @@
 #   results/figures/beyond/scale.{pdf,png,csv}      beyond_scale_figure
 # Target: beyond_scale.
 
-from dprank.studies import beyond_scale as _scale
+from dprank_papers.studies import beyond_scale as _scale
 
 SCALE = config.get("beyond_scale") or {}
 SCALE_JOBS = [

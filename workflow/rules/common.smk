@@ -20,12 +20,12 @@ os.environ.update(
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = "1"
 
-from dprank._papers import item_settings, load_papers, study_items
-from dprank.config import bound_warnings, validate_config
-from dprank.deps import script_files
-from dprank.studies import STUDIES, block_kwargs, paper_b2, study_module
-from dprank.stage_manifests import remove_orphan_manifests
-from dprank.workflow import (
+from dprank_papers._papers import item_settings, load_papers, study_items
+from dprank_papers.config import bound_warnings, validate_config
+from dprank_papers.deps import script_files
+from dprank_papers.studies import STUDIES, block_kwargs, paper_b2, study_module
+from dprank_papers.stage_manifests import remove_orphan_manifests
+from dprank_papers.workflow import (
     CONFIGFILES_ENV,
     MALLOC_TUNING,
     canonical,
@@ -85,7 +85,7 @@ def R(path):
 
 
 # Every job checks its inputs under RESULTS against the manifests their producers wrote
-# beside them (dprank.stage_manifests); a damaged one's message names the command that
+# beside them (dprank_papers.stage_manifests); a damaged one's message names the command that
 # rebuilds it, with this run's --configfile files.
 os.environ[CONFIGFILES_ENV] = os.pathsep.join(
     os.path.relpath(f) if Path(f).resolve().is_relative_to(Path.cwd()) else str(f)
@@ -376,7 +376,7 @@ def summary_files(study, experiments, protocol):
 
 
 def real_data_kwargs(dataset, protocol):
-    """Keyword arguments of :func:`dprank.studies.paper_a_real.real_data_metrics`."""
+    """Keyword arguments of :func:`dprank_papers.studies.paper_a_real.real_data_metrics`."""
     section = config["paper_a_real"]
     return {
         "dataset": dataset,

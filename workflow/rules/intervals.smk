@@ -10,7 +10,7 @@
 #   docs/includes/intervals_coverage.md               intervals_docs (then commit it)
 # Target: intervals.
 
-from dprank.studies import intervals as _iv
+from dprank_papers.studies import intervals as _iv
 
 IV = config.get("intervals") or {}
 IV_DESIGNS = _iv.selected_designs(IV)

@@ -108,6 +108,9 @@ from ._releases import (
     broken_laplace_ldp,
 )
 
+#: One comparison per pair, the lower index winning: the fixed tournament the audits start from.
+complete_wins = _complete_wins
+
 __all__ = [
     "AuditResult",
     "audit_debiased_rr",
@@ -123,6 +126,7 @@ __all__ = [
     "broken_laplace_ldp",
     "clopper_pearson",
     "coded_edge_gamma",
+    "complete_wins",
     "constrained_perturbed_mle_log_density",
     "epsilon_lower_bound",
     "exact_rr_epsilon",

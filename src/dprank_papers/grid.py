@@ -1,0 +1,155 @@
+"""Experiment grids: cell names, cell parameters and replicate chunks.
+
+A *cell* is one point of an experiment grid that gets its own data (for
+example ``n=300, p=0.25``); a *chunk* is a contiguous range of its replicates,
+the unit of work of one job. Names are built from parameter values, never
+from positions, so editing a grid leaves other cells' files (and seeds) alone.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Iterable, Mapping
+
+from dprank import checks as _checks
+
+__all__ = [
+    "cell_blocks",
+    "cell_name",
+    "chunk_of",
+    "chunk_ranges",
+    "chunk_replicates",
+    "experiment_chunk_size",
+    "experiment_chunks",
+    "find_cell",
+    "fmt_value",
+    "parse_value",
+]
+
+
+def fmt_value(value: object) -> str:
+    """Short, exact text of a grid value: ``1.0 -> '1'``, ``0.25 -> '0.25'``, ``inf -> 'inf'``."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        if value.is_integer():
+            return str(int(value))
+        return repr(value)
+    return str(value)
+
+
+def parse_value(text: str) -> int | float:
+    """Inverse of :func:`fmt_value` for numbers."""
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {text!r}")
+    if text in ("inf", "-inf"):
+        return float(text)
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        raise ValueError(f"text {text!r} is not a number written by fmt_value") from None
+
+
+def cell_name(params: Mapping[str, object], order: Iterable[str]) -> str:
+    """File-name-safe cell label, e.g. ``n300_p0.25`` or ``n350_p1_eps0.1``."""
+    order = list(order)
+    missing = [key for key in order if key not in params]
+    if missing:
+        raise ValueError(f"params lack the keys {missing} of order {order}")
+    return "_".join(f"{key}{fmt_value(params[key])}" for key in order)
+
+
+def cell_blocks(
+    names: list[str],
+    cells: list[dict],
+    order: Iterable[str],
+    job_keys: Iterable[str] | None,
+) -> dict[str, list[str]]:
+    """Job label -> the names of the cells that one job (per chunk) covers, in grid order.
+
+    Cells sharing their values of ``job_keys`` form one *block*, labelled by
+    those values (``n300`` for ``job_keys: [n]``; ``all`` for ``job_keys: []``);
+    with ``job_keys`` ``None`` every cell is its own block, labelled by its
+    cell name. Seeds are keyed by cell and replicate, so the blocks change no
+    number; they only trade per-job start-up cost against parallelism (as the
+    ``job_keys`` of Paper B2).
+    """
+    _same_length(names, cells)
+    order = list(order)
+    if job_keys is None:
+        return {name: [name] for name in names}
+    keys = [k for k in order if k in set(job_keys)]
+    out: dict[str, list[str]] = {}
+    for name, params in zip(names, cells, strict=True):
+        out.setdefault(cell_name(params, keys) or "all", []).append(name)
+    return out
+
+
+def _same_length(names, cells) -> None:
+    if len(names) != len(cells):
+        raise ValueError(
+            f"names and cells must list the same cells, got {len(names)} names "
+            f"and {len(cells)} cells"
+        )
+
+
+def chunk_ranges(reps: int, chunk_size: int) -> list[tuple[int, int]]:
+    """``[(start, stop), ...]`` covering ``range(reps)`` in chunks of ``chunk_size``."""
+    reps = _checks.count(reps, "reps", 1)
+    chunk_size = _checks.count(chunk_size, "chunk_size", 1)
+    return [(s, min(s + chunk_size, reps)) for s in range(0, reps, chunk_size)]
+
+
+def chunk_of(reps: int, chunk_size: int, index: int) -> tuple[int, int]:
+    """The replicate range of chunk ``index``."""
+    ranges = chunk_ranges(reps, chunk_size)
+    if (
+        isinstance(index, bool)
+        or not isinstance(index, numbers.Integral)
+        or not 0 <= index < len(ranges)
+    ):
+        raise ValueError(f"index = {index!r}: chunk out of range 0..{len(ranges) - 1}")
+    return ranges[index]
+
+
+def find_cell(cells: list[dict], names: list[str], name: str) -> dict:
+    """The parameters of the cell labelled ``name`` (``cells`` and ``names`` in grid order)."""
+    _same_length(names, cells)
+    for params, label in zip(cells, names, strict=True):
+        if label == name:
+            return params
+    raise KeyError(f"no cell {name!r} in this experiment; cells: {names}")
+
+
+def experiment_chunk_size(chunk_size: int, exp: Mapping) -> int:
+    """Replicates per job: the experiment's ``chunk_size``, else ``chunk_size``.
+
+    ``chunk_size`` is the workflow's top-level default (the workflow glue reads
+    it from the config).
+    """
+    if exp.get("chunk_size"):
+        return _checks.count(exp["chunk_size"], "exp['chunk_size']", 1)
+    return _checks.count(chunk_size, "chunk_size", 1)
+
+
+def experiment_chunks(chunk_size: int, exp: Mapping) -> list[tuple[int, int]]:
+    """The replicate ranges of the jobs of every cell of an experiment (default ``chunk_size``)."""
+    reps = _checks.count(exp["reps"], "exp['reps']", 1)
+    return chunk_ranges(reps, experiment_chunk_size(chunk_size, exp))
+
+
+def chunk_replicates(chunk_size: int, exp: Mapping, chunk: int | None) -> list[int] | None:
+    """The replicate indices of job ``chunk`` of an experiment (``None`` for no chunk)."""
+    if chunk is None:
+        return None
+    start, stop = experiment_chunks(chunk_size, exp)[int(chunk)]
+    return list(range(start, stop))

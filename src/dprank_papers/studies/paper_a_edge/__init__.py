@@ -1,0 +1,185 @@
+"""Paper A, edge DP simulations (Experiments 1-4, Figures 1-4).
+
+An experiment (a ``paper_a_edge.experiments`` entry of the config) is a grid
+over the number of items ``n``, the edge probability ``p`` and the privacy
+levels ``epsilon``. Its *cells* are the ``(n, p)`` points (also ``epsilon`` when
+``data_per_epsilon``, as in the authors' Experiment 4, which simulated every
+grid row separately). Every replicate of a cell is one Erdos-Renyi data set on
+which all methods and all of the cell's epsilons are fitted.
+
+Protocols (docs/papers/paper-a.md#s0):
+
+``paper``
+    Algorithms 1 and 2 as the paper states them: fresh Laplace noise for every
+    fit, ridge ``gamma = max(c0 sqrt(n p log n), 4 kappa2 / eps)`` (Propositions
+    2.1-2.2), ties of noise-free counts broken at random.
+``authors``
+    The authors' R code: one fixed perturbation vector from
+    ``set.seed(13); runif(n)`` in every replicate (only rescaled by ``8/eps``),
+    ``gamma = c0 sqrt(n p log n)`` also at ``eps = inf``, ties to the lower
+    index (R's stable ``order``).
+
+Both protocols use the same data and the same counting and one-shot noise
+draws, so their differences come from the mechanisms alone.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping
+
+from dprank import checks as _checks
+from dprank.objective import edge_ridge
+
+from ...grid import cell_blocks, cell_name, chunk_replicates, experiment_chunks, find_cell
+
+__all__ = [
+    "METHODS",
+    "PROTOCOLS",
+    "block_names",
+    "blocks",
+    "cell_names",
+    "cell_params",
+    "cells",
+    "chunk_count",
+    "edge_gamma",
+    "fit_epsilons",
+    "stage_kwargs",
+]
+
+METHODS = ("edge_mle", "edge_counts", "edge_one_shot")
+PROTOCOLS = ("paper", "authors")
+
+
+def _cell_keys(exp: Mapping) -> tuple[str, ...]:
+    return ("n", "p", "eps") if exp.get("data_per_epsilon", False) else ("n", "p")
+
+
+def cells(exp: Mapping) -> list[dict]:
+    """Parameter dicts of the experiment's cells, in grid order."""
+    out = []
+    if exp.get("data_per_epsilon", False):
+        for n, p, eps in itertools.product(exp["n"], exp["p"], exp["epsilon"]):
+            out.append({"n": int(n), "p": float(p), "eps": float(eps)})
+    else:
+        for n, p in itertools.product(exp["n"], exp["p"]):
+            out.append({"n": int(n), "p": float(p)})
+    return out
+
+
+def cell_names(exp: Mapping) -> list[str]:
+    """File-name labels of the cells, e.g. ``n300_p0.25``."""
+    keys = _cell_keys(exp)
+    return [cell_name(c, keys) for c in cells(exp)]
+
+
+def blocks(exp: Mapping) -> dict[str, list[str]]:
+    """Job label -> the names of its cells (cells sharing the values of ``job_keys``)."""
+    return cell_blocks(cell_names(exp), cells(exp), _cell_keys(exp), exp.get("job_keys"))
+
+
+def block_names(exp: Mapping) -> list[str]:
+    """Labels of the experiment's jobs (per chunk and stage): its blocks of cells."""
+    return list(blocks(exp))
+
+
+def cell_params(exp: Mapping, name: str) -> dict:
+    """The parameters of the cell labelled ``name``."""
+    return find_cell(cells(exp), cell_names(exp), name)
+
+
+def fit_epsilons(exp: Mapping, cell: Mapping) -> list[float]:
+    """The privacy levels fitted on a cell's data sets."""
+    if "eps" in cell:
+        return [float(cell["eps"])]
+    return [float(e) for e in exp["epsilon"]]
+
+
+def edge_gamma(n: int, p: float, eps: float, protocol: str, c0: float, kappa2: float) -> float:
+    """Ridge coefficient of Algorithm 1 under edge DP.
+
+    ``c0 sqrt(n p log n)`` (:func:`dprank.objective.edge_ridge`) is the rate-optimal
+    choice of Proposition 2.2 (the authors use ``c0 = 2``, also at ``eps = inf``). The
+    ``paper`` protocol also enforces Proposition 2.1's privacy condition
+    ``gamma >= 4 kappa2 / eps``; with the code's ``kappa2 = 1/4`` it never binds on the
+    papers' grids (see docs/papers/paper-a.md#a11, on whether 1/4 is the right ``kappa2``).
+    """
+    _checks.count(n, "n", 2)
+    _checks.probability(p, "p", low_open=True)
+    _checks.positive(eps, "eps")
+    if protocol not in ("paper", "authors"):
+        raise ValueError(f"protocol must be 'paper' or 'authors', got {protocol!r}")
+    _checks.positive_finite(c0, "c0")
+    _checks.positive_finite(kappa2, "kappa2")
+    base = edge_ridge(n, p, c0)
+    if protocol == "authors" or math.isinf(eps):
+        return base
+    return max(base, 4.0 * kappa2 / eps)
+
+
+def chunk_count(section: Mapping, experiment: str, chunk_size: int) -> int:
+    """Number of replicate chunks of every cell of ``experiment``.
+
+    ``section`` is the study's config section (``paper_a_edge``), ``chunk_size``
+    the workflow's default replicates per job.
+    """
+    return len(experiment_chunks(chunk_size, section["experiments"][experiment]))
+
+
+def stage_kwargs(
+    stage: str,
+    section: Mapping,
+    experiment: str,
+    cell: str,
+    chunk: int | None = None,
+    protocol: str | None = None,
+    *,
+    seed: int,
+    chunk_size: int,
+) -> dict:
+    """Keyword arguments of a stage function for one job (the rule's ``params``).
+
+    Only what the job's result depends on goes in, so Snakemake reruns exactly
+    the jobs whose settings changed.
+
+    ``section`` is the study's config section (``paper_a_edge``), ``seed`` the
+    workflow's seed and ``chunk_size`` its default replicates per job.
+    """
+    exp = section["experiments"][experiment]
+    params = cell_params(exp, cell)
+    constants, solver = section["constants"], section["solver"]
+    replicates = chunk_replicates(chunk_size, exp, chunk)
+    if stage == "simulate":
+        return {
+            "seed": int(seed),
+            "experiment": experiment,
+            "cell": params,
+            "theta_per": list(exp["theta_per"]),
+            "replicates": replicates,
+        }
+    if stage == "privatize":
+        return {
+            "seed": int(seed),
+            "experiment": experiment,
+            "cell": params,
+            "epsilons": fit_epsilons(exp, params),
+            "replicates": replicates,
+            "protocol": protocol,
+            "methods": list(exp["methods"]),
+            "kappa1": float(constants["kappa1"]),
+            "r_seed": int(constants["r_seed"]),
+        }
+    if stage == "estimate":
+        return {
+            "cell": params,
+            "protocol": protocol,
+            "methods": list(exp["methods"]),
+            "c0": float(constants["c0"]),
+            "kappa2": float(constants["kappa2"]),
+            "xtol": float(solver["xtol"]),
+            "max_iter": int(solver["max_iter"]),
+        }
+    if stage == "evaluate":
+        return {"cell": params}
+    raise ValueError(f"unknown stage {stage!r}")
