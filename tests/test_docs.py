@@ -365,7 +365,8 @@ NOT_RUN_OUTPUTS = {
     "docs/performance.md": {
         "24 GB": "the development machine's memory",
         "0.3 s": "a target start-up time, not a measurement",
-        "32 MiB": "glibc's mmap threshold limit and the setting dprank_papers.workflow.MALLOC_TUNING",
+        "32 MiB": "glibc's mmap threshold limit and the setting of "
+        "dprank_papers.workflow.MALLOC_TUNING",
         "4 MiB": "the block size the command reads in (dprank._input_stream)",
     },
     "docs/papers/paper-a.md": {"8 s": "8 s sqrt(...): the paper's noise scale (s a constant)"},

@@ -1174,7 +1174,8 @@ MEASURES: dict[str, Measure] = {
     },
     "memory_largest_paper_job": Measure(
         "derived",
-        "dprank_papers.config.estimate_cell_memory, largest cell of the papers' sections of config.yaml",
+        "dprank_papers.config.estimate_cell_memory, largest cell of the papers' sections of "
+        "config.yaml",
         _largest_memory_estimate(
             ("paper_a_edge", "paper_a_individual", "paper_b1", "paper_b2"), label=True
         ),
