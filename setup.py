@@ -7,10 +7,12 @@ of Python 3.11, so one wheel serves every later Python of its platform.
 """
 
 import importlib.util
+import shutil
 from pathlib import Path
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
+from setuptools.command.build_py import build_py
 
 HERE = Path(__file__).resolve().parent
 NATIVE = HERE / "src" / "native"
@@ -31,6 +33,19 @@ class BuildNative(build_ext):
         super().build_extensions()
 
 
+class BuildPy(build_py):
+    """The data set registry (``resources/datasets.yaml``) shipped inside the package as
+    ``dprank/datasets.yaml``: an installed ``dprank datasets`` reads it there (a source tree,
+    editable install included, reads its own ``resources/datasets.yaml``)."""
+
+    def run(self):
+        super().run()
+        if not getattr(self, "editable_mode", False):
+            target = Path(self.build_lib) / "dprank" / "datasets.yaml"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(HERE / "resources" / "datasets.yaml", target)
+
+
 setup(
     ext_modules=[
         Extension(
@@ -45,6 +60,6 @@ setup(
             py_limited_api=True,
         )
     ],
-    cmdclass={"build_ext": BuildNative},
+    cmdclass={"build_ext": BuildNative, "build_py": BuildPy},
     options={"bdist_wheel": {"py_limited_api": "cp311"}},
 )

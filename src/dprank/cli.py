@@ -1320,7 +1320,8 @@ def _add_datasets_parser(sub) -> None:
     p.add_argument(
         "--registry",
         metavar="FILE",
-        help="data set registry (default: resources/datasets.yaml of the source tree)",
+        help="data set registry (default: resources/datasets.yaml of the source tree, or the "
+        "copy an installed package ships)",
     )
     p.set_defaults(func=_cmd_datasets)
 

@@ -47,8 +47,11 @@ MOVIELENS_MOVIES = 40
 
 
 def default_registry_path() -> Path:
-    """``resources/datasets.yaml`` of the source tree the package was installed from."""
-    return Path(__file__).resolve().parents[2] / "resources" / "datasets.yaml"
+    """``resources/datasets.yaml`` of the source tree the package runs from, or else the copy
+    an installed package ships (``dprank/datasets.yaml``, written by the package build)."""
+    here = Path(__file__).resolve().parent
+    source = here.parents[1] / "resources" / "datasets.yaml"
+    return source if source.is_file() else here / "datasets.yaml"
 
 
 #: How to supply a data mirror to the command (the end of its offline message).
