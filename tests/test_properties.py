@@ -54,6 +54,7 @@ from dprank import (
     sparse,
     weighted_mle,
 )
+from dprank import checks as _public_checks
 from dprank_papers import aggregate, grid, introselect, rbfgs, rrng
 
 NAN, INF = float("nan"), float("inf")
@@ -67,41 +68,7 @@ NAN, INF = float("nan"), float("inf")
 # those cases match.
 _CHECKS_REASON = "an argument check: run by every bad-argument case of the functions it guards"
 EXCLUDED: dict[str, str] = {
-    f"dprank.checks.{name}": _CHECKS_REASON
-    for name in (
-        "array",
-        "binary",
-        "columns",
-        "count",
-        "figure_spec",
-        "finite",
-        "flag",
-        "frame",
-        "indices",
-        "instance",
-        "link",
-        "mapping",
-        "names",
-        "no_nan",
-        "non_negative",
-        "optional_path",
-        "path",
-        "positive",
-        "positive_finite",
-        "probability",
-        "real",
-        "reals",
-        "records",
-        "ridge_and_perturbation",
-        "rng",
-        "same_last_axis",
-        "same_shape",
-        "sequence",
-        "shape",
-        "strings",
-        "text",
-        "win_matrix",
-    )
+    f"dprank.checks.{name}": _CHECKS_REASON for name in _public_checks.__all__
 }
 
 # ------------------------------------------------------------------------ strategies
