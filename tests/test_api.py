@@ -206,7 +206,7 @@ def test_ledger_in_the_api_refuses_a_release_past_the_budget(tmp_path):
 @pytest.mark.parametrize("top_k", [None, 2])
 def test_ranking_csv_without_pandas_is_pandas_csv(tmp_path, top_k):
     """``dprank rank`` writes ``Ranking.columns`` with csv: the bytes of ``to_frame().to_csv``."""
-    from dprank.cli import _csv_writer
+    from dprank.cli._output import csv_writer
 
     games = pd.DataFrame(
         {
@@ -218,8 +218,8 @@ def test_ranking_csv_without_pandas_is_pandas_csv(tmp_path, top_k):
     columns = ranking.columns()
     assert list(columns) == list(ranking.to_frame().columns)
     ours, theirs = tmp_path / "ours.csv", tmp_path / "theirs.csv"
-    _csv_writer(columns)(ours)
-    _csv_writer(ranking.to_frame())(theirs)
+    csv_writer(columns)(ours)
+    csv_writer(ranking.to_frame())(theirs)
     assert ours.read_bytes() == theirs.read_bytes()
     assert b'"a,b"' in ours.read_bytes() and b'"q""x"' in ours.read_bytes()
 

@@ -255,9 +255,9 @@ def test_a_version_1_ledger_is_refused_and_migrates(tmp_path, games, capsys):
     ledger = tmp_path / "old.ledger"
     key = "ab" * 32
     from dprank.inputs import read_comparisons
-    from dprank.ledger._content import _legacy_fingerprint
+    from dprank.ledger._content import legacy_fingerprint
 
-    fp = _legacy_fingerprint(read_comparisons(games, need_users=True), bytes.fromhex(key))
+    fp = legacy_fingerprint(read_comparisons(games, need_users=True), bytes.fromhex(key))
     release = {
         "time": "2026-01-01T00:00:00Z",
         "command": "rank",

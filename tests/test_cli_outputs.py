@@ -4,7 +4,7 @@ Every output (``--out``, ``--sidecar``, ``--plot``, ``--audit-record``, ``--ledg
 regular file or absent, in a folder where a file can be created; a refusal (exit 2), a full
 disk, a broken pipe or a closed standard output (exit 1) and SIGINT, SIGTERM or SIGHUP leave
 every existing file byte-identical and no temporary behind
-(:class:`dprank._cli_output.OutputPlan`). The last test draws invocations over the
+(:class:`dprank.cli._output.OutputPlan`). The last test draws invocations over the
 command's argument space (Hypothesis) and checks that any failing one changes no file.
 """
 
@@ -26,7 +26,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dprank import cli
+from dprank.cli import _rank as rank_command
 from dprank.cli import main
 
 GAMES = "winner,loser,user\na,b,u1\nb,c,u1\nc,a,u2\na,c,u2\nb,a,u3\na,b,u3\n"
@@ -219,8 +219,8 @@ def test_a_link_to_a_regular_file_is_written_through(tmp_path):
 
 
 def _fail_in(monkeypatch, writer_name: str, exc: BaseException):
-    """Make the writer ``writer_name`` of dprank.cli write a few bytes, then raise ``exc``."""
-    original = getattr(cli, writer_name)
+    """Make the writer ``writer_name`` of ``dprank rank`` write a few bytes, then raise ``exc``."""
+    original = getattr(rank_command, writer_name)
 
     def failing(*args, **kwargs):
         def write(target):
@@ -230,11 +230,11 @@ def _fail_in(monkeypatch, writer_name: str, exc: BaseException):
 
         return write
 
-    monkeypatch.setattr(cli, writer_name, failing)
+    monkeypatch.setattr(rank_command, writer_name, failing)
     return original
 
 
-@pytest.mark.parametrize("writer", ["_csv_writer", "_json_writer", "_plot_writer"])
+@pytest.mark.parametrize("writer", ["csv_writer", "json_writer", "plot_writer"])
 def test_a_full_disk_ends_with_one_line_exit_1_and_nothing_half_written(
     writer, tmp_path, monkeypatch
 ):
@@ -312,9 +312,10 @@ def test_standard_output_full_broken_or_closed_ends_with_one_line_and_exit_1(tmp
 _SELF_SIGNAL = """
 import os, signal, sys
 from pathlib import Path
-import dprank.cli as cli
+import dprank.cli
+import dprank.cli._rank as rank_command
 
-original = cli._json_writer
+original = rank_command.json_writer
 
 def writer(record):
     write = original(record)
@@ -323,8 +324,8 @@ def writer(record):
         os.kill(os.getpid(), getattr(signal, sys.argv[1]))  # while the outputs are staged
     return signalled
 
-cli._json_writer = writer
-sys.exit(cli.main(sys.argv[2:]))
+rank_command.json_writer = writer
+sys.exit(dprank.cli.main(sys.argv[2:]))
 """
 
 
@@ -354,7 +355,7 @@ def test_a_signal_during_the_commit_waits_for_it(tmp_path, monkeypatch):
     """The renames run with SIGINT, SIGTERM and SIGHUP held back: a signal then ends the
     command only once every output is in place (never half of them)."""
     root = _folder(tmp_path / "w")
-    import dprank._cli_output as output
+    import dprank.cli._output as output
 
     real = os.replace
     sent = []
@@ -461,7 +462,7 @@ def test_any_failing_invocation_leaves_every_file_as_it_was(argv):
 def test_a_text_column_is_quoted_exactly_where_csv_would_quote_it():
     """The ranking's writer joins fields directly only where csv quotes none: a numpy text
     column is searched by its character codes, any other by its text; numbers never."""
-    from dprank._cli_output import _QUOTED, _needs_quotes
+    from dprank.cli._output import _QUOTED, _needs_quotes
 
     assert not _needs_quotes(np.array([1.5, -2.0]))
     assert not _needs_quotes(np.array([3, 4]))

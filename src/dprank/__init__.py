@@ -14,7 +14,7 @@ the public ranking function ``dprank.rank`` (and its result type
 ``dprank.Ranking``) is loaded on first use from :mod:`dprank.api`.
 """
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 __all__ = ["Ranking", "__version__", "rank"]
 

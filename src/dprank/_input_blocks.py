@@ -20,7 +20,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .inputs import _label_order, _Where, normalize_label
+from ._csv_cells import normalize_label
+from ._input_table import Where as _Where
+from ._input_table import label_order as _label_order
 
 
 class Coded(NamedTuple):

@@ -41,8 +41,8 @@ import numpy as np
 
 from . import _checks
 from ._csv_cells import normalize_label
+from ._input_table import InputError, label_order
 from .comparisons import Comparisons
-from .inputs import InputError, _label_order
 
 __all__ = ["ItemUniverse", "read_items", "restrict_to_items", "universe_of"]
 
@@ -76,7 +76,7 @@ class ItemUniverse:
 
 def _ordered(labels: list[str]) -> np.ndarray:
     arr = np.asarray(labels, dtype=object)
-    return arr[_label_order(arr)].astype(str)
+    return arr[label_order(arr)].astype(str)
 
 
 def universe_of(items, source: str = "declared by the caller") -> ItemUniverse:

@@ -109,6 +109,7 @@ from __future__ import annotations
 
 from ._content import canonical_content, fingerprint
 from ._keys import KEY_FILE_ENV, KeyFile, default_key_file
+from ._receipts import DataSetSummary, Receipt
 from ._releases import (
     FORMAT,
     PRIVACY_UNITS,
@@ -120,7 +121,8 @@ from ._releases import (
     Release,
     compose,
 )
-from ._store import DataSetSummary, Ledger, Receipt, format_summary, main_ledger, release_to
+from ._store import Ledger, release_to
+from ._text import format_summary, main_ledger
 
 __all__ = [
     "FORMAT",

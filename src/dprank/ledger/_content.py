@@ -65,7 +65,7 @@ def _merged(keys: list[np.ndarray], count: np.ndarray) -> tuple[list[np.ndarray]
     return [k[starts] for k in keys], np.add.reduceat(count, starts)
 
 
-def _comparisons_of(data):
+def comparisons_of(data):
     """The comparisons of ``data`` (a TypeError naming ``data`` if it holds none)."""
     c = getattr(data, "comparisons", data)
     for attr in ("n_items", "i", "j", "y", "count", "user", "labels"):
@@ -80,7 +80,7 @@ def _comparisons_of(data):
 
 def _content_chunks_v1(data) -> Iterator[bytes]:
     """The content of version-1 ledgers (users included), for migrated ledgers' data sets."""
-    c = _comparisons_of(data)
+    c = comparisons_of(data)
     a, items = _ranks(np.concatenate([c.i, c.j]), _names(c.labels, c.n_items, "item"), "item")
     a, b = a[: c.i.size], a[c.i.size :]
     flip = a > b
@@ -115,7 +115,7 @@ def _content_chunks_v1(data) -> Iterator[bytes]:
 
 def _content_chunks(data) -> Iterator[bytes]:
     """The multiset of (pair, outcome) records of ``data``, users left out (module text)."""
-    c = _comparisons_of(data)
+    c = comparisons_of(data)
     names = normalize_labels(_names(c.labels, c.n_items, "item"))
     codes = np.concatenate([c.i, c.j])
     used = np.unique(codes)
@@ -177,7 +177,7 @@ def canonical_content(data) -> bytes:
     return b"".join(_content_chunks(data))
 
 
-def _legacy_fingerprint(data, key: bytes) -> str:
+def legacy_fingerprint(data, key: bytes) -> str:
     """The fingerprint of ``data`` in a version-1 ledger (users included) under its ``key``."""
     mac = hmac.new(bytes(key), digestmod=hashlib.sha256)
     for chunk in _content_chunks_v1(data):

@@ -30,7 +30,7 @@ KEYS_FORMAT = "dprank-ledger-keys"
 KEYS_VERSION = 1
 #: The environment variable that names the key file.
 KEY_FILE_ENV = "DPRANK_LEDGER_KEYS"
-_KEY_BYTES = 32
+KEY_BYTES = 32
 
 
 def default_key_file() -> Path:
@@ -89,7 +89,7 @@ class KeyEntry:
             raise ValueError("an entry is not an object")
         key = bytes.fromhex(value["key"])
         legacy = value.get("legacy_key")
-        if len(key) != _KEY_BYTES or not isinstance(value["path"], str):
+        if len(key) != KEY_BYTES or not isinstance(value["path"], str):
             raise ValueError("a key is not 32 bytes or a path is not text")
         records = value["records"]
         if isinstance(records, bool) or not isinstance(records, int) or records < 0:

@@ -57,7 +57,7 @@ class BudgetExceeded(ValueError):
 # --------------------------------------------------------------------------- releases
 
 
-def _check_number(name, value, *, low, high=math.inf, low_open=False) -> float:
+def check_number(name, value, *, low, high=math.inf, low_open=False) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise ValueError(f"{name} must be a number, got {value!r}")
     x = float(value)
@@ -117,15 +117,15 @@ class Release:
                 f"privacy_unit must be one of {PRIVACY_UNITS}, got {self.privacy_unit!r} "
                 "(a non-private release spends an unbounded budget and is not recorded)"
             )
-        epsilon = _check_number("epsilon", self.epsilon, low=0.0, low_open=True)
-        delta = _check_number("delta", self.delta, low=0.0, high=1.0)
+        epsilon = check_number("epsilon", self.epsilon, low=0.0, low_open=True)
+        delta = check_number("delta", self.delta, low=0.0, high=1.0)
         if not isinstance(self.bounds, Mapping):
             raise ValueError(f"bounds must be a mapping of names to numbers, got {self.bounds!r}")
         bounds = {}
         for key, value in self.bounds.items():
             if not isinstance(key, str) or not key:
                 raise ValueError(f"bound names must be non-empty strings, got {key!r}")
-            bounds[key] = _check_number(f"bound {key}", value, low=-math.inf)
+            bounds[key] = check_number(f"bound {key}", value, low=-math.inf)
             if bounds[key] == int(bounds[key]):
                 bounds[key] = int(bounds[key])
         L = bounds.get("max_per_user")
@@ -166,7 +166,7 @@ class Release:
 # --------------------------------------------------------------------------- composition
 
 
-def _exact(x: float) -> Fraction:
+def exact(x: float) -> Fraction:
     return Fraction(repr(float(x)))
 
 
@@ -201,18 +201,18 @@ def _plural(n: int, what: str) -> str:
     return f"{n} {what}" + ("" if n == 1 else "s")
 
 
-def _compose_exact(releases, unit) -> tuple[Fraction | None, float | None, str]:
+def compose_exact(releases, unit) -> tuple[Fraction | None, float | None, str]:
     if unit not in PRIVACY_UNITS:
         raise ValueError(f"privacy_unit must be one of {PRIVACY_UNITS}, got {unit!r}")
     eps, deltas = Fraction(0), []
     same = [r for r in releases if r.privacy_unit == unit]
     other = [r for r in releases if r.privacy_unit != unit]
     for r in same:
-        eps += _exact(r.epsilon)
+        eps += exact(r.epsilon)
         deltas.append(r.delta)
     if unit == "comparison":
         for r in other:  # user-level DP implies comparison-level DP at the same (eps, delta)
-            eps += _exact(r.epsilon)
+            eps += exact(r.epsilon)
             deltas.append(r.delta)
         parts = [_plural(len(same), "comparison-level release")] if same else []
         if other:
@@ -229,7 +229,7 @@ def _compose_exact(releases, unit) -> tuple[Fraction | None, float | None, str]:
         return None, None, note
     for r in other:  # group privacy for groups of L comparisons
         L = r.max_per_user
-        eps += L * _exact(r.epsilon)
+        eps += L * exact(r.epsilon)
         deltas.append(L * math.exp((L - 1) * r.epsilon) * r.delta if r.delta else 0.0)
     parts = [_plural(len(same), "user-level release")] if same else []
     if other:
@@ -268,7 +268,7 @@ def compose(releases, privacy_unit: str) -> Composition:
     bad = [r for r in releases if not isinstance(r, Release)]
     if bad:
         raise TypeError(f"releases must hold Release entries, got {type(bad[0]).__name__}")
-    eps, delta, note = _compose_exact(releases, privacy_unit)
+    eps, delta, note = compose_exact(releases, privacy_unit)
     return Composition(
         privacy_unit=privacy_unit,
         epsilon=None if eps is None else float(eps),

@@ -1,4 +1,4 @@
-"""The ledger file: :class:`Ledger`, its chained records, receipts, summaries and their text.
+"""The ledger file: :class:`Ledger`, its chained records and its budgets.
 
 Re-exported by :mod:`dprank.ledger`.
 """
@@ -13,31 +13,31 @@ import json
 import math
 import os
 import secrets
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 from .. import _checks
-from ._content import _comparisons_of, _legacy_fingerprint, fingerprint
-from ._keys import _KEY_BYTES, KeyEntry, KeyFile, write_durably
+from ._content import comparisons_of, fingerprint, legacy_fingerprint
+from ._keys import KEY_BYTES, KeyEntry, KeyFile, write_durably
+from ._receipts import DataSetSummary, Receipt
 from ._releases import (
     FORMAT,
     PRIVACY_UNITS,
     VERSION,
     BudgetExceeded,
-    Composition,
     LedgerError,
     LedgerWriteError,
     Release,
-    _check_number,
-    _compose_exact,
-    _exact,
+    check_number,
     compose,
+    compose_exact,
+    exact,
 )
 
 _RELEASE_FIELDS = ("time", "command", "mechanism", "privacy_unit", "epsilon", "delta", "bounds")
-_LEGACY = "v1:"  # data sets of a migrated version-1 ledger: their v1 fingerprint, prefixed
+LEGACY = "v1:"  # data sets of a migrated version-1 ledger: their v1 fingerprint, prefixed
 
 
 def _now() -> str:
@@ -49,105 +49,6 @@ def _mac(key: bytes, record: dict) -> str:
     body = {k: v for k, v in record.items() if k != "mac"}
     text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hmac.new(key, text.encode("ascii"), hashlib.sha256).hexdigest()
-
-
-# --------------------------------------------------------------------------- receipts
-
-
-@dataclass
-class Receipt:
-    """What :meth:`Ledger.release` found: the data set and its budget before and after.
-
-    Attributes
-    ----------
-    fingerprint : str
-    privacy_unit : str
-        The unit of the release.
-    spent_before, spent_after : float
-        Total ``epsilon`` at that unit without and with this release
-        (``math.inf`` where the user-level total is unbounded).
-    budget : float or None
-        The ledger's budget at that unit (None: none set).
-    entry : Release
-        What will be recorded. The ``with`` block may replace it by one that
-        differs only in ``delta`` or ``bounds`` (a ``delta`` known only after the
-        fit) before :meth:`commit`; a change of anything else, ``epsilon`` above
-        all, is refused.
-    totals : dict
-        For each privacy unit with a budget: ``(spent_after, budget)``.
-    """
-
-    fingerprint: str
-    privacy_unit: str
-    spent_before: float
-    spent_after: float
-    budget: float | None
-    entry: Release
-    totals: dict = field(default_factory=dict)
-    committed: bool = False
-    _commit: Callable[[], None] | None = field(default=None, repr=False)
-
-    def commit(self) -> None:
-        """Write the record now: appended, fsync'ed, and its head in the key file.
-
-        Call it before any output of the release becomes visible (the command
-        line calls it after the outputs are written to temporary files and
-        before they are renamed into place); the ``with`` block of
-        :meth:`Ledger.release` calls it on leaving if nobody did. A second call
-        does nothing. Raises :class:`LedgerError` when the record cannot be
-        written; then the release must not be made visible.
-        """
-        if self.committed:
-            return
-        if self._commit is None:
-            raise LedgerError("this receipt belongs to no open release (use Ledger.release)")
-        self._commit()
-        self.committed = True
-
-    def describe(self) -> str:
-        """One line for the user: the data set's totals and the budgets (no fingerprint)."""
-        if math.isinf(self.spent_after):
-            own = (
-                f"this data set has an unbounded total at the {self.privacy_unit} level (a "
-                "comparison-level release declares no max_per_user)"
-            )
-        else:
-            own = f"this data set has spent epsilon {self.spent_after!r}"
-            if self.privacy_unit in self.totals:
-                own += f" of the budget {self.totals[self.privacy_unit][1]!r}"
-            own += f" at the {self.privacy_unit} level"
-        others = [
-            f"epsilon {spent!r} of the budget {budget!r} at the {unit} level"
-            for unit, (spent, budget) in self.totals.items()
-            if unit != self.privacy_unit
-        ]
-        return own + "".join(f"; {o}" for o in others)
-
-
-@dataclass(frozen=True)
-class DataSetSummary:
-    """A data set of the ledger: its releases and what they spent (:meth:`Ledger.summary`).
-
-    Attributes
-    ----------
-    fingerprint : str
-        ``v1:...`` for a data set of a migrated version-1 ledger.
-    name : str or None
-    releases : tuple of Release
-        In the order they were recorded.
-    comparison, user : Composition
-        Totals at the comparison and the user level.
-    """
-
-    fingerprint: str
-    name: str | None
-    releases: tuple[Release, ...]
-    comparison: Composition
-    user: Composition
-
-    def spent(self, privacy_unit: str) -> Composition:
-        """The totals at ``privacy_unit``."""
-        return compose(self.releases, privacy_unit)
 
 
 # --------------------------------------------------------------------------- the state
@@ -163,7 +64,7 @@ class _State:
     legacy_key: bytes | None = None
 
     def releases(self, fp: str, legacy_fp: str | None) -> list[Release]:
-        wanted = {fp} if legacy_fp is None else {fp, _LEGACY + legacy_fp}
+        wanted = {fp} if legacy_fp is None else {fp, LEGACY + legacy_fp}
         return [
             _release_of(r)
             for r in self.records
@@ -195,7 +96,7 @@ def _check_record(record) -> None:
     elif kind == "budget":
         if record.get("privacy_unit") not in PRIVACY_UNITS:
             raise ValueError("a budget without a privacy unit")
-        _check_number("budget", record.get("epsilon"), low=0.0, low_open=True)
+        check_number("budget", record.get("epsilon"), low=0.0, low_open=True)
     elif kind not in ("created", "migrated"):
         raise ValueError(f"unknown type {kind!r}")
 
@@ -393,11 +294,11 @@ class Ledger:
             self.keys.write(entries)
 
     def _new_state(self) -> _State:
-        return _State(secrets.token_hex(16), secrets.token_bytes(_KEY_BYTES), [])
+        return _State(secrets.token_hex(16), secrets.token_bytes(KEY_BYTES), [])
 
     @staticmethod
     def _created() -> dict:
-        from .. import __version__
+        from .._version import __version__
 
         return {"type": "created", "time": _now(), "dprank_version": __version__}
 
@@ -479,7 +380,7 @@ class Ledger:
         if not isinstance(entry, Release):
             raise TypeError(f"entry must be a dprank.ledger.Release, got {type(entry).__name__}")
         if budget is not None:
-            budget = _check_number("budget", budget, low=0.0, low_open=True)
+            budget = check_number("budget", budget, low=0.0, low_open=True)
         unit = entry.privacy_unit if budget_unit is None else budget_unit
         if unit not in PRIVACY_UNITS:
             raise ValueError(f"budget_unit must be one of {PRIVACY_UNITS}, got {budget_unit!r}")
@@ -489,7 +390,7 @@ class Ledger:
             state = self._load(missing_ok=True) or self._new_state()
             fp = fingerprint(data, state.key)
             legacy = (
-                None if state.legacy_key is None else _legacy_fingerprint(data, state.legacy_key)
+                None if state.legacy_key is None else legacy_fingerprint(data, state.legacy_key)
             )
             releases = state.releases(fp, legacy)
             budgets = state.budgets()
@@ -511,14 +412,14 @@ class Ledger:
         if budget is None:
             return []
         current = budgets.get(unit)
-        if current is not None and _exact(budget) > _exact(current):
+        if current is not None and exact(budget) > exact(current):
             raise self._error(
                 f"its budget at the {unit} level is {current!r}; a release cannot raise it to "
                 f"{budget!r}. Raising a budget is a decision of its own: `dprank ledger "
                 f"{os.fspath(self.path)} --set-budget {budget!r} --unit {unit}`. Nothing was "
                 "released or recorded"
             )
-        if current is not None and _exact(budget) == _exact(current):
+        if current is not None and exact(budget) == exact(current):
             return []
         budgets[unit] = budget
         return [
@@ -535,8 +436,8 @@ class Ledger:
         """The receipt of ``entry`` on data set ``fp``; :class:`BudgetExceeded` past a budget."""
         totals = {}
         for unit in (entry.privacy_unit, *[u for u in PRIVACY_UNITS if u != entry.privacy_unit]):
-            before, _, note = _compose_exact(releases, unit)
-            charge, _, charge_note = _compose_exact([entry], unit)
+            before, _, note = compose_exact(releases, unit)
+            charge, _, charge_note = compose_exact([entry], unit)
             after = None if before is None or charge is None else before + charge
             budget = budgets.get(unit)
             if budget is not None:
@@ -569,7 +470,7 @@ class Ledger:
                 requested=None if charge is None else float(charge),
                 budget=budget,
             )
-        if after > _exact(budget):
+        if after > exact(budget):
             raise BudgetExceeded(
                 f"privacy budget exceeded (ledger {os.fspath(self.path)}): this data set has "
                 f"spent epsilon {float(before)!r} at the {unit} level; this release asks for "
@@ -595,7 +496,7 @@ class Ledger:
         The one way to raise a budget (``dprank ledger FILE --set-budget EPS
         --unit UNIT``); a release's ``budget`` can only set a first one or lower it.
         """
-        epsilon = _check_number("budget", epsilon, low=0.0, low_open=True)
+        epsilon = check_number("budget", epsilon, low=0.0, low_open=True)
         if privacy_unit not in PRIVACY_UNITS:
             raise ValueError(f"privacy_unit must be one of {PRIVACY_UNITS}, got {privacy_unit!r}")
         body = {
@@ -659,13 +560,13 @@ class Ledger:
     def _legacy_bodies(self, old: dict) -> list[dict]:
         try:
             key = bytes.fromhex(old["key"])
-            if len(key) != _KEY_BYTES:
+            if len(key) != KEY_BYTES:
                 raise ValueError("the key is not 32 bytes")
             bodies = []
             for fp, ds in old["datasets"].items():
                 for r in ds["releases"]:
                     release = Release.from_json(r)
-                    body = {"type": "release", "dataset": _LEGACY + fp, "name": ds.get("name")}
+                    body = {"type": "release", "dataset": LEGACY + fp, "name": ds.get("name")}
                     bodies.append({**body, **release.to_json()})
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise self._error(f"corrupted version-1 ledger ({exc}); nothing migrated") from None
@@ -709,7 +610,7 @@ def _stamped(final, entry: Release) -> Release:
             "the release to record may change only its delta or bounds after the "
             f"budget check; got {final!r} for {entry!r} (nothing was recorded)"
         )
-    if _compose_exact([final], "user")[0] != _compose_exact([entry], "user")[0]:
+    if compose_exact([final], "user")[0] != compose_exact([entry], "user")[0]:
         raise ValueError(
             "the release to record may not change its user-level charge (max_per_user) after "
             "the budget check (nothing was recorded)"
@@ -748,94 +649,9 @@ def release_to(
         return contextlib.nullcontext()
     if not isinstance(ledger, Ledger):
         ledger = Ledger(_checks.path(ledger, "ledger"))
-    _comparisons_of(data)  # checked on the call, not only on entering the context
+    comparisons_of(data)  # checked on the call, not only on entering the context
     if not isinstance(entry, Release):
         raise TypeError(f"entry must be a dprank.ledger.Release, got {type(entry).__name__}")
     if name is not None:
         _checks.text(name, "name")
     return ledger.release(data, entry, budget=budget, budget_unit=budget_unit, name=name)
-
-
-# --------------------------------------------------------------------------- text
-
-
-def _num(x: float | None) -> str:
-    return "unbounded" if x is None else repr(float(x))
-
-
-def _total_line(level: str, c: Composition) -> str:
-    if not c.bounded:
-        return f"  spent at the {level} level: {c.note}"
-    return (
-        f"  spent at the {level} level: epsilon {_num(c.epsilon)}, delta {_num(c.delta)} ({c.note})"
-    )
-
-
-def format_summary(
-    summaries: list[DataSetSummary], path: str | os.PathLike, budgets: dict | None = None
-) -> str:
-    """The text of ``dprank ledger FILE``: budgets, data sets, releases, what each unit spent.
-
-    Parameters
-    ----------
-    summaries : list of DataSetSummary
-        From :meth:`Ledger.summary`.
-    path : path-like
-        The ledger file, named in the heading.
-    budgets : dict, optional
-        The ledger's budgets by privacy unit (:meth:`Ledger.budgets`).
-
-    Returns
-    -------
-    str
-        Ends with a newline.
-    """
-    if not isinstance(summaries, (list, tuple)) or not all(
-        isinstance(s, DataSetSummary) for s in summaries
-    ):
-        raise TypeError(
-            f"summaries must be a list of DataSetSummary (Ledger.summary()), got {summaries!r}"
-        )
-    _checks.path(path, "path")
-    n = len(summaries)
-    lines = [f"ledger {os.fspath(path)}: {n} data set{'' if n == 1 else 's'}"]
-    for unit, eps in (budgets or {}).items():
-        lines.append(f"budget at the {unit} level: epsilon {eps!r} per data set")
-    for s in summaries:
-        k = len(s.releases)
-        name = f" ({s.name})" if s.name else ""
-        shown = (
-            s.fingerprint[: len(_LEGACY) + 12]
-            if s.fingerprint.startswith(_LEGACY)
-            else (s.fingerprint[:12])
-        )
-        lines += ["", f"data set {shown}{name}: {k} release{'' if k == 1 else 's'}"]
-        rows = [("time (UTC)", "command", "mechanism", "unit", "epsilon", "delta", "bounds")]
-        for r in s.releases:
-            bounds = " ".join(f"{key}={value}" for key, value in r.bounds.items())
-            rows.append(
-                (
-                    r.time or "-",
-                    r.command,
-                    r.mechanism,
-                    r.privacy_unit,
-                    repr(r.epsilon),
-                    repr(r.delta),
-                    bounds or "-",
-                )
-            )
-        widths = [max(len(row[col]) for row in rows) for col in range(len(rows[0]))]
-        for row in rows:
-            lines.append(
-                "  " + "  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)).rstrip()
-            )
-        lines.append(_total_line("comparison", s.comparison))
-        lines.append(_total_line("user", s.user))
-    return "\n".join(lines) + "\n"
-
-
-def main_ledger(path: str | os.PathLike, key_file: str | os.PathLike | None = None) -> str:
-    """What ``dprank ledger FILE`` prints (:class:`LedgerError` for a missing or bad file)."""
-    _checks.path(path, "path")
-    ledger = Ledger(path, key_file)
-    return format_summary(ledger.summary(), path, ledger.budgets())

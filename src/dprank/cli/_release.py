@@ -21,7 +21,7 @@ import json
 import os
 from pathlib import Path
 
-from ._cli_output import UsageError
+from ._output import UsageError
 
 #: The ``release`` field of a ``dprank privatize`` record.
 PRIVATIZE_RECORD = "dprank privatize"
@@ -63,7 +63,7 @@ def declared_items(args, privacy: str, from_record=None):
     individual and local DP one of the two is required (a local release's own
     record may declare the items: ``from_record``).
     """
-    from .items import read_items, universe_of
+    from ..items import read_items, universe_of
 
     if args.items is not None and args.items_from_data:
         raise UsageError("give --items FILE or --items-from-data, not both")
@@ -147,7 +147,7 @@ def local_source(args) -> tuple[dict | None, tuple | None]:
             "is checked on the bytes as they are read)"
         )
     if not stream and not os.path.isfile(args.comparisons):
-        from .inputs import read_comparisons
+        from ..inputs import read_comparisons
 
         read_comparisons(args.comparisons)  # the reader's message: no such file, a folder
     path = args.input_record or os.fspath(Path(args.comparisons).with_suffix(".json"))
@@ -239,7 +239,7 @@ def privatize_record(
     ``mechanism``: ``"rr"``, ``"laplace"`` or ``"rr3"`` (three-outcome randomized response of
     votes with ties).
     """
-    from . import __version__
+    from .._version import __version__
 
     L = args.max_per_user
     per_user = "its user's epsilon (--user-epsilon-column)" if args.epsilon is None else None
@@ -278,10 +278,10 @@ def hashing_writer(writer, sink: dict):
 
 def record_writer(record: dict, sink: dict):
     """A JSON writer of ``record`` with the sha256 that :func:`hashing_writer` found."""
-    from ._cli_output import _json_writer, _plain
+    from ._output import json_writer, plain
 
     def write(target) -> None:
-        _json_writer(_plain({**record, "sha256": sink.get("sha256")}))(target)
+        json_writer(plain({**record, "sha256": sink.get("sha256")}))(target)
 
     return write
 
@@ -299,7 +299,7 @@ def route_warnings(caught, privacy: str) -> tuple[list[str], list[str]]:
     only where the comparison graph is public); every other warning (a
     solver's, numpy's) may depend on the data and goes to the audit record.
     """
-    from .api import DisconnectedWarning, PublicParameterWarning
+    from ..api import DisconnectedWarning, PublicParameterWarning
 
     public, private = [], []
     for w in caught:

@@ -34,7 +34,7 @@ class UsageError(Exception):
     """A user error found after parsing: printed as one line, exit status 2."""
 
 
-def _stderr(message: str) -> None:
+def to_stderr(message: str) -> None:
     with contextlib.suppress(OSError, ValueError, AttributeError):  # a closed terminal
         print(f"{PROG}: {message}", file=sys.stderr)
 
@@ -52,7 +52,7 @@ class Terminated(BaseException):
 
 
 @contextlib.contextmanager
-def _signals_raise():
+def signals_raise():
     """While the command runs, SIGTERM and SIGHUP raise :class:`Terminated`.
 
     By default they end the process at once, leaving the temporaries of a write behind;
@@ -78,7 +78,7 @@ def _signals_raise():
             signal.signal(sig, old)
 
 
-class _Progress:
+class Progress:
     """Stage progress on standard error (tqdm), only on a terminal and only after about 2 s.
 
     tqdm's ``delay`` keeps quick runs silent; a timer shows the display once a
@@ -126,13 +126,13 @@ class _Progress:
             bar.close()
 
 
-def _csv_writer(frame) -> Callable:
+def csv_writer(frame) -> Callable:
     """Writes ``frame`` (a data frame, or a dict of column arrays) as pandas' ``to_csv`` does.
 
     Text cells that a spreadsheet would evaluate are escaped first
     (:func:`dprank._csv_cells.escape_table`).
     """
-    from ._csv_cells import escape_table
+    from .._csv_cells import escape_table
 
     frame = escape_table(frame)
     if isinstance(frame, dict):
@@ -219,11 +219,11 @@ def _columns_writer(columns: dict[str, np.ndarray]) -> Callable:
     return write
 
 
-def _json_writer(record: dict) -> Callable:
-    return _text_writer(json.dumps(record, indent=2, allow_nan=True) + "\n")
+def json_writer(record: dict) -> Callable:
+    return text_writer(json.dumps(record, indent=2, allow_nan=True) + "\n")
 
 
-def _text_writer(text: str) -> Callable:
+def text_writer(text: str) -> Callable:
     """Writes ``text`` (UTF-8) to a path or a text stream."""
 
     def write(target) -> None:
@@ -235,7 +235,7 @@ def _text_writer(text: str) -> Callable:
     return write
 
 
-class _Private:
+class Private:
     """An output written with mode 0600 (the audit record)."""
 
     def __init__(self, path: str | None):
@@ -313,7 +313,7 @@ class OutputPlan:
     def __init__(
         self,
         inputs: Mapping[str, str | None],
-        outputs: Mapping[str, str | _Private | None],
+        outputs: Mapping[str, str | Private | None],
         *,
         external: Sequence[str] = (),
     ):
@@ -325,7 +325,7 @@ class OutputPlan:
                 seen.setdefault(Path(path).resolve(), f"the input {name} ({path})")
         for option, path in outputs.items():
             mode = None
-            if isinstance(path, _Private):
+            if isinstance(path, Private):
                 path, mode = path.path, 0o600
             if path is None:
                 continue
@@ -389,7 +389,7 @@ class OutputPlan:
         os.unlink(probe)
 
     # ------------------------------------------------------------------ 2. stage
-    def stage(self, outputs: Sequence[tuple[str | _Private | None, Callable]]) -> None:
+    def stage(self, outputs: Sequence[tuple[str | Private | None, Callable]]) -> None:
         """Write every ``(path, writer)`` to its temporary (or memory for ``-``).
 
         ``path`` must be one the plan declared (None is skipped); ``writer`` takes a
@@ -399,7 +399,7 @@ class OutputPlan:
         by_path = {out.path: out for out in self.outputs.values() if not out.external}
         try:
             for path, writer in outputs:
-                if isinstance(path, _Private):
+                if isinstance(path, Private):
                     path = path.path
                 if path is None:
                     continue
@@ -443,7 +443,7 @@ class OutputPlan:
         try:
             for out in self.outputs.values():
                 if out.text is not None:
-                    _write_stdout(out.text)
+                    write_stdout(out.text)
         except BaseException:
             self.discard()
             raise
@@ -467,7 +467,7 @@ class OutputPlan:
 
     def write(
         self,
-        outputs: Sequence[tuple[str | _Private | None, Callable]],
+        outputs: Sequence[tuple[str | Private | None, Callable]],
         before_commit: Callable[[], None] | None = None,
     ) -> None:
         """:meth:`stage`, then ``before_commit()`` (if given), then :meth:`commit`.
@@ -555,7 +555,7 @@ def _stdout_closed() -> bool:
     return False
 
 
-def _write_stdout(text: str) -> None:
+def write_stdout(text: str) -> None:
     """Write and flush ``text`` to standard output; :class:`OutputError` if that fails."""
     if _stdout_closed():
         raise OutputError("cannot write standard output: it is closed")
@@ -563,11 +563,11 @@ def _write_stdout(text: str) -> None:
         sys.stdout.write(text)
         sys.stdout.flush()
     except OSError as exc:
-        _silence_stdout()
+        silence_stdout()
         raise OutputError(f"cannot write standard output: {_strerror(exc)}") from None
 
 
-def _silence_stdout() -> None:
+def silence_stdout() -> None:
     """Point standard output at /dev/null after a failed write (a broken pipe, a full disk).
 
     Python flushes ``sys.stdout`` again at exit; on the broken descriptor that would print
@@ -579,14 +579,14 @@ def _silence_stdout() -> None:
         os.close(devnull)
 
 
-def _plain(value):
+def plain(value):
     """JSON-ready copy of a value (numpy scalars and arrays to Python)."""
     if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
+        return [plain(v) for v in value]
     if isinstance(value, np.ndarray):
-        return _plain(value.tolist())
+        return plain(value.tolist())
     if isinstance(value, np.bool_):
         return bool(value)
     if isinstance(value, np.integer):
@@ -597,7 +597,7 @@ def _plain(value):
     return value
 
 
-def _plot_writer(ranking, path: str, max_items: int = 50) -> Callable:
+def plot_writer(ranking, path: str, max_items: int = 50) -> Callable:
     """Dot plot of the scores with item labels (the best ``max_items`` items)."""
     fmt = Path(path).suffix.lstrip(".").lower() or "png"
 

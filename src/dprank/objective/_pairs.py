@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _checks
-from ._lapack import pcg
+from .. import _checks
+from .._lapack import pcg
 
 _CG_MAX_ITER = 200
 

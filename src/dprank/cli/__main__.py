@@ -1,0 +1,7 @@
+"""``python -m dprank.cli``: the ``dprank`` command, as ``python -m dprank``."""
+
+import sys
+
+from . import main
+
+sys.exit(main())
