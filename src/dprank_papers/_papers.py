@@ -20,7 +20,7 @@ from pathlib import Path
 from dprank import checks as _checks
 from dprank.yamlfile import read_yaml
 
-from .config import ConfigError, _explain, _fill_defaults, _Validator, _where, load_schema
+from ._schema import ConfigError, Validator, error_key, explain, fill_defaults, load_schema
 
 __all__ = ["META_KEYS", "item_settings", "load_papers", "study_items"]
 
@@ -62,7 +62,7 @@ def load_papers(folder: str | Path, schema: str | Path, config: Mapping) -> dict
     _checks.path(folder, "folder")
     _checks.mapping(config, "config")
     root = load_schema(schema)
-    validator = _Validator(root)
+    validator = Validator(root)
     overrides = config.get("items") if isinstance(config.get("items"), Mapping) else {}
     papers, problems = {}, []
     files = sorted(Path(folder).glob("*.yaml"))
@@ -78,15 +78,15 @@ def load_papers(folder: str | Path, schema: str | Path, config: Mapping) -> dict
                 problems.append(f"items.{paper}.{name}: no such item in {where}")
             else:
                 decl["items"][name] = {**decl["items"][name], **copy.deepcopy(keys)}
-        errors = sorted(validator.iter_errors(decl), key=lambda e: _where(e))
+        errors = sorted(validator.iter_errors(decl), key=lambda e: error_key(e))
         if errors:
-            problems += [f"{where}: {_explain(e)}" for e in errors]
+            problems += [f"{where}: {explain(e)}" for e in errors]
             continue
-        _fill_defaults(decl, root, root)
+        fill_defaults(decl, root, root)
         for name, item in decl["items"].items():
             item.setdefault("study", decl.get("study"))
             if item.get("made_by") is None:
-                _fill_defaults(item, _item_schema(root, decl["kind"], name), root)
+                fill_defaults(item, _item_schema(root, decl["kind"], name), root)
         if decl["kind"] == "paper_a" and paper != "paper_a":
             problems.append(
                 f"{where}: kind: paper_a is Paper A's own (its rules write figures/paper_a/); "

@@ -17,7 +17,6 @@ rejected everywhere, infinite values wherever the schema does not allow them
 
 from __future__ import annotations
 
-import copy
 import itertools
 import math
 import os
@@ -28,7 +27,15 @@ import jsonschema
 import yaml
 
 from dprank import checks as _checks
-from dprank.yamlfile import read_yaml
+
+from ._schema import (
+    ConfigError,
+    Validator,
+    explain,
+    fill_defaults,
+    key_path,
+    load_schema,
+)
 
 __all__ = [
     "ConfigError",
@@ -57,12 +64,6 @@ _SPARSE_PAIR_ARRAYS = 10
 #: Arrays of one entry per comparison the benchmark holds per replicate (items, outcome,
 #: count, user, the users' releases).
 _BENCH_COMPARISON_ARRAYS = 8
-#: Schema keyword of a number that may be infinite (``.inf``); numbers are finite otherwise.
-ALLOW_INFINITE = "allowInfinite"
-
-
-class ConfigError(ValueError):
-    """The configuration does not satisfy the schema or a cross-key rule."""
 
 
 def bound_warnings(config: Mapping) -> list[str]:
@@ -113,97 +114,17 @@ def sensitivity_scenario5_default(config: Mapping) -> dict:
     return {"theta_half": 1.0, "p": experiment.get("p"), "lambda_c": b2.get("lambda_c", 1.0)}
 
 
-def load_schema(path: str | Path) -> dict:
-    """Read a YAML JSON-schema file."""
-    _checks.path(path, "path")
-    return read_yaml(path)
-
-
-_TYPE = jsonschema.Draft202012Validator.VALIDATORS["type"]
-
-
-def _finite_type(validator, types, instance, schema):
-    """The ``type`` keyword, with numbers finite unless the schema says ``allowInfinite``."""
-    if (
-        isinstance(instance, float)
-        and math.isinf(instance)
-        and not schema.get(ALLOW_INFINITE, False)
-        and "number" in ([types] if isinstance(types, str) else types)
-    ):
-        yield jsonschema.ValidationError(
-            f"must be a finite number, got {instance!r} (.inf is allowed only for privacy "
-            "levels where it means non-private)"
-        )
-        return
-    yield from _TYPE(validator, types, instance, schema)
-
-
-#: Draft 2020-12 with finite numbers (``allowInfinite: true`` lets ``.inf`` through).
-_Validator = jsonschema.validators.extend(jsonschema.Draft202012Validator, {"type": _finite_type})
-
-
-def _key(path) -> str:
-    parts = []
-    for p in path:
-        parts.append(f"[{p}]" if isinstance(p, int) else (f".{p}" if parts else str(p)))
-    return "".join(parts) or "<top level>"
-
-
-def _where(error: jsonschema.ValidationError) -> str:
-    return _key(error.absolute_path)
-
-
-def _explain(error: jsonschema.ValidationError) -> str:
-    where = _where(error)
-    if error.validator == "additionalProperties":
-        allowed = sorted(error.schema.get("properties", {}))
-        hint = (
-            f"allowed keys here: {', '.join(allowed)}"
-            if allowed
-            else "no other keys are allowed here"
-        )
-        return f"{where}: {error.message} ({hint}; check for a typo)"
-    bounds = {"exclusiveMinimum": ">", "minimum": ">=", "exclusiveMaximum": "<", "maximum": "<="}
-    if error.validator in bounds:
-        bound = f"{bounds[error.validator]} {error.validator_value}"
-        return f"{where}: must be {bound}, got {error.instance!r}"
-    if error.validator == "required":
-        return f"{where}: {error.message}"
-    desc = error.schema.get("description") if isinstance(error.schema, dict) else None
-    return f"{where}: {error.message}" + (f" (expected: {desc})" if desc else "")
-
-
-def _resolve(schema, root):
-    while isinstance(schema, dict) and "$ref" in schema:
-        node = root
-        for part in schema["$ref"].lstrip("#/").split("/"):
-            node = node[part]
-        schema = node
-    return schema
-
-
-def _fill_defaults(instance, schema, root):
-    schema = _resolve(schema, root)
-    if not isinstance(instance, dict) or not isinstance(schema, dict):
-        return
-    props = schema.get("properties", {})
-    for key, sub in props.items():
-        sub = _resolve(sub, root)
-        if key not in instance and "default" in sub:
-            instance[key] = copy.deepcopy(sub["default"])
-        if key in instance:
-            _fill_defaults(instance[key], sub, root)
-    extra = schema.get("additionalProperties")
-    if isinstance(extra, dict):
-        for key, value in instance.items():
-            if key not in props:
-                _fill_defaults(value, extra, root)
+def sensitivity_default_of(root: str | Path) -> dict:
+    """:func:`sensitivity_scenario5_default` of the checkout ``root``'s ``config.yaml`` (the main
+    study's setting; workflow/rules/sensitivity.smk's ``SENS_DEFAULT5``)."""
+    _checks.path(root, "root")
+    return sensitivity_scenario5_default(yaml.safe_load((Path(root) / "config.yaml").read_text()))
 
 
 def _nan_keys(value, path=()) -> Iterator[str]:
     """Key paths of every NaN in ``value`` (no config key takes NaN)."""
     if isinstance(value, float) and math.isnan(value):
-        yield _key(path)
+        yield key_path(path)
     elif isinstance(value, Mapping):
         for k, v in value.items():
             yield from _nan_keys(v, (*path, k))
@@ -535,15 +456,15 @@ def validate_config(
         _checks.mapping(papers, "papers")
     if not isinstance(schema, dict):
         schema = load_schema(schema)
-    validator = _Validator(schema)
+    validator = Validator(schema)
     _parse_strings(config, validator)
     nan = [f"{key}: NaN is not a value here (write a number)" for key in _nan_keys(config)]
     errors = sorted(validator.iter_errors(config), key=lambda e: list(map(str, e.absolute_path)))
     # a NaN is reported once, above, whatever else its key expects
     errors = [e for e in errors if not (isinstance(e.instance, float) and math.isnan(e.instance))]
-    messages = nan + [_explain(e) for e in errors]
+    messages = nan + [explain(e) for e in errors]
     if not messages:
-        _fill_defaults(config, schema, schema)
+        fill_defaults(config, schema, schema)
         messages = _cross_checks(config, papers)
         if check_environment:
             messages += _mirror_checks(config) + _memory_checks(config, machine_memory())

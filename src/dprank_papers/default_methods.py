@@ -61,7 +61,7 @@ def _level(privacy: str) -> str:
     return LEVELS[privacy]
 
 
-def _label(name: str) -> str:
+def method_label(name: str) -> str:
     """A registered method's label; a plug-in of the benchmark's config keeps its name."""
     from dprank.methods import UnknownMethodError, get_method
 
@@ -144,7 +144,7 @@ def ranking(summary: pd.DataFrame) -> pd.DataFrame:
         )
         table["candidate"] = table["method"].isin(eligible)
 
-        table["label"] = table["method"].map(_label)
+        table["label"] = table["method"].map(method_label)
         table = table.sort_values(["mean_rank", "mean_kendall", "method"], ignore_index=True)
         table["default"] = False
         if table["candidate"].any():

@@ -31,7 +31,7 @@ import pandas as pd
 
 from dprank import checks as _checks
 
-from .default_methods import LEVELS, _label, candidates, choose
+from .default_methods import LEVELS, candidates, choose, method_label
 from .docs_includes import markdown_table
 
 __all__ = [
@@ -264,15 +264,6 @@ def sensitivity_targets_table(cells: pd.DataFrame, default: Mapping) -> str:
     return markdown_table(header, rows, "lrrlr")
 
 
-def _sensitivity_default(root: Path) -> dict:
-    """The main study's Scenario V setting (workflow/rules/sensitivity.smk's SENS_DEFAULT5)."""
-    import yaml
-
-    from .config import sensitivity_scenario5_default
-
-    return sensitivity_scenario5_default(yaml.safe_load((root / "config.yaml").read_text()))
-
-
 def results_includes(root: str | Path, results: str | Path) -> dict[Path, str]:
     """The includes written from the results of studies outside ``all``, for those whose files
     ``results`` holds: the benchmark's findings, the arena study's price of privacy and the
@@ -311,7 +302,9 @@ def results_includes(root: str | Path, results: str | Path) -> dict[Path, str]:
             out[includes / f"{name}.md"] = results_include(f"{study} (results/{rel})", body)
     rel = "sensitivity/cells.csv"
     if (results / rel).is_file():
-        body = sensitivity_targets_table(read_csv(results / rel), _sensitivity_default(root))
+        from .config import sensitivity_default_of
+
+        body = sensitivity_targets_table(read_csv(results / rel), sensitivity_default_of(root))
         out[includes / "sensitivity_scenario5.md"] = results_include(
             f"the sensitivity study (results/{rel})", body
         )
@@ -348,7 +341,7 @@ def default_method_files(root: str | Path, table: pd.DataFrame) -> dict[Path, st
     _checks.path(root, "root")
     _checks.columns(table, "table", ("privacy", "method", "mean_rank", "mean_kendall", "cells"))
     root = Path(root)
-    table = table.assign(label=table["method"].map(_label))
+    table = table.assign(label=table["method"].map(method_label))
     defaults = {}
     lines = []
     md_rows = []

@@ -592,7 +592,7 @@ def _sensitivity(what: str) -> Callable[[Path, Path], str | None]:
         import numpy as np
         import pandas as pd
 
-        from .docs_generate import _sensitivity_default
+        from .config import sensitivity_default_of
 
         if what == "default_within":
             path = results / "sensitivity" / "settings.csv"
@@ -600,7 +600,7 @@ def _sensitivity(what: str) -> Callable[[Path, Path], str | None]:
                 return None
             frame = pd.read_csv(path)
             at = np.ones(len(frame), dtype=bool)
-            for key, value in _sensitivity_default(root).items():
+            for key, value in sensitivity_default_of(root).items():
                 at &= np.isclose(frame[key].astype(float), float(value))
             row = frame[at].iloc[0]
             return f"{int(row['within'])} of the {int(row['compared'])}"
