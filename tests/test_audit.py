@@ -13,12 +13,6 @@ from scipy import integrate, stats
 
 from dprank.audit import (
     AuditResult,
-    _complete_wins,
-    _cp_arrays,
-    _fit_perturbed,
-    _grad_hess_btl,
-    _log_line_integral,
-    _sum_zero_basis,
     audit_debiased_rr,
     audit_laplace_ldp,
     audit_mechanism,
@@ -32,15 +26,21 @@ from dprank.audit import (
     broken_laplace_ldp,
     clopper_pearson,
     coded_edge_gamma,
+    complete_wins,
     constrained_perturbed_mle_log_density,
+    cp_arrays,
     epsilon_lower_bound,
     exact_rr_epsilon,
+    fit_perturbed,
+    grad_hess_btl,
     individual_mle_neighbours,
+    log_line_integral,
     one_shot_top1_probabilities,
     one_shot_worst_neighbours,
     perturbed_mle_log_density,
     perturbed_mle_neighbours,
     private_edge_gamma,
+    sum_zero_basis,
 )
 from dprank.mechanisms import (
     edge_mle_noise_scale,
@@ -86,7 +86,7 @@ def test_clopper_pearson_uses_the_same_beta_quantiles_as_scipy_stats():
     n = np.array([1.0, 10.0, 120.0, 1000.0, 20_000.0])[:, None]
     k = np.floor(np.linspace(0, 1, 41) * n)
     for alpha in (0.001, 0.05, 0.1):
-        lo, hi = _cp_arrays(k, n, alpha)
+        lo, hi = cp_arrays(k, n, alpha)
         a, b = np.maximum(k, 1), n - k + 1
         expect_lo = np.where(k > 0, stats.beta.ppf(alpha / 2, a, b), 0.0)
         expect_hi = np.where(k < n, stats.beta.ppf(1 - alpha / 2, k + 1, np.maximum(n - k, 1)), 1.0)
@@ -299,22 +299,22 @@ def test_line_integral_matches_quadrature(n):
     for _ in range(4):
         g = rng.normal(0.0, 5.0, size=n)
         lam = float(rng.uniform(0.3, 10.0))
-        got = float(_log_line_integral(g, lam))
+        got = float(log_line_integral(g, lam))
         assert got == pytest.approx(_line_integral_by_quad(g, lam), abs=1e-9)
     # ties and a zero slope piece (n even) are handled; rows are independent
     g = np.array([[1.0, 1.0, 1.0, -2.0, 0.5, 0.5][:n], rng.normal(size=n)])
-    rows = _log_line_integral(g, 2.0)
+    rows = log_line_integral(g, 2.0)
     assert rows.shape == (2,)
     assert rows[0] == pytest.approx(_line_integral_by_quad(g[0], 2.0), abs=1e-9)
     # invariant under g -> g + c 1
-    assert float(_log_line_integral(g[1] + 3.7, 2.0)) == pytest.approx(rows[1], abs=1e-12)
+    assert float(log_line_integral(g[1] + 3.7, 2.0)) == pytest.approx(rows[1], abs=1e-12)
 
 
 def test_constrained_density_integrates_to_one():
     """sqrt(n) (2 lam)^-n det(B^T H B) I(g) integrates to 1 over the plane sum(theta) = 0."""
     n, lam, gamma = 3, 1.5, 0.7
     wins = np.array([[0.0, 2.0, 1.0], [1.0, 0.0, 3.0], [0.0, 1.0, 0.0]])
-    basis = _sum_zero_basis(n)
+    basis = sum_zero_basis(n)
     h = 0.1
     grid = np.arange(-30.0, 30.0, h) + h / 2
     u0, u1 = np.meshgrid(grid, grid, indexing="ij")
@@ -333,7 +333,7 @@ def test_constrained_llr_is_a_likelihood_ratio(adjacency):
     rng = _rng("llr_" + adjacency)
     llr = []
     for wins in (wins0, wins1):
-        theta = _fit_perturbed(wins, gamma, lam * standard_laplace(rng, (reps, n)), sum_zero=True)
+        theta = fit_perturbed(wins, gamma, lam * standard_laplace(rng, (reps, n)), sum_zero=True)
         assert np.abs(theta.sum(axis=1)).max() < 1e-9
         llr.append(
             constrained_perturbed_mle_log_density(theta, wins1, gamma, lam)
@@ -352,8 +352,8 @@ def test_individual_flip_loss_is_two_l_over_lambda():
     # data-independent Hessian, gradient shifted by L (e_0 - e_1)
     theta = _rng("iflip").normal(0.0, 3.0, size=(500, n))
     theta -= theta.mean(axis=1, keepdims=True)
-    g0, h0 = _grad_hess_btl(theta, wins0, gamma)
-    g1, h1 = _grad_hess_btl(theta, wins1, gamma)
+    g0, h0 = grad_hess_btl(theta, wins0, gamma)
+    g1, h1 = grad_hess_btl(theta, wins1, gamma)
     assert np.allclose(h0, h1, atol=1e-12)
     assert np.allclose(g1 - g0, L * (np.eye(n)[0] - np.eye(n)[1]), atol=1e-12)
     llr = constrained_perturbed_mle_log_density(
@@ -364,7 +364,7 @@ def test_individual_flip_loss_is_two_l_over_lambda():
     g = np.zeros(n)
     g[0], g[1] = -200.0, 200.0
     shift = L * (np.eye(n)[0] - np.eye(n)[1])
-    ratio = _log_line_integral(g + shift, lam) - _log_line_integral(g, lam)
+    ratio = log_line_integral(g + shift, lam) - log_line_integral(g, lam)
     assert ratio == pytest.approx(2 * L / lam, abs=1e-6)
     res = audit_perturbed_mle_individual(eps, n, L, 2000, _rng("iflip"))
     assert res.exact_eps == pytest.approx(eps / 4)
@@ -419,7 +419,7 @@ def test_one_shot_probabilities_sum_to_one_and_match_quadrature():
 
 def test_one_shot_probabilities_match_monte_carlo():
     """At eps = 50 the release is far from uniform; frequencies agree within 4 sigma."""
-    wins = _complete_wins(5)
+    wins = complete_wins(5)
     wins[0, 1], wins[1, 0] = 0.0, 1.0
     wins[2, 4], wins[4, 2] = 0.0, 1.0
     eps, reps = 50.0, 200_000

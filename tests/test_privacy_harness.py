@@ -143,8 +143,8 @@ def test_command_runs_as_shipped_on_reproducible_bits():
     nb = path.neighbours(1.0)[0]
     game = h.Game(path, 1.0, nb, "command")
     system = NoiseSource.system
-    a = h._runs(game, nb.d0, 2, h._seeded(np.random.default_rng(5)))
-    b = h._runs(game, nb.d0, 2, h._seeded(np.random.default_rng(5)))
+    a = h.game_runs(game, nb.d0, 2, h.seeded_source(np.random.default_rng(5)))
+    b = h.game_runs(game, nb.d0, 2, h.seeded_source(np.random.default_rng(5)))
     assert NoiseSource.system == system  # restored
     assert a[0].channel.exit_status == 0 and a[0].record["private"] is True
     assert np.array_equal(a[0].values, b[0].values) and not np.array_equal(a[0].values, a[1].values)

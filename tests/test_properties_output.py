@@ -861,7 +861,7 @@ _PUB_B = sorted((ROOT / "resources" / "published" / "paper_b").glob("*.csv"))
 case(
     tables.read_published_table,
     kw(path=st.sampled_from(_PUB_B)),
-    lambda t, kw: list(t.columns[:14]) == tables._TIDY and len(t) > 0,
+    lambda t, kw: list(t.columns[:14]) == tables.TIDY and len(t) > 0,
     path=BAD_PATH,
 )
 

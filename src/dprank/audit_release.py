@@ -39,7 +39,7 @@ def _noise(rng: np.random.Generator) -> NoiseSource:
 
 
 # the argument checks every audit takes (dprank.audit's, one definition)
-_check = audit._check_audit
+_check = audit.check_audit
 
 
 def _local_sampler(y: float, eps: float, mechanism: str):
@@ -101,7 +101,7 @@ def audit_release_counts_edge(eps: float, n: int, trials: int, rng, alpha: float
     Laplace laws (``dprank.audit``'s count audits use the same).
     """
     _check(eps, trials, rng, alpha, n=n)
-    wins0 = audit._complete_wins(n)
+    wins0 = audit.complete_wins(n)
     wins1 = wins0.copy()
     wins1[0, 1], wins1[1, 0] = wins0[1, 0], wins0[0, 1]
     method = get_method("edge_counts")
@@ -114,12 +114,12 @@ def audit_release_counts_edge(eps: float, n: int, trials: int, rng, alpha: float
         def draw(g, size):
             noise = _noise(g)
             x = noise.laplace_mechanism(np.broadcast_to(counts, (size, n)), 2.0, eps)
-            return audit._laplace_llr(x, m0, m1, scale)
+            return audit.laplace_llr(x, m0, m1, scale)
 
         def shipped(g, size):
             noise = _noise(g)
             x = np.vstack([method.fit(data, eps, noise).scores for _ in range(size)])
-            return audit._laplace_llr(x, m0, m1, scale)
+            return audit.laplace_llr(x, m0, m1, scale)
 
         _check_rows(draw, shipped, "edge counts")
         return draw
@@ -208,7 +208,7 @@ def audit_release_mle_edge(eps: float, n: int, trials: int, rng, alpha: float = 
     this audit checks the shipped path, that one the mechanism's analysis).
     """
     _check(eps, trials, rng, alpha, n=n)
-    wins0 = audit._complete_wins(n)
+    wins0 = audit.complete_wins(n)
     wins1 = wins0.copy()
     wins1[0, 1], wins1[1, 0] = wins0[1, 0], wins0[0, 1]
     method = get_method("edge_mle")
@@ -285,11 +285,11 @@ def audit_release_ties_edge(eps: float, n: int, trials: int, rng, alpha: float =
         def draw(g, size):
             doubled = np.broadcast_to(2.0 * means[k], (size, n + 1))
             x = _noise(g).laplace_mechanism(doubled, 4.0, eps) / 2.0
-            return audit._round_llr(audit._laplace_llr(x, means[0], means[1], scale))
+            return audit.round_llr(audit.laplace_llr(x, means[0], means[1], scale))
 
         def shipped(g, size):
             x = np.vstack([method.fit(data[k], eps, _noise(g)).release.statistic])
-            return audit._round_llr(audit._laplace_llr(x, means[0], means[1], scale))
+            return audit.round_llr(audit.laplace_llr(x, means[0], means[1], scale))
 
         _check_rows(draw, shipped, "edge ties statistic")
         return draw
@@ -319,7 +319,6 @@ def audit_release_ties_individual(
     shipped path (bound, then the ``individual_ties`` fit).
     """
     _check(eps, trials, rng, alpha, n=n, L=L)
-    from .private_ties import _full_table
     from .ties import TieCounts
 
     data = [
@@ -332,7 +331,7 @@ def audit_release_ties_individual(
 
     def cells(bounded):
         table = TieCounts.from_pair_statistics(bounded.pair_statistics())
-        return np.concatenate(_full_table(table))
+        return np.concatenate(table.full_table())
 
     ref = []
     for d in data:
@@ -348,13 +347,13 @@ def audit_release_ties_individual(
             x = noise.laplace_mechanism(
                 np.broadcast_to(cells(bounded), (size, 3 * P)), 2.0 * L, eps
             )
-            return audit._round_llr(audit._laplace_llr(x[:, pick], m0, m1, scale))
+            return audit.round_llr(audit.laplace_llr(x[:, pick], m0, m1, scale))
 
         def shipped(g, size):
             noise = _noise(g)
             bounded, _ = bound_user_contributions(data[k], L, noise)
             x = method.fit(bounded, eps, noise, max_per_user=L).release.statistic[None, :]
-            return audit._round_llr(audit._laplace_llr(x[:, pick], m0, m1, scale))
+            return audit.round_llr(audit.laplace_llr(x[:, pick], m0, m1, scale))
 
         _check_rows(draw, shipped, "voter ties table")
         return draw

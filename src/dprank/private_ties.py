@@ -362,20 +362,11 @@ def _all_pairs(n: int):
     return a.astype(np.int64), b.astype(np.int64)
 
 
-def _full_table(counts: TieCounts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(W, L, T)`` on every pair of ``triu_indices(n, 1)`` (zeros where never compared)."""
-    n = counts.n_items
-    P = n * (n - 1) // 2
-    # index of pair (a, b), a < b, in triu order
-    idx = counts.a * (2 * n - counts.a - 1) // 2 + (counts.b - counts.a - 1)
-    return tuple(np.bincount(idx, x, P) for x in (counts.W, counts.L, counts.T))
-
-
 def _noisy_table(counts: TieCounts, scale: float, rng) -> TieCounts:
     """Every pair's ``(W, L, T)`` plus Laplace(``scale``) (numpy), negative cells set to 0."""
     n = counts.n_items
     a, b = _all_pairs(n)
-    W, L, T = _full_table(counts)
+    W, L, T = counts.full_table()
     cells = np.concatenate([W, L, T])
     noisy = cells + rng.laplace(0.0, scale, size=cells.size)
     return _table_counts(n, a, b, noisy)
@@ -463,7 +454,7 @@ def individual_release(
     counts = TieCounts.from_pair_statistics(c.pair_statistics())
     n = counts.n_items
     a, b = _all_pairs(n)
-    cells = np.concatenate(_full_table(counts))
+    cells = np.concatenate(counts.full_table())
     if isinstance(rng, NoiseSource):
         # a public bound on a cell: the votes of all voters, at most L each (the number of
         # voters is public under voter-level DP)

@@ -129,6 +129,14 @@ class TieCounts:
         """Comparisons per pair, ``W + L + T``."""
         return self.W + self.L + self.T
 
+    def full_table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(W, L, T)`` on every pair of ``triu_indices(n, 1)`` (zeros where never compared)."""
+        n = self.n_items
+        P = n * (n - 1) // 2
+        # index of pair (a, b), a < b, in triu order
+        idx = self.a * (2 * n - self.a - 1) // 2 + (self.b - self.a - 1)
+        return tuple(np.bincount(idx, x, P) for x in (self.W, self.L, self.T))
+
 
 @dataclass(frozen=True)
 class TiesFit:

@@ -43,10 +43,10 @@ def _parse_quoted(text: object) -> tuple[float, str | None]:
     return np.nan, None
 
 
-_TIDY = [*KEY_COLUMNS, "mean", "dispersion", "se_kind", "dispersion_kind", "digits", "flag"]
+TIDY = [*KEY_COLUMNS, "mean", "dispersion", "se_kind", "dispersion_kind", "digits", "flag"]
 
 
-def _standard(raw: pd.DataFrame) -> pd.DataFrame:
+def standard_rows(raw: pd.DataFrame) -> pd.DataFrame:
     out = pd.DataFrame({c: raw[c] if c in raw else pd.NA for c in KEY_COLUMNS})
     for c in ("table", "model", "metric", "scheme", "method"):
         out[c] = raw[c].astype("string")
@@ -62,10 +62,10 @@ def _standard(raw: pd.DataFrame) -> pd.DataFrame:
     out["dispersion_kind"] = out["se_kind"].map(_SE_KIND).astype("string")
     out["digits"] = raw["mean"].map(_decimals).astype("Int64")
     out["flag"] = raw["flag"].astype("string")
-    return out[_TIDY]
+    return out[TIDY]
 
 
-def _car_ranking(raw: pd.DataFrame) -> pd.DataFrame:
+def car_ranking(raw: pd.DataFrame) -> pd.DataFrame:
     """B2 Table 1: one row per car, the aggregate rank as ``mean``; attributes kept."""
     out = pd.DataFrame(
         {
@@ -88,13 +88,13 @@ def _car_ranking(raw: pd.DataFrame) -> pd.DataFrame:
     out["digits"] = raw["aggregate_rank"].map(_decimals).astype("Int64")
     out["flag"] = raw["flag"].astype("string")
     attrs = [c for c in raw.columns if c not in ("table", "aggregate_rank", "flag")]
-    return pd.concat([out[_TIDY], raw[attrs]], axis=1)
+    return pd.concat([out[TIDY], raw[attrs]], axis=1)
 
 
 _DIRECTION = {"increase": 1.0, "remain stable": 0.0, "decrease": -1.0}
 
 
-def _scheme_behaviour(raw: pd.DataFrame) -> pd.DataFrame:
+def scheme_behaviour(raw: pd.DataFrame) -> pd.DataFrame:
     """B1 Table 1 (qualitative): the expected direction as ``mean`` (+1, 0, -1), text kept."""
     metrics = {"expected_l2_over_sqrt_m": "l2_over_sqrt_m", "expected_linf": "linf"}
     rows = []
@@ -129,10 +129,10 @@ def _scheme_behaviour(raw: pd.DataFrame) -> pd.DataFrame:
     out["dispersion_kind"] = pd.Series(pd.NA, index=out.index, dtype="string")
     out["digits"] = pd.array([pd.NA] * len(out), dtype="Int64")
     out["flag"] = long["flag"].astype("string")
-    return pd.concat([out[_TIDY], long[["text", "epsilon_order"]]], axis=1)
+    return pd.concat([out[TIDY], long[["text", "epsilon_order"]]], axis=1)
 
 
-def _text_numbers(raw: pd.DataFrame, name: str) -> pd.DataFrame:
+def text_numbers(raw: pd.DataFrame, name: str) -> pd.DataFrame:
     """Numbers quoted in the text: parsed where numeric (else NaN), text kept."""
     parsed = raw["value"].map(_parse_quoted)
     n = len(raw)
@@ -156,4 +156,4 @@ def _text_numbers(raw: pd.DataFrame, name: str) -> pd.DataFrame:
             "qualifier": parsed.map(lambda v: v[1]).astype("string"),
         }
     )
-    return pd.concat([out[_TIDY], extra], axis=1)
+    return pd.concat([out[TIDY], extra], axis=1)

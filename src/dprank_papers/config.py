@@ -349,7 +349,7 @@ def estimate_cell_memory(section: str, cell: Mapping, replicates: int = 1) -> in
     raise ValueError(f"no memory estimate for config section {section!r}")
 
 
-def _memory_cells(config: Mapping) -> Iterator[tuple[str, str, dict, int]]:
+def memory_cells(config: Mapping) -> Iterator[tuple[str, str, dict, int]]:
     """(where, section, cell sizes, replicates per job) of the largest jobs."""
     top_chunk = int(config.get("chunk_size", 1))
     for section in ("paper_a_edge", "paper_a_individual"):
@@ -387,7 +387,7 @@ def _memory_checks(config: Mapping, machine: int | None) -> list[str]:
     else:
         return []
     problems = []
-    for where, section, cell, reps in _memory_cells(config):
+    for where, section, cell, reps in memory_cells(config):
         need = estimate_cell_memory(section, cell, reps)
         if need > limit:
             sizes = ", ".join(f"{k} = {v}" for k, v in cell.items() if k != "kind")

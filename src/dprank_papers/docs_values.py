@@ -428,12 +428,12 @@ def _largest_memory_estimate(sections: Sequence[str], label: bool) -> Callable:
     def measure(root: Path, results: Path) -> str:
         import yaml
 
-        from .config import _memory_cells, estimate_cell_memory
+        from .config import estimate_cell_memory, memory_cells
 
         config = yaml.safe_load((root / "config.yaml").read_text())
         need, section = max(
             (estimate_cell_memory(sec, cell, reps), sec)
-            for _, sec, cell, reps in _memory_cells(config)
+            for _, sec, cell, reps in memory_cells(config)
             if sec in sections
         )
         text = f"{need / 1e9:.2g} GB"

@@ -29,13 +29,13 @@ import pandas as pd
 from dprank import checks as _checks
 from dprank.methods import get_method
 
-from ._published_tables import (  # noqa: F401 (_TIDY: the tidy frame's columns)
-    _TIDY,
+from ._published_tables import (  # noqa: F401 (TIDY: the tidy frame's columns)
     KEY_COLUMNS,
-    _car_ranking,
-    _scheme_behaviour,
-    _standard,
-    _text_numbers,
+    TIDY,
+    car_ranking,
+    scheme_behaviour,
+    standard_rows,
+    text_numbers,
 )
 
 __all__ = [
@@ -775,13 +775,13 @@ def read_published_table(path: str | Path) -> pd.DataFrame:
     if {"mean", "se", "se_kind"} <= columns:
         from .compare import PAPER_B_METHODS
 
-        out = _standard(raw)
+        out = standard_rows(raw)
         out["method"] = out["method"].map(lambda m: PAPER_B_METHODS.get(m, m)).astype("string")
         return out
     if "aggregate_rank" in columns:
-        return _car_ranking(raw)
+        return car_ranking(raw)
     if "expected_linf" in columns:
-        return _scheme_behaviour(raw)
+        return scheme_behaviour(raw)
     if {"quantity", "value"} <= columns:
-        return _text_numbers(raw, path.stem)
+        return text_numbers(raw, path.stem)
     raise ValueError(f"{path}: unrecognised published-table layout, columns {sorted(columns)}")

@@ -78,16 +78,12 @@ from ._core import (
     exact_rr_epsilon,
 )
 from ._core import Sampler as Sampler
-from ._core import _check_audit as _check_audit
-from ._core import _complete_wins as _complete_wins
-from ._core import _cp_arrays as _cp_arrays
-from ._core import _laplace_llr as _laplace_llr
-from ._core import _round_llr as _round_llr
+from ._core import check_audit as check_audit
+from ._core import complete_wins as complete_wins
+from ._core import cp_arrays as cp_arrays
+from ._core import laplace_llr as laplace_llr
+from ._core import round_llr as round_llr
 from ._oneshot import audit_one_shot, one_shot_top1_probabilities, one_shot_worst_neighbours
-from ._perturbed_mle import _fit_perturbed as _fit_perturbed
-from ._perturbed_mle import _grad_hess_btl as _grad_hess_btl
-from ._perturbed_mle import _log_line_integral as _log_line_integral
-from ._perturbed_mle import _sum_zero_basis as _sum_zero_basis
 from ._perturbed_mle import (
     audit_noisy_obj,
     audit_perturbed_mle_edge,
@@ -99,6 +95,10 @@ from ._perturbed_mle import (
     perturbed_mle_neighbours,
     private_edge_gamma,
 )
+from ._perturbed_mle import fit_perturbed as fit_perturbed
+from ._perturbed_mle import grad_hess_btl as grad_hess_btl
+from ._perturbed_mle import log_line_integral as log_line_integral
+from ._perturbed_mle import sum_zero_basis as sum_zero_basis
 from ._releases import (
     audit_debiased_rr,
     audit_laplace_ldp,
@@ -107,9 +107,6 @@ from ._releases import (
     audit_randomized_response,
     broken_laplace_ldp,
 )
-
-#: One comparison per pair, the lower index winning: the fixed tournament the audits start from.
-complete_wins = _complete_wins
 
 __all__ = [
     "AuditResult",

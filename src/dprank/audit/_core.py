@@ -50,7 +50,7 @@ def clopper_pearson(k: int, n: int, alpha: float) -> tuple[float, float]:
     n = _checks.count(n, "n", 1)
     k = _checks.count(k, "k")
     _checks.probability(alpha, "alpha", low_open=True, high_open=True)
-    lo, hi = _cp_arrays(np.asarray(k), np.asarray(n), alpha)
+    lo, hi = cp_arrays(np.asarray(k), np.asarray(n), alpha)
     return float(lo), float(hi)
 
 
@@ -61,7 +61,7 @@ def _beta_ppf(q, a, b):
     return scipy.special.betaincinv(a, b, q)
 
 
-def _cp_arrays(k, n, alpha):
+def cp_arrays(k, n, alpha):
     k = np.asarray(k, dtype=np.float64)
     n = np.asarray(n, dtype=np.float64)
     if not 0 < alpha < 1:
@@ -74,12 +74,12 @@ def _cp_arrays(k, n, alpha):
     return lo, hi
 
 
-def _eps_bound_arrays(k0, n0, k1, n1, delta, alpha):
+def eps_bound_arrays(k0, n0, k1, n1, delta, alpha):
     """Vectorised :func:`epsilon_lower_bound` (event oriented towards ``D1``)."""
     # one-sided 1 - alpha/2 bounds: the lower end of the two-sided (1 - alpha) interval
     # for p1 and the upper end for p0; Bonferroni over the two gives 1 - alpha overall
-    p1_low, _ = _cp_arrays(k1, n1, alpha)
-    _, p0_high = _cp_arrays(k0, n0, alpha)
+    p1_low, _ = cp_arrays(k1, n1, alpha)
+    _, p0_high = cp_arrays(k0, n0, alpha)
     with np.errstate(divide="ignore", invalid="ignore"):
         direct = np.log(np.maximum(p1_low - delta, 0.0) / p0_high)
         compl = np.log(np.maximum(1.0 - p0_high - delta, 0.0) / (1.0 - p1_low))
@@ -139,7 +139,7 @@ def epsilon_lower_bound(
     _checks.probability(alpha, "alpha", low_open=True, high_open=True)
     if not 0 <= _checks.real(delta, "delta") < 1:
         raise ValueError(f"delta must be in [0, 1), got {delta}")
-    return float(_eps_bound_arrays(k0, n0, k1, n1, delta, alpha))
+    return float(eps_bound_arrays(k0, n0, k1, n1, delta, alpha))
 
 
 def exact_rr_epsilon(eps: float) -> float:
@@ -202,7 +202,7 @@ def _counts_above(sorted_x: np.ndarray, t: np.ndarray) -> np.ndarray:
 _ABSENT = object()  # an argument the audit does not take
 
 
-def _check_audit(eps, trials, rng, alpha, *, n=_ABSENT, min_n=2, L=_ABSENT) -> None:
+def check_audit(eps, trials, rng, alpha, *, n=_ABSENT, min_n=2, L=_ABSENT) -> None:
     """The arguments every audit takes, each checked by name before any run."""
     _checks.positive_finite(eps, "eps")
     _checks.count(trials, "trials", 4)
@@ -283,8 +283,8 @@ def audit_mechanism(
     thresholds = np.unique(np.quantile(pooled, levels, method="inverted_cdf"))
     k0 = _counts_above(s0, thresholds)
     k1 = _counts_above(s1, thresholds)
-    toward1 = _eps_bound_arrays(k0, n_sel, k1, n_sel, claimed_delta, alpha)
-    toward0 = _eps_bound_arrays(k1, n_sel, k0, n_sel, claimed_delta, alpha)
+    toward1 = eps_bound_arrays(k0, n_sel, k1, n_sel, claimed_delta, alpha)
+    toward0 = eps_bound_arrays(k1, n_sel, k0, n_sel, claimed_delta, alpha)
     i1, i0 = int(np.argmax(toward1)), int(np.argmax(toward0))
     favour1 = toward1[i1] >= toward0[i0]
     t = float(thresholds[i1] if favour1 else thresholds[i0])
@@ -319,7 +319,7 @@ def audit_mechanism(
 # helpers shared by the mechanism audits
 
 
-def _round_llr(llr: np.ndarray) -> np.ndarray:
+def round_llr(llr: np.ndarray) -> np.ndarray:
     """Round log-likelihood ratios to 9 decimals.
 
     The ratio saturates at its maximum on sets of positive probability; there
@@ -331,11 +331,11 @@ def _round_llr(llr: np.ndarray) -> np.ndarray:
     return np.round(llr, 9)
 
 
-def _laplace_llr(x: np.ndarray, mean0: np.ndarray, mean1: np.ndarray, scale: float):
+def laplace_llr(x: np.ndarray, mean0: np.ndarray, mean1: np.ndarray, scale: float):
     """``log f1(x) - log f0(x)`` for iid Laplace(scale) noise around ``mean0``/``mean1``."""
     return (np.abs(x - mean0) - np.abs(x - mean1)).sum(axis=-1) / scale
 
 
-def _complete_wins(n: int) -> np.ndarray:
-    """One comparison per pair, the lower index winning (a fixed tournament)."""
+def complete_wins(n: int) -> np.ndarray:
+    """One comparison per pair, the lower index winning: the tournament the audits start from."""
     return np.triu(np.ones((n, n)), k=1)

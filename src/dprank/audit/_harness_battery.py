@@ -368,9 +368,9 @@ def _pair_set_search(game, sel0, sel1):
     model = _mle_model(game)
     gamma, lam = model["gamma"], model["lam"]
     ks = _record_grids(sel0, model["grids"])
-    from . import _log_line_integral, _sum_zero_basis
+    from ._perturbed_mle import log_line_integral, sum_zero_basis
 
-    basis = _sum_zero_basis(n)
+    basis = sum_zero_basis(n)
     K = np.arange(comp.shape[0])
     dvec = np.zeros((comp.shape[0], n))
     dvec[K, comp[:, 0]], dvec[K, comp[:, 1]] = 1.0, -1.0
@@ -396,7 +396,7 @@ def _pair_set_search(game, sel0, sel1):
             "ck,tk,kab->tcab", onehot, v, outer
         )
         _, logdet = np.linalg.slogdet(H)
-        cols.append(verdict_exact((logdet + _log_line_integral(g, lam)).argmax(1)))
+        cols.append(verdict_exact((logdet + log_line_integral(g, lam)).argmax(1)))
         return np.column_stack(cols)
 
     names = [f"best pair set by gradient residue on 2^{k}" for k in ks] + ["by likelihood"]

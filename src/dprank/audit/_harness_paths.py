@@ -252,7 +252,7 @@ def ties_local_flip(n: int = 3, voters: int = 3) -> Callable[[float], list[Neigh
 # --------------------------------------------------------------------------- running a path
 
 
-def _seeded(rng: np.random.Generator) -> NoiseSource:
+def seeded_source(rng: np.random.Generator) -> NoiseSource:
     """A source of ``rng``'s bits that reports itself secure: the releases and their records
     are the shipped ones, only the bits are reproducible (the harness's own use)."""
     source = NoiseSource.from_seed(rng)
@@ -387,7 +387,7 @@ def _one_run_command(game: Game, data: Path, workdir: Path) -> Output:
     return Output(values, ranks, record, channel)
 
 
-def _runs(game: Game, data: Comparisons, size: int, source: NoiseSource) -> list[Output]:
+def game_runs(game: Game, data: Comparisons, size: int, source: NoiseSource) -> list[Output]:
     """``size`` runs of the game's path on ``data`` (``via`` the API or the command)."""
     if game.via == "api":
         return [game.path.api(data, game.eps, source) for _ in range(size)]

@@ -15,7 +15,7 @@ from ..mechanisms import (
     standard_laplace,
 )
 from ..methods import get_method
-from ._core import AuditResult, _check_audit, audit_mechanism
+from ._core import AuditResult, audit_mechanism, check_audit
 
 # ---------------------------------------------------------------------------
 # one-shot top-k (Paper A, Experiment 4; dprank.oneshot)
@@ -157,7 +157,7 @@ def audit_one_shot(
     ``rho`` of the chain, so flipping one comparison changes the scale as
     well as the location ``pi``; the exact laws account for both.
     """
-    _check_audit(eps, trials, rng, alpha, n=n)
+    check_audit(eps, trials, rng, alpha, n=n)
     if k != 1:
         raise ValueError("only k = 1 is supported")
     if neighbours is None:

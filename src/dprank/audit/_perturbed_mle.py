@@ -18,7 +18,7 @@ from ..mechanisms import (
 from ..methods import ConvergenceError, get_method
 from ..models import BTL
 from ..objective import batch_derivatives, batch_hessian, edge_ridge
-from ._core import AuditResult, _check_audit, _complete_wins, _round_llr, audit_mechanism
+from ._core import AuditResult, audit_mechanism, check_audit, complete_wins, round_llr
 
 # ---------------------------------------------------------------------------
 # objective-perturbed MLE (Paper A, Algorithm 1)
@@ -44,7 +44,7 @@ def private_edge_gamma(eps: float, kappa2: float = BTL.kappa2) -> float:
     return 4.0 * kappa2 / eps
 
 
-def _grad_hess_btl(theta: np.ndarray, wins: np.ndarray, gamma: float):
+def grad_hess_btl(theta: np.ndarray, wins: np.ndarray, gamma: float):
     """Gradient and Hessian of ``R(theta; y) = sum wins l(d) + gamma/2 |theta|^2`` (batched).
 
     :func:`dprank.objective.batch_derivatives` and :func:`dprank.objective.batch_hessian`.
@@ -90,13 +90,13 @@ def perturbed_mle_log_density(theta, wins, gamma: float, lam: float) -> np.ndarr
     theta, wins = _check_density_args(theta, wins, gamma, lam)
     single = theta.ndim == 1
     th = np.atleast_2d(theta)
-    grad, hess = _grad_hess_btl(th, wins, float(gamma))
+    grad, hess = grad_hess_btl(th, wins, float(gamma))
     _, logdet = np.linalg.slogdet(hess)
     out = -np.abs(grad).sum(axis=1) / lam + logdet
     return out[0] if single else out
 
 
-def _fit_perturbed(wins, gamma, b, sum_zero=False):
+def fit_perturbed(wins, gamma, b, sum_zero=False):
     """Perturbed MLE fits for a batch of perturbations ``b`` (R, n), exact to ~1e-10.
 
     ``sum_zero=False``: Algorithm 1 (edge DP); ``True``: the individual-DP
@@ -132,12 +132,12 @@ def perturbed_mle_neighbours(n: int, adjacency: str = "flip") -> tuple[np.ndarra
     """
     _checks.count(n, "n", 3)
     if adjacency == "flip":
-        wins0 = _complete_wins(n)
+        wins0 = complete_wins(n)
         wins1 = wins0.copy()
         wins1[0, 1], wins1[1, 0] = 0.0, 1.0
     elif adjacency == "replace":
         wins0 = np.zeros((n, n))
-        wins0[: n - 1, : n - 1] = _complete_wins(n - 1)
+        wins0[: n - 1, : n - 1] = complete_wins(n - 1)
         wins1 = wins0.copy()
         wins0[n - 1, 0] = 1.0
         wins1[1, 0] += 1.0
@@ -161,11 +161,9 @@ def _perturbed_mle_sampler(wins0, wins1, gamma, lam, statistic, pair, log_densit
             b = lam * standard_laplace(g, (size, n))
             theta = np.empty((size, n))
             for s in range(0, size, 4096):
-                theta[s : s + 4096] = _fit_perturbed(
-                    wins, gamma, b[s : s + 4096], sum_zero=sum_zero
-                )
+                theta[s : s + 4096] = fit_perturbed(wins, gamma, b[s : s + 4096], sum_zero=sum_zero)
             if statistic == "llr":
-                return _round_llr(
+                return round_llr(
                     log_density(theta, wins1, gamma, lam) - log_density(theta, wins0, gamma, lam)
                 )
             return theta[:, pair[0]] - theta[:, pair[1]]
@@ -219,7 +217,7 @@ def audit_perturbed_mle_edge(
     ``||grad R(t; y1)||_1 - ||grad R(t; y0)||_1`` over ``lambda``, at most
     ``2 / lambda = eps / 4`` whatever ``gamma``; ``exact_eps`` reports it.
     """
-    _check_audit(eps, trials, rng, alpha, n=n, min_n=3)
+    check_audit(eps, trials, rng, alpha, n=n, min_n=3)
     lam = get_method("edge_mle").noise_scale(eps, BTL.kappa1)
     gamma = private_edge_gamma(eps) if gamma is None else float(gamma)
     if not gamma > 0:
@@ -251,12 +249,12 @@ def audit_perturbed_mle_edge(
 # sum-to-zero perturbed MLE (Paper A, Proposition 3.1: individual DP)
 
 
-def _sum_zero_basis(n: int) -> np.ndarray:
+def sum_zero_basis(n: int) -> np.ndarray:
     """An ``n x (n-1)`` orthonormal basis ``B`` of ``S = {x : sum(x) = 0}``."""
     return scipy.linalg.null_space(np.ones((1, n)))
 
 
-def _log_line_integral(g: np.ndarray, lam: float) -> np.ndarray:
+def log_line_integral(g: np.ndarray, lam: float) -> np.ndarray:
     """``log I(g)``, ``I(g) = int exp(-sum_i |g_i + nu| / lam) dnu`` over the real line, exactly.
 
     With ``a = sort(-g)`` and ``h(nu) = sum_i |nu - a_i|`` (convex, piecewise
@@ -324,7 +322,7 @@ def constrained_perturbed_mle_log_density(theta, wins, gamma: float, lam: float)
     ``sqrt(n) det(B^T H B) (2 lam)^-n exp(-||g + nu 1||_1 / lam)`` and
     integrating out ``nu`` gives the formula. ``I(g)`` is computed exactly
     (the integrand is the exponential of a piecewise linear function; see
-    :func:`_log_line_integral`).
+    :func:`log_line_integral`).
 
     Parameters
     ----------
@@ -345,10 +343,10 @@ def constrained_perturbed_mle_log_density(theta, wins, gamma: float, lam: float)
     theta, wins = _check_density_args(theta, wins, gamma, lam)
     single = theta.ndim == 1
     th = np.atleast_2d(theta)
-    grad, hess = _grad_hess_btl(th, wins, float(gamma))
-    basis = _sum_zero_basis(th.shape[1])
+    grad, hess = grad_hess_btl(th, wins, float(gamma))
+    basis = sum_zero_basis(th.shape[1])
     _, logdet = np.linalg.slogdet(basis.T @ hess @ basis)
-    out = logdet + _log_line_integral(grad, float(lam))
+    out = logdet + log_line_integral(grad, float(lam))
     return out[0] if single else out
 
 
@@ -366,7 +364,7 @@ def individual_mle_neighbours(
     """
     _checks.count(n, "n", 3)
     _checks.count(L, "L", 1)
-    wins0 = _complete_wins(n)
+    wins0 = complete_wins(n)
     wins1 = wins0.copy()
     if adjacency == "flip":
         wins0[0, 1] += L
@@ -435,7 +433,7 @@ def audit_perturbed_mle_individual(
     ``2L / lam``, which ``exact_eps`` reports. Under ``"replace"`` the Hessian
     changes as well and no closed form is known (``exact_eps`` is ``None``).
     """
-    _check_audit(eps, trials, rng, alpha, n=n, min_n=3, L=L)
+    check_audit(eps, trials, rng, alpha, n=n, min_n=3, L=L)
     if not (eps > 0 and math.isfinite(eps)):
         raise ValueError("eps must be positive and finite")
     method = get_method("individual_mle")
@@ -490,7 +488,7 @@ def audit_noisy_obj(
     neighbour flips the outcome of ``(0, 1)``. Statistic ``theta~_0 - theta~_1``
     of the centred output. The claim is ``(eps, delta)``.
     """
-    _check_audit(eps, trials, rng, alpha)
+    check_audit(eps, trials, rng, alpha)
     _checks.probability(delta, "delta", low_open=True, high_open=True)
     iu, _ = np.triu_indices(m, k=1)
     n_obs = np.ones(iu.size)

@@ -14,12 +14,12 @@ from ..mechanisms import (
 from ..methods import get_method
 from ._core import (
     AuditResult,
-    _check_audit,
-    _complete_wins,
-    _laplace_llr,
-    _round_llr,
     audit_mechanism,
+    check_audit,
+    complete_wins,
     exact_rr_epsilon,
+    laplace_llr,
+    round_llr,
 )
 
 # ---------------------------------------------------------------------------
@@ -53,7 +53,7 @@ def audit_randomized_response(
 
     The statistic is the released bit; the exact loss is :func:`exact_rr_epsilon`.
     """
-    _check_audit(eps, trials, rng, alpha)
+    check_audit(eps, trials, rng, alpha)
     return _rr_audit("randomized_response", eps, trials, rng, alpha, lambda bits: bits)
 
 
@@ -66,7 +66,7 @@ def audit_debiased_rr(
     ``w_l > 0`` (:func:`dprank.ldp.adrr_weights`) depends only on the budgets,
     so the release is post-processing of RR: same exact loss ``eps``.
     """
-    _check_audit(eps, trials, rng, alpha)
+    check_audit(eps, trials, rng, alpha)
     _checks.positive_finite(weight, "weight")
     debias = get_method("local_adrr").part("debias")
     return _rr_audit(
@@ -93,7 +93,7 @@ def audit_laplace_ldp(
 
     Sensitivity 1, so the exact loss is ``eps`` (attained for outputs ``>= 1``).
     """
-    _check_audit(eps, trials, rng, alpha)
+    check_audit(eps, trials, rng, alpha)
     return _laplace_audit("laplace_ldp", eps, eps, trials, rng, alpha)
 
 
@@ -105,7 +105,7 @@ def broken_laplace_ldp(
     Half the required scale: the true loss is ``2 eps``, so a correct audit
     flags a VIOLATION with enough trials.
     """
-    _check_audit(eps, trials, rng, alpha)
+    check_audit(eps, trials, rng, alpha)
     return _laplace_audit("broken_laplace_ldp", eps, 2.0 * eps, trials, rng, alpha)
 
 
@@ -132,8 +132,8 @@ def _count_audit(name, eps, wins0, wins1, scale, trials, rng, statistic, item, a
         def draw(g, size):
             out = noisy_counts(wins, scale * standard_laplace(g, (size, n)))
             if statistic == "llr":
-                llr = _laplace_llr(out[:, changed], c0[changed], c1[changed], scale)
-                return _round_llr(llr)
+                llr = laplace_llr(out[:, changed], c0[changed], c1[changed], scale)
+                return round_llr(llr)
             if statistic == "item":
                 return out[:, item]
             return out[:, changed[0]] - out[:, changed[-1]]
@@ -166,9 +166,9 @@ def audit_noisy_counts_edge(
         (Neyman-Pearson; exact loss ``eps``); ``"difference"``:
         ``N~_0 - N~_1``; ``"item"``: ``N~_0`` alone (loss ``eps / 2``).
     """
-    _check_audit(eps, trials, rng, alpha, n=n)
+    check_audit(eps, trials, rng, alpha, n=n)
     _checks.count(n, "n", 2)
-    wins0 = _complete_wins(n)
+    wins0 = complete_wins(n)
     wins1 = wins0.copy()
     wins1[0, 1], wins1[1, 0] = 0.0, 1.0
     scale = get_method("edge_counts").noise_scale(eps)
@@ -204,10 +204,10 @@ def audit_noisy_counts_individual(
         reports a VIOLATION of the claim ``eps`` for the noisy counts
         (the top-k set of Algorithm 3, a post-processing, may lose less).
     """
-    _check_audit(eps, trials, rng, alpha, n=n, L=L)
+    check_audit(eps, trials, rng, alpha, n=n, L=L)
     if L < 1 or n < 2:
         raise ValueError("need L >= 1 and n >= 2")
-    wins0 = _complete_wins(n)
+    wins0 = complete_wins(n)
     wins1 = wins0.copy()
     wins0[0, 1] += L
     wins1[1, 0] += L

@@ -72,7 +72,7 @@ from .. import _checks
 from ..comparisons import Comparisons
 from ..noise import NoiseSource
 from . import _harness_battery, _harness_paths  # noqa: F401  (they register on import)
-from ._core import _eps_bound_arrays
+from ._core import eps_bound_arrays
 from ._harness_core import (
     DISTINGUISHERS,
     PATHS,
@@ -88,11 +88,11 @@ from ._harness_core import (
     statistic,
 )
 from ._harness_paths import (
-    _runs,
-    _seeded,
     edge_flip,
+    game_runs,
     local_flip,
     one_shot_tournaments,
+    seeded_source,
     seeded_system_source,
     user_replace,
 )
@@ -201,8 +201,8 @@ def _choose(s0: np.ndarray, s1: np.ndarray, delta: float, alpha: float):
             i = int(np.argmax(accs))
             if accs[i] > best_acc[0]:
                 best_acc = (float(accs[i]), (col, float(ts[i]), sign))
-        e1 = _eps_bound_arrays(k0, n0, k1, n1, delta, alpha)
-        e0 = _eps_bound_arrays(k1, n1, k0, n0, delta, alpha)
+        e1 = eps_bound_arrays(k0, n0, k1, n1, delta, alpha)
+        e0 = eps_bound_arrays(k1, n1, k0, n0, delta, alpha)
         for sign, es in ((1, e1), (-1, e0)):
             i = int(np.argmax(es))
             if es[i] > best_eps[0]:
@@ -228,9 +228,9 @@ def _score(name, t0, t1, acc_event, eps_event, eps, delta, alpha, se_runs, colum
         accuracy = 0.5 * (rate1 + 1 - rate0) if acc_event[2] > 0 else 0.5 * (rate0 + 1 - rate1)
         c0, c1 = _count(t0, eps_event), _count(t1, eps_event)
         if eps_event[2] > 0:
-            eps_lower = float(_eps_bound_arrays(c0, n0, c1, n1, delta, alpha))
+            eps_lower = float(eps_bound_arrays(c0, n0, c1, n1, delta, alpha))
         else:
-            eps_lower = float(_eps_bound_arrays(c1, n1, c0, n0, delta, alpha))
+            eps_lower = float(eps_bound_arrays(c1, n1, c0, n0, delta, alpha))
         col, t, sign = eps_event
         event = (
             f"{columns[col] if col < len(columns) else col} {'>' if sign > 0 else '<='} {t:.6g} "
@@ -301,7 +301,7 @@ def play(
     if runner is None:
         raise ValueError(f"release path {path.name!r} has no {via} runner")
     source = path.options.get("source", source)
-    noise = _seeded(rng) if source == "seeded" else NoiseSource.system()
+    noise = seeded_source(rng) if source == "seeded" else NoiseSource.system()
     out = []
     for nb in path.neighbours(eps):
         game = Game(path, float(eps), nb, via)
@@ -313,9 +313,9 @@ def play(
             and d.applies(game)
         ]
         half = trials // 2
-        sel0, sel1 = _runs(game, nb.d0, half, noise), _runs(game, nb.d1, half, noise)
-        test0 = _runs(game, nb.d0, trials - half, noise)
-        test1 = _runs(game, nb.d1, trials - half, noise)
+        sel0, sel1 = game_runs(game, nb.d0, half, noise), game_runs(game, nb.d1, half, noise)
+        test0 = game_runs(game, nb.d0, trials - half, noise)
+        test1 = game_runs(game, nb.d1, trials - half, noise)
         claimed_eps, delta = game.claim
         alpha_each = alpha / max(len(names), 1)
         results = []
@@ -368,9 +368,9 @@ def run_path(
     _checks.rng(rng)
     if via not in ("api", "command"):
         raise ValueError(f"via must be 'api' or 'command', got {via!r}")
-    source = NoiseSource.system() if path.options.get("source") == "system" else _seeded(rng)
+    source = NoiseSource.system() if path.options.get("source") == "system" else seeded_source(rng)
     nb = Neighbours("given", data, data)
-    return _runs(Game(path, float(eps), nb, via), data, size, source)
+    return game_runs(Game(path, float(eps), nb, via), data, size, source)
 
 
 def _path(path) -> ReleasePath:

@@ -16,7 +16,7 @@ from dprank import checks as _checks
 
 #: Metrics of a benchmark row, in table order.
 METRICS = ("kendall", "top_k", "l2")
-_KEYS = ["dataset", "method", "trust_model", "privacy_unit", "accounting", "eps"]
+CELL_KEYS = ["dataset", "method", "trust_model", "privacy_unit", "accounting", "eps"]
 
 
 def method_labels(notes: Sequence[Mapping]) -> dict[str, str]:
@@ -50,15 +50,15 @@ def summarise(rows: pd.DataFrame) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        ``_KEYS`` then ``metric, mean, se, reps`` (``se = sd / sqrt(reps)``).
+        ``CELL_KEYS`` then ``metric, mean, se, reps`` (``se = sd / sqrt(reps)``).
     """
-    _checks.columns(rows, "rows", [*_KEYS, "replicate", *METRICS])
-    long = rows.melt(id_vars=[*_KEYS, "replicate"], value_vars=list(METRICS), var_name="metric")
+    _checks.columns(rows, "rows", [*CELL_KEYS, "replicate", *METRICS])
+    long = rows.melt(id_vars=[*CELL_KEYS, "replicate"], value_vars=list(METRICS), var_name="metric")
     long = long.dropna(subset=["value"])
-    g = long.groupby([*_KEYS, "metric"], sort=False)["value"]
+    g = long.groupby([*CELL_KEYS, "metric"], sort=False)["value"]
     out = g.agg(mean="mean", sd="std", reps="count").reset_index()
     out["se"] = (out["sd"] / np.sqrt(out["reps"])).fillna(0.0)
-    return out.drop(columns="sd")[[*_KEYS, "metric", "mean", "se", "reps"]]
+    return out.drop(columns="sd")[[*CELL_KEYS, "metric", "mean", "se", "reps"]]
 
 
 def _first_below(eps: np.ndarray, values: np.ndarray, t: float) -> float:
@@ -80,20 +80,20 @@ def threshold_table(summary: pd.DataFrame, thresholds: Sequence[float], z: float
         ``dataset, method, trust_model, privacy_unit, accounting, threshold, eps,
         eps_low, eps_high``.
     """
-    _checks.columns(summary, "summary", [*_KEYS, "metric", "mean", "se"])
+    _checks.columns(summary, "summary", [*CELL_KEYS, "metric", "mean", "se"])
     thresholds = [
         _checks.non_negative(t, "thresholds") for t in _checks.sequence(thresholds, "thresholds")
     ]
     _checks.non_negative(z, "z")
     k = summary[(summary["metric"] == "kendall") & (summary["accounting"] != "none")]
     rows = []
-    for keys, g in k.groupby(_KEYS[:5], sort=False):
+    for keys, g in k.groupby(CELL_KEYS[:5], sort=False):
         g = g.sort_values("eps")
         e, m, s = g["eps"].to_numpy(), g["mean"].to_numpy(), g["se"].to_numpy()
         for t in thresholds:
             rows.append(
                 {
-                    **dict(zip(_KEYS[:5], keys, strict=True)),
+                    **dict(zip(CELL_KEYS[:5], keys, strict=True)),
                     "threshold": float(t),
                     "eps": _first_below(e, m, t),
                     "eps_low": _first_below(e, m - z * s, t),
@@ -182,7 +182,7 @@ def finding(
     _checks.columns(
         table, "table", ["dataset", "method", "trust_model", "accounting", "threshold", "eps"]
     )
-    _checks.columns(summary, "summary", [*_KEYS, "metric", "mean", "se"])
+    _checks.columns(summary, "summary", [*CELL_KEYS, "metric", "mean", "se"])
     _checks.positive(max_eps, "max_eps")
     if labels is not None:
         _checks.mapping(labels, "labels")
@@ -246,7 +246,7 @@ def threshold_markdown_frame(
         Index: data set, method (its label), trust model, budget accounting (the
         headers of :data:`TABLE_HEADERS`); one column ``K <= t`` per threshold.
     """
-    _checks.columns(table, "table", [*_KEYS[:5], "threshold", "eps", "eps_low", "eps_high"])
+    _checks.columns(table, "table", [*CELL_KEYS[:5], "threshold", "eps", "eps_low", "eps_high"])
     if labels is not None:
         _checks.mapping(labels, "labels")
     t = table.copy()

@@ -57,8 +57,8 @@ from dprank.metrics_b import kendall_distance, rms_error, top_k_hamming
 from dprank.seeding import SHARED, Stream, cell_key, generator
 
 from ._benchmark_report import (  # the report's public names are re-exported here
-    _KEYS,
     ACCOUNTING,  # noqa: F401
+    CELL_KEYS,
     METRICS,
     TABLE_HEADERS,  # noqa: F401
     finding,
@@ -579,5 +579,5 @@ def describe(dataset: str, spec: Mapping, data: BenchmarkData) -> dict:
 
 def empty_rows() -> pd.DataFrame:
     """The (empty) rows of a method that did not run."""
-    cols = [*_KEYS, "replicate", *METRICS, "seconds"]
-    return pd.DataFrame({c: pd.Series(dtype=object if c in _KEYS[:5] else float) for c in cols})
+    cols = [*CELL_KEYS, "replicate", *METRICS, "seconds"]
+    return pd.DataFrame({c: pd.Series(dtype=object if c in CELL_KEYS[:5] else float) for c in cols})
