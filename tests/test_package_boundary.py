@@ -443,3 +443,70 @@ def test_no_private_name_crosses_modules():
     assert new == [], f"make these public inside a private module, or move them: {new}"
     gone = sorted(PRIVATE_CROSSINGS_LEFT - found)
     assert gone == [], f"no longer crossing, take off PRIVATE_CROSSINGS_LEFT: {gone}"
+
+
+# ------------------------------------------------------------------- the library's layers
+
+#: The library's layers, lowest first (docs/architecture.md draws them). A module imports
+#: only modules of its own layer or of the layers below, at module level or in a function.
+#: ``x*`` stands for every module whose name starts with ``x``; ``x.`` for a package and its
+#: modules.
+LAYERS = {
+    "foundations": (
+        "dprank._version dprank.checks dprank._checks dprank.seeding dprank.io dprank.yamlfile "
+        "dprank._csv_cells dprank._compiled dprank._native_build dprank._lapack"
+    ),
+    "data": (
+        "dprank.comparisons dprank.models dprank.inputs dprank._input_* dprank.arena. "
+        "dprank.items dprank.datasets dprank.realdata dprank.exports dprank.simulate"
+    ),
+    "mathematics": (
+        "dprank.objective. dprank.sparse dprank.mle dprank.weighted_mle dprank.ties "
+        "dprank.mixed_effects dprank.ranking dprank.metrics dprank.metrics_b dprank.noise "
+        "dprank.mechanisms dprank.ldp dprank.oneshot dprank.private_ties dprank._release_mle"
+    ),
+    "methods": (
+        "dprank.methods dprank._method_* dprank._default_methods dprank.intervals "
+        "dprank._interval_* dprank.release dprank.audit_release dprank.audit. "
+    ),
+    "product": "dprank.api dprank.leaderboard dprank.ledger.",
+    "command": "dprank.cli. dprank.__main__",
+    "privacy harness": (
+        "dprank.audit.harness dprank.audit._harness_* dprank.audit.command_channels"
+    ),
+    "facade": "dprank",
+}
+
+
+def layer_of(module: str) -> int | None:
+    """The index in :data:`LAYERS` of ``module`` (the longest pattern that matches wins)."""
+    best, where = -1, None
+    for i, patterns in enumerate(LAYERS.values()):
+        for pattern in patterns.split():
+            if pattern.endswith("*"):
+                hit = module.startswith(pattern[:-1])
+            elif pattern.endswith("."):
+                hit = module == pattern[:-1] or module.startswith(pattern)
+            else:
+                hit = module == pattern
+            if hit and len(pattern) > best:
+                best, where = len(pattern), i
+    return where
+
+
+def test_every_library_module_has_a_layer_and_imports_only_downwards():
+    modules = all_modules()
+    graph = import_graph(modules)
+    library = [name for name in modules if package_of(name) == LIBRARY]
+    placed = {name: layer_of(name) for name in library}
+    assert [n for n, layer in placed.items() if layer is None] == [], "add it to LAYERS"
+    names = list(LAYERS)
+    upwards = [
+        f"{a} ({names[placed[a]]}) imports {b} ({names[placed[b]]})"
+        for a in library
+        for b in sorted(graph[a])
+        if package_of(b) == LIBRARY and placed[b] > placed[a]
+    ]
+    assert upwards == []
+    assert layer_of("dprank.audit.harness") == names.index("privacy harness")
+    assert layer_of("dprank.audit._core") == names.index("methods")
