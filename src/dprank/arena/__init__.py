@@ -237,21 +237,13 @@ def read_arena_table(
     _check_both_bad(both_bad)
     if name is not None:
         _checks.text(name, "name")
-    inp, source, kind, fmt, first, pf = _open(path, name, format)
+    opened = _open(path, name, format)  # (input, source, kind, format, first line, Parquet file)
     try:
         return read_arena_input(
-            inp,
-            source,
-            kind,
-            fmt,
-            first,
-            pf,
-            need_users=need_users,
-            need_epsilon=need_epsilon,
-            both_bad=both_bad,
+            *opened, need_users=need_users, need_epsilon=need_epsilon, both_bad=both_bad
         )
     finally:
-        inp.close()
+        opened[0].close()
 
 
 def _check_both_bad(both_bad) -> None:

@@ -97,14 +97,7 @@ def csv_columns(src, source: str, fmt: str, first: bytes):
     except UnicodeDecodeError:
         raise InputError("is not a UTF-8 text file", source, 1) from None
     names = [normalize_label(c).lower() for c in next(csv.reader([header], delimiter=sep), [])]
-    missing = [c for c in BATTLE_COLUMNS if c not in names]
-    if missing:
-        raise InputError(
-            f"the header {names} lacks {missing}: a battle file needs model_a, model_b, winner "
-            "(optional: judge, count, epsilon)",
-            source,
-            1,
-        )
+    _require_battle_fields(names, f"the header {names} lacks", "a battle file needs", source, 1)
     dup = sorted({c for c in names if names.count(c) > 1 and c in _FIELDS})
     if dup:
         raise InputError(f"the header repeats the column(s) {dup}", source, 1)
@@ -181,12 +174,18 @@ def _table_columns(table, source: str) -> dict:
 
 
 def _check_fields(columns: dict, source: str) -> None:
-    missing = [c for c in BATTLE_COLUMNS if c not in columns]
+    _require_battle_fields(columns, "the votes lack the field(s)", "each needs", source)
+
+
+def _require_battle_fields(present, lacks: str, needs: str, source: str, *line: int) -> None:
+    """An :class:`InputError` where ``present`` lacks a field of :data:`BATTLE_COLUMNS`."""
+    missing = [c for c in BATTLE_COLUMNS if c not in present]
     if missing:
         raise InputError(
-            f"the votes lack the field(s) {missing}: each needs model_a, model_b, winner "
-            "(optional: judge, count, epsilon)",
+            f"{lacks} {missing}: {needs} model_a, model_b, winner (optional: judge, count, "
+            "epsilon)",
             source,
+            *line,
         )
 
 

@@ -111,16 +111,13 @@ def summed(models, first, second, counts, user, *, n_rows, layout, **extra) -> A
     if user is not None:
         n_users = np.int64(int(user.max(initial=0)) + 1)
         user, uniq = uniq % n_users, uniq // n_users
-    return ArenaVotes(
-        models,
-        (uniq // n).astype(np.int64),
-        (uniq % n).astype(np.int64),
-        *sums,
-        user=user,
-        n_rows=n_rows,
-        layout=layout,
-        **extra,
-    )
+    return _votes_of_pairs(models, uniq, n, sums, user=user, n_rows=n_rows, layout=layout, **extra)
+
+
+def _votes_of_pairs(models, pairs, n, outcomes, **fields) -> ArenaVotes:
+    """The votes of pairs ``a * n + b`` (``a < b``) with ``outcomes`` (four columns) per pair."""
+    a, b = (pairs // n).astype(np.int64), (pairs % n).astype(np.int64)
+    return ArenaVotes(models, a, b, *outcomes, **fields)
 
 
 #: Pairs times outcomes up to which votes are summed by one ``bincount`` (no sort).
@@ -147,12 +144,5 @@ def summed_votes(models, first, second, outcome, count, *, n_rows, **extra) -> A
     cells = np.bincount(key, weights=count, minlength=n * n * 4).reshape(n * n, 4)
     pairs = np.flatnonzero(cells.sum(axis=1))
     cells = cells[pairs].astype(np.float64)
-    return ArenaVotes(
-        models,
-        (pairs // n).astype(np.int64),
-        (pairs % n).astype(np.int64),
-        *(cells[:, k].copy() for k in range(4)),
-        user=None,
-        n_rows=n_rows,
-        **extra,
-    )
+    outcomes = [cells[:, k].copy() for k in range(4)]
+    return _votes_of_pairs(models, pairs, n, outcomes, user=None, n_rows=n_rows, **extra)

@@ -90,3 +90,18 @@ def audit_head(args, table) -> dict:
             "rows": table.n_rows,
         },
     }
+
+
+def ledger_release(args, table, entry, budget_unit: str | None):
+    """The ledger's ``with`` block of this release (:func:`dprank.ledger.release_to`): nothing
+    to do without ``--ledger``."""
+    from ..ledger import release_to
+
+    return release_to(
+        args.ledger,
+        table,
+        entry,
+        budget=args.budget,
+        name=input_name(args),
+        budget_unit=budget_unit,
+    )

@@ -67,8 +67,15 @@ def signals_raise():
     def handler(signum, frame):
         raise Terminated(signum)
 
+    with _handled((signal.SIGTERM, signal.SIGHUP), handler):
+        yield
+
+
+@contextlib.contextmanager
+def _handled(signals, handler):
+    """``handler`` for each of ``signals`` that the caller does not ignore, in the block."""
     previous = {}
-    for sig in (signal.SIGTERM, signal.SIGHUP):
+    for sig in signals:
         if signal.getsignal(sig) is not signal.SIG_IGN:
             previous[sig] = signal.signal(sig, handler)
     try:
@@ -524,15 +531,10 @@ def _signals_deferred():
     def note(signum, frame):
         noted.append(signum)
 
-    previous = {}
-    for sig in _ENDING_SIGNALS:
-        if signal.getsignal(sig) is not signal.SIG_IGN:
-            previous[sig] = signal.signal(sig, note)
     try:
-        yield
+        with _handled(_ENDING_SIGNALS, note):
+            yield
     finally:
-        for sig, old in previous.items():
-            signal.signal(sig, old)
         if noted:
             signal.raise_signal(noted[0])
 

@@ -13,34 +13,32 @@ from ._privatize import cmd_privatize
 from ._rank import cmd_rank
 
 
-def _positive_float(text: str) -> float:
+def _number(text: str, convert, ok, unreadable: str, refused: str):
+    """``convert(text)`` where ``ok`` of it; else an argparse error that says what it must be."""
     try:
-        value = float(text)
+        value = convert(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}") from None
-    if not value > 0 or math.isinf(value) or math.isnan(value):
-        raise argparse.ArgumentTypeError(f"must be a positive finite number, got {text!r}")
+        raise argparse.ArgumentTypeError(f"must be {unreadable}, got {text!r}") from None
+    if not ok(value):
+        raise argparse.ArgumentTypeError(f"must be {refused}, got {text!r}")
     return value
+
+
+def _positive_float(text: str) -> float:
+    positive = "a positive number"
+    return _number(
+        text, float, lambda v: v > 0 and math.isfinite(v), positive, "a positive finite number"
+    )
 
 
 def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
-    return value
+    positive = "a positive integer"
+    return _number(text, int, lambda v: v >= 1, positive, positive)
 
 
 def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {text!r}")
-    return value
+    natural = "a non-negative integer"
+    return _number(text, int, lambda v: v >= 0, natural, natural)
 
 
 def _add_input_arguments(p: argparse.ArgumentParser, help_text: str) -> None:

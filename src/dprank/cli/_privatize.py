@@ -7,13 +7,19 @@ from pathlib import Path
 
 import numpy as np
 
-from ._common import EXIT_OK, audit_head, comparison_input, input_name, ledger_entry, noise_source
+from ._common import (
+    EXIT_OK,
+    audit_head,
+    comparison_input,
+    ledger_entry,
+    ledger_release,
+    noise_source,
+)
 from ._output import OutputPlan, Private, UsageError, csv_writer, json_writer, plain, to_stderr
 
 
 def cmd_privatize(args) -> int:
     from ..inputs import _free_memory_promptly, read_comparisons
-    from ..ledger import release_to
     from ._release import declared_items
 
     if (args.epsilon is None) == (args.user_epsilon_column is None):
@@ -54,14 +60,7 @@ def cmd_privatize(args) -> int:
     )
     # a user-level budget by default where the users' bound is declared (L eps per user)
     unit = args.budget_unit or ("user" if args.max_per_user is not None else None)
-    with release_to(
-        args.ledger,
-        table,
-        entry,
-        budget=args.budget,
-        name=input_name(args),
-        budget_unit=unit,
-    ) as receipt:
+    with ledger_release(args, table, entry, unit) as receipt:
         outputs = _privatize_outputs(args, table, c, eps_user, noise, universe, record, facts)
         # the ledger's record is written and fsync'ed before any output becomes visible
         plan.write(outputs, before_commit=None if receipt is None else receipt.commit)

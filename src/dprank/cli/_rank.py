@@ -16,6 +16,7 @@ from ._common import (
     comparison_input,
     input_name,
     ledger_entry,
+    ledger_release,
     noise_source,
     option_names,
 )
@@ -228,8 +229,6 @@ def _release_ranking(args, table, method, name: str, noise, plan: OutputPlan, pr
     """The fit and the outputs, as one release of the ``--ledger``; its receipt (or None)."""
     from dataclasses import replace
 
-    from ..ledger import release_to
-
     # the guarantee actually given: 2 eps for the as-published counts
     eps_given = None if args.epsilon is None else args.epsilon * (2 if args.as_published else 1)
     entry = ledger_entry(args, "rank", method.name, method.privacy_unit, method.private, eps_given)
@@ -238,14 +237,7 @@ def _release_ranking(args, table, method, name: str, noise, plan: OutputPlan, pr
             "--ledger records releases of raw data: ranking a local release spends no "
             "budget (record the budget where the data were privatized)"
         )
-    with release_to(
-        args.ledger,
-        table,
-        entry,
-        budget=args.budget,
-        name=input_name(args),
-        budget_unit=args.budget_unit,
-    ) as receipt:
+    with ledger_release(args, table, entry, args.budget_unit) as receipt:
         progress.stage("fitting")
         ranking = _fit_ranking(args, table, noise)
         progress.done()
