@@ -121,14 +121,7 @@ def scenario3_grid(
         :func:`dprank_papers.aggregate.summarise` of the tidy rows, keyed by
         ``p, eps0`` and the cell (``model, scheme, m, L``), ``method, metric``.
     """
-    _checks.count(seed, "seed")
-    _checks.text(experiment, "experiment")
-    _checks.mapping(exp, "exp")
-    replicates = _checks.indices(replicates)
-    _checks.positive_finite(gtol, "gtol")
-    _checks.count(max_iter, "max_iter", 1)
-    if grid is not None:
-        _checks.mapping(grid, "grid")
+    replicates = _checked_run(seed, experiment, exp, replicates, gtol, max_iter, grid)
     _checks.text(model, "model")
     _checks.probability(p, "p")
     _checks.non_negative(lambda_c, "lambda_c")
@@ -162,14 +155,7 @@ def scenario3_check(
 
     Returns the summaries of :func:`scenario3_grid` with a ``label`` column first.
     """
-    _checks.count(seed, "seed")
-    _checks.text(experiment, "experiment")
-    _checks.mapping(exp, "exp")
-    replicates = _checks.indices(replicates)
-    _checks.positive_finite(gtol, "gtol")
-    _checks.count(max_iter, "max_iter", 1)
-    if grid is not None:
-        _checks.mapping(grid, "grid")
+    replicates = _checked_run(seed, experiment, exp, replicates, gtol, max_iter, grid)
     _checks.non_negative(lambda_c, "lambda_c")
     if isinstance(settings, (str, bytes, Mapping)) or not isinstance(settings, Sequence):
         raise TypeError(f"settings must be a sequence of settings (dicts), got {settings!r}")
@@ -322,12 +308,7 @@ def scenario5_grid(
         :func:`dprank_papers.aggregate.summarise` of the tidy rows, keyed by
         ``theta_half, p, lambda_c, model, method, metric``.
     """
-    _checks.count(seed, "seed")
-    _checks.text(experiment, "experiment")
-    _checks.mapping(exp, "exp")
-    replicates = _checks.indices(replicates)
-    _checks.positive_finite(gtol, "gtol")
-    _checks.count(max_iter, "max_iter", 1)
+    replicates = _checked_run(seed, experiment, exp, replicates, gtol, max_iter)
     _checks.text(model, "model")
     _checks.probability(p, "p")
     theta_half = [
@@ -716,3 +697,16 @@ def check_section(section: Mapping, paper_b2: Mapping) -> list[str]:
                     "numbers"
                 )
     return problems
+
+
+def _checked_run(seed, experiment, exp, replicates, gtol, max_iter, grid=None) -> list[int]:
+    """The arguments every run of the study takes, checked; the replicates as a list."""
+    _checks.count(seed, "seed")
+    _checks.text(experiment, "experiment")
+    _checks.mapping(exp, "exp")
+    replicates = _checks.indices(replicates)
+    _checks.positive_finite(gtol, "gtol")
+    _checks.count(max_iter, "max_iter", 1)
+    if grid is not None:
+        _checks.mapping(grid, "grid")
+    return replicates
