@@ -5,6 +5,9 @@ figures, tables, docs generation and workflow glue of the two papers), not even 
 function; each package uses only the public names of the other (no module or attribute whose
 name starts with an underscore). The imports are read from the source with :mod:`ast`, so a
 deferred import or an ``importlib.import_module("dprank_papers...")`` counts like any other.
+
+The same reading checks the shape of both packages (docs/architecture.md): no import circle,
+no private name used across modules, no module over the ceiling, and the library's layers.
 """
 
 from __future__ import annotations
