@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import _docs_prose as _p
 from . import _docs_readers as _r
 
 __all__ = ["MEASURES", "Measure"]
@@ -412,6 +413,72 @@ MEASURES: dict[str, Measure] = {
         )
         for what in ("groups", "worst", "worst_setting")
     },
+    **{
+        f"car_{name}": Measure(
+            "results",
+            f"{description}, results/paper_b2/car/nonprivate.json (intransitivity)",
+            _p.car(what),
+        )
+        for name, what, description in (
+            ("intransitive_users", "users", "intransitive users of all"),
+            ("intransitive_share", "users_share", "share of intransitive users"),
+            ("comparisons", "comparisons", "comparisons of the car data"),
+            ("conflicts", "conflicts", "comparisons against the user's win-count ranking"),
+            ("conflicts_ties", "ties_as_conflicts", "the same with tied pairs as conflicts"),
+            ("conflicts_half_ties", "ties_as_half", "the same with tied pairs as half"),
+        )
+    },
+    **{
+        f"fidelity_b2_{name}": Measure(
+            "results", f"{description}, results/comparison/paper_b2.csv", _p.b2_comparison(what)
+        )
+        for name, what, description in (
+            ("table4_m30", "table4_m30", "Table 4's rates at m = 30, ours against printed"),
+            ("table4_m10_l800", "table4_m10_l800", "Table 4's rate at m = 10, L = 800"),
+            ("table5_lower", "table5", "how much lower our Table 5 errors are, per m"),
+            ("scenario3_scheme1", "scenario3_scheme1", "Scheme 1 cells of Tables 6-7 outside"),
+            ("scenario3_other", "scenario3_other", "Scheme 2/3 cells of Tables 6-7 outside"),
+            ("table10_classic_rr_lower", "table10_classic_rr", "Table 10 classic RR: ours lower"),
+        )
+    },
+    **{
+        f"fidelity_b2_fig3_median_{var}": Measure(
+            "results",
+            f"median smallest Hessian eigenvalue at the smallest and largest {var}, "
+            "results/figures/paper_b2/fig3.csv",
+            _p.b2_fig3_medians(f"hessian_{var}"),
+        )
+        for var in ("m", "p")
+    },
+    **{
+        f"fidelity_b1_slope_scheme{scheme}": Measure(
+            "results",
+            f"slope of scheme {scheme} (l2 / l_inf), results/paper_b1/scenario2/trends.csv",
+            _p.b1_slopes(scheme),
+        )
+        for scheme in (1, 2, 3)
+    },
+    "fidelity_b1_slope_scheme3_per_m": Measure(
+        "results",
+        "slope of scheme 3 per m (range), results/paper_b1/scenario2/trends.csv",
+        _p.b1_slopes(3, per_m=True),
+    ),
+    "fidelity_b1_fig7_converged": Measure(
+        "results",
+        "fits converged, results/paper_b1/movielens/summary.csv",
+        _p.from_csv("paper_b1/movielens/summary.csv", _p.b1_movielens_converged),
+    ),
+    "sensitivity_default_nonconverged": Measure(
+        "results",
+        "fits that did not converge at the main study's setting, "
+        "results/sensitivity/scenario5/*.csv",
+        _p.sensitivity_default_nonconverged,
+    ),
+    "scale_newton": Measure(
+        "results",
+        "fits converged and the most Newton steps, results/beyond/metrics/*/*.csv",
+        _p.from_csv("beyond/metrics/*/*.csv", _p.scale_newton),
+    ),
     "memory_largest_paper_job": Measure(
         "derived",
         "dprank_papers.config.estimate_cell_memory, largest cell of the papers' sections of "
