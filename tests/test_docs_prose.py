@@ -146,3 +146,24 @@ def test_committed_prose_values_are_their_readers_on_the_paper_scale_run():
     for name in names:
         got = MEASURES[name].measure(ROOT, results)
         assert got is None or got == values[name]["value"], name
+
+
+def test_table2_and_load_numbers(tmp_path):
+    import re
+    import sys
+
+    from dprank_papers.docs_timing import time_command
+
+    car = tmp_path / "paper_b2" / "car"
+    car.mkdir(parents=True)
+    pd.DataFrame(
+        {"model": "btl", "method": ["local_adrr", "local_count", "local_classic_rr"]}
+        | {"se": [0.00309, 0.0033, 0.0032], "p": [None, 0.000405, 0.01328]}
+        | {"t": [None, 3.6, 2.5]}
+    ).to_csv(car / "table2.csv", index=False)
+    assert _value("fidelity_b2_t2_se_adrr_btl", tmp_path) == "0.0031"
+    assert _value("fidelity_b2_t2_p_count_btl", tmp_path) == "4.0e-4"
+    assert _value("fidelity_b2_t2_p_classic_rr_btl", tmp_path) == "0.013"
+    time_command("benchmark_run", [sys.executable, "-c", "pass"], tmp_path)
+    load = _value("benchmark_run_load", tmp_path)
+    assert re.fullmatch(r"\d+\.\d at the start, \d+\.\d at the end", load), load

@@ -66,6 +66,23 @@ def car(what: str) -> Reader:
     return from_json("paper_b2/car/nonprivate.json", text)
 
 
+def car_table2(method: str, column: str) -> Reader:
+    """One number of B2 Table 2's BTL row of ``method`` (``results/paper_b2/car/table2.csv``):
+    ``se`` (``"0.0031"``) or the paired test's ``p`` (``"0.013"``; ``"4.1e-4"`` below 0.001)."""
+
+    def text(frame) -> str:
+        row = frame[(frame["model"] == "btl") & (frame["method"] == method)].iloc[0]
+        x = float(row[column])
+        if column == "se":
+            return f"{x:.4f}"
+        if x >= 1e-3:
+            return f"{x:.2g}"
+        mantissa, exponent = f"{x:.1e}".split("e")
+        return f"{mantissa}e{int(exponent)}"
+
+    return from_csv("paper_b2/car/table2.csv", text)
+
+
 # --------------------------------------------------------------------------- B2's tables
 
 

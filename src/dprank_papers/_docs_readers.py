@@ -46,6 +46,9 @@ def timed(name: str, field: str) -> Callable[[Path, Path], str | None]:
             return format_bytes(record[field])
         if field == "wall_seconds":
             return format_duration(record[field])
+        if field == "load":  # the machine's load average as the command started and ended
+            start, end = record["load_average_start"], record["load_average_end"]
+            return f"{start:.1f} at the start, {end:.1f} at the end"
         return f"{record[field]:.0f} s"  # CPU seconds
 
     return measure

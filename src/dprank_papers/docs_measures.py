@@ -588,6 +588,28 @@ MEASURES: dict[str, Measure] = {
             ("user_cpu", "user_seconds"),
             ("system_cpu", "system_seconds"),
             ("peak", "peak_rss_bytes"),
+            ("load", "load"),
         )
     },
+    **{
+        f"fidelity_b2_t2_{column}_{method}_btl": Measure(
+            "results",
+            f"{column} of BTL {method}, results/paper_b2/car/table2.csv",
+            _p.car_table2(f"local_{method}", column),
+        )
+        for method, column in (
+            ("adrr", "se"),
+            ("count", "p"),
+            ("classic_rr", "p"),
+            ("laplace", "p"),
+        )
+    },
+    "scale_residual_private": Measure(
+        "results",
+        "largest max_abs_log_residual at eps 0.5 and 1, results/beyond/scale_fit.csv",
+        _p.from_csv(
+            "beyond/scale_fit.csv",
+            lambda f: f"{f[f['epsilon'].isin([0.5, 1.0])]['max_abs_log_residual'].max():.3f}",
+        ),
+    ),
 }
