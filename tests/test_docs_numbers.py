@@ -146,8 +146,16 @@ NOT_RUN_OUTPUTS = {
     },
 }
 
-_SOLVER = "typed from python benchmarks/bench_solver.py (not yet written by it)"
-_DENSITY = "typed from the density benchmark of docs/performance.md (not yet written by it)"
+_SOLVER = (
+    "typed from python benchmarks/bench_edge_mle.py / bench_individual_mle.py (the latter "
+    "writes performance_individual_mle.md with --markdown: to be run on an idle machine; a "
+    "run at load 9.9 on 2026-11-29 was not committed)"
+)
+_DENSITY = "typed from python benchmarks/density_threshold.py (not yet written by it)"
+_PAIRS = (
+    "the n x n path over the pair-list path, measured before its last two speed-ups (the page "
+    "says so), no command kept"
+)
 _PEERS = "measured beside tests/test_ties.py (which asserts the bounds), not written by a command"
 _HARNESS = "measured by the privacy harness (tests/test_privacy_harness.py), not written"
 _AUTHORS_TIES = "printed by python benchmarks/authors_ties.py (resources/deviations.yaml too)"
@@ -216,7 +224,7 @@ TYPED_RUN_OUTPUTS = {
                 "1.88",
                 "1.01",
             ),
-            _DENSITY,
+            _PAIRS,
         ),
     },
     "docs/privacy.md": {
