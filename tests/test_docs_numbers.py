@@ -156,7 +156,6 @@ _PAIRS = (
     "the n x n path over the pair-list path, measured before its last two speed-ups (the page "
     "says so), no command kept"
 )
-_PEERS = "measured beside tests/test_ties.py (which asserts the bounds), not written by a command"
 _HARNESS = "measured by the privacy harness (tests/test_privacy_harness.py), not written"
 _AUTHORS_TIES = "printed by python benchmarks/authors_ties.py (resources/deviations.yaml too)"
 _SCALE = "printed by python benchmarks/bench_scale.py (its table is an include; these not yet)"
@@ -168,9 +167,6 @@ TYPED_RUN_OUTPUTS = {
             "an ad hoc check (a centred truth), no command kept",
         ),
     },
-    "docs/leaderboard.md": dict.fromkeys(
-        ("9e-9", "6e-5", "5e-15", "4e-16", "2.4e-7", "1.8e-3"), _PEERS
-    ),
     "docs/performance.md": {
         **dict.fromkeys(
             (
