@@ -738,3 +738,28 @@ def test_marks_are_rewritten_and_unknown_names_refused():
     assert marked(text) == [("a", "1 s"), ("a", "3 s")]
     with pytest.raises(KeyError, match=r"'b' is not in values\.yaml"):
         apply_values("<!--v:b-->1<!--/v-->", values)
+
+
+def test_a_time_names_its_run(tmp_path):
+    """A time measured anew takes the run given (docs_generate --run); without one it keeps
+    its run where its value is unchanged and names none where it changed (which
+    test_every_measured_value_names_its_measure refuses); other values never name a run."""
+    from dprank_papers.docs_values import load_values, measure_values
+
+    results = tmp_path / "results"
+    (results / "benchmarks" / "audit").mkdir(parents=True)
+    tsv = results / "benchmarks" / "audit" / "privacy.tsv"
+    values = load_values(DOCS / "includes" / "values.yaml")
+    kept = values["audit_job_seconds"]
+    seconds = float(kept["value"].removesuffix(" s"))
+    tsv.write_text(f"s\th:m:s\n{seconds}\t0:00:13\n")
+    (results / "report.html").write_bytes(b"x" * 1000)
+    names = ["audit_job_seconds", "report_size"]
+    same = measure_values(values, ROOT, results, names=names)
+    assert same["audit_job_seconds"] == kept and "run" not in same["report_size"]
+    tsv.write_text(f"s\th:m:s\n{seconds + 100}\t0:01:53\n")
+    changed = measure_values(values, ROOT, results, names=names)
+    assert "run" not in changed["audit_job_seconds"]
+    named = measure_values(values, ROOT, results, names=names, run="a run of today")
+    assert named["audit_job_seconds"]["run"] == "a run of today"
+    assert "run" not in named["report_size"]

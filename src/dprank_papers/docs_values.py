@@ -75,7 +75,8 @@ _HEADER = """\
 # quoted values are copied from the output of the command in `source`. The pages mark each
 # place that quotes a value as <!--v:NAME-->VALUE<!--/v-->; tests/test_docs.py checks that
 # every marked place equals its value here. Edit a value here (never in a page), then run
-# `python -m dprank_papers.docs_generate` to rewrite the pages.
+# `python -m dprank_papers.docs_generate` to rewrite the pages. A time also names the run it
+# was measured in (`run`: machine, date, load; `docs_generate --run`).
 """
 
 
