@@ -59,8 +59,7 @@ NOT_RUN_OUTPUTS = {
     "docs/fidelity.md": {
         **dict.fromkeys(
             ("0.25", "0.5", "0.625", "0.1", "0.2", "0.8", "2.75", "1e-6"),
-            "the cells' settings (p, eps, Delta, budgets, ridge) of config.yaml; 0.25: also the "
-            "authors' argpartition floor of (d) (their curves)",
+            "the cells' settings (p, eps, Delta, budgets, ridge) of config.yaml",
         ),
         **dict.fromkeys(
             (
@@ -86,7 +85,6 @@ NOT_RUN_OUTPUTS = {
             _PUBLISHED,
         ),
         "0.033": "the difference between the authors' two published runs (their data)",
-        **dict.fromkeys(("0.05",), "the authors' argpartition floor of (c) (their curves)"),
         "5%": "the significance level",
         "40.7": "m (m - 1) / 2 x L comparisons of the largest cell (config.yaml)",
         "0.053": "the fit of the documented choice A6 (docs/papers/paper-b.md#a6)",
@@ -164,12 +162,6 @@ _HARNESS = (
 _SCALE = "printed by python benchmarks/bench_scale.py (its table is an include; these not yet)"
 
 TYPED_RUN_OUTPUTS = {
-    "docs/fidelity.md": {
-        **dict.fromkeys(
-            ("-2.16", "-0.21", "0.000", "0.001"),
-            "an ad hoc check (a centred truth), no command kept",
-        ),
-    },
     "docs/performance.md": {
         **dict.fromkeys(
             (

@@ -167,3 +167,21 @@ def test_table2_and_load_numbers(tmp_path):
     time_command("benchmark_run", [sys.executable, "-c", "pass"], tmp_path)
     load = _value("benchmark_run_load", tmp_path)
     assert re.fullmatch(r"\d+\.\d at the start, \d+\.\d at the end", load), load
+
+
+def test_paper_a_figure6_numbers(tmp_path):
+    folder = tmp_path / "figures" / "paper_a"
+    folder.mkdir(parents=True)
+    for protocol, means in (
+        ("paper", (-2.1597, 0.0, 0.00125)),
+        ("authors", (-0.209, 0.05125, 0.25375)),
+    ):
+        rows = [("m", 2000, "inf", p, x) for p, x in zip("acd", means, strict=True)]
+        rows += [("m", 2000, "1.0", "a", 9.0), ("m", 100, "inf", "a", 9.0)]
+        pd.DataFrame(rows, columns=["x_var", "x", "series", "panel", "mean"]).to_csv(
+            folder / f"fig6_{protocol}.csv", index=False
+        )
+    assert _value("fidelity_a_fig6_paper_l2", tmp_path) == "-2.16"
+    assert _value("fidelity_a_fig6_authors_l2", tmp_path) == "-0.21"
+    assert _value("fidelity_a_fig6_paper_hamming", tmp_path) == "0.000 and 0.001"
+    assert _value("fidelity_a_fig6_authors_hamming", tmp_path) == "0.05 for (c) and 0.25 for (d)"

@@ -83,6 +83,20 @@ def car_table2(method: str, column: str) -> Reader:
     return from_csv("paper_b2/car/table2.csv", text)
 
 
+def paper_a_fig6(protocol: str, panels: str, spec: str, labels: bool = False) -> Reader:
+    """Paper A Figure 6 at m = 2000, eps = inf (``results/figures/paper_a/fig6_<protocol>
+    .csv``): the means of ``panels`` (``"cd"``), formatted with ``spec``, joined by ``" and "``
+    (``labels``: ``"0.05 for (c) and 0.25 for (d)"``)."""
+
+    def text(frame) -> str:
+        at = frame[(frame["x_var"] == "m") & (frame["x"] == 2000)]
+        at = at[at["series"].astype(str) == "inf"].set_index("panel")["mean"]
+        parts = [format(float(at[p]), spec) + (f" for ({p})" if labels else "") for p in panels]
+        return " and ".join(parts)
+
+    return from_csv(f"figures/paper_a/fig6_{protocol}.csv", text)
+
+
 # --------------------------------------------------------------------------- B2's tables
 
 

@@ -463,6 +463,20 @@ MEASURES: dict[str, Measure] = {
         "slope of scheme 3 per m (range), results/paper_b1/scenario2/trends.csv",
         _p.b1_slopes(3, per_m=True),
     ),
+    **{
+        f"fidelity_a_fig6_{protocol}_{what}": Measure(
+            "results",
+            f"Figure 6 ({protocol} protocol), panels {panels}, m = 2000, eps = inf, "
+            f"results/figures/paper_a/fig6_{protocol}.csv",
+            _p.paper_a_fig6(protocol, panels, spec, labels=protocol == "authors" and what != "l2"),
+        )
+        for protocol, what, panels, spec in (
+            ("paper", "l2", "a", ".2f"),
+            ("authors", "l2", "a", ".2f"),
+            ("paper", "hamming", "cd", ".3f"),
+            ("authors", "hamming", "cd", ".2f"),
+        )
+    },
     "fidelity_b1_fig7_converged": Measure(
         "results",
         "fits converged, results/paper_b1/movielens/summary.csv",
