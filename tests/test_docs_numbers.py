@@ -243,7 +243,6 @@ TYPED_RUN_OUTPUTS = {
     },
     "docs/protocols.md": {
         **dict.fromkeys(("1.4e-3", "4e-4"), "the 18 fits against the authors' solver, by hand"),
-        "0.75": "the one-shot method's error read off Figure 4",
     },
     "docs/sparse.md": {
         **dict.fromkeys(

@@ -185,3 +185,12 @@ def test_paper_a_figure6_numbers(tmp_path):
     assert _value("fidelity_a_fig6_authors_l2", tmp_path) == "-0.21"
     assert _value("fidelity_a_fig6_paper_hamming", tmp_path) == "0.000 and 0.001"
     assert _value("fidelity_a_fig6_authors_hamming", tmp_path) == "0.05 for (c) and 0.25 for (d)"
+
+
+def test_one_shot_error(tmp_path):
+    folder = tmp_path / "figures" / "paper_a"
+    folder.mkdir(parents=True)
+    pd.DataFrame(
+        {"method": ["edge_one_shot", "edge_one_shot", "edge_mle"], "mean": [0.7443, 0.7631, 0.1]}
+    ).to_csv(folder / "fig4_authors.csv", index=False)
+    assert _value("one_shot_error", tmp_path) == "0.74-0.76"

@@ -477,6 +477,11 @@ MEASURES: dict[str, Measure] = {
             ("authors", "hamming", "cd", ".2f"),
         )
     },
+    "one_shot_error": Measure(
+        "results",
+        "range of the one-shot method's mean error, results/figures/paper_a/fig4_authors.csv",
+        _p.from_csv("figures/paper_a/fig4_authors.csv", _p.one_shot_error),
+    ),
     "fidelity_b1_fig7_converged": Measure(
         "results",
         "fits converged, results/paper_b1/movielens/summary.csv",
