@@ -159,7 +159,10 @@ _HARNESS = (
     "the privacy harness's full profile (snakemake privacy_audit_full: results/tables/audit/"
     "privacy_harness.csv, 32 min; not among the last run's results): to be measured from it"
 )
-_SCALE = "printed by python benchmarks/bench_scale.py (its table is an include; these not yet)"
+_SCALE = (
+    "bench_scale.py's output printed on the page (the sparse_* values come from the same run): "
+    "the objective gaps, choix's distance, the load"
+)
 
 TYPED_RUN_OUTPUTS = {
     "docs/performance.md": {
