@@ -23,7 +23,8 @@ class Measure:
     Attributes
     ----------
     kind : str
-        One of :data:`KINDS` (not ``quoted``: those are copied by hand from their command).
+        One of :data:`dprank_papers.docs_values.KINDS` (not ``quoted``: those are copied by
+        hand from their command).
     source : str
         What measures it, as ``values.yaml`` says.
     measure : callable
@@ -31,7 +32,8 @@ class Measure:
         run's ``results`` folder, or None when its source is not there.
     timing : bool
         Whether the value depends on the machine and its load (a time, a job's seconds, a
-        slope of times): then ``values.yaml`` names the run it was measured in (``run``).
+        slope of times; always for kind ``timed``): then ``values.yaml`` names the run it
+        was measured in (``run``).
     """
 
     kind: str
