@@ -88,11 +88,12 @@ docs: setup
 ## README.md): after a full run, docs/includes/*.md (timings, agreement, audit, deviations)
 ## from results/; always the command's synopses and the values the pages quote
 ## (docs/includes/values.yaml: derived ones, and those the run's files in results/ measure),
-## and after `snakemake benchmark` the default method of each privacy level.
+## and after `snakemake benchmark` the default method of each privacy level. RUN="..." names
+## the run (machine, date, load) every time measured from results/ comes from.
 docs-includes: setup
 	$(if $(wildcard results/comparison/paper_b2_summary.csv),$(BIN)/snakemake --cores 1 docs_includes)
 	$(if $(wildcard results/tables/intervals/coverage.csv),$(BIN)/snakemake --cores 1 intervals_docs)
-	$(BIN)/python -m dprank_papers.docs_generate
+	$(BIN)/python -m dprank_papers.docs_generate $(if $(RUN),--run "$(RUN)")
 
 format: setup
 	$(BIN)/ruff check --fix .

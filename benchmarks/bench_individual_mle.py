@@ -18,7 +18,9 @@ solutions agree with the batch to 1e-6 ("max|diff|"), and prints the ratios
 ("cvxpy tight"; "cvxpy default" with its defaults): wherever it differs by
 more than 1e-6 the script checks that our solution has the lower objective. Run::
 
-    python benchmarks/bench_individual_mle.py [--reps 200]
+    python benchmarks/bench_individual_mle.py [--reps 200] [--markdown docs/includes]
+
+(``--markdown``: the table of docs/performance.md, ``performance_individual_mle.md``).
 
 Timings depend on the machine; nothing here is asserted in the tests.
 """
@@ -26,7 +28,9 @@ Timings depend on the machine; nothing here is asserted in the tests.
 from __future__ import annotations
 
 import argparse
+import os
 import time
+from pathlib import Path
 
 import numpy as np
 from scipy import optimize, special
@@ -90,7 +94,12 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--reps", type=int, default=200, help="problems per design (a cell)")
     parser.add_argument("--eps", type=float, default=1.0)
+    parser.add_argument(
+        "--markdown", type=Path, help="write the table into this folder (docs/includes)"
+    )
     args = parser.parse_args(argv)
+    load = os.getloadavg()[0]
+    rows = []
     print(f"# {args.reps} problems per design, eps = {args.eps}; times per fit")
     print(
         f"{'n':>3} {'m':>5} {'L':>3} {'cvxpy ms':>9} {'scipy ms':>9} {'ours ms':>8} "
@@ -132,7 +141,37 @@ def main(argv=None) -> int:
             f"{1e3 * t_batch:>9.4f} {t_cvx / t_batch:>11.0f} {t_cvx / t_one:>10.0f} "
             f"{diff:>10.1e} {diff_cvx:>10.1e} {diff_default:>13.1e}{'' if ok else '  DISAGREE'}"
         )
+        times = [f"{1e3 * t:.3g}" for t in (t_cvx, t_sp)] + [f"{1e3 * t_one:.2g}"]
+        times.append(f"{1e3 * t_batch:.2g}")
+        diffs = [_sci(diff), _sci(diff_cvx)]
+        rows.append([n, m, L, *times, f"{t_cvx / t_batch:.0f}", *diffs])
+    if args.markdown and not failures:
+        print(f"wrote {write_include(args.markdown, argv, load, args.reps, rows)}")
     return 1 if failures else 0
+
+
+def _sci(x: float) -> str:
+    """``5e-8`` (one digit, no padded exponent)."""
+    mantissa, exponent = f"{x:.0e}".split("e")
+    return f"{mantissa}e{int(exponent)}"
+
+
+def write_include(folder: Path, argv, load: float, reps: int, rows) -> Path:
+    """The table of docs/includes/performance_individual_mle.md (times per fit)."""
+    import sys
+
+    from dprank_papers.docs_includes import benchmark_header, markdown_table
+
+    header = ["n", "m", "L", "cvxpy (ms)", "scipy (ms)", "dprank, one fit (ms)"]
+    header += ["dprank, batched (ms)", "cvxpy / batched", "max abs. diff (scipy, one fit)"]
+    header += ["max abs. diff (cvxpy, 1e-12 tolerances)"]
+    words = sys.argv[1:] if argv is None else argv
+    command = "python benchmarks/bench_individual_mle.py " + " ".join(words)
+    note = f"{reps} problems per design, load {load:.1f}"
+    text = benchmark_header(command, note) + markdown_table(header, rows, "r" * len(header))
+    path = Path(folder) / "performance_individual_mle.md"
+    path.write_text(text)
+    return path
 
 
 if __name__ == "__main__":

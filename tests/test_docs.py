@@ -327,7 +327,8 @@ def test_one_quantity_has_one_name():
 
 def test_derived_values_are_current():
     """Values computed from the checkout alone (the job counts: tests/test_workflow.py)."""
-    from dprank_papers.docs_values import MEASURES, load_values
+    from dprank_papers.docs_measures import MEASURES
+    from dprank_papers.docs_values import load_values
 
     values = load_values(DOCS / "includes" / "values.yaml")
     derived = [n for n, e in values.items() if e["kind"] == "derived" and not n.endswith("_jobs")]
@@ -340,7 +341,8 @@ def test_derived_values_are_current():
 
 
 def test_every_measured_value_names_its_measure():
-    from dprank_papers.docs_values import MEASURES, load_values
+    from dprank_papers.docs_measures import MEASURES
+    from dprank_papers.docs_values import load_values
 
     for name, entry in load_values(DOCS / "includes" / "values.yaml").items():
         if entry["kind"] == "quoted":
@@ -348,6 +350,8 @@ def test_every_measured_value_names_its_measure():
         else:
             assert entry["kind"] == MEASURES[name].kind, name
             assert entry["source"] == MEASURES[name].source, name
+            # a time names the run it was measured in (the machine, the date, the load)
+            assert MEASURES[name].timing == ("run" in entry), name
 
 
 #: Pages left out of the check below, with the reason
@@ -422,7 +426,9 @@ def test_the_check_of_unmarked_numbers_finds_them():
 
 def test_values_are_measured_from_a_run(tmp_path):
     """The results and timed values come out of a run's files; nothing else is touched."""
-    from dprank_papers.docs_values import MEASURES, load_values, measure_values, time_command
+    from dprank_papers.docs_measures import MEASURES
+    from dprank_papers.docs_timing import time_command
+    from dprank_papers.docs_values import load_values, measure_values
 
     results = tmp_path / "results"
     (results / "comparison").mkdir(parents=True)
@@ -455,7 +461,7 @@ def test_study_values_are_measured_from_their_files(tmp_path):
     """The sensitivity study's job seconds, the scale study's numbers and the audit's come
     out of the files those studies write; the scale study's includes are their tables."""
     from dprank_papers.docs_generate import results_includes
-    from dprank_papers.docs_values import MEASURES
+    from dprank_papers.docs_measures import MEASURES
 
     results = tmp_path / "results"
     grid = results / "benchmarks/sensitivity/scenario3/grid"
@@ -533,7 +539,8 @@ def _price_of_privacy_from_include() -> pd.DataFrame:
 def test_the_arena_words_agree_with_the_arena_table(tmp_path):
     """The numbers docs/leaderboard.md gives in words are those of the price-of-privacy table
     it includes (each measured from results/tables/arena/price_of_privacy.csv)."""
-    from dprank_papers.docs_values import MEASURES, load_values
+    from dprank_papers.docs_measures import MEASURES
+    from dprank_papers.docs_values import load_values
 
     folder = tmp_path / "results" / "tables" / "arena"
     folder.mkdir(parents=True)
@@ -549,7 +556,8 @@ def test_the_scale_study_words_agree_with_its_tables(tmp_path):
     """docs/scale-study.md's numbers in words are those of the two tables it includes (each
     measured from results/beyond/; the standard errors are not in the tables)."""
     from dprank_papers.docs_generate import SCALE_SUMMARY_COLUMNS
-    from dprank_papers.docs_values import MEASURES, load_values
+    from dprank_papers.docs_measures import MEASURES
+    from dprank_papers.docs_values import load_values
 
     results = tmp_path / "results"
     (results / "beyond").mkdir(parents=True)
@@ -570,7 +578,7 @@ def test_the_scale_study_words_agree_with_its_tables(tmp_path):
     frame.to_csv(results / "beyond/summary.csv", index=False)
     values = load_values(DOCS / "includes" / "values.yaml")
     names = ["scale_r2_private", "scale_r2_eps2_5", "scale_linf_nonprivate"]
-    names += ["scale_hamming_eps1", "scale_hamming_flat"]
+    names += ["scale_hamming_eps1", "scale_hamming_flat", "scale_residual_private"]
     for name in names:
         assert MEASURES[name].measure(ROOT, results) == values[name]["value"], name
 
@@ -580,7 +588,8 @@ def test_the_sensitivity_words_agree_with_its_table(tmp_path):
     table is written from: the closest TM ADRR distance is the table's, and the default's
     cells within tolerance come from settings.csv."""
     from dprank_papers.docs_generate import sensitivity_targets_table
-    from dprank_papers.docs_values import MEASURES, load_values
+    from dprank_papers.docs_measures import MEASURES
+    from dprank_papers.docs_values import load_values
 
     values = load_values(DOCS / "includes" / "values.yaml")
     _, rows = parse_table((DOCS / "includes" / "sensitivity_scenario5.md").read_text())
@@ -640,7 +649,8 @@ def test_the_fidelity_words_agree_with_its_tables(tmp_path):
     """The cell counts docs/fidelity.md gives in words (and the agreement values) are those of
     the per-item tables it includes: each measured from the comparison summaries those tables
     are written from."""
-    from dprank_papers.docs_values import MEASURES, load_values
+    from dprank_papers.docs_measures import MEASURES
+    from dprank_papers.docs_values import load_values
 
     folder = tmp_path / "results" / "comparison"
     folder.mkdir(parents=True)
@@ -728,3 +738,28 @@ def test_marks_are_rewritten_and_unknown_names_refused():
     assert marked(text) == [("a", "1 s"), ("a", "3 s")]
     with pytest.raises(KeyError, match=r"'b' is not in values\.yaml"):
         apply_values("<!--v:b-->1<!--/v-->", values)
+
+
+def test_a_time_names_its_run(tmp_path):
+    """A time measured anew takes the run given (docs_generate --run); without one it keeps
+    its run where its value is unchanged and names none where it changed (which
+    test_every_measured_value_names_its_measure refuses); other values never name a run."""
+    from dprank_papers.docs_values import load_values, measure_values
+
+    results = tmp_path / "results"
+    (results / "benchmarks" / "audit").mkdir(parents=True)
+    tsv = results / "benchmarks" / "audit" / "privacy.tsv"
+    values = load_values(DOCS / "includes" / "values.yaml")
+    kept = values["audit_job_seconds"]
+    seconds = float(kept["value"].removesuffix(" s"))
+    tsv.write_text(f"s\th:m:s\n{seconds}\t0:00:13\n")
+    (results / "report.html").write_bytes(b"x" * 1000)
+    names = ["audit_job_seconds", "report_size"]
+    same = measure_values(values, ROOT, results, names=names)
+    assert same["audit_job_seconds"] == kept and "run" not in same["report_size"]
+    tsv.write_text(f"s\th:m:s\n{seconds + 100}\t0:01:53\n")
+    changed = measure_values(values, ROOT, results, names=names)
+    assert "run" not in changed["audit_job_seconds"]
+    named = measure_values(values, ROOT, results, names=names, run="a run of today")
+    assert named["audit_job_seconds"]["run"] == "a run of today"
+    assert "run" not in named["report_size"]

@@ -40,6 +40,7 @@ from dprank_papers import (
     default_methods,
     docs_generate,
     docs_includes,
+    docs_timing,
     docs_values,
     report,
     tables,
@@ -1158,13 +1159,13 @@ def _values_file(draw):
 
 
 case(
-    docs_values.format_duration,
+    docs_timing.format_duration,
     kw(seconds=st.floats(0, 10_000)),
     lambda text, kw: text.endswith(" s"),
     seconds=[-1.0, NAN, float("inf"), "1", None],
 )
 case(
-    docs_values.format_bytes,
+    docs_timing.format_bytes,
     kw(size=st.integers(0, 10**10)),
     lambda text, kw: text.endswith(" MB"),
     size=[-1.0, NAN, float("inf"), "1", None],
@@ -1215,6 +1216,12 @@ case(
     root=[None, 3],
     values=BAD_VALUES,
 )
+case(
+    docs_values.documentation_files,
+    lambda draw: {"root": _root(draw)["root"]},
+    lambda pages, kw: pages == [kw["root"] / "README.md"],
+    root=[None, 3],
+)
 _LOADED = docs_values.load_values(ROOT / "docs" / "includes" / "values.yaml")
 case(
     docs_values.measure_values,
@@ -1231,11 +1238,26 @@ case(
     names=["abc", 3],
 )
 case(
-    docs_values.time_command,
+    docs_timing.time_command,
     lambda draw: {"name": "t", "command": [sys.executable, "-c", "pass"], "results": _fresh("r")},
     lambda record, kw: record["returncode"] == 0 and (kw["results"] / "measured/t.json").is_file(),
     name=[None, 3],
     command=["python", [], [3]],
+    results=[None, 3],
+)
+
+
+def _timed_results(draw):
+    results = _fresh("r")
+    docs_timing.time_command("t", [sys.executable, "-c", "pass"], results)
+    return {"results": results, "name": draw(st.sampled_from(["t", "absent"]))}
+
+
+case(
+    docs_timing.timed_record,
+    _timed_results,
+    lambda record, kw: (record is None) == (kw["name"] == "absent"),
+    name=[None, 3],
     results=[None, 3],
 )
 

@@ -241,16 +241,30 @@ def leaderbot(monkeypatch):
     return importlib.import_module
 
 
+def _as_the_page_says(name: str, measured: float) -> None:
+    """docs/leaderboard.md's number ``name`` (docs/includes/values.yaml, quoted from this
+    test) is the measured one to within a factor of 10 (round-off moves the last digits)."""
+    from dprank_papers.docs_values import load_values
+
+    values = load_values(Path(__file__).resolve().parents[1] / "docs/includes/values.yaml")
+    page = float(values[name]["value"])
+    assert page / 10 <= measured <= page * 10, (name, measured, page)
+
+
 def test_hand_made_case_matches_leaderbot(leaderbot):
     lb = leaderbot("leaderbot.models")
     counts = _hand_counts()
     data = _leaderbot_data(counts, HAND_MODELS)
+    largest = 0.0
     for cls, model in ((lb.Davidson, "davidson"), (lb.RaoKupper, "raokupper")):
         peer = cls(data, k_cov=None, k_tie=0)
         peer.train()
         fit = fit_ties_mle(counts, model)
         np.testing.assert_allclose(fit.theta, peer.param[:-1], atol=1e-6)
         assert fit.mu == pytest.approx(peer.param[-1], abs=1e-6)
+        largest = max(largest, float(np.max(np.abs(fit.theta - peer.param[:-1]))))
+    print("leaderbot_hand_scores", largest)
+    _as_the_page_says("leaderbot_hand_scores", largest)
 
 
 def _polished(peer, w, steps=2, h=1e-6):
@@ -290,6 +304,19 @@ def test_snapshot_davidson_fit_matches_leaderbot(leaderbot):
     assert peer.loss(ours, constraint=True) <= peer.loss(bfgs, constraint=True) + 1e-13
     polished = _polished(peer, bfgs)
     np.testing.assert_allclose(polished, ours, atol=1e-6)
+    measured = {
+        "leaderbot_bfgs_distance": np.max(np.abs(bfgs - ours)),
+        "leaderbot_bfgs_gradient": np.max(
+            np.abs(peer.loss(bfgs, return_jac=True, constraint=True)[1])
+        ),
+        "leaderbot_our_gradient": np.max(
+            np.abs(peer.loss(ours, return_jac=True, constraint=True)[1])
+        ),
+        "leaderbot_polished_distance": np.max(np.abs(polished - ours)),
+    }
+    print(measured)
+    for name, value in measured.items():
+        _as_the_page_says(name, float(value))
 
 
 @needs_snapshot
@@ -324,3 +351,11 @@ def test_snapshot_half_wins_match_arena_rank():
     peer.fit(dataset)
     ratings = np.asarray(peer.params["ratings"])
     np.testing.assert_allclose(ours.theta, ratings - ratings.mean(), atol=1e-6)
+    tight = float(np.max(np.abs(ours.theta - (ratings - ratings.mean()))))
+    default = BradleyTerry(votes.n_models)
+    default.fit(dataset)
+    loose = np.asarray(default.params["ratings"])
+    loose = float(np.max(np.abs(ours.theta - (loose - loose.mean()))))
+    print("arena", tight, loose)
+    _as_the_page_says("arena_rank_tight_distance", tight)
+    _as_the_page_says("arena_rank_default_distance", loose)

@@ -259,7 +259,8 @@ def test_full_config_dry_run(tmp_path):
 
 def test_quoted_job_counts_are_the_dry_runs(tmp_path):
     """The job counts the docs quote (docs/includes/values.yaml) are what snakemake plans."""
-    from dprank_papers.docs_values import MEASURES, load_values
+    from dprank_papers.docs_measures import MEASURES
+    from dprank_papers.docs_values import load_values
 
     cwd = copy_repo(tmp_path)
     values = load_values(ROOT / "docs/includes/values.yaml")

@@ -435,7 +435,8 @@ def _write(path: Path, text: str) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """The command line of this module.
 
-    ``python -m dprank_papers.docs_generate [--root DIR] [--results DIR] [--check] [--no-dry-run]``
+    ``python -m dprank_papers.docs_generate [--root DIR] [--results DIR] [--run TEXT] [--check]
+    [--no-dry-run]``
     """
     import argparse
     import sys
@@ -460,6 +461,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="keep the job counts (*_jobs: they take a snakemake dry run each)",
     )
+    parser.add_argument(
+        "--run",
+        help="the run whose results these are (machine, date, load): named as the run of "
+        "every time measured from them (values.yaml's run)",
+    )
     args = parser.parse_args(argv)
     root = Path(args.root).resolve()
     results = root / args.results
@@ -474,7 +480,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     values = docs_values.load_values(values_path)
     skip = {n for n in values if n.endswith("_jobs")} if args.no_dry_run else set()
     new_values = docs_values.measure_values(
-        values, root, results, names=[n for n in values if n not in skip]
+        values, root, results, names=[n for n in values if n not in skip], run=args.run
     )
     pages = {page: page.read_text() for page in docs_values.documentation_files(root)}
     unknown = [
