@@ -20,7 +20,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .inputs import _label_order, _Where, normalize_label
+from ._csv_cells import normalize_label
+from ._input_table import _label_order, _Where
 
 
 class Coded(NamedTuple):
@@ -409,10 +410,10 @@ class _Labels:
             width = max(len(str(values[0])), len(str(values[-1]))) if values.size else 1
             labels = values.astype(f"U{width}")
         else:
-            texts = self._texts(canon, values, all_lengths, text)
-            labels = np.asarray(texts, dtype=object)
+            # as numpy text once: ordered (_label_order takes it as it is), then permuted
+            labels = np.array(self._texts(canon, values, all_lengths, text), dtype=str)
             order = _label_order(labels)
-            labels = labels[order].astype(str)
+            labels = labels[order]
         rank_canon = np.empty(order.size, dtype=np.int64)
         rank_canon[order] = np.arange(order.size)
         rank = np.empty(self.size, dtype=np.int64)

@@ -44,18 +44,22 @@ import csv
 import hashlib
 import os
 import sys
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from . import _checks
 from ._csv_cells import normalize_label
+from ._input_blocks import _BlockReader
+from ._input_frame import comparisons_from_frame
 from ._input_stream import FORMATS as INPUT_FORMATS
-from .comparisons import Comparisons
-
-if TYPE_CHECKING:
-    import pandas as pd
+from ._input_table import (
+    KNOWN_COLUMNS,
+    ComparisonTable,
+    InputError,
+    _check_header,
+    _label_order,  # noqa: F401 (dprank.arena and dprank.items take it from here)
+)
 
 __all__ = [
     "KNOWN_COLUMNS",
@@ -67,75 +71,6 @@ __all__ = [
     "read_comparisons",
 ]
 
-KNOWN_COLUMNS = ("winner", "loser", "item_a", "item_b", "outcome", "user", "count", "epsilon")
-_SHOWN = 3  # offending rows named in a message
-
-
-class InputError(ValueError):
-    """Bad input: the message names the source, line and column and what is wrong.
-
-    Attributes
-    ----------
-    source : str
-        File name (or ``"data frame"``).
-    line : int or None
-        1-based line of the file (header = 1); for a data frame, the 0-based row.
-    column : int or None
-        1-based column.
-    """
-
-    def __init__(
-        self,
-        problem: str,
-        source: str = "",
-        line: int | None = None,
-        column: int | None = None,
-        name: str | None = None,
-        row_word: str = "line",
-    ):
-        self.problem, self.source, self.line, self.column = problem, source, line, column
-        where = [source] if source else []
-        if line is not None:
-            where.append(f"{row_word} {line}")
-        if column is not None:
-            where.append(f"column {column}" + (f" ({name})" if name else ""))
-        elif name:
-            where.append(f"column {name}")
-        super().__init__(", ".join(where) + ": " + problem if where else problem)
-
-
-@dataclass(frozen=True, eq=False)
-class ComparisonTable:
-    """A validated input: the comparisons and what the output records about them.
-
-    Attributes
-    ----------
-    comparisons : Comparisons
-        Items numbered by sorted label (``comparisons.labels``); users likewise.
-    layout : str
-        ``"winner,loser"`` or ``"item_a,item_b,outcome"``.
-    n_rows : int
-        Data rows read.
-    user_labels : numpy.ndarray or None
-        The user labels, in user-index order.
-    has_count : bool
-        The input had a ``count`` column.
-    sha256 : str or None
-        sha256 of the file's bytes (None for a data frame, or where
-        :func:`read_comparisons` was asked for none).
-    aggregated : bool
-        The comparisons were summed over item pairs while reading (one record per
-        pair and winner, :meth:`Comparisons.from_pair_statistics`).
-    """
-
-    comparisons: Comparisons
-    layout: str
-    n_rows: int
-    user_labels: np.ndarray | None
-    has_count: bool
-    sha256: str | None = None
-    aggregated: bool = False
-
 
 def file_sha256(path: str | os.PathLike) -> str:
     """sha256 (hex) of a file's bytes."""
@@ -145,9 +80,6 @@ def file_sha256(path: str | os.PathLike) -> str:
         for block in iter(lambda: fh.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
-
-
-# --------------------------------------------------------------------------- labels
 
 
 # --------------------------------------------------------------------------- reading
@@ -297,7 +229,6 @@ def _read(
 ) -> ComparisonTable:
     """:func:`read_comparisons` of an opened input (its arguments checked)."""
     from . import _input_stream as stream
-    from ._input_blocks import _BlockReader  # it imports this module's validation helpers
     from .arena import arena_input, read_arena_input
 
     fmt, first = stream.sniff(inp, source, format)
@@ -581,315 +512,3 @@ def _used_columns(layout: str, names: list[str], eps_name: str, need_epsilon: bo
     if need_epsilon:
         used.append(eps_name)
     return used
-
-
-# --------------------------------------------------------------------------- validation
-
-
-class _Where:
-    """Turns row positions into the line numbers (file) or row labels (data frame) of messages.
-
-    Row ``k`` of the rows checked is reported as ``offset + k``; ``upto``, where
-    given, is the last row of a block that is not the whole file (the count of
-    further offending rows then covers the file up to it).
-    """
-
-    def __init__(
-        self,
-        source: str,
-        columns: list[str],
-        offset: int = 0,
-        row_word: str = "row",
-        upto: int | None = None,
-    ):
-        self.source, self.columns = source, columns
-        self.offset, self.row_word, self.upto = offset, row_word, upto
-
-    def error(self, problem: str, rows: np.ndarray | None = None, name: str | None = None):
-        line = column = None
-        extra = ""
-        if rows is not None and len(rows):
-            rows = np.asarray(rows)
-            line = int(rows[0]) + self.offset
-            more = rows[1:_SHOWN]
-            if len(rows) > 1:
-                shown = ", ".join(str(int(r) + self.offset) for r in more)
-                plural = "s" if len(rows) > 2 else ""
-                upto = f" up to {self.row_word} {self.upto}" if self.upto is not None else ""
-                extra = f" ({len(rows) - 1} more such row{plural}{upto}, "
-                extra += f"{self.row_word}{plural} {shown}"
-                extra += ", ...)" if len(rows) > _SHOWN else ")"
-        if name is not None and name in self.columns:
-            column = self.columns.index(name) + 1
-        return InputError(problem + extra, self.source, line, column, name, self.row_word)
-
-
-def _as_text(col: pd.Series) -> tuple[pd.Series, np.ndarray]:
-    """``(text, missing)``: the column as strings ("" where missing) and its missing cells."""
-    import pandas as pd
-
-    missing = col.isna().to_numpy()
-    if missing.any():
-        # as objects first: a nullable column (Int64, boolean) cannot hold "" itself
-        col = col.astype(object).where(~missing, "")
-    text = col if col.dtype == object or pd.api.types.is_string_dtype(col) else col.astype(str)
-    return text, missing | (text.to_numpy() == "")
-
-
-def _text_column(frame: pd.DataFrame, name: str, where: _Where) -> np.ndarray:
-    """A label column: int64 (integer labels), or its texts normalised (:func:`normalize_label`)."""
-    import pandas as pd
-
-    col = frame[name]
-    if pd.api.types.is_integer_dtype(col) and not col.isna().any():
-        return col.to_numpy(dtype=np.int64)
-    text, missing = _as_text(col)
-    bad = np.flatnonzero(missing)
-    if bad.size:
-        raise where.error(f"missing value in column '{name}'", bad, name)
-    values = text.to_numpy(dtype=object)
-    codes, uniques = pd.factorize(values)  # normalise the distinct labels, not the rows
-    normal = [normalize_label(u) if isinstance(u, str) else u for u in uniques.tolist()]
-    if normal != uniques.tolist():
-        values = np.asarray(normal, dtype=object)[codes]
-        bad = np.flatnonzero(values == "")
-        if bad.size:
-            raise where.error(f"missing value in column '{name}'", bad, name)
-    return values
-
-
-def _numeric_column(frame: pd.DataFrame, name: str, where: _Where) -> np.ndarray:
-    import pandas as pd
-
-    col = frame[name]
-    if pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col):
-        values = col.to_numpy(dtype=np.float64)
-        missing = np.isnan(values)
-        text = col
-    else:
-        text, missing = _as_text(col)
-        values = pd.to_numeric(text, errors="coerce").to_numpy(dtype=np.float64)
-    bad = np.flatnonzero(missing)
-    if bad.size:
-        raise where.error(f"missing value in column '{name}'", bad, name)
-    bad = np.flatnonzero(~np.isfinite(values))
-    if bad.size:
-        raise where.error(f"'{name}' must be a number, got {text.iloc[bad[0]]!r}", bad, name)
-    return values
-
-
-_NUMBER_CHARACTERS = frozenset("0123456789+-.eE \t")
-
-
-def _label_order(uniques: np.ndarray) -> np.ndarray:
-    """Order of distinct labels: numeric if every label is an integer (ties by text), else text."""
-    text = uniques.astype(str)
-    if not set("".join(text.tolist())) <= _NUMBER_CHARACTERS:  # a letter: text (no pandas import)
-        return np.argsort(text, kind="stable")
-    import pandas as pd
-
-    as_num = pd.to_numeric(pd.Series(uniques, dtype=object), errors="coerce").to_numpy()
-    if np.all(np.isfinite(as_num)) and np.all(as_num == np.round(as_num)):
-        return np.lexsort((uniques.astype(str), as_num))
-    return np.argsort(uniques.astype(str), kind="stable")
-
-
-def _codes(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Integer codes of ``labels`` in sorted-label order (numeric order for integer labels)."""
-    import pandas as pd
-
-    codes, uniques = pd.factorize(labels, sort=False)
-    uniques = np.asarray(uniques, dtype=object)
-    order = _label_order(uniques)
-    rank = np.empty(order.size, dtype=np.int64)
-    rank[order] = np.arange(order.size)
-    return rank[codes], uniques[order].astype(str)
-
-
-def _check_header(names, original, eps_name, *, need_users, need_epsilon, error) -> str:
-    """The layout named by the (lower-case) column names; ``error(problem)`` for a bad header."""
-    dup = sorted({n for n in names if names.count(n) > 1 and n in (*KNOWN_COLUMNS, eps_name)})
-    if dup:
-        raise error(
-            f"the header repeats the column(s) {dup}: each column may appear once "
-            "(names are matched without case and surrounding spaces)"
-        )
-    has_wl = "winner" in names and "loser" in names
-    has_ab = all(c in names for c in ("item_a", "item_b", "outcome"))
-    if has_wl and has_ab:
-        raise error(
-            "the header has both layouts (winner,loser and item_a,item_b,outcome); keep one"
-        )
-    if not (has_wl or has_ab):
-        raise error(
-            f"the header {list(original)} lacks the needed columns: expected 'winner,loser' or "
-            "'item_a,item_b,outcome' (optional: user, count, epsilon)"
-        )
-    if need_users and "user" not in names:
-        raise error(
-            "no 'user' column: individual and local privacy protect users, so every "
-            "comparison must say which user made it"
-        )
-    if need_epsilon and eps_name not in names:
-        raise error(
-            f"no '{eps_name}' column: a local-DP release must state the budget each user's "
-            "release was made with"
-        )
-    return "winner,loser" if has_wl else "item_a,item_b,outcome"
-
-
-def comparisons_from_frame(
-    frame: pd.DataFrame,
-    *,
-    source: str = "data frame",
-    need_users: bool = False,
-    need_epsilon: bool = False,
-    real_outcomes: bool = False,
-    epsilon_column: str = "epsilon",
-    _file: bool = False,
-) -> ComparisonTable:
-    """Validate a table of comparisons (the columns of the module docstring).
-
-    Parameters
-    ----------
-    frame : pandas.DataFrame
-        One comparison per row; column names are matched without case and
-        surrounding spaces.
-    source : str
-        Name used in error messages.
-    need_users, need_epsilon, real_outcomes, epsilon_column
-        As in :func:`read_comparisons`.
-
-    Returns
-    -------
-    ComparisonTable
-
-    Raises
-    ------
-    InputError
-        Missing columns, missing values, a non-numeric or non-positive count, an
-        outcome other than 0/1, a self-comparison, a user column that is needed
-        but absent, a budget column that is absent or not positive, or budgets
-        that differ within a user; the message names the first offending rows.
-    """
-    _checks.frame(frame, "frame")
-    _checks.text(source, "source")
-    _checks.text(epsilon_column, "epsilon_column")
-    for _name, _value in (
-        ("need_users", need_users),
-        ("need_epsilon", need_epsilon),
-        ("real_outcomes", real_outcomes),
-    ):
-        _checks.flag(_value, _name)
-    original = [str(c) for c in frame.columns]
-    names = [c.strip().lower() for c in original]
-    eps_name = epsilon_column.strip().lower()
-    frame = frame.set_axis(names, axis=1).reset_index(drop=True)
-    row_word = "line" if _file else "row"
-    where = _Where(source, names, 2 if _file else 0, row_word)
-    header_line = 1 if _file else None
-    layout = _check_header(
-        names,
-        original,
-        eps_name,
-        need_users=need_users,
-        need_epsilon=need_epsilon,
-        error=lambda problem: InputError(problem, source, header_line, row_word=row_word),
-    )
-    n = len(frame)
-    if n == 0:
-        raise InputError("no comparisons", source, 2 if _file else None, row_word=row_word)
-    first, second, y = _frame_items(frame, layout, where, real_outcomes)
-    has_count = "count" in names
-    count = _frame_counts(frame, where) if has_count else np.ones(n)
-    user = user_labels = None
-    if "user" in names:
-        user, user_labels = _codes(_text_column(frame, "user", where))
-    user_eps = None
-    if need_epsilon:
-        user_eps = _frame_budgets(frame, eps_name, user, user_labels, where)
-    codes, labels = _codes(np.concatenate([first, second]))
-    comparisons = Comparisons(
-        n_items=int(labels.size),
-        i=codes[:n],
-        j=codes[n:],
-        y=np.asarray(y, dtype=np.float64),
-        count=np.asarray(count, dtype=np.float64),
-        user=user,
-        labels=labels,
-        user_epsilon=user_eps,
-    )
-    return ComparisonTable(
-        comparisons=comparisons,
-        layout=layout,
-        n_rows=n,
-        user_labels=user_labels,
-        has_count=has_count,
-    )
-
-
-def _frame_items(frame: pd.DataFrame, layout: str, where: _Where, real_outcomes: bool):
-    """``(first, second, y)``: each row's two item labels and its outcome, checked."""
-    if layout == "winner,loser":
-        first = _text_column(frame, "winner", where)
-        second = _text_column(frame, "loser", where)
-        y = np.ones(len(frame))
-    else:
-        first = _text_column(frame, "item_a", where)
-        second = _text_column(frame, "item_b", where)
-        y = _numeric_column(frame, "outcome", where)
-        if not real_outcomes:
-            bad = np.flatnonzero((y != 0) & (y != 1))
-            if bad.size:
-                raise where.error(
-                    f"outcome must be 1 (item_a won) or 0 (item_b won), got "
-                    f"{frame['outcome'].iloc[bad[0]]!r}",
-                    bad,
-                    "outcome",
-                )
-    if first.dtype != second.dtype:  # integer labels on one side only: compare as text
-        first, second = first.astype(str).astype(object), second.astype(str).astype(object)
-    same = np.flatnonzero(first == second)
-    if same.size:
-        a_name = "winner" if layout == "winner,loser" else "item_a"
-        raise where.error(
-            f"self-comparison: item {first[same[0]]!r} is on both sides", same, a_name
-        )
-    return first, second, y
-
-
-def _frame_counts(frame: pd.DataFrame, where: _Where) -> np.ndarray:
-    """The ``count`` column, checked: positive whole numbers."""
-    count = _numeric_column(frame, "count", where)
-    bad = np.flatnonzero((count <= 0) | (count != np.round(count)) | (count >= 2.0**53))
-    if bad.size:
-        raise where.error(
-            "count must be a positive whole number below 2^53, got "
-            f"{frame['count'].iloc[bad[0]]!r}",
-            bad,
-            "count",
-        )
-    return count
-
-
-def _frame_budgets(frame: pd.DataFrame, eps_name: str, user, user_labels, where: _Where):
-    """Each user's budget from the column ``eps_name``: positive, one per user."""
-    eps = _numeric_column(frame, eps_name, where)
-    bad = np.flatnonzero(~(eps > 0))
-    if bad.size:
-        raise where.error(
-            f"the budget '{eps_name}' must be positive, got {frame[eps_name].iloc[bad[0]]!r}",
-            bad,
-            eps_name,
-        )
-    user_eps = np.full(len(user_labels), np.nan)
-    user_eps[user[::-1]] = eps[::-1]  # each user's first row; the others are checked next
-    bad = np.flatnonzero(user_eps[user] != eps)
-    if bad.size:
-        raise where.error(
-            f"user {str(user_labels[user[bad[0]]])!r} has different budgets "
-            f"'{eps_name}' on different rows (one release budget per user)",
-            bad,
-            eps_name,
-        )
-    return user_eps
