@@ -503,7 +503,9 @@ static int plain_number(const uint8_t *p, int64_t n, double *out)
  * fields, an empty field, a number other than a plain integer; 3 out of
  * memory; 4 cap rows read), whose offset is stop[0] (len where every line was
  * taken). A line is checked whole before its labels are added, so the tables
- * hold the labels of the rows taken and of no other. Returns the rows taken. */
+ * hold the labels of the rows taken and of no other. scratch: PARSE_SCRATCH bytes
+ * per label field and row of cap (NULL: allocated here where text labels need it).
+ * Returns the rows taken. */
 /* The field at buf[i] as a canonical integer (see canonical_int) ended by the
  * delimiter, a line end or the block's end: 1, its value and end; else 0 (the
  * general scan takes it). The usual field of a large comparison log. */
@@ -598,7 +600,7 @@ static inline const void *text_home(const labels_t *t, uint64_t h)
 
 int64_t parse_csv(const uint8_t *buf, int64_t len, int64_t ncols, const int64_t *kind,
                   const int64_t *slot, int64_t sep, void **tables, int32_t *ids, double *nums,
-                  int64_t cap, int64_t *stop)
+                  int64_t cap, int64_t *stop, uint8_t *scratch)
 {
     int64_t row = 0, i = 0, nlab = 0;
     for (int64_t c = 0; c < ncols; c++) nlab += kind[c] == 1;
@@ -607,11 +609,14 @@ int64_t parse_csv(const uint8_t *buf, int64_t len, int64_t ncols, const int64_t 
     /* per field of the line: its span (stripped), or its integer value (span[3c] = -1) */
     int64_t *span = malloc(sizeof(int64_t) * 3 * (size_t)(ncols > 0 ? ncols : 1));
     /* per text label of the rows taken (its id -1 meanwhile): its offset, length and hash,
-     * looked up once the rows are known, each fetched a few rows ahead; made at the first
-     * text label (a file of integer labels needs none) */
+     * looked up once the rows are known, each fetched a few rows ahead; in `scratch`
+     * (PARSE_SCRATCH bytes a label field and row: a reader's block after block writes the
+     * same pages again) or, without it, made at the first text label (a file of integer
+     * labels needs none) */
     int64_t *lval = NULL;
     int32_t *llen = NULL;
     uint64_t *lhash = NULL;
+    int owned = 0;
     stop[1] = 0;
     if (!span) {
         stop[0] = 0;
@@ -703,9 +708,16 @@ int64_t parse_csv(const uint8_t *buf, int64_t len, int64_t ncols, const int64_t 
             } else { /* texts: looked up below, fetched ahead */
                 if (!lval) {
                     size_t room = (size_t)(nlab * cap > 0 ? nlab * cap : 1);
-                    lval = malloc(sizeof(int64_t) * room);
-                    llen = malloc(sizeof(int32_t) * room);
-                    lhash = malloc(sizeof(uint64_t) * room);
+                    if (scratch) {
+                        lval = (int64_t *)scratch;
+                        lhash = (uint64_t *)(scratch + sizeof(int64_t) * room);
+                        llen = (int32_t *)(scratch + 2 * sizeof(int64_t) * room);
+                    } else {
+                        owned = 1;
+                        lval = malloc(sizeof(int64_t) * room);
+                        llen = malloc(sizeof(int32_t) * room);
+                        lhash = malloc(sizeof(uint64_t) * room);
+                    }
                     if (!lval || !llen || !lhash) {
                         reason = 3;
                         break;
@@ -747,9 +759,11 @@ int64_t parse_csv(const uint8_t *buf, int64_t len, int64_t ncols, const int64_t 
         }
     }
     free(span);
-    free(lval);
-    free(llen);
-    free(lhash);
+    if (owned) {
+        free(lval);
+        free(llen);
+        free(lhash);
+    }
     stop[0] = i;
     return row;
 }
