@@ -370,3 +370,32 @@ def test_reading_simple_text_does_not_import_pyarrow_or_pandas(tmp_path):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False False"
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.text(alphabet="abcXYZ019-_.~!:", min_size=1, max_size=30), min_size=1, max_size=40),
+    st.booleans(),
+)
+def test_ascii_labels_are_ordered_as_numpy_orders_their_texts(labels, prefixes):
+    """The fast order of plain ASCII labels (big-endian words) is ``_label_order``'s."""
+    from dprank._input_blocks import _label_order, _Labels
+
+    if prefixes:  # labels that begin others
+        labels = labels + [label[: max(1, len(label) // 2)] for label in labels]
+    table = _Labels()
+    for label in dict.fromkeys(labels):
+        table.table.encode_text(label)
+    canon = table.canonical()
+    values, lengths, text = table.table.export(0, table.size)
+    reference = np.array(table._texts(canon, values, lengths, text), dtype=str)
+    order = _label_order(reference)
+    fast = table._ascii_order(canon, lengths, text)
+    if all(any(c in "abcXYZ" for c in label) for label in labels):  # no integer label
+        assert fast is not None
+    if fast is not None:
+        np.testing.assert_array_equal(fast[0], order)
+        assert fast[1].dtype == reference.dtype
+        np.testing.assert_array_equal(fast[1], reference[order])
+    _, ranked = table.finish()
+    np.testing.assert_array_equal(ranked, reference[order])

@@ -275,6 +275,11 @@ class _BlockReader:
         return comparisons, user_labels
 
 
+#: the bytes of the characters :func:`dprank._input_table._label_order` takes for a number's
+_NUMBER_BYTES = np.zeros(256, dtype=bool)
+_NUMBER_BYTES[np.frombuffer(b"0123456789+-.eE \t", dtype=np.uint8)] = True
+
+
 class _Labels:
     """Ids of a column kind's labels (items, or users), in the normalised form of every label.
 
@@ -410,10 +415,13 @@ class _Labels:
             width = max(len(str(values[0])), len(str(values[-1]))) if values.size else 1
             labels = values.astype(f"U{width}")
         else:
-            # as numpy text once: ordered (_label_order takes it as it is), then permuted
-            labels = np.array(self._texts(canon, values, all_lengths, text), dtype=str)
-            order = _label_order(labels)
-            labels = labels[order]
+            fast = self._ascii_order(canon, all_lengths, text)
+            if fast is not None:
+                order, labels = fast
+            else:  # as numpy text once: ordered (_label_order takes it as it is), permuted
+                labels = np.array(self._texts(canon, values, all_lengths, text), dtype=str)
+                order = _label_order(labels)
+                labels = labels[order]
         rank_canon = np.empty(order.size, dtype=np.int64)
         rank_canon[order] = np.arange(order.size)
         rank = np.empty(self.size, dtype=np.int64)
@@ -421,6 +429,38 @@ class _Labels:
         if self.alias is not None:
             rank = rank[self.alias[: self.size]]
         return rank, labels
+
+    def _ascii_order(self, canon, all_lengths, text):
+        """``(order, labels)`` of :meth:`finish` for text labels in plain ASCII (no NUL,
+        not every character a number's), without a Python string per label; else None.
+
+        Each label's bytes, padded with zeros to whole 8-byte words, are the words'
+        big-endian integers: their order (``numpy.lexsort``, stable) is the order of
+        the texts, as :func:`_label_order` sorts them (numpy text: by code point, the
+        shorter first where one begins the other, ties in id order).
+        """
+        lengths = all_lengths[canon]
+        if self.texts or self.alias is not None or not lengths.size:
+            return None
+        if lengths.min() <= 0 or lengths.max() > 64:  # an integer label, or a long text
+            return None
+        raw = np.frombuffer(text, dtype=np.uint8)
+        if raw.min() == 0 or raw.max() >= 0x80 or _NUMBER_BYTES[raw].all():
+            return None  # beyond ASCII, a NUL, or perhaps numbers (_label_order's own test)
+        # no aliases and no integers: the labels' bytes are `text`, in id order
+        width = int(lengths.max())
+        words = -(-width // 8)
+        padded = np.zeros((canon.size, 8 * words), dtype=np.uint8)
+        if lengths.min() == width:  # one length: the bytes are the rows
+            padded[:, :width] = raw.reshape(canon.size, width)
+        else:  # byte k of label r to padded[r, k]: its offset moved by the padding before it
+            first = np.cumsum(lengths) - lengths
+            shift = np.arange(canon.size) * (8 * words) - first
+            padded.reshape(-1)[np.repeat(shift, lengths) + np.arange(raw.size)] = raw
+        keys = padded.view(">u8").astype(np.uint64)  # a row of words per label, native order
+        order = np.lexsort([keys[:, w] for w in range(words - 1, -1, -1)])
+        labels = padded[order].view(f"S{8 * words}").ravel().astype(f"U{width}")
+        return order, labels
 
     def _texts(self, canon, values, all_lengths, text) -> list[str]:
         """Every canonical label as text (integers as Python prints them)."""
