@@ -241,6 +241,39 @@ def test_pair_sums_equal_numpy_at_every_size(n_items, rows):
                 np.testing.assert_array_equal(getattr(got, name), expected, err_msg=name)
 
 
+@pytest.mark.parametrize("league", [True, False])
+def test_pair_rows_counted_in_a_hash_table_sum_as_the_rows_themselves(league):
+    """Rows of few pairs stay counted in the hash table (no row kept); rows of mostly
+    distinct pairs go back to rows after the first ones. Either way the sums are those
+    of the rows packed and sorted (the same bits)."""
+    rng = np.random.default_rng(11 if league else 12)
+    n_ids = 3000
+    ea = rng.integers(0, n_ids, 500)
+    eb = (ea + rng.integers(1, n_ids, 500)) % n_ids
+    blocks = []
+    for size in (70_000, 1, 40_000, 90_000):
+        if league:
+            e = rng.integers(0, 500, size)
+            i, j = ea[e], eb[e]
+        else:
+            i = rng.integers(0, n_ids, size)
+            j = (i + rng.integers(1, n_ids, size)) % n_ids
+        blocks.append((i.astype(np.int32), j.astype(np.int32), rng.integers(0, 2, size) * 1.0))
+    rank = np.concatenate([rng.permutation(n_ids - 2), [0, 5]])  # two ids merged into others
+    counted, packed = _compiled.PairRows(False), _compiled.PairRows(False)
+    packed._drop_hash()  # rows from the first: the sort of every row
+    packed._make_rows()
+    for i, j, y in blocks:
+        counted.add(i, j, y)
+        packed.add(i, j, y)
+    assert (counted._hash is not None) == league
+    assert len(counted) == len(packed) == sum(b[0].size for b in blocks)
+    got_all, expected_all = counted.result(rank, n_ids - 2), packed.result(rank, n_ids - 2)
+    for got, expected in zip(got_all, expected_all, strict=True):
+        assert got.dtype == expected.dtype
+        np.testing.assert_array_equal(got, expected)
+
+
 def test_pair_sums_merge_ids_that_rank_makes_one_item():
     sums = PairSums()
     sums.add(np.array([0, 0, 2, 3]), np.array([1, 2, 3, 0]), np.array([1.0, 0.0, 1.0, 1.0]))

@@ -32,9 +32,10 @@ compiled parser straight to label ids (hash tables of the distinct labels), the
 rest by pyarrow. Each block is validated with array operations, its new distinct
 labels normalised, then dropped. Where the table carries no users and outcomes
 are 0 or 1 (what ``--privacy none`` and ``edge`` read), the blocks are summed
-over item pairs as they stream, in a compiled hash table
-(:class:`dprank.comparisons.PairSums`), so memory follows the number of distinct
-pairs and time the number of rows.
+over item pairs as they stream (:class:`dprank.comparisons.PairSums`): counted
+by pair in a compiled hash table while the rows repeat few pairs (memory then
+follows the distinct pairs), else packed 8 bytes a row and summed by a radix
+sort; time follows the number of rows either way.
 """
 
 from __future__ import annotations

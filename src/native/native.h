@@ -51,6 +51,13 @@ DPRANK_API void rows_pack(int64_t m, const int32_t *i, const int32_t *j, const d
 DPRANK_API int64_t rows_sum(int64_t m, uint64_t *x, uint64_t *y, double *cx, double *cy,
                             const int32_t *rank, int64_t n_items, int32_t *a, int32_t *b);
 
+DPRANK_API void *pairs_new(void);
+DPRANK_API void pairs_free(void *t);
+DPRANK_API int64_t pairs_count(void *t);
+DPRANK_API int64_t pairs_add(void *t, int64_t m, const int32_t *i, const int32_t *j,
+                             const double *y);
+DPRANK_API void pairs_export(void *t, int64_t expand, uint64_t *keys, double *counts);
+
 /* module.c: the hash of these sources the build compiled in */
 DPRANK_API const char *native_source_digest(void);
 

@@ -4,8 +4,10 @@
  *    and text by its bytes (hash tables; ids numbered as labels first appear);
  *  - parse_csv: a block of simple CSV or TSV text straight to label ids and
  *    numbers (no text objects per row);
- *  - pair sums: comparisons summed over unordered item pairs by a radix sort
- *    of the rows (64 bits a row; time linear in the rows).
+ *  - pair counts: rows counted by pair in a hash table, while they repeat few
+ *    pairs (memory then follows the distinct pairs);
+ *  - pair sums: comparisons (or the counted pairs) summed over unordered item
+ *    pairs by a radix sort (64 bits a row; time linear in the rows).
  *
  * What Python keeps: the validation and its messages (the blocks' id and number
  * arrays are checked with array operations), the Unicode normalisation of the
@@ -980,4 +982,103 @@ int64_t rows_sum(int64_t m, uint64_t *x, uint64_t *y, double *cx, double *cy, co
     free(start);
     free(count);
     return r;
+}
+
+/* ------------------------------------------------------------------ pair counts */
+
+/* Rows counted by their 64-bit key (rows_pack's: lo << 32 | hi << 1 | won; never 0,
+ * as hi > lo >= 0) in an open-addressing hash table: where rows repeat few pairs
+ * (a league, a log of many votes on few pairs), memory follows the distinct keys
+ * and no row is kept or sorted; rows_sum then sums the distinct keys with their
+ * counts (whole numbers: the same sums as of the rows themselves). */
+typedef struct {
+    uint64_t key; /* 0: empty */
+    uint64_t count;
+} pslot_t;
+
+typedef struct {
+    pslot_t *slot;
+    int64_t cap, n;
+} pairs_t;
+
+void *pairs_new(void)
+{
+    pairs_t *t = calloc(1, sizeof(pairs_t));
+    if (!t) return NULL;
+    t->cap = 1 << 12;
+    t->slot = calloc((size_t)t->cap, sizeof(pslot_t));
+    if (!t->slot) {
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+void pairs_free(void *p)
+{
+    pairs_t *t = p;
+    if (!t) return;
+    free(t->slot);
+    free(t);
+}
+
+int64_t pairs_count(void *p) { return ((pairs_t *)p)->n; }
+
+static int pairs_grow(pairs_t *t)
+{
+    int64_t c = t->cap * 2;
+    uint64_t mask = (uint64_t)(c - 1);
+    pslot_t *fresh = index_alloc((size_t)c * sizeof(pslot_t));
+    if (!fresh) return -1;
+    memset(fresh, 0, (size_t)c * sizeof(pslot_t));
+    for (int64_t k = 0; k < t->cap; k++) {
+        if (!t->slot[k].key) continue;
+        uint64_t at = mix64(t->slot[k].key) & mask;
+        while (fresh[at].key) at = (at + 1) & mask;
+        fresh[at] = t->slot[k];
+    }
+    free(t->slot);
+    t->slot = fresh;
+    t->cap = c;
+    return 0;
+}
+
+/* Count m rows (as rows_pack packs them). Returns the distinct keys counted so far,
+ * or -1 out of memory (the rows counted before stay counted). */
+int64_t pairs_add(void *p, int64_t m, const int32_t *i, const int32_t *j, const double *y)
+{
+    pairs_t *t = p;
+    for (int64_t k = 0; k < m; k++) {
+        uint64_t a = (uint64_t)i[k], b = (uint64_t)j[k];
+        int first = a < b;
+        uint64_t won = (uint64_t)(first == (y ? (y[k] == 1.0) : 1));
+        uint64_t key = first ? (a << 32 | b << 1 | won) : (b << 32 | a << 1 | won);
+        uint64_t mask = (uint64_t)(t->cap - 1), at = mix64(key) & mask;
+        while (t->slot[at].key && t->slot[at].key != key) at = (at + 1) & mask;
+        if (t->slot[at].key) {
+            t->slot[at].count++;
+            continue;
+        }
+        t->slot[at].key = key;
+        t->slot[at].count = 1;
+        if (++t->n * 2 > t->cap && pairs_grow(t)) return -1;
+    }
+    return t->n;
+}
+
+/* The distinct keys and their counts (as doubles), in the table's order; where
+ * `expand`, each key written count times instead (the rows themselves, counts NULL) */
+void pairs_export(void *p, int64_t expand, uint64_t *keys, double *counts)
+{
+    pairs_t *t = p;
+    int64_t o = 0;
+    for (int64_t k = 0; k < t->cap; k++) {
+        if (!t->slot[k].key) continue;
+        if (expand) {
+            for (uint64_t c = 0; c < t->slot[k].count; c++) keys[o++] = t->slot[k].key;
+        } else {
+            keys[o] = t->slot[k].key;
+            counts[o++] = (double)t->slot[k].count;
+        }
+    }
 }
