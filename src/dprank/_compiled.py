@@ -421,16 +421,14 @@ class PairRows:
         i = np.ascontiguousarray(i, dtype=np.int32)
         j = np.ascontiguousarray(j, dtype=np.int32)
         y = None if y is None else np.ascontiguousarray(y, dtype=np.float64)
-        if self._hash is not None:
-            # the first rows alone first: where they are mostly distinct pairs, the rest
-            # go straight to rows
-            k = min(i.size, self._HASH_ROOM * 2) if self._m == 0 else i.size
-            if self._count(i[:k], j[:k], None if y is None else y[:k]):
-                if k < i.size:  # every row counted (or, where it stops paying, rows again)
-                    self._count(i[k:], j[k:], None if y is None else y[k:])
-                return
-            i, j, y = i[k:], j[k:], None if y is None else y[k:]
-        self._pack(i, j, y, count)
+        step, k = 2 * self._HASH_ROOM, 0
+        while self._hash is not None and k < i.size:  # counted a slice at a time: where the
+            # rows are mostly distinct pairs, the table is left after a slice or two
+            part = slice(k, k + step)
+            self._count(i[part], j[part], None if y is None else y[part])
+            k += step
+        if k < i.size:
+            self._pack(i[k:], j[k:], None if y is None else y[k:], count)  # count: k = 0
 
     def _count(self, i, j, y) -> bool:
         """Count rows in the hash table; False where it has stopped paying (then the
