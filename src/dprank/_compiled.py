@@ -360,8 +360,9 @@ class PairRows:
     that key in a compiled hash table (``pairs_add``): where they repeat few pairs (a
     league, many votes on few pairs) it stays small, memory follows the distinct
     pairs and no row is kept or sorted. Once it holds more than ``_HASH_ROOM`` keys
-    and more than one for every two rows counted (the rows are mostly distinct
-    pairs: the table would cost more than the rows), its keys go back into rows (each
+    and more than one for every four rows counted (a slot of 16 bytes, at most half
+    the slots used: beyond that the table would cost more than the rows' 8 bytes, and
+    be looked up at random where the rows stream), its keys go back into rows (each
     key as many times as counted) and the rest are packed as rows too. :meth:`result`
     renumbers the keys in label order, sorts them by pair with a radix sort (two
     streaming passes into a few thousand buckets by the pair's leading bits, then each
@@ -437,7 +438,7 @@ class PairRows:
         if distinct < 0:
             raise MemoryError("out of memory for the pairs")
         self._m += i.size
-        if distinct <= self._HASH_ROOM or 2 * distinct <= self._m:
+        if distinct <= self._HASH_ROOM or 4 * distinct <= self._m:
             return True
         m, self._m = self._m, 0
         self._expected = max(self._expected, m)
