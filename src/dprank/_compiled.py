@@ -360,11 +360,11 @@ class PairRows:
     that key in a compiled hash table (``pairs_add``): where they repeat few pairs (a
     league, many votes on few pairs) it stays small, memory follows the distinct
     pairs and no row is kept or sorted. Once it holds more than ``_HASH_ROOM`` keys
-    and more than one for every four rows counted (a slot of 16 bytes, at most half
-    the slots used: beyond that the table would cost more than the rows' 8 bytes, and
-    be looked up at random where the rows stream), its keys go back into rows (each
-    key as many times as counted) and the rest are packed as rows too. :meth:`result`
-    renumbers the keys in label order, sorts them by pair with a radix sort (two
+    and more than one for every four rows counted (16-byte slots, half to three
+    quarters of them empty: 8 to 16 bytes a row there, beyond it more than the
+    rows' 8 bytes and looked up at random where the rows stream), its keys go back
+    into rows (each key as many times as counted) and the rest are packed as rows
+    too. :meth:`result` renumbers the keys in label order, sorts them by pair with a radix sort (two
     streaming passes into a few thousand buckets by the pair's leading bits, then each
     bucket sorted while the caches hold it: time linear in the keys, no comparison
     sort) and sums each pair's run. Counts and wins are sums of whole numbers, exact in
