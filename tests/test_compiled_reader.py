@@ -241,6 +241,39 @@ def test_pair_sums_equal_numpy_at_every_size(n_items, rows):
                 np.testing.assert_array_equal(getattr(got, name), expected, err_msg=name)
 
 
+@pytest.mark.parametrize("league", [True, False])
+def test_pair_rows_counted_in_a_hash_table_sum_as_the_rows_themselves(league):
+    """Rows of few pairs stay counted in the hash table (no row kept); rows of mostly
+    distinct pairs go back to rows after the first ones. Either way the sums are those
+    of the rows packed and sorted (the same bits)."""
+    rng = np.random.default_rng(11 if league else 12)
+    n_ids = 3000
+    ea = rng.integers(0, n_ids, 500)
+    eb = (ea + rng.integers(1, n_ids, 500)) % n_ids
+    blocks = []
+    for size in (70_000, 1, 40_000, 90_000):
+        if league:
+            e = rng.integers(0, 500, size)
+            i, j = ea[e], eb[e]
+        else:
+            i = rng.integers(0, n_ids, size)
+            j = (i + rng.integers(1, n_ids, size)) % n_ids
+        blocks.append((i.astype(np.int32), j.astype(np.int32), rng.integers(0, 2, size) * 1.0))
+    rank = np.concatenate([rng.permutation(n_ids - 2), [0, 5]])  # two ids merged into others
+    counted, packed = _compiled.PairRows(False), _compiled.PairRows(False)
+    packed._drop_hash()  # rows from the first: the sort of every row
+    packed._make_rows()
+    for i, j, y in blocks:
+        counted.add(i, j, y)
+        packed.add(i, j, y)
+    assert (counted._hash is not None) == league
+    assert len(counted) == len(packed) == sum(b[0].size for b in blocks)
+    got_all, expected_all = counted.result(rank, n_ids - 2), packed.result(rank, n_ids - 2)
+    for got, expected in zip(got_all, expected_all, strict=True):
+        assert got.dtype == expected.dtype
+        np.testing.assert_array_equal(got, expected)
+
+
 def test_pair_sums_merge_ids_that_rank_makes_one_item():
     sums = PairSums()
     sums.add(np.array([0, 0, 2, 3]), np.array([1, 2, 3, 0]), np.array([1.0, 0.0, 1.0, 1.0]))
@@ -370,3 +403,32 @@ def test_reading_simple_text_does_not_import_pyarrow_or_pandas(tmp_path):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False False"
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.text(alphabet="abcXYZ019-_.~!:", min_size=1, max_size=30), min_size=1, max_size=40),
+    st.booleans(),
+)
+def test_ascii_labels_are_ordered_as_numpy_orders_their_texts(labels, prefixes):
+    """The fast order of plain ASCII labels (big-endian words) is ``label_order``'s."""
+    from dprank._input_blocks import _Labels, label_order
+
+    if prefixes:  # labels that begin others
+        labels = labels + [label[: max(1, len(label) // 2)] for label in labels]
+    table = _Labels()
+    for label in dict.fromkeys(labels):
+        table.table.encode_text(label)
+    canon = table.canonical()
+    values, lengths, text = table.table.export(0, table.size)
+    reference = np.array(table._texts(canon, values, lengths, text), dtype=str)
+    order = label_order(reference)
+    fast = table._ascii_order(canon, lengths, text)
+    if all(any(c in "abcXYZ" for c in label) for label in labels):  # no integer label
+        assert fast is not None
+    if fast is not None:
+        np.testing.assert_array_equal(fast[0], order)
+        assert fast[1].dtype == reference.dtype
+        np.testing.assert_array_equal(fast[1], reference[order])
+    _, ranked = table.finish()
+    np.testing.assert_array_equal(ranked, reference[order])

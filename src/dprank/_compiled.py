@@ -92,9 +92,14 @@ _SIGNATURES = {
     "labels_export": (None, [_VP, _I64, _I64, _VP, _VP, _VP]),
     "labels_encode_texts": (_I64, [_VP, _VP, _VP, _VP, _I64, _VP]),
     "labels_encode_ints": (_I64, [_VP, _VP, _I64, _VP]),
-    "parse_csv": (_I64, [_VP, _I64, _I64, _VP, _VP, _I64, _VP, _VP, _VP, _I64, _VP]),
+    "parse_csv": (_I64, [_VP, _I64, _I64, _VP, _VP, _I64, _VP, _VP, _VP, _I64, _VP, _VP]),
     "rows_pack": (None, [_I64, _VP, _VP, _VP, _VP]),
     "rows_sum": (_I64, [_I64, _VP, _VP, _VP, _VP, _VP, _I64, _VP, _VP]),
+    "pairs_new": (_VP, []),
+    "pairs_free": (None, [_VP]),
+    "pairs_count": (_I64, [_VP]),
+    "pairs_add": (_I64, [_VP, _I64, _VP, _VP, _VP]),
+    "pairs_export": (None, [_VP, _I64, _VP, _VP]),
     # module.c
     "native_source_digest": (ctypes.c_char_p, []),
 }
@@ -298,6 +303,8 @@ class LabelTable:
         return values, lengths, text.raw[:size]
 
 
+#: bytes of :func:`parse_csv`'s scratch a label field and row (``PARSE_SCRATCH``, native.h)
+_PARSE_SCRATCH = 20
 #: field kinds of :func:`parse_csv`
 SKIP, LABEL, NUMBER = 0, 1, 2
 #: why :func:`parse_csv` stopped
@@ -312,25 +319,33 @@ def parse_csv(block, end: int, kinds, slots, sep: str, tables, cap: int, out=Non
     ``(rows, ids, numbers, stop, reason)``: the first ``rows`` lines parsed (at
     most ``cap``), the ids ``(label columns, cap)`` and numbers ``(number
     columns, cap)`` (their first ``rows`` columns valid), the offset of the first
-    line not taken and why. ``out``: the ``(ids, numbers)`` of an earlier call to
-    write into again where they have room (a reader's block after block).
+    line not taken and why. ``out``: a list that keeps the buffers from call to call
+    (a reader's block after block: the ids, the numbers and the text labels' scratch,
+    written again where they have room, so their pages are taken once); a new list
+    is filled by the first call.
     """
     kinds = np.ascontiguousarray(kinds, dtype=np.int64)
     slots = np.ascontiguousarray(slots, dtype=np.int64)
     n_labels = int(slots[kinds == LABEL].max()) + 1 if np.any(kinds == LABEL) else 0
     n_numbers = int(slots[kinds == NUMBER].max()) + 1 if np.any(kinds == NUMBER) else 0
-    if out is not None and out[0].shape[1] >= cap:
-        ids, nums = out
+    if out and out[0].shape[1] >= cap:
+        ids, nums, scratch = out
         cap = ids.shape[1]
     else:
         ids = np.empty((n_labels, cap), dtype=np.int32)
         nums = np.empty((n_numbers, cap), dtype=np.float64)
+        # the text labels' offsets, hashes and lengths (PARSE_SCRATCH in native.h); only the
+        # pages a block's text labels use are ever touched (integer labels: none)
+        n_fields = int(np.count_nonzero(kinds == LABEL))  # label fields (C's room: theirs)
+        scratch = np.empty(_PARSE_SCRATCH * max(1, n_fields * cap), dtype=np.uint8)
+        if out is not None:
+            out[:] = [ids, nums, scratch]
     handles = (ctypes.c_void_p * max(1, len(tables)))(*[t.handle for t in tables])
     stop = np.zeros(2, dtype=np.int64)
     data = np.frombuffer(block, dtype=np.uint8, count=end) if end else np.empty(0, np.uint8)
     rows = lib().parse_csv(
         data.ctypes.data, end, kinds.size, _ptr(kinds), _ptr(slots), ord(sep),
-        handles, _ptr(ids), _ptr(nums), cap, _ptr(stop),
+        handles, _ptr(ids), _ptr(nums), cap, _ptr(stop), scratch.ctypes.data,
     )  # fmt: skip
     if stop[1] == OUT_OF_MEMORY:
         raise MemoryError("out of memory while reading the labels")
@@ -338,32 +353,61 @@ def parse_csv(block, end: int, kinds, slots, sep: str, tables, cap: int, out=Non
 
 
 class PairRows:
-    """Comparisons kept as 64-bit rows, summed over unordered pairs at the end (``reader.c``).
+    """Comparisons summed over unordered pairs: counted by pair in a hash table while that
+    pays, else kept as 64-bit rows and sorted at the end (``reader.c``).
 
-    :meth:`add` packs each block's rows (``lo << 32 | hi << 1 | won``: 8 bytes a
-    row; with counts, 8 more) into one buffer grown in place (``expected``: the
-    rows to make room for at first); :meth:`result` renumbers them in label order, sorts
-    them by pair with a radix sort (two streaming passes into a few thousand buckets by
-    the pair's leading bits, then each bucket sorted while the caches hold it: time
-    linear in the rows, no comparison sort) and sums each pair's run: counts and wins
-    are sums of whole numbers, exact in any order. The pairs' ``n`` and ``w`` are
-    written into the rows' own buffers, so the peak is about 16 bytes a row plus 8
-    a pair.
+    A row is ``lo << 32 | hi << 1 | won``. Rows without counts are first counted by
+    that key in a compiled hash table (``pairs_add``): where they repeat few pairs (a
+    league, many votes on few pairs) it stays small, memory follows the distinct
+    pairs and no row is kept or sorted. Once it holds more than ``_HASH_ROOM`` keys
+    and more than one for every four rows counted (16-byte slots, half to three
+    quarters of them empty: 8 to 16 bytes a row there, beyond it more than the
+    rows' 8 bytes and looked up at random where the rows stream), its keys go back
+    into rows (each key as many times as counted) and the rest are packed as rows
+    too. :meth:`result` renumbers the keys in label order, sorts them by pair with a radix sort (two
+    streaming passes into a few thousand buckets by the pair's leading bits, then each
+    bucket sorted while the caches hold it: time linear in the keys, no comparison
+    sort) and sums each pair's run. Counts and wins are sums of whole numbers, exact in
+    any order: the same sums either way. Rows with counts (``weighted``) are packed
+    from the start, 8 bytes of count beside each. The pairs' ``n`` and ``w`` are
+    written into the rows' own buffers, so the peak is about 16 bytes a row (or key)
+    plus 8 a pair.
     """
+
+    #: distinct keys a hash table may hold before it must halve the rows to stay
+    _HASH_ROOM = 1 << 15
 
     def __init__(self, weighted: bool, expected: int = 0):
         self._lib = lib()
         self.weighted = bool(weighted)
+        self._expected = int(expected)
+        self._rows = self._counts = self._hash = None
+        if self.weighted:
+            self._make_rows()
+        else:
+            self._hash = self._lib.pairs_new()
+            if not self._hash:
+                raise MemoryError("out of memory for the pairs")
+        self._m = 0
+        self._used = False
+
+    def __del__(self):
+        self._drop_hash()
+
+    def _drop_hash(self) -> None:
+        table, self._hash = getattr(self, "_hash", None), None
+        if table:
+            self._lib.pairs_free(table)
+
+    def _make_rows(self) -> None:
         # one buffer of rows (and counts), grown in place (realloc) as the blocks come; room
         # for ``expected`` rows at once where the system grants it (pages are taken as they
         # are written, so a generous guess costs address space, not memory)
         try:
-            self._rows = np.empty(max(int(expected), 1 << 16), dtype=np.uint64)
+            self._rows = np.empty(max(self._expected, 1 << 16), dtype=np.uint64)
         except MemoryError:
             self._rows = np.empty(1 << 16, dtype=np.uint64)
         self._counts = np.empty(self._rows.size) if self.weighted else None
-        self._m = 0
-        self._used = False
 
     def __len__(self) -> int:
         return self._m
@@ -378,7 +422,36 @@ class PairRows:
         i = np.ascontiguousarray(i, dtype=np.int32)
         j = np.ascontiguousarray(j, dtype=np.int32)
         y = None if y is None else np.ascontiguousarray(y, dtype=np.float64)
+        step, k = 2 * self._HASH_ROOM, 0
+        while self._hash is not None and k < i.size:  # counted a slice at a time: where the
+            # rows are mostly distinct pairs, the table is left after a slice or two
+            part = slice(k, k + step)
+            self._count(i[part], j[part], None if y is None else y[part])
+            k += step
+        if k < i.size:
+            self._pack(i[k:], j[k:], None if y is None else y[k:], count)  # count: k = 0
+
+    def _count(self, i, j, y) -> bool:
+        """Count rows in the hash table; False where it has stopped paying (then the
+        rows counted are rows again, the table gone)."""
+        distinct = self._lib.pairs_add(self._hash, i.size, _ptr(i), _ptr(j), _ptr(y))
+        if distinct < 0:
+            raise MemoryError("out of memory for the pairs")
+        self._m += i.size
+        if distinct <= self._HASH_ROOM or 4 * distinct <= self._m:
+            return True
+        m, self._m = self._m, 0
+        self._expected = max(self._expected, m)
+        self._make_rows()
+        self._lib.pairs_export(self._hash, 1, self._rows.ctypes.data, None)
+        self._m = m
+        self._drop_hash()
+        return False
+
+    def _pack(self, i, j, y, count) -> None:
         m, k = self._m, i.size
+        if not k:
+            return
         if m + k > self._rows.size:
             size = max(m + k, self._rows.size + self._rows.size // 2)
             self._rows.resize(size, refcheck=False)
@@ -398,11 +471,17 @@ class PairRows:
         if self._used:
             raise ValueError("the rows were summed by an earlier result()")
         self._used = True
-        m = self._m
-        x, cx, self._rows, self._counts = self._rows, self._counts, None, None
-        x.resize(m, refcheck=False)  # the unused room back to the system
-        if cx is not None:
-            cx.resize(m, refcheck=False)
+        if self._hash is not None:  # the distinct keys and their counts
+            m = self._lib.pairs_count(self._hash)
+            x, cx = np.empty(m, dtype=np.uint64), np.empty(m)
+            self._lib.pairs_export(self._hash, 0, x.ctypes.data, cx.ctypes.data)
+            self._drop_hash()
+        else:
+            m = self._m
+            x, cx, self._rows, self._counts = self._rows, self._counts, None, None
+            x.resize(m, refcheck=False)  # the unused room back to the system
+            if cx is not None:
+                cx.resize(m, refcheck=False)
         rank_arr = None
         if rank is not None:
             rank = np.asarray(rank)

@@ -21,8 +21,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._csv_cells import normalize_label
-from ._input_table import Where as _Where
-from ._input_table import label_order as _label_order
+from ._input_table import Where, label_order
 
 
 class Coded(NamedTuple):
@@ -125,7 +124,7 @@ class _BlockReader:
         n = len(next(iter(columns.values())))
         # the blocks before had no offending row: in the last block the count is the file's
         upto = None if last else start + n - 1 + self.first_row
-        where = _Where(self.source, self.names, self.first_row + start, self.row_word, upto)
+        where = Where(self.source, self.names, self.first_row + start, self.row_word, upto)
         wl = self.layout == "winner,loser"
         first_name, second_name = ("winner", "loser") if wl else ("item_a", "item_b")
         first = self.items.encode(columns[first_name], first_name, where)
@@ -173,7 +172,7 @@ class _BlockReader:
                     self.parts.setdefault(name, []).append(np.array(values))
         self.n_rows += n
 
-    def _numbers(self, arr, name: str, where: _Where):
+    def _numbers(self, arr, name: str, where: Where):
         """``(values, shown)``: the column as float64 and the spelling of row ``k``."""
         if isinstance(arr, np.ndarray):  # integers the compiled parser read (exact)
             values = arr.astype(np.float64, copy=False)
@@ -188,7 +187,7 @@ class _BlockReader:
             raise where.error(f"'{name}' must be a number, got {shown(bad[0])!r}", bad, name)
         return values, shown
 
-    def _arrow_numbers(self, arr, name: str, where: _Where):
+    def _arrow_numbers(self, arr, name: str, where: Where):
         """:meth:`_numbers` of a pyarrow array (numbers, or text read as float)."""
         import pyarrow as pa
         import pyarrow.compute as pc
@@ -219,7 +218,7 @@ class _BlockReader:
 
         return values, shown
 
-    def _budgets(self, arr, user: np.ndarray, where: _Where) -> None:
+    def _budgets(self, arr, user: np.ndarray, where: Where) -> None:
         name = self.eps_name
         eps, shown = self._numbers(arr, name, where)
         bad = np.flatnonzero(~(eps > 0))
@@ -276,6 +275,11 @@ class _BlockReader:
         return comparisons, user_labels
 
 
+#: the bytes of the characters :func:`dprank._input_table.label_order` takes for a number's
+_NUMBER_BYTES = np.zeros(256, dtype=bool)
+_NUMBER_BYTES[np.frombuffer(b"0123456789+-.eE \t", dtype=np.uint8)] = True
+
+
 class _Labels:
     """Ids of a column kind's labels (items, or users), in the normalised form of every label.
 
@@ -301,7 +305,7 @@ class _Labels:
     def size(self) -> int:
         return len(self.table)
 
-    def encode(self, col, name: str, where: _Where) -> np.ndarray:
+    def encode(self, col, name: str, where: Where) -> np.ndarray:
         """Provisional ids of a label column (a missing or blank label is an error)."""
         if isinstance(col, Coded):
             return col.ids
@@ -324,7 +328,7 @@ class _Labels:
             raise where.error(f"missing value in column '{name}'", bad, name)
         return ids
 
-    def settle(self, columns: dict[str, np.ndarray], where: _Where) -> list[np.ndarray]:
+    def settle(self, columns: dict[str, np.ndarray], where: Where) -> list[np.ndarray]:
         """Normalise the labels new since the last block; the columns' ids of normalised labels."""
         hi = self.size
         if hi > self.seen:
@@ -333,7 +337,7 @@ class _Labels:
             return list(columns.values())
         return [self.alias[ids] for ids in columns.values()]
 
-    def _normalise_new(self, columns, where: _Where, hi: int) -> None:
+    def _normalise_new(self, columns, where: Where, hi: int) -> None:
         lo = self.seen
         _, lengths, text = self.table.export(lo, hi)
         raw = np.frombuffer(text, dtype=np.uint8)
@@ -352,7 +356,7 @@ class _Labels:
                 [self.alias, np.arange(self.alias.size, self.seen, dtype=np.int64)]
             )
 
-    def _normalise(self, code: int, raw: bytes, columns, where: _Where) -> None:
+    def _normalise(self, code: int, raw: bytes, columns, where: Where) -> None:
         """Decode and normalise label ``code``; alias it where its normal form differs."""
         try:
             label = raw.decode("utf-8")
@@ -411,10 +415,13 @@ class _Labels:
             width = max(len(str(values[0])), len(str(values[-1]))) if values.size else 1
             labels = values.astype(f"U{width}")
         else:
-            texts = self._texts(canon, values, all_lengths, text)
-            labels = np.asarray(texts, dtype=object)
-            order = _label_order(labels)
-            labels = labels[order].astype(str)
+            fast = self._ascii_order(canon, all_lengths, text)
+            if fast is not None:
+                order, labels = fast
+            else:  # as numpy text once: ordered (label_order takes it as it is), permuted
+                labels = np.array(self._texts(canon, values, all_lengths, text), dtype=str)
+                order = label_order(labels)
+                labels = labels[order]
         rank_canon = np.empty(order.size, dtype=np.int64)
         rank_canon[order] = np.arange(order.size)
         rank = np.empty(self.size, dtype=np.int64)
@@ -422,6 +429,38 @@ class _Labels:
         if self.alias is not None:
             rank = rank[self.alias[: self.size]]
         return rank, labels
+
+    def _ascii_order(self, canon, all_lengths, text):
+        """``(order, labels)`` of :meth:`finish` for text labels in plain ASCII (no NUL,
+        not every character a number's), without a Python string per label; else None.
+
+        Each label's bytes, padded with zeros to whole 8-byte words, are the words'
+        big-endian integers: their order (``numpy.lexsort``, stable) is the order of
+        the texts, as :func:`label_order` sorts them (numpy text: by code point, the
+        shorter first where one begins the other, ties in id order).
+        """
+        lengths = all_lengths[canon]
+        if self.texts or self.alias is not None or not lengths.size:
+            return None
+        if lengths.min() <= 0 or lengths.max() > 64:  # an integer label, or a long text
+            return None
+        raw = np.frombuffer(text, dtype=np.uint8)
+        if raw.min() == 0 or raw.max() >= 0x80 or _NUMBER_BYTES[raw].all():
+            return None  # beyond ASCII, a NUL, or perhaps numbers (label_order's own test)
+        # no aliases and no integers: the labels' bytes are `text`, in id order
+        width = int(lengths.max())
+        words = -(-width // 8)
+        padded = np.zeros((canon.size, 8 * words), dtype=np.uint8)
+        if lengths.min() == width:  # one length: the bytes are the rows
+            padded[:, :width] = raw.reshape(canon.size, width)
+        else:  # byte k of label r to padded[r, k]: its offset moved by the padding before it
+            first = np.cumsum(lengths) - lengths
+            shift = np.arange(canon.size) * (8 * words) - first
+            padded.reshape(-1)[np.repeat(shift, lengths) + np.arange(raw.size)] = raw
+        keys = padded.view(">u8").astype(np.uint64)  # a row of words per label, native order
+        order = np.lexsort([keys[:, w] for w in range(words - 1, -1, -1)])
+        labels = padded[order].view(f"S{8 * words}").ravel().astype(f"U{width}")
+        return order, labels
 
     def _texts(self, canon, values, all_lengths, text) -> list[str]:
         """Every canonical label as text (integers as Python prints them)."""

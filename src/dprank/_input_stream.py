@@ -235,7 +235,7 @@ def csv_blocks(inp: _Input, sep: str, names, used, tables, block_size: int, text
     handles = [tables[c] for c in label_cols]
     # one buffer, read into block after block; the unfinished last line moves to its front
     buf = bytearray(block_size)
-    start, have, outputs = 0, 0, None
+    start, have, outputs = 0, 0, []
     while True:
         if have == len(buf):  # a line longer than the buffer
             buf.extend(bytes(len(buf)))
@@ -259,7 +259,7 @@ def csv_blocks(inp: _Input, sep: str, names, used, tables, block_size: int, text
         rows, ids, nums, stop, reason = nc.parse_csv(
             buf, cut, kinds, slots, sep, handles, cap, out=outputs
         )
-        outputs = (ids, nums)  # written again by the next block: the consumer copies what it keeps
+        # outputs: written again by the next block (the consumer copies what it keeps)
         if rows:
             columns = {c: Coded(ids[label_cols.index(c), :rows]) for c in label_cols}
             columns.update({c: nums[number_cols.index(c), :rows] for c in number_cols})

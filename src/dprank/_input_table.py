@@ -1,10 +1,10 @@
-"""What every reader of comparisons shares: the input error, the validated table, the row
-positions of messages and the order of labels.
+"""What a validated comparison input is, and how its problems are reported.
 
-Its names are those of :mod:`dprank.inputs` (which re-exports :class:`InputError` and
-:class:`ComparisonTable`); it imports none of the readers (:mod:`dprank.inputs`,
-:mod:`dprank._input_blocks`, :mod:`dprank._input_stream`, :mod:`dprank.arena`), so that
-they import it without a circle.
+The parts of :mod:`dprank.inputs` that its readers share (the compiled reader's
+blocks, :mod:`dprank._input_blocks`; data frames, :mod:`dprank._input_frame`;
+arena files, :mod:`dprank.arena`): the error and its row numbers, the validated
+table, the header's check and the order of labels. No reader is imported here,
+so each imports this module and none imports another's.
 """
 
 from __future__ import annotations
@@ -15,10 +15,8 @@ import numpy as np
 
 from .comparisons import Comparisons
 
-__all__ = ["ComparisonTable", "InputError", "Where", "label_order", "opening_error"]
-
-#: offending rows named in a message
-SHOWN = 3
+KNOWN_COLUMNS = ("winner", "loser", "item_a", "item_b", "outcome", "user", "count", "epsilon")
+_SHOWN = 3  # offending rows named in a message
 
 
 class InputError(ValueError):
@@ -122,26 +120,31 @@ class Where:
         if rows is not None and len(rows):
             rows = np.asarray(rows)
             line = int(rows[0]) + self.offset
-            more = rows[1:SHOWN]
+            more = rows[1:_SHOWN]
             if len(rows) > 1:
                 shown = ", ".join(str(int(r) + self.offset) for r in more)
                 plural = "s" if len(rows) > 2 else ""
                 upto = f" up to {self.row_word} {self.upto}" if self.upto is not None else ""
                 extra = f" ({len(rows) - 1} more such row{plural}{upto}, "
                 extra += f"{self.row_word}{plural} {shown}"
-                extra += ", ...)" if len(rows) > SHOWN else ")"
+                extra += ", ...)" if len(rows) > _SHOWN else ")"
         if name is not None and name in self.columns:
             column = self.columns.index(name) + 1
         return InputError(problem + extra, self.source, line, column, name, self.row_word)
 
 
-NUMBER_CHARACTERS = frozenset("0123456789+-.eE \t")
+_NUMBER_CHARACTERS = "0123456789+-.eE \t"
 
 
 def label_order(uniques: np.ndarray) -> np.ndarray:
-    """Order of distinct labels: numeric if every label is an integer (ties by text), else text."""
-    text = uniques.astype(str)
-    if not set("".join(text.tolist())) <= NUMBER_CHARACTERS:  # a letter: text (no pandas import)
+    """Order of distinct labels: numeric if every label is an integer (ties by text), else text.
+
+    ``uniques``: the labels as objects, or as numpy text (``U``; taken as it is, no copy).
+    """
+    text = uniques if uniques.dtype.kind == "U" else uniques.astype(str)
+    # strip leaves nothing only where every character is one of a number's (a letter: text,
+    # found at the first label that has one; no pandas import)
+    if "".join(text.tolist()).strip(_NUMBER_CHARACTERS):
         return np.argsort(text, kind="stable")
     import pandas as pd
 
@@ -149,3 +152,35 @@ def label_order(uniques: np.ndarray) -> np.ndarray:
     if np.all(np.isfinite(as_num)) and np.all(as_num == np.round(as_num)):
         return np.lexsort((uniques.astype(str), as_num))
     return np.argsort(uniques.astype(str), kind="stable")
+
+
+def check_header(names, original, eps_name, *, need_users, need_epsilon, error) -> str:
+    """The layout named by the (lower-case) column names; ``error(problem)`` for a bad header."""
+    dup = sorted({n for n in names if names.count(n) > 1 and n in (*KNOWN_COLUMNS, eps_name)})
+    if dup:
+        raise error(
+            f"the header repeats the column(s) {dup}: each column may appear once "
+            "(names are matched without case and surrounding spaces)"
+        )
+    has_wl = "winner" in names and "loser" in names
+    has_ab = all(c in names for c in ("item_a", "item_b", "outcome"))
+    if has_wl and has_ab:
+        raise error(
+            "the header has both layouts (winner,loser and item_a,item_b,outcome); keep one"
+        )
+    if not (has_wl or has_ab):
+        raise error(
+            f"the header {list(original)} lacks the needed columns: expected 'winner,loser' or "
+            "'item_a,item_b,outcome' (optional: user, count, epsilon)"
+        )
+    if need_users and "user" not in names:
+        raise error(
+            "no 'user' column: individual and local privacy protect users, so every "
+            "comparison must say which user made it"
+        )
+    if need_epsilon and eps_name not in names:
+        raise error(
+            f"no '{eps_name}' column: a local-DP release must state the budget each user's "
+            "release was made with"
+        )
+    return "winner,loser" if has_wl else "item_a,item_b,outcome"

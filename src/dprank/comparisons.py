@@ -619,7 +619,8 @@ def _union_find(n: int, a: np.ndarray, b: np.ndarray) -> tuple[int, np.ndarray]:
 class PairSums:
     """Comparisons summed over unordered pairs as they arrive in blocks (a stream).
 
-    The rows are kept packed, 8 bytes each (16 with counts), and summed at the
+    The rows are counted by pair in a compiled hash table while they repeat few
+    pairs, else kept packed, 8 bytes each (16 with counts), and summed at the
     end by the compiled :class:`dprank._compiled.PairRows`: renumbered by ``rank``,
     sorted by pair with a linear-time radix sort (a few streaming passes) and
     added up per pair. Item ids are below ``2**31``; counts and wins are sums of

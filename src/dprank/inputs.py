@@ -32,9 +32,10 @@ compiled parser straight to label ids (hash tables of the distinct labels), the
 rest by pyarrow. Each block is validated with array operations, its new distinct
 labels normalised, then dropped. Where the table carries no users and outcomes
 are 0 or 1 (what ``--privacy none`` and ``edge`` read), the blocks are summed
-over item pairs as they stream, in a compiled hash table
-(:class:`dprank.comparisons.PairSums`), so memory follows the number of distinct
-pairs and time the number of rows.
+over item pairs as they stream (:class:`dprank.comparisons.PairSums`): counted
+by pair in a compiled hash table while the rows repeat few pairs (memory then
+follows the distinct pairs), else packed 8 bytes a row and summed by a radix
+sort; time follows the number of rows either way.
 """
 
 from __future__ import annotations
@@ -44,21 +45,22 @@ import csv
 import hashlib
 import os
 import sys
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from . import _checks
 from ._csv_cells import normalize_label
+from ._input_blocks import _BlockReader
+from ._input_frame import comparisons_from_frame
 from ._input_stream import FORMATS as INPUT_FORMATS
-from ._input_table import ComparisonTable, InputError
-from ._input_table import Where as _Where
-from ._input_table import label_order as _label_order
-from ._input_table import opening_error as _opening_error
-from .comparisons import Comparisons
-
-if TYPE_CHECKING:
-    import pandas as pd
+from ._input_table import (
+    KNOWN_COLUMNS,
+    ComparisonTable,
+    InputError,
+    check_header,
+    opening_error,
+)
 
 __all__ = [
     "KNOWN_COLUMNS",
@@ -70,8 +72,6 @@ __all__ = [
     "read_comparisons",
 ]
 
-KNOWN_COLUMNS = ("winner", "loser", "item_a", "item_b", "outcome", "user", "count", "epsilon")
-
 
 def file_sha256(path: str | os.PathLike) -> str:
     """sha256 (hex) of a file's bytes."""
@@ -81,9 +81,6 @@ def file_sha256(path: str | os.PathLike) -> str:
         for block in iter(lambda: fh.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
-
-
-# --------------------------------------------------------------------------- labels
 
 
 # --------------------------------------------------------------------------- reading
@@ -189,7 +186,7 @@ def read_comparisons(
         raise ValueError(f"both_bad must be 'tie' or 'drop', got {both_bad!r}")
     if name is None:
         name = "standard input" if stream_given else os.fspath(path)
-    inp = stream._Input.open(path, name, _opening_error, digest=sha256)
+    inp = stream._Input.open(path, name, opening_error, digest=sha256)
     try:
         with _small_pages():
             return _read(
@@ -223,7 +220,6 @@ def _read(
 ) -> ComparisonTable:
     """:func:`read_comparisons` of an opened input (its arguments checked)."""
     from . import _input_stream as stream
-    from ._input_blocks import _BlockReader
     from .arena import arena_input, read_arena_input
 
     fmt, first = stream.sniff(inp, source, format)
@@ -332,7 +328,7 @@ class _Header(NamedTuple):
 def _read_header(
     inp, source: str, eps_name: str, sniffed, *, need_users: bool, need_epsilon: bool
 ) -> _Header:
-    """The input's checked header (:func:`_check_header`); ``sniffed`` is ``(format, first
+    """The input's checked header (:func:`check_header`); ``sniffed`` is ``(format, first
     line, ParquetFile, Parquet column names)`` (:func:`dprank._input_stream.sniff`)."""
     from . import _input_stream as stream
 
@@ -360,7 +356,7 @@ def _read_header(
                 raise InputError("is not a UTF-8 text file", source, 1) from None
             original = next(csv.reader([text], delimiter="\t" if fmt == "tsv" else ","))
     names = [normalize_label(c).lower() for c in original]
-    layout = _check_header(
+    layout = check_header(
         names,
         original,
         eps_name,
@@ -507,261 +503,3 @@ def _used_columns(layout: str, names: list[str], eps_name: str, need_epsilon: bo
     if need_epsilon:
         used.append(eps_name)
     return used
-
-
-# --------------------------------------------------------------------------- validation
-
-
-def _as_text(col: pd.Series) -> tuple[pd.Series, np.ndarray]:
-    """``(text, missing)``: the column as strings ("" where missing) and its missing cells."""
-    import pandas as pd
-
-    missing = col.isna().to_numpy()
-    if missing.any():
-        # as objects first: a nullable column (Int64, boolean) cannot hold "" itself
-        col = col.astype(object).where(~missing, "")
-    text = col if col.dtype == object or pd.api.types.is_string_dtype(col) else col.astype(str)
-    return text, missing | (text.to_numpy() == "")
-
-
-def _text_column(frame: pd.DataFrame, name: str, where: _Where) -> np.ndarray:
-    """A label column: int64 (integer labels), or its texts normalised (:func:`normalize_label`)."""
-    import pandas as pd
-
-    col = frame[name]
-    if pd.api.types.is_integer_dtype(col) and not col.isna().any():
-        return col.to_numpy(dtype=np.int64)
-    text, missing = _as_text(col)
-    bad = np.flatnonzero(missing)
-    if bad.size:
-        raise where.error(f"missing value in column '{name}'", bad, name)
-    values = text.to_numpy(dtype=object)
-    codes, uniques = pd.factorize(values)  # normalise the distinct labels, not the rows
-    normal = [normalize_label(u) if isinstance(u, str) else u for u in uniques.tolist()]
-    if normal != uniques.tolist():
-        values = np.asarray(normal, dtype=object)[codes]
-        bad = np.flatnonzero(values == "")
-        if bad.size:
-            raise where.error(f"missing value in column '{name}'", bad, name)
-    return values
-
-
-def _numeric_column(frame: pd.DataFrame, name: str, where: _Where) -> np.ndarray:
-    import pandas as pd
-
-    col = frame[name]
-    if pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col):
-        values = col.to_numpy(dtype=np.float64)
-        missing = np.isnan(values)
-        text = col
-    else:
-        text, missing = _as_text(col)
-        values = pd.to_numeric(text, errors="coerce").to_numpy(dtype=np.float64)
-    bad = np.flatnonzero(missing)
-    if bad.size:
-        raise where.error(f"missing value in column '{name}'", bad, name)
-    bad = np.flatnonzero(~np.isfinite(values))
-    if bad.size:
-        raise where.error(f"'{name}' must be a number, got {text.iloc[bad[0]]!r}", bad, name)
-    return values
-
-
-def _codes(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Integer codes of ``labels`` in sorted-label order (numeric order for integer labels)."""
-    import pandas as pd
-
-    codes, uniques = pd.factorize(labels, sort=False)
-    uniques = np.asarray(uniques, dtype=object)
-    order = _label_order(uniques)
-    rank = np.empty(order.size, dtype=np.int64)
-    rank[order] = np.arange(order.size)
-    return rank[codes], uniques[order].astype(str)
-
-
-def _check_header(names, original, eps_name, *, need_users, need_epsilon, error) -> str:
-    """The layout named by the (lower-case) column names; ``error(problem)`` for a bad header."""
-    dup = sorted({n for n in names if names.count(n) > 1 and n in (*KNOWN_COLUMNS, eps_name)})
-    if dup:
-        raise error(
-            f"the header repeats the column(s) {dup}: each column may appear once "
-            "(names are matched without case and surrounding spaces)"
-        )
-    has_wl = "winner" in names and "loser" in names
-    has_ab = all(c in names for c in ("item_a", "item_b", "outcome"))
-    if has_wl and has_ab:
-        raise error(
-            "the header has both layouts (winner,loser and item_a,item_b,outcome); keep one"
-        )
-    if not (has_wl or has_ab):
-        raise error(
-            f"the header {list(original)} lacks the needed columns: expected 'winner,loser' or "
-            "'item_a,item_b,outcome' (optional: user, count, epsilon)"
-        )
-    if need_users and "user" not in names:
-        raise error(
-            "no 'user' column: individual and local privacy protect users, so every "
-            "comparison must say which user made it"
-        )
-    if need_epsilon and eps_name not in names:
-        raise error(
-            f"no '{eps_name}' column: a local-DP release must state the budget each user's "
-            "release was made with"
-        )
-    return "winner,loser" if has_wl else "item_a,item_b,outcome"
-
-
-def comparisons_from_frame(
-    frame: pd.DataFrame,
-    *,
-    source: str = "data frame",
-    need_users: bool = False,
-    need_epsilon: bool = False,
-    real_outcomes: bool = False,
-    epsilon_column: str = "epsilon",
-    _file: bool = False,
-) -> ComparisonTable:
-    """Validate a table of comparisons (the columns of the module docstring).
-
-    Parameters
-    ----------
-    frame : pandas.DataFrame
-        One comparison per row; column names are matched without case and
-        surrounding spaces.
-    source : str
-        Name used in error messages.
-    need_users, need_epsilon, real_outcomes, epsilon_column
-        As in :func:`read_comparisons`.
-
-    Returns
-    -------
-    ComparisonTable
-
-    Raises
-    ------
-    InputError
-        Missing columns, missing values, a non-numeric or non-positive count, an
-        outcome other than 0/1, a self-comparison, a user column that is needed
-        but absent, a budget column that is absent or not positive, or budgets
-        that differ within a user; the message names the first offending rows.
-    """
-    _checks.frame(frame, "frame")
-    _checks.text(source, "source")
-    _checks.text(epsilon_column, "epsilon_column")
-    for _name, _value in (
-        ("need_users", need_users),
-        ("need_epsilon", need_epsilon),
-        ("real_outcomes", real_outcomes),
-    ):
-        _checks.flag(_value, _name)
-    original = [str(c) for c in frame.columns]
-    names = [c.strip().lower() for c in original]
-    eps_name = epsilon_column.strip().lower()
-    frame = frame.set_axis(names, axis=1).reset_index(drop=True)
-    row_word = "line" if _file else "row"
-    where = _Where(source, names, 2 if _file else 0, row_word)
-    header_line = 1 if _file else None
-    layout = _check_header(
-        names,
-        original,
-        eps_name,
-        need_users=need_users,
-        need_epsilon=need_epsilon,
-        error=lambda problem: InputError(problem, source, header_line, row_word=row_word),
-    )
-    n = len(frame)
-    if n == 0:
-        raise InputError("no comparisons", source, 2 if _file else None, row_word=row_word)
-    first, second, y = _frame_items(frame, layout, where, real_outcomes)
-    has_count = "count" in names
-    count = _frame_counts(frame, where) if has_count else np.ones(n)
-    user = user_labels = None
-    if "user" in names:
-        user, user_labels = _codes(_text_column(frame, "user", where))
-    user_eps = None
-    if need_epsilon:
-        user_eps = _frame_budgets(frame, eps_name, user, user_labels, where)
-    codes, labels = _codes(np.concatenate([first, second]))
-    comparisons = Comparisons(
-        n_items=int(labels.size),
-        i=codes[:n],
-        j=codes[n:],
-        y=np.asarray(y, dtype=np.float64),
-        count=np.asarray(count, dtype=np.float64),
-        user=user,
-        labels=labels,
-        user_epsilon=user_eps,
-    )
-    return ComparisonTable(
-        comparisons=comparisons,
-        layout=layout,
-        n_rows=n,
-        user_labels=user_labels,
-        has_count=has_count,
-    )
-
-
-def _frame_items(frame: pd.DataFrame, layout: str, where: _Where, real_outcomes: bool):
-    """``(first, second, y)``: each row's two item labels and its outcome, checked."""
-    if layout == "winner,loser":
-        first = _text_column(frame, "winner", where)
-        second = _text_column(frame, "loser", where)
-        y = np.ones(len(frame))
-    else:
-        first = _text_column(frame, "item_a", where)
-        second = _text_column(frame, "item_b", where)
-        y = _numeric_column(frame, "outcome", where)
-        if not real_outcomes:
-            bad = np.flatnonzero((y != 0) & (y != 1))
-            if bad.size:
-                raise where.error(
-                    f"outcome must be 1 (item_a won) or 0 (item_b won), got "
-                    f"{frame['outcome'].iloc[bad[0]]!r}",
-                    bad,
-                    "outcome",
-                )
-    if first.dtype != second.dtype:  # integer labels on one side only: compare as text
-        first, second = first.astype(str).astype(object), second.astype(str).astype(object)
-    same = np.flatnonzero(first == second)
-    if same.size:
-        a_name = "winner" if layout == "winner,loser" else "item_a"
-        raise where.error(
-            f"self-comparison: item {first[same[0]]!r} is on both sides", same, a_name
-        )
-    return first, second, y
-
-
-def _frame_counts(frame: pd.DataFrame, where: _Where) -> np.ndarray:
-    """The ``count`` column, checked: positive whole numbers."""
-    count = _numeric_column(frame, "count", where)
-    bad = np.flatnonzero((count <= 0) | (count != np.round(count)) | (count >= 2.0**53))
-    if bad.size:
-        raise where.error(
-            "count must be a positive whole number below 2^53, got "
-            f"{frame['count'].iloc[bad[0]]!r}",
-            bad,
-            "count",
-        )
-    return count
-
-
-def _frame_budgets(frame: pd.DataFrame, eps_name: str, user, user_labels, where: _Where):
-    """Each user's budget from the column ``eps_name``: positive, one per user."""
-    eps = _numeric_column(frame, eps_name, where)
-    bad = np.flatnonzero(~(eps > 0))
-    if bad.size:
-        raise where.error(
-            f"the budget '{eps_name}' must be positive, got {frame[eps_name].iloc[bad[0]]!r}",
-            bad,
-            eps_name,
-        )
-    user_eps = np.full(len(user_labels), np.nan)
-    user_eps[user[::-1]] = eps[::-1]  # each user's first row; the others are checked next
-    bad = np.flatnonzero(user_eps[user] != eps)
-    if bad.size:
-        raise where.error(
-            f"user {str(user_labels[user[bad[0]]])!r} has different budgets "
-            f"'{eps_name}' on different rows (one release budget per user)",
-            bad,
-            eps_name,
-        )
-    return user_eps

@@ -43,11 +43,20 @@ DPRANK_API int64_t labels_encode_texts(void *t, const uint8_t *data, const int64
 DPRANK_API int64_t labels_encode_ints(void *t, const int64_t *v, int64_t n, int64_t *out);
 DPRANK_API int64_t parse_csv(const uint8_t *buf, int64_t len, int64_t ncols, const int64_t *kind,
                              const int64_t *slot, int64_t sep, void **tables, int32_t *ids,
-                             double *nums, int64_t cap, int64_t *stop);
+                             double *nums, int64_t cap, int64_t *stop, uint8_t *scratch);
+/* bytes of parse_csv's scratch a label field and row */
+#define PARSE_SCRATCH 20
 DPRANK_API void rows_pack(int64_t m, const int32_t *i, const int32_t *j, const double *y,
                           uint64_t *out);
 DPRANK_API int64_t rows_sum(int64_t m, uint64_t *x, uint64_t *y, double *cx, double *cy,
                             const int32_t *rank, int64_t n_items, int32_t *a, int32_t *b);
+
+DPRANK_API void *pairs_new(void);
+DPRANK_API void pairs_free(void *t);
+DPRANK_API int64_t pairs_count(void *t);
+DPRANK_API int64_t pairs_add(void *t, int64_t m, const int32_t *i, const int32_t *j,
+                             const double *y);
+DPRANK_API void pairs_export(void *t, int64_t expand, uint64_t *keys, double *counts);
 
 /* module.c: the hash of these sources the build compiled in */
 DPRANK_API const char *native_source_digest(void);

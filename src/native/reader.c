@@ -4,8 +4,10 @@
  *    and text by its bytes (hash tables; ids numbered as labels first appear);
  *  - parse_csv: a block of simple CSV or TSV text straight to label ids and
  *    numbers (no text objects per row);
- *  - pair sums: comparisons summed over unordered item pairs by a radix sort
- *    of the rows (64 bits a row; time linear in the rows).
+ *  - pair counts: rows counted by pair in a hash table, while they repeat few
+ *    pairs (memory then follows the distinct pairs);
+ *  - pair sums: comparisons (or the counted pairs) summed over unordered item
+ *    pairs by a radix sort (64 bits a row; time linear in the rows).
  *
  * What Python keeps: the validation and its messages (the blocks' id and number
  * arrays are checked with array operations), the Unicode normalisation of the
@@ -20,6 +22,10 @@
 #include <string.h>
 
 #include "native.h"
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -125,6 +131,25 @@ static int LOWEST_BYTE(uint64_t m)
 static int is_space(uint8_t c) { return c == ' ' || c == '\t' || c == '\v' || c == '\f' || (c >= 0x1c && c <= 0x1f); }
 
 /* ------------------------------------------------------------------ label tables */
+
+/* Room for an index looked up at random (a text index over 10^5 labels and more is
+ * megabytes): on Linux, in 2 MiB pages where the system grants them (a lookup then
+ * rarely misses the address translation's cache as well as the data's). Freed
+ * with free(). Where it changes nothing but where the memory lies. */
+static void *index_alloc(size_t bytes)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    const size_t huge = (size_t)1 << 21;
+    if (bytes >= 2 * huge) {
+        void *p = NULL;
+        bytes = (bytes + huge - 1) & ~(huge - 1);
+        if (posix_memalign(&p, huge, bytes)) return NULL;
+        madvise(p, bytes, MADV_HUGEPAGE); /* a hint: refused, the pages stay small */
+        return p;
+    }
+#endif
+    return malloc(bytes);
+}
 
 typedef struct {
     uint64_t key; /* the integer (as bits) */
@@ -365,7 +390,7 @@ static int rehash_texts(labels_t *t)
 {
     int64_t c = t->tcap * 2;
     uint64_t mask = (uint64_t)(c - 1);
-    tslot_t *fresh = malloc((size_t)c * sizeof(tslot_t));
+    tslot_t *fresh = index_alloc((size_t)c * sizeof(tslot_t));
     if (!fresh) return -1;
     for (int64_t k = 0; k < c; k++) fresh[k].id = -1;
     for (int64_t k = 0; k < t->tcap; k++) {
@@ -503,7 +528,9 @@ static int plain_number(const uint8_t *p, int64_t n, double *out)
  * fields, an empty field, a number other than a plain integer; 3 out of
  * memory; 4 cap rows read), whose offset is stop[0] (len where every line was
  * taken). A line is checked whole before its labels are added, so the tables
- * hold the labels of the rows taken and of no other. Returns the rows taken. */
+ * hold the labels of the rows taken and of no other. scratch: PARSE_SCRATCH bytes
+ * per label field and row of cap (NULL: allocated here where text labels need it).
+ * Returns the rows taken. */
 /* The field at buf[i] as a canonical integer (see canonical_int) ended by the
  * delimiter, a line end or the block's end: 1, its value and end; else 0 (the
  * general scan takes it). The usual field of a large comparison log. */
@@ -598,7 +625,7 @@ static inline const void *text_home(const labels_t *t, uint64_t h)
 
 int64_t parse_csv(const uint8_t *buf, int64_t len, int64_t ncols, const int64_t *kind,
                   const int64_t *slot, int64_t sep, void **tables, int32_t *ids, double *nums,
-                  int64_t cap, int64_t *stop)
+                  int64_t cap, int64_t *stop, uint8_t *scratch)
 {
     int64_t row = 0, i = 0, nlab = 0;
     for (int64_t c = 0; c < ncols; c++) nlab += kind[c] == 1;
@@ -607,11 +634,14 @@ int64_t parse_csv(const uint8_t *buf, int64_t len, int64_t ncols, const int64_t 
     /* per field of the line: its span (stripped), or its integer value (span[3c] = -1) */
     int64_t *span = malloc(sizeof(int64_t) * 3 * (size_t)(ncols > 0 ? ncols : 1));
     /* per text label of the rows taken (its id -1 meanwhile): its offset, length and hash,
-     * looked up once the rows are known, each fetched a few rows ahead; made at the first
-     * text label (a file of integer labels needs none) */
+     * looked up once the rows are known, each fetched a few rows ahead; in `scratch`
+     * (PARSE_SCRATCH bytes a label field and row: a reader's block after block writes the
+     * same pages again) or, without it, made at the first text label (a file of integer
+     * labels needs none) */
     int64_t *lval = NULL;
     int32_t *llen = NULL;
     uint64_t *lhash = NULL;
+    int owned = 0;
     stop[1] = 0;
     if (!span) {
         stop[0] = 0;
@@ -703,9 +733,16 @@ int64_t parse_csv(const uint8_t *buf, int64_t len, int64_t ncols, const int64_t 
             } else { /* texts: looked up below, fetched ahead */
                 if (!lval) {
                     size_t room = (size_t)(nlab * cap > 0 ? nlab * cap : 1);
-                    lval = malloc(sizeof(int64_t) * room);
-                    llen = malloc(sizeof(int32_t) * room);
-                    lhash = malloc(sizeof(uint64_t) * room);
+                    if (scratch) {
+                        lval = (int64_t *)scratch;
+                        lhash = (uint64_t *)(scratch + sizeof(int64_t) * room);
+                        llen = (int32_t *)(scratch + 2 * sizeof(int64_t) * room);
+                    } else {
+                        owned = 1;
+                        lval = malloc(sizeof(int64_t) * room);
+                        llen = malloc(sizeof(int32_t) * room);
+                        lhash = malloc(sizeof(uint64_t) * room);
+                    }
                     if (!lval || !llen || !lhash) {
                         reason = 3;
                         break;
@@ -747,9 +784,11 @@ int64_t parse_csv(const uint8_t *buf, int64_t len, int64_t ncols, const int64_t 
         }
     }
     free(span);
-    free(lval);
-    free(llen);
-    free(lhash);
+    if (owned) {
+        free(lval);
+        free(llen);
+        free(lhash);
+    }
     stop[0] = i;
     return row;
 }
@@ -943,4 +982,103 @@ int64_t rows_sum(int64_t m, uint64_t *x, uint64_t *y, double *cx, double *cy, co
     free(start);
     free(count);
     return r;
+}
+
+/* ------------------------------------------------------------------ pair counts */
+
+/* Rows counted by their 64-bit key (rows_pack's: lo << 32 | hi << 1 | won; never 0,
+ * as hi > lo >= 0) in an open-addressing hash table: where rows repeat few pairs
+ * (a league, a log of many votes on few pairs), memory follows the distinct keys
+ * and no row is kept or sorted; rows_sum then sums the distinct keys with their
+ * counts (whole numbers: the same sums as of the rows themselves). */
+typedef struct {
+    uint64_t key; /* 0: empty */
+    uint64_t count;
+} pslot_t;
+
+typedef struct {
+    pslot_t *slot;
+    int64_t cap, n;
+} pairs_t;
+
+void *pairs_new(void)
+{
+    pairs_t *t = calloc(1, sizeof(pairs_t));
+    if (!t) return NULL;
+    t->cap = 1 << 12;
+    t->slot = calloc((size_t)t->cap, sizeof(pslot_t));
+    if (!t->slot) {
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+void pairs_free(void *p)
+{
+    pairs_t *t = p;
+    if (!t) return;
+    free(t->slot);
+    free(t);
+}
+
+int64_t pairs_count(void *p) { return ((pairs_t *)p)->n; }
+
+static int pairs_grow(pairs_t *t)
+{
+    int64_t c = t->cap * 2;
+    uint64_t mask = (uint64_t)(c - 1);
+    pslot_t *fresh = index_alloc((size_t)c * sizeof(pslot_t));
+    if (!fresh) return -1;
+    memset(fresh, 0, (size_t)c * sizeof(pslot_t));
+    for (int64_t k = 0; k < t->cap; k++) {
+        if (!t->slot[k].key) continue;
+        uint64_t at = mix64(t->slot[k].key) & mask;
+        while (fresh[at].key) at = (at + 1) & mask;
+        fresh[at] = t->slot[k];
+    }
+    free(t->slot);
+    t->slot = fresh;
+    t->cap = c;
+    return 0;
+}
+
+/* Count m rows (as rows_pack packs them). Returns the distinct keys counted so far,
+ * or -1 out of memory (the rows counted before stay counted). */
+int64_t pairs_add(void *p, int64_t m, const int32_t *i, const int32_t *j, const double *y)
+{
+    pairs_t *t = p;
+    for (int64_t k = 0; k < m; k++) {
+        uint64_t a = (uint64_t)i[k], b = (uint64_t)j[k];
+        int first = a < b;
+        uint64_t won = (uint64_t)(first == (y ? (y[k] == 1.0) : 1));
+        uint64_t key = first ? (a << 32 | b << 1 | won) : (b << 32 | a << 1 | won);
+        uint64_t mask = (uint64_t)(t->cap - 1), at = mix64(key) & mask;
+        while (t->slot[at].key && t->slot[at].key != key) at = (at + 1) & mask;
+        if (t->slot[at].key) {
+            t->slot[at].count++;
+            continue;
+        }
+        t->slot[at].key = key;
+        t->slot[at].count = 1;
+        if (++t->n * 2 > t->cap && pairs_grow(t)) return -1;
+    }
+    return t->n;
+}
+
+/* The distinct keys and their counts (as doubles), in the table's order; where
+ * `expand`, each key written count times instead (the rows themselves, counts NULL) */
+void pairs_export(void *p, int64_t expand, uint64_t *keys, double *counts)
+{
+    pairs_t *t = p;
+    int64_t o = 0;
+    for (int64_t k = 0; k < t->cap; k++) {
+        if (!t->slot[k].key) continue;
+        if (expand) {
+            for (uint64_t c = 0; c < t->slot[k].count; c++) keys[o++] = t->slot[k].key;
+        } else {
+            keys[o] = t->slot[k].key;
+            counts[o++] = (double)t->slot[k].count;
+        }
+    }
 }
