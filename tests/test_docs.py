@@ -372,6 +372,7 @@ NOT_RUN_OUTPUTS = {
         "32 MiB": "glibc's mmap threshold limit and the setting of "
         "dprank_papers.workflow.MALLOC_TUNING",
         "4 MiB": "the block size the command reads in (dprank._input_stream)",
+        "2 MiB": "the huge page size the label index asks the system for (src/native/reader.c)",
     },
     "docs/papers/paper-a.md": {"8 s": "8 s sqrt(...): the paper's noise scale (s a constant)"},
     "docs/slurm.md": {
