@@ -85,6 +85,7 @@ __all__ = [
     "Check",
     "ContractError",
     "audit_claim",
+    "audit_path",
     "check_method",
     "method_checks",
     "tiny_comparisons",
@@ -789,9 +790,19 @@ def _template_path(method: Method):
     return harness.PATHS[name]
 
 
-def _audit_path(method: Method, claim: tuple[float, float]):
-    """The release path the privacy check plays: the shipped one with the method's claim,
-    or the neighbours of a shipped path of its kind with the method run through the API."""
+def audit_path(method: Method | str, claim: tuple[float, float] | None = None):
+    """The release path the contract's privacy check plays for ``method``.
+
+    The privacy harness's own path of the method (:data:`dprank.audit.harness.PATHS`)
+    where it has one, else the neighbours of a shipped path of its privacy level and
+    outcomes (edge, individual, local; two or three outcomes) with the method run
+    through :func:`dprank.rank` (a local method on the users' release). Its claim is
+    ``claim``, by default :func:`audit_claim` at each budget.
+
+    Returns
+    -------
+    dprank.audit.harness.ReleasePath
+    """
     import dataclasses
 
     from .api import rank
@@ -799,9 +810,16 @@ def _audit_path(method: Method, claim: tuple[float, float]):
     from .noise import NoiseSource
     from .release import local_release
 
+    method = _as_method(method)
+    if not method.private:
+        raise ValueError(f"method {method.name} is not private: it has no privacy claim to audit")
+
+    def claimed(eps):
+        return audit_claim(method, eps) if claim is None else claim
+
     shipped = _shipped_path(method)
     if shipped is not None:
-        return dataclasses.replace(shipped, claim=lambda eps: claim)
+        return dataclasses.replace(shipped, claim=claimed)
     template = _template_path(method)
     level = _level(method)
     opts = dict(template.options)
@@ -828,7 +846,7 @@ def _audit_path(method: Method, claim: tuple[float, float]):
         "scores",
         template.relation,
         template.neighbours,
-        lambda eps: claim,
+        claimed,
         None,
         api,
         options={**opts, "method": _short(method), "privacy": level},
@@ -843,7 +861,7 @@ def _check_privacy(method: Method, eps: float, trials: int = AUDIT_TRIALS) -> No
     claim = _calling(
         method, "privacy", "the claimed privacy loss", lambda: audit_claim(method, eps)
     )
-    path = _audit_path(method, claim)
+    path = audit_path(method, claim)
     rng = np.random.default_rng(20_531)
     results = _calling(
         method,
