@@ -127,7 +127,7 @@ RECORD_FIELDS = {
 #: Runs per data set of the privacy check's game (half choose each distinguisher's event,
 #: half count it): enough to catch a release with no noise or far too little, at the
 #: cost of a few seconds per method.
-AUDIT_TRIALS = 160
+AUDIT_TRIALS = 100
 
 #: The distinguishers of the privacy check (a cheap part of the harness's battery).
 AUDIT_DISTINGUISHERS = ("threshold", "difference", "likelihood_ratio", "order", "ranking")
