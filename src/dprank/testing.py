@@ -201,7 +201,9 @@ def tiny_comparisons(method: Method | str, *, users: bool | None = None) -> Comp
     (``ties=True``: outcomes 1, 1/2, 0) for a ties method.
     """
     method = _as_method(method)
-    users = method.needs_users if users is None else bool(users)
+    if users is not None and not isinstance(users, bool):
+        raise TypeError(f"users must be True, False or None, got {users!r}")
+    users = method.needs_users if users is None else users
     pairs = [(a, b) for a in range(N_ITEMS) for b in range(a + 1, N_ITEMS)]
     rounds = 1 if method.needs_complete_graph else 2
     i, j, y = [], [], []
@@ -732,10 +734,11 @@ def audit_claim(method: Method | str, eps: float = 1.0) -> tuple[float, float]:
     record states no epsilon, ``eps`` per comparison and the record's ``delta``).
     """
     method = _as_method(method)
-    loss = _privacy_loss(method, float(eps))
+    eps = _epsilon(eps, "eps")
+    loss = _privacy_loss(method, eps)
     if loss is not None:
         return loss
-    record = _rank(method, float(eps), 0).record()
+    record = _rank(method, eps, 0).record()
     claimed = record["epsilon"] if record["epsilon"] is not None else float(eps)
     return float(claimed), float(record["delta"])
 
@@ -813,6 +816,12 @@ def audit_path(method: Method | str, claim: tuple[float, float] | None = None):
     method = _as_method(method)
     if not method.private:
         raise ValueError(f"method {method.name} is not private: it has no privacy claim to audit")
+    if claim is not None:
+        if not isinstance(claim, tuple) or len(claim) != 2:
+            raise TypeError(f"claim must be a pair (epsilon, delta) or None, got {claim!r}")
+        claim = (_epsilon(claim[0], "claim"), float(claim[1]))
+        if not 0.0 <= claim[1] < 1.0:
+            raise ValueError(f"claim's delta must be in [0, 1), got {claim[1]!r}")
 
     def claimed(eps):
         return audit_claim(method, eps) if claim is None else claim
@@ -947,11 +956,7 @@ def method_checks(
     """
     method = _as_method(method)
     names = list(CHECKS) if checks is None else _check_names(checks)
-    if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)):
-        raise TypeError(f"epsilon must be a number, got {epsilon!r}")
-    eps = float(epsilon)
-    if not 0 < eps < math.inf:
-        raise ValueError(f"epsilon must be positive and finite, got {epsilon!r}")
+    eps = _epsilon(epsilon, "epsilon")
 
     def runner(name):
         def run():
@@ -961,6 +966,16 @@ def method_checks(
         return run
 
     return [Check(method.name, name, runner(name)) for name in names]
+
+
+def _epsilon(value, name: str) -> float:
+    """``value`` as a positive, finite float; a TypeError or ValueError naming ``name``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
+        raise TypeError(f"{name} must be a number, got {value!r}")
+    out = float(value)
+    if not 0 < out < math.inf:
+        raise ValueError(f"{name} must be positive and finite, got {value!r}")
+    return out
 
 
 def _check_names(checks) -> list[str]:
