@@ -100,7 +100,7 @@ def _follow_the_recipe(repo: Path, section: str) -> None:
     assert "`tests/test_<name>.py`" in section
     (repo / "tests/test_noisy_borda.py").write_text(test)
     # 4. the API reference: a method of neither paper goes to docs/api/models.md
-    assert "a\n   method of neither paper: `docs/api/models.md`" in section
+    assert "method of neither paper: `docs/api/models.md`" in " ".join(section.split())
     with (repo / "docs/api/models.md").open("a") as f:
         f.write("\n::: dprank.noisy_borda\n")
 
