@@ -114,8 +114,9 @@ def recipe(tmp_path_factory):
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(repo / "src"), str(repo / "tests")])
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
-    assert "python -m dprank_papers.docs_generate" in section
-    proc = _run([sys.executable, "-m", "dprank_papers.docs_generate"], repo, env)
+    command = "python -m dprank_papers.docs_generate --no-dry-run"
+    assert f"Then run `{command}`" in section
+    proc = _run([sys.executable, *command.split()[1:]], repo, env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return repo, env
 
