@@ -121,9 +121,16 @@ def examples_importable(monkeypatch):
     monkeypatch.syspath_prepend(str(ROOT))
 
 
-def test_a_release_without_noise_fails_the_privacy_check(examples_importable):
-    method = _variant("individual_no_noise", _no_noise)
-    with pytest.raises(ContractError, match=r"individual_no_noise, check privacy: .*lower bound"):
+def _tenth_noise(c, eps, rng, *, max_per_user=None, **_):
+    from examples.noisy_borda import noisy_borda
+
+    return Fit(**noisy_borda(c, 10.0 * eps, rng, max_per_user))  # claims eps, gives 10 eps
+
+
+@pytest.mark.parametrize("fit", [_no_noise, _tenth_noise], ids=["no noise", "a tenth"])
+def test_a_release_with_far_too_little_noise_fails_the_privacy_check(examples_importable, fit):
+    method = _variant("individual_leaky", fit)
+    with pytest.raises(ContractError, match=r"individual_leaky, check privacy: .*lower bound"):
         method_checks(method, checks=["privacy"])[0]()
 
 
