@@ -65,6 +65,7 @@ Examples
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import json
 import math
@@ -654,10 +655,7 @@ def _check_bad_input(method: Method, eps: float) -> None:
     if method.needs_users:
         plain = tiny_comparisons(method, users=False)
         if level == "local":
-            plain = Comparisons(
-                n_items=data.n_items, i=data.i, j=data.j, y=data.y, count=data.count,
-                labels=data.labels, ties=data.ties,
-            )  # fmt: skip
+            plain = dataclasses.replace(data, user=None, user_epsilon=None)
         _refused(method, "comparisons without users", ["user"], lambda: ranking(data=plain))
     if not method.ties:
         votes = _with_ties(tiny_comparisons(method, users=method.needs_users))
@@ -700,17 +698,7 @@ def _with_ties(c: Comparisons) -> Comparisons:
     """``c`` declared with three outcomes, one of them a tie."""
     y = np.asarray(c.y, dtype=np.float64).copy()
     y[0] = 0.5
-    return Comparisons(
-        n_items=c.n_items,
-        i=c.i,
-        j=c.j,
-        y=y,
-        count=c.count,
-        user=c.user,
-        labels=c.labels,
-        user_epsilon=c.user_epsilon,
-        ties=True,
-    )
+    return dataclasses.replace(c, y=y, ties=True)
 
 
 # --------------------------------------------------------------------------- privacy
@@ -806,8 +794,6 @@ def audit_path(method: Method | str, claim: tuple[float, float] | None = None):
     -------
     dprank.audit.harness.ReleasePath
     """
-    import dataclasses
-
     from .api import rank
     from .audit import harness
     from .noise import NoiseSource
