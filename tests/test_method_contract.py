@@ -199,3 +199,10 @@ def test_the_claim_is_the_privacy_map_where_there_is_one():
         assert eps == pytest.approx(0.5 * factor) and delta == 0.0
     eps, delta = testing.audit_claim("edge_noisy_obj", 1.0)
     assert eps == 1.0 and delta == pytest.approx(1e-6)
+
+
+def test_the_module_example_runs():
+    import doctest
+
+    result = doctest.testmod(testing)
+    assert result.attempted >= 2 and result.failed == 0
