@@ -37,7 +37,17 @@ from test_properties import (
     win_matrix,
 )
 
-from dprank import audit, audit_release, inputs, intervals, ledger, methods, noise, release
+from dprank import (
+    audit,
+    audit_release,
+    inputs,
+    intervals,
+    ledger,
+    methods,
+    noise,
+    release,
+    testing,
+)
 from dprank import items as _items
 from dprank.audit import command_channels as _channels
 from dprank.audit import harness
@@ -692,6 +702,54 @@ case(
     argv=["methods", None, 3],
     folder=[None, 3, _ITEMS_FILE],
     inputs=["items.csv", None],
+)
+
+
+# ---- the method contract (dprank.testing): cheap checks only (the suite's own tests run them)
+_CONTRACT = st.sampled_from(["edge_counts", "individual_counts", "local_adrr", "edge_ties"])
+_BAD_METHOD = [None, 3, "no_such_method"]
+case(
+    testing.check_method,
+    kw(method=_CONTRACT, checks=st.just(["declaration"]), epsilon=EPS),
+    lambda r, kw: r == {"declaration": "ok"},
+    method=_BAD_METHOD,
+    checks=["declaration", ["speed"], 3],
+    epsilon=BAD_EPS,
+)
+case(
+    testing.method_checks,
+    kw(method=_CONTRACT, epsilon=EPS),
+    lambda r, kw: [c.name for c in r] == list(testing.CHECKS),
+    method=_BAD_METHOD,
+    checks=["privacy", ["speed"], 3],
+    epsilon=BAD_EPS,
+)
+case(
+    testing.tiny_comparisons,
+    kw(method=_CONTRACT, users=st.none() | st.booleans()),
+    lambda c, kw: (
+        c.n_items == 4
+        and (c.user is not None)
+        == bool(
+            kw["users"] if kw["users"] is not None else methods.get_method(kw["method"]).needs_users
+        )
+    ),
+    method=_BAD_METHOD,
+    users=["yes", 1, 0.5],
+)
+case(
+    testing.audit_claim,
+    kw(method=_CONTRACT, eps=EPS),
+    lambda r, kw: r[0] == kw["eps"] and r[1] == 0.0,
+    method=_BAD_METHOD,
+    eps=BAD_EPS,
+)
+case(
+    testing.audit_path,
+    kw(method=_CONTRACT, claim=st.just((1.0, 0.0))),
+    lambda p, kw: p.claim(1.0) == (1.0, 0.0) and p.api is not None,
+    method=[*_BAD_METHOD, "nonprivate_mle"],
+    claim=[1.0, (0.0, 0.0), (1.0, 1.5), ("1", 0.0)],
 )
 
 
