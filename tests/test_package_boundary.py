@@ -474,7 +474,7 @@ LAYERS = {
     "product": "dprank.api dprank.leaderboard dprank.ledger.",
     "command": "dprank.cli. dprank.__main__",
     "privacy harness": (
-        "dprank.audit.harness dprank.audit._harness_* dprank.audit.command_channels"
+        "dprank.audit.harness dprank.audit._harness_* dprank.audit.command_channels dprank.testing."
     ),
     "facade": "dprank",
 }

@@ -69,24 +69,24 @@ from collections.abc import Sequence
 
 from ..methods import Method, all_methods, register, unregister
 from ._checks import (
-    _check_bad_input,
-    _check_benchmark,
-    _check_command,
-    _check_declaration,
-    _check_intervals,
-    _check_rank_secure,
-    _check_rank_seeded,
-    _check_record,
+    check_bad_input,
+    check_benchmark,
+    check_command,
+    check_declaration,
+    check_intervals,
+    check_rank_secure,
+    check_rank_seeded,
+    check_record,
 )
-from ._privacy import _check_privacy, audit_claim, audit_path
+from ._privacy import audit_claim, audit_path, check_privacy
 from ._setting import (
     AUDIT_TRIALS,
     CHECKS,
     RECORD_FIELDS,
     Check,
     ContractError,
-    _as_method,
-    _epsilon,
+    as_method,
+    checked_epsilon,
     tiny_comparisons,
 )
 
@@ -104,15 +104,15 @@ __all__ = [
 ]
 
 _RUNNERS = {
-    "declaration": _check_declaration,
-    "rank_secure": _check_rank_secure,
-    "rank_seeded": _check_rank_seeded,
-    "record": _check_record,
-    "command": _check_command,
-    "benchmark": _check_benchmark,
-    "intervals": _check_intervals,
-    "bad_input": _check_bad_input,
-    "privacy": _check_privacy,
+    "declaration": check_declaration,
+    "rank_secure": check_rank_secure,
+    "rank_seeded": check_rank_seeded,
+    "record": check_record,
+    "command": check_command,
+    "benchmark": check_benchmark,
+    "intervals": check_intervals,
+    "bad_input": check_bad_input,
+    "privacy": check_privacy,
 }
 
 
@@ -163,9 +163,9 @@ def method_checks(
     TypeError, ValueError
         A method that is neither, an unknown check, a bad epsilon (naming them).
     """
-    method = _as_method(method)
+    method = as_method(method)
     names = list(CHECKS) if checks is None else _check_names(checks)
-    eps = _epsilon(epsilon, "epsilon")
+    eps = checked_epsilon(epsilon, "epsilon")
 
     def runner(name):
         def run():

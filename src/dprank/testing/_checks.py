@@ -15,31 +15,31 @@ import numpy as np
 
 from ..comparisons import Comparisons
 from ..methods import PUBLIC_DETAILS, Method
-from ._privacy import _privacy_loss
+from ._privacy import claimed_loss
 from ._setting import (
     LEVELS,
     N_ITEMS,
     RECORD_FIELDS,
     L,
-    _calling,
-    _fail,
-    _level,
-    _local_input,
-    _model,
-    _rank,
-    _rank_args,
-    _short,
+    calling,
+    fail,
+    level_of,
+    local_input,
+    model_of,
+    rank_args,
+    rank_with,
+    short_name,
     tiny_comparisons,
 )
 
 # --------------------------------------------------------------------------- the checks
 
 
-def _check_declaration(method: Method, eps: float) -> None:
-    level = _level(method)
+def check_declaration(method: Method, eps: float) -> None:
+    level = level_of(method)
     expected = LEVELS[level][1]
     if (method.privacy_unit, method.trust_model) != expected:
-        raise _fail(
+        raise fail(
             method,
             "declaration",
             f"the prefix {LEVELS[level][0]}_ means privacy_unit={expected[0]!r} and "
@@ -47,9 +47,9 @@ def _check_declaration(method: Method, eps: float) -> None:
             f"{method.trust_model!r}",
         )
     if not method.description or not method.label:
-        raise _fail(method, "declaration", "give it a description and a label")
+        raise fail(method, "declaration", "give it a description and a label")
     if method.options is None:
-        raise _fail(
+        raise fail(
             method,
             "declaration",
             "its fit takes **options, so an unknown option would pass unnoticed: declare its "
@@ -57,21 +57,21 @@ def _check_declaration(method: Method, eps: float) -> None:
             "top_k and, under individual DP, max_per_user)",
         )
     if method.trust_model == "local" and method.release not in ("rr", "rr3", "laplace"):
-        raise _fail(method, "declaration", "a local method names its users' release (rr, laplace)")
+        raise fail(method, "declaration", "a local method names its users' release (rr, laplace)")
 
 
 def _check_release(method: Method, r, check: str, private: bool) -> None:
     n = N_ITEMS
     scores, ranks = np.asarray(r.scores), np.asarray(r.ranks)
     if scores.shape != (n,) or not np.all(np.isfinite(scores)):
-        raise _fail(method, check, f"scores of shape {scores.shape}, not {n} finite numbers")
+        raise fail(method, check, f"scores of shape {scores.shape}, not {n} finite numbers")
     if ranks.shape != (n,) or ranks.min() < 1 or ranks.max() > n:
-        raise _fail(method, check, f"ranks {ranks.tolist()} are not places 1..{n}")
+        raise fail(method, check, f"ranks {ranks.tolist()} are not places 1..{n}")
     if len(r.items) != n:
-        raise _fail(method, check, f"{len(r.items)} items ranked, not {n}")
+        raise fail(method, check, f"{len(r.items)} items ranked, not {n}")
     record = r.record()
     if record.get("private") is not private:
-        raise _fail(
+        raise fail(
             method,
             check,
             f"the record says private={record.get('private')!r}, expected {private}"
@@ -83,8 +83,10 @@ def _check_release(method: Method, r, check: str, private: bool) -> None:
         )
 
 
-def _check_rank_secure(method: Method, eps: float) -> None:
-    r = _calling(method, "rank_secure", "dprank.rank(rng=None)", lambda: _rank(method, eps, None))
+def check_rank_secure(method: Method, eps: float) -> None:
+    r = calling(
+        method, "rank_secure", "dprank.rank(rng=None)", lambda: rank_with(method, eps, None)
+    )
     _check_release(method, r, "rank_secure", method.private)
 
 
@@ -94,48 +96,48 @@ def _same(a, b) -> bool:
     )
 
 
-def _check_rank_seeded(method: Method, eps: float) -> None:
+def check_rank_seeded(method: Method, eps: float) -> None:
     def run(seed):
-        return _rank(method, eps, np.random.default_rng(seed))
+        return rank_with(method, eps, np.random.default_rng(seed))
 
-    a = _calling(method, "rank_seeded", "dprank.rank(rng=Generator)", lambda: run(11))
-    b = _calling(method, "rank_seeded", "dprank.rank(rng=Generator)", lambda: run(11))
+    a = calling(method, "rank_seeded", "dprank.rank(rng=Generator)", lambda: run(11))
+    b = calling(method, "rank_seeded", "dprank.rank(rng=Generator)", lambda: run(11))
     _check_release(method, a, "rank_seeded", False)
     if not _same(a, b):
-        raise _fail(
+        raise fail(
             method,
             "rank_seeded",
             "two runs with the same seeded Generator differ: draw every random number from rng",
         )
-    c = _calling(method, "rank_seeded", "dprank.rank(rng=int)", lambda: _rank(method, eps, 5))
-    d = _calling(method, "rank_seeded", "dprank.rank(rng=int)", lambda: _rank(method, eps, 5))
+    c = calling(method, "rank_seeded", "dprank.rank(rng=int)", lambda: rank_with(method, eps, 5))
+    d = calling(method, "rank_seeded", "dprank.rank(rng=int)", lambda: rank_with(method, eps, 5))
     _check_release(method, c, "rank_seeded", False)
     if not _same(c, d):
-        raise _fail(method, "rank_seeded", "two runs with rng=5 differ")
+        raise fail(method, "rank_seeded", "two runs with rng=5 differ")
 
 
 def _check_record_fields(method: Method, record: dict, check: str, level: str) -> None:
     for key, types in RECORD_FIELDS.items():
         if key not in record:
-            raise _fail(method, check, f"the record lacks {key!r}")
+            raise fail(method, check, f"the record lacks {key!r}")
         value = record[key]
         if not isinstance(value, types) or (bool in types) != isinstance(value, bool):
             names = " or ".join("None" if t is type(None) else t.__name__ for t in types)
-            raise _fail(method, check, f"record[{key!r}] = {value!r} is not {names}")
+            raise fail(method, check, f"record[{key!r}] = {value!r} is not {names}")
     if record["mechanism"] != method.name:
-        raise _fail(method, check, f"record['mechanism'] is {record['mechanism']!r}")
+        raise fail(method, check, f"record['mechanism'] is {record['mechanism']!r}")
     if record["privacy"] != level:
-        raise _fail(method, check, f"record['privacy'] is {record['privacy']!r}, not {level!r}")
+        raise fail(method, check, f"record['privacy'] is {record['privacy']!r}, not {level!r}")
     eps = record["epsilon"]
     if level in ("edge", "individual") and not (eps is not None and 0 < eps < math.inf):
-        raise _fail(method, check, f"a private release states a positive epsilon, not {eps!r}")
+        raise fail(method, check, f"a private release states a positive epsilon, not {eps!r}")
     if not 0.0 <= record["delta"] < 1.0:
-        raise _fail(method, check, f"record['delta'] = {record['delta']!r} is not in [0, 1)")
+        raise fail(method, check, f"record['delta'] = {record['delta']!r} is not in [0, 1)")
     extra = sorted(set(record["noise"]) - set(PUBLIC_DETAILS))
     if extra:
-        raise _fail(method, check, f"the record's noise names non-public details {extra}")
+        raise fail(method, check, f"the record's noise names non-public details {extra}")
     if method.private and level != "local" and not record["noise"]:
-        raise _fail(
+        raise fail(
             method,
             check,
             "a private release states its noise: return Fit(details={'noise': ..., "
@@ -144,21 +146,21 @@ def _check_record_fields(method: Method, record: dict, check: str, level: str) -
     try:
         json.dumps(record, allow_nan=False)
     except (TypeError, ValueError) as exc:
-        raise _fail(method, check, f"the record is not JSON: {exc}") from None
+        raise fail(method, check, f"the record is not JSON: {exc}") from None
 
 
-def _check_record(method: Method, eps: float) -> None:
-    r = _calling(method, "record", "dprank.rank", lambda: _rank(method, eps, 3))
-    _check_record_fields(method, r.record(), "record", _level(method))
+def check_record(method: Method, eps: float) -> None:
+    r = calling(method, "record", "dprank.rank", lambda: rank_with(method, eps, 3))
+    _check_record_fields(method, r.record(), "record", level_of(method))
     audit = r.audit_record()
     for key in ("n_items", "n_comparisons", "solver", "calibration"):
         if key not in audit:
-            raise _fail(method, "record", f"the audit record lacks {key!r}")
-    loss = _privacy_loss(method, eps)
-    if loss is not None and _level(method) in ("edge", "individual"):
+            raise fail(method, "record", f"the audit record lacks {key!r}")
+    loss = claimed_loss(method, eps)
+    if loss is not None and level_of(method) in ("edge", "individual"):
         claimed = r.record()["epsilon"]
         if not math.isclose(loss[0], claimed, rel_tol=1e-12):
-            raise _fail(
+            raise fail(
                 method,
                 "record",
                 f"the record states epsilon {claimed!r}, the method's privacy map "
@@ -202,10 +204,19 @@ def _command(argv: list[str]) -> tuple[int, str, str]:
 
 
 def _rank_argv(method: Method, data: Path, out: Path, eps: float, seed: int | None) -> list[str]:
-    level = _level(method)
-    argv = ["rank", str(data), "--privacy", level, "--method", _short(method), "--out", str(out)]
+    level = level_of(method)
+    argv = [
+        "rank",
+        str(data),
+        "--privacy",
+        level,
+        "--method",
+        short_name(method),
+        "--out",
+        str(out),
+    ]
     if method.models:
-        argv += ["--model", _model(method)]
+        argv += ["--model", model_of(method)]
     if level in ("edge", "individual"):
         argv += ["--epsilon", repr(eps)]
     if level == "individual":
@@ -222,7 +233,7 @@ def _command_input(method: Method, folder: Path, eps: float, seed: int | None) -
     ``dprank privatize`` (seeded with ``seed``, or from the secure source)."""
     raw = folder / "comparisons.csv"
     _write_csv(tiny_comparisons(method), raw)
-    if _level(method) != "local":
+    if level_of(method) != "local":
         return raw
     release = folder / f"release_{seed}.csv"
     mechanism = "laplace" if method.release == "laplace" else "rr"
@@ -232,11 +243,11 @@ def _command_input(method: Method, folder: Path, eps: float, seed: int | None) -
         argv += ["--insecure-seed", str(seed)]
     code, _, err = _command(argv)
     if code != 0:
-        raise _fail(method, "command", f"dprank {' '.join(argv)} exited {code}: {err.strip()}")
+        raise fail(method, "command", f"dprank {' '.join(argv)} exited {code}: {err.strip()}")
     return release
 
 
-def _check_command(method: Method, eps: float) -> None:
+def check_command(method: Method, eps: float) -> None:
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="dprank-contract-") as tmp:
@@ -248,27 +259,27 @@ def _check_command(method: Method, eps: float) -> None:
             argv = _rank_argv(method, data, out, eps, seed)
             code, _, err = _command(argv)
             if code != 0:
-                raise _fail(
+                raise fail(
                     method, "command", f"dprank {' '.join(argv[2:])} exited {code}: {err.strip()}"
                 )
             if not out.exists() or not out.with_suffix(".json").exists():
-                raise _fail(method, "command", f"dprank rank wrote no {out.name} and its record")
+                raise fail(method, "command", f"dprank rank wrote no {out.name} and its record")
             runs[tag] = (out.read_bytes(), json.loads(out.with_suffix(".json").read_text()))
         table = runs["secure"][0].decode().splitlines()
         header = table[0].split(",")
         if header[:1] != ["item"] or "rank" not in header:
-            raise _fail(method, "command", f"ranking.csv has the header {table[0]!r}")
+            raise fail(method, "command", f"ranking.csv has the header {table[0]!r}")
         expected_rows = 1 if method.needs_complete_graph and "score" not in header else N_ITEMS
         if len(table) - 1 != expected_rows:
-            raise _fail(method, "command", f"ranking.csv has {len(table) - 1} rows")
+            raise fail(method, "command", f"ranking.csv has {len(table) - 1} rows")
         if runs["seeded_a"][0] != runs["seeded_b"][0]:
-            raise _fail(method, "command", "two runs with --insecure-seed 9 wrote different files")
+            raise fail(method, "command", "two runs with --insecure-seed 9 wrote different files")
         for tag, private in (("seeded_a", False), ("secure", method.private)):
             record = runs[tag][1]
             if record.get("mechanism") != method.name:
-                raise _fail(method, "command", f"the record names {record.get('mechanism')!r}")
+                raise fail(method, "command", f"the record names {record.get('mechanism')!r}")
             if record.get("private") is not private:
-                raise _fail(
+                raise fail(
                     method,
                     "command",
                     f"the {tag.split('_')[0]} run's record says private="
@@ -276,7 +287,7 @@ def _check_command(method: Method, eps: float) -> None:
                 )
 
 
-def _check_benchmark(method: Method, eps: float) -> None:
+def check_benchmark(method: Method, eps: float) -> None:
     raw = tiny_comparisons(method, users=method.needs_users or method.trust_model == "local")
     budget = eps
     if method.trust_model == "local":
@@ -287,52 +298,52 @@ def _check_benchmark(method: Method, eps: float) -> None:
     def run():
         return method.run(raw, budget, np.random.default_rng(17))
 
-    a = _calling(method, "benchmark", "Method.run(raw, eps, Generator)", run)
-    b = _calling(method, "benchmark", "Method.run(raw, eps, Generator)", run)
+    a = calling(method, "benchmark", "Method.run(raw, eps, Generator)", run)
+    b = calling(method, "benchmark", "Method.run(raw, eps, Generator)", run)
     scores = np.asarray(a.scores, dtype=np.float64)
     if scores.shape != (N_ITEMS,) or not np.all(np.isfinite(scores)):
-        raise _fail(method, "benchmark", f"scores of shape {scores.shape}, not finite")
+        raise fail(method, "benchmark", f"scores of shape {scores.shape}, not finite")
     if not np.array_equal(scores, np.asarray(b.scores, dtype=np.float64)):
-        raise _fail(method, "benchmark", "two runs with the same seeded Generator differ")
+        raise fail(method, "benchmark", "two runs with the same seeded Generator differ")
     if a.private:
-        raise _fail(method, "benchmark", "a fit with a numpy Generator says private=True")
+        raise fail(method, "benchmark", "a fit with a numpy Generator says private=True")
 
 
-def _check_intervals(method: Method, eps: float) -> None:
+def check_intervals(method: Method, eps: float) -> None:
     from ..intervals import supports
 
-    r = _calling(method, "intervals", "dprank.rank", lambda: _rank(method, eps, 21))
+    r = calling(method, "intervals", "dprank.rank", lambda: rank_with(method, eps, 21))
     if not supports(method):
         try:
             r.intervals(level=0.9, n_boot=20, rng=0)
         except ValueError as exc:
             if method.name not in str(exc):
-                raise _fail(
+                raise fail(
                     method, "intervals", f"the refusal does not name the method: {exc}"
                 ) from None
             return
-        raise _fail(
+        raise fail(
             method,
             "intervals",
             "dprank.intervals.supports says it has no intervals, yet Ranking.intervals() "
             "returned some",
         )
-    frame = _calling(
+    frame = calling(
         method, "intervals", "Ranking.intervals()", lambda: r.intervals(0.9, n_boot=20, rng=0)
     )
     for col in ("item", "score_lo", "score_hi", "rank_lo", "rank_hi"):
         if col not in frame.columns:
-            raise _fail(method, "intervals", f"the intervals lack the column {col!r}")
+            raise fail(method, "intervals", f"the intervals lack the column {col!r}")
     if len(frame) != N_ITEMS:
-        raise _fail(method, "intervals", f"{len(frame)} rows of intervals for {N_ITEMS} items")
+        raise fail(method, "intervals", f"{len(frame)} rows of intervals for {N_ITEMS} items")
     lo, hi = frame["score_lo"].to_numpy(float), frame["score_hi"].to_numpy(float)
     rlo, rhi = frame["rank_lo"].to_numpy(float), frame["rank_hi"].to_numpy(float)
     known = np.isfinite(lo) & np.isfinite(hi)
     if np.any(lo[known] > hi[known]):
-        raise _fail(method, "intervals", "a score interval with score_lo > score_hi")
+        raise fail(method, "intervals", "a score interval with score_lo > score_hi")
     ranked = np.isfinite(rlo) & np.isfinite(rhi)
     if np.any(rlo[ranked] > rhi[ranked]) or np.any(rlo[ranked] < 1) or np.any(rhi > N_ITEMS):
-        raise _fail(method, "intervals", "rank intervals outside 1..n or reversed")
+        raise fail(method, "intervals", "rank intervals outside 1..n or reversed")
 
 
 def _refused(method: Method, what: str, words: Sequence[str], fn: Callable) -> None:
@@ -342,7 +353,7 @@ def _refused(method: Method, what: str, words: Sequence[str], fn: Callable) -> N
     except (ValueError, TypeError) as exc:
         text = str(exc).lower()
         if not any(w in text for w in words):
-            raise _fail(
+            raise fail(
                 method,
                 "bad_input",
                 f"{what} is refused, but the message does not say "
@@ -350,20 +361,20 @@ def _refused(method: Method, what: str, words: Sequence[str], fn: Callable) -> N
             ) from None
         return
     except Exception as exc:
-        raise _fail(
+        raise fail(
             method, "bad_input", f"{what} raised {type(exc).__name__} (not a ValueError): {exc}"
         ) from None
-    raise _fail(method, "bad_input", f"{what} was accepted")
+    raise fail(method, "bad_input", f"{what} was accepted")
 
 
-def _check_bad_input(method: Method, eps: float) -> None:
+def check_bad_input(method: Method, eps: float) -> None:
     from ..api import rank
 
-    level = _level(method)
-    kw = _rank_args(method, eps)
+    level = level_of(method)
+    kw = rank_args(method, eps)
     data = tiny_comparisons(method)
     if level == "local":
-        data = _local_input(method, data, eps, np.random.default_rng(7))
+        data = local_input(method, data, eps, np.random.default_rng(7))
 
     def ranking(**changes):
         args = {**kw, **changes}
@@ -390,7 +401,7 @@ def _check_bad_input(method: Method, eps: float) -> None:
     if not method.ties:
         votes = _with_ties(tiny_comparisons(method, users=method.needs_users))
         if level == "local":
-            votes = _local_input(method, votes, eps, np.random.default_rng(7))
+            votes = local_input(method, votes, eps, np.random.default_rng(7))
         _refused(
             method, "votes with ties", ["tie", "three", "outcome"], lambda: ranking(data=votes)
         )
@@ -411,14 +422,14 @@ def _check_bad_input(method: Method, eps: float) -> None:
             code, _, err = _command(argv)
             last = (err.strip().splitlines() or [""])[-1]
             if code != 2 or not last.startswith("dprank") or "epsilon" not in last:
-                raise _fail(
+                raise fail(
                     method,
                     "bad_input",
                     f"dprank rank --epsilon -1 exited {code} with {err.strip()!r}: expected "
                     "status 2 and an error line naming --epsilon",
                 )
             if (folder / "ranking.csv").exists():
-                raise _fail(method, "bad_input", "a refused run left a ranking.csv behind")
+                raise fail(method, "bad_input", "a refused run left a ranking.csv behind")
 
 
 _DROP = object()

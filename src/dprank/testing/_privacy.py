@@ -14,20 +14,20 @@ from ._setting import (
     AUDIT_TRIALS,
     N_ITEMS,
     L,
-    _as_method,
-    _calling,
-    _epsilon,
-    _fail,
-    _level,
-    _model,
-    _rank,
-    _short,
+    as_method,
+    calling,
+    checked_epsilon,
+    fail,
+    level_of,
+    model_of,
+    rank_with,
+    short_name,
 )
 
 # --------------------------------------------------------------------------- privacy
 
 
-def _privacy_loss(method: Method, eps: float) -> tuple[float, float] | None:
+def claimed_loss(method: Method, eps: float) -> tuple[float, float] | None:
     """``(epsilon, delta)`` of the method's privacy map at ``eps``, or None without one."""
     loss = getattr(method, "privacy_loss", None)
     if not callable(loss):
@@ -44,12 +44,12 @@ def audit_claim(method: Method | str, eps: float = 1.0) -> tuple[float, float]:
     the record of a release: its ``epsilon`` and ``delta`` (for a local method, whose
     record states no epsilon, ``eps`` per comparison and the record's ``delta``).
     """
-    method = _as_method(method)
-    eps = _epsilon(eps, "eps")
-    loss = _privacy_loss(method, eps)
+    method = as_method(method)
+    eps = checked_epsilon(eps, "eps")
+    loss = claimed_loss(method, eps)
     if loss is not None:
         return loss
-    record = _rank(method, eps, 0).record()
+    record = rank_with(method, eps, 0).record()
     claimed = record["epsilon"] if record["epsilon"] is not None else float(eps)
     return float(claimed), float(record["delta"])
 
@@ -81,7 +81,7 @@ def _template_path(method: Method):
     """A shipped path of the same privacy level, outcomes and release: its neighbours."""
     from ..audit import harness
 
-    level = _level(method)
+    level = level_of(method)
     if level == "edge":
         name = (
             "rank --privacy edge --model davidson (edge_ties)"
@@ -122,13 +122,13 @@ def audit_path(method: Method | str, claim: tuple[float, float] | None = None):
     from ..noise import NoiseSource
     from ..release import local_release
 
-    method = _as_method(method)
+    method = as_method(method)
     if not method.private:
         raise ValueError(f"method {method.name} is not private: it has no privacy claim to audit")
     if claim is not None:
         if not isinstance(claim, tuple) or len(claim) != 2:
             raise TypeError(f"claim must be a pair (epsilon, delta) or None, got {claim!r}")
-        claim = (_epsilon(claim[0], "claim"), float(claim[1]))
+        claim = (checked_epsilon(claim[0], "claim"), float(claim[1]))
         if not 0.0 <= claim[1] < 1.0:
             raise ValueError(f"claim's delta must be in [0, 1), got {claim[1]!r}")
 
@@ -139,12 +139,12 @@ def audit_path(method: Method | str, claim: tuple[float, float] | None = None):
     if shipped is not None:
         return dataclasses.replace(shipped, claim=claimed)
     template = _template_path(method)
-    level = _level(method)
+    level = level_of(method)
     opts = dict(template.options)
     mechanism = {"rr3": "rr"}.get(opts.get("mechanism", "rr"), opts.get("mechanism", "rr"))
 
     def api(data: Comparisons, eps: float, noise: NoiseSource):
-        kw = {"method": method.name, "model": _model(method)}
+        kw = {"method": method.name, "model": model_of(method)}
         if level in ("edge", "individual"):
             kw["epsilon"] = eps
         if level == "individual":
@@ -167,21 +167,19 @@ def audit_path(method: Method | str, claim: tuple[float, float] | None = None):
         claimed,
         None,
         api,
-        options={**opts, "method": _short(method), "privacy": level},
+        options={**opts, "method": short_name(method), "privacy": level},
     )
 
 
-def _check_privacy(method: Method, eps: float, trials: int = AUDIT_TRIALS) -> None:
+def check_privacy(method: Method, eps: float, trials: int = AUDIT_TRIALS) -> None:
     if not method.private:
         return
     from ..audit import harness
 
-    claim = _calling(
-        method, "privacy", "the claimed privacy loss", lambda: audit_claim(method, eps)
-    )
+    claim = calling(method, "privacy", "the claimed privacy loss", lambda: audit_claim(method, eps))
     path = audit_path(method, claim)
     rng = np.random.default_rng(20_531)
-    results = _calling(
+    results = calling(
         method,
         "privacy",
         "the privacy harness's game",
@@ -192,7 +190,7 @@ def _check_privacy(method: Method, eps: float, trials: int = AUDIT_TRIALS) -> No
     for res in results:
         if res.eps_lower_bound > claim[0] + 1e-9:
             top = max(res.results, key=lambda r: r["eps_lower"])
-            raise _fail(
+            raise fail(
                 method,
                 "privacy",
                 f"the audit's lower bound on epsilon, {res.eps_lower_bound:.3f} (distinguisher "

@@ -92,7 +92,7 @@ class Check:
 # --------------------------------------------------------------------------- the method's setting
 
 
-def _level(method: Method) -> str:
+def level_of(method: Method) -> str:
     for level, (prefix, _) in LEVELS.items():
         if method.name.startswith(prefix + "_"):
             return level
@@ -103,14 +103,14 @@ def _level(method: Method) -> str:
     )
 
 
-def _model(method: Method) -> str:
+def model_of(method: Method) -> str:
     """The comparison model the checks fit with."""
     if method.ties and "davidson" in method.models:
         return "davidson"
     return method.models[0] if method.models else "btl"
 
 
-def _short(method: Method) -> str:
+def short_name(method: Method) -> str:
     """The name the command takes after ``--method`` (the registry name less its prefix)."""
     return method.name.split("_", 1)[1]
 
@@ -123,7 +123,7 @@ def tiny_comparisons(method: Method | str, *, users: bool | None = None) -> Comp
     each) where the method needs them (or ``users=True``); votes with ties
     (``ties=True``: outcomes 1, 1/2, 0) for a ties method.
     """
-    method = _as_method(method)
+    method = as_method(method)
     if users is not None and not isinstance(users, bool):
         raise TypeError(f"users must be True, False or None, got {users!r}")
     users = method.needs_users if users is None else users
@@ -152,7 +152,7 @@ def tiny_comparisons(method: Method | str, *, users: bool | None = None) -> Comp
     )
 
 
-def _local_input(method: Method, raw: Comparisons, eps: float, rng) -> Comparisons:
+def local_input(method: Method, raw: Comparisons, eps: float, rng) -> Comparisons:
     """The users' local release of ``raw`` that a local method ranks."""
     from ..noise import as_noise_source
     from ..release import local_release
@@ -163,10 +163,10 @@ def _local_input(method: Method, raw: Comparisons, eps: float, rng) -> Compariso
     return local_release(raw, np.full(raw.n_users, eps), as_noise_source(rng), mechanism)
 
 
-def _rank_args(method: Method, eps: float) -> dict:
+def rank_args(method: Method, eps: float) -> dict:
     """The keyword arguments of :func:`dprank.rank` for ``method`` (data and rng apart)."""
-    level = _level(method)
-    kw = {"privacy": level, "method": method.name, "model": _model(method)}
+    level = level_of(method)
+    kw = {"privacy": level, "method": method.name, "model": model_of(method)}
     if level in ("edge", "individual"):
         kw["epsilon"] = eps
     if level == "individual":
@@ -178,19 +178,19 @@ def _rank_args(method: Method, eps: float) -> dict:
     return kw
 
 
-def _rank(method: Method, eps: float, rng, data: Comparisons | None = None):
+def rank_with(method: Method, eps: float, rng, data: Comparisons | None = None):
     """:func:`dprank.rank` of ``method`` on its tiny data (a local release of it, seeded)."""
     from ..api import rank
 
     raw = tiny_comparisons(method) if data is None else data
-    if _level(method) == "local":
-        raw = _local_input(method, raw, eps, np.random.default_rng(7))
+    if level_of(method) == "local":
+        raw = local_input(method, raw, eps, np.random.default_rng(7))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # the as-published counts warn
-        return rank(raw, rng=rng, **_rank_args(method, eps))
+        return rank(raw, rng=rng, **rank_args(method, eps))
 
 
-def _as_method(method) -> Method:
+def as_method(method) -> Method:
     if isinstance(method, Method):
         return method
     if isinstance(method, str):
@@ -209,11 +209,11 @@ _NOISE_HINT = (
 )
 
 
-def _fail(method: Method, check: str, what: str) -> ContractError:
+def fail(method: Method, check: str, what: str) -> ContractError:
     return ContractError(f"method {method.name}, check {check}: {what}")
 
 
-def _calling(method: Method, check: str, what: str, fn: Callable):
+def calling(method: Method, check: str, what: str, fn: Callable):
     """``fn()``; an exception becomes a ContractError naming the call (and the noise hint)."""
     try:
         return fn()
@@ -221,10 +221,10 @@ def _calling(method: Method, check: str, what: str, fn: Callable):
         raise
     except Exception as exc:
         hint = _NOISE_HINT if "NoiseSource" in str(exc) or "Generator" in str(exc) else ""
-        raise _fail(method, check, f"{what} raised {type(exc).__name__}: {exc}{hint}") from exc
+        raise fail(method, check, f"{what} raised {type(exc).__name__}: {exc}{hint}") from exc
 
 
-def _epsilon(value, name: str) -> float:
+def checked_epsilon(value, name: str) -> float:
     """``value`` as a positive, finite float; a TypeError or ValueError naming ``name``."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
         raise TypeError(f"{name} must be a number, got {value!r}")
