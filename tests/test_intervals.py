@@ -5,6 +5,8 @@ import pandas as pd
 import pytest
 
 from dprank import _interval_ranks as ir
+from dprank._interval_equation import _Equation
+from dprank._interval_problem import _win_totals
 from dprank.comparisons import Comparisons
 from dprank.intervals import (
     NO_INTERVALS,
@@ -12,8 +14,6 @@ from dprank.intervals import (
     EdgeDesign,
     IntervalError,
     UserDesign,
-    _Equation,
-    _win_totals,
     intervals,
     public_design,
     supports,
