@@ -419,9 +419,9 @@ def calibrated_alpha(t, v, finite, alpha: float, nodes, weights, rng, ref=None) 
     Each world takes the scores of the items with finite bounds at ``ref`` (the
     error law's reference point: the estimate shrunk to the prior's spread; without
     it, a draw from the prior ``(nodes, weights)``), draws their estimates with the
-    items' variances ``v``, refits the prior, and computes the intervals at every candidate ``alpha * f``
-    (:data:`CALIBRATION_FACTORS`) with the extension at ``alpha``; the largest
-    candidate that covers the worlds' true ranks at ``1 - alpha`` is returned
+    items' variances ``v``, refits the prior, and computes the intervals at every
+    candidate ``alpha * f`` (:data:`CALIBRATION_FACTORS`) with the extension at
+    ``alpha``; the largest candidate that covers the worlds' true ranks at ``1 - alpha`` is returned
     (``alpha`` itself where none does, or with fewer than 3 such items or more than
     :data:`CALIBRATION_MAX_ITEMS`).
     """
@@ -450,5 +450,5 @@ def calibrated_alpha(t, v, finite, alpha: float, nodes, weights, rng, ref=None) 
             lo, hi = extend_to_ends(ts, vf, fin, alpha, lo, hi, none, none)
             hits[k] += np.sum((lo <= true) & (true <= hi))
     cover = hits / (worlds * m)
-    ok = [a for a, c in zip(cands, cover) if c >= 1.0 - alpha]
+    ok = [a for a, c in zip(cands, cover, strict=True) if c >= 1.0 - alpha]
     return max(ok) if ok else alpha

@@ -350,8 +350,9 @@ def _analyse(prob: _Problem, s, kind, interval, alpha, n_boot, rng) -> _World:
     if empty > _binomial_quantile(0.999, n, alpha / 2.0):
         consistent = False
     return _World(
-        t, v, w, score_lo, score_hi, band_lo, band_hi, finite, up, down, consistent, draws, centre, ref
-    )
+        t, v, w, score_lo, score_hi, band_lo, band_hi, finite, up, down, consistent, draws,
+        centre, ref,
+    )  # fmt: skip
 
 
 # --------------------------------------------------------------------------- steps 4 to 6
@@ -376,9 +377,7 @@ def _rank_parts(world: _World, alpha: float, top_k, n_boot, rng, calibrate=True)
     if calibrate:
         post = _ir.calibrated_alpha(world.t, vf, fin, alpha, nodes, weights, rng, world.ref)
     lo, hi = _ir.quantile_ranks(ranks, post)
-    lo, hi = _ir.extend_to_ends(
-        world.t, vf, fin, alpha, lo, hi, world.up, world.down, lower, upper
-    )
+    lo, hi = _ir.extend_to_ends(world.t, vf, fin, alpha, lo, hi, world.up, world.down, lower, upper)
     p = None if top_k is None else np.mean(ranks <= int(top_k), axis=0)
     return lo, hi, p
 
