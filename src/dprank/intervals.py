@@ -310,7 +310,7 @@ def _analyse(prob: _Problem, s, kind, interval, alpha, n_boot, rng) -> _World:
         q16, q84, qlo, qhi = np.quantile(E, [0.158655, 0.841345, alpha / 2, 1 - alpha / 2], axis=0)
         v = np.maximum(((q84 - q16) / 2.0) ** 2, 1e-300)
         quantiles = (qlo, qhi)
-        if n <= DENSE_MAX and not percentile and W is not None:
+        if n <= DENSE_MAX and not percentile and W is not None and law.sampling:
             # the refits' estimates stop at the totals' attainable range (step 1), which
             # narrows their spread for the extreme items: never below the linearisation's
             v = np.maximum(v, prob.variances(ref, law, exact=True, w=w)[0])
@@ -322,7 +322,10 @@ def _analyse(prob: _Problem, s, kind, interval, alpha, n_boot, rng) -> _World:
     # the error law's variance beyond the item's own noise and sampling (the other items'
     # uncertainty; the design's under individual DP) widens the quantiles, never narrows
     # them below the noise law's (a bootstrap of clipped estimates spreads less)
-    factor = np.maximum(1.0, np.sqrt(v / np.maximum((S + law.variance) / h**2, 1e-300)))
+    # (a law measured on simulated releases, local DP's, is an approximation at theta = 0:
+    # there the bootstrap's variance holds, narrower or wider)
+    floor = 1.0 if law.sampling or kind != "bootstrap" else 0.0
+    factor = np.maximum(floor, np.sqrt(v / np.maximum((S + law.variance) / h**2, 1e-300)))
     sd_s = np.sqrt(S)
     levels = (1 - alpha / 2, alpha / 2, 1 - alpha_n / 2, alpha_n / 2, 0.5)
     q = np.array([_ir.mixture_quantile(law.kind, law.scale, sd_s, p) for p in levels]) * factor
