@@ -39,15 +39,17 @@ Construction (:func:`intervals`; docs/intervals.md states it in full)
    ``DataFrame.attrs["weights"]``).
 2. **Error law.** ``kind="bootstrap"``: ``n_boot`` releases simulated from the
    model at a reference ``theta_ref`` (the estimate shrunk by the square root
-   of its empirical-Bayes factor, so that its spread matches the prior's) on
-   the public design, the privacy noise redrawn by the registry's own
-   ``Method.fit``/``Method.run``, each turned into ``t*`` by step 1;
+   of its empirical-Bayes factor, so that its spread matches the prior's;
+   the estimate itself under the Thurstone model) on the public design, the
+   privacy noise redrawn by the registry's own ``Method.fit``/``Method.run``,
+   each turned into ``t*`` by step 1;
    ``t* - theta_ref`` is the error law. ``kind="asymptotic"``: its
    linearisation at ``theta_ref``, the sampling covariance of the win totals
    and the mechanism's noise law mapped through the Hessian (exact up to
    :data:`DENSE_MAX` items, its diagonal above). ``kind="auto"`` takes the
    bootstrap where it is affordable (:data:`AUTO_BOOTSTRAP_ITEMS`) and the
-   asymptotic form elsewhere.
+   asymptotic form elsewhere. Where the noise law is measured on simulated
+   releases (local DP), the bootstrap's variance alone sets the quantiles.
 3. **Scores.** Test inversion on each item's noisy total: the scores ``x`` at
    which ``sum_j N_ij F(x - t_j)`` lies within the quantiles of the noise law
    plus the sampling error (scaled to the error law's variance) of ``W~_i``.
@@ -61,7 +63,12 @@ Construction (:func:`intervals`; docs/intervals.md states it in full)
    1 for an item that none of the items estimated above it beats significantly
    (one-sided, Bonferroni over them) and to place ``n`` symmetrically: the
    posterior gives the width where the data order the items, the extension
-   keeps the items at the ends covered.
+   keeps the items at the ends covered (an item unbounded on one side is
+   tested by its finite bound). The posterior's tail probability is
+   calibrated (:func:`dprank._interval_ranks.calibrated_alpha`, up to
+   :data:`dprank._interval_ranks.CALIBRATION_MAX_ITEMS` items): the largest
+   multiple of ``1 - level`` whose extended intervals still cover ``level`` on
+   worlds simulated at ``theta_ref`` with the items' variances.
 5. **p_top_k**: the posterior probability of being among the top ``k``.
 6. **Simultaneous** (``joint=True``) and **tie classes**: the score band
    ``t +- q`` at the Sidak level ``1 - (1 - level)^(1/n)`` holds for all items
