@@ -1,10 +1,12 @@
 """The score equation of :mod:`dprank.intervals` and its solver.
 
 ``G(t)_i = sum_j N_ij F(t_i - t_j) + rho t_i = W~_i`` (step 1 of the construction in
-:mod:`dprank.intervals`), solved by Newton's method with dense matrices up to
-:data:`DENSE_MAX` items and the shared preconditioned conjugate gradients
-(:func:`dprank._lapack.pcg`) above. Private: the public names live in
-:mod:`dprank.intervals`.
+:mod:`dprank.intervals`). For the Bradley-Terry-Luce model it is the gradient of the
+library's objective (:mod:`dprank.objective`) with no outcomes for ``a``, solved by the
+shared sparse Newton-CG (:func:`dprank.sparse.sparse_newton`); for Thurstone's, by
+Newton's method here. Linear systems in the Hessian: dense up to :data:`DENSE_MAX`
+items, the shared preconditioned conjugate gradients (:func:`dprank._lapack.pcg`)
+above. Private: the public names live in :mod:`dprank.intervals`.
 """
 
 from __future__ import annotations
