@@ -5,6 +5,8 @@ import pandas as pd
 import pytest
 
 from dprank import _interval_ranks as ir
+from dprank._interval_equation import _Equation
+from dprank._interval_problem import _win_totals
 from dprank.comparisons import Comparisons
 from dprank.intervals import (
     NO_INTERVALS,
@@ -12,8 +14,6 @@ from dprank.intervals import (
     EdgeDesign,
     IntervalError,
     UserDesign,
-    _Equation,
-    _win_totals,
     intervals,
     public_design,
     supports,
@@ -463,3 +463,57 @@ def test_the_weights_attribute_is_shared_not_copied():
     out = intervals(_theta(6), "nonprivate_mle", None, _design(6), rng=3, n_boot=20)
     weights = np.asarray(out.attrs["weights"])
     assert weights.shape == (6,) and np.all(weights >= 0) and weights.sum() > 0
+
+
+def test_an_item_unbounded_below_keeps_its_posterior_rank_lo():
+    # item 4's score is unbounded below but its upper bound (-5) lies far below the others:
+    # it may be the last, never the first (extend_to_ends once tested it as "beaten by none")
+    t = np.array([2.0, 1.0, 0.0, -1.0, -9.0])
+    v = np.full(5, 0.01)
+    finite = np.array([True, True, True, True, False])
+    lo, hi = np.array([1, 2, 3, 4, 5]), np.array([1, 2, 3, 4, 5])
+    none = np.zeros(5, dtype=bool)
+    down = ~finite
+    lower, upper = np.full(5, -np.inf), np.where(finite, np.inf, -5.0)
+    lo2, hi2 = ir.extend_to_ends(t, v, finite, 0.05, lo, hi, none, down, lower, upper)
+    assert lo2[4] == 5 and hi2[4] == 5
+    assert lo2[0] == 1 and np.all(lo2[1:4] == lo[1:4]) and np.all(hi2[:4] == hi[:4])
+    # an item unbounded above counts as significantly above one whose bound lies below its
+    up = np.array([False, False, False, False, True])
+    t_up = np.array([0.0, -1.0, -2.0, -3.0, 9.0])
+    lower_up = np.where(up, 5.0, -np.inf)
+    lo3, _ = ir.extend_to_ends(
+        t_up, v, ~up, 0.05, np.array([2, 3, 4, 5, 1]), np.array([2, 3, 4, 5, 1]), up, none,
+        lower_up, np.full(5, np.inf),
+    )  # fmt: skip
+    assert lo3[0] == 2 and lo3[4] == 1
+
+
+def test_calibrated_alpha_is_a_candidate_at_least_alpha():
+    rng = np.random.default_rng(3)
+    t = np.linspace(-4.0, 4.0, 40)
+    v = np.full(40, 0.16)
+    finite = np.ones(40, dtype=bool)
+    inf = np.full(40, np.inf)
+    nodes, weights = ir.npmle_prior(t, v, finite, -inf, inf, rng)
+    a = ir.calibrated_alpha(t, v, finite, 0.05, nodes, weights, rng, ref=t)
+    assert a in [0.05 * f for f in ir.CALIBRATION_FACTORS]
+    # too few items with finite bounds: the nominal level
+    few = np.zeros(40, dtype=bool)
+    few[:2] = True
+    assert ir.calibrated_alpha(t, v, few, 0.05, nodes, weights, rng) == 0.05
+
+
+def test_thurstone_local_rank_intervals_are_informative():
+    # the linearisation of local DP's weighted design overstated Thurstone's variance, so
+    # every rank interval spanned every place; the bootstrap at the estimate does not
+    rng = np.random.default_rng(8)
+    spec = {"method": "local_adrr", "epsilon": 2.0, "users": 1500, "per_user": 6}
+    theta = _theta(10)
+    raw = simulate_design(spec, theta, rng)
+    release = release_local(raw, np.full(raw.n_users, 2.0), rng)
+    fit = get_method("local_adrr").fit(release, 2.0, rng, model="tm")
+    f = intervals(fit.scores, "local_adrr", None, release, model="tm", n_boot=30, rng=1)
+    width = f.rank_hi - f.rank_lo
+    assert np.median(width) < 9
+    assert np.all(np.isfinite(f.score_lo) & np.isfinite(f.score_hi))

@@ -1,14 +1,17 @@
 """The score equation of :mod:`dprank.intervals` and its solver.
 
 ``G(t)_i = sum_j N_ij F(t_i - t_j) + rho t_i = W~_i`` (step 1 of the construction in
-:mod:`dprank.intervals`), solved by Newton's method with dense matrices up to
-:data:`DENSE_MAX` items and the shared preconditioned conjugate gradients
-(:func:`dprank._lapack.pcg`) above. Private: the public names live in
-:mod:`dprank.intervals`.
+:mod:`dprank.intervals`). For the Bradley-Terry-Luce model it is the gradient of the
+library's objective (:mod:`dprank.objective`) with no outcomes for ``a``, solved by the
+shared sparse Newton-CG (:func:`dprank.sparse.sparse_newton`); for Thurstone's, by
+Newton's method here. Linear systems in the Hessian: dense up to :data:`DENSE_MAX`
+items, the shared preconditioned conjugate gradients (:func:`dprank._lapack.pcg`)
+above. Private: the public names live in :mod:`dprank.intervals`.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -20,6 +23,9 @@ from .models import Link
 
 #: Largest number of items solved with dense matrices (above: conjugate gradients).
 DENSE_MAX = 2000
+
+#: Step tolerance of the shared Newton solver for the Bradley-Terry-Luce equation.
+_XTOL = 1e-8
 
 
 def _pdf(link: Link, x):
@@ -54,6 +60,15 @@ class _Equation:
     N: np.ndarray
     link: Link
     rho: float
+
+    @functools.cached_property
+    def _sparse_data(self):
+        """The pairs as :class:`dprank.sparse.SparseData` with no outcomes (``w = 0``)."""
+        from .comparisons import PairStatistics
+        from .sparse import SparseData
+
+        ps = PairStatistics(self.n, self.a, self.b, self.N, np.zeros(self.N.size))
+        return SparseData(ps, self.link)
 
     def expected_wins(self, t):
         f = self.N * self.link.cdf(t[self.a] - t[self.b])
@@ -104,12 +119,25 @@ class _Equation:
         return wins + self.rho * t - target, self.N * f
 
     def solve(self, target, theta0=None, tol=1e-6, max_iter=200):
-        """Newton with Armijo backtracking for ``G(t) = target`` (a convex minimisation).
+        """``G(t) = target``: the minimum of a convex function.
 
-        The Newton systems are solved to a relative residual of ``1e-3`` by conjugate
-        gradients above :data:`DENSE_MAX` items (an inexact Newton method: the steps
-        still shrink to ``tol``).
+        Bradley-Terry-Luce: the library's objective (:mod:`dprank.objective`) on the
+        pairs with no outcomes for ``a`` (``w = 0``, so its gradient for ``a`` is
+        ``N F(d)`` and for ``b`` ``-N F(d)``), ridge ``rho`` and linear term
+        ``beta_i = sum_{pairs (a, i)} N - target_i``, minimised by the shared sparse
+        Newton-CG (:func:`dprank.sparse.sparse_newton`). Thurstone (whose moment
+        equation is not the gradient of its likelihood): Newton with Armijo
+        backtracking below, the Newton systems solved to a relative residual of
+        ``1e-3`` by the shared conjugate gradients above :data:`DENSE_MAX` items.
         """
+        if self.link.name == "btl" and self.rho > 0:
+            from .sparse import sparse_newton
+
+            beta = np.bincount(self.b, self.N, self.n) - np.asarray(target, dtype=np.float64)
+            out = sparse_newton(
+                self._sparse_data, self.rho, beta, theta0=theta0, xtol=_XTOL, max_iter=max_iter
+            )
+            return out["theta"]
         t = np.zeros(self.n) if theta0 is None else np.array(theta0, dtype=np.float64)
         f = self.value(t, target)
         for _ in range(max_iter):

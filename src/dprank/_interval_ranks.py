@@ -228,14 +228,18 @@ def significant_counts(t, v, finite, crit):
     return above, below
 
 
-def extend_to_ends(t, v, finite, alpha: float, lo, hi, unbounded_hi, unbounded_lo):
+def extend_to_ends(
+    t, v, finite, alpha: float, lo, hi, unbounded_hi, unbounded_lo, lower=None, upper=None
+):
     """``lo = 1`` for items no other beats significantly; ``hi = n`` for those beating none.
 
     One-sided tests at the Bonferroni level ``alpha / (2 k)``, ``k`` the items
     whose estimates lie above the item's (below, for the other end): an item that
     none of them exceeds significantly may be the best, so its interval reaches
     place 1 (and symmetrically place ``n``). Items whose score is unbounded above
-    (below) reach place 1 (``n``) too.
+    (below) reach place 1 (``n``) too. ``lower``, ``upper``: the finite bounds of the
+    items unbounded above (below): such an item is significantly above an item whose
+    one-sided upper bound at that level lies below its ``lower`` (and symmetrically).
     """
     n = t.size
     if n < 2:
@@ -243,10 +247,21 @@ def extend_to_ends(t, v, finite, alpha: float, lo, hi, unbounded_hi, unbounded_l
     ts = np.sort(t[finite]) if finite.any() else np.zeros(0)
     k_above = np.maximum(ts.size - np.searchsorted(ts, t, side="right"), 1)
     k_below = np.maximum(np.searchsorted(ts, t, side="left"), 1)
-    above, _ = significant_counts(t, v, finite, ndtri(1.0 - alpha / (2.0 * k_above)))
-    _, below = significant_counts(t, v, finite, ndtri(1.0 - alpha / (2.0 * k_below)))
-    lo = np.where((above == 0) | unbounded_hi, 1, lo)
-    hi = np.where((below == 0) | unbounded_lo, n, hi)
+    crit_up = ndtri(1.0 - alpha / (2.0 * k_above))
+    crit_down = ndtri(1.0 - alpha / (2.0 * k_below))
+    above, _ = significant_counts(t, v, finite, crit_up)
+    _, below = significant_counts(t, v, finite, crit_down)
+    sd = np.sqrt(np.where(finite, v, 0.0))
+    if lower is not None:
+        b = np.sort(lower[~finite & np.isfinite(lower) & ~np.isfinite(upper)])
+        above += np.where(finite, b.size - np.searchsorted(b, t + crit_up * sd, "right"), 0)
+    if upper is not None:
+        b = np.sort(upper[~finite & np.isfinite(upper) & ~np.isfinite(lower)])
+        below += np.where(finite, np.searchsorted(b, t - crit_down * sd, "left"), 0)
+    # an item unbounded on one side is tested by its finite bound only (it is never
+    # significantly above or below anything in significant_counts)
+    lo = np.where((finite & (above == 0)) | unbounded_hi, 1, lo)
+    hi = np.where((finite & (below == 0)) | unbounded_lo, n, hi)
     return lo, hi
 
 
@@ -371,3 +386,69 @@ def npmle_ranks(t, v, finite, lower, upper, nodes, weights, draws, rng, chunk=40
         idx = np.minimum(idx, nodes.size - 1)
         values[:, sl] = nodes[idx] + (rng.random(u.shape) - 0.5) * step
     return ranks_of_rows(values)
+
+
+#: Calibration of the posterior's tail probability (:func:`calibrated_alpha`): item-worlds
+#: simulated in all (at least :data:`CALIBRATION_MIN_WORLDS` worlds), posterior draws per
+#: world, the candidate multiples of ``alpha``, and the most items calibrated (the
+#: nominal level above: the fast form at scale).
+CALIBRATION_ITEM_WORLDS = 2000
+CALIBRATION_MIN_WORLDS = 4
+CALIBRATION_DRAWS = 400
+CALIBRATION_FACTORS = (1.0, 1.5, 2.0, 3.0, 4.0, 6.0)
+CALIBRATION_MAX_ITEMS = 2000
+
+
+def _prior_draws(nodes, weights, size, rng):
+    """``size`` draws from the prior on the grid: a node by its weight, a uniform point of
+    its cell."""
+    step = float(nodes[1] - nodes[0]) if nodes.size > 1 else 1.0
+    cdf = np.cumsum(weights)
+    cdf /= cdf[-1]
+    idx = np.minimum(np.searchsorted(cdf, rng.random(size), side="right"), nodes.size - 1)
+    return nodes[idx] + (rng.random(size) - 0.5) * step
+
+
+def calibrated_alpha(t, v, finite, alpha: float, nodes, weights, rng, ref=None) -> float:
+    """The posterior tail probability whose rank intervals cover ``1 - alpha`` on worlds
+    simulated from the fitted prior.
+
+    A posterior interval at level ``1 - alpha`` extended to the ends
+    (:func:`extend_to_ends`) covers more than ``1 - alpha`` where the estimates are
+    well separated (the posterior's rank spread also counts the other items' draws).
+    Each world takes the scores of the items with finite bounds at ``ref`` (the
+    error law's reference point: the estimate shrunk to the prior's spread; without
+    it, a draw from the prior ``(nodes, weights)``), draws their estimates with the
+    items' variances ``v``, refits the prior, and computes the intervals at every
+    candidate ``alpha * f`` (:data:`CALIBRATION_FACTORS`) with the extension at
+    ``alpha``; the largest candidate that covers the worlds' true ranks at ``1 - alpha`` is returned
+    (``alpha`` itself where none does, or with fewer than 3 such items or more than
+    :data:`CALIBRATION_MAX_ITEMS`).
+    """
+    tf, vf = t[finite], v[finite]
+    m = tf.size
+    if m < 3 or m > CALIBRATION_MAX_ITEMS:
+        return alpha
+    cands = [min(alpha * f, 0.5) for f in CALIBRATION_FACTORS]
+    worlds = max(CALIBRATION_MIN_WORLDS, -(-CALIBRATION_ITEM_WORLDS // m))
+    hits = np.zeros(len(cands))
+    fin = np.ones(m, dtype=bool)
+    none = np.zeros(m, dtype=bool)
+    lower, upper = np.full(m, -np.inf), np.full(m, np.inf)
+    sd = np.sqrt(vf)
+    for _ in range(worlds):
+        if ref is None:
+            theta = _prior_draws(nodes, weights, m, rng)
+        else:
+            theta = ref[finite]
+        ts = theta + sd * rng.standard_normal(m)
+        nd, wt = npmle_prior(ts, vf, fin, lower, upper, rng)
+        ranks = npmle_ranks(ts, vf, fin, lower, upper, nd, wt, CALIBRATION_DRAWS, rng)
+        true = 1 + m - np.searchsorted(np.sort(theta), theta, side="right")
+        for k, a in enumerate(cands):
+            lo, hi = quantile_ranks(ranks, a)
+            lo, hi = extend_to_ends(ts, vf, fin, alpha, lo, hi, none, none)
+            hits[k] += np.sum((lo <= true) & (true <= hi))
+    cover = hits / (worlds * m)
+    ok = [a for a, c in zip(cands, cover, strict=True) if c >= 1.0 - alpha]
+    return max(ok) if ok else alpha

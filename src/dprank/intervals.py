@@ -39,15 +39,17 @@ Construction (:func:`intervals`; docs/intervals.md states it in full)
    ``DataFrame.attrs["weights"]``).
 2. **Error law.** ``kind="bootstrap"``: ``n_boot`` releases simulated from the
    model at a reference ``theta_ref`` (the estimate shrunk by the square root
-   of its empirical-Bayes factor, so that its spread matches the prior's) on
-   the public design, the privacy noise redrawn by the registry's own
-   ``Method.fit``/``Method.run``, each turned into ``t*`` by step 1;
+   of its empirical-Bayes factor, so that its spread matches the prior's;
+   the estimate itself under the Thurstone model) on the public design, the
+   privacy noise redrawn by the registry's own ``Method.fit``/``Method.run``,
+   each turned into ``t*`` by step 1;
    ``t* - theta_ref`` is the error law. ``kind="asymptotic"``: its
    linearisation at ``theta_ref``, the sampling covariance of the win totals
    and the mechanism's noise law mapped through the Hessian (exact up to
    :data:`DENSE_MAX` items, its diagonal above). ``kind="auto"`` takes the
    bootstrap where it is affordable (:data:`AUTO_BOOTSTRAP_ITEMS`) and the
-   asymptotic form elsewhere.
+   asymptotic form elsewhere. Where the noise law is measured on simulated
+   releases (local DP), the bootstrap's variance alone sets the quantiles.
 3. **Scores.** Test inversion on each item's noisy total: the scores ``x`` at
    which ``sum_j N_ij F(x - t_j)`` lies within the quantiles of the noise law
    plus the sampling error (scaled to the error law's variance) of ``W~_i``.
@@ -61,7 +63,12 @@ Construction (:func:`intervals`; docs/intervals.md states it in full)
    1 for an item that none of the items estimated above it beats significantly
    (one-sided, Bonferroni over them) and to place ``n`` symmetrically: the
    posterior gives the width where the data order the items, the extension
-   keeps the items at the ends covered.
+   keeps the items at the ends covered (an item unbounded on one side is
+   tested by its finite bound). The posterior's tail probability is
+   calibrated (:func:`dprank._interval_ranks.calibrated_alpha`, up to
+   :data:`dprank._interval_ranks.CALIBRATION_MAX_ITEMS` items): the largest
+   multiple of ``1 - level`` whose extended intervals still cover ``level`` on
+   worlds simulated at ``theta_ref`` with the items' variances.
 5. **p_top_k**: the posterior probability of being among the top ``k``.
 6. **Simultaneous** (``joint=True``) and **tie classes**: the score band
    ``t +- q`` at the Sidak level ``1 - (1 - level)^(1/n)`` holds for all items
@@ -87,13 +94,28 @@ import scipy.special
 
 from . import _checks
 from . import _interval_ranks as _ir
-from ._interval_equation import DENSE_MAX, _cdf_pdf, _dense_laplacian, _Equation, _pdf
+from ._interval_designs import (  # noqa: F401  (USER_DESIGN_GRID: re-exported)
+    USER_DESIGN_GRID,
+    EdgeDesign,
+    IntervalError,
+    UserDesign,
+    _LocalDesign,
+)
+from ._interval_equation import DENSE_MAX
+from ._interval_problem import (  # noqa: F401  (the constants: re-exported)
+    _FAMILY,
+    NOISE_PILOTS,
+    RIDGE,
+    VARIANCE_CAP,
+    _centre,
+    _invert,
+    _Problem,
+    _unbounded,
+    _weights,
+)
 from .comparisons import Comparisons
-from .ldp import adrr_weights
 from .methods import Fit, Method, get_method
-from .models import Link, get_link
-from .simulate import pair_from_index
-from .weighted_mle import noisy_obj_calibration
+from .models import get_link
 
 __all__ = [
     "AUTO_BOOTSTRAP_ITEMS",
@@ -118,57 +140,13 @@ NO_INTERVALS = {
     ),
 }
 
-# how the release maps to noisy win totals: "ridge" (released scores solve the
-# penalised score equation; the ridge is read from the calibration) or "counts"
-_FAMILY = {
-    "edge_mle": "ridge",
-    "edge_noisy_obj": "ridge",
-    "individual_mle": "ridge",
-    "nonprivate_mle": "ridge",
-    "local_adrr": "ridge",
-    "local_debiased_rr": "ridge",
-    "local_classic_rr": "ridge",
-    "local_laplace": "ridge",
-    "edge_counts": "counts",
-    "individual_counts": "counts",
-    "individual_counts_as_published": "counts",
-    "nonprivate_counts": "counts",
-}
-
-#: Ridge of the estimate (step 1), relative to the mean information per item ``f(0) d``:
-#: large enough that the estimate exists for every release and its equation is well
-#: conditioned; its first-order bias (a few percent for the extreme items of a wide spread,
-#: whose own information is a small share of ``f(0) d``) is removed by one Newton step.
-RIDGE = 0.01
-
-#: Items whose variance exceeds this multiple of the median weigh less in the centring.
-VARIANCE_CAP = 4.0
-
 #: ``kind="auto"`` takes the bootstrap up to this many items (and
 #: :data:`AUTO_BOOTSTRAP_COMPARISONS` comparisons), the asymptotic form above.
 AUTO_BOOTSTRAP_ITEMS = 100
 AUTO_BOOTSTRAP_COMPARISONS = 200_000
 
-#: Simulated releases at ``theta = 0`` that measure the noise on the win totals where
-#: the mechanism's law is not known in closed form (local DP, unknown release details).
-NOISE_PILOTS = 20
-
-#: The estimate of step 1 solves for totals within this share of an item's comparisons
-#: from its ends (0 and all won).
-_EDGE = 0.005
-
 #: Share of the places a rank interval may span and still count as informative.
 INFORMATIVE_SHARE = 0.9
-
-#: Candidate designs of individual DP between the declared least and largest totals.
-USER_DESIGN_GRID = 3
-
-# release details the closed-form noise laws understand; any other key naming noise
-# (an output perturbation, say) makes the intervals measure the noise by simulation
-_KNOWN_DETAILS = frozenset(
-    "noise noise_scale sensitivity sampler grid_exponent delta k max_per_user L gamma lambda "
-    "solver weights epsilon_guaranteed ties".split()
-)
 
 
 class _AttrArray:
@@ -204,202 +182,6 @@ class _AttrArray:
 
     def __repr__(self):
         return f"_AttrArray({self._array!r})"
-
-
-class IntervalError(ValueError):
-    """The method, or the public inputs given, do not allow intervals."""
-
-
-# --------------------------------------------------------------------------- public designs
-
-
-@dataclass(frozen=True, eq=False)
-class EdgeDesign:
-    """The public design of edge DP: which pairs were compared, how often (no outcomes).
-
-    Attributes
-    ----------
-    n_items : int
-    a, b : (P,) int64 arrays
-        Compared pairs, ``a < b``.
-    count : (P,) float64 array
-        Comparisons of each pair.
-    """
-
-    n_items: int
-    a: np.ndarray
-    b: np.ndarray
-    count: np.ndarray
-
-    @classmethod
-    def from_comparisons(cls, comparisons: Comparisons) -> EdgeDesign:
-        """The graph of ``comparisons``; their outcomes are dropped."""
-        ps = comparisons.pair_statistics()
-        return cls(comparisons.n_items, ps.a.copy(), ps.b.copy(), ps.n.copy())
-
-    def weights(self, n_items: int):
-        """``(a, b, N)``: pairs and comparisons per pair for the score equation."""
-        return self.a, self.b, self.count
-
-    def simulate(self, theta, link: Link, rng: np.random.Generator) -> Comparisons:
-        """Comparisons on this design with outcomes drawn from ``link`` at ``theta``."""
-        return _simulate_records(
-            self.n_items, self.a, self.b, self.count, None, theta, link, rng, None
-        )
-
-
-@dataclass(frozen=True)
-class UserDesign:
-    """The public design of individual DP: ``n`` items, ``m`` users, at most ``L`` each.
-
-    Which pairs a user compared, and how many, is private. ``min_per_user``
-    declares the least number of comparisons of one user (default 1: every
-    user in the data compared something); the intervals hold for every design
-    whose total lies between ``m * min_per_user`` and ``m * L`` comparisons
-    on pairs drawn uniformly (Paper A section 3), as far as the release is
-    consistent with it (:func:`intervals`).
-    """
-
-    n_items: int
-    n_users: int
-    L: int
-    min_per_user: int | None = None
-
-    def __post_init__(self):
-        for name in ("n_items", "n_users", "L"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-                raise IntervalError(f"UserDesign.{name} must be a positive integer, got {v!r}")
-        if self.n_items < 2:
-            raise IntervalError("UserDesign needs at least 2 items")
-        lo = self.min_per_user
-        if lo is not None and (
-            isinstance(lo, bool) or not isinstance(lo, (int, np.integer)) or not 1 <= lo <= self.L
-        ):
-            raise IntervalError(
-                f"UserDesign.min_per_user must be an integer between 1 and L = {self.L}, got {lo!r}"
-            )
-
-    def totals(self, released=None) -> np.ndarray:
-        """Candidate totals: :data:`USER_DESIGN_GRID` geometric steps from the least to the most.
-
-        ``released``: an interval ``(lo, hi)`` for the total that the release itself
-        gives (noisy counts sum to the number of comparisons plus noise); the
-        candidates are then the declared range cut to it.
-        """
-        lo = float(self.n_users * (self.min_per_user or 1))
-        hi = float(self.n_users * self.L)
-        if released is not None:
-            r_lo, r_hi = released
-            lo, hi = max(lo, min(r_lo, hi)), min(hi, max(r_hi, lo))
-        if lo >= hi:
-            return np.array([hi])
-        return np.geomspace(lo, hi, USER_DESIGN_GRID)
-
-    def at_total(self, total: float) -> _UniformUsers:
-        """The design with ``total`` comparisons on uniform pairs."""
-        return _UniformUsers(self.n_items, self.n_users, self.L, float(total))
-
-    def weights(self, n_items: int):
-        """Expected comparisons per pair at the largest total (``m L`` comparisons)."""
-        return self.at_total(self.n_users * self.L).weights(n_items)
-
-    def simulate(self, theta, link: Link, rng: np.random.Generator) -> Comparisons:
-        """``m`` users with ``L`` uniform random pairs each, outcomes from ``link`` at ``theta``."""
-        return self.at_total(self.n_users * self.L).simulate(theta, link, rng)
-
-
-#: Most pairs the expected design of individual DP lists (a fixed sample of pairs above).
-_USER_PAIRS_MAX = 2_000_000
-
-
-@dataclass(frozen=True)
-class _UniformUsers:
-    """``total`` comparisons of ``m`` users (at most ``L`` each) on uniformly drawn pairs."""
-
-    n_items: int
-    n_users: int
-    L: int
-    total: float
-
-    def weights(self, n_items: int):
-        n = self.n_items
-        n_pairs = n * (n - 1) // 2
-        if n_pairs <= _USER_PAIRS_MAX:
-            a, b = np.triu_indices(n, 1)
-        else:  # a fixed (public) sample of pairs carries the expected design
-            k = np.unique(np.random.default_rng(0).integers(0, n_pairs, _USER_PAIRS_MAX))
-            a, b = pair_from_index(k, n)
-        return a, b, np.full(a.size, self.total / a.size)
-
-    def simulate(self, theta, link: Link, rng: np.random.Generator) -> Comparisons:
-        n, m = self.n_items, self.n_users
-        per = int(self.total) // m
-        extra = round(self.total) - per * m
-        counts = np.full(m, per, dtype=np.int64)
-        counts[:extra] += 1
-        counts = np.minimum(counts, self.L)
-        k = rng.integers(0, n * (n - 1) // 2, size=int(counts.sum()))
-        a, b = pair_from_index(k, n)
-        user = np.repeat(np.arange(m, dtype=np.int64), counts)
-        y = (rng.random(a.size) < link.cdf(theta[a] - theta[b])).astype(np.float64)
-        return Comparisons(n_items=n, i=a, j=b, y=y, count=np.ones(a.size), user=user)
-
-
-def _simulate_records(n, a, b, count, user, theta, link, rng, user_epsilon) -> Comparisons:
-    cnt = np.rint(count).astype(np.int64)
-    p = link.cdf(theta[a] - theta[b])
-    if np.all(cnt == 1):
-        y = (rng.random(a.size) < p).astype(np.float64)
-        return Comparisons(
-            n_items=n, i=a, j=b, y=y, count=np.ones(a.size), user=user, user_epsilon=user_epsilon
-        )
-    won = rng.binomial(cnt, p)
-    n_rec = np.column_stack([won, cnt - won]).ravel()
-    rec = np.repeat(np.arange(a.size), 2)
-    keep = n_rec > 0
-    y = np.tile([1.0, 0.0], a.size)[keep]
-    return Comparisons(
-        n_items=n,
-        i=a[rec][keep],
-        j=b[rec][keep],
-        y=y,
-        count=n_rec[keep].astype(np.float64),
-        user=None if user is None else user[rec][keep],
-        user_epsilon=user_epsilon,
-    )
-
-
-@dataclass(frozen=True, eq=False)
-class _LocalDesign:
-    release: Comparisons
-
-    @property
-    def n_items(self) -> int:
-        return int(self.release.n_items)
-
-    def weights(self, n_items: int, details: Mapping[str, Any]):
-        c = self.release
-        if details.get("weights") == "adrr":
-            w = adrr_weights(c.user_epsilon)[c.user]
-        else:
-            w = np.full(c.n_records, 1.0 / c.user_epsilon.size)
-        pairs = Comparisons(
-            n_items=c.n_items,
-            i=c.i,
-            j=c.j,
-            y=np.zeros(c.n_records),
-            count=w * c.count,
-            weighted=True,
-        )
-        ps = pairs.pair_statistics()
-        return ps.a, ps.b, ps.n
-
-    def simulate(self, theta, link: Link, rng: np.random.Generator) -> Comparisons:
-        c = self.release
-        return _simulate_records(
-            c.n_items, c.i, c.j, c.count, c.user, theta, link, rng, c.user_epsilon
-        )
 
 
 def public_design(
@@ -449,207 +231,6 @@ def public_design(
     return EdgeDesign.from_comparisons(comparisons)
 
 
-# --------------------------------------------------------------------------- release -> estimate
-
-
-def _ridge(name: str, details: Mapping[str, Any], eps: float) -> float:
-    if name == "edge_noisy_obj":
-        return noisy_obj_calibration(eps, float(details.get("delta", 1e-6)))[0]
-    if name.startswith("local_"):
-        return 2.0 * float(details["lambda"])  # B2 objective (5): lambda ||theta||^2
-    return float(details["gamma"])
-
-
-def _win_totals(name, scores, details, eq_release: _Equation, eps):
-    """Noisy win totals ``W~`` of a release: the true totals plus the mechanism's noise.
-
-    The count methods release them; the ridge-penalised MLEs satisfy
-    ``sum_j N_ij F(s_i - s_j) + r s_i = W~_i`` at their released scores. Each item's
-    noise is its own (no shift to a common total: Algorithm 1's noise does not sum
-    to 0, and spreading its sum over the items would let one item's noise move the
-    others'); a release under a sum-to-zero constraint sums to the number of
-    comparisons by itself.
-    """
-    s = np.asarray(scores, dtype=np.float64)
-    if _FAMILY[name] == "counts":
-        return s.copy()
-    return eq_release.expected_wins(s) + _ridge(name, details, eps) * s
-
-
-@dataclass(frozen=True)
-class _NoiseLaw:
-    """The noise the mechanism adds to each win total: ``laplace`` or ``gaussian`` of
-    ``scale`` (sd for Gaussian), ``none``; ``sampling`` False where a measured variance
-    holds the sampling error too."""
-
-    kind: str
-    scale: float
-    sampling: bool = True
-
-    @property
-    def variance(self) -> float:
-        return {"laplace": 2.0, "gaussian": 1.0, "none": 0.0}[self.kind] * self.scale**2
-
-
-def _closed_form_law(meth: Method, details: Mapping[str, Any], eps: float) -> _NoiseLaw | None:
-    """The mechanism's noise law on the win totals from its release details, or None."""
-    if not meth.private:
-        return _NoiseLaw("none", 0.0)
-    if meth.trust_model == "local":
-        return None  # randomized response: measured on simulated releases
-    unknown = [k for k in details if k not in _KNOWN_DETAILS and "nois" in k.lower()]
-    if unknown:
-        return None
-    if meth.name == "edge_noisy_obj":
-        sigma = noisy_obj_calibration(eps, float(details.get("delta", 1e-6)))[1]
-        return _NoiseLaw("gaussian", float(sigma))
-    if details.get("noise") == "laplace" and "noise_scale" in details:
-        return _NoiseLaw("laplace", float(details["noise_scale"]))
-    return None
-
-
-@dataclass(eq=False)
-class _Problem:
-    """What is fixed across draws for one public design: the equation, the law, the map."""
-
-    meth: Method
-    link: Link
-    design: Any
-    eps: float
-    calibration: Mapping[str, Any]
-    run: Any
-
-    def __post_init__(self):
-        n = self.n = self.design.n_items
-        if isinstance(self.design, _LocalDesign):
-            a, b, N = self.design.weights(n, self.calibration)
-        else:
-            a, b, N = self.design.weights(n)
-        self.a, self.b, self.N = a, b, N
-        self.total = float(N.sum())
-        self.deg = np.bincount(a, N, n) + np.bincount(b, N, n)
-        self.rho = (
-            RIDGE * float(_pdf(self.link, np.zeros(1))[0]) * max(float(self.deg.mean()), 1e-12)
-        )
-        self.eq0 = _Equation(n, a, b, N, self.link, 0.0)
-        self.eq = _Equation(n, a, b, N, self.link, self.rho)
-        self.btl = self.link.name == "btl"
-
-    def estimate(self, scores, details, start=None):
-        """``(t, W~)``: the estimate of step 1 (not centred) and the win totals (None for TM)."""
-        s = np.asarray(scores, dtype=np.float64)
-        if not self.btl and _FAMILY[self.meth.name] == "ridge":
-            # one Newton step from s removing the method's ridge, with the Fisher information
-            gamma = _ridge(self.meth.name, details, self.eps)
-            eq = self.eq
-            x = eq.solve_hessian(eq.information_weights(s), (gamma - self.rho) * s)
-            return s + x, None
-        W = _win_totals(self.meth.name, s, details, self.eq0, self.eps)
-        # totals beyond what an item can win (noise) are solved at the edge of the
-        # attainable range: such an item's score is unbounded (step 3) and its estimate is
-        # not used, and the equation stays well conditioned for the others
-        edge = _EDGE * self.deg
-        inside = np.clip(W, edge, self.deg - edge)
-        if start is None:  # the probit approximation of each item's win rate
-            c = 1.7 if self.btl else 1.0
-            rate = np.clip(inside / np.maximum(self.deg, 1e-300), 1e-3, 1.0 - 1e-3)
-            start = _ir.ndtri(rate) / c
-        t = self.eq.solve(inside, theta0=start)
-        # one Newton step to the unpenalised equation: t + (H + rho)^-1 rho t removes the
-        # ridge's first-order bias (the items at the totals' ends keep their estimate)
-        x = self.eq.solve_hessian(self.eq.hessian_weights(t), self.rho * (t - t.mean()))
-        at_edge = (W <= edge) | (W >= self.deg - edge)
-        return t + np.where(at_edge, 0.0, x), W
-
-    def law(self, rng) -> _NoiseLaw:
-        """The noise law on the win totals: closed form, or measured on simulated releases."""
-        if not hasattr(self, "_law"):
-            law = _closed_form_law(self.meth, self.calibration, self.eps)
-            if law is None and not self.btl:
-                # Thurstone: no win totals to measure; the bootstrap carries the noise
-                law = _NoiseLaw("none", 0.0)
-            if law is None:
-                law = self._measured(rng)
-            self._law = law
-        return self._law
-
-    def _measured(self, rng) -> _NoiseLaw:
-        """:data:`NOISE_PILOTS` releases at ``theta = 0``: their spread of the win totals.
-
-        Less the sampling part ``F(0) (1 - F(0)) 2 total / (n - 1)`` where the design
-        is unweighted (``sampling`` stays True); the weighted designs of local DP keep
-        the sampling error in the measured variance.
-        """
-        n, zero = self.n, np.zeros(self.n)
-        spread = 0.0
-        for _ in range(NOISE_PILOTS):
-            fit = self.run(self.design.simulate(zero, self.link, rng))
-            W = _win_totals(self.meth.name, fit.scores, fit.details, self.eq0, self.eps)
-            spread += float(np.sum((W - W.mean()) ** 2)) / (n - 1) / NOISE_PILOTS
-        if isinstance(self.design, _LocalDesign):
-            return _NoiseLaw("gaussian", math.sqrt(spread), sampling=False)
-        f0 = float(self.link.cdf(np.zeros(1))[0])
-        var = max(0.0, spread - f0 * (1.0 - f0) * 2.0 * self.total / (n - 1))
-        return _NoiseLaw("gaussian", math.sqrt(var))
-
-    def pair_weights(self, theta, law: _NoiseLaw):
-        """``(hessian, sampling)`` weights per pair at ``theta``: ``N f`` and ``N F (1 - F)``
-        for BTL (the sampling ones 0 where the law holds the sampling error); the Fisher
-        information ``N f^2 / (F (1 - F))`` for both under the Thurstone model."""
-        if not self.btl:
-            info = self.eq.information_weights(theta)
-            return info, info if law.sampling else np.zeros(info.size)
-        hw = self.eq.hessian_weights(theta)
-        if not law.sampling:
-            return hw, np.zeros(hw.size)
-        p = self.link.cdf(theta[self.a] - theta[self.b])
-        return hw, self.N * p * (1.0 - p)
-
-    def linear_parts(self, theta, law: _NoiseLaw):
-        """``(h, S)``: per item the Hessian's diagonal at ``theta`` and the win total's
-        sampling variance."""
-        n, a, b = self.n, self.a, self.b
-        hw, sw = self.pair_weights(theta, law)
-        h = np.bincount(a, hw, n) + np.bincount(b, hw, n) + self.rho
-        return h, np.bincount(a, sw, n) + np.bincount(b, sw, n)
-
-    def variances(self, theta, law: _NoiseLaw, exact: bool, w=None):
-        """Asymptotic variance of each item's estimate at ``theta`` (centred parameters).
-
-        Exact (``H^-1 (S + noise) H^-1``, ``H`` the Hessian of step 1) up to
-        :data:`DENSE_MAX` items when ``exact``; the diagonal ``(S_ii + noise) / H_ii^2``
-        otherwise. For the Thurstone model ``H`` is the Fisher information.
-        """
-        h, S = self.linear_parts(theta, law)
-        diag = (S + law.variance) / h**2
-        if not exact or self.n > DENSE_MAX:
-            return diag, h, S
-        n, a, b = self.n, self.a, self.b
-        hw, sw = self.pair_weights(theta, law)
-        H = _dense_laplacian(n, a, b, hw, self.rho)
-        M = _dense_laplacian(n, a, b, sw, law.variance)
-        Hi = np.linalg.inv(H)
-        C = Hi @ M @ Hi
-        # the parameters centred to weighted mean 0: (I - 1 w^T) C (I - w 1^T)
-        w = np.full(n, 1.0 / n) if w is None else w
-        Cw = C @ w
-        var = np.diag(C) - 2.0 * Cw + float(w @ Cw)
-        return np.maximum(var, 1e-300), h, S
-
-
-def _weights(v, finite) -> np.ndarray:
-    """Centring weights: 1 up to :data:`VARIANCE_CAP` times the median variance, less above."""
-    if not finite.any():
-        return np.full(v.size, 1.0 / v.size)
-    vmed = float(np.median(v[finite]))
-    w = np.where(finite, np.minimum(1.0, VARIANCE_CAP * vmed / np.where(finite, v, 1.0)), 0.0)
-    return w / w.sum()
-
-
-def _centre(x, w):
-    return x - (x @ w if x.ndim == 1 else (x @ w)[:, None])
-
-
 # --------------------------------------------------------------------------- one design
 
 
@@ -670,99 +251,7 @@ class _World:
     consistent: bool
     draws: np.ndarray | None = None  # percentile: t* draws
     centre: np.ndarray | None = None  # the point estimate shown (the intervals' centre)
-
-
-def _unbounded(prob: _Problem, W, law: _NoiseLaw, p_lo, p_hi):
-    """Items whose noisy total is, within the noise's quantiles, at the attainable ends."""
-    if W is None:
-        z = np.zeros(prob.n, dtype=bool)
-        return z, z
-    q_lo = _ir.mixture_quantile(law.kind, law.scale, np.zeros(prob.n), p_lo)
-    q_hi = _ir.mixture_quantile(law.kind, law.scale, np.zeros(prob.n), p_hi)
-    slack = 1e-9 * np.maximum(prob.deg, 1.0)
-    up = W - q_lo >= prob.deg - slack
-    down = W - q_hi <= slack
-    return up, down
-
-
-def _invert(prob: _Problem, ref, targets) -> np.ndarray:
-    """Per item and target ``y``: the ``x`` with ``sum_j N_ij F(x - ref_j) = y``.
-
-    The expected win total of item ``i`` at score ``x``, the others at ``ref``, rises
-    from 0 to the item's comparisons ``d_i``: a target at or below 0 gives ``-inf``, at
-    or above ``d_i`` gives ``inf``. The start is closed-form (the opponents' scores
-    as a normal spread around their mean, the link as a scaled probit), then Newton's
-    method inside a bracket that bisection keeps, all targets at once, until every
-    step is below ``1e-7``.
-    """
-    n, a, b, N, link = prob.n, prob.a, prob.b, prob.N, prob.link
-    y = np.atleast_2d(np.asarray(targets, dtype=np.float64))
-    k = y.shape[0]
-    d = np.maximum(prob.deg, 1e-300)
-    below = y <= 1e-9 * np.maximum(prob.deg, 1.0)
-    above = y >= prob.deg * (1.0 - 1e-9)
-    # start: opponents' mean and spread (weights N), F(x - r) ~ Phi(c (x - r)) averaged
-    mu = (np.bincount(a, N * ref[b], n) + np.bincount(b, N * ref[a], n)) / d
-    sq = (np.bincount(a, N * ref[b] ** 2, n) + np.bincount(b, N * ref[a] ** 2, n)) / d
-    spread = np.maximum(sq - mu * mu, 0.0)
-    c = 1.7 if link.name == "btl" else 1.0
-    frac = np.clip(y / d, 1e-12, 1.0 - 1e-12)
-    x = mu + np.sqrt(1.0 + c * c * spread) / c * _ir.ndtri(frac)
-    x = np.clip(np.where(below | above, 0.0, x), -59.0, 59.0)
-    # the last row first from the closed form; each other row from it, moved by the
-    # difference of the targets over the slope there (one or two Newton steps then)
-    last = k - 1
-    x[last] = _newton_row(prob, ref, y[last], x[last], ~(below[last] | above[last]))
-    slope = _slope(prob, ref, x[last])
-    for r in range(last):  # one target row at a time: memory O(pairs)
-        start = np.where(np.isfinite(x[last]), x[last] + (y[r] - y[last]) / slope, x[r])
-        x[r] = _newton_row(prob, ref, y[r], np.clip(start, -59.0, 59.0), ~(below[r] | above[r]))
-    x = np.where(below, -np.inf, x)
-    return np.where(above, np.inf, x)
-
-
-def _slope(prob: _Problem, ref, x) -> np.ndarray:
-    """``d/dx sum_j N_ij F(x_i - ref_j)`` per item (at least a tiny positive number)."""
-    n, a, b, N, link = prob.n, prob.a, prob.b, prob.N, prob.link
-    xx = np.clip(np.where(np.isfinite(x), x, 0.0), -59.0, 59.0)
-    fa = _pdf(link, xx[a] - ref[b])
-    fb = _pdf(link, xx[b] - ref[a])
-    return np.maximum(np.bincount(a, N * fa, n) + np.bincount(b, N * fb, n), 1e-12)
-
-
-def _newton_row(prob: _Problem, ref, y, x, active) -> np.ndarray:
-    """Bracketed Newton steps of :func:`_invert` for one row of targets.
-
-    Each step evaluates only the pairs of items still moving.
-    """
-    n, a, b, N, link = prob.n, prob.a, prob.b, prob.N, prob.link
-    lo = np.full(n, -60.0)
-    hi = np.full(n, 60.0)
-    for _ in range(_INVERT_STEPS):
-        if not active.any():
-            break
-        g = np.zeros(n)
-        dg = np.zeros(n)
-        for own, other in ((a, b), (b, a)):
-            sel = np.nonzero(active[own])[0]
-            i, j = own[sel], other[sel]
-            F, f = _cdf_pdf(link, x[i] - ref[j])
-            g += np.bincount(i, N[sel] * F, n)
-            dg += np.bincount(i, N[sel] * f, n)
-        low = g < y
-        lo = np.where(active & low, x, lo)
-        hi = np.where(active & ~low, x, hi)
-        step = x + (y - g) / np.maximum(dg, 1e-300)
-        inside = (step > lo) & (step < hi)
-        new = np.where(inside, step, 0.5 * (lo + hi))
-        moved = np.abs(new - x) > 1e-7
-        x = np.where(active, new, x)
-        active = active & moved
-    return x
-
-
-#: Newton steps of :func:`_invert`.
-_INVERT_STEPS = 40
+    ref: np.ndarray | None = None  # the error law's reference point (step 2)
 
 
 def _binomial_quantile(q: float, n: int, p: float) -> int:
@@ -791,7 +280,10 @@ def _analyse(prob: _Problem, s, kind, interval, alpha, n_boot, rng) -> _World:
     t = _centre(t, w)
     tau2 = _ir.prior_scale(t, v0, finite, np.full(n, -np.inf), np.full(n, np.inf))
     shrink = np.where(finite, np.sqrt(tau2 / (tau2 + v0)), 0.0)
-    ref = t.copy() if percentile else _centre(np.where(finite, shrink * t, 0.0), w)
+    # Thurstone: no win totals, and the linearisation of a weighted design (local DP)
+    # does not give the estimate's variance: the bootstrap draws at the estimate itself
+    plain = percentile or W is None
+    ref = t.copy() if plain else _centre(np.where(finite, shrink * t, 0.0), w)
     if not percentile and W is not None and not finite.all():
         # the censored items' estimates are not finite enough to lean on: their place
         # among all items by win rate, as a quantile of the prior
@@ -825,7 +317,7 @@ def _analyse(prob: _Problem, s, kind, interval, alpha, n_boot, rng) -> _World:
         q16, q84, qlo, qhi = np.quantile(E, [0.158655, 0.841345, alpha / 2, 1 - alpha / 2], axis=0)
         v = np.maximum(((q84 - q16) / 2.0) ** 2, 1e-300)
         quantiles = (qlo, qhi)
-        if n <= DENSE_MAX and not percentile:
+        if n <= DENSE_MAX and not percentile and W is not None and law.sampling:
             # the refits' estimates stop at the totals' attainable range (step 1), which
             # narrows their spread for the extreme items: never below the linearisation's
             v = np.maximum(v, prob.variances(ref, law, exact=True, w=w)[0])
@@ -837,7 +329,10 @@ def _analyse(prob: _Problem, s, kind, interval, alpha, n_boot, rng) -> _World:
     # the error law's variance beyond the item's own noise and sampling (the other items'
     # uncertainty; the design's under individual DP) widens the quantiles, never narrows
     # them below the noise law's (a bootstrap of clipped estimates spreads less)
-    factor = np.maximum(1.0, np.sqrt(v / np.maximum((S + law.variance) / h**2, 1e-300)))
+    # (a law measured on simulated releases, local DP's, is an approximation at theta = 0:
+    # there the bootstrap's variance holds, narrower or wider)
+    floor = 1.0 if law.sampling or kind != "bootstrap" else 0.0
+    factor = np.maximum(floor, np.sqrt(v / np.maximum((S + law.variance) / h**2, 1e-300)))
     sd_s = np.sqrt(S)
     levels = (1 - alpha / 2, alpha / 2, 1 - alpha_n / 2, alpha_n / 2, 0.5)
     q = np.array([_ir.mixture_quantile(law.kind, law.scale, sd_s, p) for p in levels]) * factor
@@ -865,14 +360,15 @@ def _analyse(prob: _Problem, s, kind, interval, alpha, n_boot, rng) -> _World:
     if empty > _binomial_quantile(0.999, n, alpha / 2.0):
         consistent = False
     return _World(
-        t, v, w, score_lo, score_hi, band_lo, band_hi, finite, up, down, consistent, draws, centre
-    )
+        t, v, w, score_lo, score_hi, band_lo, band_hi, finite, up, down, consistent, draws,
+        centre, ref,
+    )  # fmt: skip
 
 
 # --------------------------------------------------------------------------- steps 4 to 6
 
 
-def _rank_parts(world: _World, alpha: float, top_k, n_boot, rng):
+def _rank_parts(world: _World, alpha: float, top_k, n_boot, rng, calibrate=True):
     """Marginal rank intervals and ``p_top_k`` (steps 4 and 5) of one design."""
     n = world.t.size
     if world.draws is not None:  # percentile: the plain parametric bootstrap
@@ -887,8 +383,11 @@ def _rank_parts(world: _World, alpha: float, top_k, n_boot, rng):
     draws = _ir.posterior_draws(n)
     nodes, weights = _ir.npmle_prior(world.t, vf, fin, lower, upper, rng)
     ranks = _ir.npmle_ranks(world.t, vf, fin, lower, upper, nodes, weights, draws, rng)
-    lo, hi = _ir.quantile_ranks(ranks, alpha)
-    lo, hi = _ir.extend_to_ends(world.t, vf, world.finite, alpha, lo, hi, world.up, world.down)
+    post = alpha
+    if calibrate:
+        post = _ir.calibrated_alpha(world.t, vf, fin, alpha, nodes, weights, rng, world.ref)
+    lo, hi = _ir.quantile_ranks(ranks, post)
+    lo, hi = _ir.extend_to_ends(world.t, vf, fin, alpha, lo, hi, world.up, world.down, lower, upper)
     p = None if top_k is None else np.mean(ranks <= int(top_k), axis=0)
     return lo, hi, p
 
