@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from dprank import _interval_ranks as ir
-from dprank._interval_equation import _Equation
+from dprank._interval_equation import Equation
 from dprank._interval_problem import _win_totals
 from dprank.comparisons import Comparisons
 from dprank.intervals import (
@@ -60,7 +60,7 @@ def test_inversion_recovers_the_noisy_win_totals_of_algorithm_1():
     fit = get_method("edge_mle").fit(data, 1.0, np.random.default_rng(9), xtol=1e-13)
     b = edge_mle_noise_scale(1.0) * standard_laplace(np.random.default_rng(9), 15)
     expected = _wins(data) - b  # each item's own noise: no shift to a common total
-    eq = _Equation(15, des.a, des.b, des.count, BTL, 0.0)
+    eq = Equation(15, des.a, des.b, des.count, BTL, 0.0)
     got = _win_totals("edge_mle", fit.scores, fit.details, eq, 1.0)
     np.testing.assert_allclose(got, expected, atol=1e-6)
 
@@ -68,7 +68,7 @@ def test_inversion_recovers_the_noisy_win_totals_of_algorithm_1():
 def test_counts_invert_to_themselves_and_the_fit_undoes_the_ridge():
     des = _design()
     theta = _theta(12)
-    eq = _Equation(12, des.a, des.b, des.count, BTL, 0.0)
+    eq = Equation(12, des.a, des.b, des.count, BTL, 0.0)
     exact = eq.expected_wins(theta)
     # noiseless expected counts: the debiased estimate is theta up to the tiny ridge
     frame = intervals(exact, "nonprivate_counts", None, des, n_boot=20, rng=0)
@@ -296,14 +296,14 @@ def test_an_unattainable_win_total_bounds_no_other_item():
     data = des.simulate(_theta(12), BTL, rng)
     meth = get_method("edge_mle")
     fit = meth.fit(data, 4.0, rng)
-    eq = _Equation(12, des.a, des.b, des.count, BTL, 0.0)
+    eq = Equation(12, des.a, des.b, des.count, BTL, 0.0)
     w = _win_totals("edge_mle", fit.scores, fit.details, eq, 4.0)
     deg = np.bincount(des.a, des.count, 12) + np.bincount(des.b, des.count, 12)
     w_bad = w.copy()
     w_bad[0] = deg[0] + 40.0  # far beyond what item 0 can win: its noise alone moved
     # the release whose totals are w_bad: invert the release's equation back to scores
     gamma = fit.details["gamma"]
-    s_bad = _Equation(12, des.a, des.b, des.count, BTL, gamma).solve(w_bad)
+    s_bad = Equation(12, des.a, des.b, des.count, BTL, gamma).solve(w_bad)
     common = {"n_boot": 40, "rng": 5, "calibration": fit.details, "kind": "asymptotic"}
     good = intervals(fit.scores, meth, 4.0, des, **common)
     bad = intervals(s_bad, meth, 4.0, des, **common)

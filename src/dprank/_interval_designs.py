@@ -2,7 +2,7 @@
 
 :class:`EdgeDesign` (edge DP and non-private methods: the comparison graph),
 :class:`UserDesign` (individual DP: ``n``, ``m``, ``L`` and a declared least per
-user) and the private :class:`_LocalDesign` (local DP: the users' release), each
+user) and the private :class:`LocalDesign` (local DP: the users' release), each
 able to list its comparisons per pair (``weights``) and to simulate comparisons
 on it at given scores (``simulate``). Private: the public names live in
 :mod:`dprank.intervals`.
@@ -188,7 +188,7 @@ def _simulate_records(n, a, b, count, user, theta, link, rng, user_epsilon) -> C
 
 
 @dataclass(frozen=True, eq=False)
-class _LocalDesign:
+class LocalDesign:
     release: Comparisons
 
     @property

@@ -28,14 +28,14 @@ DENSE_MAX = 2000
 _XTOL = 1e-8
 
 
-def _pdf(link: Link, x):
+def pdf(link: Link, x):
     if link.name == "btl":
         s = scipy.special.expit(x)
         return s * (1.0 - s)
     return np.exp(-0.5 * x * x) / math.sqrt(2.0 * math.pi)
 
 
-def _cdf_pdf(link: Link, x):
+def cdf_pdf(link: Link, x):
     """``(F(x), f(x))`` with one evaluation of the logistic function for BTL."""
     if link.name == "btl":
         F = scipy.special.expit(x)
@@ -51,7 +51,7 @@ def _antiderivative(link: Link, x):
 
 
 @dataclass(frozen=True, eq=False)
-class _Equation:
+class Equation:
     """``G(t)_i = sum_j N_ij F(t_i - t_j) + rho t_i`` on the pairs ``(a, b, N)``."""
 
     n: int
@@ -87,12 +87,12 @@ class _Equation:
         )
 
     def hessian_weights(self, t):
-        return self.N * _pdf(self.link, t[self.a] - t[self.b])
+        return self.N * pdf(self.link, t[self.a] - t[self.b])
 
     def information_weights(self, t):
         """``N f^2 / (F (1 - F))`` per pair: the Fisher information (``N f`` for BTL)."""
         d = t[self.a] - t[self.b]
-        f = _pdf(self.link, d)
+        f = pdf(self.link, d)
         F = self.link.cdf(d)
         return self.N * f * f / np.maximum(F * (1.0 - F), 1e-300)
 
@@ -100,7 +100,7 @@ class _Equation:
         """``H x = rhs`` for ``H = Laplacian(v) + rho I`` (dense up to :data:`DENSE_MAX` items)."""
         n, a, b = self.n, self.a, self.b
         if n <= DENSE_MAX:
-            return np.linalg.solve(_dense_laplacian(n, a, b, v, self.rho), rhs)
+            return np.linalg.solve(dense_laplacian(n, a, b, v, self.rho), rhs)
         diag = np.bincount(a, v, n) + np.bincount(b, v, n) + self.rho
 
         def matvec(x):
@@ -113,7 +113,7 @@ class _Equation:
 
     def gradient_and_weights(self, t, target):
         """The gradient and the Hessian's pair weights at ``t`` (one link evaluation)."""
-        F, f = _cdf_pdf(self.link, t[self.a] - t[self.b])
+        F, f = cdf_pdf(self.link, t[self.a] - t[self.b])
         NF = self.N * F
         wins = np.bincount(self.a, NF, self.n) + np.bincount(self.b, self.N - NF, self.n)
         return wins + self.rho * t - target, self.N * f
@@ -159,7 +159,7 @@ class _Equation:
         return t
 
 
-def _dense_laplacian(n, a, b, v, diag_add):
+def dense_laplacian(n, a, b, v, diag_add):
     H = np.zeros((n, n))
     np.add.at(H, (a, b), -v)
     np.add.at(H, (b, a), -v)

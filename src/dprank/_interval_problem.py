@@ -3,8 +3,8 @@
 Steps 1 to 3 of the construction stated in :mod:`dprank.intervals`, for one
 public design: the noisy win totals a release determines (:func:`_win_totals`),
 the mechanism's noise law on them (:class:`_NoiseLaw`), the estimate and its
-asymptotic variances (:class:`_Problem`), and the inversion of each item's
-expected win total (:func:`_invert`). Private: the public names live in
+asymptotic variances (:class:`Problem`), and the inversion of each item's
+expected win total (:func:`invert_totals`). Private: the public names live in
 :mod:`dprank.intervals`.
 """
 
@@ -18,15 +18,15 @@ from typing import Any
 import numpy as np
 
 from . import _interval_ranks as _ir
-from ._interval_designs import _LocalDesign
-from ._interval_equation import DENSE_MAX, _cdf_pdf, _dense_laplacian, _Equation, _pdf
+from ._interval_designs import LocalDesign
+from ._interval_equation import DENSE_MAX, Equation, cdf_pdf, dense_laplacian, pdf
 from .methods import Method
 from .models import Link
 from .weighted_mle import noisy_obj_calibration
 
 # how the release maps to noisy win totals: "ridge" (released scores solve the
 # penalised score equation; the ridge is read from the calibration) or "counts"
-_FAMILY = {
+FAMILY = {
     "edge_mle": "ridge",
     "edge_noisy_obj": "ridge",
     "individual_mle": "ridge",
@@ -74,7 +74,7 @@ def _ridge(name: str, details: Mapping[str, Any], eps: float) -> float:
     return float(details["gamma"])
 
 
-def _win_totals(name, scores, details, eq_release: _Equation, eps):
+def _win_totals(name, scores, details, eq_release: Equation, eps):
     """Noisy win totals ``W~`` of a release: the true totals plus the mechanism's noise.
 
     The count methods release them; the ridge-penalised MLEs satisfy
@@ -85,7 +85,7 @@ def _win_totals(name, scores, details, eq_release: _Equation, eps):
     comparisons by itself.
     """
     s = np.asarray(scores, dtype=np.float64)
-    if _FAMILY[name] == "counts":
+    if FAMILY[name] == "counts":
         return s.copy()
     return eq_release.expected_wins(s) + _ridge(name, details, eps) * s
 
@@ -123,7 +123,7 @@ def _closed_form_law(meth: Method, details: Mapping[str, Any], eps: float) -> _N
 
 
 @dataclass(eq=False)
-class _Problem:
+class Problem:
     """What is fixed across draws for one public design: the equation, the law, the map."""
 
     meth: Method
@@ -135,7 +135,7 @@ class _Problem:
 
     def __post_init__(self):
         n = self.n = self.design.n_items
-        if isinstance(self.design, _LocalDesign):
+        if isinstance(self.design, LocalDesign):
             a, b, N = self.design.weights(n, self.calibration)
         else:
             a, b, N = self.design.weights(n)
@@ -143,16 +143,16 @@ class _Problem:
         self.total = float(N.sum())
         self.deg = np.bincount(a, N, n) + np.bincount(b, N, n)
         self.rho = (
-            RIDGE * float(_pdf(self.link, np.zeros(1))[0]) * max(float(self.deg.mean()), 1e-12)
+            RIDGE * float(pdf(self.link, np.zeros(1))[0]) * max(float(self.deg.mean()), 1e-12)
         )
-        self.eq0 = _Equation(n, a, b, N, self.link, 0.0)
-        self.eq = _Equation(n, a, b, N, self.link, self.rho)
+        self.eq0 = Equation(n, a, b, N, self.link, 0.0)
+        self.eq = Equation(n, a, b, N, self.link, self.rho)
         self.btl = self.link.name == "btl"
 
     def estimate(self, scores, details, start=None):
         """``(t, W~)``: the estimate of step 1 (not centred) and the win totals (None for TM)."""
         s = np.asarray(scores, dtype=np.float64)
-        if not self.btl and _FAMILY[self.meth.name] == "ridge":
+        if not self.btl and FAMILY[self.meth.name] == "ridge":
             # one Newton step from s removing the method's ridge, with the Fisher information
             gamma = _ridge(self.meth.name, details, self.eps)
             eq = self.eq
@@ -200,7 +200,7 @@ class _Problem:
             fit = self.run(self.design.simulate(zero, self.link, rng))
             W = _win_totals(self.meth.name, fit.scores, fit.details, self.eq0, self.eps)
             spread += float(np.sum((W - W.mean()) ** 2)) / (n - 1) / NOISE_PILOTS
-        if isinstance(self.design, _LocalDesign):
+        if isinstance(self.design, LocalDesign):
             return _NoiseLaw("gaussian", math.sqrt(spread), sampling=False)
         f0 = float(self.link.cdf(np.zeros(1))[0])
         var = max(0.0, spread - f0 * (1.0 - f0) * 2.0 * self.total / (n - 1))
@@ -240,8 +240,8 @@ class _Problem:
             return diag, h, S
         n, a, b = self.n, self.a, self.b
         hw, sw = self.pair_weights(theta, law)
-        H = _dense_laplacian(n, a, b, hw, self.rho)
-        M = _dense_laplacian(n, a, b, sw, law.variance)
+        H = dense_laplacian(n, a, b, hw, self.rho)
+        M = dense_laplacian(n, a, b, sw, law.variance)
         Hi = np.linalg.inv(H)
         C = Hi @ M @ Hi
         # the parameters centred to weighted mean 0: (I - 1 w^T) C (I - w 1^T)
@@ -251,7 +251,7 @@ class _Problem:
         return np.maximum(var, 1e-300), h, S
 
 
-def _weights(v, finite) -> np.ndarray:
+def design_weights(v, finite) -> np.ndarray:
     """Centring weights: 1 up to :data:`VARIANCE_CAP` times the median variance, less above."""
     if not finite.any():
         return np.full(v.size, 1.0 / v.size)
@@ -260,11 +260,11 @@ def _weights(v, finite) -> np.ndarray:
     return w / w.sum()
 
 
-def _centre(x, w):
+def centre_of(x, w):
     return x - (x @ w if x.ndim == 1 else (x @ w)[:, None])
 
 
-def _unbounded(prob: _Problem, W, law: _NoiseLaw, p_lo, p_hi):
+def unbounded_sides(prob: Problem, W, law: _NoiseLaw, p_lo, p_hi):
     """Items whose noisy total is, within the noise's quantiles, at the attainable ends."""
     if W is None:
         z = np.zeros(prob.n, dtype=bool)
@@ -277,7 +277,7 @@ def _unbounded(prob: _Problem, W, law: _NoiseLaw, p_lo, p_hi):
     return up, down
 
 
-def _invert(prob: _Problem, ref, targets) -> np.ndarray:
+def invert_totals(prob: Problem, ref, targets) -> np.ndarray:
     """Per item and target ``y``: the ``x`` with ``sum_j N_ij F(x - ref_j) = y``.
 
     The expected win total of item ``i`` at score ``x``, the others at ``ref``, rises
@@ -313,17 +313,17 @@ def _invert(prob: _Problem, ref, targets) -> np.ndarray:
     return np.where(above, np.inf, x)
 
 
-def _slope(prob: _Problem, ref, x) -> np.ndarray:
+def _slope(prob: Problem, ref, x) -> np.ndarray:
     """``d/dx sum_j N_ij F(x_i - ref_j)`` per item (at least a tiny positive number)."""
     n, a, b, N, link = prob.n, prob.a, prob.b, prob.N, prob.link
     xx = np.clip(np.where(np.isfinite(x), x, 0.0), -59.0, 59.0)
-    fa = _pdf(link, xx[a] - ref[b])
-    fb = _pdf(link, xx[b] - ref[a])
+    fa = pdf(link, xx[a] - ref[b])
+    fb = pdf(link, xx[b] - ref[a])
     return np.maximum(np.bincount(a, N * fa, n) + np.bincount(b, N * fb, n), 1e-12)
 
 
-def _newton_row(prob: _Problem, ref, y, x, active) -> np.ndarray:
-    """Bracketed Newton steps of :func:`_invert` for one row of targets.
+def _newton_row(prob: Problem, ref, y, x, active) -> np.ndarray:
+    """Bracketed Newton steps of :func:`invert_totals` for one row of targets.
 
     Each step evaluates only the pairs of items still moving.
     """
@@ -338,7 +338,7 @@ def _newton_row(prob: _Problem, ref, y, x, active) -> np.ndarray:
         for own, other in ((a, b), (b, a)):
             sel = np.nonzero(active[own])[0]
             i, j = own[sel], other[sel]
-            F, f = _cdf_pdf(link, x[i] - ref[j])
+            F, f = cdf_pdf(link, x[i] - ref[j])
             g += np.bincount(i, N[sel] * F, n)
             dg += np.bincount(i, N[sel] * f, n)
         low = g < y
@@ -353,5 +353,5 @@ def _newton_row(prob: _Problem, ref, y, x, active) -> np.ndarray:
     return x
 
 
-#: Newton steps of :func:`_invert`.
+#: Newton steps of :func:`invert_totals`.
 _INVERT_STEPS = 40

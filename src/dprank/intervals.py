@@ -98,20 +98,20 @@ from ._interval_designs import (  # noqa: F401  (USER_DESIGN_GRID: re-exported)
     USER_DESIGN_GRID,
     EdgeDesign,
     IntervalError,
+    LocalDesign,
     UserDesign,
-    _LocalDesign,
 )
 from ._interval_equation import DENSE_MAX
 from ._interval_problem import (  # noqa: F401  (the constants: re-exported)
-    _FAMILY,
+    FAMILY,
     NOISE_PILOTS,
     RIDGE,
     VARIANCE_CAP,
-    _centre,
-    _invert,
-    _Problem,
-    _unbounded,
-    _weights,
+    Problem,
+    centre_of,
+    design_weights,
+    invert_totals,
+    unbounded_sides,
 )
 from .comparisons import Comparisons
 from .methods import Fit, Method, get_method
@@ -260,7 +260,7 @@ def _binomial_quantile(q: float, n: int, p: float) -> int:
     return int(k[np.searchsorted(scipy.special.bdtr(k, n, p), q)])
 
 
-def _analyse(prob: _Problem, s, kind, interval, alpha, n_boot, rng) -> _World:
+def _analyse(prob: Problem, s, kind, interval, alpha, n_boot, rng) -> _World:
     """Steps 1 to 3 (and the simultaneous band of step 6) on one public design."""
     n = prob.n
     law = prob.law(rng)
@@ -270,30 +270,30 @@ def _analyse(prob: _Problem, s, kind, interval, alpha, n_boot, rng) -> _World:
     if percentile:  # the plain bootstrap: no bounds from the attainable totals
         up = down = np.zeros(n, dtype=bool)
     else:
-        up, down = _unbounded(prob, W, law, alpha / 2.0, 1.0 - alpha / 2.0)
+        up, down = unbounded_sides(prob, W, law, alpha / 2.0, 1.0 - alpha / 2.0)
     finite = ~(up | down)
     # variances at a point without the unbounded items' extremes, then the reference
     lo_q, hi_q = np.quantile(t[finite], [0.01, 0.99]) if finite.any() else (-1.0, 1.0)
     tc = np.where(finite, np.clip(t, lo_q, hi_q), 0.0)
     v0, _, _ = prob.variances(tc - tc.mean(), law, exact=False)
-    w = np.full(n, 1.0 / n) if percentile else _weights(v0, finite)
-    t = _centre(t, w)
+    w = np.full(n, 1.0 / n) if percentile else design_weights(v0, finite)
+    t = centre_of(t, w)
     tau2 = _ir.prior_scale(t, v0, finite, np.full(n, -np.inf), np.full(n, np.inf))
     shrink = np.where(finite, np.sqrt(tau2 / (tau2 + v0)), 0.0)
     # Thurstone: no win totals, and the linearisation of a weighted design (local DP)
     # does not give the estimate's variance: the bootstrap draws at the estimate itself
     plain = percentile or W is None
-    ref = t.copy() if plain else _centre(np.where(finite, shrink * t, 0.0), w)
+    ref = t.copy() if plain else centre_of(np.where(finite, shrink * t, 0.0), w)
     if not percentile and W is not None and not finite.all():
         # the censored items' estimates are not finite enough to lean on: their place
         # among all items by win rate, as a quantile of the prior
         rate = W / np.maximum(prob.deg, 1e-300)
         order = np.argsort(np.argsort(rate, kind="stable"), kind="stable")
         scores = math.sqrt(tau2) * _ir.ndtri((order + 0.5) / n)
-        ref = _centre(np.where(finite, ref, scores), w)
+        ref = centre_of(np.where(finite, ref, scores), w)
     # the others' scores in the inversion of step 3: the estimate itself (where the item's
     # total is exactly the estimate's expected one), the censored items at their places
-    at = ref if percentile else _centre(np.where(finite, t, ref), w)
+    at = ref if percentile else centre_of(np.where(finite, t, ref), w)
     # a design whose noise alone would spread the win totals more than they are spread
     # (beyond the 0.01 quantile of a chi-square) cannot have made this release
     if W is not None:
@@ -310,7 +310,7 @@ def _analyse(prob: _Problem, s, kind, interval, alpha, n_boot, rng) -> _World:
         for r in range(int(n_boot)):
             fit = prob.run(prob.design.simulate(ref, prob.link, rng))
             T[r] = prob.estimate(fit.scores, fit.details, start=ref)[0]
-        T = _centre(T, w)
+        T = centre_of(T, w)
         if percentile:
             draws = T
         E = T - ref
@@ -343,7 +343,7 @@ def _analyse(prob: _Problem, s, kind, interval, alpha, n_boot, rng) -> _World:
     elif W is not None:
         # test inversion on the win totals: robust where the noise reaches the totals' ends
         targets = W[None, :] - q
-        score_lo, score_hi, band_lo, band_hi, centre = _invert(prob, at, targets)
+        score_lo, score_hi, band_lo, band_hi, centre = invert_totals(prob, at, targets)
     else:  # Thurstone: the error law around t
         if quantiles is None:
             quantiles = (-q[0] / h, -q[1] / h)
@@ -405,7 +405,7 @@ def supports(method: str | Method) -> bool:
             f"method must be a registry name (str) or a Method, got {type(method).__name__}"
         )
     name = method.name if isinstance(method, Method) else method
-    return name in _FAMILY or name in TIES_METHODS
+    return name in FAMILY or name in TIES_METHODS
 
 
 def _as_method(method) -> Method:
@@ -433,10 +433,10 @@ def _check_method(method) -> Method:
             f"method {meth.name}'s intervals are a bootstrap of its release: "
             "Ranking.intervals() or dprank.private_ties.ties_intervals(fit.release, items)"
         )
-    if meth.name not in _FAMILY:
+    if meth.name not in FAMILY:
         raise IntervalError(
             f"method {meth.name} has no intervals: they invert the release of the registry's "
-            f"scoring methods ({', '.join(_FAMILY)})"
+            f"scoring methods ({', '.join(FAMILY)})"
         )
     return meth
 
@@ -448,7 +448,7 @@ def _design_for(meth: Method, design, n: int):
                 f"method {meth.name} is local: pass its release (the Comparisons with users and "
                 "user_epsilon) as design"
             )
-        return _LocalDesign(design)
+        return LocalDesign(design)
     if meth.privacy_unit == "user":
         if not isinstance(design, UserDesign):
             raise IntervalError(
@@ -523,7 +523,7 @@ def _budget(meth: Method, epsilon) -> float:
 def _released_total(meth: Method, s, calibration):
     """``(lo, hi)``: the number of comparisons that noisy counts give (their sum, +- 3 sd of
     the noise's sum), or None for releases that do not give it."""
-    if _FAMILY[meth.name] != "counts" or calibration.get("noise") != "laplace":
+    if FAMILY[meth.name] != "counts" or calibration.get("noise") != "laplace":
         return None
     sd = math.sqrt(2.0 * s.size) * float(calibration["noise_scale"])
     total = float(np.sum(s))
@@ -544,7 +544,7 @@ def _resolve_kind(kind: str, meth: Method, des, n: int, model: str) -> str:
         return "bootstrap"
     if isinstance(des, UserDesign):
         comparisons = des.n_users * des.L
-    elif isinstance(des, _LocalDesign):
+    elif isinstance(des, LocalDesign):
         comparisons = float(des.release.n_comparisons)
     else:
         comparisons = float(des.count.sum())
@@ -669,7 +669,7 @@ def intervals(
     alpha = 1.0 - float(level)
     found = []
     for world in worlds:
-        prob = _Problem(meth, link, world, eps, calibration, run)
+        prob = Problem(meth, link, world, eps, calibration, run)
         found.append(_analyse(prob, s, kind, interval, alpha, int(n_boot), rng))
     # individual DP: the designs the release is consistent with (always the largest)
     kept = [w for w in found[:-1] if w.consistent] + [found[-1]]
