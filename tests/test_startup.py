@@ -104,3 +104,30 @@ print("numba" in sys.modules, "llvmlite" in sys.modules)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False False"
     assert sorted(p.name for p in package.iterdir()) == before
+
+
+@pytest.mark.parametrize("privacy", [["none"], ["edge", "--epsilon", "1", "--insecure-seed", "7"]])
+def test_dprank_rank_imports_neither_scipy_nor_pandas_nor_the_ledger(tmp_path, privacy):
+    """``dprank rank`` (no --ledger, no --intervals) loads what its path needs only: scipy
+    (10-30 ms) is imported on first use (``dprank._lazy_scipy``), the ledger at --ledger or
+    ``ledger --help``, pandas where a frame is built."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)  # 1000 items: the sparse solver (a small file's dense
+    a = rng.integers(0, 1000, 20_000)  # Newton solves with scipy.linalg)
+    b = (a + rng.integers(1, 1000, a.size)) % 1000
+    path = tmp_path / "g.csv"
+    path.write_text("winner,loser\n" + "".join(f"{x},{y}\n" for x, y in zip(a, b, strict=True)))
+    argv = ["rank", str(path), "--privacy", *privacy, "--out", str(tmp_path / "r.csv"), "--quiet"]
+    code = f"""
+import json, sys
+from dprank.cli import main
+assert main({argv!r}) == 0
+print(json.dumps(sorted(m for m in sys.modules
+    if m.split(".")[0] in ("scipy", "pandas") or m.startswith("dprank.ledger"))))
+"""
+    env = {"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout.splitlines()[-1]) == []
+    assert (tmp_path / "r.csv").read_text().startswith("item,score,rank\n")

@@ -53,10 +53,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
-import scipy  # scipy.linalg etc. load on first use, so jobs that never call them start faster
 
 from . import _checks
 from ._checks import binary, no_nan
+from ._lazy_scipy import scipy  # imported on first use (dprank rank never uses it)
 from .models import BTL, Link
 
 __all__ = [

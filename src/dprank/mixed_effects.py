@@ -68,10 +68,10 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-import scipy  # scipy.linalg etc. load on first use, so jobs that never call them start faster
 
 from . import _checks
 from ._lapack import cholesky_factor, cholesky_solve
+from ._lazy_scipy import scipy  # imported on first use (dprank rank never uses it)
 from .objective import UserEffectObjective, ridge_from_lambda, triu_laplacian
 
 __all__ = [

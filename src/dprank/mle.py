@@ -71,10 +71,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy  # scipy.linalg etc. load on first use, so jobs that never call them start faster
 
 from . import _checks
 from ._lapack import cholesky_factor, cholesky_solve, pcg
+from ._lazy_scipy import scipy  # imported on first use (dprank rank never uses it)
 from .comparisons import Comparisons, PairStatistics
 from .models import BTL, Link
 from .objective import (

@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy  # scipy.linalg etc. load on first use, so jobs that never call them start faster
+
+from ._lazy_scipy import scipy  # imported on first use (dprank rank never uses it)
 
 __all__ = ["BTL", "LINKS", "THURSTONE", "Link", "get_link"]
 

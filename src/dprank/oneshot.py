@@ -17,10 +17,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import scipy  # scipy.linalg etc. load on first use, so jobs that never call them start faster
 
 from . import _checks
 from ._checks import positive
+from ._lazy_scipy import scipy  # imported on first use (dprank rank never uses it)
 
 __all__ = [
     "dobrushin_coefficient",

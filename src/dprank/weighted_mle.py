@@ -47,11 +47,11 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-import scipy  # scipy.linalg etc. load on first use, so jobs that never call them start faster
 
 from . import _checks
 from ._checks import binary
 from ._lapack import cholesky_factor, cholesky_solve
+from ._lazy_scipy import scipy  # imported on first use (dprank rank never uses it)
 from .comparisons import Comparisons, PairStatistics
 from .ldp import add_sufficient_statistics
 from .mle import DENSE_MAX_N, DENSE_MIN_DENSITY

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -57,8 +58,6 @@ def option_names():
 
 def ledger_entry(args, command: str, mechanism: str, unit: str, private: bool, epsilon):
     """The ledger's record of this release (None without ``--ledger``)."""
-    from ..ledger import Release
-
     if args.budget is not None and args.ledger is None:
         raise UsageError("--budget needs --ledger FILE (the ledger holds the total so far)")
     if args.budget_unit is not None and args.budget is None:
@@ -74,6 +73,8 @@ def ledger_entry(args, command: str, mechanism: str, unit: str, private: bool, e
         bounds["max_per_user"] = args.max_per_user
     if epsilon is None:  # ranking a local release: no budget of its own
         return None
+    from ..ledger import Release  # with --ledger only (its import: ~10 ms)
+
     return Release(command, mechanism, unit, float(epsilon), 0.0, bounds)
 
 
@@ -95,6 +96,8 @@ def audit_head(args, table) -> dict:
 def ledger_release(args, table, entry, budget_unit: str | None):
     """The ledger's ``with`` block of this release (:func:`dprank.ledger.release_to`): nothing
     to do without ``--ledger``."""
+    if args.ledger is None and args.budget is None:
+        return contextlib.nullcontext()  # what release_to gives: dprank.ledger is not imported
     from ..ledger import release_to
 
     return release_to(

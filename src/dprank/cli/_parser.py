@@ -170,9 +170,23 @@ _FORMAT = argparse.RawDescriptionHelpFormatter
 HELP_FORMATTER = _FORMAT
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose epilog may be a function, called when the help is printed.
+
+    The ``ledger`` subcommand's epilog names the key file (:func:`dprank.ledger.default_key_file`):
+    made at ``--help`` only, so the other subcommands do not import :mod:`dprank.ledger`.
+    Subparsers are of the class of their parent (argparse's default).
+    """
+
+    def format_help(self) -> str:
+        if callable(self.epilog):
+            self.epilog = self.epilog()
+        return super().format_help()
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``dprank`` command."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog=PROG,
         description="Differentially private ranking from pairwise comparisons.",
         epilog="Run 'dprank SUBCOMMAND --help' for the options of each subcommand.",
@@ -437,21 +451,27 @@ def _add_privatize_release_options(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _add_ledger_parser(sub) -> None:
-    from ..ledger import KEY_FILE_ENV, default_key_file
+def _ledger_epilog() -> str:
+    from ..ledger import KEY_FILE_ENV, default_key_file  # at --help only (its import: ~10 ms)
 
+    return (
+        f"key file: {default_key_file()}\n"
+        f"  (mode 0600; ${KEY_FILE_ENV} names another). It holds each ledger's HMAC key and\n"
+        "  the count and last MAC of its records: an edited, deleted or truncated record,\n"
+        "  or a deleted ledger, is detected and refused. Keep it (and back it up) with the\n"
+        "  ledgers; without it no ledger can be verified.\n"
+        "docs: docs/ledger.md"
+    )
+
+
+def _add_ledger_parser(sub) -> None:
     p = sub.add_parser(
         "ledger",
         help="list a privacy-budget ledger: data sets, releases, budget spent",
         description="List the data sets of a privacy-budget ledger (--ledger of rank and "
         "privatize), their releases, its budgets and the epsilon spent per privacy unit; or "
         "set a budget, migrate a version-1 ledger, or give up a deleted one.",
-        epilog=f"key file: {default_key_file()}\n"
-        f"  (mode 0600; ${KEY_FILE_ENV} names another). It holds each ledger's HMAC key and\n"
-        "  the count and last MAC of its records: an edited, deleted or truncated record,\n"
-        "  or a deleted ledger, is detected and refused. Keep it (and back it up) with the\n"
-        "  ledgers; without it no ledger can be verified.\n"
-        "docs: docs/ledger.md",
+        epilog=_ledger_epilog,
         formatter_class=_FORMAT,
     )
     p.add_argument("file", metavar="FILE", help="the ledger file")
