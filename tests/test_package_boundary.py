@@ -445,7 +445,7 @@ def test_no_private_name_crosses_modules():
 LAYERS = {
     "foundations": (
         "dprank._version dprank.checks dprank._checks dprank.seeding dprank.io dprank.yamlfile "
-        "dprank._csv_cells dprank._compiled dprank._native_build dprank._lapack"
+        "dprank._csv_cells dprank._compiled dprank._native_build dprank._lapack dprank._lazy_scipy"
     ),
     "data": (
         "dprank.comparisons dprank.models dprank.inputs dprank._input_* dprank.arena. "
