@@ -23,6 +23,10 @@ alike) and the ratios. ``dprank`` is the default ``solver="auto"``: the
     python benchmarks/bench_edge_mle.py            # n = 100, 300, 700 (p = 1), n = 300 p = 0.25
     python benchmarks/bench_edge_mle.py --quick    # smaller sizes, seconds
     python benchmarks/bench_edge_mle.py --sizes 300:0.25 700:1 --no-choix   # the Paper A cases
+    python benchmarks/bench_edge_mle.py --repeat 10 --markdown docs/includes  # the docs' table
+
+(``--markdown DIR``: the table of docs/performance.md, ``DIR/performance_edge_mle.md``, its first
+line the command, the machine's load as the run started.)
 
 Timings depend on the machine; nothing here is asserted in the tests.
 """
@@ -31,8 +35,11 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import platform
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 from scipy import optimize
@@ -125,7 +132,12 @@ def main(argv=None):
     parser.add_argument(
         "--sizes", nargs="+", metavar="N:P", help="designs to run, e.g. 300:0.25 700:1"
     )
+    parser.add_argument(
+        "--markdown", type=Path, metavar="DIR", help="write the table into DIR (docs/includes)"
+    )
     args = parser.parse_args(argv)
+    load = os.getloadavg()[0]
+    rows = []
     sizes = (
         [(50, 1.0), (100, 0.25)]
         if args.quick
@@ -187,12 +199,45 @@ def main(argv=None):
             f"{1e3 * t_choix:>9.1f} {t_scipy / t_ours:>10.1f} {t_choix / t_ours:>10.1f} "
             f"{diff:>10.1e} {dobj:>10.1e}{'' if ok else '  DISAGREE'}"
         )
+        choix_cells = ["-", "-"] if args.no_choix else [f"{1e3 * t_choix:.0f}"]
+        if not args.no_choix:
+            choix_cells.append(f"{t_choix / t_ours:.0f}")
+        rows.append([
+            n, f"{p:g}", f"{1e3 * t_ours:.3g}", f"{1e3 * t_warm:.3g}", f"{1e3 * t_scipy:.4g}",
+            choix_cells[0], f"{t_scipy / t_ours:.1f}", choix_cells[1], _sci(diff), f"{dobj:.1e}",
+        ])  # fmt: skip
     print(
         "# ratios > 1: dprank faster. 'warm' = per fit, warm-started across epsilon = 2.5, 1, 0.5;"
         "\n# obj-scipy = our objective (2.2) minus scipy's, summed term by term (<= 0: ours at "
         "least as low)."
     )
+    if args.markdown and not failures:
+        print(f"wrote {write_include(args.markdown, argv, load, args.repeat, rows)}")
     return 1 if failures else 0
+
+
+def _sci(x: float) -> str:
+    """``5e-8`` (one digit, no padded exponent)."""
+    mantissa, exponent = f"{x:.0e}".split("e")
+    return f"{mantissa}e{int(exponent)}"
+
+
+def write_include(folder: Path, argv, load: float, repeat: int, rows) -> Path:
+    """The table of docs/includes/performance_edge_mle.md (times of one fit)."""
+    from dprank_papers.docs_includes import benchmark_header, markdown_table
+
+    header = ["n", "p", "dprank (ms)", "dprank, warm start (ms)", "scipy L-BFGS-B (ms)"]
+    header += ["choix (ms)", "scipy / dprank", "choix / dprank", "max abs. diff"]
+    header += ["ours - scipy's objective"]
+    words = sys.argv[1:] if argv is None else argv
+    threads = os.environ.get("OMP_NUM_THREADS")
+    command = (f"OMP_NUM_THREADS={threads} " if threads else "") + "python "
+    command += "benchmarks/bench_edge_mle.py " + " ".join(map(str, words))
+    note = f"best of {repeat}, load {load:.1f} as it started"
+    text = benchmark_header(command, note) + markdown_table(header, rows, "r" * len(header))
+    path = Path(folder) / "performance_edge_mle.md"
+    path.write_text(text)
+    return path
 
 
 if __name__ == "__main__":

@@ -166,7 +166,9 @@ def write_include(folder: Path, argv, load: float, reps: int, rows) -> Path:
     header += ["dprank, batched (ms)", "cvxpy / batched", "max abs. diff (scipy, one fit)"]
     header += ["max abs. diff (cvxpy, 1e-12 tolerances)"]
     words = sys.argv[1:] if argv is None else argv
-    command = "python benchmarks/bench_individual_mle.py " + " ".join(words)
+    threads = os.environ.get("OMP_NUM_THREADS")
+    command = (f"OMP_NUM_THREADS={threads} " if threads else "") + "python "
+    command += "benchmarks/bench_individual_mle.py " + " ".join(words)
     note = f"{reps} problems per design, load {load:.1f}"
     text = benchmark_header(command, note) + markdown_table(header, rows, "r" * len(header))
     path = Path(folder) / "performance_individual_mle.md"

@@ -36,6 +36,9 @@ INCLUDES = [
     "performance_slope",
     "performance_fit",
     "intervals_coverage",
+    "sparse_density_threshold",
+    "performance_edge_mle",
+    "performance_individual_mle",
 ]
 
 

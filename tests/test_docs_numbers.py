@@ -10,7 +10,12 @@ sizes, ratios); this file checks those without. Left out of the scan: marked val
 the papers' settings and published numbers, and the evidence for each documented choice);
 docs/intervals.md (rewritten by issue 46).
 
-Two lists, per page:
+Counts (an integer and what it counts: "96 games", "18 release paths", "35 jobs", "32
+minutes") are scanned too (:func:`counts`), with their own two lists, :data:`NOT_RUN_COUNTS`
+and :data:`TYPED_RUN_COUNTS`; a count that the code declares (the harness's release paths and
+games, the scale study's jobs) is a derived value of values.yaml, recomputed from the code.
+
+Two lists of plain numbers, per page:
 
 - :data:`NOT_RUN_OUTPUTS`: numbers no run produces: settings (eps, p, levels, tolerances, the
   grids of config.yaml), the papers' published numbers, constants and formulas' values;
@@ -134,7 +139,7 @@ NOT_RUN_OUTPUTS = {
     "docs/slurm.md": {"1.5": "the profile's memory rule (1.5 x the peak)"},
     "docs/sparse.md": {
         **dict.fromkeys(
-            ("0.01", "0.05", "0.1", "0.2", "0.25", "0.3", "0.4", "0.7", "1.0", "1.2", "2.5"),
+            ("0.01", "0.1", "0.25", "0.3", "0.7", "1.2", "2.5"),
             "the benchmarks' settings (ridge, densities, Pareto's exponent, 2.5 million "
             "comparisons, the routing threshold)",
         ),
@@ -145,12 +150,6 @@ NOT_RUN_OUTPUTS = {
     },
 }
 
-_SOLVER = (
-    "typed from python benchmarks/bench_edge_mle.py / bench_individual_mle.py (the latter "
-    "writes performance_individual_mle.md with --markdown: to be run on an idle machine; a "
-    "run at load 9.9 on 2026-11-29 was not committed)"
-)
-_DENSITY = "typed from python benchmarks/density_threshold.py (not yet written by it)"
 _PAIRS = (
     "the n x n path over the pair-list path, measured before its last two speed-ups (the page "
     "says so), no command kept"
@@ -166,41 +165,6 @@ _SCALE = (
 
 TYPED_RUN_OUTPUTS = {
     "docs/performance.md": {
-        **dict.fromkeys(
-            (
-                "1.26",
-                "0.83",
-                "9.5",
-                "7.5",
-                "2e-8",
-                "4.95",
-                "4.52",
-                "27.9",
-                "5.6",
-                "4e-9",
-                "19.8",
-                "14.9",
-                "183.5",
-                "9.3",
-                "0.92",
-                "0.71",
-                "3.1",
-                "3.3",
-                "1e-8",
-                "17.5",
-                "2.60",
-                "0.30",
-                "0.063",
-                "2e-7",
-                "7.4",
-                "1.03",
-                "0.26",
-                "0.013",
-                "5e-8",
-                "3e-5",
-            ),
-            _SOLVER,
-        ),
         **dict.fromkeys(
             (
                 "1.41",
@@ -248,31 +212,6 @@ TYPED_RUN_OUTPUTS = {
         **dict.fromkeys(("1.4e-3", "4e-4"), "the 18 fits against the authors' solver, by hand"),
     },
     "docs/sparse.md": {
-        **dict.fromkeys(
-            (
-                "5.47",
-                "4.82",
-                "4.58",
-                "3.38",
-                "2.29",
-                "1.39",
-                "17.66",
-                "12.28",
-                "6.83",
-                "3.73",
-                "1.95",
-                "1.43",
-                "24.02",
-                "13.88",
-                "6.00",
-                "3.40",
-                "2.86",
-                "2.17",
-                "1.34",
-                "29.2",
-            ),
-            _DENSITY,
-        ),
         **dict.fromkeys(("2.3e-10", "4.6", "3e-10", "3.8e-11", "1.1", "4.9"), _SCALE),
     },
 }
@@ -365,3 +304,210 @@ def test_the_deviations_quote_the_values_of_the_pages():
     assert len(names) == 4
     for name in names:
         assert values[name]["value"] in text, name
+
+
+# ------------------------------------------------------------------- counts
+
+#: What a count counts: the things a run or the code produces (jobs, games, paths, rows,
+#: fits, ...), a setting sizes (replicates, items, cells, settings) or a run takes (minutes)
+_NOUNS = (
+    r"games?|release paths?|paths?|jobs?|tests?|methods?|distinguishers?|checks?|overlays?|"
+    r"cells?|rules?|modules?|files?|pages?|minutes?|hours?|seconds?|runs?|rows?|fits?|"
+    r"figures?|tables?|attacks?|mechanisms?|outputs?|calls?|steps?|iterations?|replicates?|"
+    r"items?|failures?|errors?|warnings?|properties|entries|lines?|columns?|plots?|"
+    r"deviations?|choices?|data sets?|downloads?|releases?|studies|benchmarks?|scenarios?|"
+    r"solvers?|settings?|targets?|passes|evaluations?"
+)
+#: A count: an integer (``1,000``, ``2 million``), at most one word, then what it counts
+_COUNT = re.compile(
+    r"(?<![\w.^/=#+<>-])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\s+million)?(?![\w.%^,]|\.\d)"
+    rf"\s+(?:[a-z-]+\s+)?(?:{_NOUNS})\b"
+)
+
+
+def counts(text: str) -> list[str]:
+    """The counts of ``text`` ("96 games", "1,000 runs", "32 minutes") outside marked values,
+    code, comments and link targets, each with its words as the page has them (one space)."""
+    text = re.sub(r"<!--v:[a-z0-9_]+-->.*?<!--/v-->", "V", text, flags=re.S)
+    text = re.sub(r"<!--.*?-->", "", text, flags=re.S)
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    text = re.sub(r"`[^`]*`", "", text)
+    text = re.sub(r"\]\([^)]*\)", "]", text)
+    return [
+        " ".join(m.group(0).split())
+        for m in _COUNT.finditer(text)
+        if not _REFERENCE.search(text[max(0, m.start() - 20) : m.start()])
+    ]
+
+
+_REPLICATES = "the number of replicates, a setting (config.yaml)"
+_HARNESS_RUN = (
+    "the last run of the harness's full profile (snakemake privacy_audit_full, 32 min): "
+    "the page says it predates the paths added since; to be measured from it"
+)
+_SCHEDULER = (
+    "a cProfile of the smoke run's scheduler (python -m cProfile -m snakemake, the page names "
+    "it), no result file kept"
+)
+
+#: Counts with what they count that no run produces, per page, with the reason
+NOT_RUN_COUNTS = {
+    "docs/architecture.md": {"850 lines": "the modules' ceiling (tests/test_package_boundary.py)"},
+    "docs/audit.md": {
+        "200,000 runs": "the audit's trials, a setting",
+        "5 items": "the audit's inputs (n = 5), a setting",
+    },
+    "docs/benchmark.md": dict.fromkeys(("800 replicates", "200 replicates"), _REPLICATES),
+    "docs/cli.md": {
+        "50 items": "the plot's limit (--plot), a setting",
+        "100 items": "the interval law's switch (auto), a setting",
+    },
+    "docs/fidelity.md": {
+        "200 replicates": _REPLICATES,
+        **dict.fromkeys(("3 cells", "2 cells"), "empty cells of the paper's tables (published)"),
+        "80 settings": "Scenario V's grid (config.yaml), a setting",
+    },
+    "docs/leaderboard.md": {"10 replicates": _REPLICATES},
+    "docs/performance.md": {
+        "100 replicates fit": _REPLICATES,
+        "100 per second": "Snakemake's default --max-jobs-per-timespan",
+        "536 rows": "65 536 rows (2^16): the pair-list path's sample, a constant",
+        "3 passes": "the radix sort's passes for up to 2^17 items, a formula's value",
+        "25 million rows": "the benchmark's input size, a setting",
+        "64 items": "the routing threshold, a setting",
+    },
+    "docs/privacy.md": {
+        "140,000 items": "the public bound the check refuses past, a setting",
+        **dict.fromkeys(("5 items", "60 items"), "the games' inputs, a setting"),
+        "3 standard errors": "the harness's rule (a game holds)",
+        **dict.fromkeys(
+            ("120 runs", "30 runs", "1,000 runs", "500 counted runs"),
+            "the harness's runs per data set (dprank.audit.harness.PROFILES), a setting",
+        ),
+    },
+    "docs/protocols.md": {"120 replicates": _REPLICATES},
+    "docs/reproducing.md": {"200 replicates": _REPLICATES},
+    "docs/scale-study.md": {
+        "700 items": "Paper A's Figure 1's largest n (published)",
+        "20 per job": "the study's replicates per job, a setting",
+    },
+    "docs/sensitivity.md": {
+        **dict.fromkeys(
+            ("200 per setting", "50 per cell", "200 per cell", "200 replicates"), _REPLICATES
+        ),
+        "80 settings": "Scenario V's grid (config.yaml), a setting",
+        "72 cells": "the cells of B2's Table 6 (published)",
+    },
+    "docs/sparse.md": {
+        "4,000 items": "the benchmark's input size, a setting",
+        "64 items": "the routing threshold, a setting",
+    },
+}
+
+#: Counts a run or the code produced that are still typed, per page, with the command
+TYPED_RUN_COUNTS = {
+    "docs/leaderboard.md": {
+        "17 minutes": "the arena study's time on two busy cores (snakemake arena), no timing "
+        "record kept"
+    },
+    "docs/performance.md": {
+        **dict.fromkeys(
+            ("36 stage jobs", "26 figure jobs"),
+            "snakemake -n at paper scale, the jobs of one rule (Paper A's stages, the figures)",
+        ),
+        **dict.fromkeys(
+            ("12,156 passes", "632,065 input-size checks", "2 million calls", "232 jobs"),
+            _SCHEDULER,
+        ),
+    },
+    "docs/privacy.md": dict.fromkeys(("96 games", "32 minutes"), _HARNESS_RUN),
+    "docs/protocols.md": {"18 fits": "the fits against the authors' solver, by hand"},
+    "docs/reproducing.md": {
+        "3 jobs": "snakemake -n: B1's Figure 7 (one job per scheme)",
+        "145 jobs": "snakemake -n after touch src/dprank/mle.py in a finished run's copy (the "
+        "page says so; tests/test_workflow.py checks the plans on a smoke copy)",
+    },
+    "docs/sparse.md": dict.fromkeys(
+        ("10 evaluations", "7 steps", "26 evaluations", "10 steps", "679 evaluations"), _SCALE
+    ),
+}
+
+
+@pytest.mark.parametrize("page", _pages())
+def test_counts_are_values_or_listed(page):
+    """A count of a page (an integer and what it counts: jobs, games, release paths, runs,
+    minutes) is a marked value or listed (NOT_RUN_COUNTS: a setting, a constant, a published
+    number; TYPED_RUN_COUNTS: a run's, still typed); a count typed anew fails here."""
+    found = set(counts((ROOT / page).read_text()))
+    listed = set(NOT_RUN_COUNTS.get(page, {})) | set(TYPED_RUN_COUNTS.get(page, {}))
+    assert found - listed == set(), (
+        "mark these as values (docs/includes/values.yaml) or list them here with the reason"
+    )
+
+
+def test_the_count_lists_name_only_counts_the_pages_hold():
+    for lists in (NOT_RUN_COUNTS, TYPED_RUN_COUNTS):
+        for page, found in lists.items():
+            stale = set(found) - set(counts((ROOT / page).read_text()))
+            assert stale == set(), (page, stale)
+            assert all(reason for reason in found.values())
+    for page, found in TYPED_RUN_COUNTS.items():
+        assert not set(found) & set(NOT_RUN_COUNTS.get(page, {})), page
+
+
+def test_the_scan_finds_counts():
+    text = "In the full profile (96 games, 14 release paths, 32 minutes) with 1,000 runs and "
+    text += "2 million `stat` calls; Algorithm 1 fit once, `3 jobs`, <!--v:a-->18<!--/v--> paths, "
+    text += "Python 3.11 lines, 0.5 runs, 65 536 rows"
+    assert counts(text) == [
+        "96 games",
+        "14 release paths",
+        "32 minutes",
+        "1,000 runs",
+        "2 million calls",
+        "536 rows",
+    ]
+
+
+def test_the_density_table_bears_out_its_page():
+    """docs/sparse.md concludes from the table benchmarks/density_threshold.py writes (its
+    include) that the dense fast path does not pay for edge-list input: every ratio is above
+    1 (a new run that finds otherwise fails here, and the page's words must change)."""
+    page = (ROOT / "docs/sparse.md").read_text()
+    assert '--8<-- "includes/sparse_density_threshold.md"' in page
+    assert "the dense fast path does not pay" in page
+    text = (ROOT / "docs/includes/sparse_density_threshold.md").read_text()
+    assert text.startswith("<!-- Generated by a benchmark: `")
+    rows = [line.split("|")[2:-2] for line in text.splitlines() if re.match(r"\| \d", line)]
+    ratios = [float(cell) for row in rows for cell in row]  # the last column is the load
+    assert len(rows) >= 3 and len(ratios) == 6 * len(rows)
+    assert min(ratios) > 1, min(ratios)
+
+
+def test_the_quoted_solver_ratios_are_the_tables():
+    """performance.md quotes the Paper A cases of the table bench_edge_mle.py writes (its
+    include, docs/includes/performance_edge_mle.md): the quoted value (values.yaml's
+    bench_edge_mle_ratios) is that table's, so a new run of the benchmark that is not
+    copied into the value fails here. The warm ratio is scipy's time over the warm one (both
+    rounded in the table: within 2%)."""
+    from dprank_papers.docs_values import load_values
+
+    text = (ROOT / "docs/includes/performance_edge_mle.md").read_text()
+    lines = [line for line in text.splitlines() if line.startswith("|")]
+    header = [c.strip() for c in lines[0].strip("|").split("|")]
+    rows = {}
+    for line in lines[2:]:
+        row = dict(zip(header, (c.strip() for c in line.strip("|").split("|")), strict=True))
+        rows[(row["n"], row["p"])] = row
+    values = load_values(ROOT / "docs/includes/values.yaml")
+    quoted = [
+        float(x) for x in re.findall(r"(\d+(?:\.\d+)?)x", values["bench_edge_mle_ratios"]["value"])
+    ]
+    assert len(quoted) == 4
+    for (cold, warm), key in zip(
+        (quoted[:2], quoted[2:]), (("700", "1"), ("300", "0.25")), strict=True
+    ):
+        row = rows[key]
+        assert cold == float(row["scipy / dprank"]), key
+        table_warm = float(row["scipy L-BFGS-B (ms)"]) / float(row["dprank, warm start (ms)"])
+        assert abs(warm - table_warm) <= 0.02 * table_warm, (key, warm, table_warm)

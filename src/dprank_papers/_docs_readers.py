@@ -60,6 +60,20 @@ def registered_methods(root: Path, results: Path) -> str:
     return str(len(all_methods()))
 
 
+def harness_count(what: str) -> Callable[[Path, Path], str]:
+    """The privacy harness's declared release paths (``"paths"``) or the games of its full
+    profile (``"full_games"``: every path through each way at each budget), from the code."""
+
+    def measure(root: Path, results: Path) -> str:
+        from dprank.audit import harness
+
+        if what == "paths":
+            return str(len(harness.PATHS))
+        return str(len(harness.profile_games(what.removesuffix("_games"))))
+
+    return measure
+
+
 def b2_overlays(root: Path, results: Path) -> str:
     """The B2 figures drawn with an overlay of published numbers, and the tables they show."""
     import yaml
@@ -304,6 +318,22 @@ def scale_ridge(root: Path, results: Path) -> str:
     degree = float(section["degree"])
     lo, hi = (2 * math.sqrt(degree * math.log(n)) for n in (min(section["n"]), max(section["n"])))
     return f"{lo:.0f} to {hi:.0f}"
+
+
+def scale_chunks(root: Path, results: Path) -> str:
+    """The scale study's simulation jobs: its replicates of each n in chunks of
+    ``chunk_size`` (config section ``beyond_scale``), as workflow/rules/beyond.smk plans them."""
+    import yaml
+
+    from .studies import beyond_scale
+
+    section = yaml.safe_load((root / "config.yaml").read_text())["beyond_scale"]
+    return str(
+        sum(
+            beyond_scale.chunk_count(beyond_scale.reps_for(section, n), section["chunk_size"])
+            for n in section["n"]
+        )
+    )
 
 
 def arena(

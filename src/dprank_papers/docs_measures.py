@@ -51,6 +51,14 @@ MEASURES: dict[str, Measure] = {
     "registered_methods": Measure(
         "derived", "len(dprank.methods.all_methods())", _r.registered_methods
     ),
+    "harness_release_paths": Measure(
+        "derived", "len(dprank.audit.harness.PATHS)", _r.harness_count("paths")
+    ),
+    "harness_full_games": Measure(
+        "derived",
+        "len(dprank.audit.harness.profile_games('full'))",
+        _r.harness_count("full_games"),
+    ),
     "b2_overlays": Measure(
         "derived",
         "the B2 figures of workflow/papers/paper_b2.yaml with published tables",
@@ -579,6 +587,11 @@ MEASURES: dict[str, Measure] = {
         "derived",
         "2 sqrt(n p log n) at the smallest and largest n of config.yaml's beyond_scale",
         _r.scale_ridge,
+    ),
+    "scale_chunks": Measure(
+        "derived",
+        "the chunks of replicates of each n of config.yaml's beyond_scale (chunk_size each)",
+        _r.scale_chunks,
     ),
     "report_size": Measure(
         "results",
