@@ -282,6 +282,14 @@ def same_items(a: np.ndarray, b: np.ndarray, names: str) -> None:
         ) from None
 
 
+def solver_options(tol, tol_name: str, max_iter, theta0) -> None:
+    """Check a solver's common options: a tolerance, an iteration cap, a start (or None)."""
+    non_negative(tol, tol_name)
+    count(max_iter, "max_iter")
+    if theta0 is not None:
+        finite(theta0, "theta0")
+
+
 def estimate_and_truth(theta_hat, theta) -> tuple[np.ndarray, np.ndarray]:
     """Both as arrays after checking they score the same items and broadcast.
 

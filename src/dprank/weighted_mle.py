@@ -313,12 +313,9 @@ def fit_weighted_mle(
     """
     _checks.count(m, "m", 1)
     _checks.link(link)
-    _checks.non_negative(gtol, "gtol")
-    _checks.count(max_iter, "max_iter")
+    _checks.solver_options(gtol, "gtol", max_iter, theta0)
     _checks.count(fallback_max_iter, "fallback_max_iter")
     _checks.positive(theta_max, "theta_max")
-    if theta0 is not None:
-        _checks.finite(theta0, "theta0")
     if isinstance(S, (Comparisons, PairStatistics)):
         if N is not None:
             raise ValueError("pass N = None with a Comparisons (N is its pair counts)")
