@@ -103,3 +103,19 @@ def test_metrics():
     np.testing.assert_allclose(
         rel_hamming(np.array([[0, 1], [2, 3]]), np.array([2, 3])), [1.0, 0.0]
     )
+
+
+def test_estimate_and_noise_shapes_are_checked_once_for_all_callers():
+    """metrics, metrics_b and noisy_counts share one check: same items, broadcasting axes."""
+    from dprank.metrics_b import rms_error
+
+    theta = np.zeros((3, 4))
+    theta[:, 0] = 1.0
+    for f in (log_rel_l2, rms_error):
+        with pytest.raises(ValueError, match="same number of items"):
+            f(np.zeros((3, 5)), theta)
+        with pytest.raises(ValueError, match="theta_hat and theta must broadcast"):
+            f(np.zeros((2, 4)), theta)
+    wins = np.zeros((3, 4, 4))
+    with pytest.raises(ValueError, match="noise and the counts of wins must broadcast"):
+        noisy_counts(wins, np.zeros((2, 4)))

@@ -271,6 +271,36 @@ def same_last_axis(a: np.ndarray, b: np.ndarray, names: str) -> None:
         )
 
 
+def same_items(a: np.ndarray, b: np.ndarray, names: str) -> None:
+    """:func:`same_last_axis`, and the other axes of the two arrays broadcast."""
+    same_last_axis(a, b, names)
+    try:
+        np.broadcast_shapes(np.shape(a), np.shape(b))
+    except ValueError:
+        raise ValueError(
+            f"{names} must broadcast, got shapes {np.shape(a)} and {np.shape(b)}"
+        ) from None
+
+
+def solver_options(tol, tol_name: str, max_iter, theta0) -> None:
+    """Check a solver's common options: a tolerance, an iteration cap, a start (or None)."""
+    non_negative(tol, tol_name)
+    count(max_iter, "max_iter")
+    if theta0 is not None:
+        finite(theta0, "theta0")
+
+
+def estimate_and_truth(theta_hat, theta) -> tuple[np.ndarray, np.ndarray]:
+    """Both as arrays after checking they score the same items and broadcast.
+
+    A NaN estimate is allowed (the error metrics give NaN); the truth must be finite.
+    """
+    theta_hat = array(theta_hat, "theta_hat", min_size=1)
+    theta = finite(theta, "theta", min_size=1)
+    same_items(theta_hat, theta, "theta_hat and theta")
+    return theta_hat, theta
+
+
 # ----------------------------------------------------------------------------- tables, files
 
 

@@ -221,11 +221,7 @@ class _BlockReader:
     def _budgets(self, arr, user: np.ndarray, where: Where) -> None:
         name = self.eps_name
         eps, shown = self._numbers(arr, name, where)
-        bad = np.flatnonzero(~(eps > 0))
-        if bad.size:
-            raise where.error(
-                f"the budget '{name}' must be positive, got {shown(bad[0])!r}", bad, name
-            )
+        where.positive_budgets(eps, name, shown)
         known = self.user_eps
         size = self.users.size
         if known.size < size:
@@ -235,14 +231,7 @@ class _BlockReader:
         first_eps[user[::-1]] = eps[::-1]  # each user's first row in this block
         known[fresh] = first_eps[fresh]
         self.user_eps = known
-        bad = np.flatnonzero(known[user] != eps)
-        if bad.size:
-            raise where.error(
-                f"user {self.users.label(user[bad[0]])!r} has different budgets "
-                f"'{name}' on different rows (one release budget per user)",
-                bad,
-                name,
-            )
+        where.one_budget_per_user(known, user, eps, name, self.users.label)
 
     def finish(self):
         """``(comparisons, user labels or None)`` with items and users in label order."""

@@ -223,21 +223,8 @@ def _frame_counts(frame: pd.DataFrame, where: Where) -> np.ndarray:
 def _frame_budgets(frame: pd.DataFrame, eps_name: str, user, user_labels, where: Where):
     """Each user's budget from the column ``eps_name``: positive, one per user."""
     eps = _numeric_column(frame, eps_name, where)
-    bad = np.flatnonzero(~(eps > 0))
-    if bad.size:
-        raise where.error(
-            f"the budget '{eps_name}' must be positive, got {frame[eps_name].iloc[bad[0]]!r}",
-            bad,
-            eps_name,
-        )
+    where.positive_budgets(eps, eps_name, lambda k: frame[eps_name].iloc[k])
     user_eps = np.full(len(user_labels), np.nan)
     user_eps[user[::-1]] = eps[::-1]  # each user's first row; the others are checked next
-    bad = np.flatnonzero(user_eps[user] != eps)
-    if bad.size:
-        raise where.error(
-            f"user {str(user_labels[user[bad[0]]])!r} has different budgets "
-            f"'{eps_name}' on different rows (one release budget per user)",
-            bad,
-            eps_name,
-        )
+    where.one_budget_per_user(user_eps, user, eps, eps_name, lambda u: str(user_labels[u]))
     return user_eps

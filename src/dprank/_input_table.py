@@ -132,6 +132,27 @@ class Where:
             column = self.columns.index(name) + 1
         return InputError(problem + extra, self.source, line, column, name, self.row_word)
 
+    def positive_budgets(self, eps: np.ndarray, name: str, shown) -> None:
+        """Refuse a budget that is not positive (``shown(k)``: row ``k``'s value as read)."""
+        bad = np.flatnonzero(~(eps > 0))
+        if bad.size:
+            raise self.error(
+                f"the budget '{name}' must be positive, got {shown(bad[0])!r}", bad, name
+            )
+
+    def one_budget_per_user(
+        self, per_user: np.ndarray, user: np.ndarray, eps: np.ndarray, name: str, label
+    ) -> None:
+        """Refuse a row whose budget is not its user's (``label(u)``: user ``u``'s label)."""
+        bad = np.flatnonzero(per_user[user] != eps)
+        if bad.size:
+            raise self.error(
+                f"user {label(user[bad[0]])!r} has different budgets "
+                f"'{name}' on different rows (one release budget per user)",
+                bad,
+                name,
+            )
+
 
 _NUMBER_CHARACTERS = "0123456789+-.eE \t"
 

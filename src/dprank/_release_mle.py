@@ -66,7 +66,6 @@ The papers' studies do not come here: they keep their seeded streams and
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
@@ -220,8 +219,7 @@ def noisy_obj_release(
     (WeightedFit, dict)
         The centred fit and its public details (``sigma``, the guarantee computed by OpenDP).
     """
-    from .objective import lambda_from_ridge
-    from .weighted_mle import fit_weighted_mle, noisy_obj_calibration
+    from .weighted_mle import noisy_obj_calibration, noisy_obj_minimiser
 
     gamma, sigma = noisy_obj_calibration(eps, delta)
     guaranteed = noisy_obj_guarantee(sigma, delta)
@@ -233,18 +231,9 @@ def noisy_obj_release(
     wins = copeland_counts(c)
     noisy = noise.gaussian_mechanism(wins, sigma)
     b = 0.5 * _comparisons_per_item(c) - noisy
-    fit = fit_weighted_mle(
-        outcome_free(c),
-        None,
-        c.n_items,
-        lambda_from_ridge(gamma),
-        BTL,
-        b=b,
-        gtol=gtol,
-        max_iter=max_iter,
-        theta_max=np.inf,
+    out = noisy_obj_minimiser(
+        outcome_free(c), None, c.n_items, gamma, b, gtol=gtol, max_iter=max_iter
     )
-    out = dataclasses.replace(fit, theta=fit.theta - fit.theta.mean())
     details = {
         "noise": "gaussian",
         "noise_scale": sigma,

@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import contextlib
 import csv
-import hashlib
 import os
 import sys
 from typing import Any, NamedTuple
@@ -61,6 +60,7 @@ from ._input_table import (
     check_header,
     opening_error,
 )
+from .datasets import sha256 as file_sha256
 
 __all__ = [
     "KNOWN_COLUMNS",
@@ -71,16 +71,6 @@ __all__ = [
     "normalize_label",
     "read_comparisons",
 ]
-
-
-def file_sha256(path: str | os.PathLike) -> str:
-    """sha256 (hex) of a file's bytes."""
-    _checks.path(path, "path")
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 # --------------------------------------------------------------------------- reading

@@ -24,21 +24,13 @@ def _nonzero_truth(norm, which: str) -> np.ndarray:
     return norm
 
 
-def _estimate_and_truth(theta_hat, theta) -> tuple[np.ndarray, np.ndarray]:
-    """Both as arrays after checking they score the same items (NaN estimates give NaN)."""
-    theta_hat = _checks.array(theta_hat, "theta_hat", min_size=1)
-    theta = _checks.finite(theta, "theta", min_size=1)
-    _checks.same_last_axis(theta_hat, theta, "theta_hat and theta")
-    return theta_hat, theta
-
-
 def log_rel_l2(theta_hat: np.ndarray, theta: np.ndarray) -> np.ndarray:
     """``log(||theta_hat - theta||_2 / ||theta||_2)`` along the last axis.
 
     ``theta_hat`` and ``theta`` broadcast against each other; their last axes (the
     items) have the same length. A NaN estimate gives NaN; the truth must be finite.
     """
-    theta_hat, theta = _estimate_and_truth(theta_hat, theta)
+    theta_hat, theta = _checks.estimate_and_truth(theta_hat, theta)
     scale = _nonzero_truth(np.linalg.norm(theta, axis=-1), "l2")
     err = np.linalg.norm(np.asarray(theta_hat) - theta, axis=-1)
     return np.log(err / scale)
@@ -49,7 +41,7 @@ def log_rel_linf(theta_hat: np.ndarray, theta: np.ndarray) -> np.ndarray:
 
     Arguments as in :func:`log_rel_l2`.
     """
-    theta_hat, theta = _estimate_and_truth(theta_hat, theta)
+    theta_hat, theta = _checks.estimate_and_truth(theta_hat, theta)
     scale = _nonzero_truth(np.max(np.abs(theta), axis=-1), "l_inf")
     err = np.max(np.abs(np.asarray(theta_hat) - theta), axis=-1)
     return np.log(err / scale)

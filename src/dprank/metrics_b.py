@@ -35,20 +35,6 @@ __all__ = [
 ]
 
 
-def _estimate_and_truth(theta_hat, theta) -> tuple[np.ndarray, np.ndarray]:
-    """Both as arrays after checking they score the same items (a NaN estimate gives NaN)."""
-    theta_hat = _checks.array(theta_hat, "theta_hat", min_size=1)
-    theta = _checks.finite(theta, "theta", min_size=1)
-    _checks.same_last_axis(theta_hat, theta, "theta_hat and theta")
-    try:
-        np.broadcast_shapes(theta_hat.shape, theta.shape)
-    except ValueError:
-        raise ValueError(
-            f"theta_hat and theta must broadcast, got shapes {theta_hat.shape} and {theta.shape}"
-        ) from None
-    return theta_hat, theta
-
-
 def rms_error(theta_hat: np.ndarray, theta: np.ndarray) -> np.ndarray:
     """Root-mean-square error ``m^{-1/2} ||theta_hat - theta||_2`` along the last axis.
 
@@ -64,7 +50,7 @@ def rms_error(theta_hat: np.ndarray, theta: np.ndarray) -> np.ndarray:
     numpy.ndarray
         Shape of the broadcast leading axes.
     """
-    theta_hat, theta = _estimate_and_truth(theta_hat, theta)
+    theta_hat, theta = _checks.estimate_and_truth(theta_hat, theta)
     diff = np.asarray(theta_hat, dtype=float) - np.asarray(theta, dtype=float)
     return np.sqrt(np.mean(diff**2, axis=-1))
 
@@ -79,7 +65,7 @@ def max_error(theta_hat: np.ndarray, theta: np.ndarray) -> np.ndarray:
     theta_hat, theta : (..., m) array_like
         Estimates and true scores; broadcast against each other.
     """
-    theta_hat, theta = _estimate_and_truth(theta_hat, theta)
+    theta_hat, theta = _checks.estimate_and_truth(theta_hat, theta)
     diff = np.asarray(theta_hat, dtype=float) - np.asarray(theta, dtype=float)
     return np.max(np.abs(diff), axis=-1)
 
@@ -128,7 +114,7 @@ def _rank_pair(
     theta_hat: np.ndarray, theta: np.ndarray, rng: np.random.Generator | None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Ranks of estimate and truth (estimate first when drawing tie-break keys)."""
-    theta_hat, theta = _estimate_and_truth(theta_hat, theta)
+    theta_hat, theta = _checks.estimate_and_truth(theta_hat, theta)
     _checks.no_nan(theta_hat, "theta_hat")  # ranks of NaN are undefined
     r_hat = ranks(theta_hat, rng)
     r_true = ranks(theta, rng)

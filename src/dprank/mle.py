@@ -309,10 +309,7 @@ def fit_penalized_mle(
     _checks.link(link)
     _checks.flag(sum_zero, "sum_zero")
     _checks.flag(raise_on_failure, "raise_on_failure")
-    _checks.non_negative(xtol, "xtol")
-    _checks.count(max_iter, "max_iter")
-    if theta0 is not None:
-        _checks.finite(theta0, "theta0")
+    _checks.solver_options(xtol, "xtol", max_iter, theta0)
     if solver not in _SOLVERS:
         raise ValueError(f"solver must be one of {', '.join(_SOLVERS)}, got {solver!r}")
     if isinstance(wins, (Comparisons, SparseData)):

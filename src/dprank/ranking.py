@@ -91,12 +91,5 @@ def noisy_counts(wins, noise: np.ndarray) -> np.ndarray:
     """
     counts = copeland_counts(wins)
     noise = no_nan(np.asarray(_checks.array(noise, "noise"), dtype=np.float64), "noise")
-    _checks.same_last_axis(noise, counts, "noise and wins")
-    try:
-        np.broadcast_shapes(noise.shape, counts.shape)
-    except ValueError:
-        raise ValueError(
-            f"noise of shape {noise.shape} does not broadcast against the counts of wins, "
-            f"shape {counts.shape}"
-        ) from None
+    _checks.same_items(noise, counts, "noise and the counts of wins")
     return counts + noise

@@ -43,6 +43,7 @@ Solver
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -68,6 +69,7 @@ __all__ = [
     "laplace_plugin_statistics",
     "noisy_obj_calibration",
     "noisy_obj_fit",
+    "noisy_obj_minimiser",
     "weighted_objective",
     "weighted_objective_gradient",
 ]
@@ -311,12 +313,9 @@ def fit_weighted_mle(
     """
     _checks.count(m, "m", 1)
     _checks.link(link)
-    _checks.non_negative(gtol, "gtol")
-    _checks.count(max_iter, "max_iter")
+    _checks.solver_options(gtol, "gtol", max_iter, theta0)
     _checks.count(fallback_max_iter, "fallback_max_iter")
     _checks.positive(theta_max, "theta_max")
-    if theta0 is not None:
-        _checks.finite(theta0, "theta0")
     if isinstance(S, (Comparisons, PairStatistics)):
         if N is not None:
             raise ValueError("pass N = None with a Comparisons (N is its pair counts)")
@@ -544,28 +543,30 @@ def noisy_obj_fit(
     e = float(np.min(np.asarray(_checks.array(eps, "eps", min_size=0), dtype=np.float64)))
     gamma, sigma = noisy_obj_calibration(e, delta, zeta, beta)
     w = rng.normal(0.0, sigma, size=int(m))
+    return noisy_obj_minimiser(wins, n_obs, m, gamma, w, gtol=gtol, max_iter=max_iter)
+
+
+def noisy_obj_minimiser(
+    wins, n_obs, m: int, gamma: float, b, *, gtol: float, max_iter: int
+) -> WeightedFit:
+    """NoisyObj's fit: the BTL objective with ridge ``gamma`` and linear term ``b``, centred.
+
+    The minimiser of :func:`fit_weighted_mle` (``lambda`` from ``gamma``, no bound on
+    ``theta``) with ``theta`` centred; ``objective`` is the perturbed objective at the
+    uncentred minimiser. ``b`` is the objective perturbation (B2 Algorithm NoisyObj).
+    """
     fit = fit_weighted_mle(
         wins,
         n_obs,
         m,
         lambda_from_ridge(gamma),
         BTL,
-        b=w,
+        b=b,
         gtol=gtol,
         max_iter=max_iter,
         theta_max=np.inf,
     )
-    theta = fit.theta - fit.theta.mean()
-    return WeightedFit(
-        theta=theta,
-        converged=fit.converged,
-        n_iter=fit.n_iter,
-        method=fit.method,
-        grad_norm=fit.grad_norm,
-        objective=fit.objective,
-        local_min=fit.local_min,
-        diverged=fit.diverged,
-    )
+    return dataclasses.replace(fit, theta=fit.theta - fit.theta.mean())
 
 
 # ---------------------------------------------------------------------------

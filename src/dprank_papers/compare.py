@@ -249,14 +249,22 @@ def _digitised_row(r, ours, z: float, published_reps: int) -> dict:
     for var, value in ((r["x_var"], r["x"]), (r["series_var"], r["series"])):
         cell[{"epsilon": "eps"}.get(var, var)] = float(value)
     o = _our_row(ours, experiment, cell["n"], cell["m"], cell["eps"], r["method"], r["metric"])
-    row = {
-        "figure": r["figure"],
-        "panel": r["panel"],
-        "source": "digitised figure",
+    where = {
         "experiment": experiment,
         "n": int(cell["n"]),
         "m": int(cell["m"]),
         "epsilon": cell["eps"],
+    }
+    return _digitised_point(r, where, o, z, published_reps)
+
+
+def _digitised_point(r, where: dict, o, z: float, published_reps: int) -> dict:
+    """A digitised point ``r`` at the cell ``where`` beside our summary row ``o`` (or None)."""
+    row = {
+        "figure": r["figure"],
+        "panel": r["panel"],
+        "source": "digitised figure",
+        **where,
         "method": r["method"],
         "metric": r["metric"],
         "in_paper_figure": True,
@@ -375,24 +383,9 @@ def compare_real(
             & (ours["metric"] == r["metric"])
             & np.isclose(ours["epsilon"], float(r["x"]))
         ]
-        row = {
-            "figure": r["figure"],
-            "panel": r["panel"],
-            "source": "digitised figure",
-            "experiment": dataset,
-            "epsilon": float(r["x"]),
-            "method": r["method"],
-            "metric": r["metric"],
-            "in_paper_figure": True,
-            "published_mean": r["y_digitized"],
-            "published_se": np.nan,
-        }
-        tolerance = _digitised_tolerance(z, published_reps, float(r["axis_fit_residual"]))
-        row.update(_verdict(None if o.empty else o.iloc[0], r["y_digitized"], tolerance))
-        row["tolerance_rule"] = (
-            f"{z:g} x sd_ours x sqrt(1/reps + 1/{published_reps}) + digitisation residual"
-        )
-        rows.append(row)
+        where = {"experiment": dataset, "epsilon": float(r["x"])}
+        o = None if o.empty else o.iloc[0]
+        rows.append(_digitised_point(r, where, o, z, published_reps))
     return pd.DataFrame(rows)
 
 

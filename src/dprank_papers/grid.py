@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from dprank import checks as _checks
 
 __all__ = [
+    "CellGrid",
     "cell_blocks",
     "cell_name",
     "chunk_of",
@@ -25,6 +26,7 @@ __all__ = [
     "find_cell",
     "fmt_value",
     "parse_value",
+    "section_chunk_count",
 ]
 
 
@@ -153,3 +155,55 @@ def chunk_replicates(chunk_size: int, exp: Mapping, chunk: int | None) -> list[i
         return None
     start, stop = experiment_chunks(chunk_size, exp)[int(chunk)]
     return list(range(start, stop))
+
+
+def section_chunk_count(section: Mapping, experiment: str, chunk_size: int) -> int:
+    """Number of replicate chunks of every cell of ``experiment``.
+
+    ``section`` is a study's config section (``paper_a_edge``, ``paper_b2``, ...) with
+    its ``experiments``, ``chunk_size`` the workflow's default replicates per job.
+    """
+    return len(experiment_chunks(chunk_size, section["experiments"][experiment]))
+
+
+class CellGrid:
+    """A study's cells as named grid points, and the blocks of cells its jobs cover.
+
+    Parameters
+    ----------
+    cells : callable
+        Experiment -> the parameter dicts of its cells, in grid order.
+    keys : callable
+        Experiment -> the keys that name a cell (:func:`cell_name`'s ``order``).
+    """
+
+    def __init__(
+        self,
+        cells: Callable[[Mapping], list[dict]],
+        keys: Callable[[Mapping], Iterable[str]],
+    ) -> None:
+        self._cells = cells
+        self._keys = keys
+
+    def cell_names(self, exp: Mapping) -> list[str]:
+        """File-name labels of the cells, e.g. ``n300_p0.25``."""
+        keys = tuple(self._keys(exp))
+        return [cell_name(c, keys) for c in self._cells(exp)]
+
+    def blocks(self, exp: Mapping) -> dict[str, list[str]]:
+        """Job label -> the names of its cells (cells sharing the values of ``job_keys``)."""
+        return cell_blocks(
+            self.cell_names(exp), self._cells(exp), self._keys(exp), exp.get("job_keys")
+        )
+
+    def block_names(self, exp: Mapping) -> list[str]:
+        """Labels of the experiment's jobs (per chunk and stage): its blocks of cells."""
+        return list(self.blocks(exp))
+
+    def cell_params(self, exp: Mapping, name: str) -> dict:
+        """The parameters of the cell labelled ``name``."""
+        return find_cell(self._cells(exp), self.cell_names(exp), name)
+
+    def functions(self) -> tuple[Callable, Callable, Callable, Callable]:
+        """``(cell_names, blocks, block_names, cell_params)``, as a study module exposes them."""
+        return self.cell_names, self.blocks, self.block_names, self.cell_params

@@ -26,7 +26,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from dprank import checks as _checks
@@ -40,6 +40,7 @@ __all__ = [
     "manifest_path",
     "rebuild_command",
     "remove_orphan_manifests",
+    "remove_stale_files",
     "write_stage_manifest",
 ]
 
@@ -240,16 +241,35 @@ def remove_orphan_manifests(
     list of Path
         The removed manifests.
     """
+    kept = {os.path.abspath(k) for k in keep}
+
+    def orphan(manifest: Path) -> bool:
+        if not is_stage_manifest(manifest) or os.path.abspath(manifest) in kept:
+            return False
+        return not _target(manifest).exists()
+
+    return remove_stale_files(root, f".*{_SUFFIX}", orphan)
+
+
+def remove_stale_files(
+    root: str | os.PathLike, pattern: str, stale: Callable[[Path], bool]
+) -> list[Path]:
+    """Remove the files under ``root`` matching ``pattern`` (recursive glob) that ``stale`` picks.
+
+    ``root`` may be missing (nothing to remove). The paths are visited in sorted order.
+
+    Returns
+    -------
+    list of Path
+        The removed files.
+    """
     _checks.path(root, "root")
     root = Path(root)
     if not root.is_dir():
         return []
-    kept = {os.path.abspath(k) for k in keep}
     removed = []
-    for manifest in sorted(root.rglob(f".*{_SUFFIX}")):
-        if not is_stage_manifest(manifest) or os.path.abspath(manifest) in kept:
-            continue
-        if not _target(manifest).exists():
-            manifest.unlink(missing_ok=True)
-            removed.append(manifest)
+    for path in sorted(root.rglob(pattern)):
+        if stale(path):
+            path.unlink(missing_ok=True)
+            removed.append(path)
     return removed

@@ -262,21 +262,17 @@ def remove_stale_temporaries(
     """
     _checks.path(root, "root")
     from dprank.io import atomic_target
+    from dprank_papers.stage_manifests import remove_stale_files
 
-    root = Path(root)
-    if not root.is_dir():
-        return []
     wanted = None if targets is None else {os.path.abspath(t) for t in targets}
-    removed = []
-    for path in sorted(root.rglob(".*.tmp")):
+
+    def stale(path: Path) -> bool:
         target = atomic_target(path)
         if target is None or not path.is_file():
-            continue
-        if wanted is not None and os.path.abspath(target) not in wanted:
-            continue
-        path.unlink(missing_ok=True)
-        removed.append(path)
-    return removed
+            return False
+        return wanted is None or os.path.abspath(target) in wanted
+
+    return remove_stale_files(root, ".*.tmp", stale)
 
 
 def _lock_dir(workdir: str | os.PathLike) -> Path:

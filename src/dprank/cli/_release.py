@@ -21,6 +21,7 @@ import json
 import os
 from pathlib import Path
 
+from ..datasets import sha256 as file_sha256
 from ._output import UsageError
 
 #: The ``release`` field of a ``dprank privatize`` record.
@@ -105,14 +106,6 @@ def add_local_source_options(p) -> None:
     )
 
 
-def _sha256(path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def local_source(args) -> tuple[dict | None, tuple | None]:
     """``(local_source, items)`` of ``rank --privacy local``: where the guarantee comes from.
 
@@ -176,7 +169,7 @@ def local_source(args) -> tuple[dict | None, tuple | None]:
                 f"stream {args.comparisons} cannot be checked against it. {fix}"
             )
         args.expected_sha256 = record["sha256"]
-    elif record.get("sha256") != _sha256(args.comparisons):
+    elif record.get("sha256") != file_sha256(args.comparisons):
         raise UsageError(
             f"{args.comparisons} is not the file that the release record {path} describes (its "
             "sha256 differs: the file was edited, converted or replaced). Rank the file as "
@@ -269,7 +262,7 @@ def hashing_writer(writer, sink: dict):
     def write(target) -> None:
         writer(target)
         if isinstance(target, Path):
-            sink["sha256"] = _sha256(target)
+            sink["sha256"] = file_sha256(target)
         else:  # standard output, written through a buffer
             sink["sha256"] = hashlib.sha256(target.getvalue().encode("utf-8")).hexdigest()
 

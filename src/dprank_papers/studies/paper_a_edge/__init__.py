@@ -32,7 +32,7 @@ from collections.abc import Mapping
 from dprank import checks as _checks
 from dprank.objective import edge_ridge
 
-from ...grid import cell_blocks, cell_name, chunk_replicates, experiment_chunks, find_cell
+from ...grid import CellGrid, chunk_replicates, section_chunk_count
 
 __all__ = [
     "METHODS",
@@ -68,25 +68,9 @@ def cells(exp: Mapping) -> list[dict]:
     return out
 
 
-def cell_names(exp: Mapping) -> list[str]:
-    """File-name labels of the cells, e.g. ``n300_p0.25``."""
-    keys = _cell_keys(exp)
-    return [cell_name(c, keys) for c in cells(exp)]
-
-
-def blocks(exp: Mapping) -> dict[str, list[str]]:
-    """Job label -> the names of its cells (cells sharing the values of ``job_keys``)."""
-    return cell_blocks(cell_names(exp), cells(exp), _cell_keys(exp), exp.get("job_keys"))
-
-
-def block_names(exp: Mapping) -> list[str]:
-    """Labels of the experiment's jobs (per chunk and stage): its blocks of cells."""
-    return list(blocks(exp))
-
-
-def cell_params(exp: Mapping, name: str) -> dict:
-    """The parameters of the cell labelled ``name``."""
-    return find_cell(cells(exp), cell_names(exp), name)
+#: the grid's functions (:meth:`dprank_papers.grid.CellGrid.functions`)
+cell_names, blocks, block_names, cell_params = CellGrid(cells, _cell_keys).functions()
+chunk_count = section_chunk_count
 
 
 def fit_epsilons(exp: Mapping, cell: Mapping) -> list[float]:
@@ -116,15 +100,6 @@ def edge_gamma(n: int, p: float, eps: float, protocol: str, c0: float, kappa2: f
     if protocol == "authors" or math.isinf(eps):
         return base
     return max(base, 4.0 * kappa2 / eps)
-
-
-def chunk_count(section: Mapping, experiment: str, chunk_size: int) -> int:
-    """Number of replicate chunks of every cell of ``experiment``.
-
-    ``section`` is the study's config section (``paper_a_edge``), ``chunk_size``
-    the workflow's default replicates per job.
-    """
-    return len(experiment_chunks(chunk_size, section["experiments"][experiment]))
 
 
 def stage_kwargs(

@@ -29,7 +29,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping
 
-from ...grid import cell_blocks, cell_name, chunk_replicates, experiment_chunks, find_cell
+from ...grid import CellGrid, chunk_replicates, section_chunk_count
 
 __all__ = [
     "METHODS",
@@ -56,33 +56,13 @@ def cells(exp: Mapping) -> list[dict]:
     ]
 
 
-def cell_names(exp: Mapping) -> list[str]:
-    """File-name labels of the cells, e.g. ``n16_m1000_eps0.5``."""
-    return [cell_name(c, _KEYS) for c in cells(exp)]
+def _keys(exp: Mapping) -> tuple[str, ...]:
+    return _KEYS
 
 
-def blocks(exp: Mapping) -> dict[str, list[str]]:
-    """Job label -> the names of its cells (cells sharing the values of ``job_keys``)."""
-    return cell_blocks(cell_names(exp), cells(exp), _KEYS, exp.get("job_keys"))
-
-
-def block_names(exp: Mapping) -> list[str]:
-    """Labels of the experiment's jobs (per chunk and stage): its blocks of cells."""
-    return list(blocks(exp))
-
-
-def cell_params(exp: Mapping, name: str) -> dict:
-    """The parameters of the cell labelled ``name``."""
-    return find_cell(cells(exp), cell_names(exp), name)
-
-
-def chunk_count(section: Mapping, experiment: str, chunk_size: int) -> int:
-    """Number of replicate chunks of every cell of ``experiment``.
-
-    ``section`` is the study's config section (``paper_a_individual``), ``chunk_size``
-    the workflow's default replicates per job.
-    """
-    return len(experiment_chunks(chunk_size, section["experiments"][experiment]))
+#: the grid's functions (:meth:`dprank_papers.grid.CellGrid.functions`)
+cell_names, blocks, block_names, cell_params = CellGrid(cells, _keys).functions()
+chunk_count = section_chunk_count
 
 
 def stage_kwargs(

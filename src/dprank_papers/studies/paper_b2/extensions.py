@@ -28,7 +28,7 @@ from dprank.metrics_b import rms_error
 from dprank.models import get_link
 from dprank.seeding import Stream, cell_key, generator
 
-from .scenarios import true_scores
+from .scenarios import check_simulate_args, true_scores
 
 # B2's non-private references, through the registry (dprank.methods)
 _REFERENCE = get_method("nonprivate_mle")
@@ -62,11 +62,7 @@ def simulate_mixed_chunk(
     sigma: float,
 ) -> dict[str, np.ndarray]:
     """``theta`` (R, m), ``gamma`` (R, L), comparisons ``y`` (R, L, P) and mask ``a``."""
-    _checks.count(seed, "seed")
-    _checks.text(experiment, "experiment")
-    _checks.mapping(cell, "cell")
-    _checks.probability(p, "p")
-    replicates = _checks.indices(replicates)
+    replicates = check_simulate_args(seed, experiment, cell, p, replicates)
     _checks.non_negative(sigma, "sigma")
     key = cell_key({"role": "data", **cell})
     out: dict[str, list] = {"theta": [], "gamma": [], "y": [], "a": []}
@@ -127,11 +123,7 @@ def simulate_selection_chunk(
     All comparisons of a pair share one law, so the counts are sampled
     binomially per pair (no privacy: ``eps = inf``).
     """
-    _checks.count(seed, "seed")
-    _checks.text(experiment, "experiment")
-    _checks.mapping(cell, "cell")
-    _checks.probability(p, "p")
-    replicates = _checks.indices(replicates)
+    replicates = check_simulate_args(seed, experiment, cell, p, replicates)
     key = cell_key({"role": "data", **cell})
     L = int(cell["L"])
     truth, thetas, stats_s, stats_n = [], [], [], []

@@ -33,7 +33,7 @@ from dprank.metrics_b import kendall_distance
 from dprank.models import get_link
 from dprank.seeding import Stream, cell_key, generator
 
-from .scenarios import METRICS, true_scores, user_budgets
+from .scenarios import METRICS, check_simulate_args, true_scores, user_budgets
 
 # the estimators and the releases' statistics, through the registry (dprank.methods)
 simulate_ldp_statistics = get_method("local_adrr").part("simulate_statistics")
@@ -74,12 +74,7 @@ def simulate_chunk(
         (sum of m,); ``S_adrr, N_adrr, S_classic_rr, N_classic_rr, S_laplace,
         N_laplace, S_raw, N_raw`` (sum of m(m-1)/2,), replicate after replicate.
     """
-    _checks.count(seed, "seed")
-    _checks.text(experiment, "experiment")
-    _checks.mapping(cell, "cell")
-    _checks.probability(p, "p")
-    _checks.mapping(eps, "eps")
-    replicates = _checks.indices(replicates)
+    replicates = check_simulate_args(seed, experiment, cell, p, replicates, eps)
     if draws is not None:
         _checks.mapping(draws, "draws")
     link = get_link(cell["model"])

@@ -45,6 +45,7 @@ if TYPE_CHECKING:  # pandas is imported by the functions that build frames (job 
 
 __all__ = [
     "METRICS",
+    "check_simulate_args",
     "estimate_chunk",
     "hessian_chunk",
     "scheme_epsilon",
@@ -155,6 +156,27 @@ def shifted_budgets(
     return A, rng.uniform(A, A + float(width), int(L))
 
 
+def check_simulate_args(
+    seed: int,
+    experiment: str,
+    cell: Mapping,
+    p: float,
+    replicates: Sequence[int],
+    eps: Mapping | None = None,
+) -> list[int]:
+    """The checks of the arguments a simulate stage of B2 takes; the replicates as a list.
+
+    ``eps`` (the privacy scheme) is checked when given.
+    """
+    _checks.count(seed, "seed")
+    _checks.text(experiment, "experiment")
+    _checks.mapping(cell, "cell")
+    _checks.probability(p, "p")
+    if eps is not None:
+        _checks.mapping(eps, "eps")
+    return _checks.indices(replicates)
+
+
 def simulate_chunk(
     seed: int,
     experiment: str,
@@ -175,12 +197,7 @@ def simulate_chunk(
         ``S`` and ``N`` (R, P) per-pair statistics (B2 objective (5)),
         ``replicate`` (R,).
     """
-    _checks.count(seed, "seed")
-    _checks.text(experiment, "experiment")
-    _checks.mapping(cell, "cell")
-    _checks.probability(p, "p")
-    _checks.mapping(eps, "eps")
-    replicates = _checks.indices(replicates)
+    replicates = check_simulate_args(seed, experiment, cell, p, replicates, eps)
     link = get_link(cell["model"])
     p = float(cell.get("p", p))
     key = cell_key({"role": "data", **cell})

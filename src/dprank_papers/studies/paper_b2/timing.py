@@ -41,7 +41,7 @@ from dprank.methods import get_method
 from dprank.models import BTL
 from dprank.seeding import Stream, cell_key, generator, uniforms
 
-from .scenarios import true_scores, user_budgets
+from .scenarios import check_simulate_args, true_scores, user_budgets
 
 # the estimator and its statistics, through the registry (dprank.methods)
 _ADRR = get_method("local_adrr")
@@ -113,12 +113,7 @@ def time_cell(
 
     import pandas as pd
 
-    _checks.count(seed, "seed")
-    _checks.text(experiment, "experiment")
-    _checks.mapping(cell, "cell")
-    _checks.probability(p, "p")
-    _checks.mapping(eps, "eps")
-    replicates = _checks.indices(replicates)
+    replicates = check_simulate_args(seed, experiment, cell, p, replicates, eps)
     _checks.non_negative(lambda_c, "lambda_c")
     _checks.positive_finite(gtol, "gtol")
     _checks.count(max_iter, "max_iter", 1)
