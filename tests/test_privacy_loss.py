@@ -116,6 +116,8 @@ def test_the_maps_that_differ_from_the_budget():
     assert get_method("edge_mle").privacy_loss(1.0, L=3, n_items=9).epsilon == 1.0
     with pytest.raises(ValueError, match=r"edge_one_shot.*needs the declared n_items"):
         get_method("edge_one_shot").privacy_loss(1.0)
+    with pytest.raises(ValueError, match="needs the declared n_items"):
+        get_method("edge_one_shot").privacy_loss(1.0, n_items=None)  # None: not declared
     with pytest.raises(ValueError, match="eps must be positive and finite"):
         get_method("edge_mle").privacy_loss(math.inf)
     with pytest.raises(ValueError, match="eps must be positive"):

@@ -224,7 +224,7 @@ class Method:
         **declared
             Public parameters of the release (``n_items``, ``L``, ``delta``, ...): the
             map takes those it names and ignores the others, so a caller passes what it
-            knows.
+            knows (``None``: not declared).
 
         Raises
         ------
@@ -301,9 +301,11 @@ def _budget(eps, name: str, private: bool) -> float:
 
 
 def _accepted(func: Callable[..., Any], declared: Mapping[str, Any], name: str) -> dict:
-    """The ``declared`` keywords that ``func`` takes (all of them if it takes ``**kwargs``)."""
+    """The ``declared`` keywords that ``func`` takes (all of them if it takes ``**kwargs``);
+    a parameter declared ``None`` is not declared."""
     import inspect
 
+    declared = {k: v for k, v in declared.items() if v is not None}
     params = inspect.signature(func).parameters
     if any(p.kind is p.VAR_KEYWORD for p in params.values()):
         return dict(declared)

@@ -774,7 +774,7 @@ def _ledger_entry(meth: Method, eps: float | None, max_per_user: int | None, dec
     if not meth.private or meth.trust_model == "local":
         raise ValueError("a ledger records private releases of raw data (edge, individual)")
     bounds = {} if max_per_user is None else {"max_per_user": max_per_user}
-    loss = meth.privacy_loss(eps, **declared, L=max_per_user)
+    loss = meth.privacy_loss(eps, **{**declared, "L": max_per_user})
     return Release("rank", meth.name, loss.unit, loss.epsilon, loss.delta, bounds)
 
 
