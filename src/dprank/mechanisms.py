@@ -100,20 +100,23 @@ class PrivacyLoss:
 def one_shot_privacy_loss(eps: float, *, n_items: int) -> PrivacyLoss:
     """Experiment 4's one-shot top-k (Qiao, Su & Zhang 2021): ``(eps, 1 / n^2)``-DP at the
     comparison, for ``n_items`` items (public under edge DP)."""
-    n = count(n_items, "n_items", 1)
+    eps = positive_finite(eps, "eps")
+    n = count(n_items, "n_items", 2)
     return PrivacyLoss.at("comparison", eps, 1.0 / n**2)
 
 
 def noisy_obj_privacy_loss(eps: float, *, delta: float = 1e-6) -> PrivacyLoss:
     """NoisyObj's Gaussian objective perturbation: ``(eps, delta)``-DP at the comparison
     (its calibration's ``delta``, B2 section 5.1)."""
+    eps = positive_finite(eps, "eps")
+    delta = _checks.probability(delta, "delta", low_open=True, high_open=True)
     return PrivacyLoss.at("comparison", eps, delta)
 
 
 def counts_as_published_privacy_loss(eps: float) -> PrivacyLoss:
     """Algorithm 3's counts as printed, ``Laplace(L / eps)`` against an l1 sensitivity of
     ``2 L``: ``2 eps``-DP at the user."""
-    return PrivacyLoss.at("user", 2.0 * eps)
+    return PrivacyLoss.at("user", 2.0 * positive_finite(eps, "eps"))
 
 
 def _inv(eps: float) -> float:
