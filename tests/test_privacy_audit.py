@@ -103,3 +103,33 @@ def test_stage_audits_the_command_lines_releases_as_shipped():
     for name in ("rank: individual counts, heavy user", "rank: edge MLE"):
         assert table.loc[name, "verdict"] == "consistent"
     assert table.loc["rank: individual counts, heavy user", "trials"] == SMOKE["fit_trials"]
+
+
+def test_each_audits_claim_is_its_methods_privacy_map():
+    """The claimed (eps, delta) of every row is the audited method's privacy map (one place)."""
+    from dprank.methods import get_method
+
+    declared = {"n_items": SMOKE["n"], "L": SMOKE["L"], "delta": SMOKE["delta"]}
+    rows = _table()[_table()["method"].fillna("") != ""]
+    assert len(rows) >= 20
+    for row in rows.itertuples():
+        loss = get_method(row.method).privacy_loss(SMOKE["eps"], **declared)
+        assert (row.claimed_eps, row.claimed_delta) == (loss.epsilon, loss.delta), row.audit
+
+
+def test_a_claim_that_differs_from_the_map_stops_the_stage():
+    import dataclasses
+
+    import pytest
+
+    from dprank.mechanisms import PrivacyLoss
+    from dprank.methods import get_method, register
+
+    rr = get_method("local_classic_rr")
+    doubled = dataclasses.replace(rr, privacy_map=lambda e: PrivacyLoss.at("comparison", 2 * e))
+    register(doubled, replace=True)
+    try:
+        with pytest.raises(RuntimeError, match="audit 'classic RR' claims"):
+            run_audits({**SMOKE, "trials": 200, "fit_trials": 2}, seed=3)
+    finally:
+        register(rr, replace=True)

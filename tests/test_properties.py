@@ -388,6 +388,27 @@ case(
     eps=BAD_POSITIVE,
     L=BAD_COUNT1,
 )
+FINITE_EPS = st.floats(0.01, 100)
+case(
+    mechanisms.one_shot_privacy_loss,
+    kw(eps=FINITE_EPS, n_items=st.integers(2, 50)),
+    lambda r, kw: (r.epsilon, r.delta, r.unit) == (kw["eps"], 1 / kw["n_items"] ** 2, "comparison"),
+    eps=BAD_POSITIVE_FINITE,
+    n_items=[1, *BAD_COUNT1],
+)
+case(
+    mechanisms.noisy_obj_privacy_loss,
+    kw(eps=FINITE_EPS, delta=st.floats(1e-12, 0.5)),
+    lambda r, kw: (r.epsilon, r.delta, r.unit) == (kw["eps"], kw["delta"], "comparison"),
+    eps=BAD_POSITIVE_FINITE,
+    delta=[0.0, 1.0, *BAD_PROB],
+)
+case(
+    mechanisms.counts_as_published_privacy_loss,
+    kw(eps=FINITE_EPS),
+    lambda r, kw: (r.epsilon, r.delta, r.unit) == (2 * kw["eps"], 0.0, "user"),
+    eps=BAD_POSITIVE_FINITE,
+)
 case(
     mechanisms.standard_laplace,
     kw(rng=generator(), size=st.integers(0, 10)),

@@ -114,7 +114,7 @@ def _fit_one_shot(c: Comparisons, eps, rng: np.random.Generator, *, top_k=None, 
     # the mechanism releases the noisy top k (in order), not the noisy scores
     return Fit(
         scores=scores,
-        details={"k": k, "delta": 1.0 / c.n_items**2},
+        details={"k": k},
         scores_released=not isinstance(rng, NoiseSource),
     )
 
@@ -173,8 +173,8 @@ def _individual_counts(c, eps, rng, max_per_user, factor: float, name: str) -> F
         scale = factor * individual_count_noise_scale(eps, L)
         scores = _wins_per_item(c) + scale * standard_laplace(rng, c.n_items)
     details = {"L": L, "max_per_user": L, **_laplace_details(rng, scale, float(factor * L))}
-    # calibrated to factor * L against a sensitivity of 2 L: (2 / factor) eps-DP
-    details["epsilon_guaranteed"] = eps * 2.0 / factor
+    # calibrated to factor * L against a sensitivity of 2 L: (2 / factor) eps-DP, which the
+    # method's privacy map states (dprank.mechanisms.counts_as_published_privacy_loss)
     details["sensitivity"] = 2.0 * L
     return Fit(scores=scores, details=details)
 

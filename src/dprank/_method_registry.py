@@ -16,12 +16,11 @@ import numpy as np
 from ._checks import binary
 from .comparisons import Comparisons, PairStatistics
 from .ldp import _add_rr_records, laplace_release, randomized_response, rr_flip_probability
-from .mechanisms import standard_laplace
+from .mechanisms import NEIGHBOURS, PRIVACY_UNITS, PrivacyLoss, standard_laplace  # noqa: F401
 from .models import Link, get_link
 from .noise import NoiseSource, grid_exponent, laplace_scale, value_grid_exponent
 from .ranking import copeland_counts
 
-PRIVACY_UNITS = ("comparison", "user", "none")
 TRUST_MODELS = ("central", "local", "none")
 
 #: Largest number of items for the methods that need per-pair arrays over all
@@ -90,7 +89,6 @@ PUBLIC_DETAILS = (
     "delta",
     "k",
     "max_per_user",
-    "epsilon_guaranteed",
     "released_statistic",
     "output_noise",
     "epsilon_computed",
@@ -137,19 +135,18 @@ class Method:
         Methods with Laplace noise: its scale as a function of the budget and the
         declared constants (``edge_mle``: ``noise_scale(eps, kappa1)``,
         :func:`dprank.mechanisms.edge_mle_noise_scale`; ``edge_counts``:
-        ``noise_scale(eps)``; ``individual_*``: ``(eps, L[, kappa1])``). The papers'
-        studies, which draw their noise in batches on their own seeded streams, take
-        the scale from here by registry name.
+        ``noise_scale(eps)``; ``individual_*``: ``(eps, L[, kappa1])``): for
+        introspection; code that draws the noise imports the function itself.
     ties : bool
         The method takes comparisons with three outcomes (``Comparisons(...,
         ties=True)``: a tie is the outcome 1/2); the others need 0/1 outcomes.
-    parts : mapping of str to callable
-        The library functions the method is built from, by role, for the callers
-        that need more than one ``fit`` per call: the papers' studies (batched fits
-        over replicates, per-user statistics) and the privacy audit (the estimator
-        on worst-case neighbours). ``fit`` calls the same functions; a caller takes
-        one with :meth:`part` (``get_method("edge_mle").part("batch_fit")``), so the
-        registry is the one door to the estimators.
+    privacy_map : callable or None
+        The method's privacy loss as a function of its budget and declared public
+        parameters: ``privacy_map(eps, **declared) -> PrivacyLoss``, taking as keywords
+        the declared parameters it needs (``n_items``, ``delta``, ``L``, ...). ``None``:
+        ``epsilon = eps`` and ``delta = Method.delta`` at ``privacy_unit`` (per comparison
+        for a local method; ``epsilon = inf`` at ``"none"`` for a non-private one). Read
+        it through :meth:`privacy_loss`.
     release_ok : bool
         Whether a release by this method (``fit`` with a :class:`dprank.noise.NoiseSource`)
         gives the privacy level's requested guarantee *as computed*, tested by the
@@ -172,9 +169,9 @@ class Method:
     release: str | None = None
     label: str = ""
     noise_scale: Callable[..., float] | None = None
-    parts: Mapping[str, Callable[..., Any]] = field(default_factory=dict, hash=False)
     release_ok: bool = True
     ties: bool = False
+    privacy_map: Callable[..., PrivacyLoss] | None = None
 
     def __post_init__(self):
         if not isinstance(self.release_ok, bool):
@@ -185,10 +182,10 @@ class Method:
             raise TypeError(
                 f"noise_scale must be callable or None, got {type(self.noise_scale).__name__}"
             )
-        if not isinstance(self.parts, Mapping) or not all(
-            isinstance(k, str) and callable(v) for k, v in self.parts.items()
-        ):
-            raise TypeError("parts must map role names (str) to callables")
+        if self.privacy_map is not None and not callable(self.privacy_map):
+            raise TypeError(
+                f"privacy_map must be callable or None, got {type(self.privacy_map).__name__}"
+            )
         if not self.label:
             object.__setattr__(self, "label", self.name)
         if self.privacy_unit not in PRIVACY_UNITS:
@@ -216,25 +213,40 @@ class Method:
         self.check(comparisons)
         return self.fit(comparisons, eps, rng, **options)
 
-    def part(self, role: str) -> Callable[..., Any]:
-        """The library function that plays ``role`` in this method (see ``parts``).
+    def privacy_loss(self, eps, **declared) -> PrivacyLoss:
+        """The method's guarantee at budget ``eps``: its :attr:`privacy_map` (one place).
+
+        Parameters
+        ----------
+        eps : float
+            The budget the method is run with (``fit``'s ``eps``; a local method's: each
+            user's budget). Positive; ``inf`` only for a method that is not private.
+        **declared
+            Public parameters of the release (``n_items``, ``L``, ``delta``, ...): the
+            map takes those it names and ignores the others, so a caller passes what it
+            knows (``None``: not declared).
 
         Raises
         ------
-        TypeError
-            If ``role`` is not a str.
         ValueError
-            If the method declares no such part (the message lists those it has).
+            A budget that is not positive, or a map that needs a parameter not declared
+            (the message names it).
+        TypeError
+            A map that returns no :class:`PrivacyLoss`.
         """
-        if not isinstance(role, str):
-            raise TypeError(f"role must be a str, got {type(role).__name__}")
-        try:
-            return self.parts[role]
-        except KeyError:
-            raise ValueError(
-                f"method {self.name} has no part {role!r}; its parts: "
-                f"{', '.join(self.parts) or 'none'}"
-            ) from None
+        e = _budget(eps, self.name, self.private)
+        if self.privacy_map is None:
+            if not self.private:
+                return PrivacyLoss.at("none", math.inf)
+            unit = "comparison" if self.trust_model == "local" else self.privacy_unit
+            return PrivacyLoss.at(unit, e, self.delta)
+        out = self.privacy_map(e, **_accepted(self.privacy_map, declared, self.name))
+        if not isinstance(out, PrivacyLoss):
+            raise TypeError(
+                f"method {self.name}: privacy_map must return a dprank.methods.PrivacyLoss, "
+                f"got {type(out).__name__}"
+            )
+        return out
 
     @property
     def private(self) -> bool:
@@ -276,6 +288,38 @@ class Method:
         return tuple(
             p.name for p in params if p.kind is p.KEYWORD_ONLY and p.name not in ("model", "top_k")
         )
+
+
+def _budget(eps, name: str, private: bool) -> float:
+    """``eps`` as a float: positive, and finite for a private method."""
+    if isinstance(eps, bool) or not isinstance(eps, (int, float, np.integer, np.floating)):
+        raise TypeError(f"eps must be a number, got {type(eps).__name__} {eps!r}")
+    e = float(eps)
+    if not e > 0 or (private and math.isinf(e)):
+        raise ValueError(f"method {name}: eps must be positive and finite, got {eps!r}")
+    return e
+
+
+def _accepted(func: Callable[..., Any], declared: Mapping[str, Any], name: str) -> dict:
+    """The ``declared`` keywords that ``func`` takes (all of them if it takes ``**kwargs``);
+    a parameter declared ``None`` is not declared."""
+    import inspect
+
+    declared = {k: v for k, v in declared.items() if v is not None}
+    params = inspect.signature(func).parameters
+    if any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        return dict(declared)
+    needed = [
+        p.name
+        for p in params.values()
+        if p.kind is p.KEYWORD_ONLY and p.default is p.empty and p.name not in declared
+    ]
+    if needed:
+        raise ValueError(
+            f"method {name}: its privacy loss needs the declared {', '.join(needed)} "
+            f"(privacy_loss(eps, {needed[0]}=...))"
+        )
+    return {k: v for k, v in declared.items() if k in params and k != next(iter(params))}
 
 
 def _marking_privacy(fit: Callable[..., Fit], private_method: bool) -> Callable[..., Fit]:

@@ -21,7 +21,7 @@ import numpy as np
 from . import _default_methods
 from .comparisons import Comparisons
 from .inputs import InputError, comparisons_from_frame
-from .methods import PUBLIC_DETAILS, Fit, Method, all_methods, get_method
+from .methods import PUBLIC_DETAILS, Fit, Method, PrivacyLoss, all_methods, get_method
 from .metrics_b import ranks as rank_scores
 from .models import LINKS
 from .noise import NoiseSource, as_noise_source
@@ -168,6 +168,8 @@ class Ranking:
     # ranking that never asks for intervals never imports dprank.intervals (pandas, scipy)
     _design: object = field(default=None, repr=False)
     _design_of: tuple | None = field(default=None, repr=False)
+    # a local release: the largest of the users' budgets (public: they are the release's)
+    _users_budget: float | None = field(default=None, repr=False)
 
     @property
     def design(self) -> object:
@@ -191,16 +193,33 @@ class Ranking:
         return None if self.top_k is None else self.ranks <= self.top_k
 
     @property
+    def privacy_loss(self) -> PrivacyLoss:
+        """The guarantee of the release: :meth:`dprank.methods.Method.privacy_loss` at its budget.
+
+        Its declared parameters are the release's public ones (``n_items``, ``L``, the
+        options). A local release has no budget of its own: each comparison is
+        ``eps``-LDP at its user's budget, and this is the loss at the largest of them.
+        """
+        m = self.method
+        eps = self.epsilon
+        if m.trust_model == "local":
+            eps = self._users_budget
+        elif eps is None:
+            eps = math.inf
+        declared = {**(self.options or {}), "n_items": self.n_items, "L": self.L}
+        return m.privacy_loss(eps, **declared)
+
+    @property
     def delta(self) -> float:
         """The ``delta`` of the guarantee (0 for pure ``eps``-DP)."""
-        return float(self.fit.details.get("delta", self.method.delta))
+        return self.privacy_loss.delta
 
     @property
     def epsilon_guaranteed(self) -> float | None:
         """The ``epsilon`` actually guaranteed (``2 epsilon`` for the as-published counts)."""
         if self.epsilon is None:
             return None
-        return float(self.fit.details.get("epsilon_guaranteed", self.epsilon))
+        return self.privacy_loss.epsilon
 
     def to_frame(self) -> pd.DataFrame:
         """The release: ``item, score, rank`` (and ``in_top_k``), one row per item, by rank.
@@ -300,19 +319,20 @@ class Ranking:
         """
         m = self.method
         details = {k: v for k, v in self.fit.details.items() if k in PUBLIC_DETAILS}
-        details.pop("epsilon_guaranteed", None)
         privacy = next(p for p, prefix in PRIVACY.items() if m.name.startswith(prefix + "_"))
+        loss = self.privacy_loss
         out = {
             "mechanism": m.name,
             "description": m.description,
             "paper": m.paper,
             "algorithm": m.algorithm,
             "privacy": privacy,
-            "privacy_unit": m.privacy_unit,
+            "privacy_unit": loss.unit,
+            "neighbours": loss.neighbour,
             "trust_model": m.trust_model,
             "private": self.private,
-            "epsilon": self.epsilon_guaranteed,
-            "delta": self.delta,
+            "epsilon": None if self.epsilon is None else loss.epsilon,
+            "delta": loss.delta,
             "epsilon_requested": self.epsilon,
             "max_per_user": self.L,
             "model": self.model,
@@ -323,7 +343,6 @@ class Ranking:
         }
         if m.trust_model == "local":
             # the users' budgets are per comparison: that is the unit of the guarantee
-            out["privacy_unit"] = "comparison"
             out["privacy_unit_note"] = LOCAL_UNIT_NOTE
             out["local_release"] = self.local_source
         if m.trust_model == "local" or not m.private:
@@ -598,7 +617,8 @@ def rank(
         raise ValueError("the one-shot method selects a top k: give top_k")
     n_comp, _ = data.components()
     notes = _graph_notes(n_comp, privacy)
-    entry = None if ledger is None else _ledger_entry(meth, eps, max_per_user)
+    declared = {**opts, "n_items": n}
+    entry = None if ledger is None else _ledger_entry(meth, eps, max_per_user, declared)
     fit, data, n_dropped = _fit_release(
         meth, data, eps, noise, model, top_k, opts, max_per_user, (ledger, entry, budget)
     )
@@ -629,6 +649,7 @@ def rank(
         notes=notes,
         local_source=_local_source_text(privacy, local_source),
         _design_of=(data, meth, max_per_user),
+        _users_budget=_users_budget(data, meth),
     )
 
 
@@ -739,15 +760,23 @@ def _check_method_arguments(meth: Method, opts: dict, privacy: str, max_per_user
     return max_per_user
 
 
-def _ledger_entry(meth: Method, eps: float | None, max_per_user: int | None):
-    """The ledger's record of this release (:class:`dprank.ledger.Release`)."""
+def _users_budget(data: Comparisons, meth: Method) -> float | None:
+    """A local release's largest user budget (None for the other methods)."""
+    if meth.trust_model != "local" or data.user_epsilon is None:
+        return None
+    return float(np.max(data.user_epsilon))
+
+
+def _ledger_entry(meth: Method, eps: float | None, max_per_user: int | None, declared):
+    """The ledger's record of this release (:class:`dprank.ledger.Release`): the method's
+    :meth:`~dprank.methods.Method.privacy_loss` at ``eps`` and the ``declared`` parameters."""
     from .ledger import Release
 
     if not meth.private or meth.trust_model == "local":
         raise ValueError("a ledger records private releases of raw data (edge, individual)")
     bounds = {} if max_per_user is None else {"max_per_user": max_per_user}
-    given = eps * (2 if meth.name == "individual_counts_as_published" else 1)
-    return Release("rank", meth.name, meth.privacy_unit, given, meth.delta, bounds)
+    loss = meth.privacy_loss(eps, **{**declared, "L": max_per_user})
+    return Release("rank", meth.name, loss.unit, loss.epsilon, loss.delta, bounds)
 
 
 def _fit_release(meth: Method, raw, eps, noise, model, top_k, opts, max_per_user, ledger_args):
@@ -773,9 +802,4 @@ def _fit_release(meth: Method, raw, eps, noise, model, top_k, opts, max_per_user
             opts["max_per_user"] = max_per_user
         eps_fit = np.inf if eps is None else eps
         fit = meth.fit(data, eps_fit, noise, model=model, top_k=top_k, **opts)
-        if receipt is not None:
-            from dataclasses import replace
-
-            delta = float(fit.details.get("delta", meth.delta))
-            receipt.entry = replace(receipt.entry, delta=delta)
     return fit, data, n_dropped

@@ -19,7 +19,8 @@ import numpy as np
 from . import audit
 from .comparisons import Comparisons
 from .methods import get_method
-from .noise import NoiseSource, laplace_scale, rr3_effective_epsilon, rr_effective_epsilon
+from .noise import NoiseSource, laplace_scale, rr_effective_epsilon
+from .private_ties import edge_epsilon, individual_epsilon, local_epsilon
 from .release import bound_user_contributions, local_release
 
 __all__ = [
@@ -302,7 +303,7 @@ def audit_release_ties_edge(eps: float, n: int, trials: int, rng, alpha: float =
         rng,
         eps,
         alpha=alpha,
-        exact_eps=2.0 / scale,
+        exact_eps=edge_epsilon(scale),
     )
 
 
@@ -366,7 +367,7 @@ def audit_release_ties_individual(
         rng,
         eps,
         alpha=alpha,
-        exact_eps=2.0 * L / scale,
+        exact_eps=individual_epsilon(scale, L),
     )
 
 
@@ -398,5 +399,5 @@ def audit_release_rr3(eps: float, trials: int, rng, alpha: float = 0.05):
         rng,
         eps,
         alpha=alpha,
-        exact_eps=rr3_effective_epsilon(eps),
+        exact_eps=local_epsilon(eps),
     )

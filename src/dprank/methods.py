@@ -23,12 +23,18 @@ manner of scikit-learn's estimator tags:
 ``needs_complete_graph``
     The method needs a complete tournament (every pair compared exactly once).
 
-The registered methods call the library functions that the papers' studies use
+Each also carries its privacy map, :meth:`Method.privacy_loss` (a
+:class:`PrivacyLoss`: ``epsilon``, ``delta``, the unit and the neighbouring relation as a
+function of the budget and the declared parameters), which a release's record, the
+ledger, the privacy audit and the privacy harness read: the one statement of its loss.
+
+The registered methods call the library functions that the papers' studies import
 (:mod:`dprank.mle`, :mod:`dprank.mechanisms`, :mod:`dprank.ranking`,
 :mod:`dprank.oneshot`, :mod:`dprank.ldp`, :mod:`dprank.weighted_mle`); nothing
 here re-implements an estimator. :func:`register` adds a method (the benchmark
 of methods registers user-supplied ones the same way), :func:`get_method` finds
-one and :func:`all_methods` lists them, in registration order.
+one by name (the command's ``--method``, a config's method list) and
+:func:`all_methods` lists them, in registration order.
 
 Examples
 --------
@@ -68,12 +74,14 @@ from ._method_fits import (  # noqa: F401
 from ._method_registry import (  # noqa: F401
     _REGISTRY,
     DENSE_MAX_ITEMS,
+    NEIGHBOURS,
     PRIVACY_UNITS,
     PUBLIC_DETAILS,
     TRUST_MODELS,
     Fit,
     Method,
     MethodInputError,
+    PrivacyLoss,
     UnknownMethodError,
     _check_binary,
     _check_dense,
@@ -117,55 +125,27 @@ from .ldp import (  # noqa: F401
     simulate_ldp_statistics,
 )
 from .mechanisms import (
+    counts_as_published_privacy_loss,
     edge_count_noise_scale,
     edge_mle_noise_scale,
     individual_count_noise_scale,
-    individual_gamma,
     individual_mle_noise_scale,
-    standard_laplace,
+    noisy_obj_privacy_loss,
+    one_shot_privacy_loss,
 )
-from .mixed_effects import fit_mixed_effects_btl, simulate_mixed_effects_btl
 from .mle import ConvergenceError, fit_penalized_mle, fit_penalized_mle_batch  # noqa: F401
 from .models import Link, get_link  # noqa: F401
 from .noise import NoiseSource, grid_exponent, laplace_scale  # noqa: F401
-from .oneshot import (
-    _one_shot_location_scale,
-    _top1_probabilities,
-    dobrushin_coefficient,
-    one_shot_noise_scale,
-    one_shot_scores,
-    one_shot_top1_probabilities,
-    rank_centrality_matrix,
-    stationary_distribution,
-)
-from .private_ties import (
-    adrr3_weights,
-    debias3,
-    edge_epsilon,
-    individual_epsilon,
-    item_points,
-    local_epsilon,
-    randomized_response3,
-    ties_intervals,
-)
-from .ranking import copeland_counts, noisy_counts
-from .ties import fit_ties_mle
-from .weighted_mle import (
-    default_lambda,
-    fit_weighted_mle,
-    hessian_min_nonzero_eigenvalue,
-    noisy_obj_calibration,
-    noisy_obj_fit,
-    weighted_objective,
-)
 
 __all__ = [
+    "NEIGHBOURS",
     "PRIVACY_UNITS",
     "PUBLIC_DETAILS",
     "TRUST_MODELS",
     "Fit",
     "Method",
     "MethodInputError",
+    "PrivacyLoss",
     "UnknownMethodError",
     "all_methods",
     "get_method",
@@ -193,11 +173,6 @@ for _m in (
         description="perturbed, ridge-penalised MLE (objective perturbation, Laplace 8/eps)",
         label="Perturbed MLE (Alg. 1)",
         noise_scale=edge_mle_noise_scale,
-        parts={
-            "estimator": fit_penalized_mle,
-            "batch_fit": fit_penalized_mle_batch,
-            "noise": standard_laplace,
-        },
     ),
     Method(
         "edge_counts",
@@ -210,7 +185,6 @@ for _m in (
         description="noisy Copeland counts, Laplace(2/eps)",
         label="Noisy counts (Alg. 2)",
         noise_scale=edge_count_noise_scale,
-        parts={"statistic": copeland_counts, "release": noisy_counts, "noise": standard_laplace},
     ),
     Method(
         "edge_one_shot",
@@ -223,16 +197,7 @@ for _m in (
         models=(),
         description="one-shot top-k from a noisy rank-centrality walk (delta = 1/n^2)",
         label="One-shot top-k (Qiao et al.)",
-        parts={
-            "scores": one_shot_scores,
-            "noise_scale": one_shot_noise_scale,
-            "walk": rank_centrality_matrix,
-            "stationary": stationary_distribution,
-            "dobrushin": dobrushin_coefficient,
-            "location_scale": _one_shot_location_scale,
-            "top1_law": _top1_probabilities,
-            "top1_probabilities": one_shot_top1_probabilities,
-        },
+        privacy_map=one_shot_privacy_loss,
     ),
     Method(
         "edge_noisy_obj",
@@ -244,7 +209,7 @@ for _m in (
         description="Gaussian objective perturbation (Cai, Wang & Zhang 2023), delta = 1e-6",
         delta=1e-6,
         label="NoisyObj",
-        parts={"estimator": noisy_obj_fit, "calibration": noisy_obj_calibration},
+        privacy_map=noisy_obj_privacy_loss,
     ),
     Method(
         "individual_mle",
@@ -257,12 +222,6 @@ for _m in (
         description="perturbed MLE, ridge 2L/eps, Laplace 8L/eps, L = most comparisons per user",
         label="Perturbed MLE (Alg. 3)",
         noise_scale=individual_mle_noise_scale,
-        parts={
-            "estimator": fit_penalized_mle,
-            "batch_fit": fit_penalized_mle_batch,
-            "gamma": individual_gamma,
-            "noise": standard_laplace,
-        },
     ),
     Method(
         "individual_counts",
@@ -275,7 +234,6 @@ for _m in (
         models=(),
         description="noisy counts, Laplace(2L/eps): calibrated to the real l1 sensitivity 2L",
         label="Noisy counts (Alg. 3)",
-        parts={"statistic": copeland_counts, "release": noisy_counts, "noise": standard_laplace},
     ),
     Method(
         "individual_counts_as_published",
@@ -290,7 +248,7 @@ for _m in (
         label="Noisy counts (Alg. 3, as published)",
         noise_scale=individual_count_noise_scale,
         release_ok=False,  # releases 2 eps, not the requested eps: never a default
-        parts={"statistic": copeland_counts, "release": noisy_counts, "noise": standard_laplace},
+        privacy_map=counts_as_published_privacy_loss,
     ),
     Method(
         "local_adrr",
@@ -304,17 +262,6 @@ for _m in (
         description="debiased randomized response with ADRR weights, weighted MLE",
         release="rr",
         label="ADRR",
-        parts={
-            "release": randomized_response,
-            "debias": debias,
-            "weights": adrr_weights,
-            "add_statistics": add_rr_statistics,
-            "simulate_statistics": simulate_ldp_statistics,
-            "equal_eps_statistics": sample_rr_statistics_equal_eps,
-            "lambda": default_lambda,
-            "estimator": fit_weighted_mle,
-            "min_eigenvalue": hessian_min_nonzero_eigenvalue,
-        },
     ),
     Method(
         "local_debiased_rr",
@@ -328,13 +275,6 @@ for _m in (
         description="debiased randomized response, equal weights (B1)",
         release="rr",
         label="Debiased RR",
-        parts={
-            "release": randomized_response,
-            "debias": debias,
-            "add_statistics": add_rr_statistics,
-            "lambda": default_lambda,
-            "estimator": fit_weighted_mle,
-        },
     ),
     Method(
         "local_classic_rr",
@@ -348,12 +288,6 @@ for _m in (
         description="raw randomized-response outputs plugged into the MLE (biased)",
         release="rr",
         label="Classic RR",
-        parts={
-            "release": randomized_response,
-            "add_statistics": add_sufficient_statistics,
-            "lambda": default_lambda,
-            "estimator": fit_weighted_mle,
-        },
     ),
     Method(
         "local_laplace",
@@ -367,12 +301,6 @@ for _m in (
         description="outcomes + Laplace(1/eps) plugged into the MLE",
         release="laplace",
         label="Laplace",
-        parts={
-            "release": laplace_release,
-            "add_statistics": add_sufficient_statistics,
-            "lambda": default_lambda,
-            "estimator": fit_weighted_mle,
-        },
     ),
     Method(
         "local_count",
@@ -386,7 +314,6 @@ for _m in (
         description="wins per item of the randomized-response outputs, ties at random",
         release="rr",
         label="Count Method",
-        parts={"release": randomized_response, "scores": count_scores, "ranking": count_ranking},
     ),
     Method(
         "nonprivate_mle",
@@ -399,18 +326,6 @@ for _m in (
         ties=True,
         description="non-private ridge-penalised MLE (gamma = 2; ties models: the MLE)",
         label="Non-private MLE",
-        # B2's non-private references: objective (5) on raw counts (model selection,
-        # S.1.3) and the two-step mixed-effects estimator (S.1.2) with its design
-        parts={
-            "estimator": fit_penalized_mle,
-            "weighted_estimator": fit_weighted_mle,
-            "weighted_objective": weighted_objective,
-            "sample_statistics": sample_rr_statistics_equal_eps,
-            "mixed_effects_fit": fit_mixed_effects_btl,
-            "mixed_effects_sample": simulate_mixed_effects_btl,
-            "ties_estimator": fit_ties_mle,
-            "ties_intervals": ties_intervals,
-        },
     ),
     Method(
         "edge_ties",
@@ -425,12 +340,6 @@ for _m in (
         "ties model's MLE (votes with ties; one vote's outcome among three)",
         label="Noisy points, Davidson (edge)",
         noise_scale=lambda eps: 2.0 / eps,
-        parts={
-            "statistic": item_points,
-            "estimator": fit_ties_mle,
-            "privacy_map": edge_epsilon,
-            "intervals": ties_intervals,
-        },
     ),
     Method(
         "individual_ties",
@@ -446,11 +355,6 @@ for _m in (
         "model's MLE (a voter's at most L votes)",
         label="Noisy table, Davidson (voter)",
         noise_scale=lambda eps, L: 2.0 * L / eps,
-        parts={
-            "estimator": fit_ties_mle,
-            "privacy_map": individual_epsilon,
-            "intervals": ties_intervals,
-        },
     ),
     Method(
         "local_ties",
@@ -466,14 +370,6 @@ for _m in (
         "weighted as ADRR, then the ties model's MLE",
         release="rr3",
         label="3-outcome RR + ADRR, Davidson (local)",
-        parts={
-            "release": randomized_response3,
-            "debias": debias3,
-            "weights": adrr3_weights,
-            "estimator": fit_ties_mle,
-            "privacy_map": local_epsilon,
-            "intervals": ties_intervals,
-        },
     ),
     Method(
         "nonprivate_counts",
@@ -485,7 +381,6 @@ for _m in (
         models=(),
         description="non-private wins per item",
         label="Non-private counts",
-        parts={"statistic": copeland_counts},
     ),
 ):
     register(_m)

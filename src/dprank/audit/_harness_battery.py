@@ -53,7 +53,9 @@ def _data_gradient(c: Comparisons, X: np.ndarray, y=None) -> np.ndarray:
 def _mle_model(game: Game) -> dict:
     """What the attacker knows of the MLE paths: ridge, noise scale, noise grids."""
     from .. import methods
+    from ..mechanisms import individual_gamma, individual_mle_noise_scale
     from ..noise import laplace_scale
+    from ..weighted_mle import noisy_obj_calibration
 
     kind, eps, d0 = game.path.kind, game.eps, game.neighbours.d0
     if kind == "mle_edge":
@@ -61,10 +63,9 @@ def _mle_model(game: Game) -> dict:
         lam = laplace_scale(2.0, eps / 4.0)
     elif kind == "mle_individual":
         L = int(game.path.options["max_per_user"])
-        method = methods.get_method("individual_mle")
-        gamma, lam = method.part("gamma")(eps, L), method.noise_scale(eps, L)
+        gamma, lam = individual_gamma(eps, L), individual_mle_noise_scale(eps, L)
     elif kind == "noisy_obj":
-        gamma, lam = methods.get_method("edge_noisy_obj").part("calibration")(eps, 1e-6)
+        gamma, lam = noisy_obj_calibration(eps, 1e-6)
     else:
         raise ValueError(kind)
     return {
@@ -92,9 +93,9 @@ def _implied_wins(game: Game, X: np.ndarray, model: dict) -> np.ndarray:
 
 
 def _wins(c: Comparisons) -> np.ndarray:
-    from ..methods import get_method
+    from ..ranking import copeland_counts
 
-    return get_method("edge_counts").part("statistic")(c)
+    return copeland_counts(c)
 
 
 def _grid_distance(x: np.ndarray, k: int) -> np.ndarray:

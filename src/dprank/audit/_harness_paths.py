@@ -532,7 +532,32 @@ def _local_rank_command(mechanism: str, method: str, model: str = "btl") -> Call
 
 
 def _pure(eps: float) -> tuple[float, float]:
+    """The claim of a local release (``dprank privatize``): each comparison ``eps``-LDP."""
     return float(eps), 0.0
+
+
+def _method_claim(options: Mapping, **declared) -> Callable[[float], tuple[float, float]]:
+    """The claim of a ``dprank rank`` path: its method's privacy map at the requested ``eps``
+    (:meth:`dprank.methods.Method.privacy_loss`), with the path's declared parameters."""
+
+    def claim(eps: float) -> tuple[float, float]:
+        from ..api import method_name
+        from ..methods import get_method
+
+        name = method_name(
+            options["privacy"],
+            options.get("method"),
+            as_published=bool(options.get("as_published", False)),
+            model=options.get("model", "btl"),
+        )
+        loss = get_method(name).privacy_loss(eps, L=options.get("max_per_user"), **declared)
+        return loss.epsilon, loss.delta
+
+    return claim
+
+
+#: Items of the one-shot path's tournaments (its delta is ``1 / n^2``).
+_ONE_SHOT_N = 5
 
 
 _EDGE = "edge DP: one comparison's outcome flipped (the comparison graph is public)"
@@ -556,7 +581,7 @@ def _declare_paths() -> None:
             "counts",
             _EDGE,
             edge_flip(),
-            _pure,
+            {},
             {"privacy": "edge", "method": "counts"},
         ),
         (
@@ -564,7 +589,7 @@ def _declare_paths() -> None:
             "mle_edge",
             _EDGE,
             edge_flip(),
-            _pure,
+            {},
             {"privacy": "edge", "method": "mle"},
         ),
         (
@@ -572,7 +597,7 @@ def _declare_paths() -> None:
             "noisy_obj",
             _EDGE,
             edge_flip(),
-            lambda e: (float(e), 1e-6),
+            {},
             # OpenDP's Gaussian draws its own bits: this path always runs on the system's
             {"privacy": "edge", "method": "noisy_obj", "source": "system"},
         ),
@@ -580,8 +605,8 @@ def _declare_paths() -> None:
             "rank --privacy edge --method one_shot --top-k 1",
             "top_k",
             _EDGE,
-            one_shot_tournaments(),
-            lambda e: (float(e), 1.0 / 25.0),
+            one_shot_tournaments(_ONE_SHOT_N),
+            {"n_items": _ONE_SHOT_N},
             {"privacy": "edge", "method": "one_shot", "top_k": 1},
         ),
         (
@@ -589,7 +614,7 @@ def _declare_paths() -> None:
             "counts",
             _USER,
             user_replace(L=L, heavy=True),
-            _pure,
+            {},
             {"privacy": "individual", "method": "counts", "max_per_user": L},
         ),
         (
@@ -597,7 +622,7 @@ def _declare_paths() -> None:
             "counts",
             _USER,
             user_replace(L=L),
-            lambda e: (2.0 * float(e), 0.0),
+            {},
             {"privacy": "individual", "method": "counts", "max_per_user": L, "as_published": True},
         ),
         (
@@ -605,7 +630,7 @@ def _declare_paths() -> None:
             "mle_individual",
             _USER,
             user_replace(L=L, heavy=True),
-            _pure,
+            {},
             {"privacy": "individual", "method": "mle", "max_per_user": L},
         ),
     ]
@@ -615,7 +640,7 @@ def _declare_paths() -> None:
             "ties_edge",
             _EDGE_TIES,
             ties_flip(),
-            _pure,
+            {},
             {"privacy": "edge", "method": "ties", "model": "davidson"},
         ),
         (
@@ -623,18 +648,18 @@ def _declare_paths() -> None:
             "ties_individual",
             _USER_TIES,
             ties_user_replace(L=L),
-            _pure,
+            {},
             {"privacy": "individual", "method": "ties", "model": "davidson", "max_per_user": L},
         ),
     ]
-    for name, kind, relation, neighbours, claim, options in rank_paths:
+    for name, kind, relation, neighbours, declared, options in rank_paths:
         register_path(
             ReleasePath(
                 name,
                 kind,
                 relation,
                 neighbours,
-                claim,
+                _method_claim(options, **declared),
                 _rank_command(options),
                 _rank_api(options),
                 options=options,
@@ -669,7 +694,7 @@ def _declare_paths() -> None:
                 "local_rank",
                 _LOCAL,
                 local_flip(),
-                _pure,
+                _method_claim({"privacy": "local", "method": method}),
                 _local_rank_command(mechanism, method),
                 _local_rank_api(mechanism, method),
                 options={"mechanism": mechanism, "method": method, "privacy": "local"},
@@ -695,7 +720,7 @@ def _declare_paths() -> None:
             "local_rank",
             _LOCAL_TIES,
             ties_local_flip(),
-            _pure,
+            _method_claim({"privacy": "local", "method": "ties", "model": "davidson"}),
             _local_rank_command("rr", "ties", "davidson"),
             _local_rank_api("rr", "ties", "davidson"),
             options={"mechanism": "rr3", "method": "ties", "model": "davidson", "privacy": "local"},

@@ -11,10 +11,13 @@ import math
 import numpy as np
 
 from .. import _checks
-from ..mechanisms import (
-    standard_laplace,
+from ..mechanisms import one_shot_privacy_loss, standard_laplace
+from ..oneshot import (
+    _one_shot_location_scale,
+    _top1_probabilities,
+    one_shot_scores,
+    one_shot_top1_probabilities,
 )
-from ..methods import get_method
 from ._core import AuditResult, audit_mechanism, check_audit
 
 # ---------------------------------------------------------------------------
@@ -22,12 +25,6 @@ from ._core import AuditResult, audit_mechanism, check_audit
 
 #: Largest ``n`` for which :func:`one_shot_worst_neighbours` enumerates all tournaments.
 _MAX_TOURNAMENT_N = 6
-
-# the exact law of the top-1 release lives with the mechanism (dprank.oneshot)
-_ONE_SHOT = get_method("edge_one_shot")
-one_shot_top1_probabilities = _ONE_SHOT.part("top1_probabilities")
-_one_shot_location_scale = _ONE_SHOT.part("location_scale")
-_top1_probabilities = _ONE_SHOT.part("top1_law")
 
 
 def _all_tournaments(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -173,8 +170,6 @@ def audit_one_shot(
     )
     exact = float(np.abs(log_ratio).max())
 
-    one_shot_scores = get_method("edge_one_shot").part("scores")
-
     def sampler(wins):
         def draw(g, size):
             scores = one_shot_scores(wins, p, 1, eps, standard_laplace(g, (size, n)))
@@ -189,7 +184,7 @@ def audit_one_shot(
         trials,
         rng,
         eps,
-        claimed_delta=1.0 / n**2,
+        claimed_delta=one_shot_privacy_loss(eps, n_items=n).delta,
         alpha=alpha,
         exact_eps=exact,
     )

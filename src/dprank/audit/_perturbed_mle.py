@@ -13,9 +13,12 @@ import scipy  # submodules load on first use; scipy.stats (about 0.35 s) is not 
 
 from .. import _checks
 from ..mechanisms import (
+    edge_mle_noise_scale,
+    individual_gamma,
+    individual_mle_noise_scale,
     standard_laplace,
 )
-from ..methods import ConvergenceError, get_method
+from ..mle import ConvergenceError, fit_penalized_mle, fit_penalized_mle_batch
 from ..models import BTL
 from ..objective import batch_derivatives, batch_hessian, edge_ridge
 from ._core import AuditResult, audit_mechanism, check_audit, complete_wins, round_llr
@@ -104,15 +107,12 @@ def fit_perturbed(wins, gamma, b, sum_zero=False):
     batched Newton leaves unconverged are refitted one by one from
     ``-b / gamma``; :class:`ConvergenceError` if that fails too.
     """
-    method = get_method("individual_mle" if sum_zero else "edge_mle")
-    fit = method.part("batch_fit")(wins, gamma, b, sum_zero=sum_zero, max_iter=200)
+    fit = fit_penalized_mle_batch(wins, gamma, b, sum_zero=sum_zero, max_iter=200)
     theta = fit.theta
     for r in np.flatnonzero(~fit.converged):
         # the data terms move theta by at most (degree) / gamma from -b / gamma
         start = -b[r] / gamma
-        one = method.part("estimator")(
-            wins, gamma, b[r], theta0=start, sum_zero=sum_zero, max_iter=1000
-        )
+        one = fit_penalized_mle(wins, gamma, b[r], theta0=start, sum_zero=sum_zero, max_iter=1000)
         # with a tiny gamma theta is huge and Newton stalls at round-off level
         if not (one.converged or one.step_norm <= 1e-12 * max(1.0, np.abs(one.theta).max())):
             raise ConvergenceError(f"perturbed MLE fit did not converge (step {one.step_norm:.3g})")
@@ -218,7 +218,7 @@ def audit_perturbed_mle_edge(
     ``2 / lambda = eps / 4`` whatever ``gamma``; ``exact_eps`` reports it.
     """
     check_audit(eps, trials, rng, alpha, n=n, min_n=3)
-    lam = get_method("edge_mle").noise_scale(eps, BTL.kappa1)
+    lam = edge_mle_noise_scale(eps, BTL.kappa1)
     gamma = private_edge_gamma(eps) if gamma is None else float(gamma)
     if not gamma > 0:
         raise ValueError("gamma must be positive")
@@ -436,9 +436,8 @@ def audit_perturbed_mle_individual(
     check_audit(eps, trials, rng, alpha, n=n, min_n=3, L=L)
     if not (eps > 0 and math.isfinite(eps)):
         raise ValueError("eps must be positive and finite")
-    method = get_method("individual_mle")
-    lam = method.noise_scale(eps, L)
-    gamma = method.part("gamma")(eps, L)
+    lam = individual_mle_noise_scale(eps, L)
+    gamma = individual_gamma(eps, L)
     wins0, wins1 = individual_mle_neighbours(n, L, adjacency)
     exact = 2.0 * L / lam if adjacency == "flip" else None
     pair = None  # the llr statistic uses no pair
@@ -488,6 +487,8 @@ def audit_noisy_obj(
     neighbour flips the outcome of ``(0, 1)``. Statistic ``theta~_0 - theta~_1``
     of the centred output. The claim is ``(eps, delta)``.
     """
+    from ..weighted_mle import noisy_obj_fit
+
     check_audit(eps, trials, rng, alpha)
     _checks.probability(delta, "delta", low_open=True, high_open=True)
     iu, _ = np.triu_indices(m, k=1)
@@ -495,8 +496,6 @@ def audit_noisy_obj(
     wins0 = np.ones(iu.size)
     wins1 = wins0.copy()
     wins1[0] = 0.0  # pair (0, 1) is first in triu order
-
-    noisy_obj_fit = get_method("edge_noisy_obj").part("estimator")
 
     def sampler(wins):
         def draw(g, size):

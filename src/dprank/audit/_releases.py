@@ -8,10 +8,13 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _checks
+from ..ldp import debias, laplace_release, randomized_response
 from ..mechanisms import (
+    edge_count_noise_scale,
+    individual_count_noise_scale,
     standard_laplace,
 )
-from ..methods import get_method
+from ..ranking import copeland_counts, noisy_counts
 from ._core import (
     AuditResult,
     audit_mechanism,
@@ -28,8 +31,6 @@ from ._core import (
 
 def _rr_audit(name, eps, trials, rng, alpha, release):
     """Audit a release of one comparison's RR bit (``release`` maps the bits to outputs)."""
-
-    randomized_response = get_method("local_classic_rr").part("release")
 
     def sampler(y):
         return lambda g, size: release(randomized_response(np.full(size, y, np.uint8), eps, g))
@@ -68,15 +69,12 @@ def audit_debiased_rr(
     """
     check_audit(eps, trials, rng, alpha)
     _checks.positive_finite(weight, "weight")
-    debias = get_method("local_adrr").part("debias")
     return _rr_audit(
         "debiased_rr", eps, trials, rng, alpha, lambda bits: weight * debias(bits, eps)
     )
 
 
 def _laplace_audit(name, eps, release_eps, trials, rng, alpha):
-    laplace_release = get_method("local_laplace").part("release")
-
     def sampler(y):
         return lambda g, size: laplace_release(np.full(size, float(y)), release_eps, g)
 
@@ -115,8 +113,7 @@ def broken_laplace_ldp(
 
 def _count_audit(name, eps, wins0, wins1, scale, trials, rng, statistic, item, alpha):
     n = wins0.shape[0]
-    counts = get_method("edge_counts")  # Algorithms 2 and 3 release the same statistic
-    copeland_counts, noisy_counts = counts.part("statistic"), counts.part("release")
+    # Algorithms 2 and 3 release the same statistic
     c0, c1 = copeland_counts(wins0), copeland_counts(wins1)
     changed = np.flatnonzero(c0 != c1)
     if statistic == "llr":
@@ -171,7 +168,7 @@ def audit_noisy_counts_edge(
     wins0 = complete_wins(n)
     wins1 = wins0.copy()
     wins1[0, 1], wins1[1, 0] = 0.0, 1.0
-    scale = get_method("edge_counts").noise_scale(eps)
+    scale = edge_count_noise_scale(eps)
     return _count_audit(
         "noisy_counts_edge", eps, wins0, wins1, scale, trials, rng, statistic, 0, alpha
     )
@@ -211,7 +208,7 @@ def audit_noisy_counts_individual(
     wins1 = wins0.copy()
     wins0[0, 1] += L
     wins1[1, 0] += L
-    scale = get_method("individual_counts_as_published").noise_scale(eps, L)
+    scale = individual_count_noise_scale(eps, L)
     return _count_audit(
         "noisy_counts_individual", eps, wins0, wins1, scale, trials, rng, statistic, 0, alpha
     )

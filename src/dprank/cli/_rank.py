@@ -229,9 +229,15 @@ def _release_ranking(args, table, method, name: str, noise, plan: OutputPlan, pr
     """The fit and the outputs, as one release of the ``--ledger``; its receipt (or None)."""
     from dataclasses import replace
 
-    # the guarantee actually given: 2 eps for the as-published counts
-    eps_given = None if args.epsilon is None else args.epsilon * (2 if args.as_published else 1)
-    entry = ledger_entry(args, "rank", method.name, method.privacy_unit, method.private, eps_given)
+    # the guarantee actually given (the method's privacy map: 2 eps for the as-published
+    # counts); its delta is the ranking's, once the item universe is known
+    loss = None
+    if args.epsilon is not None:
+        declared = {"L": args.max_per_user, "n_items": table.comparisons.n_items}
+        loss = method.privacy_loss(args.epsilon, **declared)
+    unit = method.privacy_unit if loss is None else loss.unit
+    eps_given = None if loss is None else loss.epsilon
+    entry = ledger_entry(args, "rank", method.name, unit, method.private, eps_given)
     if entry is not None and method.trust_model == "local":
         raise UsageError(
             "--ledger records releases of raw data: ranking a local release spends no "

@@ -36,18 +36,14 @@ import numpy as np
 import pandas as pd
 
 from dprank import checks as _checks
-from dprank.mechanisms import standard_laplace
-from dprank.methods import get_method
+from dprank.mechanisms import edge_count_noise_scale, edge_mle_noise_scale, standard_laplace
 from dprank.metrics import log_rel_l2, log_rel_linf, rel_hamming, true_top_k
-from dprank.ranking import top_k
+from dprank.mle import fit_penalized_mle
+from dprank.ranking import copeland_counts, top_k
 from dprank.seeding import SHARED, Stream, cell_key, generator
 from dprank.simulate import sample_er_comparisons_sparse, theta_paper_a_edge, top_k_size
 
 from .paper_a_edge import edge_gamma
-
-# the estimators, through the registry (dprank.methods)
-fit_penalized_mle = get_method("edge_mle").part("estimator")
-copeland_counts = get_method("edge_counts").part("statistic")
 
 __all__ = [
     "EXPERIMENT",
@@ -160,8 +156,6 @@ def run_chunk(
     eps_list = [float(e) for e in epsilons]
     order = sorted(range(len(eps_list)), key=lambda e: -eps_list[e])  # inf first: warm starts
     rows: list[tuple] = []
-    mle_scale = get_method("edge_mle").noise_scale
-    count_scale = get_method("edge_counts").noise_scale
     for r in replicates:
         data = sample_er_comparisons_sparse(
             theta, p, generator(seed, EXPERIMENT, data_key, r, Stream.DATA)
@@ -171,10 +165,10 @@ def run_chunk(
         for e in order:
             eps = eps_list[e]
             key = cell_key({"n": n, "degree": float(degree), "eps": eps})
-            b = mle_scale(eps, kappa1) * standard_laplace(
+            b = edge_mle_noise_scale(eps, kappa1) * standard_laplace(
                 generator(seed, EXPERIMENT, key, r, Stream.NOISE_MLE), n
             )
-            noise = count_scale(eps) * standard_laplace(
+            noise = edge_count_noise_scale(eps) * standard_laplace(
                 generator(seed, EXPERIMENT, key, r, Stream.NOISE_COUNT), n
             )
             ties = generator(seed, EXPERIMENT, key, r, Stream.TIEBREAK).random(n)

@@ -26,15 +26,16 @@ import numpy as np
 import pandas as pd
 
 from dprank import checks as _checks
-from dprank.mechanisms import individual_gamma, standard_laplace
-from dprank.methods import get_method
+from dprank.mechanisms import (
+    individual_count_noise_scale,
+    individual_gamma,
+    individual_mle_noise_scale,
+    standard_laplace,
+)
 from dprank.metrics import mean_rank_difference
+from dprank.mle import fit_penalized_mle, fit_penalized_mle_batch
+from dprank.ranking import copeland_counts
 from dprank.seeding import Stream, cell_key, generator
-
-# the estimators, through the registry (dprank.methods)
-fit_penalized_mle = get_method("individual_mle").part("estimator")
-fit_penalized_mle_batch = get_method("individual_mle").part("batch_fit")
-copeland_counts = get_method("individual_counts_as_published").part("statistic")
 
 __all__ = ["real_data_metrics"]
 
@@ -98,8 +99,6 @@ def real_data_metrics(
     n = wins.shape[0]
     counts = copeland_counts(wins)
     blocks = []
-    mle_scale = get_method("individual_mle").noise_scale
-    count_scale = get_method("individual_counts_as_published").noise_scale
     for eps in epsilons:
         eps = float(eps)
         key = cell_key({"dataset": dataset, "eps": eps})
@@ -109,7 +108,7 @@ def real_data_metrics(
         fit = fit_penalized_mle_batch(
             wins,
             gamma,
-            mle_scale(eps, L, kappa1) * mle_unit,
+            individual_mle_noise_scale(eps, L, kappa1) * mle_unit,
             xtol=xtol,
             max_iter=max_iter,
         )
@@ -117,7 +116,7 @@ def real_data_metrics(
         reference = fit_penalized_mle(
             wins, ref_gamma, sum_zero=True, xtol=xtol, max_iter=max_iter, raise_on_failure=True
         ).theta
-        release = counts + count_scale(eps, L) * count_unit
+        release = counts + individual_count_noise_scale(eps, L) * count_unit
         for method, metric, values in (
             ("individual_mle", "mean_rank_difference", mean_rank_difference(fit.theta, reference)),
             ("individual_mle", "converged", fit.converged.astype(float)),

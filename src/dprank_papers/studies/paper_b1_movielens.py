@@ -49,17 +49,13 @@ import pandas as pd
 
 from dprank import checks as _checks
 from dprank.ldp import RRPairCounts, privacy_constant, rr_flip_probability
-from dprank.methods import get_method
 from dprank.metrics_b import kendall_distance, max_error, rms_error, top_k_hamming
 from dprank.models import BTL
 from dprank.realdata import MovieLensData, read_ratings
 from dprank.seeding import Stream, cell_key, generator
+from dprank.weighted_mle import default_lambda, fit_weighted_mle
 
 from .paper_b2.scenarios import scheme_epsilon
-
-# the estimator, through the registry (dprank.methods)
-default_lambda = get_method("local_debiased_rr").part("lambda")
-fit_weighted_mle = get_method("local_debiased_rr").part("estimator")
 
 __all__ = [
     "EXPERIMENT",

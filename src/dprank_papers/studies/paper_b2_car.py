@@ -42,8 +42,16 @@ import numpy as np
 import pandas as pd
 
 from dprank import checks as _checks
-from dprank.ldp import privacy_constant
-from dprank.methods import get_method
+from dprank.ldp import (
+    add_rr_statistics,
+    add_sufficient_statistics,
+    adrr_weights,
+    count_ranking,
+    count_scores,
+    laplace_release,
+    privacy_constant,
+    randomized_response,
+)
 from dprank.metrics_b import (
     kendall_distance,
     max_error,
@@ -55,20 +63,9 @@ from dprank.metrics_b import (
 from dprank.models import get_link
 from dprank.realdata import BODY_TYPES, FUELS, TRANSMISSIONS, CarData, read_car_data
 from dprank.seeding import Stream, cell_key, generator
+from dprank.weighted_mle import default_lambda, fit_weighted_mle
 
 from .paper_b2.scenarios import shifted_budgets
-
-# the estimators, releases and statistics, through the registry (dprank.methods)
-_ADRR = get_method("local_adrr")
-add_rr_statistics = _ADRR.part("add_statistics")
-adrr_weights = _ADRR.part("weights")
-default_lambda = _ADRR.part("lambda")
-fit_weighted_mle = _ADRR.part("estimator")
-randomized_response = get_method("local_classic_rr").part("release")
-add_sufficient_statistics = get_method("local_classic_rr").part("add_statistics")
-laplace_release = get_method("local_laplace").part("release")
-count_scores = get_method("local_count").part("scores")
-count_ranking = get_method("local_count").part("ranking")
 
 __all__ = [
     "BODY_TYPES",

@@ -42,7 +42,9 @@ import pandas as pd
 
 from dprank import audit, audit_release
 from dprank import checks as _checks
+from dprank.mechanisms import edge_count_noise_scale
 from dprank.methods import get_method
+from dprank.ranking import copeland_counts
 from dprank.seeding import Stream, cell_key, generator
 
 __all__ = ["EXPECTED_VIOLATIONS", "fixed_noise_counts_audit", "run_audits"]
@@ -67,9 +69,7 @@ def fixed_noise_counts_audit(eps: float, n: int, trials: int, rng, alpha: float)
     wins0 = audit.complete_wins(n)
     wins1 = wins0.copy()
     wins1[0, 1], wins1[1, 0] = wins0[1, 0], wins0[0, 1]
-    counts = get_method("edge_counts")
-    copeland_counts = counts.part("statistic")
-    w = counts.noise_scale(eps) * rng.laplace(size=n)
+    w = edge_count_noise_scale(eps) * rng.laplace(size=n)
     c0 = (copeland_counts(wins0) + w)[0]
     c1 = (copeland_counts(wins1) + w)[0]
     return audit.audit_mechanism(
@@ -314,11 +314,22 @@ def run_audits(settings: Mapping, seed: int) -> pd.DataFrame:
         *_paper_a_fit_audits(eps, alpha, n, L, t, tf),
         *_control_and_release_audits(eps, alpha, n, L, t, tf),
     ]
+    declared = {"n_items": n, "L": L, "delta": float(settings["delta"])}
     rows = []
     for paper, label, method, run in jobs:
-        if method:  # the registry's name of the method whose mechanism is audited
-            get_method(method)
         # keyed by the audit's label (not the method: several audits share one method)
         rng = generator(seed, "audit", cell_key({"mechanism": label}), 0, Stream.AUDIT)
-        rows.append(_audit_row(paper, label, method, run(rng)))
+        res = run(rng)
+        if method:  # the registry's name of the method whose mechanism is audited
+            _check_claim(label, res, get_method(method).privacy_loss(eps, **declared))
+        rows.append(_audit_row(paper, label, method, res))
     return pd.DataFrame(rows)
+
+
+def _check_claim(label: str, res, loss) -> None:
+    """The audit tests the method's own guarantee: its privacy map's ``(epsilon, delta)``."""
+    if (res.claimed_eps, res.claimed_delta) != (loss.epsilon, loss.delta):
+        raise RuntimeError(
+            f"audit {label!r} claims ({res.claimed_eps}, {res.claimed_delta}), but its method's "
+            f"privacy map gives ({loss.epsilon}, {loss.delta}) at the {loss.unit}"
+        )

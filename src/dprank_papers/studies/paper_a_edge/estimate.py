@@ -6,18 +6,14 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from dprank.methods import get_method
+from dprank.mle import fit_penalized_mle
 from dprank.objective import DenseObjective, PairwiseData
-from dprank.ranking import top_k
+from dprank.oneshot import one_shot_scores
+from dprank.ranking import noisy_counts, top_k
 from dprank.simulate import top_k_size
 
 from ...rbfgs import vmmin
 from . import edge_gamma
-
-# the estimators, through the registry (dprank.methods)
-fit_penalized_mle = get_method("edge_mle").part("estimator")
-noisy_counts = get_method("edge_counts").part("release")
-one_shot_scores = get_method("edge_one_shot").part("scores")
 
 
 def boundary_tie(scores: np.ndarray, k: int) -> bool:

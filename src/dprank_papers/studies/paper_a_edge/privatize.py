@@ -13,8 +13,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from dprank.mechanisms import standard_laplace
-from dprank.methods import get_method
+from dprank.mechanisms import edge_count_noise_scale, edge_mle_noise_scale, standard_laplace
 from dprank.seeding import Stream, cell_key, generator
 
 from ...rrng import r_fixed_laplace
@@ -53,8 +52,6 @@ def privatize_chunk(
     oneshot = np.zeros(shape)
     ties = np.zeros(shape)
     fixed = r_fixed_laplace(n, r_seed) if protocol == "authors" else None
-    mle_scale = get_method("edge_mle").noise_scale
-    count_scale = get_method("edge_counts").noise_scale
     for e, eps in enumerate(eps_list):
         key = cell_key({"role": "noise", **cell, "eps": eps})
         for i, r in enumerate(reps):
@@ -64,10 +61,10 @@ def privatize_chunk(
                     if fixed is not None
                     else standard_laplace(generator(seed, experiment, key, r, Stream.NOISE_MLE), n)
                 )
-                mle[i, e] = mle_scale(eps, kappa1) * unit
+                mle[i, e] = edge_mle_noise_scale(eps, kappa1) * unit
             if "edge_counts" in methods:
                 rng = generator(seed, experiment, key, r, Stream.NOISE_COUNT)
-                count[i, e] = count_scale(eps) * standard_laplace(rng, n)
+                count[i, e] = edge_count_noise_scale(eps) * standard_laplace(rng, n)
             if "edge_one_shot" in methods:
                 oneshot[i, e] = standard_laplace(
                     generator(seed, experiment, key, r, Stream.NOISE_ONESHOT), n

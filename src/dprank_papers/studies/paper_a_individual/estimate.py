@@ -7,15 +7,11 @@ from collections.abc import Mapping
 import numpy as np
 
 from dprank.mechanisms import individual_gamma
-from dprank.methods import get_method
-from dprank.ranking import top_k
+from dprank.mle import fit_penalized_mle_batch
+from dprank.ranking import noisy_counts, top_k
 from dprank.simulate import top_k_size_individual
 
 from ...introselect import authors_top_k
-
-# the estimators, through the registry (dprank.methods)
-fit_penalized_mle_batch = get_method("individual_mle").part("batch_fit")
-noisy_counts = get_method("individual_counts_as_published").part("release")
 
 
 def select_top_k(scores: np.ndarray, k: int, protocol: str, tie_keys=None) -> np.ndarray:

@@ -6,8 +6,11 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from dprank.mechanisms import standard_laplace
-from dprank.methods import get_method
+from dprank.mechanisms import (
+    individual_count_noise_scale,
+    individual_mle_noise_scale,
+    standard_laplace,
+)
 from dprank.seeding import Stream, cell_key, generator
 
 
@@ -35,13 +38,11 @@ def privatize_chunk(
     n, eps = int(cell["n"]), float(cell["eps"])
     key = cell_key({"role": "noise", **cell})
     mle, count, ties = (np.zeros((len(replicates), n)) for _ in range(3))
-    mle_scale = get_method("individual_mle").noise_scale
-    count_scale = get_method("individual_counts_as_published").noise_scale
     for i, r in enumerate(replicates):
         unit = standard_laplace(generator(seed, experiment, key, r, Stream.NOISE_MLE), n)
-        mle[i] = mle_scale(eps, L, kappa1) * unit
+        mle[i] = individual_mle_noise_scale(eps, L, kappa1) * unit
         unit = standard_laplace(generator(seed, experiment, key, r, Stream.NOISE_COUNT), n)
-        count[i] = count_scale(eps, L) * unit
+        count[i] = individual_count_noise_scale(eps, L) * unit
         if protocol == "paper":
             ties[i] = generator(seed, experiment, key, r, Stream.TIEBREAK).random(n)
     return {"mle_noise": mle, "count_noise": count, "tie_keys": ties, "epsilon": np.array([eps])}

@@ -23,20 +23,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from dprank import checks as _checks
-from dprank.methods import get_method
+from dprank.ldp import sample_rr_statistics_equal_eps
 from dprank.metrics_b import rms_error
+from dprank.mixed_effects import fit_mixed_effects_btl, simulate_mixed_effects_btl
 from dprank.models import get_link
 from dprank.seeding import Stream, cell_key, generator
+from dprank.weighted_mle import fit_weighted_mle, weighted_objective
 
 from .scenarios import check_simulate_args, true_scores
-
-# B2's non-private references, through the registry (dprank.methods)
-_REFERENCE = get_method("nonprivate_mle")
-sample_rr_statistics_equal_eps = _REFERENCE.part("sample_statistics")
-fit_mixed_effects_btl = _REFERENCE.part("mixed_effects_fit")
-simulate_mixed_effects_btl = _REFERENCE.part("mixed_effects_sample")
-fit_weighted_mle = _REFERENCE.part("weighted_estimator")
-weighted_objective = _REFERENCE.part("weighted_objective")
 
 if TYPE_CHECKING:  # pandas is imported by the functions that build frames (job start-up)
     import pandas as pd

@@ -27,19 +27,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from dprank import checks as _checks
-from dprank.ldp import privacy_constant
-from dprank.methods import get_method
+from dprank.ldp import privacy_constant, simulate_ldp_statistics
 from dprank.metrics_b import kendall_distance
 from dprank.models import get_link
 from dprank.seeding import Stream, cell_key, generator
+from dprank.weighted_mle import default_lambda, fit_weighted_mle, noisy_obj_fit
 
 from .scenarios import METRICS, check_simulate_args, true_scores, user_budgets
-
-# the estimators and the releases' statistics, through the registry (dprank.methods)
-simulate_ldp_statistics = get_method("local_adrr").part("simulate_statistics")
-default_lambda = get_method("local_adrr").part("lambda")
-fit_weighted_mle = get_method("local_adrr").part("estimator")
-noisy_obj_fit = get_method("edge_noisy_obj").part("estimator")
 
 if TYPE_CHECKING:  # pandas is imported by the functions that build frames (job start-up)
     import pandas as pd

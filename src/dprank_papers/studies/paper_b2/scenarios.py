@@ -26,19 +26,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from dprank import checks as _checks
-from dprank.ldp import privacy_constant
-from dprank.methods import get_method
+from dprank.ldp import privacy_constant, sample_rr_statistics_equal_eps, simulate_ldp_statistics
 from dprank.metrics_b import kendall_distance, max_error, rms_error, top_k_hamming
 from dprank.models import get_link
 from dprank.seeding import Stream, cell_key, generator
-
-# the estimator and the releases' statistics, through the registry (dprank.methods)
-_ADRR = get_method("local_adrr")
-simulate_ldp_statistics = _ADRR.part("simulate_statistics")
-sample_rr_statistics_equal_eps = _ADRR.part("equal_eps_statistics")
-default_lambda = _ADRR.part("lambda")
-fit_weighted_mle = _ADRR.part("estimator")
-hessian_min_nonzero_eigenvalue = _ADRR.part("min_eigenvalue")
+from dprank.weighted_mle import default_lambda, fit_weighted_mle, hessian_min_nonzero_eigenvalue
 
 if TYPE_CHECKING:  # pandas is imported by the functions that build frames (job start-up)
     import pandas as pd

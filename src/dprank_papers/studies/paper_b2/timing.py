@@ -36,19 +36,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from dprank import checks as _checks
-from dprank.ldp import privacy_constant, rr_flip_probability
-from dprank.methods import get_method
+from dprank.ldp import add_rr_statistics, adrr_weights, privacy_constant, rr_flip_probability
 from dprank.models import BTL
 from dprank.seeding import Stream, cell_key, generator, uniforms
+from dprank.weighted_mle import default_lambda, fit_weighted_mle
 
 from .scenarios import check_simulate_args, true_scores, user_budgets
-
-# the estimator and its statistics, through the registry (dprank.methods)
-_ADRR = get_method("local_adrr")
-add_rr_statistics = _ADRR.part("add_statistics")
-adrr_weights = _ADRR.part("weights")
-default_lambda = _ADRR.part("lambda")
-fit_weighted_mle = _ADRR.part("estimator")
 
 if TYPE_CHECKING:  # pandas is imported by the functions that build frames (job start-up)
     import pandas as pd
