@@ -279,8 +279,6 @@ PRIVATE_CROSSINGS_LEFT = {
             "_wins_per_item",
         )
     ),
-    ("dprank.methods", "dprank.oneshot", "_one_shot_location_scale"),
-    ("dprank.methods", "dprank.oneshot", "_top1_probabilities"),
     ("dprank._method_registry", "dprank.ldp", "_add_rr_records"),
     ("dprank.audit._harness_battery", "dprank.methods", "_edge_gamma"),
     ("dprank.inputs", "dprank._input_blocks", "_BlockReader"),

@@ -69,6 +69,9 @@ NAN, INF = float("nan"), float("inf")
 _CHECKS_REASON = "an argument check: run by every bad-argument case of the functions it guards"
 EXCLUDED: dict[str, str] = {
     f"dprank.checks.{name}": _CHECKS_REASON for name in _public_checks.__all__
+} | {
+    "dprank.cli.build_parser": "takes no argument; every option is parsed by tests/test_cli*.py "
+    "and the synopses are generated from it (docs/includes/cli_*.md)",
 }
 
 # ------------------------------------------------------------------------ strategies

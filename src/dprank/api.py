@@ -793,7 +793,7 @@ def _fit_release(meth: Method, raw, eps, noise, model, top_k, opts, max_per_user
         from .ledger import release_to
 
         context = release_to(ledger, raw, entry, budget=budget)
-    with context as receipt:
+    with context:
         data, n_dropped = raw, 0
         if max_per_user is not None:
             from .release import bound_user_contributions

@@ -183,7 +183,7 @@ def _walk_location_scale(wins: np.ndarray, d: float, k: int, eps: float):
 _GAUSS_NODES = 16
 
 
-def _one_shot_location_scale(wins, eps: float, p: float = 1.0, k: int = 1):
+def one_shot_location_scale(wins, eps: float, p: float = 1.0, k: int = 1):
     """``pi`` and the Laplace scale of the one-shot scores (:func:`one_shot_scores`)."""
     wins = np.asarray(wins, dtype=np.float64)
     pi, scale = _walk_location_scale(wins, wins.shape[0] * p, k, eps)
@@ -201,7 +201,7 @@ def _laplace_log_cdf(z: np.ndarray) -> np.ndarray:
     return np.where(z < 0, neg - math.log(2.0), np.log1p(-0.5 * np.exp(-np.maximum(z, 0.0))))
 
 
-def _top1_probabilities(mu: np.ndarray, scale: np.ndarray) -> np.ndarray:
+def top1_probabilities(mu: np.ndarray, scale: np.ndarray) -> np.ndarray:
     """``P(argmax_i (mu_i + scale W_i) = i)``, ``W`` iid standard Laplace, for rows of ``mu``.
 
     ``P_i = int f(x - mu_i) prod_{j != i} F(x - mu_j) dx`` (``f``, ``F`` the
@@ -269,7 +269,7 @@ def one_shot_top1_probabilities(wins, eps: float, p: float = 1.0) -> np.ndarray:
         P_i = int f(x - pi_i) prod_{j != i} F(x - pi_j) dx
 
     with ``f``, ``F`` the Laplace(0, s) density and CDF, computed by piecewise
-    Gauss-Legendre quadrature, exact on the tails (:func:`_top1_probabilities`;
+    Gauss-Legendre quadrature, exact on the tails (:func:`top1_probabilities`;
     the probabilities sum to one within ~1e-14).
 
     Parameters
@@ -288,5 +288,5 @@ def one_shot_top1_probabilities(wins, eps: float, p: float = 1.0) -> np.ndarray:
     _checks.win_matrix(wins, "wins")
     _checks.positive_finite(eps, "eps")
     _checks.probability(p, "p", low_open=True)
-    pi, scale = _one_shot_location_scale(wins, eps, p)
-    return _top1_probabilities(pi[None, :], np.array([scale]))[0]
+    pi, scale = one_shot_location_scale(wins, eps, p)
+    return top1_probabilities(pi[None, :], np.array([scale]))[0]

@@ -69,7 +69,6 @@ __all__ = [
     "laplace_plugin_statistics",
     "noisy_obj_calibration",
     "noisy_obj_fit",
-    "noisy_obj_minimiser",
     "weighted_objective",
     "weighted_objective_gradient",
 ]

@@ -40,7 +40,6 @@ __all__ = [
     "manifest_path",
     "rebuild_command",
     "remove_orphan_manifests",
-    "remove_stale_files",
     "write_stage_manifest",
 ]
 

@@ -13,10 +13,10 @@ import numpy as np
 from .. import _checks
 from ..mechanisms import one_shot_privacy_loss, standard_laplace
 from ..oneshot import (
-    _one_shot_location_scale,
-    _top1_probabilities,
+    one_shot_location_scale,
     one_shot_scores,
     one_shot_top1_probabilities,
+    top1_probabilities,
 )
 from ._core import AuditResult, audit_mechanism, check_audit
 
@@ -45,7 +45,7 @@ def _worst_one_shot_pair(n: int, eps: float) -> tuple[int, int, float]:
     scale = np.full(wins.shape[0], np.nan)
     for r in range(wins.shape[0]):
         try:
-            pi, sc = _one_shot_location_scale(wins[r], eps)
+            pi, sc = one_shot_location_scale(wins[r], eps)
         except (np.linalg.LinAlgError, ValueError):
             continue
         if np.all(np.isfinite(pi)) and math.isfinite(sc) and sc > 0:
@@ -55,7 +55,7 @@ def _worst_one_shot_pair(n: int, eps: float) -> tuple[int, int, float]:
     rows = np.flatnonzero(ok)
     for start in range(0, rows.size, 2048):
         chunk = rows[start : start + 2048]
-        log_p[chunk] = np.log(_top1_probabilities(mu[chunk], scale[chunk]))
+        log_p[chunk] = np.log(top1_probabilities(mu[chunk], scale[chunk]))
     best = (-1, -1, -np.inf)
     codes = np.arange(wins.shape[0])
     for e in range(iu.size):

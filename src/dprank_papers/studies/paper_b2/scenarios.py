@@ -37,7 +37,6 @@ if TYPE_CHECKING:  # pandas is imported by the functions that build frames (job 
 
 __all__ = [
     "METRICS",
-    "check_simulate_args",
     "estimate_chunk",
     "hessian_chunk",
     "scheme_epsilon",
