@@ -140,14 +140,14 @@ def test_local_adrr_statistics_are_the_study_formula_on_records():
         user=users.astype(np.int64),
         user_epsilon=eps,
     )
-    ps = dprank.methods._debiased_statistics(c, adrr_weights(eps))
+    ps = dprank.methods.debiased_statistics(c, adrr_weights(eps))
     k = ps.a * m - ps.a * (ps.a + 1) // 2 + (ps.b - ps.a - 1)
     np.testing.assert_allclose(ps.w, S[k], atol=1e-12)
     np.testing.assert_allclose(ps.n, N[k], atol=1e-12)
     assert set(k.tolist()) == set(np.flatnonzero(a.any(0)).tolist())
     # a record with count 2 is two records of count 1
     doubled = dataclasses.replace(c, count=np.full(users.size, 2.0))
-    twice = dprank.methods._debiased_statistics(doubled, adrr_weights(eps))
+    twice = dprank.methods.debiased_statistics(doubled, adrr_weights(eps))
     np.testing.assert_allclose(twice.w, 2 * ps.w, atol=1e-12)
     np.testing.assert_allclose(twice.n, 2 * ps.n, atol=1e-12)
     # and the statistics are the debiased outputs, weighted (B2 eq. (3)-(5))

@@ -215,78 +215,7 @@ OVER_THE_CEILING: set[str] = set()
 #: Private names still imported (or read as an attribute) across modules: ``(importer,
 #: module, name)``. Each is to be made public inside a private module, or moved, by the
 #: owner of those modules; the test fails on an entry that is no longer needed.
-PRIVATE_CROSSINGS_LEFT = {
-    *(
-        ("dprank.methods", "dprank._method_fits", n)
-        for n in (
-            "_edge_gamma",
-            "_fit_edge_counts",
-            "_fit_edge_mle",
-            "_fit_edge_ties",
-            "_fit_individual_counts",
-            "_fit_individual_counts_as_published",
-            "_fit_individual_mle",
-            "_fit_individual_ties",
-            "_fit_local_adrr",
-            "_fit_local_count",
-            "_fit_local_debiased_rr",
-            "_fit_local_plugin",
-            "_fit_local_ties",
-            "_fit_noisy_obj",
-            "_fit_nonprivate_counts",
-            "_fit_nonprivate_mle",
-            "_fit_one_shot",
-            "_fit_weighted",
-            "_individual_counts",
-            "_local_setup",
-        )
-    ),
-    *(
-        ("dprank.methods", "dprank._method_registry", n)
-        for n in (
-            "_REGISTRY",
-            "_check_binary",
-            "_check_dense",
-            "_check_tournament",
-            "_debiased_statistics",
-            "_finite_eps",
-            "_fit_result",
-            "_laplace_details",
-            "_laplace_vector",
-            "_link",
-            "_max_user_count",
-            "_mle_data",
-            "_noisy_counts",
-            "_plugin_records",
-            "_simulated_local_release",
-            "_user_bound",
-            "_wins_per_item",
-        )
-    ),
-    *(
-        ("dprank._method_fits", "dprank._method_registry", n)
-        for n in (
-            "_debiased_statistics",
-            "_finite_eps",
-            "_fit_result",
-            "_laplace_details",
-            "_laplace_vector",
-            "_link",
-            "_mle_data",
-            "_noisy_counts",
-            "_plugin_records",
-            "_user_bound",
-            "_wins_per_item",
-        )
-    ),
-    ("dprank._method_registry", "dprank.ldp", "_add_rr_records"),
-    ("dprank.audit._harness_battery", "dprank.methods", "_edge_gamma"),
-    ("dprank.inputs", "dprank._input_blocks", "_BlockReader"),
-    ("dprank.inputs", "dprank._input_stream", "_Input"),
-    ("dprank.arena", "dprank._input_stream", "_Input"),
-    ("dprank.cli._rank", "dprank.inputs", "_free_memory_promptly"),
-    ("dprank.cli._privatize", "dprank.inputs", "_free_memory_promptly"),
-}
+PRIVATE_CROSSINGS_LEFT: set[tuple[str, str, str]] = set()
 
 
 def all_modules() -> dict[str, tuple[str, bool]]:

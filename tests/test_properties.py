@@ -1753,7 +1753,7 @@ lead_case(
     name=[None, 3],
 )
 _from_path = lambda draw: {  # noqa: E731
-    "spec": "dprank.methods:_fit_edge_counts",
+    "spec": "dprank.methods:fit_edge_counts",
     "name": "x_test_counts",
     "privacy_unit": "comparison",
     "trust_model": "central",

@@ -1,7 +1,7 @@
 """Validating and coding a comparison file's blocks (private to :mod:`dprank.inputs`).
 
 :func:`dprank.inputs.read_comparisons` streams a file in blocks
-(:mod:`dprank._input_stream`); :class:`_BlockReader` validates each block with
+(:mod:`dprank._input_stream`); :class:`BlockReader` validates each block with
 array operations (the messages of :mod:`dprank.inputs`, with the file's line
 numbers), codes its item and user labels (:class:`_Labels`: the compiled label
 tables, then the normalisation of the block's new distinct labels) and keeps
@@ -81,7 +81,7 @@ def _to_float(text) -> float:
         return float("nan")
 
 
-class _BlockReader:
+class BlockReader:
     """Validates a file's blocks and keeps what the comparisons need (coded, or summed by pair)."""
 
     def __init__(

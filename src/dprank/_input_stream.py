@@ -2,7 +2,7 @@
 
 Every input is read in one pass from one open file: a regular file, standard
 input, a pipe, ``/dev/stdin``, a process substitution ``<(...)`` or a FIFO read
-the same way (a stream cannot be opened twice). :class:`_Input` hashes the
+the same way (a stream cannot be opened twice). :class:`InputSource` hashes the
 bytes as they go (the sha256 of the record), drops a UTF-8 byte-order mark,
 and lets the format be sniffed from the first bytes. The block generators give
 ``(first row, {column: array})``:
@@ -51,7 +51,7 @@ class _NoDigest:
         pass
 
 
-class _Input:
+class InputSource:
     """One read of a file's bytes (or a binary stream's), hashed as they go.
 
     ``read`` returns up to ``n`` bytes (fewer only at the end), ``unread`` pushes
@@ -131,7 +131,7 @@ class _Input:
             self.fh.close()
 
 
-def sniff(inp: _Input, name: str, given: str | None) -> tuple[str, bytes]:
+def sniff(inp: InputSource, name: str, given: str | None) -> tuple[str, bytes]:
     """``(format, first line)``: the format (``given`` or sniffed) and, for text, the header.
 
     The first line is returned without its line end and byte-order mark (b"" where
@@ -161,7 +161,7 @@ def sniff(inp: _Input, name: str, given: str | None) -> tuple[str, bytes]:
     return fmt, line
 
 
-def _first_line(inp: _Input) -> bytes:
+def _first_line(inp: InputSource) -> bytes:
     """The first line (its end and the rest pushed back)."""
     got = b""
     while True:
@@ -208,7 +208,7 @@ def with_last(blocks):
         yield (*pending, True)
 
 
-def csv_blocks(inp: _Input, sep: str, names, used, tables, block_size: int, text_reader):
+def csv_blocks(inp: InputSource, sep: str, names, used, tables, block_size: int, text_reader):
     """``(first row, {column: array}, last)`` per block of CSV or TSV text after the header.
 
     ``tables[c]``: the label table (:class:`dprank._compiled.LabelTable`) of a label
@@ -287,7 +287,7 @@ def csv_blocks(inp: _Input, sep: str, names, used, tables, block_size: int, text
 class _Rest(io.RawIOBase):
     """The rest of an input as a file for pyarrow, without the blank lines at its end."""
 
-    def __init__(self, inp: _Input):
+    def __init__(self, inp: InputSource):
         self.inp = inp
         self.held = b""  # whitespace read but not given yet (the end of the input?)
         self.out = b""
@@ -323,7 +323,7 @@ class _Rest(io.RawIOBase):
 # --------------------------------------------------------------------------- Parquet
 
 
-def open_parquet(inp: _Input, source: str, error):
+def open_parquet(inp: InputSource, source: str, error):
     """A pyarrow ParquetFile of the input (a stream read into memory) and its column names."""
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -368,7 +368,7 @@ def jsonl_header(line: bytes, error) -> list[str]:
     return [str(k) for k in first]
 
 
-def jsonl_blocks(inp: _Input, first: bytes, original, names, used, block_size: int, error):
+def jsonl_blocks(inp: InputSource, first: bytes, original, names, used, block_size: int, error):
     """Blocks of a JSON lines input (first line ``first``): one object per line.
 
     Every column comes as pyarrow text, as from a CSV file: a JSON number as Python

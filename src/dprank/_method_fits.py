@@ -12,17 +12,17 @@ import numpy as np
 from ._method_registry import (
     Fit,
     MethodInputError,
-    _debiased_statistics,
-    _finite_eps,
-    _fit_result,
-    _laplace_details,
-    _laplace_vector,
-    _link,
-    _mle_data,
-    _noisy_counts,
-    _plugin_records,
-    _user_bound,
-    _wins_per_item,
+    debiased_statistics,
+    finite_eps,
+    fit_result,
+    laplace_details,
+    laplace_vector,
+    link_of,
+    mle_data,
+    noisy_count_vector,
+    plugin_records,
+    user_bound,
+    wins_per_item,
 )
 from ._release_mle import edge_mle_release, individual_mle_release, noisy_obj_release
 from .comparisons import Comparisons
@@ -51,7 +51,7 @@ from .weighted_mle import default_lambda, fit_weighted_mle, noisy_obj_fit
 # --------------------------------------------------------------------------- Paper A, edge DP
 
 
-def _edge_gamma(c: Comparisons, eps: float, c0: float, kappa2: float) -> float:
+def data_edge_gamma(c: Comparisons, eps: float, c0: float, kappa2: float) -> float:
     """Ridge of Algorithm 1: ``max(c0 sqrt(d log n), 4 kappa2 / eps)`` (Propositions 2.1-2.2).
 
     ``d`` is the mean number of distinct opponents (``n p`` in the paper's
@@ -63,7 +63,7 @@ def _edge_gamma(c: Comparisons, eps: float, c0: float, kappa2: float) -> float:
     return base if math.isinf(eps) else max(base, 4.0 * kappa2 / eps)
 
 
-def _fit_edge_mle(
+def fit_edge_mle(
     c: Comparisons,
     eps,
     rng: np.random.Generator,
@@ -75,42 +75,42 @@ def _fit_edge_mle(
     max_iter: int = 100,
     **_,
 ) -> Fit:
-    eps = _finite_eps(eps, "edge_mle")
-    link = _link(model)
+    eps = finite_eps(eps, "edge_mle")
+    link = link_of(model)
     kappa1, kappa2 = link.kappa1, link.kappa2
     if not math.isfinite(kappa1):
         raise MethodInputError(
             f"Algorithm 1 needs a link with a bounded loss gradient; {link.name} has none "
             "(use --model btl)"
         )
-    g = _edge_gamma(c, eps, c0, kappa2) if gamma is None else float(gamma)
+    g = data_edge_gamma(c, eps, c0, kappa2) if gamma is None else float(gamma)
     if isinstance(rng, NoiseSource):
         # a release: exact noisy win totals, then the fit as post-processing (_release_mle)
         fit, calib = edge_mle_release(c, eps, rng, g, link, xtol=xtol, max_iter=max_iter)
-        details = {"gamma": g, **_laplace_details(rng, calib["noise_scale"], 2.0)}
-        return _fit_result(fit, **{**details, **calib})
+        details = {"gamma": g, **laplace_details(rng, calib["noise_scale"], 2.0)}
+        return fit_result(fit, **{**details, **calib})
     scale = edge_mle_noise_scale(eps, kappa1)
-    b = _laplace_vector(rng, scale, c.n_items)
-    fit = fit_penalized_mle(_mle_data(c), g, b, link=link, xtol=xtol, max_iter=max_iter)
-    return _fit_result(fit, gamma=g, **_laplace_details(rng, scale))
+    b = laplace_vector(rng, scale, c.n_items)
+    fit = fit_penalized_mle(mle_data(c), g, b, link=link, xtol=xtol, max_iter=max_iter)
+    return fit_result(fit, gamma=g, **laplace_details(rng, scale))
 
 
-def _fit_edge_counts(c: Comparisons, eps, rng: np.random.Generator, **_) -> Fit:
-    eps = _finite_eps(eps, "edge_counts")
+def fit_edge_counts(c: Comparisons, eps, rng: np.random.Generator, **_) -> Fit:
+    eps = finite_eps(eps, "edge_counts")
     # one flipped outcome moves two counts by 1 each: l1 sensitivity 2 (Algorithm 2's 2/eps)
     if isinstance(rng, NoiseSource):
-        scores, scale = _noisy_counts(c, rng, 2.0, eps)
+        scores, scale = noisy_count_vector(c, rng, 2.0, eps)
     else:
         scale = edge_count_noise_scale(eps)
-        scores = _wins_per_item(c) + scale * standard_laplace(rng, c.n_items)
-    return Fit(scores=scores, details=_laplace_details(rng, scale, 2.0))
+        scores = wins_per_item(c) + scale * standard_laplace(rng, c.n_items)
+    return Fit(scores=scores, details=laplace_details(rng, scale, 2.0))
 
 
-def _fit_one_shot(c: Comparisons, eps, rng: np.random.Generator, *, top_k=None, **_) -> Fit:
-    eps = _finite_eps(eps, "edge_one_shot")
+def fit_one_shot(c: Comparisons, eps, rng: np.random.Generator, *, top_k=None, **_) -> Fit:
+    eps = finite_eps(eps, "edge_one_shot")
     k = 1 if top_k is None else int(top_k)
     wins = c.to_wins()
-    scores = one_shot_scores(wins, 1.0, k, eps, _laplace_vector(rng, 1.0, c.n_items))
+    scores = one_shot_scores(wins, 1.0, k, eps, laplace_vector(rng, 1.0, c.n_items))
     # the mechanism releases the noisy top k (in order), not the noisy scores
     return Fit(
         scores=scores,
@@ -122,7 +122,7 @@ def _fit_one_shot(c: Comparisons, eps, rng: np.random.Generator, *, top_k=None, 
 # --------------------------------------------------------------------------- Paper A, individual DP
 
 
-def _fit_individual_mle(
+def fit_individual_mle(
     c: Comparisons,
     eps,
     rng: np.random.Generator,
@@ -133,14 +133,14 @@ def _fit_individual_mle(
     max_iter: int = 100,
     **_,
 ) -> Fit:
-    eps = _finite_eps(eps, "individual_mle")
-    link = _link(model)
+    eps = finite_eps(eps, "individual_mle")
+    link = link_of(model)
     if not math.isfinite(link.kappa1):
         raise MethodInputError(
             f"the individual-DP perturbed MLE needs a link with a bounded loss gradient; "
             f"{link.name} has none (use --model btl)"
         )
-    L = _user_bound(c, rng, max_per_user, "individual_mle")
+    L = user_bound(c, rng, max_per_user, "individual_mle")
     g = individual_gamma(eps, L, link.kappa2)
     scale = individual_mle_noise_scale(eps, L, link.kappa1)
     if isinstance(rng, NoiseSource):
@@ -151,61 +151,61 @@ def _fit_individual_mle(
             )
         except ValueError as exc:
             raise MethodInputError(f"method individual_mle: {exc}") from None
-        details = {"L": L, "max_per_user": L, "gamma": g, **_laplace_details(rng, scale)}
+        details = {"L": L, "max_per_user": L, "gamma": g, **laplace_details(rng, scale)}
         details.update(calib, sampler="exact discrete Laplace on a power-of-two grid")
         return Fit(
             scores=scores, converged=bool(fit.converged), n_iter=int(fit.n_iter), details=details
         )
-    b = _laplace_vector(rng, scale, c.n_items)
+    b = laplace_vector(rng, scale, c.n_items)
     fit = fit_penalized_mle(
-        _mle_data(c), g, b, link=link, sum_zero=True, xtol=xtol, max_iter=max_iter
+        mle_data(c), g, b, link=link, sum_zero=True, xtol=xtol, max_iter=max_iter
     )
-    return _fit_result(fit, L=L, max_per_user=L, gamma=g, **_laplace_details(rng, scale))
+    return fit_result(fit, L=L, max_per_user=L, gamma=g, **laplace_details(rng, scale))
 
 
-def _individual_counts(c, eps, rng, max_per_user, factor: float, name: str) -> Fit:
+def individual_count_fit(c, eps, rng, max_per_user, factor: float, name: str) -> Fit:
     """Noisy counts with ``Laplace(factor L / eps)``; the real l1 sensitivity is ``2 L``."""
-    eps = _finite_eps(eps, name)
-    L = _user_bound(c, rng, max_per_user, name)
+    eps = finite_eps(eps, name)
+    L = user_bound(c, rng, max_per_user, name)
     if isinstance(rng, NoiseSource):
-        scores, scale = _noisy_counts(c, rng, factor * L, eps, max_per_user=L)
+        scores, scale = noisy_count_vector(c, rng, factor * L, eps, max_per_user=L)
     else:
         scale = factor * individual_count_noise_scale(eps, L)
-        scores = _wins_per_item(c) + scale * standard_laplace(rng, c.n_items)
-    details = {"L": L, "max_per_user": L, **_laplace_details(rng, scale, float(factor * L))}
+        scores = wins_per_item(c) + scale * standard_laplace(rng, c.n_items)
+    details = {"L": L, "max_per_user": L, **laplace_details(rng, scale, float(factor * L))}
     # calibrated to factor * L against a sensitivity of 2 L: (2 / factor) eps-DP, which the
     # method's privacy map states (dprank.mechanisms.counts_as_published_privacy_loss)
     details["sensitivity"] = 2.0 * L
     return Fit(scores=scores, details=details)
 
 
-def _fit_individual_counts(
+def fit_individual_counts(
     c: Comparisons, eps, rng: np.random.Generator, *, max_per_user: int | None = None, **_
 ) -> Fit:
     # One user's L comparisons can move two counts by L each: l1 sensitivity 2L.
-    return _individual_counts(c, eps, rng, max_per_user, 2.0, "individual_counts")
+    return individual_count_fit(c, eps, rng, max_per_user, 2.0, "individual_counts")
 
 
-def _fit_individual_counts_as_published(
+def fit_individual_counts_as_published(
     c: Comparisons, eps, rng: np.random.Generator, *, max_per_user: int | None = None, **_
 ) -> Fit:
     # Algorithm 3 as printed: Laplace(L/eps), which is only 2 eps-DP.
-    return _individual_counts(c, eps, rng, max_per_user, 1.0, "individual_counts_as_published")
+    return individual_count_fit(c, eps, rng, max_per_user, 1.0, "individual_counts_as_published")
 
 
 # --------------------------------------------------------------------------- Paper B, local DP
 
 
-def _local_setup(c: Comparisons, name: str):
+def local_setup(c: Comparisons, name: str):
     eps_user = np.asarray(c.user_epsilon, dtype=np.float64)
     L = eps_user.size
     lam = default_lambda(L, privacy_constant(eps_user))
     return eps_user, L, lam
 
 
-def _fit_weighted(c, records, lam, model, gtol, max_iter, **details) -> Fit:
+def fit_weighted(c, records, lam, model, gtol, max_iter, **details) -> Fit:
     fit = fit_weighted_mle(
-        records, None, c.n_items, lam, _link(model), gtol=gtol, max_iter=max_iter
+        records, None, c.n_items, lam, link_of(model), gtol=gtol, max_iter=max_iter
     )
     theta = fit.theta - fit.theta.mean()
     return Fit(
@@ -216,7 +216,7 @@ def _fit_weighted(c, records, lam, model, gtol, max_iter, **details) -> Fit:
     )
 
 
-def _fit_local_adrr(
+def fit_local_adrr(
     c: Comparisons,
     eps,
     rng: np.random.Generator,
@@ -226,12 +226,12 @@ def _fit_local_adrr(
     max_iter: int = 100,
     **_,
 ) -> Fit:
-    eps_user, _, lam = _local_setup(c, "local_adrr")
-    records = _debiased_statistics(c, adrr_weights(eps_user))
-    return _fit_weighted(c, records, lam, model, gtol, max_iter, weights="adrr")
+    eps_user, _, lam = local_setup(c, "local_adrr")
+    records = debiased_statistics(c, adrr_weights(eps_user))
+    return fit_weighted(c, records, lam, model, gtol, max_iter, weights="adrr")
 
 
-def _fit_local_debiased_rr(
+def fit_local_debiased_rr(
     c: Comparisons,
     eps,
     rng: np.random.Generator,
@@ -241,12 +241,12 @@ def _fit_local_debiased_rr(
     max_iter: int = 100,
     **_,
 ) -> Fit:
-    _, L, lam = _local_setup(c, "local_debiased_rr")
-    records = _debiased_statistics(c, np.full(L, 1.0 / L))
-    return _fit_weighted(c, records, lam, model, gtol, max_iter, weights="equal")
+    _, L, lam = local_setup(c, "local_debiased_rr")
+    records = debiased_statistics(c, np.full(L, 1.0 / L))
+    return fit_weighted(c, records, lam, model, gtol, max_iter, weights="equal")
 
 
-def _fit_local_plugin(name: str):
+def fit_local_plugin(name: str):
     def fit(
         c: Comparisons,
         eps,
@@ -257,22 +257,22 @@ def _fit_local_plugin(name: str):
         max_iter: int = 100,
         **_,
     ) -> Fit:
-        _, L, lam = _local_setup(c, name)
-        records = _plugin_records(c, c.y, np.full(c.y.size, 1.0 / L))
-        return _fit_weighted(c, records, lam, model, gtol, max_iter, weights="equal")
+        _, L, lam = local_setup(c, name)
+        records = plugin_records(c, c.y, np.full(c.y.size, 1.0 / L))
+        return fit_weighted(c, records, lam, model, gtol, max_iter, weights="equal")
 
     return fit
 
 
-def _fit_local_count(c: Comparisons, eps, rng: np.random.Generator, **_) -> Fit:
-    scores = _wins_per_item(c)
+def fit_local_count(c: Comparisons, eps, rng: np.random.Generator, **_) -> Fit:
+    scores = wins_per_item(c)
     return Fit(scores=scores, ranks=count_ranking(scores, rng), details={"ties": "random"})
 
 
 # --------------------------------------------------------------------------- Paper B, central
 
 
-def _fit_noisy_obj(
+def fit_noisy_obj(
     c: Comparisons,
     eps,
     rng: np.random.Generator,
@@ -282,22 +282,22 @@ def _fit_noisy_obj(
     max_iter: int = 100,
     **_,
 ) -> Fit:
-    eps = _finite_eps(eps, "edge_noisy_obj")
+    eps = finite_eps(eps, "edge_noisy_obj")
     if math.isinf(eps):
         raise MethodInputError("NoisyObj needs a finite epsilon")
     if isinstance(rng, NoiseSource):
         # a release: OpenDP's exact Gaussian on the win totals, then the fit (_release_mle)
         fit, calib = noisy_obj_release(c, eps, rng, delta, gtol=gtol, max_iter=max_iter)
-        return _fit_result(fit, delta=delta, **calib)
+        return fit_result(fit, delta=delta, **calib)
     # the raw records are the statistics (w_l = 1): fit_weighted_mle's sparse path
     fit = noisy_obj_fit(c, None, c.n_items, eps, rng, delta, gtol=gtol, max_iter=max_iter)
-    return _fit_result(fit, delta=delta, noise="gaussian")
+    return fit_result(fit, delta=delta, noise="gaussian")
 
 
 # --------------------------------------------------------------------------- non-private
 
 
-def _fit_nonprivate_mle(
+def fit_nonprivate_mle(
     c: Comparisons,
     eps,
     rng: np.random.Generator,
@@ -315,7 +315,7 @@ def _fit_nonprivate_mle(
     # gamma = 2 in count units is B2's lambda = 1/L with weights 1/L (Table 1's fit).
     gamma = 2.0 if gamma is None else gamma
     fit = fit_penalized_mle(
-        _mle_data(c), float(gamma), link=_link(model), xtol=xtol, max_iter=max_iter
+        mle_data(c), float(gamma), link=link_of(model), xtol=xtol, max_iter=max_iter
     )
     theta = fit.theta - fit.theta.mean()
     return Fit(
@@ -326,8 +326,8 @@ def _fit_nonprivate_mle(
     )
 
 
-def _fit_nonprivate_counts(c: Comparisons, eps, rng: np.random.Generator, **_) -> Fit:
-    return Fit(scores=_wins_per_item(c))
+def fit_nonprivate_counts(c: Comparisons, eps, rng: np.random.Generator, **_) -> Fit:
+    return Fit(scores=wins_per_item(c))
 
 
 # --------------------------------------------------------------------------- comparisons with ties
@@ -352,21 +352,21 @@ def _ties_fit(release, **details) -> Fit:
     )
 
 
-def _fit_edge_ties(
+def fit_edge_ties(
     c: Comparisons, eps, rng, *, model="davidson", gamma: float = PRIVATE_RIDGE, **_
 ) -> Fit:
-    eps = _finite_eps(eps, "edge_ties")
+    eps = finite_eps(eps, "edge_ties")
     if math.isinf(eps):
         raise MethodInputError("edge_ties needs a finite epsilon")
     release = edge_release(c, eps, rng, model, float(gamma))
-    details = _laplace_details(rng, release.scale, 2.0)
+    details = laplace_details(rng, release.scale, 2.0)
     if "grid_exponent" in details:  # drawn on twice the statistic, then halved
         details["grid_exponent"] = value_grid_exponent(2.0 * release.scale) - 1
     details["released_statistic"] = "each item's points (wins + ties / 2) and the ties"
     return _ties_fit(release, gamma=float(gamma), **details)
 
 
-def _fit_individual_ties(
+def fit_individual_ties(
     c: Comparisons,
     eps,
     rng,
@@ -376,17 +376,17 @@ def _fit_individual_ties(
     gamma: float = PRIVATE_RIDGE,
     **_,
 ) -> Fit:
-    eps = _finite_eps(eps, "individual_ties")
+    eps = finite_eps(eps, "individual_ties")
     if math.isinf(eps):
         raise MethodInputError("individual_ties needs a finite epsilon")
-    L = _user_bound(c, rng, max_per_user, "individual_ties")
+    L = user_bound(c, rng, max_per_user, "individual_ties")
     release = individual_release(c, eps, rng, L, model, float(gamma))
-    details = _laplace_details(rng, release.scale, 2.0 * L)
+    details = laplace_details(rng, release.scale, 2.0 * L)
     details["released_statistic"] = "every pair's votes for each side and ties"
     return _ties_fit(release, gamma=float(gamma), L=L, max_per_user=L, **details)
 
 
-def _fit_local_ties(c: Comparisons, eps, rng, *, model="davidson", gamma=None, **_) -> Fit:
+def fit_local_ties(c: Comparisons, eps, rng, *, model="davidson", gamma=None, **_) -> Fit:
     release = local_release(c, model, None if gamma is None else float(gamma))
     outcomes = 3 if c.ties else 2
     return _ties_fit(release, gamma=release.gamma, weights=f"adrr, {outcomes} outcomes")

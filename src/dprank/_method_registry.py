@@ -15,7 +15,7 @@ import numpy as np
 
 from ._checks import binary
 from .comparisons import Comparisons, PairStatistics
-from .ldp import _add_rr_records, laplace_release, randomized_response, rr_flip_probability
+from .ldp import add_rr_records, laplace_release, randomized_response, rr_flip_probability
 from .mechanisms import NEIGHBOURS, PRIVACY_UNITS, PrivacyLoss, standard_laplace  # noqa: F401
 from .models import Link, get_link
 from .noise import NoiseSource, grid_exponent, laplace_scale, value_grid_exponent
@@ -209,7 +209,7 @@ class Method:
                 raise MethodInputError(f"method {self.name} needs the user of every comparison")
             budget = np.broadcast_to(np.asarray(eps, dtype=np.float64), (comparisons.n_users,))
             # the benchmark's simulation: the law of release_local, its draws in input order
-            comparisons = _simulated_local_release(comparisons, budget, rng, self.release or "rr")
+            comparisons = simulated_local_release(comparisons, budget, rng, self.release or "rr")
         self.check(comparisons)
         return self.fit(comparisons, eps, rng, **options)
 
@@ -271,11 +271,11 @@ class Method:
                 "davidson) or --method ties"
             )
         if self.trust_model == "central":
-            _check_binary(comparisons, self.name, ties=self.ties)
+            check_binary(comparisons, self.name, ties=self.ties)
         if self.release == "rr":
             _check_rr_outputs(comparisons, self.name)
         if self.needs_complete_graph:
-            _check_tournament(comparisons, self.name)
+            check_tournament(comparisons, self.name)
 
     @property
     def options(self) -> tuple[str, ...] | None:
@@ -339,7 +339,7 @@ def _marking_privacy(fit: Callable[..., Fit], private_method: bool) -> Callable[
     return marked
 
 
-_REGISTRY: dict[str, Method] = {}
+METHODS_BY_NAME: dict[str, Method] = {}
 
 
 class UnknownMethodError(KeyError, ValueError):
@@ -355,9 +355,9 @@ def register(method: Method, *, replace: bool = False) -> Method:
         raise TypeError(f"method must be a dprank.methods.Method, got {type(method).__name__}")
     if not isinstance(replace, bool):
         raise TypeError(f"replace must be True or False, got {replace!r}")
-    if method.name in _REGISTRY and not replace:
+    if method.name in METHODS_BY_NAME and not replace:
         raise ValueError(f"a method named {method.name!r} is already registered")
-    _REGISTRY[method.name] = method
+    METHODS_BY_NAME[method.name] = method
     return method
 
 
@@ -365,7 +365,7 @@ def unregister(name: str) -> None:
     """Remove a method from the registry (tests, plug-ins)."""
     if not isinstance(name, str):
         raise TypeError(f"name must be a str, got {type(name).__name__}")
-    _REGISTRY.pop(name, None)
+    METHODS_BY_NAME.pop(name, None)
 
 
 def get_method(name: str) -> Method:
@@ -381,33 +381,33 @@ def get_method(name: str) -> Method:
     if not isinstance(name, str):
         raise TypeError(f"name must be a str, got {type(name).__name__}")
     try:
-        return _REGISTRY[name]
+        return METHODS_BY_NAME[name]
     except KeyError:
         raise UnknownMethodError(
-            f"name {name!r} is no registered method; registered: {', '.join(_REGISTRY)}"
+            f"name {name!r} is no registered method; registered: {', '.join(METHODS_BY_NAME)}"
         ) from None
 
 
 def all_methods() -> list[Method]:
     """Every registered method, in registration order."""
-    return list(_REGISTRY.values())
+    return list(METHODS_BY_NAME.values())
 
 
 # --------------------------------------------------------------------------- helpers
 
 
-def _link(model) -> Link:
+def link_of(model) -> Link:
     return get_link(model)
 
 
-def _finite_eps(eps, name: str) -> float:
+def finite_eps(eps, name: str) -> float:
     e = float(eps)
     if not e > 0 or math.isnan(e):
         raise MethodInputError(f"method {name}: epsilon must be positive, got {eps}")
     return e
 
 
-def _mle_data(c: Comparisons):
+def mle_data(c: Comparisons):
     """The comparisons as the penalised-MLE solver takes them.
 
     The edge list itself: :func:`dprank.mle.fit_penalized_mle` runs the sparse
@@ -416,17 +416,17 @@ def _mle_data(c: Comparisons):
     return c
 
 
-def _wins_per_item(c: Comparisons) -> np.ndarray:
+def wins_per_item(c: Comparisons) -> np.ndarray:
     """Comparisons won by each item, ``N_i`` of Algorithm 2 (count-weighted, ``O(m)``)."""
     return copeland_counts(c)
 
 
-def _max_user_count(c: Comparisons) -> int:
+def max_user_count(c: Comparisons) -> int:
     """``L``: the largest number of comparisons any one user made (simulations only)."""
     return math.ceil(float(np.max(c.per_user_counts())))
 
 
-def _user_bound(c: Comparisons, rng, max_per_user, name: str) -> int:
+def user_bound(c: Comparisons, rng, max_per_user, name: str) -> int:
     """The per-user bound ``L`` of an individual-DP method.
 
     A release (``rng`` a :class:`NoiseSource`) needs the declared bound
@@ -441,7 +441,7 @@ def _user_bound(c: Comparisons, rng, max_per_user, name: str) -> int:
                 f"method {name} needs a declared bound max_per_user on the comparisons of one "
                 "user (its noise is calibrated to it, never to the data)"
             )
-        return _max_user_count(c)
+        return max_user_count(c)
     if isinstance(max_per_user, bool) or not isinstance(max_per_user, (int, np.integer)):
         raise MethodInputError(f"max_per_user must be a positive integer, got {max_per_user!r}")
     L = int(max_per_user)
@@ -468,7 +468,7 @@ def _check_rr_outputs(c: Comparisons, name: str) -> None:
         )
 
 
-def _check_binary(c: Comparisons, name: str, ties: bool = False) -> None:
+def check_binary(c: Comparisons, name: str, ties: bool = False) -> None:
     """Central mechanisms are calibrated to 0/1 outcomes (or, ``ties``, the three outcomes of
     comparisons declared with ties) and whole-number counts."""
     if c._records_from_pairs():  # 0/1 outcomes and whole counts by construction
@@ -490,7 +490,7 @@ def _check_binary(c: Comparisons, name: str, ties: bool = False) -> None:
         )
 
 
-def _laplace_details(rng, scale: float, sensitivity: float | None = None) -> dict:
+def laplace_details(rng, scale: float, sensitivity: float | None = None) -> dict:
     """Public details of Laplace noise of ``scale`` (for ``l1`` sensitivity ``sensitivity``).
 
     With a sensitivity the noise is that of a release of values
@@ -521,9 +521,9 @@ def _count_bound(c: Comparisons, max_per_user: int | None) -> float:
     return float(per_item.max()) if per_item.size else 0.0
 
 
-def _noisy_counts(c: Comparisons, rng, sensitivity: float, eps: float, max_per_user=None):
+def noisy_count_vector(c: Comparisons, rng, sensitivity: float, eps: float, max_per_user=None):
     """Wins per item plus Laplace(``sensitivity / eps``): exact for a release, numpy otherwise."""
-    wins = _wins_per_item(c)
+    wins = wins_per_item(c)
     if isinstance(rng, NoiseSource):
         bound = _count_bound(c, max_per_user)
         noisy = rng.laplace_mechanism(wins, sensitivity, eps, bound=bound)
@@ -532,14 +532,14 @@ def _noisy_counts(c: Comparisons, rng, sensitivity: float, eps: float, max_per_u
     return wins + scale * standard_laplace(rng, c.n_items), scale
 
 
-def _laplace_vector(rng, scale: float, n: int) -> np.ndarray:
+def laplace_vector(rng, scale: float, n: int) -> np.ndarray:
     """Laplace(``scale``) noise of an objective perturbation: exact for a release."""
     if isinstance(rng, NoiseSource):
         return rng.laplace(scale, n)
     return scale * standard_laplace(rng, n)
 
 
-def _check_dense(c: Comparisons, name: str) -> None:
+def check_dense(c: Comparisons, name: str) -> None:
     if c.n_items > DENSE_MAX_ITEMS:
         raise MethodInputError(
             f"method {name} works on all item pairs and is limited to {DENSE_MAX_ITEMS} items "
@@ -547,8 +547,8 @@ def _check_dense(c: Comparisons, name: str) -> None:
         )
 
 
-def _check_tournament(c: Comparisons, name: str) -> None:
-    _check_dense(c, name)
+def check_tournament(c: Comparisons, name: str) -> None:
+    check_dense(c, name)
     ps = c.pair_statistics()
     n = c.n_items
     if ps.a.size != n * (n - 1) // 2 or not np.all(ps.n == 1):
@@ -559,7 +559,7 @@ def _check_tournament(c: Comparisons, name: str) -> None:
         )
 
 
-def _fit_result(fit, **details) -> Fit:
+def fit_result(fit, **details) -> Fit:
     return Fit(
         scores=np.asarray(fit.theta, dtype=np.float64),
         converged=bool(fit.converged),
@@ -568,7 +568,7 @@ def _fit_result(fit, **details) -> Fit:
     )
 
 
-def _plugin_records(c: Comparisons, z: np.ndarray, w_record: np.ndarray) -> Comparisons:
+def plugin_records(c: Comparisons, z: np.ndarray, w_record: np.ndarray) -> Comparisons:
     """The records with outcome ``z`` (plug-in value for ``i``) and count ``w_l * count``.
 
     The form in which :func:`dprank.weighted_mle.fit_weighted_mle` takes B2's
@@ -588,7 +588,7 @@ def _plugin_records(c: Comparisons, z: np.ndarray, w_record: np.ndarray) -> Comp
     )
 
 
-def _debiased_statistics(c: Comparisons, w_user: np.ndarray) -> PairStatistics:
+def debiased_statistics(c: Comparisons, w_user: np.ndarray) -> PairStatistics:
     """B2's ``(S, N)`` of the debiased RR release in ``c`` with user weights ``w_user``.
 
     ``S_ab = sum w_l z~_ab`` and ``N_ab = sum w_l`` over the records of each
@@ -603,7 +603,7 @@ def _debiased_statistics(c: Comparisons, w_user: np.ndarray) -> PairStatistics:
     S, N = np.zeros(keys.size), np.zeros(keys.size)
     eps_user = np.asarray(c.user_epsilon, dtype=np.float64)
     y_first = np.where(c.i < c.j, y, 1.0 - y)
-    _add_rr_records(S, N, pairs, y_first, c.count, eps_user[c.user], w_user[c.user])
+    add_rr_records(S, N, pairs, y_first, c.count, eps_user[c.user], w_user[c.user])
     return PairStatistics(n_items=n, a=keys // n, b=keys % n, n=N, w=S)
 
 
@@ -615,7 +615,7 @@ def release_local(
 ) -> Comparisons:
     """Each user's local-DP release of their comparisons, in canonical order whatever ``rng``.
 
-    The law of :func:`_simulated_local_release` (Paper B, B2 sections 3.1 and
+    The law of :func:`simulated_local_release` (Paper B, B2 sections 3.1 and
     5.1; with a :class:`dprank.noise.NoiseSource` the exact samplers of
     :func:`dprank.release.local_release`), then put in canonical form: each
     record oriented so that its first item has the smaller index (a released
@@ -625,7 +625,7 @@ def release_local(
     order the kept comparisons of a record with a count come before the flipped
     ones). A release made from a numpy Generator is not private (its bits are
     reproducible); the papers' simulations, which are not releases, keep their
-    input order through :func:`_simulated_local_release`, whose parameters
+    input order through :func:`simulated_local_release`, whose parameters
     these are (``rng`` a numpy Generator or a NoiseSource).
 
     Returns
@@ -633,7 +633,7 @@ def release_local(
     Comparisons
         The release, with ``user_epsilon`` set, in canonical order.
     """
-    out = _simulated_local_release(comparisons, user_epsilon, rng, mechanism)
+    out = simulated_local_release(comparisons, user_epsilon, rng, mechanism)
     if isinstance(rng, NoiseSource):
         return out  # dprank.release.local_release: canonical already
     return _canonical_release(out)
@@ -650,7 +650,7 @@ def _canonical_release(c: Comparisons) -> Comparisons:
     return canonical_records(c, i, j, y, c.count, c.user, c.user_epsilon, merge=True, ties=c.ties)
 
 
-def _simulated_local_release(
+def simulated_local_release(
     comparisons: Comparisons, user_epsilon, rng: np.random.Generator, mechanism: str = "rr"
 ) -> Comparisons:
     """Each user's local-DP release of their comparisons (Paper B, B2 sections 3.1 and 5.1).

@@ -50,7 +50,7 @@ import numpy as np
 
 from . import _checks
 from ._csv_cells import normalize_label
-from ._input_blocks import _BlockReader
+from ._input_blocks import BlockReader
 from ._input_frame import comparisons_from_frame
 from ._input_stream import FORMATS as INPUT_FORMATS
 from ._input_table import (
@@ -176,7 +176,7 @@ def read_comparisons(
         raise ValueError(f"both_bad must be 'tie' or 'drop', got {both_bad!r}")
     if name is None:
         name = "standard input" if stream_given else os.fspath(path)
-    inp = stream._Input.open(path, name, opening_error, digest=sha256)
+    inp = stream.InputSource.open(path, name, opening_error, digest=sha256)
     try:
         with _small_pages():
             return _read(
@@ -248,7 +248,7 @@ def _read(
     used = _used_columns(head.layout, head.names, eps_name, need_epsilon)
     names = head.names
     aggregate = bool(aggregate) and "user" not in names and not need_epsilon and not real_outcomes
-    reader = _BlockReader(
+    reader = BlockReader(
         source,
         names,
         head.layout,
@@ -358,7 +358,7 @@ def _read_header(
 
 
 def _read_blocks(inp, source: str, head: _Header, used, block_size, reader) -> None:
-    """Give every block of the input to ``reader`` (a ``_BlockReader``), then free the blocks."""
+    """Give every block of the input to ``reader`` (a ``BlockReader``), then free the blocks."""
     from . import _input_stream as stream
 
     def error(problem, line=None):
@@ -390,7 +390,7 @@ def _read_blocks(inp, source: str, head: _Header, used, block_size, reader) -> N
     _release_arrow_memory()  # the blocks' buffers, before the pairs are merged
 
 
-def _free_memory_promptly() -> None:
+def free_memory_promptly() -> None:
     """Make this process hand large freed buffers back to the system at once.
 
     ``--low-memory`` of ``dprank rank`` and ``dprank privatize`` (commands that read

@@ -439,7 +439,7 @@ def _rr_sums(S, N, reduce, ones, observed, pe, w) -> None:
     ``S += sum c y~ a - sum c p a`` and ``N += sum w a`` with ``c = w / (1 - 2 p)``;
     ``reduce(coef, values)`` sums ``coef * values`` into the pairs: over the users
     of a dense chunk (:func:`add_rr_statistics`) or over the records of an edge
-    list (:func:`_add_rr_records`, the registry's ``local_adrr`` and
+    list (:func:`add_rr_records`, the registry's ``local_adrr`` and
     ``local_debiased_rr``). ``ones`` counts the outputs 1 (``y~ a``),
     ``observed`` the comparisons (``a``), ``pe`` and ``w`` are the flip
     probabilities and weights of the rows.
@@ -450,7 +450,7 @@ def _rr_sums(S, N, reduce, ones, observed, pe, w) -> None:
     N += reduce(w, observed)
 
 
-def _add_rr_records(S, N, pairs, y_tilde, count, eps, weights) -> None:
+def add_rr_records(S, N, pairs, y_tilde, count, eps, weights) -> None:
     """:func:`add_rr_statistics` on records: row ``r`` is pair ``pairs[r]`` seen ``count[r]`` times.
 
     ``y_tilde[r]`` is the (mean) released outcome for the pair's first item,

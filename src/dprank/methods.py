@@ -50,30 +50,30 @@ Examples
 from __future__ import annotations
 
 from ._method_fits import (  # noqa: F401
-    _edge_gamma,
-    _fit_edge_counts,
-    _fit_edge_mle,
-    _fit_edge_ties,
-    _fit_individual_counts,
-    _fit_individual_counts_as_published,
-    _fit_individual_mle,
-    _fit_individual_ties,
-    _fit_local_adrr,
-    _fit_local_count,
-    _fit_local_debiased_rr,
-    _fit_local_plugin,
-    _fit_local_ties,
-    _fit_noisy_obj,
-    _fit_nonprivate_counts,
-    _fit_nonprivate_mle,
-    _fit_one_shot,
-    _fit_weighted,
-    _individual_counts,
-    _local_setup,
+    data_edge_gamma,
+    fit_edge_counts,
+    fit_edge_mle,
+    fit_edge_ties,
+    fit_individual_counts,
+    fit_individual_counts_as_published,
+    fit_individual_mle,
+    fit_individual_ties,
+    fit_local_adrr,
+    fit_local_count,
+    fit_local_debiased_rr,
+    fit_local_plugin,
+    fit_local_ties,
+    fit_noisy_obj,
+    fit_nonprivate_counts,
+    fit_nonprivate_mle,
+    fit_one_shot,
+    fit_weighted,
+    individual_count_fit,
+    local_setup,
 )
 from ._method_registry import (  # noqa: F401
-    _REGISTRY,
     DENSE_MAX_ITEMS,
+    METHODS_BY_NAME,
     NEIGHBOURS,
     PRIVACY_UNITS,
     PUBLIC_DETAILS,
@@ -83,28 +83,28 @@ from ._method_registry import (  # noqa: F401
     MethodInputError,
     PrivacyLoss,
     UnknownMethodError,
-    _check_binary,
-    _check_dense,
-    _check_tournament,
-    _debiased_statistics,
-    _finite_eps,
-    _fit_result,
-    _laplace_details,
-    _laplace_vector,
-    _link,
-    _max_user_count,
-    _mle_data,
-    _noisy_counts,
-    _plugin_records,
-    _simulated_local_release,
-    _user_bound,
-    _wins_per_item,
     all_methods,
+    check_binary,
+    check_dense,
+    check_tournament,
+    debiased_statistics,
+    finite_eps,
+    fit_result,
     get_method,
+    laplace_details,
+    laplace_vector,
+    link_of,
+    max_user_count,
     method_from_path,
+    mle_data,
+    noisy_count_vector,
+    plugin_records,
     register,
     release_local,
+    simulated_local_release,
     unregister,
+    user_bound,
+    wins_per_item,
 )
 
 # The machinery (Fit, Method, the registry, shared helpers, local releases) and the
@@ -156,16 +156,12 @@ __all__ = [
     "unregister",
 ]
 
-#: Each user's local-DP release in input order, for simulations (the papers' studies, which
-#: are not releases); :func:`release_local` is the release of real data, in canonical order.
-simulated_local_release = _simulated_local_release
-
 # --------------------------------------------------------------------------- the registry
 
 for _m in (
     Method(
         "edge_mle",
-        _fit_edge_mle,
+        fit_edge_mle,
         "A",
         "Algorithm 1",
         "comparison",
@@ -176,7 +172,7 @@ for _m in (
     ),
     Method(
         "edge_counts",
-        _fit_edge_counts,
+        fit_edge_counts,
         "A",
         "Algorithm 2",
         "comparison",
@@ -188,7 +184,7 @@ for _m in (
     ),
     Method(
         "edge_one_shot",
-        _fit_one_shot,
+        fit_one_shot,
         "A",
         "Experiment 4 (Qiao, Su & Zhang 2021)",
         "comparison",
@@ -201,7 +197,7 @@ for _m in (
     ),
     Method(
         "edge_noisy_obj",
-        _fit_noisy_obj,
+        fit_noisy_obj,
         "B",
         "NoisyObj baseline, B2 section 5.1",
         "comparison",
@@ -213,7 +209,7 @@ for _m in (
     ),
     Method(
         "individual_mle",
-        _fit_individual_mle,
+        fit_individual_mle,
         "A",
         "Algorithm 3 (MLE), Proposition 3.1",
         "user",
@@ -225,7 +221,7 @@ for _m in (
     ),
     Method(
         "individual_counts",
-        _fit_individual_counts,
+        fit_individual_counts,
         "A",
         "Algorithm 3 (counts), real sensitivity",
         "user",
@@ -237,7 +233,7 @@ for _m in (
     ),
     Method(
         "individual_counts_as_published",
-        _fit_individual_counts_as_published,
+        fit_individual_counts_as_published,
         "A",
         "Algorithm 3 (counts), as published",
         "user",
@@ -252,7 +248,7 @@ for _m in (
     ),
     Method(
         "local_adrr",
-        _fit_local_adrr,
+        fit_local_adrr,
         "B",
         "ADRR, B2 eq. (3)-(5)",
         "user",
@@ -265,7 +261,7 @@ for _m in (
     ),
     Method(
         "local_debiased_rr",
-        _fit_local_debiased_rr,
+        fit_local_debiased_rr,
         "B",
         "debiased RR, B1 eq. (1)-(3)",
         "user",
@@ -278,7 +274,7 @@ for _m in (
     ),
     Method(
         "local_classic_rr",
-        _fit_local_plugin("local_classic_rr"),
+        fit_local_plugin("local_classic_rr"),
         "B",
         "classic RR plug-in, B2 section 5.1",
         "user",
@@ -291,7 +287,7 @@ for _m in (
     ),
     Method(
         "local_laplace",
-        _fit_local_plugin("local_laplace"),
+        fit_local_plugin("local_laplace"),
         "B",
         "Laplace plug-in, B2 section 5.1",
         "user",
@@ -304,7 +300,7 @@ for _m in (
     ),
     Method(
         "local_count",
-        _fit_local_count,
+        fit_local_count,
         "B",
         "count method, B2 section 5.1",
         "user",
@@ -317,7 +313,7 @@ for _m in (
     ),
     Method(
         "nonprivate_mle",
-        _fit_nonprivate_mle,
+        fit_nonprivate_mle,
         "-",
         "penalised MLE (eq. (2.2) without noise)",
         "none",
@@ -329,7 +325,7 @@ for _m in (
     ),
     Method(
         "edge_ties",
-        _fit_edge_ties,
+        fit_edge_ties,
         "-",
         "noisy points and ties, Davidson MLE (dprank.private_ties)",
         "comparison",
@@ -343,7 +339,7 @@ for _m in (
     ),
     Method(
         "individual_ties",
-        _fit_individual_ties,
+        fit_individual_ties,
         "-",
         "noisy outcome table, Davidson MLE (dprank.private_ties)",
         "user",
@@ -358,7 +354,7 @@ for _m in (
     ),
     Method(
         "local_ties",
-        _fit_local_ties,
+        fit_local_ties,
         "-",
         "three-outcome RR, ADRR debiasing, Davidson MLE (dprank.private_ties)",
         "user",
@@ -373,7 +369,7 @@ for _m in (
     ),
     Method(
         "nonprivate_counts",
-        _fit_nonprivate_counts,
+        fit_nonprivate_counts,
         "-",
         "Copeland counts",
         "none",

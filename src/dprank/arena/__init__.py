@@ -119,7 +119,7 @@ def is_arena_file(path: str | os.PathLike) -> bool:
     if not path.is_file():
         return False
     try:
-        inp = stream._Input.open(path, os.fspath(path), opening_error)
+        inp = stream.InputSource.open(path, os.fspath(path), opening_error)
     except InputError:
         return False
     try:
@@ -145,7 +145,7 @@ def _open(path, name, format):
     if format is not None and format not in stream.FORMATS:
         raise ValueError(f"format must be one of {', '.join(stream.FORMATS)}, got {format!r}")
     source = name if name is not None else "standard input" if stream_given else os.fspath(path)
-    inp = stream._Input.open(path, source, opening_error)
+    inp = stream.InputSource.open(path, source, opening_error)
     try:
         fmt, first = stream.sniff(inp, source, format)
         pf = names = None

@@ -59,7 +59,7 @@ def _mle_model(game: Game) -> dict:
 
     kind, eps, d0 = game.path.kind, game.eps, game.neighbours.d0
     if kind == "mle_edge":
-        gamma = methods._edge_gamma(d0, eps, 2.0, 0.25)
+        gamma = methods.data_edge_gamma(d0, eps, 2.0, 0.25)
         lam = laplace_scale(2.0, eps / 4.0)
     elif kind == "mle_individual":
         L = int(game.path.options["max_per_user"])

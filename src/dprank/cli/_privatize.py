@@ -19,7 +19,7 @@ from ._output import OutputPlan, Private, UsageError, csv_writer, json_writer, p
 
 
 def cmd_privatize(args) -> int:
-    from ..inputs import _free_memory_promptly, read_comparisons
+    from ..inputs import free_memory_promptly, read_comparisons
     from ._release import declared_items
 
     if (args.epsilon is None) == (args.user_epsilon_column is None):
@@ -40,7 +40,7 @@ def cmd_privatize(args) -> int:
     noise = noise_source(args, args.mechanism, "dprank.privatize")
     universe = declared_items(args, "privatize")
     if args.low_memory:
-        _free_memory_promptly()
+        free_memory_promptly()
     table = read_comparisons(
         comparison_input(args),
         need_users=True,

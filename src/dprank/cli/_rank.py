@@ -205,11 +205,11 @@ def _check_interval_options(args, method, name: str) -> None:
 
 def _read_rank_input(args, method, name: str, progress: Progress):
     """The first stage: the comparison file, read and validated for ``method``."""
-    from ..inputs import _free_memory_promptly, read_comparisons
+    from ..inputs import free_memory_promptly, read_comparisons
 
     progress.stage("reading")
     if args.low_memory:
-        _free_memory_promptly()
+        free_memory_promptly()
     table = read_comparisons(
         comparison_input(args),
         need_users=method.needs_users,
