@@ -69,8 +69,24 @@ def _git(cwd: Path, *args: str) -> str:
 
 
 def _copy(dest: Path) -> Path:
-    """The tracked files of the checkout (and its built extension) in a new git repository."""
-    files = _git(ROOT, "ls-files", "-z").split("\0")
+    """The tracked files of the checkout (and its built extension) in a new git repository.
+
+    In a copy of the project without git (CI's offline copy), everything but what a run or
+    the set-up makes.
+    """
+    if (ROOT / ".git").exists():
+        files = _git(ROOT, "ls-files", "-z").split("\0")
+    else:
+        made = {".venv", "results", ".snakemake", "site", "wheelhouse", "build", ".hypothesis"}
+        files = [
+            path.relative_to(ROOT).as_posix()
+            for path in ROOT.rglob("*")
+            if path.is_file()
+            and not made.intersection(path.relative_to(ROOT).parts)
+            and "__pycache__" not in path.parts
+            and not path.relative_to(ROOT).as_posix().startswith("resources/data/")
+            and not any(part.endswith(".egg-info") for part in path.parts)
+        ]
     for name in filter(None, files):
         src = ROOT / name
         if src.is_file():

@@ -147,23 +147,27 @@ def shifted_budgets(
     return A, rng.uniform(A, A + float(width), int(L))
 
 
+#: ``check_simulate_args``'s default: a stage without a privacy scheme
+_NO_SCHEME = object()
+
+
 def check_simulate_args(
     seed: int,
     experiment: str,
     cell: Mapping,
     p: float,
     replicates: Sequence[int],
-    eps: Mapping | None = None,
+    eps: Mapping | object = _NO_SCHEME,
 ) -> list[int]:
     """The checks of the arguments a simulate stage of B2 takes; the replicates as a list.
 
-    ``eps`` (the privacy scheme) is checked when given.
+    ``eps`` (the privacy scheme) is checked when the stage takes one (``None`` is refused).
     """
     _checks.count(seed, "seed")
     _checks.text(experiment, "experiment")
     _checks.mapping(cell, "cell")
     _checks.probability(p, "p")
-    if eps is not None:
+    if eps is not _NO_SCHEME:
         _checks.mapping(eps, "eps")
     return _checks.indices(replicates)
 
