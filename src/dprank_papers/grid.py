@@ -2,7 +2,8 @@
 
 A *cell* is one point of an experiment grid that gets its own data (for
 example ``n=300, p=0.25``); a *chunk* is a contiguous range of its replicates,
-the unit of work of one job. Names are built from parameter values, never
+the unit of work of one job (whose stage function's keyword arguments a study
+builds with :class:`StudyStages`). Names are built from parameter values, never
 from positions, so editing a grid leaves other cells' files (and seeds) alone.
 """
 
@@ -11,11 +12,14 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 
 from dprank import checks as _checks
 
 __all__ = [
     "CellGrid",
+    "StageJob",
+    "StudyStages",
     "cell_blocks",
     "cell_name",
     "chunk_of",
@@ -207,3 +211,108 @@ class CellGrid:
     def functions(self) -> tuple[Callable, Callable, Callable, Callable]:
         """``(cell_names, blocks, block_names, cell_params)``, as a study module exposes them."""
         return self.cell_names, self.blocks, self.block_names, self.cell_params
+
+
+@dataclass(frozen=True)
+class StageJob:
+    """What one job of a study's stage is built from (:class:`StudyStages`).
+
+    Attributes
+    ----------
+    seed : int
+        The workflow's root seed.
+    experiment : str
+        The experiment's name.
+    exp : Mapping
+        The experiment's config.
+    cell : dict
+        The cell's parameters.
+    replicates : list of int or None
+        The chunk's replicates (``None`` without a chunk).
+    protocol : str or None
+        The protocol of the job (Paper A: ``paper`` or ``authors``).
+    constants, solver : Mapping
+        The study section's ``constants`` and ``solver``.
+    """
+
+    seed: int
+    experiment: str
+    exp: Mapping
+    cell: dict
+    replicates: list[int] | None
+    protocol: str | None
+    constants: Mapping
+    solver: Mapping
+
+    def seeded(self) -> dict:
+        """``seed, experiment, cell``: the arguments of a stage that draws (seeds key on them)."""
+        return {"seed": int(self.seed), "experiment": self.experiment, "cell": self.cell}
+
+    def solver_kwargs(self) -> dict:
+        """``xtol, max_iter``: the solver settings of an estimate stage."""
+        return {"xtol": float(self.solver["xtol"]), "max_iter": int(self.solver["max_iter"])}
+
+
+class StudyStages:
+    """A study's stage keyword arguments (the workflow rules' ``params``), one builder a stage.
+
+    Only what a job's result depends on goes in, so Snakemake reruns exactly the jobs
+    whose settings changed.
+
+    Parameters
+    ----------
+    cell_params : callable
+        ``(exp, name) -> dict``: the parameters of the cell labelled ``name``
+        (:meth:`CellGrid.cell_params`).
+    simulate, privatize, estimate, evaluate : callable
+        ``StageJob -> dict``: the keyword arguments of that stage's function.
+    """
+
+    def __init__(
+        self,
+        cell_params: Callable[[Mapping, str], dict],
+        simulate: Callable[[StageJob], dict],
+        privatize: Callable[[StageJob], dict],
+        estimate: Callable[[StageJob], dict],
+        evaluate: Callable[[StageJob], dict],
+    ) -> None:
+        self._cell_params = cell_params
+        self._stages = {
+            "simulate": simulate,
+            "privatize": privatize,
+            "estimate": estimate,
+            "evaluate": evaluate,
+        }
+
+    def stage_kwargs(
+        self,
+        stage: str,
+        section: Mapping,
+        experiment: str,
+        cell: str,
+        chunk: int | None = None,
+        protocol: str | None = None,
+        *,
+        seed: int,
+        chunk_size: int,
+    ) -> dict:
+        """Keyword arguments of a stage function for one job (the rule's ``params``).
+
+        ``section`` is the study's config section (its ``experiments``, ``constants`` and
+        ``solver``), ``seed`` the workflow's seed and ``chunk_size`` its default
+        replicates per job.
+        """
+        exp = section["experiments"][experiment]
+        job = StageJob(
+            seed=seed,
+            experiment=experiment,
+            exp=exp,
+            cell=self._cell_params(exp, cell),
+            replicates=chunk_replicates(chunk_size, exp, chunk),
+            protocol=protocol,
+            constants=section["constants"],
+            solver=section["solver"],
+        )
+        if stage not in self._stages:
+            raise ValueError(f"unknown stage {stage!r}")
+        return self._stages[stage](job)

@@ -33,37 +33,27 @@ def study_module(study: str, stage: str | None = None) -> ModuleType:
 
 
 def block_kwargs(
-    study: str,
-    stage: str,
-    section: Mapping,
-    experiment: str,
-    block: str,
-    chunk: int | None = None,
-    protocol: str | None = None,
-    *,
-    seed: int,
-    chunk_size: int,
+    study: str, stage: str, section: Mapping, experiment: str, block: str, *job, **keys
 ) -> dict:
     """The params of one job: ``{"cells": [stage kwargs of each cell of the block]}``.
 
-    Each entry is exactly the study's ``stage_kwargs`` for one cell (seeds keyed
-    by cell and replicate), so a block job computes what the cells' own jobs
-    would; the job runs the stage function once per cell. ``section`` is the
-    study's config section, ``seed`` the workflow's seed and ``chunk_size`` its
-    default replicates per job (the workflow glue reads them from the config).
+    Each entry is exactly the study's ``stage_kwargs(stage, section, experiment, cell,
+    *job, **keys)`` for one cell (seeds keyed by cell and replicate), so a block job
+    computes what the cells' own jobs would; the job runs the stage function once per
+    cell. ``job`` and ``keys`` are the rest of ``stage_kwargs``'s arguments
+    (:meth:`dprank_papers.grid.StudyStages.stage_kwargs`: ``chunk``, ``protocol`` and the
+    keywords ``seed``, the workflow's seed, and ``chunk_size``, its default replicates per
+    job; the workflow glue reads them from the config). ``section`` is the study's config
+    section.
     """
     module = study_module(study)
     found = module.blocks(section["experiments"][experiment])
     if block not in found:
         raise KeyError(f"no block {block!r} in {study}.{experiment}; blocks: {list(found)}")
-    return {
-        "cells": [
-            module.stage_kwargs(
-                stage, section, experiment, name, chunk, protocol, seed=seed, chunk_size=chunk_size
-            )
-            for name in found[block]
-        ]
-    }
+    cells = [
+        module.stage_kwargs(stage, section, experiment, name, *job, **keys) for name in found[block]
+    ]
+    return {"cells": cells}
 
 
 def cell_prefix(i: int) -> str:

@@ -32,7 +32,7 @@ from collections.abc import Mapping
 from dprank import checks as _checks
 from dprank.objective import edge_ridge
 
-from ...grid import CellGrid, chunk_replicates, section_chunk_count
+from ...grid import CellGrid, StageJob, StudyStages, section_chunk_count
 
 __all__ = [
     "METHODS",
@@ -102,59 +102,37 @@ def edge_gamma(n: int, p: float, eps: float, protocol: str, c0: float, kappa2: f
     return max(base, 4.0 * kappa2 / eps)
 
 
-def stage_kwargs(
-    stage: str,
-    section: Mapping,
-    experiment: str,
-    cell: str,
-    chunk: int | None = None,
-    protocol: str | None = None,
-    *,
-    seed: int,
-    chunk_size: int,
-) -> dict:
-    """Keyword arguments of a stage function for one job (the rule's ``params``).
+def _simulate(job: StageJob) -> dict:
+    return {**job.seeded(), "theta_per": list(job.exp["theta_per"]), "replicates": job.replicates}
 
-    Only what the job's result depends on goes in, so Snakemake reruns exactly
-    the jobs whose settings changed.
 
-    ``section`` is the study's config section (``paper_a_edge``), ``seed`` the
-    workflow's seed and ``chunk_size`` its default replicates per job.
-    """
-    exp = section["experiments"][experiment]
-    params = cell_params(exp, cell)
-    constants, solver = section["constants"], section["solver"]
-    replicates = chunk_replicates(chunk_size, exp, chunk)
-    if stage == "simulate":
-        return {
-            "seed": int(seed),
-            "experiment": experiment,
-            "cell": params,
-            "theta_per": list(exp["theta_per"]),
-            "replicates": replicates,
-        }
-    if stage == "privatize":
-        return {
-            "seed": int(seed),
-            "experiment": experiment,
-            "cell": params,
-            "epsilons": fit_epsilons(exp, params),
-            "replicates": replicates,
-            "protocol": protocol,
-            "methods": list(exp["methods"]),
-            "kappa1": float(constants["kappa1"]),
-            "r_seed": int(constants["r_seed"]),
-        }
-    if stage == "estimate":
-        return {
-            "cell": params,
-            "protocol": protocol,
-            "methods": list(exp["methods"]),
-            "c0": float(constants["c0"]),
-            "kappa2": float(constants["kappa2"]),
-            "xtol": float(solver["xtol"]),
-            "max_iter": int(solver["max_iter"]),
-        }
-    if stage == "evaluate":
-        return {"cell": params}
-    raise ValueError(f"unknown stage {stage!r}")
+def _privatize(job: StageJob) -> dict:
+    return {
+        **job.seeded(),
+        "epsilons": fit_epsilons(job.exp, job.cell),
+        "replicates": job.replicates,
+        "protocol": job.protocol,
+        "methods": list(job.exp["methods"]),
+        "kappa1": float(job.constants["kappa1"]),
+        "r_seed": int(job.constants["r_seed"]),
+    }
+
+
+def _estimate(job: StageJob) -> dict:
+    return {
+        "cell": job.cell,
+        "protocol": job.protocol,
+        "methods": list(job.exp["methods"]),
+        "c0": float(job.constants["c0"]),
+        "kappa2": float(job.constants["kappa2"]),
+        **job.solver_kwargs(),
+    }
+
+
+def _evaluate(job: StageJob) -> dict:
+    return {"cell": job.cell}
+
+
+#: Keyword arguments of a stage function for one job (the rule's ``params``;
+#: :meth:`dprank_papers.grid.StudyStages.stage_kwargs`)
+stage_kwargs = StudyStages(cell_params, _simulate, _privatize, _estimate, _evaluate).stage_kwargs

@@ -29,7 +29,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping
 
-from ...grid import CellGrid, chunk_replicates, section_chunk_count
+from ...grid import CellGrid, StageJob, StudyStages, section_chunk_count
 
 __all__ = [
     "METHODS",
@@ -65,54 +65,34 @@ cell_names, blocks, block_names, cell_params = CellGrid(cells, _keys).functions(
 chunk_count = section_chunk_count
 
 
-def stage_kwargs(
-    stage: str,
-    section: Mapping,
-    experiment: str,
-    cell: str,
-    chunk: int | None = None,
-    protocol: str | None = None,
-    *,
-    seed: int,
-    chunk_size: int,
-) -> dict:
-    """Keyword arguments of a stage function for one job (the rule's ``params``).
+def _simulate(job: StageJob) -> dict:
+    return {**job.seeded(), "L": int(job.constants["L"]), "replicates": job.replicates}
 
-    ``section`` is the study's config section (``paper_a_individual``), ``seed`` the
-    workflow's seed and ``chunk_size`` its default replicates per job.
-    """
-    exp = section["experiments"][experiment]
-    params = cell_params(exp, cell)
-    constants, solver = section["constants"], section["solver"]
-    replicates = chunk_replicates(chunk_size, exp, chunk)
-    L = int(constants["L"])
-    if stage == "simulate":
-        return {
-            "seed": int(seed),
-            "experiment": experiment,
-            "cell": params,
-            "L": L,
-            "replicates": replicates,
-        }
-    if stage == "privatize":
-        return {
-            "seed": int(seed),
-            "experiment": experiment,
-            "cell": params,
-            "L": L,
-            "kappa1": float(constants["kappa1"]),
-            "replicates": replicates,
-            "protocol": protocol,
-        }
-    if stage == "estimate":
-        return {
-            "cell": params,
-            "protocol": protocol,
-            "L": L,
-            "kappa2": float(constants["kappa2"]),
-            "xtol": float(solver["xtol"]),
-            "max_iter": int(solver["max_iter"]),
-        }
-    if stage == "evaluate":
-        return {"cell": params, "protocol": protocol}
-    raise ValueError(f"unknown stage {stage!r}")
+
+def _privatize(job: StageJob) -> dict:
+    return {
+        **job.seeded(),
+        "L": int(job.constants["L"]),
+        "kappa1": float(job.constants["kappa1"]),
+        "replicates": job.replicates,
+        "protocol": job.protocol,
+    }
+
+
+def _estimate(job: StageJob) -> dict:
+    return {
+        "cell": job.cell,
+        "protocol": job.protocol,
+        "L": int(job.constants["L"]),
+        "kappa2": float(job.constants["kappa2"]),
+        **job.solver_kwargs(),
+    }
+
+
+def _evaluate(job: StageJob) -> dict:
+    return {"cell": job.cell, "protocol": job.protocol}
+
+
+#: Keyword arguments of a stage function for one job (the rule's ``params``;
+#: :meth:`dprank_papers.grid.StudyStages.stage_kwargs`)
+stage_kwargs = StudyStages(cell_params, _simulate, _privatize, _estimate, _evaluate).stage_kwargs
