@@ -30,7 +30,7 @@ from dprank.models import get_link
 from dprank.seeding import Stream, cell_key, generator
 from dprank.weighted_mle import fit_weighted_mle, weighted_objective
 
-from .scenarios import check_simulate_args, true_scores
+from .scenarios import check_estimate_args, check_simulate_args, true_scores
 
 if TYPE_CHECKING:  # pandas is imported by the functions that build frames (job start-up)
     import pandas as pd
@@ -84,13 +84,7 @@ def estimate_mixed_chunk(
     """Two-step estimates of every replicate: theta and sigma errors, convergence."""
     import pandas as pd
 
-    _checks.mapping(data, "data")
-    _checks.mapping(cell, "cell")
-    _checks.non_negative(sigma, "sigma")
-    _checks.non_negative(lam, "lam")
-    _checks.non_negative(ridge, "ridge")
-    _checks.positive_finite(gtol, "gtol")
-    _checks.count(max_iter, "max_iter", 1)
+    check_estimate_args(data, cell, gtol, max_iter, sigma=sigma, lam=lam, ridge=ridge)
     _checks.names(metrics, "metrics", ("l2_over_sqrt_m_theta", "abs_sigma_hat_minus_sigma"))
     m = int(cell["m"])
     rows = []
@@ -151,11 +145,7 @@ def estimate_selection_chunk(
     """Fit BTL and TM, choose the smaller unpenalised loss; 1 if the choice is right."""
     import pandas as pd
 
-    _checks.mapping(data, "data")
-    _checks.mapping(cell, "cell")
-    _checks.non_negative(lambda_c, "lambda_c")
-    _checks.positive_finite(gtol, "gtol")
-    _checks.count(max_iter, "max_iter", 1)
+    check_estimate_args(data, cell, gtol, max_iter, lambda_c=lambda_c)
     m, L = int(cell["m"]), int(cell["L"])
     rows = []
     for i, r in enumerate(data["replicate"]):

@@ -33,7 +33,13 @@ from dprank.models import get_link
 from dprank.seeding import Stream, cell_key, generator
 from dprank.weighted_mle import default_lambda, fit_weighted_mle, noisy_obj_fit
 
-from .scenarios import METRICS, check_simulate_args, true_scores, user_budgets
+from .scenarios import (
+    METRICS,
+    check_estimate_args,
+    check_simulate_args,
+    true_scores,
+    user_budgets,
+)
 
 if TYPE_CHECKING:  # pandas is imported by the functions that build frames (job start-up)
     import pandas as pd
@@ -122,13 +128,9 @@ def split(data: Mapping[str, np.ndarray], i: int) -> dict:
 
 def _check_chunk(data, cell, seed, experiment, lambda_c, gtol, max_iter, metrics, methods):
     """The argument checks of :func:`estimate_chunk` (all but ``noisy_obj_delta``)."""
-    _checks.mapping(data, "data")
-    _checks.mapping(cell, "cell")
+    check_estimate_args(data, cell, gtol, max_iter, lambda_c=lambda_c)
     _checks.count(seed, "seed")
     _checks.text(experiment, "experiment")
-    _checks.non_negative(lambda_c, "lambda_c")
-    _checks.positive_finite(gtol, "gtol")
-    _checks.count(max_iter, "max_iter", 1)
     _checks.names(metrics, "metrics", METRICS)
     _checks.names(methods, "methods", METHODS)
 

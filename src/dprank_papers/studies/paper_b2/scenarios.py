@@ -172,6 +172,23 @@ def check_simulate_args(
     return _checks.indices(replicates)
 
 
+def check_estimate_args(
+    data: Mapping, cell: Mapping, gtol: float, max_iter: int, **non_negative: float
+) -> None:
+    """The checks of the arguments every estimate stage of B2 takes.
+
+    The chunk's arrays ``data``, its ``cell``, the solver's ``gtol`` and ``max_iter`` and
+    the stage's non-negative constants, by name (``lambda_c`` of ``lambda = c / (L B(eps))``
+    of objective (5); ``sigma``, ``lam`` and ``ridge`` of the mixed-effects fit).
+    """
+    _checks.mapping(data, "data")
+    _checks.mapping(cell, "cell")
+    for name, value in non_negative.items():
+        _checks.non_negative(value, name)
+    _checks.positive_finite(gtol, "gtol")
+    _checks.count(max_iter, "max_iter", 1)
+
+
 def simulate_chunk(
     seed: int,
     experiment: str,
@@ -247,11 +264,7 @@ def estimate_chunk(
     """
     import pandas as pd
 
-    _checks.mapping(data, "data")
-    _checks.mapping(cell, "cell")
-    _checks.non_negative(lambda_c, "lambda_c")
-    _checks.positive_finite(gtol, "gtol")
-    _checks.count(max_iter, "max_iter", 1)
+    check_estimate_args(data, cell, gtol, max_iter, lambda_c=lambda_c)
     _checks.names(metrics, "metrics", {*METRICS, "B"})
     m, L = int(cell["m"]), int(cell["L"])
     link = get_link(cell["model"])
