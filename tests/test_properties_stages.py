@@ -86,7 +86,7 @@ def reps(hi: int = 2):
 _CELL = {"model": "btl", "m": 4, "L": 12}
 _EPS = {"range": [1.0, 3.0]}
 _SIM = {"seed": 3, "experiment": "scenario1", "cell": _CELL, "p": 0.8, "eps": _EPS}
-_DATA = scenarios.simulate_chunk(**_SIM, replicates=[0, 1])
+_DATA = scenarios.simulate_chunk(scenarios.Chunk(**_SIM, replicates=[0, 1]))
 _sim_b2 = kw(
     seed=SEEDS,
     experiment=st.sampled_from(["scenario1", "x"]),
@@ -116,13 +116,43 @@ def _check_sim(r, kw):
         and r["replicate"].tolist() == list(kw["replicates"])
         # a replicate's draws do not depend on the chunk it is simulated in
         and np.array_equal(
-            scenarios.simulate_chunk(**{**kw, "replicates": kw["replicates"][-1:]})["S"][0],
+            paper_b2.simulate_chunk(**{**kw, "replicates": kw["replicates"][-1:]})["S"][0],
             r["S"][-1],
         )
     )
 
 
-case(scenarios.simulate_chunk, _sim_b2, _check_sim, **_BAD_SIM)
+def _flat(chunk: scenarios.Chunk) -> dict:
+    """A chunk's fields as the keyword arguments of a flat stage function."""
+    names = ("seed", "experiment", "cell", "p", "eps", "replicates")
+    return {name: getattr(chunk, name) for name in names}
+
+
+def chunk_of(build, *extra):
+    """A builder of ``chunk`` (a :class:`~scenarios.Chunk` of the flat arguments ``build``
+    draws) and of the arguments ``extra`` it draws beside them."""
+
+    def inner(draw):
+        flat = build(draw)
+        out = {name: flat.pop(name) for name in extra}
+        return {"chunk": scenarios.Chunk(**flat), **out}
+
+    return inner
+
+
+BAD_CHUNK = [None, "x", _SIM]
+case(
+    scenarios.Chunk,
+    _sim_b2,
+    lambda r, kw: r.replicates == list(kw["replicates"]) and r.scheme() is kw["eps"],
+    **_BAD_SIM | {"eps": ["btl", 3]},
+)
+case(
+    scenarios.simulate_chunk,
+    chunk_of(_sim_b2),
+    lambda r, kw: _check_sim(r, _flat(kw["chunk"])),
+    chunk=BAD_CHUNK,
+)
 case(paper_b2.simulate_chunk, _sim_b2, _check_sim, **_BAD_SIM, kind=["bogus", None])
 _est_b2 = kw(
     data=st.just(_DATA),
@@ -206,7 +236,8 @@ case(
 _S5_CELL = {"model": "btl"}
 _S5_EPS = {"range": [0.5, 2.0]}
 _S5_DRAWS = {"m": [3, 5], "L": [8, 14]}
-_S5_DATA = scenario5.simulate_chunk(1, "scenario5", _S5_CELL, 0.7, _S5_EPS, [0, 1], _S5_DRAWS)
+_S5_CHUNK = scenarios.Chunk(1, "scenario5", _S5_CELL, 0.7, [0, 1], _S5_EPS)
+_S5_DATA = scenario5.simulate_chunk(_S5_CHUNK, _S5_DRAWS)
 
 
 def _check_s5(r, kw):
@@ -221,17 +252,20 @@ def _check_s5(r, kw):
 
 case(
     scenario5.simulate_chunk,
-    kw(
-        seed=SEEDS,
-        experiment=st.just("scenario5"),
-        cell=st.sampled_from([_S5_CELL, {"model": "tm"}]),
-        p=st.floats(0.3, 1),
-        eps=st.just(_S5_EPS),
-        replicates=reps(),
-        draws=st.just(_S5_DRAWS),
+    chunk_of(
+        kw(
+            seed=SEEDS,
+            experiment=st.just("scenario5"),
+            cell=st.sampled_from([_S5_CELL, {"model": "tm"}]),
+            p=st.floats(0.3, 1),
+            eps=st.just(_S5_EPS),
+            replicates=reps(),
+            draws=st.just(_S5_DRAWS),
+        ),
+        "draws",
     ),
     _check_s5,
-    **_BAD_SIM,
+    chunk=BAD_CHUNK,
     draws=["x", 3],
 )
 case(
@@ -266,23 +300,28 @@ case(
 
 # ---- supplement: mixed effects and model selection
 _MIX_CELL = {"m": 4, "L": 10}
-_MIX_DATA = extensions.simulate_mixed_chunk(2, "mixed", _MIX_CELL, 1.0, [0, 1], 1.0)
+_MIX_DATA = extensions.simulate_mixed_chunk(
+    scenarios.Chunk(2, "mixed", _MIX_CELL, 1.0, [0, 1]), 1.0
+)
 case(
     extensions.simulate_mixed_chunk,
-    kw(
-        seed=SEEDS,
-        experiment=st.just("mixed"),
-        cell=st.just(_MIX_CELL),
-        p=st.floats(0.5, 1),
-        replicates=reps(),
-        sigma=st.floats(0, 2),
+    chunk_of(
+        kw(
+            seed=SEEDS,
+            experiment=st.just("mixed"),
+            cell=st.just(_MIX_CELL),
+            p=st.floats(0.5, 1),
+            replicates=reps(),
+            sigma=st.floats(0, 2),
+        ),
+        "sigma",
     ),
     lambda r, kw: (
-        r["y"].shape == (len(kw["replicates"]), 10, 6)
-        and r["gamma"].shape == (len(kw["replicates"]), 10)
+        r["y"].shape == (len(kw["chunk"].replicates), 10, 6)
+        and r["gamma"].shape == (len(kw["chunk"].replicates), 10)
         and np.array_equal(extensions.simulate_mixed_chunk(**kw)["y"], r["y"])
     ),
-    **{k: v for k, v in _BAD_SIM.items() if k != "eps"},
+    chunk=BAD_CHUNK,
     sigma=[-1.0, NAN, "1", None],
 )
 case(
@@ -304,18 +343,20 @@ case(
     ridge=[-1.0, NAN, "1"],
 )
 _SEL_CELL = {"m": 4, "L": 30}
-_SEL_DATA = extensions.simulate_selection_chunk(2, "sel", _SEL_CELL, 1.0, [0, 1])
+_SEL_DATA = extensions.simulate_selection_chunk(scenarios.Chunk(2, "sel", _SEL_CELL, 1.0, [0, 1]))
 case(
     extensions.simulate_selection_chunk,
-    kw(
-        seed=SEEDS,
-        experiment=st.just("sel"),
-        cell=st.just(_SEL_CELL),
-        p=st.floats(0.5, 1),
-        replicates=reps(),
+    chunk_of(
+        kw(
+            seed=SEEDS,
+            experiment=st.just("sel"),
+            cell=st.just(_SEL_CELL),
+            p=st.floats(0.5, 1),
+            replicates=reps(),
+        )
     ),
-    lambda r, kw: set(r["truth"]) <= {0, 1} and r["S"].shape == (len(kw["replicates"]), 6),
-    **{k: v for k, v in _BAD_SIM.items() if k != "eps"},
+    lambda r, kw: set(r["truth"]) <= {0, 1} and r["S"].shape == (len(kw["chunk"].replicates), 6),
+    chunk=BAD_CHUNK,
 )
 case(
     extensions.estimate_selection_chunk,

@@ -12,6 +12,7 @@ from dprank.seeding import generator
 from dprank_papers._papers import load_papers
 from dprank_papers.aggregate import summarise
 from dprank_papers.config import ConfigError, validate_config
+from dprank_papers.studies import paper_b2
 from dprank_papers.studies.paper_b2 import scenario5, scenarios
 from dprank_papers.studies.paper_b2 import sensitivity as sens
 from dprank_papers.tables import read_published_table
@@ -53,7 +54,7 @@ def test_scenario3_default_setting_reproduces_the_main_study():
         SEED, "scenario3", exp, "btl", exp["p"], [exp["eps"]["eps0"], 2.0], reps, 1.0, 1e-8,
         100, {"scheme": [2], "m": [10], "L": [200]},
     )  # fmt: skip
-    data = scenarios.simulate_chunk(SEED, "scenario3", cell, exp["p"], exp["eps"], reps)
+    data = paper_b2.simulate_chunk(SEED, "scenario3", cell, exp["p"], exp["eps"], reps)
     main = summarise(scenarios.estimate_chunk(data, cell, 1.0, 1e-8, 100))
     at_default = ours[ours["eps0"] == exp["eps"]["eps0"]].reset_index(drop=True)
     np.testing.assert_array_equal(at_default["mean"], main["mean"])
@@ -67,8 +68,15 @@ def test_scenario5_default_setting_reproduces_the_main_study():
     ours = sens.scenario5_grid(
         SEED, "scenario5", exp, "tm", exp["p"], [1.0, 2.0], [1.0, 3.0], reps, 1e-8, 100
     )
-    data = scenario5.simulate_chunk(
-        SEED, "scenario5", {"model": "tm"}, exp["p"], exp["eps"], reps, exp["draws"]
+    data = paper_b2.simulate_chunk(
+        SEED,
+        "scenario5",
+        {"model": "tm"},
+        exp["p"],
+        exp["eps"],
+        reps,
+        "scenario5",
+        draws=exp["draws"],
     )
     main = summarise(
         scenario5.estimate_chunk(

@@ -162,28 +162,20 @@ def simulate_chunk(
     kind: str = "adrr",
     **options,
 ) -> dict[str, np.ndarray]:
-    """The simulate stage of one chunk: arrays to store (see the kind's module)."""
+    """The simulate stage of one chunk: arrays to store (see the kind's module).
+
+    The arguments but ``kind`` and the ``options`` make the chunk (:class:`.scenarios.Chunk`).
+    """
+    chunk = scenarios.Chunk(seed, experiment, cell, p, replicates, eps)
+    theta = options.get("theta", "uniform")
     if kind in ("adrr", "hessian"):
-        return scenarios.simulate_chunk(
-            seed, experiment, cell, p, eps, replicates, options.get("theta", "uniform")
-        )
+        return scenarios.simulate_chunk(chunk, theta)
     if kind == "scenario5":
-        return scenario5.simulate_chunk(
-            seed,
-            experiment,
-            cell,
-            p,
-            eps,
-            replicates,
-            options.get("draws"),
-            options.get("theta", "uniform"),
-        )
+        return scenario5.simulate_chunk(chunk, options.get("draws"), theta)
     if kind == "mixed_effects":
-        return extensions.simulate_mixed_chunk(
-            seed, experiment, cell, p, replicates, float(options["sigma"])
-        )
+        return extensions.simulate_mixed_chunk(chunk, float(options["sigma"]))
     if kind == "model_selection":
-        return extensions.simulate_selection_chunk(seed, experiment, cell, p, replicates)
+        return extensions.simulate_selection_chunk(chunk)
     raise ValueError(f"experiment kind {kind!r} has no simulate stage; kinds: {KINDS}")
 
 

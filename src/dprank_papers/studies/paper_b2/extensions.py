@@ -27,10 +27,10 @@ from dprank.ldp import sample_rr_statistics_equal_eps
 from dprank.metrics_b import rms_error
 from dprank.mixed_effects import fit_mixed_effects_btl, simulate_mixed_effects_btl
 from dprank.models import get_link
-from dprank.seeding import Stream, cell_key, generator
+from dprank.seeding import Stream
 from dprank.weighted_mle import fit_weighted_mle, weighted_objective
 
-from .scenarios import check_estimate_args, check_simulate_args, true_scores
+from .scenarios import Chunk, check_chunk, check_estimate_args, true_scores
 
 if TYPE_CHECKING:  # pandas is imported by the functions that build frames (job start-up)
     import pandas as pd
@@ -47,27 +47,19 @@ __all__ = [
 MODELS = ("btl", "tm")
 
 
-def simulate_mixed_chunk(
-    seed: int,
-    experiment: str,
-    cell: Mapping,
-    p: float,
-    replicates: Sequence[int],
-    sigma: float,
-) -> dict[str, np.ndarray]:
+def simulate_mixed_chunk(chunk: Chunk, sigma: float) -> dict[str, np.ndarray]:
     """``theta`` (R, m), ``gamma`` (R, L), comparisons ``y`` (R, L, P) and mask ``a``."""
-    replicates = check_simulate_args(seed, experiment, cell, p, replicates)
+    cell = check_chunk(chunk).cell
     _checks.non_negative(sigma, "sigma")
-    key = cell_key({"role": "data", **cell})
     out: dict[str, list] = {"theta": [], "gamma": [], "y": [], "a": []}
-    for r in replicates:
-        theta = true_scores(cell, generator(seed, experiment, key, r, Stream.THETA))
-        rng = generator(seed, experiment, key, r, Stream.DATA)
-        gamma, y, a = simulate_mixed_effects_btl(theta, int(cell["L"]), sigma, p, rng)
+    for r in chunk.replicates:
+        theta = true_scores(cell, chunk.rng(r, Stream.THETA))
+        rng = chunk.rng(r, Stream.DATA)
+        gamma, y, a = simulate_mixed_effects_btl(theta, int(cell["L"]), sigma, chunk.p, rng)
         for k, v in (("theta", theta), ("gamma", gamma), ("y", y), ("a", a)):
             out[k].append(v)
     arrays = {k: np.asarray(v) for k, v in out.items()}
-    arrays["replicate"] = np.asarray(list(replicates), dtype=np.int64)
+    arrays["replicate"] = np.asarray(chunk.replicates, dtype=np.int64)
     return arrays
 
 
@@ -103,24 +95,22 @@ def estimate_mixed_chunk(
     return pd.DataFrame(rows)
 
 
-def simulate_selection_chunk(
-    seed: int, experiment: str, cell: Mapping, p: float, replicates: Sequence[int]
-) -> dict[str, np.ndarray]:
+def simulate_selection_chunk(chunk: Chunk) -> dict[str, np.ndarray]:
     """True model index (0 BTL, 1 TM), scores and raw per-pair statistics (``w_l = 1/L``).
 
     All comparisons of a pair share one law, so the counts are sampled
     binomially per pair (no privacy: ``eps = inf``).
     """
-    replicates = check_simulate_args(seed, experiment, cell, p, replicates)
-    key = cell_key({"role": "data", **cell})
+    cell = check_chunk(chunk).cell
     L = int(cell["L"])
     truth, thetas, stats_s, stats_n = [], [], [], []
-    for r in replicates:
-        g = generator(seed, experiment, key, r, Stream.THETA)
+    for r in chunk.replicates:
+        g = chunk.rng(r, Stream.THETA)
         theta = true_scores(cell, g)
         model = int(g.integers(2))
-        rng = generator(seed, experiment, key, r, Stream.DATA)
-        counts = sample_rr_statistics_equal_eps(theta, L, p, np.inf, rng, get_link(MODELS[model]))
+        rng = chunk.rng(r, Stream.DATA)
+        link = get_link(MODELS[model])
+        counts = sample_rr_statistics_equal_eps(theta, L, chunk.p, np.inf, rng, link)
         S, N = counts.nonprivate_statistics()
         truth.append(model)
         thetas.append(theta)
@@ -131,7 +121,7 @@ def simulate_selection_chunk(
         "theta": np.asarray(thetas),
         "S": np.asarray(stats_s),
         "N": np.asarray(stats_n),
-        "replicate": np.asarray(list(replicates), dtype=np.int64),
+        "replicate": np.asarray(chunk.replicates, dtype=np.int64),
     }
 
 

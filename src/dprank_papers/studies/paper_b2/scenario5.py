@@ -35,8 +35,9 @@ from dprank.weighted_mle import default_lambda, fit_weighted_mle, noisy_obj_fit
 
 from .scenarios import (
     METRICS,
+    Chunk,
+    check_chunk,
     check_estimate_args,
-    check_simulate_args,
     true_scores,
     user_budgets,
 )
@@ -52,18 +53,11 @@ _STATS = {"local_adrr": "adrr", "local_classic_rr": "classic_rr", "local_laplace
 
 
 def simulate_chunk(
-    seed: int,
-    experiment: str,
-    cell: Mapping,
-    p: float,
-    eps: Mapping,
-    replicates: Sequence[int],
-    draws: Mapping | None = None,
-    theta_law: str = "uniform",
+    chunk: Chunk, draws: Mapping | None = None, theta_law: str = "uniform"
 ) -> dict[str, np.ndarray]:
-    """Sizes, budgets, true scores and every method's statistics of some replicates.
+    """Sizes, budgets, true scores and every method's statistics of a chunk's replicates.
 
-    ``m`` and ``L`` come from the cell if it has them (B1 Scenario V: fixed
+    ``m`` and ``L`` come from the chunk's cell if it has them (B1 Scenario V: fixed
     sizes, ``eps = value`` for every user, ``theta* ~ U(-2, 2)``), else from
     ``draws`` per replicate (B2 Scenario V).
 
@@ -74,23 +68,26 @@ def simulate_chunk(
         (sum of m,); ``S_adrr, N_adrr, S_classic_rr, N_classic_rr, S_laplace,
         N_laplace, S_raw, N_raw`` (sum of m(m-1)/2,), replicate after replicate.
     """
-    replicates = check_simulate_args(seed, experiment, cell, p, replicates, eps)
+    cell, eps = check_chunk(chunk).cell, chunk.scheme()
     if draws is not None:
         _checks.mapping(draws, "draws")
     link = get_link(cell["model"])
-    key = cell_key({"role": "data", **cell})
     out: dict[str, list] = {k: [] for k in ("m", "L", "B", "eps_min", "theta", "count_scores")}
     for name in (*_STATS.values(), "raw"):
         out[f"S_{name}"], out[f"N_{name}"] = [], []
-    for r in replicates:
-        g = generator(seed, experiment, key, r, Stream.EPSILON)
+    for r in chunk.replicates:
+        g = chunk.rng(r, Stream.EPSILON)
         m = int(cell["m"]) if "m" in cell else int(g.integers(draws["m"][0], draws["m"][1] + 1))
         L = int(cell["L"]) if "L" in cell else int(g.integers(draws["L"][0], draws["L"][1] + 1))
         budget = user_budgets({"L": L, **{k: cell[k] for k in ("eps",) if k in cell}}, eps, g)
-        theta = true_scores({"m": m}, generator(seed, experiment, key, r, Stream.THETA), theta_law)
-        rng = generator(seed, experiment, key, r, Stream.RELEASE)
+        theta = true_scores({"m": m}, chunk.rng(r, Stream.THETA), theta_law)
         released = simulate_ldp_statistics(
-            theta, budget, p, rng, link=link, releases=(*_STATS.values(), "raw", "count")
+            theta,
+            budget,
+            chunk.p,
+            chunk.rng(r, Stream.RELEASE),
+            link=link,
+            releases=(*_STATS.values(), "raw", "count"),
         )
         out["m"].append(m)
         out["L"].append(L)
@@ -106,7 +103,7 @@ def simulate_chunk(
     for k, v in out.items():
         if k not in arrays:
             arrays[k] = np.concatenate(v) if v else np.zeros(0)
-    arrays["replicate"] = np.asarray(list(replicates), dtype=np.int64)
+    arrays["replicate"] = np.asarray(chunk.replicates, dtype=np.int64)
     return arrays
 
 
@@ -126,7 +123,7 @@ def split(data: Mapping[str, np.ndarray], i: int) -> dict:
     return rep
 
 
-def _check_chunk(data, cell, seed, experiment, lambda_c, gtol, max_iter, metrics, methods):
+def _check_estimate(data, cell, seed, experiment, lambda_c, gtol, max_iter, metrics, methods):
     """The argument checks of :func:`estimate_chunk` (all but ``noisy_obj_delta``)."""
     check_estimate_args(data, cell, gtol, max_iter, lambda_c=lambda_c)
     _checks.count(seed, "seed")
@@ -185,7 +182,7 @@ def estimate_chunk(
     """
     import pandas as pd
 
-    _check_chunk(data, cell, seed, experiment, lambda_c, gtol, max_iter, metrics, methods)
+    _check_estimate(data, cell, seed, experiment, lambda_c, gtol, max_iter, metrics, methods)
     _checks.positive_finite(noisy_obj_delta, "noisy_obj_delta")
     link = get_link(cell["model"])
     key = cell_key({"role": "data", **cell})

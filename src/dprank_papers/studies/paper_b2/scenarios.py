@@ -21,6 +21,8 @@ set); otherwise users are simulated chunk by chunk
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -37,6 +39,7 @@ if TYPE_CHECKING:  # pandas is imported by the functions that build frames (job 
 
 __all__ = [
     "METRICS",
+    "Chunk",
     "estimate_chunk",
     "hessian_chunk",
     "scheme_epsilon",
@@ -147,29 +150,67 @@ def shifted_budgets(
     return A, rng.uniform(A, A + float(width), int(L))
 
 
-#: ``check_simulate_args``'s default: a stage without a privacy scheme
-_NO_SCHEME = object()
+@dataclass(frozen=True)
+class Chunk:
+    """One simulate job of B2: some replicates of one cell, and where their draws come from.
 
+    Every draw of replicate ``r`` comes from the stream ``(seed, experiment, the cell's
+    data key, r, stream)`` (:meth:`rng`), so a replicate's data do not depend on the chunk
+    it is simulated in, nor on the stage that draws it. The arguments are checked when the
+    chunk is made.
 
-def check_simulate_args(
-    seed: int,
-    experiment: str,
-    cell: Mapping,
-    p: float,
-    replicates: Sequence[int],
-    eps: Mapping | object = _NO_SCHEME,
-) -> list[int]:
-    """The checks of the arguments a simulate stage of B2 takes; the replicates as a list.
-
-    ``eps`` (the privacy scheme) is checked when the stage takes one (``None`` is refused).
+    Attributes
+    ----------
+    seed : int
+        The root seed.
+    experiment : str
+        The experiment's name.
+    cell : Mapping
+        The cell's parameters (grid keys among ``model, eps, scheme, delta, p, m, L``).
+    p : float
+        Probability that a user compares a pair.
+    replicates : list of int
+        The chunk's replicates.
+    eps : Mapping, optional
+        The privacy scheme (:func:`user_budgets`); ``None`` for the non-private
+        studies, whose stages do not read it (:meth:`scheme` refuses it).
     """
-    _checks.count(seed, "seed")
-    _checks.text(experiment, "experiment")
-    _checks.mapping(cell, "cell")
-    _checks.probability(p, "p")
-    if eps is not _NO_SCHEME:
-        _checks.mapping(eps, "eps")
-    return _checks.indices(replicates)
+
+    seed: int
+    experiment: str
+    cell: Mapping
+    p: float
+    replicates: Sequence[int]
+    eps: Mapping | None = None
+
+    def __post_init__(self) -> None:
+        _checks.count(self.seed, "seed")
+        _checks.text(self.experiment, "experiment")
+        _checks.mapping(self.cell, "cell")
+        _checks.probability(self.p, "p")
+        if self.eps is not None:
+            _checks.mapping(self.eps, "eps")
+        object.__setattr__(self, "replicates", _checks.indices(self.replicates))
+
+    def scheme(self) -> Mapping:
+        """The privacy scheme ``eps``, for the stages that take one (``None`` is refused)."""
+        return _checks.mapping(self.eps, "eps")
+
+    @cached_property
+    def _key(self) -> str:
+        return cell_key({"role": "data", **self.cell})
+
+    def rng(self, r: int, stream: Stream) -> np.random.Generator:
+        """The generator of replicate ``r``'s ``stream`` (:func:`dprank.seeding.generator`)."""
+        return generator(self.seed, self.experiment, self._key, r, stream)
+
+
+def check_chunk(chunk) -> Chunk:
+    if not isinstance(chunk, Chunk):
+        raise TypeError(
+            f"chunk must be a Chunk (the job's seed, cell and replicates), got {chunk!r}"
+        )
+    return chunk
 
 
 def check_estimate_args(
@@ -189,18 +230,10 @@ def check_estimate_args(
     _checks.count(max_iter, "max_iter", 1)
 
 
-def simulate_chunk(
-    seed: int,
-    experiment: str,
-    cell: Mapping,
-    p: float,
-    eps: Mapping,
-    replicates: Sequence[int],
-    theta_law: str = "uniform",
-) -> dict[str, np.ndarray]:
-    """True scores, budgets and the ADRR sufficient statistics of some replicates.
+def simulate_chunk(chunk: Chunk, theta_law: str = "uniform") -> dict[str, np.ndarray]:
+    """True scores, budgets and the ADRR sufficient statistics of a chunk's replicates.
 
-    A ``p`` in the cell (a grid key, Figure 3) overrides the argument.
+    A ``p`` in the cell (a grid key, Figure 3) overrides the chunk's.
 
     Returns
     -------
@@ -209,15 +242,14 @@ def simulate_chunk(
         ``S`` and ``N`` (R, P) per-pair statistics (B2 objective (5)),
         ``replicate`` (R,).
     """
-    replicates = check_simulate_args(seed, experiment, cell, p, replicates, eps)
+    cell, eps = check_chunk(chunk).cell, chunk.scheme()
     link = get_link(cell["model"])
-    p = float(cell.get("p", p))
-    key = cell_key({"role": "data", **cell})
+    p = float(cell.get("p", chunk.p))
     thetas, budgets, stats_s, stats_n = [], [], [], []
-    for r in replicates:
-        theta = true_scores(cell, generator(seed, experiment, key, r, Stream.THETA), theta_law)
-        budget = user_budgets(cell, eps, generator(seed, experiment, key, r, Stream.EPSILON))
-        rng = generator(seed, experiment, key, r, Stream.RELEASE)
+    for r in chunk.replicates:
+        theta = true_scores(cell, chunk.rng(r, Stream.THETA), theta_law)
+        budget = user_budgets(cell, eps, chunk.rng(r, Stream.EPSILON))
+        rng = chunk.rng(r, Stream.RELEASE)
         if np.all(budget == budget[0]):  # one law per pair: binomial counts, exact
             counts = sample_rr_statistics_equal_eps(theta, budget.size, p, budget[0], rng, link)
             S, N = counts.adrr_statistics()
@@ -233,7 +265,7 @@ def simulate_chunk(
         "B": np.array(budgets),
         "S": np.array(stats_s),
         "N": np.array(stats_n),
-        "replicate": np.asarray(list(replicates), dtype=np.int64),
+        "replicate": np.asarray(chunk.replicates, dtype=np.int64),
     }
 
 

@@ -130,9 +130,8 @@ def scenario3_grid(
     for cell in _cells(exp, model, grid):
         for e0 in eps0:
             eps = {**exp["eps"], "eps0": float(e0)}
-            data = scenarios.simulate_chunk(
-                seed, experiment, cell, p, eps, replicates, exp.get("theta", "uniform")
-            )
+            chunk = scenarios.Chunk(seed, experiment, cell, p, replicates, eps)
+            data = scenarios.simulate_chunk(chunk, exp.get("theta", "uniform"))
             frame = scenarios.estimate_chunk(data, cell, lambda_c, gtol, max_iter, S3_METRICS)
             frame.insert(0, "eps0", float(e0))
             frame.insert(0, "p", float(p))
@@ -319,9 +318,8 @@ def scenario5_grid(
     cell = {"model": model}
     frames = []
     for h in theta_half:
-        data = scenario5.simulate_chunk(
-            seed, experiment, cell, p, exp["eps"], replicates, exp.get("draws"), theta_law(h)
-        )
+        chunk = scenarios.Chunk(seed, experiment, cell, p, replicates, exp["eps"])
+        data = scenario5.simulate_chunk(chunk, exp.get("draws"), theta_law(h))
         for c in lambda_c:
             frame = scenario5.estimate_chunk(
                 data,

@@ -38,10 +38,10 @@ import numpy as np
 from dprank import checks as _checks
 from dprank.ldp import add_rr_statistics, adrr_weights, privacy_constant, rr_flip_probability
 from dprank.models import BTL
-from dprank.seeding import Stream, cell_key, generator, uniforms
+from dprank.seeding import Stream, uniforms
 from dprank.weighted_mle import default_lambda, fit_weighted_mle
 
-from .scenarios import check_simulate_args, true_scores, user_budgets
+from .scenarios import Chunk, true_scores, user_budgets
 
 if TYPE_CHECKING:  # pandas is imported by the functions that build frames (job start-up)
     import pandas as pd
@@ -106,7 +106,8 @@ def time_cell(
 
     import pandas as pd
 
-    replicates = check_simulate_args(seed, experiment, cell, p, replicates, eps)
+    chunk = Chunk(seed, experiment, cell, p, replicates, eps)
+    eps = chunk.scheme()
     _checks.non_negative(lambda_c, "lambda_c")
     _checks.positive_finite(gtol, "gtol")
     _checks.count(max_iter, "max_iter", 1)
@@ -114,13 +115,12 @@ def time_cell(
     _checks.count(workers, "workers")
     workers = max(1, int(workers))
     m, L = int(cell["m"]), int(cell["L"])
-    key = cell_key({"role": "data", **cell})
     rows = []
     with ThreadPoolExecutor(workers) as pool:  # threads start on first use (workers > 1)
-        for r in replicates:
-            theta = true_scores(cell, generator(seed, experiment, key, r, Stream.THETA))
-            budget = user_budgets(cell, eps, generator(seed, experiment, key, r, Stream.EPSILON))
-            rng = generator(seed, experiment, key, r, Stream.RELEASE)
+        for r in chunk.replicates:
+            theta = true_scores(cell, chunk.rng(r, Stream.THETA))
+            budget = user_budgets(cell, eps, chunk.rng(r, Stream.EPSILON))
+            rng = chunk.rng(r, Stream.RELEASE)
             P = m * (m - 1) // 2
             S, N = np.zeros(P), np.zeros(P)
             aggregate = 0.0
