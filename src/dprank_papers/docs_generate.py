@@ -33,6 +33,7 @@ from dprank import checks as _checks
 
 from .default_methods import LEVELS, candidates, choose, method_label
 from .docs_includes import markdown_table
+from .studies.paper_b2.sensitivity import at_setting, target_cell
 
 __all__ = [
     "CODE_HEADER",
@@ -233,18 +234,11 @@ def sensitivity_targets_table(cells: pd.DataFrame, default: Mapping) -> str:
     _checks.columns(cells, "cells", [*keys, "figure", "model", "method", "metric", "verdict"])
     _checks.columns(cells, "cells", ["diff", "ours_mean", "published_mean"])
     _checks.mapping(default, "default", keys)
-    at_default = np.ones(len(cells), dtype=bool)
-    for k in keys:
-        at_default &= np.isclose(cells[k].astype(float), float(default[k]))
+    at_default = at_setting(cells, default)
     rows = []
     for table, metric, method, name in SENSITIVITY_TARGETS:
         for model in ("BTL", "TM"):
-            sel = (
-                (cells["figure"] == table).to_numpy()
-                & (cells["metric"] == metric).to_numpy()
-                & (cells["method"] == method).to_numpy()
-                & (cells["model"].astype(str).str.upper() == model).to_numpy()
-            )
+            sel = target_cell(cells, table, metric, method, model)
             part = cells[sel]
             if part.empty:
                 continue

@@ -106,27 +106,27 @@ def _simulate(job: StageJob) -> dict:
     return {**job.seeded(), "theta_per": list(job.exp["theta_per"]), "replicates": job.replicates}
 
 
+def _methods(job: StageJob) -> dict:
+    """``protocol, methods``: what the stages after the data run."""
+    return {"protocol": job.protocol, "methods": list(job.exp["methods"])}
+
+
 def _privatize(job: StageJob) -> dict:
+    constants = job.constants
     return {
         **job.seeded(),
         "epsilons": fit_epsilons(job.exp, job.cell),
         "replicates": job.replicates,
-        "protocol": job.protocol,
-        "methods": list(job.exp["methods"]),
-        "kappa1": float(job.constants["kappa1"]),
-        "r_seed": int(job.constants["r_seed"]),
+        **_methods(job),
+        "kappa1": float(constants["kappa1"]),
+        "r_seed": int(constants["r_seed"]),
     }
 
 
 def _estimate(job: StageJob) -> dict:
-    return {
-        "cell": job.cell,
-        "protocol": job.protocol,
-        "methods": list(job.exp["methods"]),
-        "c0": float(job.constants["c0"]),
-        "kappa2": float(job.constants["kappa2"]),
-        **job.solver_kwargs(),
-    }
+    constants = job.constants
+    ridge = {"c0": float(constants["c0"]), "kappa2": float(constants["kappa2"])}
+    return {"cell": job.cell, **_methods(job), **ridge, **job.solver_kwargs()}
 
 
 def _evaluate(job: StageJob) -> dict:

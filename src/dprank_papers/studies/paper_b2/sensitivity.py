@@ -383,12 +383,28 @@ def _fmt_setting(r) -> str:
     return f"h = {r['theta_half']:g}, p = {r['p']:g}, c = {r['lambda_c']:g}"
 
 
-def _at(frame: pd.DataFrame, setting: Mapping) -> np.ndarray:
-    """Rows of ``frame`` at a Scenario V setting (boolean mask)."""
+def at_setting(frame: pd.DataFrame, setting: Mapping) -> np.ndarray:
+    """Rows of ``frame`` at a Scenario V setting ``theta_half, p, lambda_c`` (boolean mask)."""
     mask = np.ones(len(frame), dtype=bool)
     for k in _S5_KEYS:
         mask &= np.isclose(frame[k].astype(float), float(setting[k]))
     return mask
+
+
+def target_cell(
+    cells: pd.DataFrame, table: str, metric: str, method: str, model: str
+) -> np.ndarray:
+    """Rows of :func:`scenario5_agreement`'s ``cells`` at one printed cell (boolean mask).
+
+    ``table`` as in the comparison's ``figure`` column (``"B2 Table 11"``), ``model``
+    ``BTL`` or ``TM`` (either case in ``cells``).
+    """
+    return (
+        (cells["figure"] == table).to_numpy()
+        & (cells["metric"] == metric).to_numpy()
+        & (cells["method"] == method).to_numpy()
+        & (cells["model"].astype(str).str.upper() == model).to_numpy()
+    )
 
 
 def _pairs(rows: pd.DataFrame) -> str:
@@ -446,12 +462,7 @@ def _target_findings(cells5: pd.DataFrame, is_default: np.ndarray) -> list[str]:
     out = []
     for table, metric, method in _TARGETS:
         for model in ("BTL", "TM"):
-            sel = (
-                (cells5["figure"] == table).to_numpy()
-                & (cells5["metric"] == metric).to_numpy()
-                & (cells5["method"] == method).to_numpy()
-                & (cells5["model"].astype(str).str.upper() == model).to_numpy()
-            )
+            sel = target_cell(cells5, table, metric, method, model)
             part = cells5[sel]
             if part.empty:
                 continue
@@ -518,7 +529,7 @@ def _setting_findings(cells5: pd.DataFrame, settings5: pd.DataFrame) -> list[str
 
 def _default_findings(settings5: pd.DataFrame, default5: Mapping) -> list[str]:
     """The default setting's count of cells within tolerance (none if it was not run)."""
-    d = settings5[_at(settings5, default5)]
+    d = settings5[at_setting(settings5, default5)]
     if d.empty:
         return []
     r = d.iloc[0]
@@ -628,7 +639,7 @@ def findings(
         fits that did not converge.
     """
     _check_findings_inputs(cells5, settings5, default5, fit3, check3, default3, summary5)
-    is_default = _at(cells5, default5)
+    is_default = at_setting(cells5, default5)
     return [
         f"Scenario V: {len(settings5)} settings (the half-width h of theta* ~ U(-h, h), p, and "
         "the constant c of lambda = c / (L B(eps))), each compared cell by cell with Table 10 "
