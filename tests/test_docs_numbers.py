@@ -410,23 +410,11 @@ TYPED_RUN_COUNTS = {
         "17 minutes": "the arena study's time on two busy cores (snakemake arena), no timing "
         "record kept"
     },
-    "docs/performance.md": {
-        **dict.fromkeys(
-            ("36 stage jobs", "26 figure jobs"),
-            "snakemake -n at paper scale, the jobs of one rule (Paper A's stages, the figures)",
-        ),
-        **dict.fromkeys(
-            ("12,156 passes", "632,065 input-size checks", "2 million calls", "232 jobs"),
-            _SCHEDULER,
-        ),
-    },
+    "docs/performance.md": dict.fromkeys(
+        ("12,156 passes", "632,065 input-size checks", "2 million calls", "232 jobs"), _SCHEDULER
+    ),
     "docs/privacy.md": dict.fromkeys(("96 games", "32 minutes"), _HARNESS_RUN),
     "docs/protocols.md": {"18 fits": "the fits against the authors' solver, by hand"},
-    "docs/reproducing.md": {
-        "3 jobs": "snakemake -n: B1's Figure 7 (one job per scheme)",
-        "145 jobs": "snakemake -n after touch src/dprank/mle.py in a finished run's copy (the "
-        "page says so; tests/test_workflow.py checks the plans on a smoke copy)",
-    },
     "docs/sparse.md": dict.fromkeys(
         ("10 evaluations", "7 steps", "26 evaluations", "10 steps", "679 evaluations"), _SCALE
     ),

@@ -6,6 +6,7 @@ None`` (None when the run's file is not there).
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import subprocess
@@ -100,8 +101,10 @@ def span(numbers: Sequence[int]) -> str:
     return ", ".join(parts)
 
 
-def planned_jobs(root: Path, *args: str) -> int:
-    """The jobs ``snakemake -n --forceall`` plans in ``root`` (the "total" of its job table)."""
+@functools.lru_cache(maxsize=8)
+def planned_job_table(root: Path, *args: str) -> dict[str, int]:
+    """The jobs ``snakemake -n --forceall`` plans in ``root``, per rule, and their ``"total"``
+    (its job table; one dry run per ``root`` and ``args`` in a process)."""
     proc = subprocess.run(
         [sys.executable, "-m", "snakemake", *args, "-n", "--forceall", "--quiet", "rules"],
         cwd=root,
@@ -114,10 +117,36 @@ def planned_jobs(root: Path, *args: str) -> int:
         },
     )
     text = proc.stdout + proc.stderr
-    match = re.search(r"^total\s+(\d+)", text, flags=re.M)
-    if proc.returncode != 0 or match is None:
+    table = re.search(r"^job\s+count\n-+\s+-+\n(.*?^total\s+\d+)$", text, flags=re.M | re.S)
+    if proc.returncode != 0 or table is None:
         raise RuntimeError(f"snakemake -n {' '.join(args)} in {root} failed:\n{text[-2000:]}")
-    return int(match.group(1))
+    return {
+        rule: int(count)
+        for rule, count in (line.split() for line in table.group(1).splitlines() if line.strip())
+    }
+
+
+def planned_jobs(root: Path, *args: str) -> int:
+    """The jobs ``snakemake -n --forceall`` plans in ``root`` (the "total" of its job table)."""
+    return planned_job_table(root, *args)["total"]
+
+
+def planned_rule_jobs(rules: Sequence[str] = (), prefix: str = "") -> Callable[[Path, Path], str]:
+    """The jobs of ``rules`` (and of every rule named ``prefix...``) that ``snakemake -n
+    --forceall`` plans for the default target at paper scale."""
+
+    def measure(root: Path, results: Path) -> str:
+        table = planned_job_table(root)
+        jobs = [
+            count
+            for rule, count in table.items()
+            if rule != "total" and (rule in rules or (prefix and rule.startswith(prefix)))
+        ]
+        if len(jobs) < len(rules):
+            raise RuntimeError(f"snakemake -n in {root} plans no job of some of {rules}")
+        return str(sum(jobs))
+
+    return measure
 
 
 def agreement(names: Sequence[str], what: str) -> Callable[[Path, Path], str | None]:

@@ -236,20 +236,18 @@ def sensitivity_targets_table(cells: pd.DataFrame, default: Mapping) -> str:
     at_default = np.ones(len(cells), dtype=bool)
     for k in keys:
         at_default &= np.isclose(cells[k].astype(float), float(default[k]))
+    cells = cells.reset_index(drop=True).assign(
+        at_default=at_default, model_upper=cells["model"].astype(str).str.upper().to_numpy()
+    )
+    groups = cells.groupby(["figure", "metric", "method", "model_upper"], sort=False)
     rows = []
     for table, metric, method, name in SENSITIVITY_TARGETS:
         for model in ("BTL", "TM"):
-            sel = (
-                (cells["figure"] == table).to_numpy()
-                & (cells["metric"] == metric).to_numpy()
-                & (cells["method"] == method).to_numpy()
-                & (cells["model"].astype(str).str.upper() == model).to_numpy()
-            )
-            part = cells[sel]
-            if part.empty:
+            if (table, metric, method, model) not in groups.groups:
                 continue
+            part = groups.get_group((table, metric, method, model))
             near = part.iloc[int(np.argmin(part["diff"].abs().to_numpy()))]
-            ours = cells[sel & at_default]
+            ours = part[part["at_default"]]
             setting = ", ".join(f"{float(near[k]):g}" for k in keys)
             rows.append(
                 [

@@ -74,6 +74,23 @@ MEASURES: dict[str, Measure] = {
         "snakemake -n --forceall --configfile .test/config.yaml",
         lambda root, results: str(_r.planned_jobs(root, "--configfile", ".test/config.yaml")),
     ),
+    "paper_a_stage_jobs": Measure(
+        "derived",
+        "snakemake -n --forceall: the jobs of Paper A's stages (simulate_comparisons, privatize, "
+        "estimate, compute_metrics) at paper scale",
+        _r.planned_rule_jobs(("simulate_comparisons", "privatize", "estimate", "compute_metrics")),
+    ),
+    "figure_jobs": Measure(
+        "derived",
+        "snakemake -n --forceall: the jobs of the figure rules (plot_*) at paper scale",
+        _r.planned_rule_jobs(prefix="plot_"),
+    ),
+    "b1_movielens_jobs": Measure(
+        "derived",
+        "snakemake -n --forceall: the jobs of rule movielens_paper_b1 (B1's Figure 7) at paper "
+        "scale",
+        _r.planned_rule_jobs(("movielens_paper_b1",)),
+    ),
     "agreement_paper_a": Measure(
         "results",
         "cells within / compared, results/comparison/paper_a_{edge,individual}_summary.csv",
@@ -272,47 +289,23 @@ MEASURES: dict[str, Measure] = {
             ("t11_adrr_tm", "B2 Table 11", (("TM", "kendall_tau_K", "local_adrr"),), ".3f"),
             ("t11_count_btl", "B2 Table 11", (("BTL", "kendall_tau_K", "local_count"),), ".3f"),
             ("t11_count_tm", "B2 Table 11", (("TM", "kendall_tau_K", "local_count"),), ".3f"),
-            (
-                "t2_adrr_btl",
-                "B2 Table 2",
-                (("BTL", "kendall_tau_K_vs_Table1_ranking", "local_adrr"),),
-                ".4f",
+            *(
+                (
+                    f"t2_{method}_btl",
+                    "B2 Table 2",
+                    (("BTL", "kendall_tau_K_vs_Table1_ranking", f"local_{method}"),),
+                    ".4f",
+                )
+                for method in ("adrr", "count", "classic_rr", "laplace")
             ),
-            (
-                "t2_count_btl",
-                "B2 Table 2",
-                (("BTL", "kendall_tau_K_vs_Table1_ranking", "local_count"),),
-                ".4f",
-            ),
-            (
-                "t2_classic_rr_btl",
-                "B2 Table 2",
-                (("BTL", "kendall_tau_K_vs_Table1_ranking", "local_classic_rr"),),
-                ".4f",
-            ),
-            (
-                "t2_laplace_btl",
-                "B2 Table 2",
-                (("BTL", "kendall_tau_K_vs_Table1_ranking", "local_laplace"),),
-                ".4f",
-            ),
-            (
-                "t2_t_count_btl",
-                "B2 Table 2",
-                (("BTL", "paired_t_statistic_vs_ADRR", "local_count"),),
-                ".2f",
-            ),
-            (
-                "t2_t_classic_rr_btl",
-                "B2 Table 2",
-                (("BTL", "paired_t_statistic_vs_ADRR", "local_classic_rr"),),
-                ".2f",
-            ),
-            (
-                "t2_t_laplace_btl",
-                "B2 Table 2",
-                (("BTL", "paired_t_statistic_vs_ADRR", "local_laplace"),),
-                ".2f",
+            *(
+                (
+                    f"t2_t_{method}_btl",
+                    "B2 Table 2",
+                    (("BTL", "paired_t_statistic_vs_ADRR", f"local_{method}"),),
+                    ".2f",
+                )
+                for method in ("count", "classic_rr", "laplace")
             ),
         )
     },
