@@ -59,6 +59,59 @@ MEASURES: dict[str, Measure] = {
         "len(dprank.audit.harness.profile_games('full'))",
         _r.harness_count("full_games"),
     ),
+    **{
+        f"harness_run_{name}": Measure(
+            "results",
+            f"{description}, "
+            + (
+                "results/tables/audit/privacy_harness.csv"
+                if what in ("games", "verdict")
+                else "results/audit/harness/<path>.csv"
+                + (" and <path>_detail.csv" if what == "attacks" else "")
+                + " (snakemake privacy_audit_full)"
+            ),
+            _r.harness(what, path),
+        )
+        for name, what, path, description in (
+            ("games", "games", "", "games of the last full run (snakemake privacy_audit_full)"),
+            ("verdict", "verdict", "", "whether every game of the last full run held"),
+            (
+                "best_mle_individual",
+                "best_api",
+                "rank --privacy individual --method mle --max-per-user 2",
+                "best success through the API at eps 0.1, 1, 8, individual-DP MLE",
+            ),
+            (
+                "best_alg1",
+                "best_api",
+                "rank --privacy edge --method mle",
+                "best success through the API at eps 0.1, 1, 8, Algorithm 1",
+            ),
+            (
+                "best_noisy_obj",
+                "best_api",
+                "rank --privacy edge --method noisy_obj",
+                "best success through the API at eps 0.1, 1, 8, NoisyObj",
+            ),
+            ("eps_lower_mles", "eps_lower_mles", "", "largest eps lower bound, perturbed MLEs"),
+            ("attacks", "attacks", "", "success of grid_residue and pair_set_search, MLEs"),
+            *(
+                (
+                    f"rr_{what}",
+                    what,
+                    "privatize --mechanism rr",
+                    f"{what} of privatize --mechanism rr through the API",
+                )
+                for what in ("success_eps8", "three_se_eps8", "eps_lower_eps8")
+            ),
+        )
+    },
+    "privacy_harness_run_wall": Measure(
+        "timed",
+        "python -m dprank_papers.docs_values time privacy_harness_run -- .venv/bin/snakemake "
+        "--cores 2 privacy_audit_full",
+        _r.timed("privacy_harness_run", "wall_seconds"),
+    ),
     "b2_overlays": Measure(
         "derived",
         "the B2 figures of workflow/papers/paper_b2.yaml with published tables",
