@@ -38,6 +38,7 @@ INCLUDES = [
     "intervals_coverage",
     "sparse_density_threshold",
     "performance_edge_mle",
+    "performance_pairs",
     "performance_individual_mle",
 ]
 

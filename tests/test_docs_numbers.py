@@ -106,7 +106,7 @@ NOT_RUN_OUTPUTS = {
     },
     "docs/performance.md": {
         **dict.fromkeys(
-            ("0.01", "0.1", "0.25", "0.5", "0.7", "0.85", "0.3", "2.5"),
+            ("0.01", "0.1", "0.25", "0.7", "0.85", "0.3", "2.5"),
             "the benchmarks' settings (ridge, densities, the routing threshold, 2.5 million pairs)",
         ),
         **dict.fromkeys(
@@ -154,10 +154,6 @@ NOT_RUN_OUTPUTS = {
     },
 }
 
-_PAIRS = (
-    "the n x n path over the pair-list path, measured before its last two speed-ups (the page "
-    "says so), no command kept"
-)
 _HARNESS = (
     "the privacy harness's full profile (snakemake privacy_audit_full: results/tables/audit/"
     "privacy_harness.csv, 32 min; not among the last run's results): to be measured from it"
@@ -332,27 +328,6 @@ TYPED_RUN_OUTPUTS = {
         ),
         _INTERVALS,
     ),
-    "docs/performance.md": {
-        **dict.fromkeys(
-            (
-                "1.41",
-                "1.42",
-                "1.36",
-                "1.31",
-                "0.99",
-                "7.00",
-                "3.75",
-                "1.24",
-                "1.00",
-                "0.98",
-                "7.98",
-                "5.87",
-                "1.88",
-                "1.01",
-            ),
-            _PAIRS,
-        ),
-    },
     "docs/privacy.md": {
         **dict.fromkeys(
             (
