@@ -158,10 +158,6 @@ _HARNESS = (
     "the privacy harness's full profile (snakemake privacy_audit_full: results/tables/audit/"
     "privacy_harness.csv, 32 min; not among the last run's results): to be measured from it"
 )
-_SCALE = (
-    "bench_scale.py's output printed on the page (the sparse_* values come from the same run): "
-    "the objective gaps, choix's distance, the load"
-)
 
 _INTERVALS = (
     "the 20-replicate table of 'Where they are wide, and why' (its snippet, run by hand), the "
@@ -350,9 +346,6 @@ TYPED_RUN_OUTPUTS = {
             _HARNESS,
         ),
         **dict.fromkeys(("1e-7", "0.4"), "grid distances measured by hand"),
-    },
-    "docs/sparse.md": {
-        **dict.fromkeys(("2.3e-10", "4.6", "3e-10", "3.8e-11", "1.1", "4.9"), _SCALE),
     },
 }
 
@@ -563,9 +556,6 @@ TYPED_RUN_COUNTS = {
         ("12,156 passes", "632,065 input-size checks", "2 million calls", "232 jobs"), _SCHEDULER
     ),
     "docs/privacy.md": dict.fromkeys(("96 games", "32 minutes"), _HARNESS_RUN),
-    "docs/sparse.md": dict.fromkeys(
-        ("10 evaluations", "7 steps", "26 evaluations", "10 steps", "679 evaluations"), _SCALE
-    ),
 }
 
 
@@ -676,3 +666,38 @@ def test_the_authors_optimiser_values_are_the_benchmarks():
         ("same_topk", "same top-k"),
     ):
         assert values[f"authors_optimiser_{name}"]["value"] == fields[field], (name, last)
+
+
+def test_the_sparse_values_are_the_printed_output():
+    """docs/sparse.md prints bench_scale.py's output and quotes it (values.yaml's sparse_*
+    values of that run): each quoted step, evaluation count, objective gap, distance and the
+    load is the printed output's, so a new output pasted without its values fails here."""
+    from dprank_papers.docs_values import load_values
+
+    page = (ROOT / "docs/sparse.md").read_text()
+    block = re.search(r"```\n(# x86_64.*?)```", page, flags=re.S).group(1)
+    rows = {}
+    for line in block.splitlines():
+        cells = line.split()
+        if len(cells) >= 11 and cells[0] in "abc" and not line.startswith("#"):
+            rows[(cells[0], int(cells[1]), cells[5])] = cells
+    values = {k: v["value"] for k, v in load_values(ROOT / "docs/includes/values.yaml").items()}
+    load = float(re.search(r"load (\d+\.\d+)", block).group(1))
+    assert values["sparse_bench_load"] == f"{load:.1f}"
+    scipy = {d: rows[(d, 100000, "scipy-lbfgsb")] for d in "abc"}
+    for d in "abc":
+        assert float(values[f"sparse_{d}_gap"]) == float(scipy[d][9]), d
+    for d in "bc":
+        steps = re.search(r"(\d+) Newton steps", " ".join(rows[(d, 100000, "ours")][11:]))
+        assert values[f"sparse_{d}_steps"] == steps.group(1), d
+    for d in "abc":
+        evaluations = re.search(r"(\d+) evaluations", " ".join(scipy[d][11:])).group(1)
+        assert values[f"sparse_{d}_evaluations"] == evaluations, d
+    assert float(values["sparse_c_scipy_distance"]) == float(scipy["c"][8])
+    assert float(values["sparse_choix_opt_distance"]) == float(rows[("a", 1000, "choix-opt")][8])
+    converged = [
+        abs(float(r[9]))
+        for (_, _, solver), r in rows.items()
+        if solver not in ("ours", "choix-ilsr") and "STOPPED" not in " ".join(r)
+    ]
+    assert max(converged) <= float(values["sparse_gap_bound"]) < 2 * max(converged)
