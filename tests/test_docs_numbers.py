@@ -479,8 +479,10 @@ _HARNESS_RUN = (
     "the page says it predates the paths added since; to be measured from it"
 )
 _SCHEDULER = (
-    "a cProfile of the smoke run's scheduler (python -m cProfile -m snakemake, the page names "
-    "it), no result file kept"
+    "a cProfile of the smoke run's scheduler without dprank_papers.workflow."
+    "coalesce_scheduler_timers (python -m cProfile -m snakemake --cores 2 --configfile "
+    ".test/config.yaml, the page names it), no result file kept: an older smoke run (232 jobs; "
+    "smoke_jobs is the present count); a smoke run under cProfile was not made (issue 50)"
 )
 
 #: Counts with what they count that no run produces, per page, with the reason
@@ -549,8 +551,9 @@ NOT_RUN_COUNTS = {
 #: Counts a run or the code produced that are still typed, per page, with the command
 TYPED_RUN_COUNTS = {
     "docs/leaderboard.md": {
-        "17 minutes": "the arena study's time on two busy cores (snakemake arena), no timing "
-        "record kept"
+        "17 minutes": "the arena study's time on two busy cores, no timing record kept: to be "
+        "measured by python -m dprank_papers.docs_values time arena_run -- .venv/bin/snakemake "
+        "--cores 2 arena (then docs_generate --run ...; the value arena_run_wall)"
     },
     "docs/performance.md": dict.fromkeys(
         ("12,156 passes", "632,065 input-size checks", "2 million calls", "232 jobs"), _SCHEDULER
