@@ -688,7 +688,7 @@ def harness(what: str, path: str = "") -> Callable[[Path, Path], str | None]:
         files = [results / "audit" / "harness" / f"{path_id(p)}.csv" for p in paths]
         if not all(f.is_file() for f in files):  # a path's games not (yet) played
             return None
-        games = pd.concat(pd.read_csv(f) for f in files)
+        games = pd.concat((pd.read_csv(f) for f in files), ignore_index=True)
         api = games[games["via"] == "api"]
         if what == "best_api":
             best = api.groupby("epsilon")["best_accuracy"].max().sort_index()
@@ -700,7 +700,10 @@ def harness(what: str, path: str = "") -> Callable[[Path, Path], str | None]:
                 f"{top['claimed_eps']:g})"
             )
         if what == "attacks":
-            detail = pd.concat(pd.read_csv(str(f).replace(".csv", "_detail.csv")) for f in files)
+            detail = pd.concat(
+                (pd.read_csv(str(f).replace(".csv", "_detail.csv")) for f in files),
+                ignore_index=True,
+            )
             rates = detail[detail["distinguisher"].isin(["grid_residue", "pair_set_search"])]
             low, high = rates["accuracy"].min(), rates["accuracy"].max()
             return f"{100 * low:.0f}% to {100 * high:.0f}%"
