@@ -75,23 +75,11 @@ MEASURES: dict[str, Measure] = {
         for name, what, path, description in (
             ("games", "games", "", "games of the last full run (snakemake privacy_audit_full)"),
             ("verdict", "verdict", "", "whether every game of the last full run held"),
-            (
-                "best_mle_individual",
-                "best_api",
-                "rank --privacy individual --method mle --max-per-user 2",
-                "best success through the API at eps 0.1, 1, 8, individual-DP MLE",
-            ),
-            (
-                "best_alg1",
-                "best_api",
-                "rank --privacy edge --method mle",
-                "best success through the API at eps 0.1, 1, 8, Algorithm 1",
-            ),
-            (
-                "best_noisy_obj",
-                "best_api",
-                "rank --privacy edge --method noisy_obj",
-                "best success through the API at eps 0.1, 1, 8, NoisyObj",
+            *(
+                (f"best_{key}", "best_api", path, f"best success via the API per eps, {label}")
+                for key, (path, label) in zip(
+                    ("mle_individual", "alg1", "noisy_obj"), _r.HARNESS_MLES.items(), strict=True
+                )
             ),
             ("eps_lower_mles", "eps_lower_mles", "", "largest eps lower bound, perturbed MLEs"),
             ("attacks", "attacks", "", "success of grid_residue and pair_set_search, MLEs"),
