@@ -7,8 +7,7 @@ sizes, ratios); this file checks those without. Left out of the scan: marked val
 (blocks and spans), HTML comments, link targets, references to the papers' numbered parts
 ("Theorem 2.1", "section 5.1", "eq. (2.2)", "Proposition 3.1") and version numbers
 ("Python >= 3.11"); the generated includes (docs/includes/) and the papers' pages (docs/papers/:
-the papers' settings and published numbers, and the evidence for each documented choice);
-docs/intervals.md (rewritten by issue 46).
+the papers' settings and published numbers, and the evidence for each documented choice).
 
 Counts (an integer and what it counts: "96 games", "18 release paths", "35 jobs", "32
 minutes") are scanned too (:func:`counts`), with their own two lists, :data:`NOT_RUN_COUNTS`
@@ -27,12 +26,13 @@ Two lists of plain numbers, per page:
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
 #: Pages left out, with the reason
-UNCHECKED_PAGES = {"docs/intervals.md": "rewritten by issue 46"}
+UNCHECKED_PAGES: dict[str, str] = {}
 
 _SETTING = "a setting (config.yaml, a default or the text's example), not a run's output"
 _PUBLISHED = "a number printed in the paper"
@@ -95,6 +95,11 @@ NOT_RUN_OUTPUTS = {
         "0.053": "the fit of the documented choice A6 (docs/papers/paper-b.md#a6)",
         "0.317": "an independent re-simulation outside this project",
     },
+    "docs/intervals.md": {
+        **dict.fromkeys(("1%", "90%"), "the method's thresholds (a chi-square quantile, a span)"),
+        "1.5": "a factor of the calibration's levels (1, 1.5, 2, 3, 4, 6), a setting",
+        "1.7": "Thurstone's scale against BTL's, a constant",
+    },
     "docs/leaderboard.md": {
         **dict.fromkeys(("0.95", "95%"), _LEVEL),
         "2.72": "e^1, the constant of the guarantee in words",
@@ -102,7 +107,7 @@ NOT_RUN_OUTPUTS = {
     },
     "docs/performance.md": {
         **dict.fromkeys(
-            ("0.01", "0.1", "0.25", "0.5", "0.7", "0.85", "0.3", "2.5"),
+            ("0.01", "0.1", "0.25", "0.7", "0.85", "0.3", "2.5"),
             "the benchmarks' settings (ridge, densities, the routing threshold, 2.5 million pairs)",
         ),
         **dict.fromkeys(
@@ -150,70 +155,173 @@ NOT_RUN_OUTPUTS = {
     },
 }
 
-_PAIRS = (
-    "the n x n path over the pair-list path, measured before its last two speed-ups (the page "
-    "says so), no command kept"
-)
-_HARNESS = (
-    "the privacy harness's full profile (snakemake privacy_audit_full: results/tables/audit/"
-    "privacy_harness.csv, 32 min; not among the last run's results): to be measured from it"
-)
-_SCALE = (
-    "bench_scale.py's output printed on the page (the sparse_* values come from the same run): "
-    "the objective gaps, choix's distance, the load"
+
+_INTERVALS = (
+    "the 20-replicate table of 'Where they are wide, and why' (its snippet, run by hand), the "
+    "text that quotes it and the thresholds it is read against (0.02, 0.85, 0.93, 0.95, 1.1; "
+    "also cells of the table): issue 46 changes them today; to be generated from the intervals "
+    "target (snakemake intervals, docs/includes/intervals_coverage.md)"
 )
 
 TYPED_RUN_OUTPUTS = {
-    "docs/performance.md": {
-        **dict.fromkeys(
-            (
-                "1.41",
-                "1.42",
-                "1.36",
-                "1.31",
-                "0.99",
-                "7.00",
-                "3.75",
-                "1.24",
-                "1.00",
-                "0.98",
-                "7.98",
-                "5.87",
-                "1.88",
-                "1.01",
-            ),
-            _PAIRS,
+    "docs/intervals.md": dict.fromkeys(
+        (
+            "0.00",
+            "0.001",
+            "0.0060",
+            "0.008",
+            "0.009",
+            "0.011",
+            "0.013",
+            "0.015",
+            "0.016",
+            "0.019",
+            "0.02",
+            "0.020",
+            "0.021",
+            "0.0213",
+            "0.022",
+            "0.0225",
+            "0.0227",
+            "0.027",
+            "0.0283",
+            "0.033",
+            "0.0331",
+            "0.0332",
+            "0.034",
+            "0.0400",
+            "0.0433",
+            "0.044",
+            "0.0456",
+            "0.0469",
+            "0.0484",
+            "0.05",
+            "0.0509",
+            "0.0541",
+            "0.062",
+            "0.0634",
+            "0.0688",
+            "0.0723",
+            "0.0900",
+            "0.25",
+            "0.3",
+            "0.308",
+            "0.36",
+            "0.4",
+            "0.40",
+            "0.492",
+            "0.5",
+            "0.50",
+            "0.536",
+            "0.55",
+            "0.6",
+            "0.60",
+            "0.65",
+            "0.653",
+            "0.7",
+            "0.70",
+            "0.721",
+            "0.744",
+            "0.75",
+            "0.750",
+            "0.765",
+            "0.80",
+            "0.839",
+            "0.84",
+            "0.85",
+            "0.856",
+            "0.86",
+            "0.90",
+            "0.900",
+            "0.91",
+            "0.913",
+            "0.916",
+            "0.917",
+            "0.92",
+            "0.924",
+            "0.925",
+            "0.926",
+            "0.927",
+            "0.93",
+            "0.930",
+            "0.935",
+            "0.936",
+            "0.938",
+            "0.94",
+            "0.940",
+            "0.941",
+            "0.943",
+            "0.944",
+            "0.945",
+            "0.946",
+            "0.947",
+            "0.949",
+            "0.95",
+            "0.951",
+            "0.953",
+            "0.954",
+            "0.955",
+            "0.96",
+            "0.960",
+            "0.961",
+            "0.962",
+            "0.963",
+            "0.964",
+            "0.965",
+            "0.968",
+            "0.97",
+            "0.970",
+            "0.972",
+            "0.973",
+            "0.974",
+            "0.98",
+            "0.982",
+            "0.99",
+            "0.993",
+            "0.999",
+            "1.00",
+            "1.000",
+            "1.01",
+            "1.02",
+            "1.04",
+            "1.05",
+            "1.07",
+            "1.08",
+            "1.09",
+            "1.1",
+            "1.16",
+            "1.20",
+            "1.28",
+            "1.32",
+            "1.52",
+            "1.6",
+            "3.52",
+            "3.89",
+            "4.97",
+            "5.0",
+            "6.4",
+            "7.24",
+            "7.27",
+            "7.3",
+            "7.6",
+            "7.61",
+            "7.7",
+            "9.5",
+            "9.51",
+            "9.56",
+            "9.6",
+            "13.5",
+            "14.7",
+            "28.9",
+            "29 of 30",
+            "33.7",
+            "34 of 60",
+            "65.8",
+            "138 of 200",
         ),
-    },
-    "docs/privacy.md": {
-        **dict.fromkeys(
-            (
-                "44%",
-                "54%",
-                "0.52",
-                "0.55",
-                "0.69",
-                "0.51",
-                "0.57",
-                "0.72",
-                "0.53",
-                "0.54",
-                "0.64",
-                "1.30",
-                "1.000",
-                "0.0017",
-                "4.64",
-            ),
-            _HARNESS,
-        ),
-        **dict.fromkeys(("1e-7", "0.4"), "grid distances measured by hand"),
-    },
-    "docs/protocols.md": {
-        **dict.fromkeys(("1.4e-3", "4e-4"), "the 18 fits against the authors' solver, by hand"),
-    },
-    "docs/sparse.md": {
-        **dict.fromkeys(("2.3e-10", "4.6", "3e-10", "3.8e-11", "1.1", "4.9"), _SCALE),
-    },
+        _INTERVALS,
+    ),
+    "docs/privacy.md": {},
 }
 
 #: A plain number: a decimal, a percentage, "N of M", 1e-9 (not one with a unit: the unit
@@ -346,8 +454,10 @@ _HARNESS_RUN = (
     "the page says it predates the paths added since; to be measured from it"
 )
 _SCHEDULER = (
-    "a cProfile of the smoke run's scheduler (python -m cProfile -m snakemake, the page names "
-    "it), no result file kept"
+    "a cProfile of the smoke run's scheduler without dprank_papers.workflow."
+    "coalesce_scheduler_timers (python -m cProfile -m snakemake --cores 2 --configfile "
+    ".test/config.yaml, the page names it), no result file kept: an older smoke run (232 jobs; "
+    "smoke_jobs is the present count); a smoke run under cProfile was not made (issue 50)"
 )
 
 #: Counts with what they count that no run produces, per page, with the reason
@@ -366,6 +476,15 @@ NOT_RUN_COUNTS = {
         "200 replicates": _REPLICATES,
         **dict.fromkeys(("3 cells", "2 cells"), "empty cells of the paper's tables (published)"),
         "80 settings": "Scenario V's grid (config.yaml), a setting",
+    },
+    "docs/intervals.md": {
+        **dict.fromkeys(
+            ("100 items", "2000 items", "5000 items"),
+            "the method's switches (bootstrap, exact covariance, draws), a setting",
+        ),
+        "20 releases": "the method's calibration of the noise (releases simulated), a setting",
+        "20 replicates": "the replicates of the hand-run table, a setting",
+        "3 above item": "'item 3 above item 4': a name, not a count",
     },
     "docs/leaderboard.md": {"10 replicates": _REPLICATES},
     "docs/performance.md": {
@@ -407,29 +526,14 @@ NOT_RUN_COUNTS = {
 #: Counts a run or the code produced that are still typed, per page, with the command
 TYPED_RUN_COUNTS = {
     "docs/leaderboard.md": {
-        "17 minutes": "the arena study's time on two busy cores (snakemake arena), no timing "
-        "record kept"
+        "17 minutes": "the arena study's time on two busy cores, no timing record kept: to be "
+        "measured by python -m dprank_papers.docs_values time arena_run -- .venv/bin/snakemake "
+        "--cores 2 arena (then docs_generate --run ...; the value arena_run_wall)"
     },
-    "docs/performance.md": {
-        **dict.fromkeys(
-            ("36 stage jobs", "26 figure jobs"),
-            "snakemake -n at paper scale, the jobs of one rule (Paper A's stages, the figures)",
-        ),
-        **dict.fromkeys(
-            ("12,156 passes", "632,065 input-size checks", "2 million calls", "232 jobs"),
-            _SCHEDULER,
-        ),
-    },
-    "docs/privacy.md": dict.fromkeys(("96 games", "32 minutes"), _HARNESS_RUN),
-    "docs/protocols.md": {"18 fits": "the fits against the authors' solver, by hand"},
-    "docs/reproducing.md": {
-        "3 jobs": "snakemake -n: B1's Figure 7 (one job per scheme)",
-        "145 jobs": "snakemake -n after touch src/dprank/mle.py in a finished run's copy (the "
-        "page says so; tests/test_workflow.py checks the plans on a smoke copy)",
-    },
-    "docs/sparse.md": dict.fromkeys(
-        ("10 evaluations", "7 steps", "26 evaluations", "10 steps", "679 evaluations"), _SCALE
+    "docs/performance.md": dict.fromkeys(
+        ("12,156 passes", "632,065 input-size checks", "2 million calls", "232 jobs"), _SCHEDULER
     ),
+    "docs/privacy.md": dict.fromkeys(("96 games", "32 minutes"), _HARNESS_RUN),
 }
 
 
@@ -511,3 +615,113 @@ def test_the_quoted_solver_ratios_are_the_tables():
         assert cold == float(row["scipy / dprank"]), key
         table_warm = float(row["scipy L-BFGS-B (ms)"]) / float(row["dprank, warm start (ms)"])
         assert abs(warm - table_warm) <= 0.02 * table_warm, (key, warm, table_warm)
+
+
+def test_the_authors_optimiser_values_are_the_benchmarks():
+    """docs/protocols.md quotes benchmarks/authors_optimiser.py (R's BFGS against the exact
+    minimiser on 18 seeded fits, a few seconds): each quoted value (values.yaml's
+    authors_optimiser_*) is the field of the benchmark's last line, run here."""
+    import contextlib
+    import io
+    import runpy
+
+    from dprank_papers.docs_values import load_values
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        module = runpy.run_path(str(ROOT / "benchmarks/authors_optimiser.py"))
+        assert module["main"]([]) == 0
+    last = out.getvalue().strip().splitlines()[-1]
+    fields = dict(
+        re.fullmatch(r"(.+?) (\d.*)", part).groups() for part in last.removeprefix("# ").split("; ")
+    )
+    values = load_values(ROOT / "docs/includes/values.yaml")
+    for name, field in (
+        ("fits", "fits"),
+        ("distance", "distance"),
+        ("lower", "lower"),
+        ("metrics", "metrics"),
+        ("same_topk", "same top-k"),
+    ):
+        assert values[f"authors_optimiser_{name}"]["value"] == fields[field], (name, last)
+
+
+def test_the_sparse_values_are_the_printed_output():
+    """docs/sparse.md prints bench_scale.py's output and quotes it (values.yaml's sparse_*
+    values of that run): each quoted step, evaluation count, objective gap, distance and the
+    load is the printed output's, so a new output pasted without its values fails here."""
+    from dprank_papers.docs_values import load_values
+
+    page = (ROOT / "docs/sparse.md").read_text()
+    block = re.search(r"```\n(# x86_64.*?)```", page, flags=re.S).group(1)
+    rows = {}
+    for line in block.splitlines():
+        cells = line.split()
+        if len(cells) >= 11 and cells[0] in "abc" and not line.startswith("#"):
+            rows[(cells[0], int(cells[1]), cells[5])] = cells
+    values = {k: v["value"] for k, v in load_values(ROOT / "docs/includes/values.yaml").items()}
+    load = float(re.search(r"load (\d+\.\d+)", block).group(1))
+    assert values["sparse_bench_load"] == f"{load:.1f}"
+    scipy = {d: rows[(d, 100000, "scipy-lbfgsb")] for d in "abc"}
+    for d in "abc":
+        assert float(values[f"sparse_{d}_gap"]) == float(scipy[d][9]), d
+    for d in "bc":
+        steps = re.search(r"(\d+) Newton steps", " ".join(rows[(d, 100000, "ours")][11:]))
+        assert values[f"sparse_{d}_steps"] == steps.group(1), d
+    for d in "abc":
+        evaluations = re.search(r"(\d+) evaluations", " ".join(scipy[d][11:])).group(1)
+        assert values[f"sparse_{d}_evaluations"] == evaluations, d
+    assert float(values["sparse_c_scipy_distance"]) == float(scipy["c"][8])
+    assert float(values["sparse_choix_opt_distance"]) == float(rows[("a", 1000, "choix-opt")][8])
+    converged = [
+        abs(float(r[9]))
+        for (_, _, solver), r in rows.items()
+        if solver not in ("ours", "choix-ilsr") and "STOPPED" not in " ".join(r)
+    ]
+    assert max(converged) <= float(values["sparse_gap_bound"]) < 2 * max(converged)
+
+
+def test_the_grid_distances_are_the_legacy_releases():
+    """docs/privacy.md says that at the perturbed MLE as released before issue 44 (grid noise,
+    solved to float precision) the penalised gradient of the true data lies on the noise grid
+    (values.yaml's privacy_grid_distance_data, in grid units) and a neighbour's does not
+    (privacy_grid_distance_neighbour: another user's pairs in place of user 0's): each is the
+    median over 20 data sets of the largest distance of an item's gradient (less item 0's, the
+    sum-to-zero fit's freedom) to the grid, computed here."""
+    from dprank.comparisons import Comparisons
+    from dprank.mechanisms import individual_gamma, individual_mle_noise_scale
+    from dprank.mle import fit_penalized_mle
+    from dprank.noise import NoiseSource, grid_exponent
+    from dprank_papers.docs_values import load_values
+
+    n, users, per_user, eps, L = 6, 12, 2, 1.0, 2
+    gamma, lam = individual_gamma(eps, L), individual_mle_noise_scale(eps, L)
+    k = grid_exponent(lam)
+
+    def distance(c, theta):
+        p = 1 / (1 + np.exp(-(theta[c.i] - theta[c.j])))
+        g = np.bincount(c.i, p - c.y, n) - np.bincount(c.j, p - c.y, n) + gamma * theta
+        z = np.ldexp(g - g[0], -k)
+        return np.abs(z - np.rint(z))[1:].max()
+
+    own, other = [], []
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        i = rng.integers(0, n, per_user * users)
+        j = (i + rng.integers(1, n, i.size)) % n
+        y = (rng.random(i.size) < 0.6).astype(float)
+        user = np.repeat(np.arange(users), per_user)
+        c = Comparisons(n_items=n, i=i, j=j, y=y, count=np.ones(i.size), user=user)
+        b = NoiseSource.from_seed(seed).laplace(lam, n)
+        theta = fit_penalized_mle(c, gamma, b, sum_zero=True).theta
+        i1, j1, target = i.copy(), j.copy(), user == 0
+        i1[target] = rng.integers(0, n, per_user)
+        j1[target] = (i1[target] + rng.integers(1, n, per_user)) % n
+        c1 = Comparisons(n_items=n, i=i1, j=j1, y=y, count=np.ones(i.size), user=user)
+        own.append(distance(c, theta))
+        other.append(distance(c1, theta))
+    values = load_values(ROOT / "docs/includes/values.yaml")
+    data = float(values["privacy_grid_distance_data"]["value"])
+    assert 10.0 ** round(np.log10(np.median(own))) == data, np.median(own)
+    neighbour = values["privacy_grid_distance_neighbour"]["value"]
+    assert f"{np.median(other):.1f}" == neighbour, np.median(other)

@@ -269,6 +269,15 @@ def test_quoted_job_counts_are_the_dry_runs(tmp_path):
     assert {"paper_jobs", "smoke_jobs"} <= set(counted)
     for name in counted:
         assert values[name]["value"] == MEASURES[name].measure(cwd, cwd / "results"), name
+    # the rerun counts quoted from a finished run's copy (snakemake -n after an edit) are this
+    # plan less what the edit leaves alone (the tests below check which rules rerun, smoke)
+    from dprank_papers._docs_readers import planned_job_table
+
+    table = planned_job_table(cwd)
+    kept = sum(c for r, c in table.items() if r.startswith("fetch_") or r == "real_data_wins")
+    assert values["rerun_after_solver_edit"]["value"] == str(table["total"] - kept)
+    plots = ("plot_paper_a_figure", "plot_paper_a_single", "runtime_report", "report_page_runtime")
+    assert values["rerun_after_plot_edit"]["value"] == str(sum(table[r] for r in plots))
 
 
 @pytest.mark.parametrize(

@@ -6,6 +6,7 @@ None`` (None when the run's file is not there).
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import subprocess
@@ -100,8 +101,10 @@ def span(numbers: Sequence[int]) -> str:
     return ", ".join(parts)
 
 
-def planned_jobs(root: Path, *args: str) -> int:
-    """The jobs ``snakemake -n --forceall`` plans in ``root`` (the "total" of its job table)."""
+@functools.lru_cache(maxsize=8)
+def planned_job_table(root: Path, *args: str) -> dict[str, int]:
+    """The jobs ``snakemake -n --forceall`` plans in ``root``, per rule, and their ``"total"``
+    (its job table; one dry run per ``root`` and ``args`` in a process)."""
     proc = subprocess.run(
         [sys.executable, "-m", "snakemake", *args, "-n", "--forceall", "--quiet", "rules"],
         cwd=root,
@@ -114,10 +117,36 @@ def planned_jobs(root: Path, *args: str) -> int:
         },
     )
     text = proc.stdout + proc.stderr
-    match = re.search(r"^total\s+(\d+)", text, flags=re.M)
-    if proc.returncode != 0 or match is None:
+    table = re.search(r"^job\s+count\n-+\s+-+\n(.*?^total\s+\d+)$", text, flags=re.M | re.S)
+    if proc.returncode != 0 or table is None:
         raise RuntimeError(f"snakemake -n {' '.join(args)} in {root} failed:\n{text[-2000:]}")
-    return int(match.group(1))
+    return {
+        rule: int(count)
+        for rule, count in (line.split() for line in table.group(1).splitlines() if line.strip())
+    }
+
+
+def planned_jobs(root: Path, *args: str) -> int:
+    """The jobs ``snakemake -n --forceall`` plans in ``root`` (the "total" of its job table)."""
+    return planned_job_table(root, *args)["total"]
+
+
+def planned_rule_jobs(rules: Sequence[str] = (), prefix: str = "") -> Callable[[Path, Path], str]:
+    """The jobs of ``rules`` (and of every rule named ``prefix...``) that ``snakemake -n
+    --forceall`` plans for the default target at paper scale."""
+
+    def measure(root: Path, results: Path) -> str:
+        table = planned_job_table(root)
+        jobs = [
+            count
+            for rule, count in table.items()
+            if rule != "total" and (rule in rules or (prefix and rule.startswith(prefix)))
+        ]
+        if len(jobs) < len(rules):
+            raise RuntimeError(f"snakemake -n in {root} plans no job of some of {rules}")
+        return str(sum(jobs))
+
+    return measure
 
 
 def agreement(names: Sequence[str], what: str) -> Callable[[Path, Path], str | None]:
@@ -609,5 +638,83 @@ def nonconverged(what: str) -> Callable[[Path, Path], str | None]:
         if what == "worst":
             return f"{1 - worst['mean']:.0%}"
         return f"h = {worst['theta_half']:g}, p = {worst['p']:g}, c = {worst['lambda_c']:g}"
+
+    return measure
+
+
+#: The privacy harness's perturbed MLEs (release path -> how docs/privacy.md names it)
+HARNESS_MLES = {
+    "rank --privacy individual --method mle --max-per-user 2": "the individual-DP MLE",
+    "rank --privacy edge --method mle": "Algorithm 1",
+    "rank --privacy edge --method noisy_obj": "NoisyObj",
+}
+
+
+def _join(parts: Sequence[str]) -> str:
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def harness(what: str, path: str = "") -> Callable[[Path, Path], str | None]:
+    """A result of the privacy harness's last full run
+    (``results/tables/audit/privacy_harness.csv``, one row per game, and
+    ``results/audit/harness/<path>_detail.csv``, one per game and distinguisher):
+
+    - ``"games"``: the games played; ``"verdict"``: whether every game held;
+    - ``"best_api"``: ``path``'s best success rate through the API at each budget (the
+      largest over its games there), lowest budget first;
+    - ``"eps_lower_mles"``: the largest lower bound on eps over the perturbed MLEs
+      (:data:`HARNESS_MLES`) and where;
+    - ``"attacks"``: the range of the success rates of the gradient residue and of the
+      search over the target user's comparison sets on the perturbed MLEs;
+    - ``"success_eps8"``, ``"three_se_eps8"``, ``"eps_lower_eps8"``: ``path``'s best success
+      rate, its three standard errors and its lower bound on eps through the API at eps 8.
+    """
+
+    def measure(root: Path, results: Path) -> str | None:
+        import pandas as pd
+
+        from dprank.audit.harness import path_id
+
+        if what in ("games", "verdict"):
+            table = results / "tables" / "audit" / "privacy_harness.csv"
+            if not table.is_file():
+                return None
+            games = pd.read_csv(table)
+            if what == "games":
+                return str(len(games))
+            bad = int((games["verdict"] != "holds").sum())
+            return "held in every game" if bad == 0 else f"failed in {bad} of {len(games)} games"
+        paths = list(HARNESS_MLES) if what in ("eps_lower_mles", "attacks") else [path]
+        files = [results / "audit" / "harness" / f"{path_id(p)}.csv" for p in paths]
+        if not all(f.is_file() for f in files):  # a path's games not (yet) played
+            return None
+        games = pd.concat((pd.read_csv(f) for f in files), ignore_index=True)
+        api = games[games["via"] == "api"]
+        if what == "best_api":
+            best = api.groupby("epsilon")["best_accuracy"].max().sort_index()
+            return _join([f"{x:.2f}" for x in best])
+        if what == "eps_lower_mles":
+            top = games.loc[games["eps_lower_bound"].idxmax()]
+            return (
+                f"{top['eps_lower_bound']:.2f} ({HARNESS_MLES[top['path']]} at a claim of "
+                f"{top['claimed_eps']:g})"
+            )
+        if what == "attacks":
+            detail = pd.concat(
+                (pd.read_csv(str(f).replace(".csv", "_detail.csv")) for f in files),
+                ignore_index=True,
+            )
+            rates = detail[detail["distinguisher"].isin(["grid_residue", "pair_set_search"])]
+            low, high = rates["accuracy"].min(), rates["accuracy"].max()
+            return f"{100 * low:.0f}% to {100 * high:.0f}%"
+        row = api[api["epsilon"] == 8.0]
+        row = row.loc[row["best_accuracy"].idxmax()]  # the path's game at eps 8
+        if what == "success_eps8":
+            return f"{row['best_accuracy']:.3f}"
+        if what == "three_se_eps8":
+            return f"{row['three_se']:.2g}"
+        if what == "eps_lower_eps8":
+            return f"{row['eps_lower_bound']:.2f}"
+        raise ValueError(f"what must name a harness result, got {what!r}")
 
     return measure

@@ -59,6 +59,41 @@ MEASURES: dict[str, Measure] = {
         "len(dprank.audit.harness.profile_games('full'))",
         _r.harness_count("full_games"),
     ),
+    **{
+        f"harness_run_{name}": Measure(
+            "results",
+            f"{description}, "
+            + (
+                "results/tables/audit/privacy_harness.csv"
+                if what in ("games", "verdict")
+                else "results/audit/harness/<path>.csv"
+                + (" and <path>_detail.csv" if what == "attacks" else "")
+                + " (snakemake privacy_audit_full)"
+            ),
+            _r.harness(what, path),
+        )
+        for name, what, path, description in (
+            ("games", "games", "", "games of the last full run (snakemake privacy_audit_full)"),
+            ("verdict", "verdict", "", "whether every game of the last full run held"),
+            *(
+                (f"best_{key}", "best_api", path, f"best success via the API per eps, {label}")
+                for key, (path, label) in zip(
+                    ("mle_individual", "alg1", "noisy_obj"), _r.HARNESS_MLES.items(), strict=True
+                )
+            ),
+            ("eps_lower_mles", "eps_lower_mles", "", "largest eps lower bound, perturbed MLEs"),
+            ("attacks", "attacks", "", "success of grid_residue and pair_set_search, MLEs"),
+            *(
+                (
+                    f"rr_{what}",
+                    what,
+                    "privatize --mechanism rr",
+                    f"{what} of privatize --mechanism rr through the API",
+                )
+                for what in ("success_eps8", "three_se_eps8", "eps_lower_eps8")
+            ),
+        )
+    },
     "b2_overlays": Measure(
         "derived",
         "the B2 figures of workflow/papers/paper_b2.yaml with published tables",
@@ -73,6 +108,23 @@ MEASURES: dict[str, Measure] = {
         "derived",
         "snakemake -n --forceall --configfile .test/config.yaml",
         lambda root, results: str(_r.planned_jobs(root, "--configfile", ".test/config.yaml")),
+    ),
+    "paper_a_stage_jobs": Measure(
+        "derived",
+        "snakemake -n --forceall: the jobs of Paper A's stages (simulate_comparisons, privatize, "
+        "estimate, compute_metrics) at paper scale",
+        _r.planned_rule_jobs(("simulate_comparisons", "privatize", "estimate", "compute_metrics")),
+    ),
+    "figure_jobs": Measure(
+        "derived",
+        "snakemake -n --forceall: the jobs of the figure rules (plot_*) at paper scale",
+        _r.planned_rule_jobs(prefix="plot_"),
+    ),
+    "b1_movielens_jobs": Measure(
+        "derived",
+        "snakemake -n --forceall: the jobs of rule movielens_paper_b1 (B1's Figure 7) at paper "
+        "scale",
+        _r.planned_rule_jobs(("movielens_paper_b1",)),
     ),
     "agreement_paper_a": Measure(
         "results",
@@ -272,47 +324,23 @@ MEASURES: dict[str, Measure] = {
             ("t11_adrr_tm", "B2 Table 11", (("TM", "kendall_tau_K", "local_adrr"),), ".3f"),
             ("t11_count_btl", "B2 Table 11", (("BTL", "kendall_tau_K", "local_count"),), ".3f"),
             ("t11_count_tm", "B2 Table 11", (("TM", "kendall_tau_K", "local_count"),), ".3f"),
-            (
-                "t2_adrr_btl",
-                "B2 Table 2",
-                (("BTL", "kendall_tau_K_vs_Table1_ranking", "local_adrr"),),
-                ".4f",
+            *(
+                (
+                    f"t2_{method}_btl",
+                    "B2 Table 2",
+                    (("BTL", "kendall_tau_K_vs_Table1_ranking", f"local_{method}"),),
+                    ".4f",
+                )
+                for method in ("adrr", "count", "classic_rr", "laplace")
             ),
-            (
-                "t2_count_btl",
-                "B2 Table 2",
-                (("BTL", "kendall_tau_K_vs_Table1_ranking", "local_count"),),
-                ".4f",
-            ),
-            (
-                "t2_classic_rr_btl",
-                "B2 Table 2",
-                (("BTL", "kendall_tau_K_vs_Table1_ranking", "local_classic_rr"),),
-                ".4f",
-            ),
-            (
-                "t2_laplace_btl",
-                "B2 Table 2",
-                (("BTL", "kendall_tau_K_vs_Table1_ranking", "local_laplace"),),
-                ".4f",
-            ),
-            (
-                "t2_t_count_btl",
-                "B2 Table 2",
-                (("BTL", "paired_t_statistic_vs_ADRR", "local_count"),),
-                ".2f",
-            ),
-            (
-                "t2_t_classic_rr_btl",
-                "B2 Table 2",
-                (("BTL", "paired_t_statistic_vs_ADRR", "local_classic_rr"),),
-                ".2f",
-            ),
-            (
-                "t2_t_laplace_btl",
-                "B2 Table 2",
-                (("BTL", "paired_t_statistic_vs_ADRR", "local_laplace"),),
-                ".2f",
+            *(
+                (
+                    f"t2_t_{method}_btl",
+                    "B2 Table 2",
+                    (("BTL", "paired_t_statistic_vs_ADRR", f"local_{method}"),),
+                    ".2f",
+                )
+                for method in ("count", "classic_rr", "laplace")
             ),
         )
     },
@@ -616,6 +644,8 @@ MEASURES: dict[str, Measure] = {
             ("benchmark_run", ".venv/bin/snakemake --cores 2 benchmark"),
             ("beyond_scale_run", ".venv/bin/snakemake --cores 2 beyond_scale"),
             ("sensitivity_run", ".venv/bin/snakemake --cores 2 sensitivity"),
+            ("privacy_harness_run", ".venv/bin/snakemake --cores 2 privacy_audit_full"),
+            ("arena_run", ".venv/bin/snakemake --cores 2 arena"),
         )
         for field, key in (
             ("wall", "wall_seconds"),
