@@ -63,25 +63,27 @@ def _local_sampler(y: float, eps: float, mechanism: str, ties: bool = False):
     return draw
 
 
+def _local_audit(name, eps, trials, rng, alpha, mechanism, exact, ties=False):
+    """Audit the shipped local release of one comparison, outcome 0 vs 1 (:func:`_local_sampler`).
+
+    ``exact(eps)`` is the release's exact loss; the arguments are checked first.
+    """
+    audit_pair = audit.checked_audit(eps, trials, rng, alpha)
+    d0, d1 = (_local_sampler(y, eps, mechanism, ties) for y in (0.0, 1.0))
+    return audit_pair(name, d0, d1, exact_eps=exact(eps))
+
+
 def audit_release_rr(eps: float, trials: int, rng, alpha: float = 0.05):
     """``dprank privatize`` (randomized response): one comparison won vs lost."""
-    audit_pair = audit.checked_audit(eps, trials, rng, alpha)
-    return audit_pair(
-        "dprank privatize: randomized response (exact)",
-        _local_sampler(0.0, eps, "rr"),
-        _local_sampler(1.0, eps, "rr"),
-        exact_eps=rr_effective_epsilon(eps),
-    )
+    name = "dprank privatize: randomized response (exact)"
+    return _local_audit(name, eps, trials, rng, alpha, "rr", rr_effective_epsilon)
 
 
 def audit_release_laplace_ldp(eps: float, trials: int, rng, alpha: float = 0.05):
     """``dprank privatize --mechanism laplace``: one outcome 0 vs 1 plus exact grid noise."""
-    audit_pair = audit.checked_audit(eps, trials, rng, alpha)
-    return audit_pair(
-        "dprank privatize --mechanism laplace (exact grid)",
-        _local_sampler(0.0, eps, "laplace"),
-        _local_sampler(1.0, eps, "laplace"),
-        exact_eps=1.0 / laplace_scale(1.0, eps),
+    name = "dprank privatize --mechanism laplace (exact grid)"
+    return _local_audit(
+        name, eps, trials, rng, alpha, "laplace", lambda e: 1.0 / laplace_scale(1.0, e)
     )
 
 
@@ -126,6 +128,24 @@ def _check_rows(batched, shipped, what: str) -> None:
         raise AssertionError(f"the audit's batched {what} is not the shipped release")
 
 
+def _score_gap_sampler(release):
+    """``size`` shipped releases in a row from one source: ``scores[0] - scores[1]`` of each.
+
+    ``release(noise)`` runs the shipped path once on a
+    :class:`dprank.noise.NoiseSource` and returns the released scores.
+    """
+
+    def draw(g, size):
+        noise = _noise(g)
+        out = np.empty(size)
+        for k in range(size):
+            scores = release(noise)
+            out[k] = scores[0] - scores[1]
+        return out
+
+    return draw
+
+
 def _individual_data(n: int, L: int, heavy: int) -> tuple[Comparisons, Comparisons]:
     """Two neighbours under individual DP: user 0 has ``L`` comparisons, or ``heavy``.
 
@@ -160,16 +180,11 @@ def audit_release_counts_individual(
     method = get_method("individual_counts")
 
     def sampler(data):
-        def draw(g, size):
-            noise = _noise(g)
-            out = np.empty(size)
-            for k in range(size):
-                bounded, _ = bound_user_contributions(data, L, noise)
-                s = method.fit(bounded, eps, noise, max_per_user=L).scores
-                out[k] = s[0] - s[1]
-            return out
+        def release(noise):
+            bounded, _ = bound_user_contributions(data, L, noise)
+            return method.fit(bounded, eps, noise, max_per_user=L).scores
 
-        return draw
+        return _score_gap_sampler(release)
 
     return audit_pair(
         "dprank rank: individual counts, declared L, heavy user (exact grid)",
@@ -194,16 +209,7 @@ def audit_release_mle_edge(eps: float, n: int, trials: int, rng, alpha: float = 
 
     def sampler(wins):
         data = Comparisons.from_wins(wins)
-
-        def draw(g, size):
-            noise = _noise(g)
-            out = np.empty(size)
-            for k in range(size):
-                theta = method.fit(data, eps, noise).scores
-                out[k] = theta[0] - theta[1]
-            return out
-
-        return draw
+        return _score_gap_sampler(lambda noise: method.fit(data, eps, noise).scores)
 
     return audit_pair(
         "dprank rank: edge MLE, Algorithm 1 (exact noisy win totals)",
@@ -340,10 +346,5 @@ def audit_release_ties_individual(
 def audit_release_rr3(eps: float, trials: int, rng, alpha: float = 0.05):
     """``dprank privatize`` of votes with ties (three-outcome randomized response): one vote
     won by item 0 vs won by item 1; the statistic is the released outcome."""
-    audit_pair = audit.checked_audit(eps, trials, rng, alpha)
-    return audit_pair(
-        "dprank privatize: three-outcome randomized response (exact)",
-        _local_sampler(0.0, eps, "rr", ties=True),
-        _local_sampler(1.0, eps, "rr", ties=True),
-        exact_eps=local_epsilon(eps),
-    )
+    name = "dprank privatize: three-outcome randomized response (exact)"
+    return _local_audit(name, eps, trials, rng, alpha, "rr", local_epsilon, ties=True)
