@@ -34,6 +34,23 @@ def test_pair_statistics_aggregates_both_orders():
     assert lab[0] == lab[2] and lab[1] == lab[3] and lab[4] not in (lab[0], lab[1])
 
 
+def test_with_records_keeps_items_and_labels_only():
+    c = Comparisons.from_winner_loser([0, 1], [1, 2], n_items=3, labels=["a", "b", "c"])
+    c = Comparisons(
+        n_items=3, i=c.i, j=c.j, y=c.y, count=c.count, labels=c.labels, user=[0, 1], ties=True
+    )
+    other = c.with_records([2], [0], [1.0], [2.0])
+    assert other.n_items == 3 and other.labels.tolist() == ["a", "b", "c"]
+    assert other.user is None and not other.ties and not other.weighted  # not taken from c
+    np.testing.assert_array_equal(other.to_wins()[2], [2.0, 0.0, 0.0])
+    weighted = c.with_records([0], [1], [0.25], [0.5], weighted=True)
+    assert weighted.weighted and weighted.n_comparisons == 0.5
+    with pytest.raises(ValueError):
+        c.with_records(
+            [0], [3], [1.0], [1.0]
+        )  # an item out of range, checked as by the constructor
+
+
 def test_real_valued_outcomes_and_users():
     c = Comparisons(
         n_items=3,

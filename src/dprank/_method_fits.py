@@ -63,6 +63,18 @@ def data_edge_gamma(c: Comparisons, eps: float, c0: float, kappa2: float) -> flo
     return base if math.isinf(eps) else max(base, 4.0 * kappa2 / eps)
 
 
+def bounded_gradient_link(model, what: str):
+    """The link of ``model``; a :class:`MethodInputError` naming ``what`` unless its loss
+    gradient is bounded (``kappa1`` finite: the perturbed MLEs' sensitivity needs it)."""
+    link = link_of(model)
+    if not math.isfinite(link.kappa1):
+        raise MethodInputError(
+            f"{what} needs a link with a bounded loss gradient; {link.name} has none "
+            "(use --model btl)"
+        )
+    return link
+
+
 def fit_edge_mle(
     c: Comparisons,
     eps,
@@ -76,13 +88,8 @@ def fit_edge_mle(
     **_,
 ) -> Fit:
     eps = finite_eps(eps, "edge_mle")
-    link = link_of(model)
+    link = bounded_gradient_link(model, "Algorithm 1")
     kappa1, kappa2 = link.kappa1, link.kappa2
-    if not math.isfinite(kappa1):
-        raise MethodInputError(
-            f"Algorithm 1 needs a link with a bounded loss gradient; {link.name} has none "
-            "(use --model btl)"
-        )
     g = data_edge_gamma(c, eps, c0, kappa2) if gamma is None else float(gamma)
     if isinstance(rng, NoiseSource):
         # a release: exact noisy win totals, then the fit as post-processing (_release_mle)
@@ -134,12 +141,7 @@ def fit_individual_mle(
     **_,
 ) -> Fit:
     eps = finite_eps(eps, "individual_mle")
-    link = link_of(model)
-    if not math.isfinite(link.kappa1):
-        raise MethodInputError(
-            f"the individual-DP perturbed MLE needs a link with a bounded loss gradient; "
-            f"{link.name} has none (use --model btl)"
-        )
+    link = bounded_gradient_link(model, "the individual-DP perturbed MLE")
     L = user_bound(c, rng, max_per_user, "individual_mle")
     g = individual_gamma(eps, L, link.kappa2)
     scale = individual_mle_noise_scale(eps, L, link.kappa1)
@@ -216,37 +218,25 @@ def fit_weighted(c, records, lam, model, gtol, max_iter, **details) -> Fit:
     )
 
 
-def fit_local_adrr(
-    c: Comparisons,
-    eps,
-    rng: np.random.Generator,
-    *,
-    model="btl",
-    gtol: float = 1e-8,
-    max_iter: int = 100,
-    **_,
-) -> Fit:
-    eps_user, _, lam = local_setup(c, "local_adrr")
-    records = debiased_statistics(c, adrr_weights(eps_user))
-    return fit_weighted(c, records, lam, model, gtol, max_iter, weights="adrr")
+def local_weighted_fit(name: str, statistics, weights: str):
+    """The fit of a weighted local method: its records, B2's ``lambda``, the weighted MLE.
 
+    Parameters
+    ----------
+    name : str
+        The registered method's name.
+    statistics : callable
+        ``statistics(c, eps_user, L) -> Comparisons``: the records the weighted MLE
+        takes (:func:`debiased_statistics` or :func:`plugin_records`).
+    weights : str
+        The weights, as the fit's details name them (``"adrr"``, ``"equal"``).
 
-def fit_local_debiased_rr(
-    c: Comparisons,
-    eps,
-    rng: np.random.Generator,
-    *,
-    model="btl",
-    gtol: float = 1e-8,
-    max_iter: int = 100,
-    **_,
-) -> Fit:
-    _, L, lam = local_setup(c, "local_debiased_rr")
-    records = debiased_statistics(c, np.full(L, 1.0 / L))
-    return fit_weighted(c, records, lam, model, gtol, max_iter, weights="equal")
+    Returns
+    -------
+    callable
+        ``fit(c, eps, rng, *, model="btl", gtol=1e-8, max_iter=100, **_) -> Fit``.
+    """
 
-
-def fit_local_plugin(name: str):
     def fit(
         c: Comparisons,
         eps,
@@ -257,11 +247,29 @@ def fit_local_plugin(name: str):
         max_iter: int = 100,
         **_,
     ) -> Fit:
-        _, L, lam = local_setup(c, name)
-        records = plugin_records(c, c.y, np.full(c.y.size, 1.0 / L))
-        return fit_weighted(c, records, lam, model, gtol, max_iter, weights="equal")
+        eps_user, L, lam = local_setup(c, name)
+        records = statistics(c, eps_user, L)
+        return fit_weighted(c, records, lam, model, gtol, max_iter, weights=weights)
 
+    fit.__name__ = fit.__qualname__ = f"fit_{name}"
     return fit
+
+
+#: ADRR (B2 eq. (3)-(5)): records debiased and weighted by the users' budgets
+fit_local_adrr = local_weighted_fit(
+    "local_adrr", lambda c, eps_user, L: debiased_statistics(c, adrr_weights(eps_user)), "adrr"
+)
+#: debiased RR (B1 eq. (1)-(3)): records debiased, equal weights 1/L
+fit_local_debiased_rr = local_weighted_fit(
+    "local_debiased_rr", lambda c, eps_user, L: debiased_statistics(c, np.full(L, 1.0 / L)), "equal"
+)
+
+
+def fit_local_plugin(name: str):
+    """A plug-in method's fit: the released outcomes as they are, equal weights ``1/L``."""
+    return local_weighted_fit(
+        name, lambda c, eps_user, L: plugin_records(c, c.y, np.full(c.y.size, 1.0 / L)), "equal"
+    )
 
 
 def fit_local_count(c: Comparisons, eps, rng: np.random.Generator, **_) -> Fit:

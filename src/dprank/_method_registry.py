@@ -577,14 +577,9 @@ def plugin_records(c: Comparisons, z: np.ndarray, w_record: np.ndarray) -> Compa
     (``z_ab = 1 - z`` for a record written ``(b, a)``; debiasing commutes with
     this flip). The counts are real weights (``weighted=True``).
     """
-    return Comparisons(
-        n_items=c.n_items,
-        i=c.i,
-        j=c.j,
-        y=np.asarray(z, dtype=np.float64),
-        count=np.asarray(w_record, dtype=np.float64) * c.count,
-        labels=c.labels,
-        weighted=True,
+    z = np.asarray(z, dtype=np.float64)
+    return c.with_records(
+        c.i, c.j, z, np.asarray(w_record, dtype=np.float64) * c.count, weighted=True
     )
 
 
@@ -715,17 +710,7 @@ def simulated_local_release(
         i, j, user = i[rep], j[rep], user[rep]
         codes = np.rint(2.0 * y[rep]).astype(np.int8)
         y_out = randomized_response3(codes, eps_user[user], rng) / 2.0
-        return Comparisons(
-            n_items=c.n_items,
-            i=i,
-            j=j,
-            y=y_out,
-            count=np.ones(i.size),
-            user=user,
-            labels=c.labels,
-            user_epsilon=eps_user,
-            ties=True,
-        )
+        return c.with_records(i, j, y_out, np.ones(i.size), user, eps_user, ties=True)
     if mechanism == "laplace":
         rep = np.repeat(np.arange(i.size), count)
         i, j, user = i[rep], j[rep], user[rep]
@@ -744,16 +729,7 @@ def simulated_local_release(
         keep = n_pair > 0
         i, j, user = i[rec][keep], j[rec][keep], user[rec][keep]
         y_out, n_out = y_pair[keep], n_pair[keep].astype(np.float64)
-    return Comparisons(
-        n_items=c.n_items,
-        i=i,
-        j=j,
-        y=y_out,
-        count=n_out,
-        user=user,
-        labels=c.labels,
-        user_epsilon=eps_user,
-    )
+    return c.with_records(i, j, y_out, n_out, user, eps_user)
 
 
 def method_from_path(

@@ -112,14 +112,7 @@ def outcome_free(c: Comparisons) -> Comparisons:
     Same records, counts and labels; no user. Its loss is
     ``sum log(2 cosh((theta_i - theta_j) / 2))``, a function of the public graph only.
     """
-    return Comparisons(
-        n_items=c.n_items,
-        i=c.i,
-        j=c.j,
-        y=np.full(c.i.size, 0.5),
-        count=c.count,
-        labels=c.labels,
-    )
+    return c.with_records(c.i, c.j, np.full(c.i.size, 0.5), c.count)
 
 
 def _comparisons_per_item(c: Comparisons) -> np.ndarray:

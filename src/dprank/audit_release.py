@@ -39,16 +39,13 @@ def _noise(rng: np.random.Generator) -> NoiseSource:
     return NoiseSource.from_seed(rng)
 
 
-# the argument checks every audit takes (dprank.audit's, one definition)
-_check = audit.check_audit
-
-
-def _local_sampler(y: float, eps: float, mechanism: str):
+def _local_sampler(y: float, eps: float, mechanism: str, ties: bool = False):
     """``size`` runs of the shipped local release on one comparison with outcome ``y``.
 
     One call of :func:`dprank.release.local_release` on ``size`` users who each made
     that comparison: every comparison is released on its own, and the records
-    come back ordered by user, so row ``k`` is run ``k``.
+    come back ordered by user, so row ``k`` is run ``k``. ``ties``: a vote with three
+    possible outcomes (``mechanism="rr"`` is then three-outcome randomized response).
     """
 
     def draw(g, size):
@@ -59,39 +56,34 @@ def _local_sampler(y: float, eps: float, mechanism: str):
             y=np.full(size, float(y)),
             count=np.ones(size),
             user=np.arange(size),
+            ties=ties,
         )
         return local_release(c, np.full(size, eps), _noise(g), mechanism).y
 
     return draw
 
 
+def _local_audit(name, eps, trials, rng, alpha, mechanism, exact, ties=False):
+    """Audit the shipped local release of one comparison, outcome 0 vs 1 (:func:`_local_sampler`).
+
+    ``exact(eps)`` is the release's exact loss; the arguments are checked first.
+    """
+    audit_pair = audit.checked_audit(eps, trials, rng, alpha)
+    d0, d1 = (_local_sampler(y, eps, mechanism, ties) for y in (0.0, 1.0))
+    return audit_pair(name, d0, d1, exact_eps=exact(eps))
+
+
 def audit_release_rr(eps: float, trials: int, rng, alpha: float = 0.05):
     """``dprank privatize`` (randomized response): one comparison won vs lost."""
-    _check(eps, trials, rng, alpha)
-    return audit.audit_mechanism(
-        "dprank privatize: randomized response (exact)",
-        _local_sampler(0.0, eps, "rr"),
-        _local_sampler(1.0, eps, "rr"),
-        trials,
-        rng,
-        eps,
-        alpha=alpha,
-        exact_eps=rr_effective_epsilon(eps),
-    )
+    name = "dprank privatize: randomized response (exact)"
+    return _local_audit(name, eps, trials, rng, alpha, "rr", rr_effective_epsilon)
 
 
 def audit_release_laplace_ldp(eps: float, trials: int, rng, alpha: float = 0.05):
     """``dprank privatize --mechanism laplace``: one outcome 0 vs 1 plus exact grid noise."""
-    _check(eps, trials, rng, alpha)
-    return audit.audit_mechanism(
-        "dprank privatize --mechanism laplace (exact grid)",
-        _local_sampler(0.0, eps, "laplace"),
-        _local_sampler(1.0, eps, "laplace"),
-        trials,
-        rng,
-        eps,
-        alpha=alpha,
-        exact_eps=1.0 / laplace_scale(1.0, eps),
+    name = "dprank privatize --mechanism laplace (exact grid)"
+    return _local_audit(
+        name, eps, trials, rng, alpha, "laplace", lambda e: 1.0 / laplace_scale(1.0, e)
     )
 
 
@@ -101,7 +93,7 @@ def audit_release_counts_edge(eps: float, n: int, trials: int, rng, alpha: float
     The statistic is the log-likelihood ratio of the released vector under the two
     Laplace laws (``dprank.audit``'s count audits use the same).
     """
-    _check(eps, trials, rng, alpha, n=n)
+    audit_pair = audit.checked_audit(eps, trials, rng, alpha, n=n)
     wins0 = audit.complete_wins(n)
     wins1 = wins0.copy()
     wins1[0, 1], wins1[1, 0] = wins0[1, 0], wins0[0, 1]
@@ -125,15 +117,7 @@ def audit_release_counts_edge(eps: float, n: int, trials: int, rng, alpha: float
         _check_rows(draw, shipped, "edge counts")
         return draw
 
-    return audit.audit_mechanism(
-        "dprank rank: edge counts (exact grid)",
-        sampler(m0, c0),
-        sampler(m1, c1),
-        trials,
-        rng,
-        eps,
-        alpha=alpha,
-    )
+    return audit_pair("dprank rank: edge counts (exact grid)", sampler(m0, c0), sampler(m1, c1))
 
 
 def _check_rows(batched, shipped, what: str) -> None:
@@ -142,6 +126,24 @@ def _check_rows(batched, shipped, what: str) -> None:
     y = shipped(np.random.default_rng(2), 1)
     if not np.array_equal(x, y):
         raise AssertionError(f"the audit's batched {what} is not the shipped release")
+
+
+def _score_gap_sampler(release):
+    """``size`` shipped releases in a row from one source: ``scores[0] - scores[1]`` of each.
+
+    ``release(noise)`` runs the shipped path once on a
+    :class:`dprank.noise.NoiseSource` and returns the released scores.
+    """
+
+    def draw(g, size):
+        noise = _noise(g)
+        out = np.empty(size)
+        for k in range(size):
+            scores = release(noise)
+            out[k] = scores[0] - scores[1]
+        return out
+
+    return draw
 
 
 def _individual_data(n: int, L: int, heavy: int) -> tuple[Comparisons, Comparisons]:
@@ -173,30 +175,21 @@ def audit_release_counts_individual(
     them at random, so the noise (``Laplace(2L/eps)``) still covers the change.
     The statistic is the released count of item 0 minus that of item 1.
     """
-    _check(eps, trials, rng, alpha, n=n, L=L)
+    audit_pair = audit.checked_audit(eps, trials, rng, alpha, n=n, L=L)
     d0, d1 = _individual_data(n, L, 3 * L)
     method = get_method("individual_counts")
 
     def sampler(data):
-        def draw(g, size):
-            noise = _noise(g)
-            out = np.empty(size)
-            for k in range(size):
-                bounded, _ = bound_user_contributions(data, L, noise)
-                s = method.fit(bounded, eps, noise, max_per_user=L).scores
-                out[k] = s[0] - s[1]
-            return out
+        def release(noise):
+            bounded, _ = bound_user_contributions(data, L, noise)
+            return method.fit(bounded, eps, noise, max_per_user=L).scores
 
-        return draw
+        return _score_gap_sampler(release)
 
-    return audit.audit_mechanism(
+    return audit_pair(
         "dprank rank: individual counts, declared L, heavy user (exact grid)",
         sampler(d0),
         sampler(d1),
-        trials,
-        rng,
-        eps,
-        alpha=alpha,
     )
 
 
@@ -208,7 +201,7 @@ def audit_release_mle_edge(eps: float, n: int, trials: int, rng, alpha: float = 
     statistic than the likelihood ratio of :func:`dprank.audit.audit_perturbed_mle_edge`;
     this audit checks the shipped path, that one the mechanism's analysis).
     """
-    _check(eps, trials, rng, alpha, n=n)
+    audit_pair = audit.checked_audit(eps, trials, rng, alpha, n=n)
     wins0 = audit.complete_wins(n)
     wins1 = wins0.copy()
     wins1[0, 1], wins1[1, 0] = wins0[1, 0], wins0[0, 1]
@@ -216,25 +209,12 @@ def audit_release_mle_edge(eps: float, n: int, trials: int, rng, alpha: float = 
 
     def sampler(wins):
         data = Comparisons.from_wins(wins)
+        return _score_gap_sampler(lambda noise: method.fit(data, eps, noise).scores)
 
-        def draw(g, size):
-            noise = _noise(g)
-            out = np.empty(size)
-            for k in range(size):
-                theta = method.fit(data, eps, noise).scores
-                out[k] = theta[0] - theta[1]
-            return out
-
-        return draw
-
-    return audit.audit_mechanism(
+    return audit_pair(
         "dprank rank: edge MLE, Algorithm 1 (exact noisy win totals)",
         sampler(wins0),
         sampler(wins1),
-        trials,
-        rng,
-        eps,
-        alpha=alpha,
     )
 
 
@@ -270,7 +250,7 @@ def audit_release_ties_edge(eps: float, n: int, trials: int, rng, alpha: float =
     The runs are drawn in one batch by the exact sampler; one run is checked against the
     shipped ``edge_ties`` fit.
     """
-    _check(eps, trials, rng, alpha, n=n)
+    audit_pair = audit.checked_audit(eps, trials, rng, alpha, n=n)
     from .private_ties import item_points
     from .ties import TieCounts
 
@@ -295,14 +275,10 @@ def audit_release_ties_edge(eps: float, n: int, trials: int, rng, alpha: float =
         _check_rows(draw, shipped, "edge ties statistic")
         return draw
 
-    return audit.audit_mechanism(
+    return audit_pair(
         "dprank rank: edge ties, noisy points (exact grid)",
         sampler(0),
         sampler(1),
-        trials,
-        rng,
-        eps,
-        alpha=alpha,
         exact_eps=edge_epsilon(scale),
     )
 
@@ -319,7 +295,7 @@ def audit_release_ties_individual(
     one batch by the exact sampler on the bounded table; one run is checked against the
     shipped path (bound, then the ``individual_ties`` fit).
     """
-    _check(eps, trials, rng, alpha, n=n, L=L)
+    audit_pair = audit.checked_audit(eps, trials, rng, alpha, n=n, L=L)
     from .ties import TieCounts
 
     data = [
@@ -359,14 +335,10 @@ def audit_release_ties_individual(
         _check_rows(draw, shipped, "voter ties table")
         return draw
 
-    return audit.audit_mechanism(
+    return audit_pair(
         "dprank rank: voter ties, declared L, heavy voter (exact grid)",
         sampler(0),
         sampler(1),
-        trials,
-        rng,
-        eps,
-        alpha=alpha,
         exact_eps=individual_epsilon(scale, L),
     )
 
@@ -374,30 +346,5 @@ def audit_release_ties_individual(
 def audit_release_rr3(eps: float, trials: int, rng, alpha: float = 0.05):
     """``dprank privatize`` of votes with ties (three-outcome randomized response): one vote
     won by item 0 vs won by item 1; the statistic is the released outcome."""
-    _check(eps, trials, rng, alpha)
-
-    def sampler(y):
-        def draw(g, size):
-            c = Comparisons(
-                n_items=2,
-                i=np.zeros(size, np.int64),
-                j=np.ones(size, np.int64),
-                y=np.full(size, float(y)),
-                count=np.ones(size),
-                user=np.arange(size),
-                ties=True,
-            )
-            return local_release(c, np.full(size, eps), _noise(g)).y
-
-        return draw
-
-    return audit.audit_mechanism(
-        "dprank privatize: three-outcome randomized response (exact)",
-        sampler(0.0),
-        sampler(1.0),
-        trials,
-        rng,
-        eps,
-        alpha=alpha,
-        exact_eps=local_epsilon(eps),
-    )
+    name = "dprank privatize: three-outcome randomized response (exact)"
+    return _local_audit(name, eps, trials, rng, alpha, "rr", local_epsilon, ties=True)

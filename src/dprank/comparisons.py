@@ -425,6 +425,37 @@ class Comparisons:
         wins[ps.b, ps.a] = ps.n - ps.w
         return wins
 
+    def with_records(
+        self, i, j, y, count, user=None, user_epsilon=None, *, weighted=False, ties=False
+    ) -> Comparisons:
+        """Other records on the same items and labels (a release, a bounded or re-weighted copy).
+
+        Parameters
+        ----------
+        i, j, y, count, user, user_epsilon
+            The new records' fields, checked as by the constructor.
+        weighted, ties : bool
+            As for the constructor; not taken from these comparisons.
+
+        Returns
+        -------
+        Comparisons
+            ``Comparisons(n_items, i, j, y, count, user, labels, user_epsilon, ...)`` with
+            this ``n_items`` and ``labels``.
+        """
+        return Comparisons(
+            n_items=self.n_items,
+            i=i,
+            j=j,
+            y=y,
+            count=count,
+            user=user,
+            labels=self.labels,
+            user_epsilon=user_epsilon,
+            weighted=weighted,
+            ties=ties,
+        )
+
     # ------------------------------------------------------------------ derived views
     def pair_statistics(self) -> PairStatistics:
         """Records aggregated over unordered pairs ``a < b`` (cached)."""

@@ -101,16 +101,9 @@ def bound_user_contributions(
     kept = order[np.arange(order.size) - first < L]
     new_count = np.bincount(record[kept], minlength=c.n_records)
     keep = new_count > 0
-    bounded = Comparisons(
-        n_items=c.n_items,
-        i=c.i[keep],
-        j=c.j[keep],
-        y=c.y[keep],
-        count=new_count[keep].astype(np.float64),
-        user=c.user[keep],
-        labels=c.labels,
-        user_epsilon=c.user_epsilon,
-        ties=c.ties,
+    kept_count = new_count[keep].astype(np.float64)
+    bounded = c.with_records(
+        c.i[keep], c.j[keep], c.y[keep], kept_count, c.user[keep], c.user_epsilon, ties=c.ties
     )
     return bounded, int(count.sum() - new_count.sum())
 
@@ -222,14 +215,4 @@ def canonical_records(
         start = np.flatnonzero(new)
         count = np.add.reduceat(count, start)
         i, j, y, user = i[start], j[start], y[start], user[start]
-    return Comparisons(
-        n_items=c.n_items,
-        i=i,
-        j=j,
-        y=y,
-        count=count,
-        user=user,
-        labels=c.labels,
-        user_epsilon=user_epsilon,
-        ties=ties,
-    )
+    return c.with_records(i, j, y, count, user, user_epsilon, ties=ties)

@@ -79,6 +79,7 @@ from ._core import (
 )
 from ._core import Sampler as Sampler
 from ._core import check_audit as check_audit
+from ._core import checked_audit as checked_audit
 from ._core import complete_wins as complete_wins
 from ._core import cp_arrays as cp_arrays
 from ._core import laplace_llr as laplace_llr

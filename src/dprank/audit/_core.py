@@ -214,6 +214,30 @@ def check_audit(eps, trials, rng, alpha, *, n=_ABSENT, min_n=2, L=_ABSENT) -> No
         _checks.count(L, "L", 1)
 
 
+def checked_audit(eps, trials, rng, alpha, **bounds) -> Callable[..., AuditResult]:
+    """Check the arguments every audit takes; the audit of a neighbouring pair under them.
+
+    Parameters
+    ----------
+    eps, trials, rng, alpha
+        The claimed budget, runs per input, generator and level, checked by
+        :func:`check_audit` (with ``bounds``: ``n``, ``min_n``, ``L``) before any run.
+
+    Returns
+    -------
+    callable
+        ``audit(name, sample_d0, sample_d1, **claims) -> AuditResult``:
+        :func:`audit_mechanism` with these ``trials``, ``rng``, ``claimed_eps = eps``
+        and ``alpha``; ``claims`` are its ``claimed_delta`` and ``exact_eps``.
+    """
+    check_audit(eps, trials, rng, alpha, **bounds)
+
+    def audit(name: str, sample_d0: Sampler, sample_d1: Sampler, **claims) -> AuditResult:
+        return audit_mechanism(name, sample_d0, sample_d1, trials, rng, eps, alpha=alpha, **claims)
+
+    return audit
+
+
 def audit_mechanism(
     name: str,
     sample_d0: Sampler,

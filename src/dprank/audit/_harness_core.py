@@ -182,26 +182,44 @@ PATHS: dict[str, ReleasePath] = {}
 DISTINGUISHERS: dict[str, Distinguisher] = {}
 
 
+def _register(table: dict, entry, kind: type, argument: str, what: str, replace: bool):
+    """Add ``entry`` to ``table`` under its name, after the checks both registries share.
+
+    Parameters
+    ----------
+    table : dict
+        :data:`PATHS` or :data:`DISTINGUISHERS`.
+    entry : ReleasePath or Distinguisher
+        What to add (it must be a ``kind``).
+    kind : type
+        The class the registry holds.
+    argument, what : str
+        The argument's name and what the registry holds, for the messages.
+    replace : bool
+        Overwrite an entry of the same name (otherwise a ``ValueError``).
+
+    Returns
+    -------
+    ReleasePath or Distinguisher
+        ``entry``.
+    """
+    if not isinstance(entry, kind):
+        raise TypeError(f"{argument} must be a {kind.__name__}, got {type(entry).__name__}")
+    _checks.flag(replace, "replace")
+    if entry.name in table and not replace:
+        raise ValueError(f"a {what} named {entry.name!r} is already registered")
+    table[entry.name] = entry
+    return entry
+
+
 def register_path(path: ReleasePath, *, replace: bool = False) -> ReleasePath:
     """Add a release path to :data:`PATHS` (``replace=True`` to overwrite a name)."""
-    if not isinstance(path, ReleasePath):
-        raise TypeError(f"path must be a ReleasePath, got {type(path).__name__}")
-    _checks.flag(replace, "replace")
-    if path.name in PATHS and not replace:
-        raise ValueError(f"a release path named {path.name!r} is already registered")
-    PATHS[path.name] = path
-    return path
+    return _register(PATHS, path, ReleasePath, "path", "release path", replace)
 
 
 def register_distinguisher(d: Distinguisher, *, replace: bool = False) -> Distinguisher:
     """Add a distinguisher to :data:`DISTINGUISHERS` (``channel=True``: the command's channels)."""
-    if not isinstance(d, Distinguisher):
-        raise TypeError(f"d must be a Distinguisher, got {type(d).__name__}")
-    _checks.flag(replace, "replace")
-    if d.name in DISTINGUISHERS and not replace:
-        raise ValueError(f"a distinguisher named {d.name!r} is already registered")
-    DISTINGUISHERS[d.name] = d
-    return d
+    return _register(DISTINGUISHERS, d, Distinguisher, "d", "distinguisher", replace)
 
 
 def accuracy_bound(eps: float, delta: float = 0.0) -> float:

@@ -18,7 +18,7 @@ from ..oneshot import (
     one_shot_top1_probabilities,
     top1_probabilities,
 )
-from ._core import AuditResult, audit_mechanism, check_audit
+from ._core import AuditResult, checked_audit
 
 # ---------------------------------------------------------------------------
 # one-shot top-k (Paper A, Experiment 4; dprank.oneshot)
@@ -154,7 +154,7 @@ def audit_one_shot(
     ``rho`` of the chain, so flipping one comparison changes the scale as
     well as the location ``pi``; the exact laws account for both.
     """
-    check_audit(eps, trials, rng, alpha, n=n)
+    audit_pair = checked_audit(eps, trials, rng, alpha, n=n)
     if k != 1:
         raise ValueError("only k = 1 is supported")
     if neighbours is None:
@@ -177,14 +177,11 @@ def audit_one_shot(
 
         return draw
 
-    return audit_mechanism(
+    delta = one_shot_privacy_loss(eps, n_items=n).delta
+    return audit_pair(
         f"one_shot_top1[n={n}]",
         sampler(wins0),
         sampler(wins1),
-        trials,
-        rng,
-        eps,
-        claimed_delta=one_shot_privacy_loss(eps, n_items=n).delta,
-        alpha=alpha,
+        claimed_delta=delta,
         exact_eps=exact,
     )

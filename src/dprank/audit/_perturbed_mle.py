@@ -21,7 +21,7 @@ from ..mechanisms import (
 from ..mle import ConvergenceError, fit_penalized_mle, fit_penalized_mle_batch
 from ..models import BTL
 from ..objective import batch_derivatives, batch_hessian, edge_ridge
-from ._core import AuditResult, audit_mechanism, check_audit, complete_wins, round_llr
+from ._core import AuditResult, checked_audit, complete_wins, round_llr
 
 # ---------------------------------------------------------------------------
 # objective-perturbed MLE (Paper A, Algorithm 1)
@@ -56,14 +56,22 @@ def grad_hess_btl(theta: np.ndarray, wins: np.ndarray, gamma: float):
     return pair_grad + gamma * theta, batch_hessian(v, gamma)
 
 
-def _check_density_args(theta, wins, gamma, lam):
-    """``theta`` and ``wins`` as float arrays after checking the density's arguments by name."""
+def _log_density_rows(theta, wins, gamma, lam, log_density):
+    """Both densities' common frame: check the arguments by name, then one value per row.
+
+    ``log_density(grad, hess, lam)`` maps the gradients ``(R, n)`` and Hessians
+    ``(R, n, n)`` of ``R(theta; y)`` at the rows of ``theta`` to their ``(R,)`` log
+    densities; a single output ``(n,)`` gives a scalar array.
+    """
     theta = _checks.finite(theta, "theta", ndim=(1, 2))
     wins = _checks.win_matrix(wins, "wins")
     _checks.same_last_axis(theta, wins, "theta and wins")
     _checks.positive_finite(gamma, "gamma")
     _checks.positive_finite(lam, "lam")
-    return np.asarray(theta, dtype=np.float64), np.asarray(wins, dtype=np.float64)
+    theta, wins = np.asarray(theta, dtype=np.float64), np.asarray(wins, dtype=np.float64)
+    grad, hess = grad_hess_btl(np.atleast_2d(theta), wins, float(gamma))
+    out = log_density(grad, hess, lam)
+    return out[0] if theta.ndim == 1 else out
 
 
 def perturbed_mle_log_density(theta, wins, gamma: float, lam: float) -> np.ndarray:
@@ -90,13 +98,12 @@ def perturbed_mle_log_density(theta, wins, gamma: float, lam: float) -> np.ndarr
     numpy.ndarray
         ``(R,)`` (or scalar array) log densities.
     """
-    theta, wins = _check_density_args(theta, wins, gamma, lam)
-    single = theta.ndim == 1
-    th = np.atleast_2d(theta)
-    grad, hess = grad_hess_btl(th, wins, float(gamma))
-    _, logdet = np.linalg.slogdet(hess)
-    out = -np.abs(grad).sum(axis=1) / lam + logdet
-    return out[0] if single else out
+
+    def log_density(grad, hess, lam):
+        _, logdet = np.linalg.slogdet(hess)
+        return -np.abs(grad).sum(axis=1) / lam + logdet
+
+    return _log_density_rows(theta, wins, gamma, lam, log_density)
 
 
 def fit_perturbed(wins, gamma, b, sum_zero=False):
@@ -144,6 +151,19 @@ def perturbed_mle_neighbours(n: int, adjacency: str = "flip") -> tuple[np.ndarra
     else:
         raise ValueError(f"unknown adjacency {adjacency!r}")
     return wins0, wins1
+
+
+def _statistic_pair(statistic: str, adjacency: str, n: int) -> tuple[int, int] | None:
+    """The items whose difference is the ``"difference"`` statistic (``None`` for ``"llr"``).
+
+    ``theta~_0 - theta~_1`` under ``"flip"``, ``theta~_{n-1} - theta~_0`` under
+    ``"replace"`` (the items the neighbours change).
+    """
+    if statistic == "llr":
+        return None
+    if statistic == "difference":
+        return (0, 1) if adjacency == "flip" else (n - 1, 0)
+    raise ValueError(f"unknown statistic {statistic!r}")
 
 
 def _perturbed_mle_sampler(wins0, wins1, gamma, lam, statistic, pair, log_density, sum_zero):
@@ -217,30 +237,22 @@ def audit_perturbed_mle_edge(
     ``||grad R(t; y1)||_1 - ||grad R(t; y0)||_1`` over ``lambda``, at most
     ``2 / lambda = eps / 4`` whatever ``gamma``; ``exact_eps`` reports it.
     """
-    check_audit(eps, trials, rng, alpha, n=n, min_n=3)
+    audit_pair = checked_audit(eps, trials, rng, alpha, n=n, min_n=3)
     lam = edge_mle_noise_scale(eps, BTL.kappa1)
     gamma = private_edge_gamma(eps) if gamma is None else float(gamma)
     if not gamma > 0:
         raise ValueError("gamma must be positive")
     wins0, wins1 = perturbed_mle_neighbours(n, adjacency)
     exact = 2.0 / lam if adjacency == "flip" else None
-    pair = None  # the llr statistic uses no pair
-    if statistic == "difference":
-        pair = (0, 1) if adjacency == "flip" else (n - 1, 0)
-    elif statistic != "llr":
-        raise ValueError(f"unknown statistic {statistic!r}")
+    pair = _statistic_pair(statistic, adjacency, n)
 
     sampler = _perturbed_mle_sampler(
         wins0, wins1, gamma, lam, statistic, pair, perturbed_mle_log_density, sum_zero=False
     )
-    return audit_mechanism(
+    return audit_pair(
         f"perturbed_mle_edge[{adjacency}, gamma={gamma:.4g}]",
         sampler(wins0),
         sampler(wins1),
-        trials,
-        rng,
-        eps,
-        alpha=alpha,
         exact_eps=exact,
     )
 
@@ -338,16 +350,15 @@ def constrained_perturbed_mle_log_density(theta, wins, gamma: float, lam: float)
     Returns
     -------
     numpy.ndarray
-        ``(R,)`` (or scalar array) log densities.
+        ``(R,)`` (or scalar array) log densities on ``S``, up to the constant above.
     """
-    theta, wins = _check_density_args(theta, wins, gamma, lam)
-    single = theta.ndim == 1
-    th = np.atleast_2d(theta)
-    grad, hess = grad_hess_btl(th, wins, float(gamma))
-    basis = sum_zero_basis(th.shape[1])
-    _, logdet = np.linalg.slogdet(basis.T @ hess @ basis)
-    out = logdet + log_line_integral(grad, float(lam))
-    return out[0] if single else out
+
+    def log_density(grad, hess, lam):
+        basis = sum_zero_basis(grad.shape[1])
+        _, logdet = np.linalg.slogdet(basis.T @ hess @ basis)
+        return logdet + log_line_integral(grad, float(lam))
+
+    return _log_density_rows(theta, wins, gamma, lam, log_density)
 
 
 def individual_mle_neighbours(
@@ -433,18 +444,14 @@ def audit_perturbed_mle_individual(
     ``2L / lam``, which ``exact_eps`` reports. Under ``"replace"`` the Hessian
     changes as well and no closed form is known (``exact_eps`` is ``None``).
     """
-    check_audit(eps, trials, rng, alpha, n=n, min_n=3, L=L)
+    audit_pair = checked_audit(eps, trials, rng, alpha, n=n, min_n=3, L=L)
     if not (eps > 0 and math.isfinite(eps)):
         raise ValueError("eps must be positive and finite")
     lam = individual_mle_noise_scale(eps, L)
     gamma = individual_gamma(eps, L)
     wins0, wins1 = individual_mle_neighbours(n, L, adjacency)
     exact = 2.0 * L / lam if adjacency == "flip" else None
-    pair = None  # the llr statistic uses no pair
-    if statistic == "difference":
-        pair = (0, 1) if adjacency == "flip" else (n - 1, 0)
-    elif statistic != "llr":
-        raise ValueError(f"unknown statistic {statistic!r}")
+    pair = _statistic_pair(statistic, adjacency, n)
 
     sampler = _perturbed_mle_sampler(
         wins0,
@@ -456,14 +463,10 @@ def audit_perturbed_mle_individual(
         constrained_perturbed_mle_log_density,
         sum_zero=True,
     )
-    return audit_mechanism(
+    return audit_pair(
         f"perturbed_mle_individual[{adjacency}, L={L}]",
         sampler(wins0),
         sampler(wins1),
-        trials,
-        rng,
-        eps,
-        alpha=alpha,
         exact_eps=exact,
     )
 
@@ -489,7 +492,7 @@ def audit_noisy_obj(
     """
     from ..weighted_mle import noisy_obj_fit
 
-    check_audit(eps, trials, rng, alpha)
+    audit_pair = checked_audit(eps, trials, rng, alpha)
     _checks.probability(delta, "delta", low_open=True, high_open=True)
     iu, _ = np.triu_indices(m, k=1)
     n_obs = np.ones(iu.size)
@@ -507,6 +510,4 @@ def audit_noisy_obj(
 
         return draw
 
-    return audit_mechanism(
-        "noisy_obj", sampler(wins0), sampler(wins1), trials, rng, eps, delta, alpha=alpha
-    )
+    return audit_pair("noisy_obj", sampler(wins0), sampler(wins1), claimed_delta=delta)

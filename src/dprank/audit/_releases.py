@@ -17,8 +17,7 @@ from ..mechanisms import (
 from ..ranking import copeland_counts, noisy_counts
 from ._core import (
     AuditResult,
-    audit_mechanism,
-    check_audit,
+    checked_audit,
     complete_wins,
     exact_rr_epsilon,
     laplace_llr,
@@ -29,22 +28,13 @@ from ._core import (
 # local DP (Paper B2)
 
 
-def _rr_audit(name, eps, trials, rng, alpha, release):
+def _rr_audit(audit_pair, name, eps, release):
     """Audit a release of one comparison's RR bit (``release`` maps the bits to outputs)."""
 
     def sampler(y):
         return lambda g, size: release(randomized_response(np.full(size, y, np.uint8), eps, g))
 
-    return audit_mechanism(
-        name,
-        sampler(0),
-        sampler(1),
-        trials,
-        rng,
-        eps,
-        alpha=alpha,
-        exact_eps=exact_rr_epsilon(eps),
-    )
+    return audit_pair(name, sampler(0), sampler(1), exact_eps=exact_rr_epsilon(eps))
 
 
 def audit_randomized_response(
@@ -54,8 +44,8 @@ def audit_randomized_response(
 
     The statistic is the released bit; the exact loss is :func:`exact_rr_epsilon`.
     """
-    check_audit(eps, trials, rng, alpha)
-    return _rr_audit("randomized_response", eps, trials, rng, alpha, lambda bits: bits)
+    audit_pair = checked_audit(eps, trials, rng, alpha)
+    return _rr_audit(audit_pair, "randomized_response", eps, lambda bits: bits)
 
 
 def audit_debiased_rr(
@@ -67,21 +57,17 @@ def audit_debiased_rr(
     ``w_l > 0`` (:func:`dprank.ldp.adrr_weights`) depends only on the budgets,
     so the release is post-processing of RR: same exact loss ``eps``.
     """
-    check_audit(eps, trials, rng, alpha)
+    audit_pair = checked_audit(eps, trials, rng, alpha)
     _checks.positive_finite(weight, "weight")
-    return _rr_audit(
-        "debiased_rr", eps, trials, rng, alpha, lambda bits: weight * debias(bits, eps)
-    )
+    return _rr_audit(audit_pair, "debiased_rr", eps, lambda bits: weight * debias(bits, eps))
 
 
-def _laplace_audit(name, eps, release_eps, trials, rng, alpha):
+def _laplace_audit(audit_pair, name, release_eps):
     def sampler(y):
         return lambda g, size: laplace_release(np.full(size, float(y)), release_eps, g)
 
     # y + Laplace(1/release_eps), sensitivity 1: exact loss release_eps
-    return audit_mechanism(
-        name, sampler(0), sampler(1), trials, rng, eps, alpha=alpha, exact_eps=release_eps
-    )
+    return audit_pair(name, sampler(0), sampler(1), exact_eps=release_eps)
 
 
 def audit_laplace_ldp(
@@ -91,8 +77,8 @@ def audit_laplace_ldp(
 
     Sensitivity 1, so the exact loss is ``eps`` (attained for outputs ``>= 1``).
     """
-    check_audit(eps, trials, rng, alpha)
-    return _laplace_audit("laplace_ldp", eps, eps, trials, rng, alpha)
+    audit_pair = checked_audit(eps, trials, rng, alpha)
+    return _laplace_audit(audit_pair, "laplace_ldp", eps)
 
 
 def broken_laplace_ldp(
@@ -103,15 +89,15 @@ def broken_laplace_ldp(
     Half the required scale: the true loss is ``2 eps``, so a correct audit
     flags a VIOLATION with enough trials.
     """
-    check_audit(eps, trials, rng, alpha)
-    return _laplace_audit("broken_laplace_ldp", eps, 2.0 * eps, trials, rng, alpha)
+    audit_pair = checked_audit(eps, trials, rng, alpha)
+    return _laplace_audit(audit_pair, "broken_laplace_ldp", 2.0 * eps)
 
 
 # ---------------------------------------------------------------------------
 # noisy counts (Paper A, Algorithms 2 and 3)
 
 
-def _count_audit(name, eps, wins0, wins1, scale, trials, rng, statistic, item, alpha):
+def _count_audit(audit_pair, name, wins0, wins1, scale, statistic, item):
     n = wins0.shape[0]
     # Algorithms 2 and 3 release the same statistic
     c0, c1 = copeland_counts(wins0), copeland_counts(wins1)
@@ -137,9 +123,7 @@ def _count_audit(name, eps, wins0, wins1, scale, trials, rng, statistic, item, a
 
         return draw
 
-    return audit_mechanism(
-        name, sampler(wins0), sampler(wins1), trials, rng, eps, alpha=alpha, exact_eps=exact
-    )
+    return audit_pair(name, sampler(wins0), sampler(wins1), exact_eps=exact)
 
 
 def audit_noisy_counts_edge(
@@ -163,15 +147,13 @@ def audit_noisy_counts_edge(
         (Neyman-Pearson; exact loss ``eps``); ``"difference"``:
         ``N~_0 - N~_1``; ``"item"``: ``N~_0`` alone (loss ``eps / 2``).
     """
-    check_audit(eps, trials, rng, alpha, n=n)
+    audit_pair = checked_audit(eps, trials, rng, alpha, n=n)
     _checks.count(n, "n", 2)
     wins0 = complete_wins(n)
     wins1 = wins0.copy()
     wins1[0, 1], wins1[1, 0] = 0.0, 1.0
     scale = edge_count_noise_scale(eps)
-    return _count_audit(
-        "noisy_counts_edge", eps, wins0, wins1, scale, trials, rng, statistic, 0, alpha
-    )
+    return _count_audit(audit_pair, "noisy_counts_edge", wins0, wins1, scale, statistic, 0)
 
 
 def audit_noisy_counts_individual(
@@ -201,7 +183,7 @@ def audit_noisy_counts_individual(
         reports a VIOLATION of the claim ``eps`` for the noisy counts
         (the top-k set of Algorithm 3, a post-processing, may lose less).
     """
-    check_audit(eps, trials, rng, alpha, n=n, L=L)
+    audit_pair = checked_audit(eps, trials, rng, alpha, n=n, L=L)
     if L < 1 or n < 2:
         raise ValueError("need L >= 1 and n >= 2")
     wins0 = complete_wins(n)
@@ -209,6 +191,4 @@ def audit_noisy_counts_individual(
     wins0[0, 1] += L
     wins1[1, 0] += L
     scale = individual_count_noise_scale(eps, L)
-    return _count_audit(
-        "noisy_counts_individual", eps, wins0, wins1, scale, trials, rng, statistic, 0, alpha
-    )
+    return _count_audit(audit_pair, "noisy_counts_individual", wins0, wins1, scale, statistic, 0)

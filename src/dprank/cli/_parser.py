@@ -224,10 +224,7 @@ def _add_rank_parser(sub) -> None:
         "(the record says epsilon = 2 EPS)",
     )
     _add_release_provenance_options(p)
-    add_ledger_options(p)
-    _add_low_memory_option(p)
-    p.add_argument("--quiet", action="store_true", help="no progress display")
-    p.set_defaults(func=cmd_rank)
+    _add_release_tail(p, "no progress display", cmd_rank)
 
 
 def _add_release_provenance_options(p: argparse.ArgumentParser) -> None:
@@ -238,13 +235,18 @@ def _add_release_provenance_options(p: argparse.ArgumentParser) -> None:
     add_local_source_options(p)
 
 
-def _add_low_memory_option(p: argparse.ArgumentParser) -> None:
+def _add_release_tail(p: argparse.ArgumentParser, quiet_help: str, func) -> None:
+    """What both release commands end with: the ledger's options, ``--low-memory`` and
+    ``--quiet`` (``quiet_help`` says what it silences); ``func`` runs the command."""
+    add_ledger_options(p)
     p.add_argument(
         "--low-memory",
         action="store_true",
         help="hand freed buffers back to the system at once: a lower peak memory for "
         "more time; the same output",
     )
+    p.add_argument("--quiet", action="store_true", help=quiet_help)
+    p.set_defaults(func=func)
 
 
 def _add_rank_model_options(p: argparse.ArgumentParser) -> None:
@@ -418,10 +420,7 @@ def _add_privatize_parser(sub) -> None:
         "--out", required=True, metavar="FILE", help="released CSV ('-' for standard output)"
     )
     _add_privatize_release_options(p)
-    add_ledger_options(p)
-    _add_low_memory_option(p)
-    p.add_argument("--quiet", action="store_true", help="no summary on standard error")
-    p.set_defaults(func=cmd_privatize)
+    _add_release_tail(p, "no summary on standard error", cmd_privatize)
 
 
 def _add_privatize_release_options(p: argparse.ArgumentParser) -> None:
