@@ -55,9 +55,9 @@ def test_the_frame_says_which_totals_it_holds_for(release):
 def test_the_command_names_the_undeclared_users_as_the_reason(tmp_path, capsys):
     data = _fewer()
     path = tmp_path / "users.csv"
-    pd.DataFrame(
-        {"item_a": data.i, "item_b": data.j, "outcome": data.y, "user": data.user}
-    ).to_csv(path, index=False)
+    pd.DataFrame({"item_a": data.i, "item_b": data.j, "outcome": data.y, "user": data.user}).to_csv(
+        path, index=False
+    )
     argv = ["rank", str(path), "--privacy", "individual", "--epsilon", "4", "--method", "mle"]
     argv += ["--max-per-user", str(L), "--items-from-data", "--intervals", "0.95"]
     argv += ["--insecure-seed", "1", "--out", str(tmp_path / "out.csv")]
