@@ -2,9 +2,10 @@
 
 ``G(t)_i = sum_j N_ij F(t_i - t_j) + rho t_i = W~_i`` (step 1 of the construction in
 :mod:`dprank.intervals`). For the Bradley-Terry-Luce model it is the gradient of the
-library's objective (:mod:`dprank.objective`) with no outcomes for ``a``, solved by the
-shared sparse Newton-CG (:func:`dprank.sparse.sparse_newton`); for Thurstone's, by
-Newton's method here. Linear systems in the Hessian: dense up to :data:`DENSE_MAX`
+library's objective (:mod:`dprank.objective`) with no outcomes for ``a``; for Thurstone's,
+of the same objective under the probit moment loss
+(:func:`dprank.objective.moment_link`); both solved by the shared sparse Newton-CG
+(:func:`dprank.sparse.sparse_newton`). Linear systems in the Hessian: dense up to :data:`DENSE_MAX`
 items, the shared preconditioned conjugate gradients (:func:`dprank._lapack.pcg`)
 above. Private: the public names live in :mod:`dprank.intervals`.
 """
@@ -43,13 +44,6 @@ def cdf_pdf(link: Link, x):
     return link.cdf(x), np.exp(-0.5 * x * x) / math.sqrt(2.0 * math.pi)
 
 
-def _antiderivative(link: Link, x):
-    """``Lambda(x)`` with ``Lambda' = F``: convex, so step 1 minimises a convex function."""
-    if link.name == "btl":
-        return np.logaddexp(0.0, x)
-    return x * scipy.special.ndtr(x) + np.exp(-0.5 * x * x) / math.sqrt(2.0 * math.pi)
-
-
 @dataclass(frozen=True, eq=False)
 class Equation:
     """``G(t)_i = sum_j N_ij F(t_i - t_j) + rho t_i`` on the pairs ``(a, b, N)``."""
@@ -63,28 +57,18 @@ class Equation:
 
     @functools.cached_property
     def _sparse_data(self):
-        """The pairs as :class:`dprank.sparse.SparseData` with no outcomes (``w = 0``)."""
+        """The pairs as :class:`dprank.sparse.SparseData` with no outcomes (``w = 0``),
+        under the link's moment loss (:func:`dprank.objective.moment_link`)."""
         from .comparisons import PairStatistics
+        from .objective import moment_link
         from .sparse import SparseData
 
         ps = PairStatistics(self.n, self.a, self.b, self.N, np.zeros(self.N.size))
-        return SparseData(ps, self.link)
+        return SparseData(ps, moment_link(self.link))
 
     def expected_wins(self, t):
         f = self.N * self.link.cdf(t[self.a] - t[self.b])
         return np.bincount(self.a, f, self.n) + np.bincount(self.b, self.N - f, self.n)
-
-    def gradient(self, t, target):
-        return self.expected_wins(t) + self.rho * t - target
-
-    def value(self, t, target):
-        # Lambda(t_a - t_b) + t_b per comparison: its gradient is F for a and 1 - F for b
-        d = t[self.a] - t[self.b]
-        return float(
-            np.sum(self.N * (_antiderivative(self.link, d) + t[self.b]))
-            + 0.5 * self.rho * t @ t
-            - target @ t
-        )
 
     def hessian_weights(self, t):
         return self.N * pdf(self.link, t[self.a] - t[self.b])
@@ -111,52 +95,25 @@ class Equation:
         )
         return x
 
-    def gradient_and_weights(self, t, target):
-        """The gradient and the Hessian's pair weights at ``t`` (one link evaluation)."""
-        F, f = cdf_pdf(self.link, t[self.a] - t[self.b])
-        NF = self.N * F
-        wins = np.bincount(self.a, NF, self.n) + np.bincount(self.b, self.N - NF, self.n)
-        return wins + self.rho * t - target, self.N * f
+    def solve(self, target, theta0=None, max_iter=200):
+        """``G(t) = target``: the minimum of a convex function (``rho > 0``).
 
-    def solve(self, target, theta0=None, tol=1e-6, max_iter=200):
-        """``G(t) = target``: the minimum of a convex function.
-
-        Bradley-Terry-Luce: the library's objective (:mod:`dprank.objective`) on the
-        pairs with no outcomes for ``a`` (``w = 0``, so its gradient for ``a`` is
-        ``N F(d)`` and for ``b`` ``-N F(d)``), ridge ``rho`` and linear term
-        ``beta_i = sum_{pairs (a, i)} N - target_i``, minimised by the shared sparse
-        Newton-CG (:func:`dprank.sparse.sparse_newton`). Thurstone (whose moment
-        equation is not the gradient of its likelihood): Newton with Armijo
-        backtracking below, the Newton systems solved to a relative residual of
-        ``1e-3`` by the shared conjugate gradients above :data:`DENSE_MAX` items.
+        The library's pair-list objective (:mod:`dprank.objective`) on the pairs with
+        no outcomes for ``a`` (``w = 0``), ridge ``rho``, linear term
+        ``beta_i = sum_{pairs (a, i)} N - target_i`` and the link's moment loss
+        (:func:`dprank.objective.moment_link`: the likelihood's own for BTL, the
+        antiderivative of ``Phi`` for Thurstone), minimised by the shared sparse
+        Newton-CG (:func:`dprank.sparse.sparse_newton`) to a step of ``1e-8``.
         """
-        if self.link.name == "btl" and self.rho > 0:
-            from .sparse import sparse_newton
+        from .sparse import sparse_newton
 
-            beta = np.bincount(self.b, self.N, self.n) - np.asarray(target, dtype=np.float64)
-            out = sparse_newton(
-                self._sparse_data, self.rho, beta, theta0=theta0, xtol=_XTOL, max_iter=max_iter
-            )
-            return out["theta"]
-        t = np.zeros(self.n) if theta0 is None else np.array(theta0, dtype=np.float64)
-        f = self.value(t, target)
-        for _ in range(max_iter):
-            g, hw = self.gradient_and_weights(t, target)
-            step = -self.solve_hessian(hw, g, tol=1e-3)
-            slope = float(g @ step)
-            s = 1.0
-            while True:
-                cand = t + s * step
-                fc = self.value(cand, target)
-                if fc <= f + 1e-4 * s * slope or s < 1e-10:
-                    break
-                if abs(fc - f) <= 1e-13 * max(1.0, abs(f)):
-                    break  # round-off level: the step is at the minimum already
-                s *= 0.5
-            t, f = cand, fc
-            if float(np.max(np.abs(step - step.mean()))) <= tol:
-                break
-        return t
+        if not self.rho > 0:
+            raise ValueError(f"the score equation needs a ridge rho > 0, got {self.rho}")
+        beta = np.bincount(self.b, self.N, self.n) - np.asarray(target, dtype=np.float64)
+        out = sparse_newton(
+            self._sparse_data, self.rho, beta, theta0=theta0, xtol=_XTOL, max_iter=max_iter
+        )
+        return out["theta"]
 
 
 def dense_laplacian(n, a, b, v, diag_add):

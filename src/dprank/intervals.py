@@ -631,7 +631,11 @@ def intervals(
         the best group of items whose order the release cannot resolve (from the
         simultaneous intervals at ``level``). ``informative``: finite score bounds
         and a rank interval over less than :data:`INFORMATIVE_SHARE` of the places.
-        ``attrs`` also holds ``kind`` (the form used), ``level`` and ``joint``.
+        ``attrs`` also holds ``kind`` (the form used), ``level``, ``joint``,
+        ``located_per_design`` (how many items each candidate design alone would
+        locate) and, under individual DP, ``totals`` (the totals of comparisons the
+        intervals hold for: the declared range as far as the release is consistent
+        with it, one per candidate design).
 
     Raises
     ------
@@ -672,7 +676,8 @@ def intervals(
         prob = Problem(meth, link, world, eps, calibration, run)
         found.append(_analyse(prob, s, kind, interval, alpha, int(n_boot), rng))
     # individual DP: the designs the release is consistent with (always the largest)
-    kept = [w for w in found[:-1] if w.consistent] + [found[-1]]
+    keep = [w.consistent for w in found[:-1]] + [True]
+    kept = [w for w, k in zip(found, keep, strict=True) if k]
     frame = _frame(kept, alpha, top_k, int(n_boot), joint, rng, items)
     frame.attrs.update(
         kind=kind,
@@ -681,6 +686,11 @@ def intervals(
         interval=interval,
         designs=len(kept),
     )
+    if isinstance(des, UserDesign):
+        # the totals of comparisons the intervals hold for (the declared range, as far as
+        # the release is consistent with it): where they span several, the items the
+        # largest alone would locate say what declaring min_per_user could gain
+        frame.attrs["totals"] = [float(w.total) for w, k in zip(worlds, keep, strict=True) if k]
     return frame
 
 
@@ -689,6 +699,10 @@ def _frame(worlds, alpha, top_k, n_boot, joint, rng, items) -> pd.DataFrame:
     main = worlds[-1]
     n = main.t.size
     parts = [_rank_parts(w, alpha, top_k, n_boot, rng) for w in worlds]
+    located = [
+        int(np.sum(_informative(w.score_lo, w.score_hi, p[0], p[1], n)))
+        for w, p in zip(worlds, parts, strict=True)
+    ]
     rank_lo = np.min([p[0] for p in parts], axis=0)
     rank_hi = np.max([p[1] for p in parts], axis=0)
     score_lo = np.min([w.score_lo for w in worlds], axis=0)
@@ -712,9 +726,15 @@ def _frame(worlds, alpha, top_k, n_boot, joint, rng, items) -> pd.DataFrame:
     if top_k is not None:
         frame["p_top_k"] = np.mean([p[2] for p in parts], axis=0)
     frame["tie_class"] = _ir.tie_classes(joint_lo, joint_hi).astype(np.int64)
-    width = rank_hi - rank_lo + 1
-    frame["informative"] = (
-        np.isfinite(score_lo) & np.isfinite(score_hi) & (width < INFORMATIVE_SHARE * n)
-    )
+    frame["informative"] = _informative(score_lo, score_hi, rank_lo, rank_hi, n)
     frame.attrs["weights"] = _AttrArray(main.w)
+    # items each design alone locates (marginal intervals; one design but for individual DP)
+    frame.attrs["located_per_design"] = located
     return frame
+
+
+def _informative(score_lo, score_hi, rank_lo, rank_hi, n: int) -> np.ndarray:
+    """Finite score bounds and a rank interval over less than :data:`INFORMATIVE_SHARE` of
+    the places."""
+    width = rank_hi - rank_lo + 1
+    return np.isfinite(score_lo) & np.isfinite(score_hi) & (width < INFORMATIVE_SHARE * n)

@@ -329,21 +329,46 @@ def _with_intervals(args, ranking, frame, name: str):
         "tie_classes": int(iv["tie_class"].max()),
     }
     n = len(iv)
+    why = _undeclared_users(iv, int(vague.sum()))
     if vague.all():
         to_stderr(
             f"note: --intervals {args.intervals:g}: the release does not locate any of the {n} "
-            "items (each rank interval spans at least 90% of the places): the privacy noise "
-            "outweighs what the comparisons resolve; the interval cells are left empty "
-            "(a larger epsilon or more comparisons per item would help)"
+            "items (each rank interval spans at least 90% of the places): "
+            + (
+                why
+                or "the privacy noise outweighs what the comparisons resolve; the interval cells "
+                "are left empty (a larger epsilon or more comparisons per item would help)"
+            )
         )
     elif vague.any():
         to_stderr(
             f"note: --intervals {args.intervals:g}: {int(vague.sum())} of {n} items are not "
             "located by the release (rank interval over at least 90% of the places); their "
-            "interval cells are left empty"
+            "interval cells are left empty" + (f": {why}" if why else "")
         )
     iv = iv.drop(columns="informative")
     return frame.merge(iv, on="item", how="left")
+
+
+def _undeclared_users(iv, not_located: int) -> str:
+    """Under individual DP, why the intervals are wide when the users' totals are not declared.
+
+    The intervals hold for every total of comparisons from ``m * min_per_user`` to ``m * L``
+    that the release is consistent with (``attrs["totals"]``); where the largest total alone
+    would locate more items, the range is what widens them, and declaring the least number
+    of comparisons of one user (``--min-per-user``) is what narrows them. Empty otherwise.
+    """
+    totals = iv.attrs.get("totals") or []
+    located = iv.attrs.get("located_per_design") or []
+    if len(totals) < 2 or len(located) != len(totals) or located[-1] <= len(iv) - not_located:
+        return ""
+    return (
+        "under individual DP the users' numbers of comparisons are private, so the intervals "
+        f"hold for every total from {totals[0]:.0f} to {totals[-1]:.0f} comparisons the "
+        f"release is consistent with; at {totals[-1]:.0f} alone {located[-1]} items would be "
+        "located: declare the least number of comparisons of one user with --min-per-user K "
+        "where it is known"
+    )
 
 
 def _leaderboard(args, ranking, frame):

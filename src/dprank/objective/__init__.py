@@ -49,6 +49,12 @@ Forms
   every difference (the mixed-effects model of B2 supplement S.1.2, BTL link):
   :class:`UserEffectObjective`.
 
+Moment equations: ``sum_j n_ij F(theta_i - theta_j) + gamma theta_i = y_i`` (the
+interval estimate of :mod:`dprank.intervals`) is the gradient of the pair-list objective
+with no outcomes for ``a`` (``w = 0``), ``b = sum_{pairs (a, i)} n - y`` and the loss
+:func:`moment_link` (``l(x) = Lambda(-x)``, ``Lambda' = F``): for the logistic link this
+is the likelihood's own loss, for the probit link its own convex potential.
+
 The public functions :func:`objective_value`, :func:`objective_gradient` and
 :func:`objective_hessian` evaluate the dense form on a win matrix, with their
 arguments checked; the classes and helpers serve the solvers, which check theirs.
@@ -61,10 +67,12 @@ forms agree to rounding (``tests/test_objective.py``).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
 from .. import _checks
+from ..models import BTL, THURSTONE, Link
 from ._dense import (  # noqa: F401  (the dense forms, re-exported)
     DenseObjective,
     PairwiseData,
@@ -107,6 +115,7 @@ __all__ = [
     "edge_ridge",
     "get_tie_model",
     "lambda_from_ridge",
+    "moment_link",
     "objective_gradient",
     "objective_hessian",
     "objective_value",
@@ -177,6 +186,64 @@ def edge_ridge(n, p: float = 1.0, c0: float = 2.0) -> float:
     _checks.probability(p, "p", low_open=True)
     _checks.positive_finite(c0, "c0")
     return c0 * math.sqrt(n * p * math.log(n))
+
+
+# ---------------------------------------------------------------------------
+# moment equations
+
+
+@dataclass(frozen=True)
+class _ProbitMoment(Link):
+    """Loss ``l(x) = Lambda(-x)`` with ``Lambda(y) = y Phi(y) + phi(y)`` (``Lambda' = Phi``).
+
+    ``l' = -Phi(-x)`` and ``l'' = phi(x)``: on a pair with no outcomes for ``a`` the
+    pair-list objective's gradient is ``n Phi(d)`` for ``a`` and ``-n Phi(d)`` for ``b``,
+    the probit moment equation's, and its Hessian weights ``n phi(d)``. Convex, so the
+    shared Newton-CG (:func:`dprank.sparse.sparse_newton`) minimises it.
+    """
+
+    def cdf(self, x):
+        return THURSTONE.cdf(x)
+
+    def loss(self, x):
+        y = -np.asarray(x, dtype=np.float64)
+        return y * THURSTONE.cdf(y) + np.exp(-0.5 * y * y) / math.sqrt(2.0 * math.pi)
+
+    def loss_derivatives(self, x):
+        x = np.asarray(x, dtype=np.float64)
+        return -THURSTONE.cdf(-x), np.exp(-0.5 * x * x) / math.sqrt(2.0 * math.pi)
+
+
+_PROBIT_MOMENT = _ProbitMoment(name="tm_moment", kappa1=THURSTONE.kappa1, kappa2=1.0)
+
+
+def moment_link(link: Link) -> Link:
+    """The loss whose pair-list objective with ``w = 0`` has the moment equation as gradient.
+
+    ``sum_j n_ij F(theta_i - theta_j) + gamma theta_i - y_i`` is the gradient of
+    :class:`SparseObjective` on the pairs with ``w = 0``, ridge ``gamma``,
+    ``b = sum_{pairs (a, i)} n - y`` and the loss ``l(x) = Lambda(-x)`` with
+    ``Lambda' = F``. For the logistic link that is its own loss
+    (``log(1 + e^x) = -log F(-x)``), so :data:`dprank.models.BTL` itself is returned
+    (and the compiled logistic loops serve it); for the probit link (Thurstone) it is
+    ``Lambda(y) = y Phi(y) + phi(y)``, which is not the likelihood's loss (the moment
+    equation is not the probit likelihood's score).
+
+    Parameters
+    ----------
+    link : dprank.models.Link
+        :data:`dprank.models.BTL` or :data:`dprank.models.THURSTONE`.
+
+    Returns
+    -------
+    dprank.models.Link
+    """
+    _checks.link(link)
+    if link.name == BTL.name:
+        return BTL
+    if link.name == THURSTONE.name:
+        return _PROBIT_MOMENT
+    raise ValueError(f"no moment loss for the link {link.name!r}")
 
 
 # ---------------------------------------------------------------------------

@@ -1,0 +1,68 @@
+"""The intervals' score equation on the library's objective and shared Newton-CG (issue 45)."""
+
+import numpy as np
+import pytest
+import scipy.optimize
+import scipy.special
+
+from dprank._interval_equation import Equation
+from dprank.comparisons import PairStatistics
+from dprank.models import BTL, THURSTONE
+from dprank.objective import SparseObjective, moment_link
+from dprank.sparse import SparseData
+
+
+def _pairs(n=30, p=0.4, seed=0):
+    rng = np.random.default_rng(seed)
+    a, b = np.triu_indices(n, 1)
+    keep = rng.random(a.size) < p
+    a, b = a[keep], b[keep]
+    return a, b, rng.integers(1, 12, a.size).astype(float)
+
+
+def test_moment_link_is_btl_itself_and_the_probit_potential():
+    assert moment_link(BTL) is BTL
+    link = moment_link(THURSTONE)
+    x = np.linspace(-7.0, 7.0, 57)
+    d1, d2 = link.loss_derivatives(x)
+    np.testing.assert_allclose(d1, -scipy.special.ndtr(-x), atol=1e-15)
+    np.testing.assert_allclose(d2, np.exp(-0.5 * x * x) / np.sqrt(2 * np.pi), atol=1e-15)
+    h = 1e-5  # the loss's derivative is its first derivative (central differences)
+    fd = (link.loss(x + h) - link.loss(x - h)) / (2 * h)
+    np.testing.assert_allclose(fd, d1, atol=1e-8)
+    with pytest.raises(TypeError):
+        moment_link("tm")
+
+
+@pytest.mark.parametrize("link", [BTL, THURSTONE], ids=["btl", "tm"])
+def test_the_objective_gradient_is_the_moment_equation(link):
+    n = 30
+    a, b, N = _pairs(n)
+    rng = np.random.default_rng(1)
+    t, target = rng.normal(0, 1.5, n), rng.uniform(5, 50, n)
+    eq = Equation(n, a, b, N, link, 0.7)
+    data = SparseData(PairStatistics(n, a, b, N, np.zeros(N.size)), moment_link(link))
+    beta = np.bincount(b, N, n) - target
+    grad, _, _ = SparseObjective(data, 0.7, beta, False).evaluate(t)
+    np.testing.assert_allclose(grad, eq.expected_wins(t) + 0.7 * t - target, atol=1e-9)
+
+
+@pytest.mark.parametrize("link", [BTL, THURSTONE], ids=["btl", "tm"])
+def test_solve_matches_an_independent_root_finder(link):
+    n = 25
+    a, b, N = _pairs(n, p=0.5, seed=3)
+    theta = np.random.default_rng(4).uniform(-2.0, 2.0, n)
+    eq = Equation(n, a, b, N, link, 0.3)
+    deg = np.bincount(a, N, n) + np.bincount(b, N, n)
+    target = np.clip(eq.expected_wins(theta) + np.random.default_rng(5).normal(0, 2, n), 1, deg - 1)
+    t = eq.solve(target)
+    np.testing.assert_allclose(eq.expected_wins(t) + 0.3 * t, target, atol=1e-7)
+    ref = scipy.optimize.root(lambda x: eq.expected_wins(x) + 0.3 * x - target, np.zeros(n))
+    assert ref.success
+    np.testing.assert_allclose(t, ref.x, atol=1e-7)
+
+
+def test_solve_needs_a_ridge():
+    a, b, N = _pairs(8, p=1.0)
+    with pytest.raises(ValueError, match="ridge"):
+        Equation(8, a, b, N, THURSTONE, 0.0).solve(np.full(8, 3.0))

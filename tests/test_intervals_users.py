@@ -1,0 +1,72 @@
+"""Individual-DP intervals where the users' numbers of comparisons are not declared (issue 46)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dprank.cli import main
+from dprank.comparisons import Comparisons
+from dprank.intervals import UserDesign, intervals
+from dprank.methods import get_method
+
+N_ITEMS, USERS, L = 16, 500, 10
+
+
+def _fewer(seed=5):
+    """Users comparing 1 + Geometric(1/2) pairs (mean 3), far fewer than the bound L."""
+    rng = np.random.default_rng(seed)
+    theta = np.linspace(1.5, -1.5, N_ITEMS)
+    per = np.minimum(L, 1 + rng.geometric(0.5, USERS))
+    user = np.repeat(np.arange(USERS), per)
+    i = rng.integers(0, N_ITEMS, user.size)
+    j = (i + rng.integers(1, N_ITEMS, user.size)) % N_ITEMS
+    y = (rng.random(user.size) < 1 / (1 + np.exp(-(theta[i] - theta[j])))).astype(np.int64)
+    ones = np.ones(user.size, dtype=np.int64)
+    return Comparisons(n_items=N_ITEMS, i=i, j=j, y=y, count=ones, user=user)
+
+
+@pytest.fixture(scope="module")
+def release():
+    data = _fewer()
+    return get_method("individual_mle").fit(data, 4.0, np.random.default_rng(1))
+
+
+def test_the_frame_says_which_totals_it_holds_for(release):
+    free = intervals(
+        release.scores, "individual_mle", 4.0, UserDesign(N_ITEMS, USERS, L), n_boot=30, rng=2
+    )
+    totals, located = free.attrs["totals"], free.attrs["located_per_design"]
+    assert len(totals) == len(located) == free.attrs["designs"] >= 2
+    assert totals[0] >= USERS and totals[-1] == USERS * L and totals == sorted(totals)
+    # the union is at most as informative as the design at the largest total alone
+    assert int(free["informative"].sum()) <= located[-1]
+    declared = intervals(
+        release.scores,
+        "individual_mle",
+        4.0,
+        UserDesign(N_ITEMS, USERS, L, min_per_user=L),
+        n_boot=30,
+        rng=2,
+    )
+    assert declared.attrs["totals"] == [USERS * L] and declared.attrs["designs"] == 1
+    assert declared.attrs["located_per_design"] == [int(declared["informative"].sum())]
+
+
+def test_the_command_names_the_undeclared_users_as_the_reason(tmp_path, capsys):
+    data = _fewer()
+    path = tmp_path / "users.csv"
+    pd.DataFrame({"item_a": data.i, "item_b": data.j, "outcome": data.y, "user": data.user}).to_csv(
+        path, index=False
+    )
+    argv = ["rank", str(path), "--privacy", "individual", "--epsilon", "4", "--method", "mle"]
+    argv += ["--max-per-user", str(L), "--items-from-data", "--intervals", "0.95"]
+    argv += ["--insecure-seed", "1", "--out", str(tmp_path / "out.csv")]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    note = [line for line in err.splitlines() if "note: --intervals" in line]
+    assert len(note) == 1, err
+    assert "not located" in note[0] or "does not locate" in note[0]
+    assert "--min-per-user" in note[0] and f"to {USERS * L} comparisons" in note[0]
+    # declaring the least per user removes the range, and the reason with it
+    assert main([*argv, "--min-per-user", str(L)]) == 0
+    assert "--min-per-user K" not in capsys.readouterr().err
