@@ -28,5 +28,7 @@ def coverage_summary() -> pd.DataFrame:
             "brier": [0.05, 0.05],
             "brier_base": [0.09, 0.09],
             "ece": [0.01, 0.01],
+            "ece_floor": [0.008, 0.008],
+            "ece_debiased": [0.005, 0.005],
         }
     )

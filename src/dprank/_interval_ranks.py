@@ -309,17 +309,56 @@ PRIOR_ITERATIONS = 100
 PRIOR_ITEMS = 5000
 
 
-def _likelihoods(t, v, finite, lower, upper, nodes) -> np.ndarray:
+#: Below this share of an item's error variance, the Laplace part is left out of its
+#: likelihood (:func:`error_density`).
+MIN_LAPLACE_SHARE = 1e-6
+
+
+def error_density(x, v, share) -> np.ndarray:
+    """Density (up to a constant factor) at ``x`` of an error of variance ``v`` that is a
+    Laplace variable plus an independent normal one, the Laplace part ``share`` of ``v``.
+
+    ``share = 0``: normal; ``share = 1``: Laplace. The DP noise of a Laplace mechanism
+    passes through the estimate linearly, so the estimate's error is such a sum (the
+    sampling error the normal part): its tails are the Laplace's, heavier than a normal
+    of the same variance (:func:`mixture_quantile` gives its quantiles).
+    """
+    x, v, share = np.broadcast_arrays(*(np.asarray(a, dtype=np.float64) for a in (x, v, share)))
+    out = np.empty(x.shape)
+    normal = share < MIN_LAPLACE_SHARE
+    if normal.any():
+        sd = np.sqrt(v[normal])
+        z = x[normal] / sd
+        out[normal] = np.exp(-0.5 * z * z) / (sd * math.sqrt(2.0 * math.pi))
+    lap = ~normal
+    if lap.any():
+        b = np.sqrt(0.5 * share[lap] * v[lap])
+        r = np.sqrt(np.maximum(1.0 - share[lap], 0.0) * v[lap]) / b
+        xb = x[lap] / b
+        pure = r < 1e-3
+        dens = 0.5 * np.exp(-np.abs(xb))
+        if (~pure).any():
+            dens[~pure] = _laplace_normal_pdf(xb[~pure], r[~pure])
+        out[lap] = dens / b
+    return out
+
+
+def _likelihoods(t, v, finite, lower, upper, nodes, share=None) -> np.ndarray:
     """``(items, nodes)``: each item's likelihood at each node of the prior's grid.
 
-    Normal ``N(t_i, v_i)`` for the items with finite bounds; for a censored item the
+    Normal ``N(t_i, v_i)`` for the items with finite bounds (with ``share``, the
+    Laplace-normal error of :func:`error_density`); for a censored item the
     indicator of its finite side (``theta >= lower_i``, ``theta <= upper_i``), smoothed
     over half a grid step; 1 for an item censored on both sides.
     """
     step = float(nodes[1] - nodes[0]) if nodes.size > 1 else 1.0
     out = np.ones((t.size, nodes.size))
     f = finite
-    if f.any():
+    if f.any() and share is not None:
+        out[f] = error_density(
+            t[f][:, None] - nodes[None, :], v[f][:, None], np.asarray(share)[f][:, None]
+        )
+    elif f.any():
         sd = np.sqrt(v[f])[:, None]
         z = (nodes[None, :] - t[f][:, None]) / sd
         out[f] = np.exp(-0.5 * z * z) / sd
@@ -332,7 +371,7 @@ def _likelihoods(t, v, finite, lower, upper, nodes) -> np.ndarray:
     return out
 
 
-def npmle_prior(t, v, finite, lower, upper, rng: np.random.Generator):
+def npmle_prior(t, v, finite, lower, upper, rng: np.random.Generator, share=None):
     """The nonparametric maximum-likelihood prior of the scores (Kiefer and Wolfowitz 1956).
 
     Weights on :data:`PRIOR_NODES` equally spaced nodes over the estimates' range
@@ -340,7 +379,8 @@ def npmle_prior(t, v, finite, lower, upper, rng: np.random.Generator):
     (:data:`PRIOR_ITERATIONS` steps) to the items' likelihoods (:func:`_likelihoods`),
     on at most :data:`PRIOR_ITEMS` items. It adapts to uniform, normal, tied or
     heavy-tailed scores alike, which a normal prior does not (Gu and Koenker 2023 rank
-    and select with it). Returns ``(nodes, weights)``.
+    and select with it). ``share``: the Laplace part of each item's error variance
+    (:func:`error_density`; None: normal errors). Returns ``(nodes, weights)``.
     """
     n = t.size
     vals = [t[finite]] if finite.any() else []
@@ -354,7 +394,8 @@ def npmle_prior(t, v, finite, lower, upper, rng: np.random.Generator):
     use = np.arange(n)
     if n > PRIOR_ITEMS:
         use = np.sort(rng.choice(n, PRIOR_ITEMS, replace=False))
-    L = _likelihoods(t[use], v[use], finite[use], lower[use], upper[use], nodes)
+    sh = None if share is None else np.asarray(share)[use]
+    L = _likelihoods(t[use], v[use], finite[use], lower[use], upper[use], nodes, sh)
     L /= np.maximum(L.max(axis=1, keepdims=True), 1e-300)
     w = np.full(nodes.size, 1.0 / nodes.size)
     for _ in range(PRIOR_ITERATIONS):
@@ -364,19 +405,21 @@ def npmle_prior(t, v, finite, lower, upper, rng: np.random.Generator):
     return nodes, w
 
 
-def npmle_ranks(t, v, finite, lower, upper, nodes, weights, draws, rng, chunk=4096):
+def npmle_ranks(t, v, finite, lower, upper, nodes, weights, draws, rng, chunk=4096, share=None):
     """Ranks of ``draws`` draws from each item's posterior under the prior ``(nodes, weights)``.
 
     Each item's posterior is discrete on the nodes; a draw takes a node by its
     posterior probability and a uniform point of its cell (so that items sharing a
-    node, tied in the prior, are ordered at random).
+    node, tied in the prior, are ordered at random). ``share``: as for
+    :func:`npmle_prior`.
     """
     n = t.size
     step = float(nodes[1] - nodes[0]) if nodes.size > 1 else 1.0
     values = np.empty((draws, n), dtype=np.float64)
     for start in range(0, n, chunk):
         sl = slice(start, min(n, start + chunk))
-        post = _likelihoods(t[sl], v[sl], finite[sl], lower[sl], upper[sl], nodes) * weights
+        sh = None if share is None else np.asarray(share)[sl]
+        post = _likelihoods(t[sl], v[sl], finite[sl], lower[sl], upper[sl], nodes, sh) * weights
         cum = np.cumsum(post, axis=1)
         cum /= np.maximum(cum[:, -1:], 1e-300)
         u = rng.random((draws, cum.shape[0]))
@@ -386,6 +429,22 @@ def npmle_ranks(t, v, finite, lower, upper, nodes, weights, draws, rng, chunk=40
         idx = np.minimum(idx, nodes.size - 1)
         values[:, sl] = nodes[idx] + (rng.random(u.shape) - 0.5) * step
     return ranks_of_rows(values)
+
+
+def top_k_probability(t, v, finite, lower, upper, share, k: int, draws: int, rng) -> np.ndarray:
+    """Each item's posterior probability of being among the top ``k`` (step 5).
+
+    As :func:`npmle_prior` and :func:`npmle_ranks`, but the likelihood of an item with
+    finite bounds is the law of its estimate's error: the mechanism's Laplace noise plus
+    the normal sampling error, ``share`` the Laplace part of each variance ``v``
+    (:func:`error_density`), both in the prior's fit and in the posterior's draws. A normal
+    likelihood of the same variance misstates the centre and the tails of that law, and
+    the share of draws in the top ``k`` is miscalibrated where the noise dominates
+    (tests/test_interval_calibration.py).
+    """
+    nodes, weights = npmle_prior(t, v, finite, lower, upper, rng, share=share)
+    ranks = npmle_ranks(t, v, finite, lower, upper, nodes, weights, draws, rng, share=share)
+    return np.mean(ranks <= int(k), axis=0)
 
 
 #: Calibration of the posterior's tail probability (:func:`calibrated_alpha`): item-worlds

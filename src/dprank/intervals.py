@@ -69,7 +69,10 @@ Construction (:func:`intervals`; docs/intervals.md states it in full)
    :data:`dprank._interval_ranks.CALIBRATION_MAX_ITEMS` items): the largest
    multiple of ``1 - level`` whose extended intervals still cover ``level`` on
    worlds simulated at ``theta_ref`` with the items' variances.
-5. **p_top_k**: the posterior probability of being among the top ``k``.
+5. **p_top_k**: the posterior probability of being among the top ``k``; under a
+   Laplace mechanism the posterior's likelihood is the Laplace-normal law of the
+   estimate's error (:func:`dprank._interval_ranks.top_k_probability`), whose tails the
+   normal of step 4 understates.
 6. **Simultaneous** (``joint=True``) and **tie classes**: the score band
    ``t +- q`` at the Sidak level ``1 - (1 - level)^(1/n)`` holds for all items
    at once; the ranks it implies hold at once too (Klein, Wright and
@@ -252,6 +255,7 @@ class _World:
     draws: np.ndarray | None = None  # percentile: t* draws
     centre: np.ndarray | None = None  # the point estimate shown (the intervals' centre)
     ref: np.ndarray | None = None  # the error law's reference point (step 2)
+    noise_share: np.ndarray | None = None  # Laplace part of each item's error variance
 
 
 def _binomial_quantile(q: float, n: int, p: float) -> int:
@@ -334,6 +338,8 @@ def _analyse(prob: Problem, s, kind, interval, alpha, n_boot, rng) -> _World:
     floor = 1.0 if law.sampling or kind != "bootstrap" else 0.0
     factor = np.maximum(floor, np.sqrt(v / np.maximum((S + law.variance) / h**2, 1e-300)))
     sd_s = np.sqrt(S)
+    lap = law.variance if law.kind == "laplace" else 0.0
+    share = lap / np.maximum(lap + S, 1e-300) if lap > 0 else None
     levels = (1 - alpha / 2, alpha / 2, 1 - alpha_n / 2, alpha_n / 2, 0.5)
     q = np.array([_ir.mixture_quantile(law.kind, law.scale, sd_s, p) for p in levels]) * factor
     centre = t
@@ -361,7 +367,7 @@ def _analyse(prob: Problem, s, kind, interval, alpha, n_boot, rng) -> _World:
         consistent = False
     return _World(
         t, v, w, score_lo, score_hi, band_lo, band_hi, finite, up, down, consistent, draws,
-        centre, ref,
+        centre, ref, share,
     )  # fmt: skip
 
 
@@ -389,6 +395,10 @@ def _rank_parts(world: _World, alpha: float, top_k, n_boot, rng, calibrate=True)
     lo, hi = _ir.quantile_ranks(ranks, post)
     lo, hi = _ir.extend_to_ends(world.t, vf, fin, alpha, lo, hi, world.up, world.down, lower, upper)
     p = None if top_k is None else np.mean(ranks <= int(top_k), axis=0)
+    if top_k is not None and world.noise_share is not None:  # step 5: the noise's own law
+        p = _ir.top_k_probability(
+            world.t, vf, fin, lower, upper, world.noise_share, int(top_k), draws, rng.spawn(1)[0]
+        )
     return lo, hi, p
 
 
