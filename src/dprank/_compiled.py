@@ -241,9 +241,9 @@ def format_floats(values: np.ndarray) -> list[str]:
     the byte, without a Python float per value (the ranking's scores).
     """
     lib()  # loaded and checked fresh (a source checkout's build matches its sources)
-    from . import _native
+    from ._native import format_floats as write
 
-    return _native.format_floats(np.ascontiguousarray(values, dtype=np.float64))
+    return write(np.ascontiguousarray(values, dtype=np.float64))
 
 
 # --------------------------------------------------------------------------- reader
