@@ -110,7 +110,7 @@ print("numba" in sys.modules, "llvmlite" in sys.modules)
 def test_dprank_rank_imports_neither_scipy_nor_pandas_nor_the_ledger(tmp_path, privacy):
     """``dprank rank`` (no --ledger, no --intervals) loads what its path needs only: scipy
     (10-30 ms) is imported on first use (``dprank._lazy_scipy``), the ledger at --ledger or
-    ``ledger --help``, pandas where a frame is built."""
+    ``ledger --help``, pandas where a frame is built, PyYAML where a YAML file is read."""
     import numpy as np
 
     rng = np.random.default_rng(0)  # 1000 items: the sparse solver (a small file's dense
@@ -124,7 +124,7 @@ import json, sys
 from dprank.cli import main
 assert main({argv!r}) == 0
 print(json.dumps(sorted(m for m in sys.modules
-    if m.split(".")[0] in ("scipy", "pandas") or m.startswith("dprank.ledger"))))
+    if m.split(".")[0] in ("scipy", "pandas", "yaml") or m.startswith("dprank.ledger"))))
 """
     env = {"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)

@@ -9,6 +9,7 @@ compiled at run time. It holds
   :func:`btl_value`, :func:`scatter_pairs`, :func:`zero_pass`,
   :func:`laplacian_mv`, :func:`pcg`), reached through
   :func:`dprank.objective.kernels`;
+* :func:`format_floats`, floats written as ``repr`` writes them (``module.c``);
 * the comparison reader (``reader.c``): :func:`parse_csv` of CSV and TSV
   blocks, :class:`LabelTable` (provisional ids of labels) and
   :class:`PairRows` (comparisons summed by item pair with a radix sort), used by
@@ -226,6 +227,23 @@ def components(n: int, a: np.ndarray, b: np.ndarray) -> tuple[int, np.ndarray]:
     parent = np.empty(n, dtype=np.int64)
     count = lib().components(n, a.size, _ptr(a), _ptr(b), _ptr(label), _ptr(parent))
     return int(count), label
+
+
+# --------------------------------------------------------------------------- output
+
+
+def format_floats(values: np.ndarray) -> list[str]:
+    """``list(map(repr, values.tolist()))`` of a float array, written by the extension.
+
+    The extension's ``format_floats`` calls the function ``float.__repr__`` calls
+    (``PyOS_double_to_string`` with ``'r'``: the shortest spelling that reads back to
+    the same double, ``1.0``, ``1e-05``, ``inf``, ``nan``), so the text is repr's to
+    the byte, without a Python float per value (the ranking's scores).
+    """
+    lib()  # loaded and checked fresh (a source checkout's build matches its sources)
+    from ._native import format_floats as write
+
+    return write(np.ascontiguousarray(values, dtype=np.float64))
 
 
 # --------------------------------------------------------------------------- reader

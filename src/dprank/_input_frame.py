@@ -86,6 +86,14 @@ def _codes(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return rank[codes], uniques[order].astype(str)
 
 
+def check_options(epsilon_column, **flags) -> None:
+    """The options of :func:`comparisons_from_frame` and :func:`dprank.inputs.read_comparisons`
+    that both take: the budget column's name (text) and the flags (booleans), by name."""
+    _checks.text(epsilon_column, "epsilon_column")
+    for name, value in flags.items():
+        _checks.flag(value, name)
+
+
 def comparisons_from_frame(
     frame: pd.DataFrame,
     *,
@@ -122,13 +130,10 @@ def comparisons_from_frame(
     """
     _checks.frame(frame, "frame")
     _checks.text(source, "source")
-    _checks.text(epsilon_column, "epsilon_column")
-    for _name, _value in (
-        ("need_users", need_users),
-        ("need_epsilon", need_epsilon),
-        ("real_outcomes", real_outcomes),
-    ):
-        _checks.flag(_value, _name)
+    check_options(
+        epsilon_column, need_users=need_users, need_epsilon=need_epsilon,
+        real_outcomes=real_outcomes,
+    )  # fmt: skip
     original = [str(c) for c in frame.columns]
     names = [c.strip().lower() for c in original]
     eps_name = epsilon_column.strip().lower()

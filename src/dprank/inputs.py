@@ -51,7 +51,7 @@ import numpy as np
 from . import _checks
 from ._csv_cells import normalize_label
 from ._input_blocks import BlockReader
-from ._input_frame import comparisons_from_frame
+from ._input_frame import check_options, comparisons_from_frame
 from ._input_stream import FORMATS as INPUT_FORMATS
 from ._input_table import (
     KNOWN_COLUMNS,
@@ -157,15 +157,10 @@ def read_comparisons(
     stream_given = hasattr(path, "read")
     if not stream_given:
         _checks.path(path, "path")
-    _checks.text(epsilon_column, "epsilon_column")
-    for _name, _value in (
-        ("need_users", need_users),
-        ("need_epsilon", need_epsilon),
-        ("real_outcomes", real_outcomes),
-        ("aggregate", aggregate),
-        ("sha256", sha256),
-    ):
-        _checks.flag(_value, _name)
+    check_options(
+        epsilon_column, need_users=need_users, need_epsilon=need_epsilon,
+        real_outcomes=real_outcomes, aggregate=aggregate, sha256=sha256,
+    )  # fmt: skip
     if block_size is not None:
         _checks.count(block_size, "block_size", 1)
     if format is not None and format not in INPUT_FORMATS:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
-
 from . import _checks
 
 __all__ = ["read_yaml"]
@@ -16,7 +14,11 @@ def read_yaml(path: str | Path):
 
     The C loader reads the config schema about 6 times faster than the pure-Python one,
     and every Snakemake start (each cluster job's too) reads it; both build the same data.
+    PyYAML is imported here, on first use: a command that reads no YAML (``dprank rank``)
+    does not pay for its import.
     """
+    import yaml
+
     _checks.path(path, "path")
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     with open(path) as fh:

@@ -32,6 +32,21 @@
 static double py_max(double a, double b) { return (b > a) ? b : a; }
 static double py_min(double a, double b) { return (b < a) ? b : a; }
 
+/* One pair of btl_pass: with s = F(theta_a - theta_b) and q = F'(theta_a - theta_b),
+ * g = c s - w, h = c q; h stored, g and h added to item a's sums (gi, di) and to the
+ * partner's record (node: theta's term, gradient, diagonal per item). */
+static inline void add_pair(double *node, int64_t ib, double s, double q, double c, double w,
+                            double *h, double *gi, double *di)
+{
+    double g = c * s - w;
+    double hk = c * q;
+    *h = hk;
+    *gi += g;
+    node[3 * ib + 1] -= g;
+    *di += hk;
+    node[3 * ib + 2] += hk;
+}
+
 int btl_pass(int64_t n, const double *theta, const int64_t *ptr, const int32_t *b,
              const double *cnt, const double *w, double *grad, double *diag, double *h)
 {
@@ -57,14 +72,7 @@ int btl_pass(int64_t n, const double *theta, const int64_t *ptr, const int32_t *
                 double ub = node[3 * ib];
                 double inv = 1.0 / (ua + ub);
                 double s = ua * inv;
-                double c = cnt[k];
-                double g = c * s - w[k];
-                double hk = c * (s * (ub * inv));
-                h[k] = hk;
-                gi += g;
-                node[3 * ib + 1] -= g;
-                di += hk;
-                node[3 * ib + 2] += hk;
+                add_pair(node, ib, s, s * (ub * inv), cnt[k], w[k], &h[k], &gi, &di);
             }
             node[3 * i + 1] = gi;
             node[3 * i + 2] = di;
@@ -80,14 +88,7 @@ int btl_pass(int64_t n, const double *theta, const int64_t *ptr, const int32_t *
                 double e = exp(-fabs(d));
                 double inv = 1.0 / (1.0 + e);
                 double s = (d >= 0.0) ? inv : e * inv;
-                double c = cnt[k];
-                double g = c * s - w[k];
-                double hk = c * (e * inv * inv);
-                h[k] = hk;
-                gi += g;
-                node[3 * ib + 1] -= g;
-                di += hk;
-                node[3 * ib + 2] += hk;
+                add_pair(node, ib, s, e * inv * inv, cnt[k], w[k], &h[k], &gi, &di);
             }
             node[3 * i + 1] = gi;
             node[3 * i + 2] = di;

@@ -178,7 +178,8 @@ def _columns_writer(columns: dict[str, np.ndarray]) -> Callable:
     """A CSV of column arrays, byte for byte what pandas writes of them, without pandas.
 
     The text of each value is Python's (``repr`` of a float: the shortest round-trip
-    spelling, which is also numpy's ``astype(str)``; ``True``/``False``), quoted by
+    spelling, which is also numpy's ``astype(str)``, written by the compiled
+    :func:`dprank._compiled.format_floats`; ``True``/``False``), quoted by
     :mod:`csv` as needed, which is how ``DataFrame.to_csv(index=False,
     lineterminator="\\n")`` spells the ranking's string, integer, float and boolean
     columns. Where no text field holds a delimiter, a quote or a line end (labels
@@ -195,7 +196,9 @@ def _columns_writer(columns: dict[str, np.ndarray]) -> Callable:
 
     def text(values: np.ndarray) -> list[str]:
         if values.dtype.kind == "f":
-            return list(map(repr, values.tolist()))
+            from .._compiled import format_floats
+
+            return format_floats(values)
         if values.dtype.kind in "iub":
             return list(map(str, values.tolist()))
         if values.dtype.kind == "U":

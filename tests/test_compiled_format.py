@@ -1,0 +1,79 @@
+"""The compiled float formatter (``format_floats``, ``src/native/module.c``) writes repr's text.
+
+The ranking CSV's score columns are written by :func:`dprank._compiled.format_floats`;
+its text must be ``repr`` of each value to the byte (the command's output is
+byte-identical to what pandas and Python write), for every double: the shortest
+spellings, both notations and the switch between them, signed zeros, subnormals,
+infinities and NaN.
+"""
+
+import struct
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dprank import _compiled
+from dprank.cli._output import _columns_writer
+
+
+def _reprs(values) -> list[str]:
+    return list(map(repr, np.asarray(values, dtype=np.float64).tolist()))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.floats(allow_nan=True, allow_infinity=True), max_size=50))
+def test_format_floats_is_repr(values):
+    arr = np.array(values, dtype=np.float64)
+    assert _compiled.format_floats(arr) == _reprs(arr)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 2**64 - 1), min_size=1, max_size=50))
+def test_format_floats_is_repr_on_any_bits(words):
+    """Every bit pattern, NaNs with payloads and subnormals included."""
+    arr = np.array(words, dtype=np.uint64).view(np.float64)
+    assert _compiled.format_floats(arr) == _reprs(arr)
+
+
+def test_format_floats_edges():
+    edges = [0.0, -0.0, 1.0, -1.0, 0.1, 1e16, 1e15, 9999999999999998.0, 1e-4, 1e-5,
+             123456789012345678.0, 5e-324, 2.2250738585072014e-308, 1.7976931348623157e308,
+             float("inf"), float("-inf"), float("nan"), 0.30000000000000004, 2.0**-1074,
+             2.0**53, 2.0**53 + 2, 1 / 3]  # fmt: skip
+    edges += [struct.unpack("<d", struct.pack("<Q", b))[0] for b in (1, 2**52, 2**63 + 1)]
+    assert _compiled.format_floats(np.array(edges)) == _reprs(edges)
+
+
+def test_format_floats_takes_what_it_is_given():
+    """float32, strided and empty arrays are written as their float64 values; the raw
+    extension refuses a buffer that is not float64 instead of reading it wrongly."""
+    x = np.linspace(-3.0, 7.0, 31)
+    assert _compiled.format_floats(x[::3]) == _reprs(x[::3])
+    small = x.astype(np.float32)
+    assert _compiled.format_floats(small) == _reprs(small)
+    assert _compiled.format_floats(np.empty(0)) == []
+    from dprank import _native
+
+    with pytest.raises(TypeError, match="float64"):
+        _native.format_floats(np.arange(3, dtype=np.int64))
+    with pytest.raises(ValueError, match="contiguous"):
+        _native.format_floats(np.arange(6.0).reshape(2, 3)[:, ::2])
+
+
+def test_columns_writer_scores_byte_for_byte(tmp_path):
+    """The ranking's writer: the same bytes as pandas' ``to_csv`` with the float columns."""
+    import pandas as pd
+
+    rng = np.random.default_rng(5)
+    cols = {
+        "item": np.array([f"i{k}" for k in range(20_000)]),
+        "score": rng.normal(size=20_000) * 10.0 ** rng.integers(-8, 18, 20_000),
+        "rank": np.arange(1, 20_001),
+    }
+    cols["score"][:3] = [0.0, -0.0, 1e16]
+    path = tmp_path / "r.csv"
+    _columns_writer(cols)(path)
+    expected = pd.DataFrame(cols).to_csv(index=False, lineterminator="\n")
+    assert path.read_text() == expected
