@@ -264,6 +264,7 @@ def test_intervals_include_is_written_from_the_study_table(tmp_path):
             "score_width_median": [1.0], "rank_cover": [0.96], "rank_cover_min": [0.9],
             "rank_items_below": [0], "rank_width": [3.0], "rank_width_median": [3.0],
             "brier": [0.05], "brier_base": [0.09], "ece": [0.01],
+            "ece_floor": [0.008], "ece_debiased": [0.005],
         }
     )  # fmt: skip
     path = write_intervals_include(tmp_path / "intervals_coverage.md", summary)
