@@ -2,7 +2,7 @@
 
 Everything else about the package is in ``pyproject.toml``. The extension holds
 the sparse solver's loops and the comparison reader, plain C (no numpy headers)
-loaded with ctypes by ``dprank._compiled``; it is built against the stable ABI
+loaded with ctypes by ``dprank.base._compiled``; it is built against the stable ABI
 of Python 3.11, so one wheel serves every later Python of its platform.
 """
 
@@ -17,7 +17,7 @@ from setuptools.command.build_py import build_py
 HERE = Path(__file__).resolve().parent
 NATIVE = HERE / "src" / "native"
 _spec = importlib.util.spec_from_file_location(
-    "_native_build", HERE / "src/dprank/_native_build.py"
+    "_native_build", HERE / "src/dprank/base/_native_build.py"
 )
 build = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(build)

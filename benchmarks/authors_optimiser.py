@@ -21,11 +21,11 @@ import math
 
 import numpy as np
 
-from dprank.mechanisms import edge_mle_noise_scale
-from dprank.mle import fit_penalized_mle
+from dprank.data.simulate import sample_er_comparisons, theta_paper_a_edge, top_k_size
+from dprank.fit.mle import fit_penalized_mle
+from dprank.fit.ranking import top_k
 from dprank.objective import DenseObjective, PairwiseData, edge_ridge
-from dprank.ranking import top_k
-from dprank.simulate import sample_er_comparisons, theta_paper_a_edge, top_k_size
+from dprank.privacy.mechanisms import edge_mle_noise_scale
 from dprank_papers.rbfgs import vmmin
 
 SIZES = (50, 100, 200)

@@ -74,7 +74,7 @@ def make_votes(path: Path, snapshot: Path, n_votes: int, seed: int = 2026) -> No
     """A battle file of ``n_votes`` votes drawn from the snapshot's pairs and outcome shares."""
     import pandas as pd
 
-    from dprank.arena import OUTCOMES, read_arena
+    from dprank.data.arena import OUTCOMES, read_arena
 
     votes = read_arena(snapshot)
     table = np.stack([votes.wins_a, votes.wins_b, votes.ties, votes.both_bad], axis=1)

@@ -3,7 +3,7 @@
 On identical data (one Erdos-Renyi comparison graph per size, the Paper A
 edge-DP design) the script times
 
-* ``dprank``: :func:`dprank.mle.fit_penalized_mle` (damped Newton on the win
+* ``dprank``: :func:`dprank.fit.mle.fit_penalized_mle` (damped Newton on the win
   matrix), cold start from zero, and warm-started across the epsilon grid
   0.5, 1, 2.5 on the same data (as the workflow fits them);
 * ``scipy``: L-BFGS-B with a vectorised analytic gradient on the list of
@@ -44,10 +44,10 @@ from pathlib import Path
 import numpy as np
 from scipy import optimize
 
-from dprank.mechanisms import edge_mle_noise_scale
-from dprank.mle import PairwiseData, fit_penalized_mle
+from dprank.data.simulate import sample_er_comparisons, theta_paper_a_edge
+from dprank.fit.mle import PairwiseData, fit_penalized_mle
 from dprank.objective import edge_ridge
-from dprank.simulate import sample_er_comparisons, theta_paper_a_edge
+from dprank.privacy.mechanisms import edge_mle_noise_scale
 
 TOL = 1e-6
 #: objective gaps below this are round-off of the termwise sum (at least as low)

@@ -9,8 +9,8 @@ perturbations, the script times one fit of
 
 with cvxpy (the authors' formulation, default solver), scipy (SLSQP with the
 equality constraint and an analytic gradient), ``dprank`` one fit at a time
-(:func:`dprank.mle.fit_penalized_mle`) and ``dprank`` batched
-(:func:`dprank.mle.fit_penalized_mle_batch`, all replicates of a cell in one
+(:func:`dprank.fit.mle.fit_penalized_mle`) and ``dprank`` batched
+(:func:`dprank.fit.mle.fit_penalized_mle_batch`, all replicates of a cell in one
 set of Newton steps; time per fit), checks that scipy's and our one-at-a-time
 solutions agree with the batch to 1e-6 ("max|diff|"), and prints the ratios
 (cvxpy timed with its defaults, as the authors ran it). cvxpy does not reach
@@ -35,9 +35,9 @@ from pathlib import Path
 import numpy as np
 from scipy import optimize, special
 
-from dprank.mechanisms import individual_gamma, individual_mle_noise_scale
-from dprank.mle import fit_penalized_mle, fit_penalized_mle_batch, penalized_objective
-from dprank.simulate import sample_user_comparisons, theta_paper_a_individual
+from dprank.data.simulate import sample_user_comparisons, theta_paper_a_individual
+from dprank.fit.mle import fit_penalized_mle, fit_penalized_mle_batch, penalized_objective
+from dprank.privacy.mechanisms import individual_gamma, individual_mle_noise_scale
 
 TOL = 1e-6
 

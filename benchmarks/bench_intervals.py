@@ -1,7 +1,7 @@
 """Benchmark: intervals for scores and ranks (dprank.intervals) at 10^5 items, 2.5 M comparisons.
 
 Design: an Erdos-Renyi graph of average degree 50 on ``n`` items, one
-comparison per compared pair (:func:`dprank.simulate.sample_er_comparisons_sparse`),
+comparison per compared pair (:func:`dprank.data.simulate.sample_er_comparisons_sparse`),
 the true scores of Paper A section 4.1; the release is Algorithm 1
 (``edge_mle``) at ``eps = 1``. Timed, one core (``OMP_NUM_THREADS=1`` etc. are
 set before numpy loads): :func:`dprank.intervals.intervals` with
@@ -33,9 +33,9 @@ import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
+from dprank.data.simulate import sample_er_comparisons_sparse, theta_paper_a_edge  # noqa: E402
 from dprank.intervals import EdgeDesign, intervals  # noqa: E402
 from dprank.methods import get_method  # noqa: E402
-from dprank.simulate import sample_er_comparisons_sparse, theta_paper_a_edge  # noqa: E402
 
 
 def main() -> None:

@@ -2,7 +2,7 @@
 
 Algorithm 1 (Paper A, eq. (2.2)) at eps = 1 with the paper's ridge on Erdos-Renyi win
 matrices (Paper A's edge-DP scores, one comparison per compared pair), n in {100, 300, 700}
-and p in {0.1, 0.25, 0.5, 0.7, 0.85}: :func:`dprank.mle.fit_penalized_mle` with
+and p in {0.1, 0.25, 0.5, 0.7, 0.85}: :func:`dprank.fit.mle.fit_penalized_mle` with
 ``solver="dense"`` (Newton on the n x n statistics) and ``solver="pairs"`` (Newton over the
 compared pairs, :class:`dprank.objective.PairObjective`), timed in turn in CPU time of the
 process (``time.process_time``, one thread: the other work of a shared machine does not
@@ -28,10 +28,10 @@ from pathlib import Path
 
 import numpy as np
 
-from dprank.mechanisms import edge_mle_noise_scale
-from dprank.mle import PairwiseData, fit_penalized_mle
+from dprank.data.simulate import sample_er_comparisons, theta_paper_a_edge
+from dprank.fit.mle import PairwiseData, fit_penalized_mle
 from dprank.objective import edge_ridge
-from dprank.simulate import sample_er_comparisons, theta_paper_a_edge
+from dprank.privacy.mechanisms import edge_mle_noise_scale
 
 SIZES = (100, 300, 700)
 DENSITIES = (0.1, 0.25, 0.5, 0.7, 0.85)

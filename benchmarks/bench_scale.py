@@ -2,7 +2,7 @@
 
 Identical data for every solver, one fit each (best of ``--repeat``), three designs:
 
-* (a) Erdos-Renyi graphs (:func:`dprank.simulate.sample_er_comparisons_sparse`),
+* (a) Erdos-Renyi graphs (:func:`dprank.data.simulate.sample_er_comparisons_sparse`),
   n in {10^3, 10^4, 10^5} at average degree 50, Algorithm 1 at eps = 1 with
   the paper's ridge ``gamma = 2 sqrt(n p log n)``;
 * (b) the same graphs with a weak ridge ``gamma = 0.01`` and no perturbation
@@ -11,8 +11,8 @@ Identical data for every solver, one fit each (best of ``--repeat``), three desi
   law with shape 1.2, both items of a comparison drawn by popularity,
   n = 10^5, 2.5 million comparisons, weak ridge.
 
-Solvers: ours (:func:`dprank.mle.fit_penalized_mle` on a
-:class:`dprank.comparisons.Comparisons`, aggregation included in the time;
+Solvers: ours (:func:`dprank.fit.mle.fit_penalized_mle` on a
+:class:`dprank.data.comparisons.Comparisons`, aggregation included in the time;
 the one-off start-up of its compiled loops is printed first, not in the times);
 scipy L-BFGS-B on the comparison list with the analytic gradient, run until its
 objective is within ``1e-9`` (relative) of ours (``scipy-lbfgsb``; stopped at
@@ -53,16 +53,16 @@ from pathlib import Path
 import numpy as np
 from scipy import optimize
 
-from dprank.comparisons import Comparisons
-from dprank.mechanisms import edge_mle_noise_scale
-from dprank.mle import fit_penalized_mle
-from dprank.objective import edge_ridge
-from dprank.simulate import (
+from dprank.data.comparisons import Comparisons
+from dprank.data.simulate import (
     sample_er_comparisons,
     sample_er_comparisons_sparse,
     theta_paper_a_edge,
 )
-from dprank.sparse import SparseData, sparse_newton
+from dprank.fit.mle import fit_penalized_mle
+from dprank.fit.sparse import SparseData, sparse_newton
+from dprank.objective import edge_ridge
+from dprank.privacy.mechanisms import edge_mle_noise_scale
 
 DEGREE = 50
 WEAK_GAMMA = 0.01

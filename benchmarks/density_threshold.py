@@ -2,7 +2,7 @@
 
 For Erdos-Renyi comparison graphs (``sample_er_comparisons_sparse``, Paper A's scores and
 ridge ``gamma = 2 sqrt(n p log n)``, a Laplace linear term), fits the same ``Comparisons``
-with :func:`dprank.mle.fit_penalized_mle` once through the dense solver and once through
+with :func:`dprank.fit.mle.fit_penalized_mle` once through the dense solver and once through
 the sparse Newton-CG (the threshold forced to 0 and to 2), best of at least 3 rounds (up to
 50, a second's worth) that time both in turn, and prints the time of the dense path over the
 sparse one (above 1: sparse faster)::
@@ -25,10 +25,10 @@ from pathlib import Path
 import numpy as np
 from bench_scale import theta_paper_a_edge
 
-import dprank.mle as mle
-from dprank.comparisons import Comparisons
+import dprank.fit.mle as mle
+from dprank.data.comparisons import Comparisons
+from dprank.data.simulate import sample_er_comparisons_sparse
 from dprank.objective import edge_ridge
-from dprank.simulate import sample_er_comparisons_sparse
 
 
 def fit_time(comp, gamma, b, threshold):

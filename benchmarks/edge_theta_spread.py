@@ -25,13 +25,13 @@ import argparse
 
 import numpy as np
 
-from dprank.mechanisms import edge_mle_noise_scale
-from dprank.metrics import log_rel_l2, log_rel_linf, rel_hamming, true_top_k
-from dprank.mle import PairwiseData, fit_penalized_mle
+from dprank.base.seeding import SHARED, Stream, cell_key, generator
+from dprank.data.simulate import sample_er_comparisons, theta_paper_a_edge, top_k_size
+from dprank.fit.metrics import log_rel_l2, log_rel_linf, rel_hamming, true_top_k
+from dprank.fit.mle import PairwiseData, fit_penalized_mle
+from dprank.fit.ranking import top_k
 from dprank.objective import edge_ridge
-from dprank.ranking import top_k
-from dprank.seeding import SHARED, Stream, cell_key, generator
-from dprank.simulate import sample_er_comparisons, theta_paper_a_edge, top_k_size
+from dprank.privacy.mechanisms import edge_mle_noise_scale
 from dprank_papers.rrng import r_fixed_laplace
 
 CELLS = [(100, 1.0, 0.5), (100, 1.0, 1.0), (400, 1.0, 1.0), (300, 0.1, 0.5), (300, 0.4, 0.5)]

@@ -1,7 +1,7 @@
 """Noisy Borda: each item's net wins plus Laplace noise, private for each user's comparisons.
 
 The example method of docs/contributing.md ("Add a method"): copied to
-``src/dprank/noisy_borda.py`` and registered in ``dprank.methods`` it becomes
+``src/dprank/methods/noisy_borda.py`` and registered in ``dprank.methods`` it becomes
 ``individual_noisy_borda`` (``dprank rank --privacy individual --method noisy_borda``)
 and keeps the method contract (:func:`dprank.testing.check_method`). It is also the
 benchmark's example plug-in (docs/benchmark.md, ``examples/benchmark-config.yaml``:
@@ -15,18 +15,18 @@ noise on every score makes the scores ``eps``-DP for a user's whole set of compa
 simulation that declares none (the benchmark of methods) takes the most comparisons of
 any user, which its design fixes.
 
-The noise comes from ``rng``: a :class:`dprank.noise.NoiseSource` in a release
+The noise comes from ``rng``: a :class:`dprank.privacy.noise.NoiseSource` in a release
 (:func:`dprank.rank`, ``dprank rank``: exact samplers on the operating system's secure
 generator) or a seeded :class:`numpy.random.Generator` in a simulation (the benchmark);
-:func:`dprank.noise.as_noise_source` takes either, so one line serves both.
+:func:`dprank.privacy.noise.as_noise_source` takes either, so one line serves both.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from dprank.comparisons import Comparisons
-from dprank.noise import as_noise_source
+from dprank.data.comparisons import Comparisons
+from dprank.privacy.noise import as_noise_source
 
 
 def net_wins(c: Comparisons) -> np.ndarray:
@@ -47,11 +47,11 @@ def noisy_borda(c: Comparisons, eps: float, rng, max_per_user: int | None = None
 
     Parameters
     ----------
-    c : dprank.comparisons.Comparisons
+    c : dprank.data.comparisons.Comparisons
         Raw comparisons with users.
     eps : float
         The budget for each user's whole set of comparisons.
-    rng : dprank.noise.NoiseSource or numpy.random.Generator
+    rng : dprank.privacy.noise.NoiseSource or numpy.random.Generator
         Source of the noise.
     max_per_user : int, optional
         The declared bound ``L`` on one user's comparisons (a release declares it).

@@ -3,7 +3,7 @@ per cell, method and metric, for each protocol (one summary file per protocol)."
 
 import pandas as pd
 
-from dprank.io import read_csv, write_csv
+from dprank.base.io import read_csv, write_csv
 from dprank_papers.aggregate import summarise
 from dprank_papers.workflow import job_logger
 

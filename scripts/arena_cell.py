@@ -2,7 +2,7 @@
 
 import time
 
-from dprank.io import write_csv
+from dprank.base.io import write_csv
 from dprank_papers.studies.arena import load_votes, run_cell
 from dprank_papers.workflow import job_logger
 

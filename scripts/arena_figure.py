@@ -1,6 +1,6 @@
 """Rule ``arena_figure``: the price of privacy, four metrics against epsilon."""
 
-from dprank.io import read_csv, write_csv
+from dprank.base.io import read_csv, write_csv
 from dprank_papers.plotting.arena import plot_price_of_privacy
 from dprank_papers.plotting.style import save_figure
 from dprank_papers.workflow import job_logger

@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from dprank.io import atomic_path, read_csv, write_csv
+from dprank.base.io import atomic_path, read_csv, write_csv
 from dprank_papers.studies.arena import price_markdown, summarise
 from dprank_papers.workflow import job_logger
 

@@ -1,6 +1,6 @@
 """Rule ``audit_privacy``: claimed versus measured privacy loss of every mechanism."""
 
-from dprank.io import write_csv
+from dprank.base.io import write_csv
 from dprank_papers.studies.privacy_audit import EXPECTED_VIOLATIONS, run_audits
 from dprank_papers.workflow import job_logger
 

@@ -4,7 +4,7 @@ import json
 
 import pandas as pd
 
-from dprank.io import read_csv, write_csv
+from dprank.base.io import read_csv, write_csv
 from dprank_papers.plotting.benchmark import plot_benchmark, save_figure
 from dprank_papers.studies import benchmark as bm
 from dprank_papers.workflow import job_logger

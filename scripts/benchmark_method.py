@@ -11,7 +11,7 @@ message naming the method (run with ``--keep-going`` to finish the others).
 import json
 import sys
 
-from dprank.io import atomic_path, write_csv
+from dprank.base.io import atomic_path, write_csv
 from dprank.methods import MethodInputError
 from dprank_papers.studies import benchmark as bm
 from dprank_papers.workflow import job_logger

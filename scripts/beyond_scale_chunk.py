@@ -2,7 +2,7 @@
 
 import time
 
-from dprank.io import write_csv
+from dprank.base.io import write_csv
 from dprank_papers.studies.beyond_scale import run_chunk
 from dprank_papers.workflow import job_logger
 

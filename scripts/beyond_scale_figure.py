@@ -1,6 +1,6 @@
 """Rule ``beyond_scale_figure``: the scale study's figure and the numbers it plots."""
 
-from dprank.io import read_csv, write_csv
+from dprank.base.io import read_csv, write_csv
 from dprank_papers.plotting.beyond_scale import plot_scale
 from dprank_papers.plotting.style import save_figure
 from dprank_papers.workflow import job_logger

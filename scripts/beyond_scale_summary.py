@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from dprank.io import read_csv, write_csv
+from dprank.base.io import read_csv, write_csv
 from dprank_papers.studies.beyond_scale import fit_rate, summarise
 from dprank_papers.workflow import job_logger
 

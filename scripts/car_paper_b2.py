@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from dprank.io import atomic_path, write_csv
+from dprank.base.io import atomic_path, write_csv
 from dprank_papers.studies import paper_b2_car as car
 from dprank_papers.workflow import job_logger
 

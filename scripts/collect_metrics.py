@@ -8,7 +8,7 @@ sd, se and replicate count per cell, method and metric, computed from that CSV a
 
 import pandas as pd
 
-from dprank.io import read_csv, write_csv
+from dprank.base.io import read_csv, write_csv
 from dprank_papers.aggregate import summarise
 from dprank_papers.workflow import job_logger
 

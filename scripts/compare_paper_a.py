@@ -8,7 +8,7 @@ against the paper.
 
 import pandas as pd
 
-from dprank.io import read_csv, write_csv
+from dprank.base.io import read_csv, write_csv
 from dprank_papers.workflow import job_logger
 
 KEYS = ["experiment", "n", "p", "m", "epsilon", "method", "metric"]

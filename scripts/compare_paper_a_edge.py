@@ -6,7 +6,7 @@ per-figure summary (cells within tolerance / cells compared).
 
 import pandas as pd
 
-from dprank.io import read_csv, write_csv
+from dprank.base.io import read_csv, write_csv
 from dprank_papers.compare import compare_edge, summary_lines
 from dprank_papers.workflow import job_logger
 

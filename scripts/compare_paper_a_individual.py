@@ -7,7 +7,7 @@ summary (points within tolerance / points compared).
 
 import pandas as pd
 
-from dprank.io import read_csv, write_csv
+from dprank.base.io import read_csv, write_csv
 from dprank_papers.compare import (
     INDIVIDUAL_EXPERIMENTS,
     compare_individual,

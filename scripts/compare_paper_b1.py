@@ -9,7 +9,7 @@ reading of "almost zero") and the MovieLens file's counts (exact).
 
 import pandas as pd
 
-from dprank.io import read_csv, write_csv
+from dprank.base.io import read_csv, write_csv
 from dprank_papers.compare import summary_lines
 from dprank_papers.workflow import job_logger
 

@@ -4,7 +4,7 @@ import json
 
 import pandas as pd
 
-from dprank.io import read_csv, write_csv
+from dprank.base.io import read_csv, write_csv
 from dprank_papers.compare import compare_b2_table, compare_car, summary_lines
 from dprank_papers.tables import read_published_table
 from dprank_papers.workflow import job_logger

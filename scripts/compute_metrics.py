@@ -3,7 +3,7 @@ value), one file per protocol."""
 
 import pandas as pd
 
-from dprank.io import load_arrays, write_csv
+from dprank.base.io import load_arrays, write_csv
 from dprank_papers.studies import cell_arrays, study_module
 from dprank_papers.workflow import job_logger
 

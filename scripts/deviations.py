@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from dprank.io import atomic_path, read_csv
+from dprank.base.io import atomic_path, read_csv
 from dprank_papers.report import deviations_html, load_deviations
 from dprank_papers.workflow import job_logger
 

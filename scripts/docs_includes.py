@@ -1,6 +1,6 @@
 """Rule ``docs_includes``: the documentation's tables (docs/includes/*.md) from this run."""
 
-from dprank.io import read_csv
+from dprank.base.io import read_csv
 from dprank_papers.docs_includes import write_includes
 from dprank_papers.report import load_deviations
 from dprank_papers.workflow import job_logger

@@ -8,7 +8,7 @@ data file can be a temporary one.
 
 import numpy as np
 
-from dprank.io import load_arrays, save_arrays
+from dprank.base.io import load_arrays, save_arrays
 from dprank_papers.studies import cell_arrays, study_module, with_prefix
 from dprank_papers.workflow import job_logger
 

@@ -8,7 +8,7 @@ switching between mirror and download reruns nothing.
 
 from pathlib import Path
 
-from dprank.datasets import fetch, load_registry, resolve_mirror
+from dprank.data.datasets import fetch, load_registry, resolve_mirror
 from dprank_papers.workflow import job_logger
 
 with job_logger(snakemake) as log:

@@ -1,6 +1,6 @@
 """Rule ``fit_paper_b``: Paper B (B1, B2) estimates and errors of one block of cells and chunk."""
 
-from dprank.io import load_arrays, write_csv
+from dprank.base.io import load_arrays, write_csv
 from dprank_papers.studies import paper_b2
 from dprank_papers.workflow import job_logger
 

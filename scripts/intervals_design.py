@@ -2,7 +2,7 @@
 
 import time
 
-from dprank.io import write_csv
+from dprank.base.io import write_csv
 from dprank_papers.studies.intervals import run_design
 from dprank_papers.workflow import job_logger
 

@@ -1,6 +1,6 @@
 """Rule ``intervals_docs``: docs/includes/intervals_coverage.md from the study's table."""
 
-from dprank.io import read_csv
+from dprank.base.io import read_csv
 from dprank_papers.docs_includes import write_intervals_include
 from dprank_papers.workflow import job_logger
 

@@ -9,7 +9,7 @@ the debiased mean, the BTL fit (docs/papers/paper-b.md#s4-2, B1-Fig7, A28).
 
 import pandas as pd
 
-from dprank.io import write_csv
+from dprank.base.io import write_csv
 from dprank_papers.studies import paper_b1_movielens as ml
 from dprank_papers.workflow import job_logger
 

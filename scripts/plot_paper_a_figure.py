@@ -10,7 +10,7 @@ their plotted means are equal; its CSV holds every protocol's rows.
 
 import pandas as pd
 
-from dprank.io import atomic_path, read_csv, write_csv
+from dprank.base.io import atomic_path, read_csv, write_csv
 from dprank_papers.plotting.overlay import draw_overlay
 from dprank_papers.plotting.paper_a import draw_figure, figure_data, protocols_agree
 from dprank_papers.plotting.style import save_figure

@@ -11,7 +11,7 @@ markers over our curves, redrawn from the CSV).
 
 import pandas as pd
 
-from dprank.io import atomic_path, read_csv, write_csv
+from dprank.base.io import atomic_path, read_csv, write_csv
 from dprank_papers.plotting.overlay import draw_overlay
 from dprank_papers.plotting.paper_b import draw_b2_figure, figure_data, name_data_set
 from dprank_papers.plotting.paper_b_dist import (

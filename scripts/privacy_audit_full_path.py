@@ -3,7 +3,7 @@
 import time
 
 from dprank.audit.harness import audit_table
-from dprank.io import write_csv
+from dprank.base.io import write_csv
 from dprank_papers.workflow import job_logger
 
 with job_logger(snakemake) as log:

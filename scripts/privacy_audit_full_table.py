@@ -3,7 +3,7 @@
 import pandas as pd
 
 from dprank.audit.harness import summary_markdown
-from dprank.io import atomic_path, read_csv, write_csv
+from dprank.base.io import atomic_path, read_csv, write_csv
 from dprank_papers.workflow import job_logger
 
 with job_logger(snakemake) as log:

@@ -1,7 +1,7 @@
 """Rule ``privatize``: the mechanisms' noise draws for one block of cells and chunk, one file
 per protocol."""
 
-from dprank.io import save_arrays
+from dprank.base.io import save_arrays
 from dprank_papers.studies import study_module, with_prefix
 from dprank_papers.workflow import job_logger
 

@@ -4,7 +4,7 @@ Reads the data set's win matrix and writes the per-release mean rank differences
 of the perturbed MLE and the noisy counts at every epsilon (tidy CSV).
 """
 
-from dprank.io import read_csv, write_csv
+from dprank.base.io import read_csv, write_csv
 from dprank_papers.studies.paper_a_real import real_data_metrics
 from dprank_papers.workflow import job_logger
 

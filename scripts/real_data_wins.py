@@ -3,8 +3,8 @@
 Writes ``wins.csv`` with the items as header and index: row item beat column item that often.
 """
 
-from dprank.io import write_csv
-from dprank.realdata import load_real_dataset, win_frame
+from dprank.base.io import write_csv
+from dprank.data.realdata import load_real_dataset, win_frame
 from dprank_papers.workflow import job_logger
 
 with job_logger(snakemake) as log:

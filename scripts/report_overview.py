@@ -1,6 +1,6 @@
 """Rule ``report_overview``: the report's landing page, the agreement with each paper."""
 
-from dprank.io import atomic_path, read_csv
+from dprank.base.io import atomic_path, read_csv
 from dprank_papers.report import overview_html
 from dprank_papers.workflow import job_logger
 

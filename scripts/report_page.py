@@ -1,7 +1,7 @@
 """Rules ``report_page_<page>``: a CSV output (comparison summary, audit, runtime) as an
 HTML table, so that the report shows it inline."""
 
-from dprank.io import atomic_path, read_csv
+from dprank.base.io import atomic_path, read_csv
 from dprank_papers.report import csv_page
 from dprank_papers.workflow import job_logger
 

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from dprank.io import write_csv
+from dprank.base.io import write_csv
 from dprank_papers.report import runtime_by_stage
 from dprank_papers.workflow import job_logger
 

@@ -1,6 +1,6 @@
 """Rule ``sensitivity_figure``: the sensitivity study's figure and the numbers it plots."""
 
-from dprank.io import read_csv, write_csv
+from dprank.base.io import read_csv, write_csv
 from dprank_papers.plotting.sensitivity import plot_sensitivity
 from dprank_papers.plotting.style import save_figure
 from dprank_papers.workflow import job_logger

@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from dprank.io import read_csv, write_csv
+from dprank.base.io import read_csv, write_csv
 from dprank_papers.compare import compare_b2_table
 from dprank_papers.studies.paper_b2.sensitivity import agreement, fit_budget, scenario3_check
 from dprank_papers.tables import read_published_table

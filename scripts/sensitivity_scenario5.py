@@ -2,7 +2,7 @@
 
 import time
 
-from dprank.io import write_csv
+from dprank.base.io import write_csv
 from dprank_papers.studies.paper_b2.sensitivity import scenario5_grid
 from dprank_papers.workflow import job_logger
 

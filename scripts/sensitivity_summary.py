@@ -4,7 +4,7 @@ import html
 
 import pandas as pd
 
-from dprank.io import atomic_path, read_csv, write_csv
+from dprank.base.io import atomic_path, read_csv, write_csv
 from dprank_papers.studies.paper_b2.sensitivity import findings, scenario5_agreement
 from dprank_papers.tables import read_published_table
 from dprank_papers.workflow import job_logger

@@ -4,7 +4,7 @@ Writes an ``.npz`` with, for the ``i``-th cell of the block, ``c<i>__theta`` (R,
 ``c<i>__wins`` (R, n, n) and ``c<i>__replicate`` (R,).
 """
 
-from dprank.io import save_arrays
+from dprank.base.io import save_arrays
 from dprank_papers.studies import study_module, with_prefix
 from dprank_papers.workflow import job_logger
 

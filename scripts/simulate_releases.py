@@ -5,7 +5,7 @@ statistics (``theta``, ``B``, ``S``, ``N``, ...); the non-private studies of
 the supplement store their raw data (see :mod:`dprank_papers.studies.paper_b2`).
 """
 
-from dprank.io import save_arrays
+from dprank.base.io import save_arrays
 from dprank_papers.studies import paper_b2
 from dprank_papers.workflow import job_logger
 

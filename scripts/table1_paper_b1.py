@@ -7,7 +7,7 @@ with ours beside it.
 
 import pandas as pd
 
-from dprank.io import atomic_path, read_csv, write_csv
+from dprank.base.io import atomic_path, read_csv, write_csv
 from dprank_papers.studies.paper_b1 import scheme_table, scheme_trends
 from dprank_papers.tables import (
     latex_escape,

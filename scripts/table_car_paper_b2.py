@@ -12,7 +12,7 @@ import json
 
 import pandas as pd
 
-from dprank.io import atomic_path, read_csv
+from dprank.base.io import atomic_path, read_csv
 from dprank_papers.tables import (
     format_cell,
     format_pvalue,

@@ -7,7 +7,7 @@ decimals; the dispersion is what the paper prints there (the sd over replicates,
 mean, or nothing).
 """
 
-from dprank.io import atomic_path, read_csv
+from dprank.base.io import atomic_path, read_csv
 from dprank_papers.tables import (
     order_rows,
     paper_table,

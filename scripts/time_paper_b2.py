@@ -16,7 +16,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import pandas as pd  # noqa: E402
 
-from dprank.io import atomic_path, write_csv  # noqa: E402
+from dprank.base.io import atomic_path, write_csv  # noqa: E402
 from dprank_papers.studies.paper_b2 import timing  # noqa: E402
 from dprank_papers.workflow import job_logger  # noqa: E402
 

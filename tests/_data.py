@@ -8,7 +8,7 @@ workflow on them take them from, in this order:
 2. the checkout's own ``resources/data/`` when it holds every file, each matching its sha256
    (what ``make reproduce`` or the ``fetch_<dataset>`` rules leave there);
 3. a download of every data set, once per test session, into a temporary folder, hash-checked
-   (:func:`dprank.datasets.fetch`; needs network).
+   (:func:`dprank.data.datasets.fetch`; needs network).
 
 When none works (a machine without network and without a mirror), every such test is
 skipped from the one line of :func:`mirror`, called before the test's fixtures
@@ -56,7 +56,7 @@ def _resolve() -> Path | None:
     mirror = configured()
     if mirror is not None:
         return mirror
-    from dprank.datasets import DataError, fetch, load_registry, verify_local
+    from dprank.data.datasets import DataError, fetch, load_registry, verify_local
 
     registry = load_registry(ROOT / "resources" / "datasets.yaml")
     local = ROOT / "resources" / "data"

@@ -11,8 +11,8 @@ import pytest
 import dprank
 import dprank.api
 from dprank.api import DisconnectedWarning, method_name
-from dprank.comparisons import Comparisons
-from dprank.inputs import InputError, comparisons_from_frame, read_comparisons
+from dprank.data.comparisons import Comparisons
+from dprank.data.inputs import InputError, comparisons_from_frame, read_comparisons
 
 
 def test_docstring_example_runs():
@@ -109,8 +109,8 @@ def test_disconnected_graph_warns_with_the_number_of_components():
 
 
 def test_method_names():
-    """Without a method, the level's default (dprank._default_methods, from the benchmark)."""
-    from dprank._default_methods import DEFAULT_METHOD
+    """Without a method, the level's default (dprank.methods._default_methods, from the benchmark)."""
+    from dprank.methods._default_methods import DEFAULT_METHOD
 
     assert method_name("edge") == f"edge_{DEFAULT_METHOD['edge']}"
     assert method_name("local") == f"local_{DEFAULT_METHOD['local']}"

@@ -1,4 +1,4 @@
-"""Arena votes in (dprank.arena), leaderboards out (dprank.leaderboard, dprank rank)."""
+"""Arena votes in (dprank.data.arena), leaderboards out (dprank.leaderboard, dprank rank)."""
 
 import json
 import os
@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dprank.arena import ArenaVotes, arena_frame, is_arena_file, read_arena
 from dprank.cli import main
-from dprank.inputs import InputError, read_comparisons
+from dprank.data.arena import ArenaVotes, arena_frame, is_arena_file, read_arena
+from dprank.data.inputs import InputError, read_comparisons
 from dprank.leaderboard import ELO_PER_LOGIT, rank_upper_bound, tie_classes
 
 MIRROR = Path(os.environ.get("DPRANK_DATA_MIRROR", "/nonexistent"))
@@ -279,7 +279,7 @@ def test_arena_votes_default_to_no_users():
 
 
 def test_arena_inputs_from_streams_and_every_format(tmp_path):
-    """The one-pass reader of dprank.inputs hands arena inputs to dprank.arena: a stream
+    """The one-pass reader of dprank.data.inputs hands arena inputs to dprank.data.arena: a stream
     (standard input, a pipe) reads as the file does, CSV, TSV, Parquet, JSON lines, a JSON
     array and a count table alike, and the sha256 is that of the bytes read."""
     import hashlib
@@ -288,7 +288,7 @@ def test_arena_inputs_from_streams_and_every_format(tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from dprank.inputs import file_sha256
+    from dprank.data.inputs import file_sha256
 
     records = _as_records(BATTLES)
     forms = {
@@ -323,7 +323,7 @@ def test_arena_inputs_from_streams_and_every_format(tmp_path):
 
 def test_arena_names_are_read_in_the_readers_normal_form(tmp_path):
     """Model and voter names: NFC, surrounding spaces dropped, the spreadsheet escape of the
-    command's outputs undone (dprank.inputs.normalize_label), as for every input."""
+    command's outputs undone (dprank.data.inputs.normalize_label), as for every input."""
     text = (
         "model_a,model_b,winner,judge\n"
         " Zoe\u0308 ,'=cmd,model_a, u1\n"

@@ -42,14 +42,14 @@ from dprank.audit import (
     private_edge_gamma,
     sum_zero_basis,
 )
-from dprank.mechanisms import (
+from dprank.base.seeding import Stream, generator
+from dprank.privacy.mechanisms import (
     edge_mle_noise_scale,
     individual_gamma,
     individual_mle_noise_scale,
     standard_laplace,
 )
-from dprank.oneshot import one_shot_scores
-from dprank.seeding import Stream, generator
+from dprank.privacy.oneshot import one_shot_scores
 
 
 def _rng(name: str, rep: int = 0) -> np.random.Generator:

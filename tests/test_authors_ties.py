@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from dprank.mle import PairwiseData, fit_penalized_mle, penalized_objective
-from dprank.ranking import top_k
-from dprank.simulate import sample_er_comparisons, theta_paper_a_edge, top_k_size
+from dprank.data.simulate import sample_er_comparisons, theta_paper_a_edge, top_k_size
+from dprank.fit.mle import PairwiseData, fit_penalized_mle, penalized_objective
+from dprank.fit.ranking import top_k
 from dprank_papers.rbfgs import vmmin
 from dprank_papers.studies.paper_a_edge.estimate import (
     authors_tie_keys,

@@ -21,7 +21,7 @@ import pytest
 import yaml
 from test_workflow import _embedded_html, _table_cells
 
-from dprank.comparisons import Comparisons
+from dprank.data.comparisons import Comparisons
 from dprank.methods import all_methods, get_method
 from dprank_papers.studies import benchmark as bm
 

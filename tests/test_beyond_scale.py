@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dprank.metrics import rel_hamming
+from dprank.fit.metrics import rel_hamming
 from dprank_papers.studies import beyond_scale as bs
 
 EPS = [1.0, math.inf]

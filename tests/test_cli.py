@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 
 from dprank.cli import main
-from dprank.datasets import ENV_VAR
+from dprank.data.datasets import ENV_VAR
 from dprank_papers.studies.paper_b2_car import TABLE1_ORDER
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -130,7 +130,7 @@ def test_export_uses_the_verified_local_copies(exported, mirror, offline, tmp_pa
 
 
 def test_export_refuses_a_damaged_local_copy_with_both_hashes(mirror, offline, tmp_path, capsys):
-    from dprank.datasets import sha256
+    from dprank.data.datasets import sha256
 
     registry = _source_tree(tmp_path, mirror, ["car_preferences"])
     prefs = registry.parent / "data" / "car_preferences" / "prefs1.csv"

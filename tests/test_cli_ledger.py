@@ -254,7 +254,7 @@ def test_kill_9_after_the_ranking_appears_leaves_it_recorded(tmp_path, games):
 def test_a_version_1_ledger_is_refused_and_migrates(tmp_path, games, capsys):
     ledger = tmp_path / "old.ledger"
     key = "ab" * 32
-    from dprank.inputs import read_comparisons
+    from dprank.data.inputs import read_comparisons
     from dprank.ledger._content import legacy_fingerprint
 
     fp = legacy_fingerprint(read_comparisons(games, need_users=True), bytes.fromhex(key))

@@ -49,7 +49,7 @@ def _folder(root: Path) -> Path:
         ("audit.json", '{"old audit": true}\n'),
     ):
         (root / name).write_text(text)
-    from dprank.comparisons import Comparisons
+    from dprank.data.comparisons import Comparisons
     from dprank.ledger import Ledger, Release
 
     games = Comparisons.from_winner_loser([0, 1], [1, 2], labels=["a", "b", "c"])

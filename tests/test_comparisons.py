@@ -1,9 +1,9 @@
-"""The edge-list comparison type (dprank.comparisons)."""
+"""The edge-list comparison type (dprank.data.comparisons)."""
 
 import numpy as np
 import pytest
 
-from dprank.comparisons import Comparisons
+from dprank.data.comparisons import Comparisons
 
 
 def _random_wins(rng, n, p):

@@ -1,6 +1,6 @@
 """The compiled float formatter (``format_floats``, ``src/native/module.c``) writes repr's text.
 
-The ranking CSV's score columns are written by :func:`dprank._compiled.format_floats`;
+The ranking CSV's score columns are written by :func:`dprank.base._compiled.format_floats`;
 its text must be ``repr`` of each value to the byte (the command's output is
 byte-identical to what pandas and Python write), for every double: the shortest
 spellings, both notations and the switch between them, signed zeros, subnormals,
@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dprank import _compiled
+from dprank.base import _compiled
 from dprank.cli._output import _columns_writer
 
 

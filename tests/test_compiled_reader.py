@@ -1,6 +1,6 @@
 """The compiled reader (``src/native/reader.c``) reads every file as the text reader does.
 
-``dprank.inputs`` parses blocks of simple CSV and TSV text with the compiled
+``dprank.data.inputs`` parses blocks of simple CSV and TSV text with the compiled
 ``parse_csv`` straight to label ids and hands the rest of the file to pyarrow's
 text reader from the first line it does not take. Every file must give the
 same comparisons, or the same message, either way; the compiled label tables
@@ -19,9 +19,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dprank import _compiled, _input_stream
-from dprank.comparisons import PairSums, _aggregate
-from dprank.inputs import InputError, read_comparisons
+from dprank.base import _compiled
+from dprank.data import _input_stream
+from dprank.data.comparisons import PairSums, _aggregate
+from dprank.data.inputs import InputError, read_comparisons
 
 
 def _parse(text: bytes, ncols=2, kinds=None, sep=","):
@@ -397,7 +398,7 @@ def test_reading_simple_text_does_not_import_pyarrow_or_pandas(tmp_path):
     path = tmp_path / "plain.csv"
     path.write_text("winner,loser\nteam a,2\n2,3\n3,team a\n")
     code = (
-        "import sys; from dprank.inputs import read_comparisons; "
+        "import sys; from dprank.data.inputs import read_comparisons; "
         f"t = read_comparisons({str(path)!r}); "
         "assert t.n_rows == 3, t; print('pyarrow' in sys.modules, 'pandas' in sys.modules)"
     )
@@ -412,7 +413,7 @@ def test_reading_simple_text_does_not_import_pyarrow_or_pandas(tmp_path):
 )
 def test_ascii_labels_are_ordered_as_numpy_orders_their_texts(labels, prefixes):
     """The fast order of plain ASCII labels (big-endian words) is ``label_order``'s."""
-    from dprank._input_blocks import _Labels, label_order
+    from dprank.data._input_blocks import _Labels, label_order
 
     if prefixes:  # labels that begin others
         labels = labels + [label[: max(1, len(label) // 2)] for label in labels]

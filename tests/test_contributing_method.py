@@ -3,7 +3,8 @@
 In a temporary copy of the repository (a git repository, so that what the recipe
 changed is ``git status``), the steps of the page are applied as written, their code
 taken from the page's code blocks: the example method ``examples/noisy_borda.py``
-becomes ``src/dprank/noisy_borda.py``, registered in ``src/dprank/methods.py``, with
+becomes ``src/dprank/methods/noisy_borda.py``, registered in ``src/dprank/methods/__init__.py``,
+with
 its test and its API reference line, then the docs' values are regenerated. The copy's
 own package (``PYTHONPATH``) then lists the method in ``dprank methods``, ranks a
 hand-written file with ``dprank rank --method noisy_borda``, and passes the method's
@@ -104,10 +105,10 @@ def _follow_the_recipe(repo: Path, section: str) -> None:
     """The page's steps, as written (the code of its blocks, the paths of its text)."""
     imports, entry, test = _blocks(section)
     # 1. the module: the example, copied as the page says
-    assert "cp examples/noisy_borda.py src/dprank/noisy_borda.py" in section
-    shutil.copy(repo / "examples/noisy_borda.py", repo / "src/dprank/noisy_borda.py")
+    assert "cp examples/noisy_borda.py src/dprank/methods/noisy_borda.py" in section
+    shutil.copy(repo / "examples/noisy_borda.py", repo / "src/dprank/methods/noisy_borda.py")
     # 2. the registry entry: the import with the others, the fit and Method at the end
-    methods = repo / "src/dprank/methods.py"
+    methods = repo / "src/dprank/methods/__init__.py"
     text = methods.read_text()
     anchor = "from __future__ import annotations\n"
     text = text.replace(anchor, anchor + "\n" + imports, 1)
@@ -118,7 +119,7 @@ def _follow_the_recipe(repo: Path, section: str) -> None:
     # 4. the API reference: a method of neither paper goes to docs/api/models.md
     assert "method of neither paper: `docs/api/models.md`" in " ".join(section.split())
     with (repo / "docs/api/models.md").open("a") as f:
-        f.write("\n::: dprank.noisy_borda\n")
+        f.write("\n::: dprank.methods.noisy_borda\n")
 
 
 @pytest.fixture(scope="module")
@@ -142,8 +143,8 @@ def test_the_recipe_changes_the_files_it_states(recipe):
     changed = sorted(line[3:] for line in _git(repo, "status", "--porcelain").splitlines())
     written = [
         "docs/api/models.md",
-        "src/dprank/methods.py",
-        "src/dprank/noisy_borda.py",
+        "src/dprank/methods/__init__.py",
+        "src/dprank/methods/noisy_borda.py",
         "tests/test_noisy_borda.py",
     ]
     generated = ["docs/getting-started.md", "docs/includes/values.yaml"]
@@ -151,7 +152,7 @@ def test_the_recipe_changes_the_files_it_states(recipe):
     assert "four files you write and one command" in _section()
     for name in generated:
         assert f"`{name}`" in _section(), name
-    diff = _git(repo, "diff", "--numstat", "src/dprank/methods.py").split()
+    diff = _git(repo, "diff", "--numstat", "src/dprank/methods/__init__.py").split()
     assert int(diff[0]) <= 25 and int(diff[1]) == 0  # lines added, none removed
 
 

@@ -25,7 +25,7 @@ import pooch
 import pytest
 import yaml
 
-from dprank.datasets import (
+from dprank.data.datasets import (
     ENV_VAR,
     DataError,
     fetch,
@@ -34,7 +34,7 @@ from dprank.datasets import (
     sha256,
     verify_local,
 )
-from dprank.realdata import (
+from dprank.data.realdata import (
     CEMS_ITEMS,
     IMMIG_ITEMS,
     cems_win_matrix,

@@ -1,6 +1,6 @@
 """The default method of each privacy level: the best candidate on the benchmark of methods.
 
-The committed ``src/dprank/_default_methods.py`` (written by
+The committed ``src/dprank/methods/_default_methods.py`` (written by
 ``python -m dprank_papers.docs_generate`` from the benchmark's
 ``results/tables/benchmark/defaults.csv``) holds the defaults and the ranking they come
 from; the command and :func:`dprank.rank` use them, docs/cli.md shows them.
@@ -14,9 +14,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dprank import _default_methods, api
+from dprank import api
 from dprank.cli import main
-from dprank.methods import all_methods, get_method
+from dprank.methods import _default_methods, all_methods, get_method
 from dprank_papers.default_methods import LEVELS, NOT_A_DEFAULT, candidates, choose, ranking
 from dprank_papers.docs_generate import default_method_files, ranking_from_module
 

@@ -376,7 +376,7 @@ NOT_RUN_OUTPUTS = {
         "0.3 s": "a target start-up time, not a measurement",
         "32 MiB": "glibc's mmap threshold limit and the setting of "
         "dprank_papers.workflow.MALLOC_TUNING",
-        "4 MiB": "the block size the command reads in (dprank._input_stream)",
+        "4 MiB": "the block size the command reads in (dprank.data._input_stream)",
         "2 MiB": "the huge page size the label index asks the system for (src/native/reader.c)",
     },
     "docs/papers/paper-a.md": {"8 s": "8 s sqrt(...): the paper's noise scale (s a constant)"},

@@ -712,10 +712,10 @@ def test_the_grid_distances_are_the_legacy_releases():
     (privacy_grid_distance_neighbour: another user's pairs in place of user 0's): each is the
     median over 20 data sets of the largest distance of an item's gradient (less item 0's, the
     sum-to-zero fit's freedom) to the grid, computed here."""
-    from dprank.comparisons import Comparisons
-    from dprank.mechanisms import individual_gamma, individual_mle_noise_scale
-    from dprank.mle import fit_penalized_mle
-    from dprank.noise import NoiseSource, grid_exponent
+    from dprank.data.comparisons import Comparisons
+    from dprank.fit.mle import fit_penalized_mle
+    from dprank.privacy.mechanisms import individual_gamma, individual_mle_noise_scale
+    from dprank.privacy.noise import NoiseSource, grid_exponent
     from dprank_papers.docs_values import load_values
 
     n, users, per_user, eps, L = 6, 12, 2, 1.0, 2

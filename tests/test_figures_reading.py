@@ -11,7 +11,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 import pytest
 
-from dprank.yamlfile import read_yaml
+from dprank.base.yamlfile import read_yaml
 from dprank_papers._papers import item_settings
 from dprank_papers.plotting.paper_a import _tick_labels, draw_figure, figure_panels, protocols_agree
 from dprank_papers.plotting.paper_b import draw_b2_figure

@@ -3,17 +3,17 @@
 import numpy as np
 import pytest
 
-from dprank.mechanisms import (
-    individual_count_noise_scale,
-    individual_gamma,
-    individual_mle_noise_scale,
-)
-from dprank.mle import fit_penalized_mle, fit_penalized_mle_batch
-from dprank.models import THURSTONE
-from dprank.simulate import (
+from dprank.data.models import THURSTONE
+from dprank.data.simulate import (
     sample_user_comparisons,
     theta_paper_a_individual,
     top_k_size_individual,
+)
+from dprank.fit.mle import fit_penalized_mle, fit_penalized_mle_batch
+from dprank.privacy.mechanisms import (
+    individual_count_noise_scale,
+    individual_gamma,
+    individual_mle_noise_scale,
 )
 from dprank_papers.studies.paper_a_individual.estimate import estimate_chunk
 from dprank_papers.studies.paper_a_individual.evaluate import metrics_chunk

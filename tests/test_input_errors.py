@@ -10,7 +10,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dprank import ldp, mechanisms, metrics, mle, oneshot, ranking, seeding, simulate, weighted_mle
+from dprank.base import seeding
+from dprank.data import simulate
+from dprank.fit import metrics, mle, ranking, weighted_mle
+from dprank.privacy import ldp, mechanisms, oneshot
 
 NAN = float("nan")
 

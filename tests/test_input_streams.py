@@ -3,7 +3,7 @@
 Standard input (``dprank rank -``), ``/dev/stdin``, a process substitution
 ``<(...)`` and a FIFO are read once, as streams, and give what the same bytes
 give from a file (the format from ``--format`` where the bytes cannot tell).
-Labels are normalised by :func:`dprank.inputs.normalize_label` (NFC, whitespace
+Labels are normalised by :func:`dprank.data.inputs.normalize_label` (NFC, whitespace
 stripped from both ends) in CSV, TSV, Parquet, JSON lines and data frames; a
 UTF-8 byte-order mark and blank lines at the end are accepted.
 """
@@ -26,7 +26,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dprank.api import rank
-from dprank.inputs import InputError, comparisons_from_frame, normalize_label, read_comparisons
+from dprank.data.inputs import InputError, comparisons_from_frame, normalize_label, read_comparisons
 
 ROWS = [("a", "b"), ("b", "c"), ("c", "a"), ("a", "c"), ("b", "a")]
 
@@ -88,7 +88,7 @@ def test_a_fifo_is_read_once_as_a_stream(tmp_path):
     writer = threading.Thread(target=write, daemon=True)
     writer.start()
     code = (
-        "from dprank.inputs import read_comparisons; "
+        "from dprank.data.inputs import read_comparisons; "
         f"t = read_comparisons({str(fifo)!r}); print(t.n_rows, t.sha256)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

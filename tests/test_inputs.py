@@ -1,4 +1,4 @@
-"""The comparison-file reader (dprank.inputs): blocks, Parquet, aggregation while reading."""
+"""The comparison-file reader (dprank.data.inputs): blocks, Parquet, aggregation while reading."""
 
 import json
 
@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dprank.api import rank
-from dprank.comparisons import Comparisons, PairSums, _aggregate, connected_components
-from dprank.inputs import InputError, comparisons_from_frame, read_comparisons
+from dprank.data.comparisons import Comparisons, PairSums, _aggregate, connected_components
+from dprank.data.inputs import InputError, comparisons_from_frame, read_comparisons
 
 EDGE_AND_NONE = [
     ("none", "mle", None, None),

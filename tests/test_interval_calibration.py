@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from dprank import _interval_ranks as ir
+from dprank.intervals import _interval_ranks as ir
 from dprank_papers.studies.intervals import _calibration, true_ranks
 
 

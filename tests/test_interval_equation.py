@@ -5,11 +5,11 @@ import pytest
 import scipy.optimize
 import scipy.special
 
-from dprank._interval_equation import Equation
-from dprank.comparisons import PairStatistics
-from dprank.models import BTL, THURSTONE
+from dprank.data.comparisons import PairStatistics
+from dprank.data.models import BTL, THURSTONE
+from dprank.fit.sparse import SparseData
+from dprank.intervals._interval_equation import Equation
 from dprank.objective import SparseObjective, moment_link
-from dprank.sparse import SparseData
 
 
 def _pairs(n=30, p=0.4, seed=0):

@@ -4,10 +4,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dprank import _interval_ranks as ir
-from dprank._interval_equation import Equation
-from dprank._interval_problem import _win_totals
-from dprank.comparisons import Comparisons
+from dprank.data.comparisons import Comparisons
+from dprank.data.models import BTL
+from dprank.data.simulate import pair_from_index
+from dprank.fit.metrics_b import ranks as rank_scores
 from dprank.intervals import (
     NO_INTERVALS,
     TIES_METHODS,
@@ -18,11 +18,11 @@ from dprank.intervals import (
     public_design,
     supports,
 )
-from dprank.mechanisms import edge_mle_noise_scale, standard_laplace
+from dprank.intervals import _interval_ranks as ir
+from dprank.intervals._interval_equation import Equation
+from dprank.intervals._interval_problem import _win_totals
 from dprank.methods import all_methods, get_method, release_local
-from dprank.metrics_b import ranks as rank_scores
-from dprank.models import BTL
-from dprank.simulate import pair_from_index
+from dprank.privacy.mechanisms import edge_mle_noise_scale, standard_laplace
 from dprank_papers.studies.intervals import check_section
 
 

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from dprank.cli import main
-from dprank.comparisons import Comparisons
+from dprank.data.comparisons import Comparisons
 from dprank.intervals import UserDesign, intervals
 from dprank.methods import get_method
 

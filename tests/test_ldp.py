@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 from scipy import special
 
-from dprank.ldp import (
+from dprank.data.models import BTL, THURSTONE
+from dprank.privacy.ldp import (
     add_rr_statistics,
     add_sufficient_statistics,
     adrr_weights,
@@ -30,7 +31,6 @@ from dprank.ldp import (
     simulate_ldp_statistics,
     sufficient_statistics,
 )
-from dprank.models import BTL, THURSTONE
 
 Z = 5.0  # tolerance in standard deviations
 

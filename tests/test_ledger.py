@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dprank.comparisons import Comparisons
-from dprank.inputs import comparisons_from_frame, read_comparisons
+from dprank.data.comparisons import Comparisons
+from dprank.data.inputs import comparisons_from_frame, read_comparisons
 from dprank.ledger import (
     BudgetExceeded,
     Ledger,

@@ -9,8 +9,7 @@ import numpy as np
 import pytest
 
 import dprank.methods
-from dprank.comparisons import Comparisons
-from dprank.ldp import add_rr_statistics, adrr_weights, randomized_response
+from dprank.data.comparisons import Comparisons
 from dprank.methods import (
     PRIVACY_UNITS,
     TRUST_MODELS,
@@ -22,6 +21,7 @@ from dprank.methods import (
     register,
     unregister,
 )
+from dprank.privacy.ldp import add_rr_statistics, adrr_weights, randomized_response
 
 N_ITEMS = 6
 
@@ -239,7 +239,7 @@ def test_a_method_without_a_label_is_called_by_its_name():
 
 def test_registry_noise_scales_are_the_papers_and_calibrate_the_fits():
     """The studies take their Laplace scales from the registry (``Method.noise_scale``)."""
-    from dprank import mechanisms
+    from dprank.privacy import mechanisms
 
     assert get_method("edge_mle").noise_scale(0.5, 1.0) == 8.0 / 0.5
     assert get_method("edge_counts").noise_scale(0.5) == mechanisms.edge_count_noise_scale(0.5)

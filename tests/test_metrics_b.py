@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from scipy import special, stats
 
-from dprank.metrics_b import (
+from dprank.fit.metrics_b import (
     kendall_distance,
     max_error,
     paired_t_test,
@@ -176,7 +176,7 @@ def test_ranking_errors_batch_equals_loop():
 
 def test_kendall_all_pairs_and_item_loop_agree(monkeypatch):
     """The all-pairs branch (small batches) and the item loop (large ones) count alike."""
-    import dprank.metrics_b as mb
+    import dprank.fit.metrics_b as mb
 
     rng = np.random.default_rng(8)
     cases = [(rng.normal(size=(4, 30)), np.round(rng.normal(size=30), 1))]  # ties in truth

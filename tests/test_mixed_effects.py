@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import optimize
 
-from dprank.mixed_effects import (
+from dprank.fit.mixed_effects import (
     MixedEffectsFit,
     _mixed_effects_gradient,
     _Problem,

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 from scipy import optimize, stats
 
-from dprank.mle import PairwiseData, fit_penalized_mle, penalized_objective
-from dprank.models import BTL, THURSTONE
-from dprank.simulate import sample_er_comparisons, theta_paper_a_edge
+from dprank.data.models import BTL, THURSTONE
+from dprank.data.simulate import sample_er_comparisons, theta_paper_a_edge
+from dprank.fit.mle import PairwiseData, fit_penalized_mle, penalized_objective
 
 
 def _data(n, p, seed):
@@ -150,10 +150,10 @@ def test_bad_perturbation_and_gamma_are_rejected():
 
 
 def test_direct_lapack_cholesky_matches_scipy_bit_for_bit():
-    """dprank._lapack makes scipy's cho_factor/cho_solve LAPACK calls without the wrappers."""
+    """dprank.base._lapack makes scipy's cho_factor/cho_solve LAPACK calls without the wrappers."""
     import scipy.linalg
 
-    from dprank._lapack import cholesky_factor, cholesky_solve
+    from dprank.base._lapack import cholesky_factor, cholesky_solve
 
     rng = np.random.default_rng(11)
     for m in (1, 5, 40, 160):

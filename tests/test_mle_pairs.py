@@ -3,13 +3,13 @@
 import numpy as np
 import pytest
 
-from dprank import mle
-from dprank.comparisons import Comparisons
-from dprank.mle import PairwiseData, fit_penalized_mle, penalized_objective
-from dprank.models import BTL, THURSTONE
+from dprank.data.comparisons import Comparisons
+from dprank.data.models import BTL, THURSTONE
+from dprank.data.simulate import sample_er_comparisons, theta_paper_a_edge
+from dprank.fit import mle
+from dprank.fit.mle import PairwiseData, fit_penalized_mle, penalized_objective
+from dprank.fit.sparse import DisconnectedGraphError, SparseData
 from dprank.objective import DenseObjective, PairObjective, cells_of_wins, edge_ridge
-from dprank.simulate import sample_er_comparisons, theta_paper_a_edge
-from dprank.sparse import DisconnectedGraphError, SparseData
 
 
 def _design(n, p, seed, repeat=1):

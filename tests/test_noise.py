@@ -1,4 +1,4 @@
-"""The release samplers of dprank.noise: exact laws, checked against theory and OpenDP."""
+"""The release samplers of dprank.privacy.noise: exact laws, checked against theory and OpenDP."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dprank.comparisons import Comparisons
-from dprank.noise import (
+from dprank.data.comparisons import Comparisons
+from dprank.privacy.noise import (
     NoiseSource,
     as_noise_source,
     grid_exponent,
@@ -18,7 +18,7 @@ from dprank.noise import (
     rr_effective_epsilon,
     rr_flip_threshold,
 )
-from dprank.release import bound_user_contributions, local_release
+from dprank.privacy.release import bound_user_contributions, local_release
 
 dp = pytest.importorskip("opendp.prelude")
 dp.enable_features("contrib")

@@ -14,10 +14,11 @@ import numpy as np
 import pytest
 from _imports import imported
 
-from dprank import mixed_effects, mle, objective, weighted_mle
-from dprank.comparisons import Comparisons
-from dprank.models import BTL, THURSTONE
-from dprank.sparse import SparseData
+from dprank import objective
+from dprank.data.comparisons import Comparisons
+from dprank.data.models import BTL, THURSTONE
+from dprank.fit import mixed_effects, mle, weighted_mle
+from dprank.fit.sparse import SparseData
 
 SRC = pathlib.Path(__file__).resolve().parents[1] / "src" / "dprank"
 LINKS = [BTL, THURSTONE]
@@ -238,7 +239,7 @@ def _import_graph() -> dict[str, set[str]]:
 def test_the_import_graph_is_acyclic():
     """Module-level imports between dprank's modules form a DAG (issue 32 keeps it one)."""
     graph = _import_graph()
-    assert "dprank.objective" in graph and "dprank.mle" in graph
+    assert "dprank.objective" in graph and "dprank.fit.mle" in graph
     state: dict[str, int] = {}
     stack: list[str] = []
 
@@ -265,22 +266,22 @@ def test_the_likelihood_sits_below_the_estimators():
     for user in ("mle", "sparse", "weighted_mle", "mixed_effects", "audit._perturbed_mle"):
         assert "dprank.objective" in graph[f"dprank.{user}"], user
     own = {name for name in graph if name.startswith("dprank.objective.")}
-    below = {"dprank._checks", "dprank.models", "dprank._lapack"}
+    below = {"dprank.base._checks", "dprank.data.models", "dprank.base._lapack"}
     for name in ("dprank.objective", *own):
         assert graph[name] <= below | own, (name, graph[name] - below - own)
 
 
 #: the likelihood's private backends: its compiled loops (loaded on first use) and its
 #: compared-cells form, each reached only through dprank.objective
-BACKENDS = ("dprank.objective._pairs", "dprank._compiled")
+BACKENDS = ("dprank.objective._pairs", "dprank.base._compiled")
 
 
 #: the compiled library also holds the comparison reader, which the reader's modules import
 NOT_LIKELIHOOD = {
-    ("dprank._input_stream", "dprank", "_compiled"),
-    ("dprank._input_blocks", "dprank._compiled", "LabelTable"),
-    ("dprank.comparisons", "dprank._compiled", "PairRows"),
-    ("dprank.comparisons", "dprank._compiled", "components"),
+    ("dprank.data._input_stream", "dprank.base", "_compiled"),
+    ("dprank.data._input_blocks", "dprank.base._compiled", "LabelTable"),
+    ("dprank.data.comparisons", "dprank.base._compiled", "PairRows"),
+    ("dprank.data.comparisons", "dprank.base._compiled", "components"),
 }
 
 

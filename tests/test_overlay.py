@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from dprank.yamlfile import read_yaml
+from dprank.base.yamlfile import read_yaml
 from dprank_papers._papers import item_settings
 from dprank_papers.plotting.overlay import (
     paper_a_published,

@@ -144,7 +144,7 @@ def test_the_check_finds_every_kind_of_crossing():
         "import dprank.audit._core\n"
         "def f():\n    from dprank.cli import _FORMAT\n"
         "import dprank.methods as m\n"
-        "x = m._fit_result\ny = dprank.realdata._SPECS\nz = checks.count\n"
+        "x = m._fit_result\ny = dprank.data.realdata._SPECS\nz = checks.count\n"
         "from .. import _papers\n"
     )
     assert violations(papers_source, "dprank_papers.studies.x") == [
@@ -154,7 +154,7 @@ def test_the_check_finds_every_kind_of_crossing():
         "dprank_papers.studies.x:3 imports the private _core of dprank.audit._core",
         "dprank_papers.studies.x:5 imports the private _FORMAT of dprank.cli (_FORMAT)",
         "dprank_papers.studies.x:7 uses the private attribute m._fit_result",
-        "dprank_papers.studies.x:8 uses the private attribute dprank.realdata._SPECS",
+        "dprank_papers.studies.x:8 uses the private attribute dprank.data.realdata._SPECS",
     ]
     # the papers' own private modules are theirs to use
     assert violations("from . import _papers\n", "dprank_papers.config") == []
@@ -197,15 +197,15 @@ def test_no_module_crosses_the_line(package):
 
 def test_the_real_data_readers_the_command_exports_are_the_librarys():
     source = (SRC / LIBRARY / "exports.py").read_text()
-    targets = {t for _, t, _ in imports(source, "dprank.exports")}
-    assert "dprank.realdata" in targets
+    targets = {t for _, t, _ in imports(source, "dprank.data.exports")}
+    assert "dprank.data.realdata" in targets
     assert all(package_of(t) != PAPERS for t in targets)
 
 
 # ------------------------------------------------------------------- the modules' graph
 
 #: The most lines a module of either package may have: above it, split the module by topic
-#: (a package of private modules, as dprank.cli, dprank.objective and dprank.arena).
+#: (a package of private modules, as dprank.cli, dprank.objective and dprank.data.arena).
 CEILING = 850
 
 #: Modules still above the ceiling, each being split by its owner; an entry leaves the list
@@ -337,7 +337,7 @@ def test_no_import_circle():
     even inside a function (a deferred import hides a circle; it does not remove it)."""
     modules = all_modules()
     graph = import_graph(modules)
-    assert "dprank.objective" in graph["dprank.mle"]
+    assert "dprank.objective" in graph["dprank.fit.mle"]
     assert circles(graph) == []
 
 
@@ -371,21 +371,21 @@ def test_no_private_name_crosses_modules():
 #: modules.
 LAYERS = {
     "foundations": (
-        "dprank._version dprank.checks dprank._checks dprank.seeding dprank.io dprank.yamlfile "
-        "dprank._csv_cells dprank._compiled dprank._native_build dprank._lapack dprank._lazy_scipy"
+        "dprank._version dprank.base.checks dprank.base._checks dprank.base.seeding dprank.base.io dprank.base.yamlfile "
+        "dprank.base._csv_cells dprank.base._compiled dprank.base._native_build dprank.base._lapack dprank.base._lazy_scipy"
     ),
     "data": (
-        "dprank.comparisons dprank.models dprank.inputs dprank._input_* dprank.arena. "
-        "dprank.items dprank.datasets dprank.realdata dprank.exports dprank.simulate"
+        "dprank.data.comparisons dprank.data.models dprank.data.inputs dprank.data._input_* dprank.data.arena. "
+        "dprank.data.items dprank.data.datasets dprank.data.realdata dprank.data.exports dprank.data.simulate"
     ),
     "mathematics": (
-        "dprank.objective. dprank.sparse dprank.mle dprank.weighted_mle dprank.ties "
-        "dprank.mixed_effects dprank.ranking dprank.metrics dprank.metrics_b dprank.noise "
-        "dprank.mechanisms dprank.ldp dprank.oneshot dprank.private_ties dprank._release_mle"
+        "dprank.objective. dprank.fit.sparse dprank.fit.mle dprank.fit.weighted_mle dprank.fit.ties "
+        "dprank.fit.mixed_effects dprank.fit.ranking dprank.fit.metrics dprank.fit.metrics_b dprank.privacy.noise "
+        "dprank.privacy.mechanisms dprank.privacy.ldp dprank.privacy.oneshot dprank.privacy.private_ties dprank.privacy._release_mle"
     ),
     "methods": (
-        "dprank.methods dprank._method_* dprank._default_methods dprank.intervals "
-        "dprank._interval_* dprank.release dprank.audit_release dprank.audit. "
+        "dprank.methods dprank.methods._method_* dprank.methods._default_methods dprank.intervals "
+        "dprank.intervals._interval_* dprank.privacy.release dprank.audit.command_release dprank.audit. "
     ),
     "product": "dprank.api dprank.leaderboard dprank.ledger.",
     "command": "dprank.cli. dprank.__main__",

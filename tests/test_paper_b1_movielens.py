@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dprank.ldp import rr_flip_probability
+from dprank.privacy.ldp import rr_flip_probability
 from dprank_papers.studies.paper_b1_movielens import (
     expected_comparisons,
     read_ratings,

@@ -19,12 +19,12 @@ import pandas as pd
 import pytest
 
 import dprank
+from dprank.base.seeding import Stream, generator, stable_id
 from dprank.cli import main
-from dprank.comparisons import Comparisons
+from dprank.data.comparisons import Comparisons
 from dprank.methods import get_method
-from dprank.noise import NoiseSource, grid_exponent
-from dprank.release import local_release
-from dprank.seeding import Stream, generator, stable_id
+from dprank.privacy.noise import NoiseSource, grid_exponent
+from dprank.privacy.release import local_release
 
 # --------------------------------------------------------------------------- bit-level models
 

@@ -122,8 +122,8 @@ def test_a_claim_that_differs_from_the_map_stops_the_stage():
 
     import pytest
 
-    from dprank.mechanisms import PrivacyLoss
     from dprank.methods import get_method, register
+    from dprank.privacy.mechanisms import PrivacyLoss
 
     rr = get_method("local_classic_rr")
     doubled = dataclasses.replace(rr, privacy_map=lambda e: PrivacyLoss.at("comparison", 2 * e))

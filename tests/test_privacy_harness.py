@@ -17,12 +17,12 @@ import pytest
 
 from dprank import testing
 from dprank.audit import harness as h
-from dprank.mechanisms import individual_gamma, individual_mle_noise_scale
+from dprank.base.seeding import Stream, cell_key, generator
+from dprank.fit.mle import fit_penalized_mle
 from dprank.methods import all_methods
-from dprank.mle import fit_penalized_mle
-from dprank.noise import NoiseSource, grid_exponent
-from dprank.release import local_release
-from dprank.seeding import Stream, cell_key, generator
+from dprank.privacy.mechanisms import individual_gamma, individual_mle_noise_scale
+from dprank.privacy.noise import NoiseSource, grid_exponent
+from dprank.privacy.release import local_release
 
 GAMES = h.profile_games("quick")
 

@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 
 import dprank
-from dprank.comparisons import Comparisons
-from dprank.mechanisms import NEIGHBOURS, PrivacyLoss
+from dprank.data.comparisons import Comparisons
 from dprank.methods import Method, all_methods, get_method, register, release_local
+from dprank.privacy.mechanisms import NEIGHBOURS, PrivacyLoss
 
 N_ITEMS, L, EPS = 5, 4, 0.7
 PREFIX = {"edge": "edge", "individual": "individual", "local": "local", "nonprivate": "none"}

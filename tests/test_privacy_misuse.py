@@ -16,9 +16,9 @@ import pytest
 import dprank
 from dprank.audit import epsilon_lower_bound
 from dprank.cli import main
-from dprank.comparisons import Comparisons
+from dprank.data.comparisons import Comparisons
 from dprank.methods import all_methods, get_method, release_local
-from dprank.noise import NoiseSource
+from dprank.privacy.noise import NoiseSource
 
 
 def run(argv, capsys) -> tuple[int, str, str]:
@@ -289,7 +289,7 @@ def test_the_local_release_unit_is_the_comparison():
 def test_a_local_release_costs_L_epsilon_per_user():
     """The DP game at the user level: 10 comparisons at 0.5 each are far more than 0.5-DP for
     their user (the old ledger charge), and within 10 x 0.5 = 5 (the charge now)."""
-    from dprank.release import local_release
+    from dprank.privacy.release import local_release
 
     n, L, eps = 20000, 10, 0.5
     users = np.repeat(np.arange(n), L)

@@ -13,12 +13,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dprank import audit, audit_release
+from dprank import audit
+from dprank.audit import command_release as audit_release
 from dprank.cli import main
 from dprank.methods import get_method
-from dprank.noise import NoiseSource, rr3_effective_epsilon, rr3_threshold
-from dprank.private_ties import edge_epsilon, individual_epsilon, local_epsilon
-from dprank.release import bound_user_contributions
+from dprank.privacy.noise import NoiseSource, rr3_effective_epsilon, rr3_threshold
+from dprank.privacy.private_ties import edge_epsilon, individual_epsilon, local_epsilon
+from dprank.privacy.release import bound_user_contributions
 
 SLACK = 0.05
 
@@ -169,7 +170,7 @@ def test_edge_release_at_extreme_budgets_never_depends_on_parity():
     """Points are half-integers where a vote is a tie; the release draws twice the statistic
     (whole numbers), so at budgets whose noise grid is the integers it succeeds on both sides
     of a win turned into a tie (issue 44's parity channel), with the same noise law."""
-    from dprank.noise import value_grid_exponent
+    from dprank.privacy.noise import value_grid_exponent
 
     method = get_method("edge_ties")
     win = audit_release._ties_votes(4, 3, extra=[(0, 1, 1.0)])
@@ -188,7 +189,7 @@ def test_edge_release_at_extreme_budgets_never_depends_on_parity():
 def test_release_local_of_votes_with_ties_is_canonical_whatever_the_source():
     """release_local with three outcomes: oriented, in canonical order, ties kept, from a numpy
     Generator (not private) as from the exact sampler."""
-    from dprank.comparisons import Comparisons
+    from dprank.data.comparisons import Comparisons
     from dprank.methods import release_local
 
     c = Comparisons(

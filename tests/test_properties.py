@@ -34,27 +34,12 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import dprank
-from dprank import (
-    api,
-    audit,
-    comparisons,
-    ldp,
-    mechanisms,
-    methods,
-    metrics,
-    metrics_b,
-    mixed_effects,
-    mle,
-    models,
-    objective,
-    oneshot,
-    ranking,
-    seeding,
-    simulate,
-    sparse,
-    weighted_mle,
-)
-from dprank import checks as _public_checks
+from dprank import api, audit, methods, objective
+from dprank.base import checks as _public_checks
+from dprank.base import seeding
+from dprank.data import comparisons, models, simulate
+from dprank.fit import metrics, metrics_b, mixed_effects, mle, ranking, sparse, weighted_mle
+from dprank.privacy import ldp, mechanisms, oneshot
 from dprank_papers import aggregate, grid, introselect, rbfgs, rrng
 
 NAN, INF = float("nan"), float("inf")
@@ -63,12 +48,12 @@ NAN, INF = float("nan"), float("inf")
 # reason and where it is tested instead (docs/robustness.md, "The property suite").
 # test_every_public_function_has_a_case fails for a public function in neither a case nor
 # this table, and for an entry that names no public function any more.
-# The argument checks of dprank.checks are the guards themselves: every bad-argument case of
+# The argument checks of dprank.base.checks are the guards themselves: every bad-argument case of
 # this suite runs them through the public function they guard, and their messages are what
 # those cases match.
 _CHECKS_REASON = "an argument check: run by every bad-argument case of the functions it guards"
 EXCLUDED: dict[str, str] = {
-    f"dprank.checks.{name}": _CHECKS_REASON for name in _public_checks.__all__
+    f"dprank.base.checks.{name}": _CHECKS_REASON for name in _public_checks.__all__
 } | {
     "dprank.cli.build_parser": "takes no argument; every option is parsed by tests/test_cli*.py "
     "and the synopses are generated from it (docs/includes/cli_*.md)",
@@ -1911,7 +1896,7 @@ def test_every_public_function_has_a_case():
     ]
     covered = {getattr(f, "__wrapped__", f) for f in builders}
     modules = api_modules()
-    assert len(modules) > 50 and "dprank.noise" in modules, modules
+    assert len(modules) > 50 and "dprank.privacy.noise" in modules, modules
     missing, both, stale = [], [], set(EXCLUDED)
     for name in modules:
         mod = importlib.import_module(name)

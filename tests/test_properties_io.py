@@ -1,6 +1,6 @@
 """Property-based tests of the public library, part three: files, configuration, tables.
 
-The functions that read and write files (``dprank.io``, ``dprank.yamlfile``, hashes,
+The functions that read and write files (``dprank.base.io``, ``dprank.base.yamlfile``, hashes,
 the data set registry, the workflow's lock and manifest helpers), validate the
 configuration, format tables and size cluster jobs. The same two kinds of test as
 :mod:`test_properties`: a bad value of one argument raises ``ValueError`` or
@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from test_properties import BAD_WINS, NAN, kw, property_tests, registry
 
-from dprank import datasets, exports, inputs, io, realdata, yamlfile
+from dprank.base import io, yamlfile
+from dprank.data import datasets, exports, inputs, realdata
 from dprank_papers import cluster, config, deps, stage_manifests, tables, workflow
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,7 +51,7 @@ def _file(name):
 
 # ---- io
 def _atomic_path(path, mode=None):
-    """Enter and leave :func:`dprank.io.atomic_path` (its body runs on entry), writing a file."""
+    """Enter and leave :func:`dprank.base.io.atomic_path` (its body runs on entry), writing a file."""
     with io.atomic_path(path, mode) as tmp:
         tmp.write_text("x")
     return Path(path).read_text()
@@ -262,7 +263,10 @@ case(
 
 case(
     deps.module_files,
-    kw(module=st.sampled_from(["dprank.noise", "dprank.io"]), src=st.just(ROOT / "src")),
+    kw(
+        module=st.sampled_from(["dprank.privacy.noise", "dprank.base.io"]),
+        src=st.just(ROOT / "src"),
+    ),
     lambda r, kw: any(f.endswith(kw["module"].split(".")[-1] + ".py") for f in r),
     module=[None, 3],
     src=BAD_PATH,
@@ -274,7 +278,7 @@ case(
     lambda r, kw: all(f.endswith(".py") for f in r),
     script=BAD_PATH,
     src=BAD_PATH,
-    extra_modules=["dprank.noise", None, [3]],
+    extra_modules=["dprank.privacy.noise", None, [3]],
 )
 
 # ---- configuration

@@ -37,21 +37,14 @@ from test_properties import (
     win_matrix,
 )
 
-from dprank import (
-    audit,
-    audit_release,
-    inputs,
-    intervals,
-    ledger,
-    methods,
-    noise,
-    release,
-    testing,
-)
-from dprank import items as _items
+from dprank import audit, intervals, ledger, methods, testing
 from dprank.audit import command_channels as _channels
+from dprank.audit import command_release as audit_release
 from dprank.audit import harness
-from dprank.comparisons import Comparisons
+from dprank.data import inputs
+from dprank.data import items as _items
+from dprank.data.comparisons import Comparisons
+from dprank.privacy import noise, release
 
 case, CASES, BUILDERS, CHECKS = registry()
 

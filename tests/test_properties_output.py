@@ -30,10 +30,12 @@ import pandas as pd
 from hypothesis import strategies as st
 from test_properties import NAN, kw, property_tests, registry
 
-from dprank import _default_methods, cli, datasets, exports, ledger, realdata, yamlfile
+from dprank import cli, ledger
 from dprank import ledger as _ledger
-from dprank.comparisons import Comparisons
-from dprank.methods import all_methods
+from dprank.base import yamlfile
+from dprank.data import datasets, exports, realdata
+from dprank.data.comparisons import Comparisons
+from dprank.methods import _default_methods, all_methods
 from dprank_papers import (
     _papers,
     compare,

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from matplotlib.figure import Figure
 from test_properties import NAN, property_tests, registry
 
-from dprank.yamlfile import read_yaml
+from dprank.base.yamlfile import read_yaml
 from dprank_papers._papers import item_settings
 from dprank_papers.plotting import (
     benchmark,

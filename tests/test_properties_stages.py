@@ -32,8 +32,8 @@ from test_properties import (
 )
 
 from dprank import methods
-from dprank.comparisons import Comparisons
-from dprank.yamlfile import read_yaml
+from dprank.base.yamlfile import read_yaml
+from dprank.data.comparisons import Comparisons
 from dprank_papers.studies import (
     benchmark,
     beyond_scale,

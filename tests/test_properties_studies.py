@@ -21,7 +21,7 @@ from hypothesis.extra import numpy as hnp
 from test_properties import BAD_COUNT, BAD_COUNT1, INF, NAN, generator, kw, property_tests, registry
 
 from dprank import methods
-from dprank.yamlfile import read_yaml
+from dprank.base.yamlfile import read_yaml
 from dprank_papers import docs_includes, report
 from dprank_papers._papers import load_papers, study_items
 from dprank_papers.plotting import style

@@ -16,9 +16,13 @@ from hypothesis.extra import numpy as hnp
 from test_properties import BAD_RNG, INF, NAN, generator, kw, property_tests, registry
 from test_properties_library import BAD_ALPHA, BAD_EPS, BAD_TRIALS, EPS, TRIALS
 
-from dprank import arena, audit, audit_release, leaderboard, noise, objective, private_ties, ties
-from dprank.comparisons import Comparisons
+from dprank import audit, leaderboard, objective
+from dprank.audit import command_release as audit_release
+from dprank.data import arena
+from dprank.data.comparisons import Comparisons
+from dprank.fit import ties
 from dprank.methods import release_local
+from dprank.privacy import noise, private_ties
 from dprank_papers.plotting import arena as plot_arena
 from dprank_papers.studies import arena as study
 

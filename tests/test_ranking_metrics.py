@@ -5,16 +5,16 @@ import itertools
 import numpy as np
 import pytest
 
-from dprank.mechanisms import edge_count_noise_scale, edge_mle_noise_scale, standard_laplace
-from dprank.metrics import log_rel_l2, log_rel_linf, rel_hamming, true_top_k
-from dprank.oneshot import (
+from dprank.data.simulate import sample_er_comparisons, theta_paper_a_edge, top_k_size
+from dprank.fit.metrics import log_rel_l2, log_rel_linf, rel_hamming, true_top_k
+from dprank.fit.ranking import copeland_counts, noisy_counts, top_k, top_k_batch
+from dprank.privacy.mechanisms import edge_count_noise_scale, edge_mle_noise_scale, standard_laplace
+from dprank.privacy.oneshot import (
     dobrushin_coefficient,
     one_shot_noise_scale,
     rank_centrality_matrix,
     stationary_distribution,
 )
-from dprank.ranking import copeland_counts, noisy_counts, top_k, top_k_batch
-from dprank.simulate import sample_er_comparisons, theta_paper_a_edge, top_k_size
 
 
 def test_top_k_ties_stable_and_keyed():
@@ -107,7 +107,7 @@ def test_metrics():
 
 def test_estimate_and_noise_shapes_are_checked_once_for_all_callers():
     """metrics, metrics_b and noisy_counts share one check: same items, broadcasting axes."""
-    from dprank.metrics_b import rms_error
+    from dprank.fit.metrics_b import rms_error
 
     theta = np.zeros((3, 4))
     theta[:, 0] = 1.0

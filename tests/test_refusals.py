@@ -15,12 +15,12 @@ import pandas as pd
 import pytest
 
 import dprank
-from dprank.comparisons import Comparisons
-from dprank.inputs import InputError
-from dprank.ldp import debias, laplace_release, randomized_response
+from dprank.base.yamlfile import read_yaml
+from dprank.data.comparisons import Comparisons
+from dprank.data.inputs import InputError
 from dprank.methods import MethodInputError
-from dprank.oneshot import one_shot_noise_scale
-from dprank.yamlfile import read_yaml
+from dprank.privacy.ldp import debias, laplace_release, randomized_response
+from dprank.privacy.oneshot import one_shot_noise_scale
 from dprank_papers.config import bound_warnings, validate_config
 
 

@@ -1,7 +1,7 @@
 """The registry is plain code (issue 45).
 
 The papers' studies, the benchmark, the privacy audit and the command import the public
-library functions they use (``from dprank.mle import fit_penalized_mle``); the registry
+library functions they use (``from dprank.fit.mle import fit_penalized_mle``); the registry
 (:mod:`dprank.methods`) finds a method by name (``get_method``: the command's
 ``--method``, a config's list of methods) and runs it (``Method.fit``), and no caller looks
 up a method's parts by a string role. What a method's ``fit`` calls is its code.

@@ -1,4 +1,4 @@
-"""The perturbed-MLE releases, private as computed (dprank._release_mle, issue 44).
+"""The perturbed-MLE releases, private as computed (dprank.privacy._release_mle, issue 44).
 
 Edge DP and NoisyObj: post-processing of exact noisy win totals, the same estimator as
 the objective perturbation it replaces. Individual DP: approximate minima perturbation
@@ -15,13 +15,13 @@ import numpy as np
 import pytest
 
 import dprank
-from dprank import _release_mle as R
-from dprank.comparisons import Comparisons
-from dprank.mechanisms import individual_gamma, individual_mle_noise_scale
+from dprank.data.comparisons import Comparisons
+from dprank.fit.mle import fit_penalized_mle
+from dprank.fit.ranking import copeland_counts
 from dprank.methods import MethodInputError, all_methods, get_method
-from dprank.mle import fit_penalized_mle
-from dprank.noise import NoiseSource
-from dprank.ranking import copeland_counts
+from dprank.privacy import _release_mle as R
+from dprank.privacy.mechanisms import individual_gamma, individual_mle_noise_scale
+from dprank.privacy.noise import NoiseSource
 
 
 def _data(n=6, per_user=3, users=12, seed=0):
@@ -162,7 +162,7 @@ def test_edge_releases_depend_on_the_data_only_through_the_win_totals():
 
 @pytest.mark.parametrize("eps", [0.01, 0.1, 1.0, 8.0, 50.0])
 def test_noisy_obj_guarantee_computed_by_opendp_is_within_the_claim(eps):
-    from dprank.weighted_mle import noisy_obj_calibration
+    from dprank.fit.weighted_mle import noisy_obj_calibration
 
     _, sigma = noisy_obj_calibration(eps, 1e-6)
     assert R.noisy_obj_guarantee(sigma, 1e-6) <= eps

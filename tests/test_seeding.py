@@ -5,7 +5,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 
-from dprank.seeding import SHARED, Stream, cell_key, generator, stable_id, uniforms
+from dprank.base.seeding import SHARED, Stream, cell_key, generator, stable_id, uniforms
 
 
 def test_stable_id_is_fixed_across_processes():

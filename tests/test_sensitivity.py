@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from dprank.seeding import generator
+from dprank.base.seeding import generator
 from dprank_papers._papers import load_papers
 from dprank_papers.aggregate import summarise
 from dprank_papers.config import ConfigError, validate_config

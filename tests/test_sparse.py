@@ -1,14 +1,14 @@
-"""Sparse Newton-CG (dprank.sparse) against the dense solvers on random problems."""
+"""Sparse Newton-CG (dprank.fit.sparse) against the dense solvers on random problems."""
 
 import numpy as np
 import pytest
 
-from dprank.comparisons import Comparisons
-from dprank.mle import fit_penalized_mle
-from dprank.models import BTL, THURSTONE
-from dprank.ranking import copeland_counts, noisy_counts
-from dprank.sparse import DisconnectedGraphError, SparseData, sparse_newton
-from dprank.weighted_mle import fit_weighted_mle
+from dprank.data.comparisons import Comparisons
+from dprank.data.models import BTL, THURSTONE
+from dprank.fit.mle import fit_penalized_mle
+from dprank.fit.ranking import copeland_counts, noisy_counts
+from dprank.fit.sparse import DisconnectedGraphError, SparseData, sparse_newton
+from dprank.fit.weighted_mle import fit_weighted_mle
 
 
 def _wins(rng, n, p, spread=1.0, reps=1, blocks=1):
@@ -117,7 +117,7 @@ def test_warm_start_and_cg_report():
 
 
 def test_pair_from_index_matches_triu():
-    from dprank.simulate import pair_from_index
+    from dprank.data.simulate import pair_from_index
 
     for n in (2, 3, 8, 257):
         iu, ju = np.triu_indices(n, 1)
@@ -127,7 +127,7 @@ def test_pair_from_index_matches_triu():
 
 
 def test_sparse_er_simulator_has_the_dense_law():
-    from dprank.simulate import sample_er_comparisons, sample_er_comparisons_sparse
+    from dprank.data.simulate import sample_er_comparisons, sample_er_comparisons_sparse
 
     n, p, reps = 6, 0.3, 4000
     theta = np.linspace(-1.0, 1.0, n)
@@ -159,7 +159,7 @@ def test_aggregation_by_packed_sort_equals_unique_bincount(raw, n):
     packed records. ``n``: pair keys ``a << s | b`` (``s`` = 6 at n = 50 and 64, 7 at
     65); at n > 2^31 they no longer fit and ``a n + b`` with ``np.unique`` is used.
     """
-    from dprank.comparisons import _aggregate, _whole_binary
+    from dprank.data.comparisons import _aggregate, _whole_binary
 
     rng = np.random.default_rng(5)
     m = 4000  # about 1,000 distinct pairs among 50 items: many repeated, both orders
@@ -190,7 +190,7 @@ def test_aggregation_by_packed_sort_equals_unique_bincount(raw, n):
 
 def test_compiled_hessian_product_is_the_laplacian():
     """One compiled loop computes (D - U - U^T) x, U[a, b] = h over the pairs (in CSR rows)."""
-    from dprank import _compiled as kern
+    from dprank.base import _compiled as kern
 
     rng = np.random.default_rng(6)
     n = 40
@@ -240,7 +240,7 @@ def test_compiled_pass_matches_the_logistic_formulas(spread):
     """
     from scipy.special import expit
 
-    from dprank import _compiled as kern
+    from dprank.base import _compiled as kern
 
     rng = np.random.default_rng(8)
     n, m = 40, 600

@@ -12,10 +12,10 @@ import _loops_reference as ref
 import numpy as np
 import pytest
 
-from dprank import _compiled
-from dprank.comparisons import Comparisons
-from dprank.models import THURSTONE
-from dprank.sparse import SparseData, sparse_newton
+from dprank.base import _compiled
+from dprank.data.comparisons import Comparisons
+from dprank.data.models import THURSTONE
+from dprank.fit.sparse import SparseData, sparse_newton
 
 
 def _rows(rng, n, m):

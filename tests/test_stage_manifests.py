@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dprank.io import save_arrays, write_csv
+from dprank.base.io import save_arrays, write_csv
 from dprank_papers.stage_manifests import (
     StageInputError,
     check_stage_input,

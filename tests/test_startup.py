@@ -76,7 +76,7 @@ def test_no_script_imports_scipy_stats_or_optimize_and_only_figures_matplotlib(g
 def test_the_package_ships_its_compiled_part_and_nothing_compiles_at_run_time(tmp_path):
     """The package build compiles the extension dprank._native (setup.py); a fit and a read
     load it with ctypes, write nothing beside the package and import no JIT compiler."""
-    from dprank import _compiled
+    from dprank.base import _compiled
 
     assert "_native" in (ROOT / "setup.py").read_text()
     assert "python -m dprank._" not in (ROOT / "Makefile").read_text().replace(
@@ -89,9 +89,9 @@ def test_the_package_ships_its_compiled_part_and_nothing_compiles_at_run_time(tm
     code = f"""
 import sys
 import numpy as np
-from dprank.comparisons import Comparisons
-from dprank.inputs import read_comparisons
-from dprank.sparse import SparseData, sparse_newton
+from dprank.data.comparisons import Comparisons
+from dprank.data.inputs import read_comparisons
+from dprank.fit.sparse import SparseData, sparse_newton
 rng = np.random.default_rng(0)
 a = rng.integers(0, 300, 3000)
 b = (a + rng.integers(1, 300, 3000)) % 300
@@ -109,7 +109,7 @@ print("numba" in sys.modules, "llvmlite" in sys.modules)
 @pytest.mark.parametrize("privacy", [["none"], ["edge", "--epsilon", "1", "--insecure-seed", "7"]])
 def test_dprank_rank_imports_neither_scipy_nor_pandas_nor_the_ledger(tmp_path, privacy):
     """``dprank rank`` (no --ledger, no --intervals) loads what its path needs only: scipy
-    (10-30 ms) is imported on first use (``dprank._lazy_scipy``), the ledger at --ledger or
+    (10-30 ms) is imported on first use (``dprank.base._lazy_scipy``), the ledger at --ledger or
     ``ledger --help``, pandas where a frame is built, PyYAML where a YAML file is read."""
     import numpy as np
 

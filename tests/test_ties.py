@@ -1,4 +1,4 @@
-"""Ties in the model: Davidson and Rao-Kupper (dprank.objective, dprank.ties), against peers."""
+"""Ties in the model: Davidson and Rao-Kupper (dprank.objective, dprank.fit.ties), against peers."""
 
 import importlib
 import math
@@ -10,11 +10,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dprank.arena import read_arena
-from dprank.comparisons import Comparisons
-from dprank.mle import fit_penalized_mle
+from dprank.data.arena import read_arena
+from dprank.data.comparisons import Comparisons
+from dprank.fit.mle import fit_penalized_mle
+from dprank.fit.ties import TieCounts, fit_ties_mle
 from dprank.objective import DAVIDSON, RAO_KUPPER, TiesObjective
-from dprank.ties import TieCounts, fit_ties_mle
 
 MIRROR = Path(os.environ.get("DPRANK_DATA_MIRROR", "/nonexistent"))
 SNAPSHOT = MIRROR / "chatbot_arena" / "chatbotarena_20240814.json"
@@ -135,7 +135,7 @@ def test_the_fit_recovers_the_simulated_tie_parameter_and_order():
 
 
 def test_ties_need_a_connected_graph_and_a_finite_maximum_likelihood():
-    from dprank.sparse import DisconnectedGraphError
+    from dprank.fit.sparse import DisconnectedGraphError
 
     c = TieCounts.from_arrays(4, [0, 2], [1, 3], [2, 2], [1, 1], [1, 1])
     with pytest.raises(DisconnectedGraphError):
@@ -172,7 +172,7 @@ def test_comparisons_with_ties_count_them_per_pair():
 @pytest.mark.parametrize("name", ["edge_ties", "individual_ties", "local_ties", "nonprivate_mle"])
 def test_the_ties_releases_intervals_cover_the_truth(name):
     """Ranking.intervals of each ties release: finite, ordered, and the true ranks mostly
-    inside (a parametric bootstrap of the release, :func:`dprank.private_ties.ties_intervals`)."""
+    inside (a parametric bootstrap of the release, :func:`dprank.privacy.private_ties.ties_intervals`)."""
     from dprank import rank
     from dprank.methods import get_method
 

@@ -12,18 +12,8 @@ import numpy as np
 import pytest
 from scipy import optimize, special, stats
 
-from dprank.ldp import (
-    adrr_weights,
-    debiased_variance,
-    privacy_constant,
-    randomized_response,
-    sample_rr_statistics_equal_eps,
-    sample_user_comparisons_b,
-    simulate_ldp_statistics,
-    sufficient_statistics,
-)
-from dprank.models import BTL, THURSTONE
-from dprank.weighted_mle import (
+from dprank.data.models import BTL, THURSTONE
+from dprank.fit.weighted_mle import (
     classic_rr_plugin_statistics,
     default_lambda,
     fit_weighted_mle,
@@ -33,6 +23,16 @@ from dprank.weighted_mle import (
     noisy_obj_fit,
     weighted_objective,
     weighted_objective_gradient,
+)
+from dprank.privacy.ldp import (
+    adrr_weights,
+    debiased_variance,
+    privacy_constant,
+    randomized_response,
+    sample_rr_statistics_equal_eps,
+    sample_user_comparisons_b,
+    simulate_ldp_statistics,
+    sufficient_statistics,
 )
 
 LOGCDF = {"btl": lambda x: -np.logaddexp(0, -x), "tm": stats.norm.logcdf}

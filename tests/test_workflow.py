@@ -22,7 +22,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from dprank.datasets import sha256
+from dprank.data.datasets import sha256
 from dprank_papers.workflow import results_manifest
 
 pytestmark = pytest.mark.workflow
@@ -845,7 +845,7 @@ def test_editing_a_plot_script_reruns_only_figures(smoke):
 
 
 def test_editing_the_solver_reruns_estimation_and_only_recreates_its_inputs(smoke):
-    with _Edited(smoke / "src/dprank/mle.py", "# edited\n"):
+    with _Edited(smoke / "src/dprank/fit/mle.py", "# edited\n"):
         jobs = planned_jobs(smoke, *SMOKE)
     rules = {r for r, _ in jobs}
     assert {"estimate", "compute_metrics", "aggregate_metrics", "plot_paper_a_figure"} <= rules
@@ -920,7 +920,8 @@ def test_changing_one_grid_reruns_only_its_cells(smoke):
 def test_a_run_removes_the_temporaries_killed_jobs_left_and_the_manifest_skips_them(
     tmp_path, mirror
 ):
-    """kill -9 of a job leaves ``.<name>.XXXXXXXX.tmp`` beside its output (dprank.io.atomic_path):
+    """kill -9 of a job leaves ``.<name>.XXXXXXXX.tmp`` beside its output
+    (dprank.base.io.atomic_path):
     the next run that writes that output removes it when it starts; a temporary of an output
     the run does not write (another run may be writing it) stays, and no manifest counts it."""
     cwd = copy_repo(tmp_path)

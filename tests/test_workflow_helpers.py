@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dprank.io import atomic_path, load_arrays, save_arrays
+from dprank.base.io import atomic_path, load_arrays, save_arrays
 from dprank_papers.aggregate import summarise
 from dprank_papers.deps import module_files, script_files
 from dprank_papers.grid import (
@@ -111,8 +111,8 @@ def test_canonical_sorts_keys_recursively():
 
 
 def test_dependencies_follow_imports():
-    files = {Path(f).relative_to(SRC).as_posix() for f in module_files("dprank.mle", SRC)}
-    assert {"dprank/mle.py", "dprank/models.py", "dprank/__init__.py"} <= files
+    files = {Path(f).relative_to(SRC).as_posix() for f in module_files("dprank.fit.mle", SRC)}
+    assert {"dprank/fit/mle.py", "dprank/data/models.py", "dprank/__init__.py"} <= files
     assert "dprank_papers/plotting/paper_a.py" not in files
     est = {
         Path(f).relative_to(SRC).as_posix()
@@ -120,7 +120,7 @@ def test_dependencies_follow_imports():
             ROOT / "scripts/estimate.py", SRC, ("dprank_papers.studies.paper_a_edge.estimate",)
         )
     }
-    assert "dprank/mle.py" in est and "dprank_papers/studies/paper_a_edge/estimate.py" in est
+    assert "dprank/fit/mle.py" in est and "dprank_papers/studies/paper_a_edge/estimate.py" in est
     sim = {
         Path(f).relative_to(SRC).as_posix()
         for f in script_files(
@@ -129,7 +129,7 @@ def test_dependencies_follow_imports():
             ("dprank_papers.studies.paper_a_edge.simulate",),
         )
     }
-    assert "dprank/mle.py" not in sim and "dprank/simulate.py" in sim
+    assert "dprank/fit/mle.py" not in sim and "dprank/data/simulate.py" in sim
 
 
 def test_dependencies_are_cached_until_a_file_they_read_changes(tmp_path):
@@ -270,7 +270,7 @@ def _killed_write(target: Path) -> Path:
     """The temporary a write of ``target`` leaves when its process is killed (kill -9)."""
     code = (
         "import os, signal, sys\n"
-        "from dprank.io import atomic_path\n"
+        "from dprank.base.io import atomic_path\n"
         "with atomic_path(sys.argv[1]) as tmp:\n"
         "    tmp.write_bytes(b'half')\n"
         "    os.kill(os.getpid(), signal.SIGKILL)\n"
@@ -284,7 +284,7 @@ def _killed_write(target: Path) -> Path:
 
 
 def test_stale_temporaries_are_recognised_removed_for_this_run_and_never_hashed(tmp_path):
-    from dprank.io import atomic_target
+    from dprank.base.io import atomic_target
     from dprank_papers.workflow import remove_stale_temporaries, results_manifest
 
     pdf = tmp_path / "figures/paper_a/fig5_paper.pdf"

@@ -8,7 +8,7 @@ A library of the mechanisms, estimators and metrics of
   Rankings* (Paper B),
 
 plus the stage functions the Snakemake workflow of this repository calls.
-Submodules are imported explicitly (``from dprank.mle import ...``) so that
+Submodules are imported explicitly (``from dprank.fit.mle import ...``) so that
 the workflow can track exactly which library files each stage depends on;
 the public ranking function ``dprank.rank`` (and its result type
 ``dprank.Ranking``) is loaded on first use from :mod:`dprank.api`.
@@ -20,7 +20,7 @@ __all__ = ["Ranking", "__version__", "rank"]
 
 
 def __getattr__(name: str):
-    # Lazy (and by name, not by an import statement): ``import dprank.mle`` must not
+    # Lazy (and by name, not by an import statement): ``import dprank.fit.mle`` must not
     # load the API's dependencies, nor make every workflow stage depend on them.
     if name in ("rank", "Ranking"):
         import importlib

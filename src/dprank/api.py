@@ -1,7 +1,7 @@
 """The public ranking function: ``dprank.rank(comparisons, privacy=..., epsilon=...)``.
 
 A thin layer over the method registry (:mod:`dprank.methods`): it turns a data
-frame, arrays or a :class:`~dprank.comparisons.Comparisons` into comparisons,
+frame, arrays or a :class:`~dprank.data.comparisons.Comparisons` into comparisons,
 picks the registered method for the privacy setting, fits it and returns a
 :class:`Ranking`. The ``dprank rank`` command calls it.
 """
@@ -18,14 +18,21 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import _default_methods
-from .comparisons import Comparisons
-from .inputs import InputError, comparisons_from_frame
-from .methods import PUBLIC_DETAILS, Fit, Method, PrivacyLoss, all_methods, get_method
-from .metrics_b import ranks as rank_scores
-from .models import LINKS
-from .noise import NoiseSource, as_noise_source
+from .data.comparisons import Comparisons
+from .data.inputs import InputError, comparisons_from_frame
+from .data.models import LINKS
+from .fit.metrics_b import ranks as rank_scores
+from .methods import (
+    PUBLIC_DETAILS,
+    Fit,
+    Method,
+    PrivacyLoss,
+    _default_methods,
+    all_methods,
+    get_method,
+)
 from .objective import TIE_MODELS
+from .privacy.noise import NoiseSource, as_noise_source
 
 if TYPE_CHECKING:  # pandas is imported where a frame is built (not by ``dprank rank``)
     import pandas as pd
@@ -125,7 +132,7 @@ class Ranking:
     n_dropped : int
         Comparisons removed to respect ``max_per_user`` (private).
     items_source : str
-        Where the item universe comes from (public; :mod:`dprank.items`).
+        Where the item universe comes from (public; :mod:`dprank.data.items`).
     n_undeclared : int
         Comparisons dropped for naming an item outside the declared universe
         (private).
@@ -272,7 +279,7 @@ class Ranking:
         """
         release = getattr(self.fit, "release", None)
         if release is not None and release.__class__.__name__ == "TiesRelease":
-            from .private_ties import ties_intervals  # the ties methods' own bootstrap
+            from .privacy.private_ties import ties_intervals  # the ties methods' own bootstrap
 
             if kind not in ("auto", "bootstrap"):
                 raise ValueError("the ties methods' intervals are a bootstrap (kind='bootstrap')")
@@ -486,11 +493,11 @@ def rank(
     Parameters
     ----------
     comparisons : pandas.DataFrame, dict, tuple, numpy.ndarray or Comparisons
-        A table in the input format of :mod:`dprank.inputs` (columns
+        A table in the input format of :mod:`dprank.data.inputs` (columns
         ``winner, loser`` or ``item_a, item_b, outcome``; optional ``user``,
         ``count``, ``epsilon``), a dict of such columns, a ``(winners, losers)``
         pair of arrays, a square win matrix (``wins[i, j]`` = times ``i`` beat
-        ``j``), or a :class:`~dprank.comparisons.Comparisons`.
+        ``j``), or a :class:`~dprank.data.comparisons.Comparisons`.
     privacy : {"edge", "individual", "local", "none"}
         What is protected. ``edge``: one comparison (Paper A, Algorithm 1 or 2).
         ``individual``: all comparisons of one user, at a trusted curator
@@ -507,7 +514,7 @@ def rank(
         ``laplace`` or ``count`` (local). Default: the MLE (ADRR for local).
     model : {"btl", "tm", "davidson", "raokupper"}
         Comparison model of the likelihood methods (Bradley-Terry-Luce or
-        Thurstone; with ties, Davidson's or Rao and Kupper's, :mod:`dprank.ties`).
+        Thurstone; with ties, Davidson's or Rao and Kupper's, :mod:`dprank.fit.ties`).
         Paper A's perturbed MLE needs ``btl``. A ties model selects the ties
         methods (``edge_ties``, ``individual_ties``, ``local_ties``) by default.
     top_k : int, optional
@@ -516,7 +523,7 @@ def rank(
     rng : None, NoiseSource, int or numpy.random.Generator
         Source of the privacy noise. ``None`` (the default): the operating
         system's cryptographically secure generator through exact samplers
-        (:mod:`dprank.noise`). An int or a Generator is an explicit opt-in to
+        (:mod:`dprank.privacy.noise`). An int or a Generator is an explicit opt-in to
         reproducible, **not private** noise (tests, teaching): anyone who knows
         or guesses it can remove the noise; the result says ``private=False``.
     max_per_user : int, optional
@@ -537,8 +544,8 @@ def rank(
         With ``ledger``: refuse (:class:`dprank.ledger.BudgetExceeded`, a
         ValueError, before any noise is drawn) a release that would take the
         data set's total epsilon past ``budget``.
-    items : sequence of str or dprank.items.ItemUniverse, optional
-        The declared, public item universe (:mod:`dprank.items`): every item is
+    items : sequence of str or dprank.data.items.ItemUniverse, optional
+        The declared, public item universe (:mod:`dprank.data.items`): every item is
         ranked, compared or not, and comparisons naming another item are
         dropped. Required (or ``items_from_data``) for ``individual`` and
         ``local``, whose data do not make their items public.
@@ -560,7 +567,7 @@ def rank(
     ValueError
         Unknown privacy or method, a bad epsilon, ``top_k`` larger than the
         number of items, a missing ``max_per_user``, an unknown option;
-        :class:`dprank.inputs.InputError` (a ValueError) for bad comparisons,
+        :class:`dprank.data.inputs.InputError` (a ValueError) for bad comparisons,
         :class:`dprank.methods.MethodInputError` when the data lack what the
         method needs (outcomes other than 0/1 for a central mechanism, say).
     TypeError
@@ -605,7 +612,7 @@ def rank(
         )
     universe = _item_universe(privacy, items, items_from_data)
     data = _as_comparisons(comparisons, meth, real_outcomes=name == "local_laplace")
-    if _no_records(data):  # as an empty data frame is refused (dprank.inputs)
+    if _no_records(data):  # as an empty data frame is refused (dprank.data.inputs)
         source = "the win matrix" if isinstance(comparisons, np.ndarray) else "the comparisons"
         raise InputError("no comparisons (nothing to rank)", source)
     data, n_undeclared, items_source = _on_universe(data, universe, privacy)
@@ -665,7 +672,7 @@ ITEMS_NEEDED = (
 
 def _item_universe(privacy: str, items, items_from_data: bool):
     """The declared universe (an ItemUniverse), "data", or None (the input's, under edge/none)."""
-    from .items import universe_of
+    from .data.items import universe_of
 
     if not isinstance(items_from_data, (bool, np.bool_)):
         raise TypeError(f"items_from_data must be True or False, got {items_from_data!r}")
@@ -682,7 +689,7 @@ def _item_universe(privacy: str, items, items_from_data: bool):
 
 def _on_universe(data: Comparisons, universe, privacy: str) -> tuple[Comparisons, int, str]:
     """``(data, n_dropped, source)``: the comparisons on the declared items; the record's text."""
-    from .items import restrict_to_items
+    from .data.items import restrict_to_items
 
     if universe is None:
         public = " (public under edge DP with the comparison graph)" if privacy == "edge" else ""
@@ -796,7 +803,7 @@ def _fit_release(meth: Method, raw, eps, noise, model, top_k, opts, max_per_user
     with context:
         data, n_dropped = raw, 0
         if max_per_user is not None:
-            from .release import bound_user_contributions
+            from .privacy.release import bound_user_contributions
 
             data, n_dropped = bound_user_contributions(raw, max_per_user, noise)
             opts["max_per_user"] = max_per_user

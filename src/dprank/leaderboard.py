@@ -19,7 +19,7 @@ release and public inputs only:
   at the first model whose interval lies wholly below the interval of the current
   class's first model (:func:`tie_classes`);
 * ``votes``: the votes per model *as released* (methods that release them: the ties
-  methods of :mod:`dprank.private_ties`; noisy under voter-level DP, public under edge
+  methods of :mod:`dprank.privacy.private_ties`; noisy under voter-level DP, public under edge
   DP, the release's own under local DP), never the private counts.
 
 :func:`html_page` writes a self-contained page (no external resource: styles, script
@@ -36,7 +36,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from . import _checks
+from .base import _checks
 
 __all__ = [
     "ELO_PER_LOGIT",

@@ -17,8 +17,8 @@ import copy
 from collections.abc import Mapping
 from pathlib import Path
 
-from dprank import checks as _checks
-from dprank.yamlfile import read_yaml
+from dprank.base import checks as _checks
+from dprank.base.yamlfile import read_yaml
 
 from ._schema import ConfigError, Validator, error_key, explain, fill_defaults, load_schema
 

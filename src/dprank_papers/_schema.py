@@ -13,8 +13,8 @@ from pathlib import Path
 
 import jsonschema
 
-from dprank import checks as _checks
-from dprank.yamlfile import read_yaml
+from dprank.base import checks as _checks
+from dprank.base.yamlfile import read_yaml
 
 #: Schema keyword of a number that may be infinite (``.inf``); numbers are finite otherwise.
 ALLOW_INFINITE = "allowInfinite"

@@ -26,7 +26,7 @@ from pathlib import Path
 import jsonschema
 import yaml
 
-from dprank import checks as _checks
+from dprank.base import checks as _checks
 
 from ._schema import (
     ConfigError,
@@ -47,12 +47,13 @@ __all__ = [
 ]
 
 #: The environment variable that overrides the config key ``data_mirror``
-#: (as :func:`dprank.datasets.resolve_mirror` reads it).
+#: (as :func:`dprank.data.datasets.resolve_mirror` reads it).
 MIRROR_ENV_VAR = "DPRANK_DATA_MIRROR"
 #: Working float64 arrays of one fit's size a job holds at once (the solvers' data,
 #: probabilities, weights, Hessian or its factors, steps): a deliberately round upper bound.
 _WORK_ARRAYS = 8
-#: Users whose comparisons Paper B's simulations draw at once (dprank.ldp.DEFAULT_CHUNK_USERS).
+#: Users whose comparisons Paper B's simulations draw at once
+# (dprank.privacy.ldp.DEFAULT_CHUNK_USERS).
 _B_USER_CHUNK = 256
 #: Released comparisons per chunk of the B2 timing experiment
 #: (dprank_papers.studies.paper_b2.timing).
@@ -90,7 +91,7 @@ def bound_warnings(config: Mapping) -> list[str]:
     datasets = (config.get("paper_a_real") or {}).get("datasets") or {}
     if not datasets:
         return []
-    from dprank.realdata import REAL_DATASET_L
+    from dprank.data.realdata import REAL_DATASET_L
 
     messages = []
     for name, entry in datasets.items():

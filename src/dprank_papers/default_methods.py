@@ -11,7 +11,8 @@ which methods may be a default); ties go to the smaller mean Kendall distance.
 
 The benchmark's job ``benchmark_tables`` writes the ranking of every level to
 ``results/tables/benchmark/defaults.csv`` (:func:`ranking`); ``python -m
-dprank_papers.docs_generate`` turns it into ``src/dprank/_default_methods.py`` (the constants the
+dprank_papers.docs_generate`` turns it into ``src/dprank/methods/_default_methods.py`` (the
+constants the
 command reads, with the ranking they come from) and ``docs/includes/default_methods.md`` (the
 table of ``docs/cli.md``). ``tests/test_default_methods.py`` checks that each default is the
 best candidate of the committed ranking.
@@ -22,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from dprank import checks as _checks
+from dprank.base import checks as _checks
 
 __all__ = [
     "LEVELS",

@@ -3,7 +3,7 @@
 Snakemake does not track imported modules, so each rule lists the library
 files its script uses under ``input:``. The list is computed here from the
 import statements (static analysis, nothing is imported), so it cannot go
-stale: editing ``dprank/mle.py`` reruns estimation and what follows it, but
+stale: editing ``dprank/fit/mle.py`` reruns estimation and what follows it, but
 not data generation, whose modules do not import it.
 """
 
@@ -14,7 +14,7 @@ import functools
 import os
 from pathlib import Path
 
-from dprank import checks as _checks
+from dprank.base import checks as _checks
 
 __all__ = ["module_files", "script_files"]
 

@@ -8,7 +8,7 @@ tables of a full run, :mod:`dprank_papers.docs_includes`); it needs no full run 
 - ``docs/includes/values.yaml`` and every place of README.md, CHANGELOG.md and ``docs/`` that
   quotes one of its values (:mod:`dprank_papers.docs_values`): derived values always, a run's
   values from what ``results/`` holds;
-- after a run of the benchmark of methods: ``src/dprank/_default_methods.py`` and
+- after a run of the benchmark of methods: ``src/dprank/methods/_default_methods.py`` and
   ``docs/includes/default_methods.md`` (the default method of each privacy level,
   :mod:`dprank_papers.default_methods`, from ``results/tables/benchmark/defaults.csv``;
   :func:`default_method_files`) and ``docs/includes/benchmark_findings.md`` (its findings);
@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from dprank import checks as _checks
+from dprank.base import checks as _checks
 
 from .default_methods import LEVELS, candidates, choose, method_label
 from .docs_includes import markdown_table
@@ -262,7 +262,7 @@ def results_includes(root: str | Path, results: str | Path) -> dict[Path, str]:
     """The includes written from the results of studies outside ``all``, for those whose files
     ``results`` holds: the benchmark's findings, the arena study's price of privacy and the
     scale study's fit and mean errors."""
-    from dprank.io import read_csv
+    from dprank.base.io import read_csv
 
     _checks.path(root, "root")
     _checks.path(results, "results")
@@ -324,7 +324,8 @@ RANKING = {{
 
 
 def default_method_files(root: str | Path, table: pd.DataFrame) -> dict[Path, str]:
-    """``src/dprank/_default_methods.py`` and ``docs/includes/default_methods.md`` from ``table``.
+    """``src/dprank/methods/_default_methods.py`` and ``docs/includes/default_methods.md`` from
+    ``table``.
 
     ``table`` is :func:`dprank_papers.default_methods.ranking`'s
     (``results/tables/benchmark/defaults.csv``), or at least its columns ``privacy, method,
@@ -382,13 +383,13 @@ def default_method_files(root: str | Path, table: pd.DataFrame) -> dict[Path, st
         "lllrrrl",
     )
     return {
-        root / "src" / "dprank" / "_default_methods.py": module,
+        root / "src" / "dprank" / "methods" / "_default_methods.py": module,
         root / "docs" / "includes" / "default_methods.md": md,
     }
 
 
 def ranking_from_module(ranking_constant: Mapping[str, tuple]) -> pd.DataFrame:
-    """The ranking table back from ``dprank._default_methods.RANKING`` (for the tests)."""
+    """The ranking table back from ``dprank.methods._default_methods.RANKING`` (for the tests)."""
     _checks.mapping(ranking_constant, "ranking_constant", ())
     for privacy, entries in ranking_constant.items():
         for entry in _checks.sequence(entries, f"ranking_constant[{privacy!r}]"):
@@ -435,7 +436,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     import argparse
     import sys
 
-    from dprank.io import read_csv
+    from dprank.base.io import read_csv
 
     from . import docs_values
 

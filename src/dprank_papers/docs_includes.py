@@ -41,7 +41,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from dprank import checks as _checks
+from dprank.base import checks as _checks
 from dprank_papers.report import agreement
 from dprank_papers.studies import study_module
 

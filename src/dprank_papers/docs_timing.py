@@ -17,7 +17,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from dprank import checks as _checks
+from dprank.base import checks as _checks
 
 __all__ = ["format_bytes", "format_duration", "time_command", "timed_record"]
 

@@ -45,7 +45,7 @@ import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from dprank import checks as _checks
+from dprank.base import checks as _checks
 
 from .docs_measures import MEASURES
 from .docs_timing import time_command

@@ -14,7 +14,7 @@ import numbers
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
-from dprank import checks as _checks
+from dprank.base import checks as _checks
 
 __all__ = [
     "CellGrid",

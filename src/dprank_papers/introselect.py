@@ -342,7 +342,7 @@ def authors_top_k(x: np.ndarray, k: int) -> np.ndarray:
 
     See Also
     --------
-    dprank.ranking.top_k : the true top-k with explicit tie-breaking.
+    dprank.fit.ranking.top_k : the true top-k with explicit tie-breaking.
     """
     arr = np.asarray(x)
     if arr.ndim != 1:

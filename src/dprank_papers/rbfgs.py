@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from dprank import checks as _checks
+from dprank.base import checks as _checks
 
 __all__ = ["vmmin"]
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from dprank import checks as _checks
+from dprank.base import checks as _checks
 
 __all__ = [
     "agreement",

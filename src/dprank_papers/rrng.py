@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dprank import checks as _checks
+from dprank.base import checks as _checks
 
 __all__ = ["r_fixed_laplace", "r_mt_state", "r_runif"]
 

@@ -29,7 +29,7 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from dprank import checks as _checks
+from dprank.base import checks as _checks
 
 __all__ = [
     "FORMAT",
@@ -120,7 +120,7 @@ def write_stage_manifest(path: str | os.PathLike, results: str | os.PathLike, ru
     Path
         The manifest written (atomically, beside ``path``).
     """
-    from dprank.io import atomic_path
+    from dprank.base.io import atomic_path
 
     _checks.path(path, "path")
     _checks.path(results, "results")

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from dprank import checks as _checks
+from dprank.base import checks as _checks
 from dprank.methods import get_method
 
 from ._published_tables import (  # noqa: F401 (TIDY: the tidy frame's columns)

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from dprank import checks as _checks
+from dprank.base import checks as _checks
 
 __all__ = [
     "CONFIGFILES_ENV",
@@ -99,7 +99,7 @@ def job_logger(snakemake, name: str | None = None) -> Iterator[logging.Logger]:
             log.info("...")
 
     Every input file of the data folder (``resources/data``) is first checked against
-    its sha256 in the data set registry (:func:`dprank.datasets.verify_local`): a local
+    its sha256 in the data set registry (:func:`dprank.data.datasets.verify_local`): a local
     copy edited or damaged since its fetch fails the job with both hashes. Every input
     under the results folder (config ``results_dir``) is checked against the manifest its
     producing job wrote (:func:`dprank_papers.stage_manifests.check_stage_input`): a truncated,
@@ -136,7 +136,7 @@ def job_logger(snakemake, name: str | None = None) -> Iterator[logging.Logger]:
         # checking module is imported only by the jobs that read such files)
         inputs = [os.fspath(f) for f in getattr(snakemake, "input", [])]
         if any("resources/data/" in Path(f).as_posix() for f in inputs):
-            from dprank.datasets import verify_local
+            from dprank.data.datasets import verify_local
 
             for path in verify_local(inputs):
                 logger.info("verified %s (sha256 as registered)", path)
@@ -216,12 +216,12 @@ def results_manifest(
         Relative POSIX path -> hex digest, sorted by path. Two runs of the same
         configuration (any ``--cores``, executor or order) must give equal
         manifests; ``tests/cluster/run_slurm.sh`` compares a Slurm run with a
-        local one this way. Temporaries of :func:`dprank.io.atomic_path` (a killed
+        local one this way. Temporaries of :func:`dprank.base.io.atomic_path` (a killed
         job's leftovers) and the stages' manifests (:mod:`dprank_papers.stage_manifests`, which
         hold the hashes of the results beside them) are never counted.
     """
     _checks.path(results, "results")
-    from dprank.io import atomic_target
+    from dprank.base.io import atomic_target
     from dprank_papers.stage_manifests import is_stage_manifest
 
     root = Path(results)
@@ -239,7 +239,8 @@ def results_manifest(
 def remove_stale_temporaries(
     root: str | os.PathLike, targets: Iterable[str | os.PathLike] | None = None
 ) -> list[Path]:
-    """Remove the temporaries of :func:`dprank.io.atomic_path` under ``root`` left by killed jobs.
+    """Remove the temporaries of :func:`dprank.base.io.atomic_path` under ``root`` left by killed
+    jobs.
 
     A job killed with SIGKILL (or a power loss) cannot remove the temporary it was
     writing (``.<name>.XXXXXXXX.tmp`` next to its output ``<name>``). The workflow calls
@@ -261,7 +262,7 @@ def remove_stale_temporaries(
         The removed files.
     """
     _checks.path(root, "root")
-    from dprank.io import atomic_target
+    from dprank.base.io import atomic_target
     from dprank_papers.stage_manifests import remove_stale_files
 
     wanted = None if targets is None else {os.path.abspath(t) for t in targets}

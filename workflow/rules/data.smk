@@ -5,13 +5,13 @@
 # else config key data_mirror; a folder laid out as <mirror>/<path>), otherwise they are
 # downloaded. One rule per data set (fetch_cems, fetch_immig, ...), generated from the
 # registry, because a data set's outputs are its files, which differ in number and name.
-# The job's script resolves the mirror (dprank.datasets.resolve_mirror) instead of a param:
+# The job's script resolves the mirror (dprank.data.datasets.resolve_mirror) instead of a param:
 # a verified file is the same whichever source it came from, so switching between mirror and
 # download must not rerun anything (params trigger reruns), and a missing mirror stops only
 # the jobs that need it.
 
-from dprank.datasets import load_registry
-from dprank.realdata import REAL_DATASETS
+from dprank.data.datasets import load_registry
+from dprank.data.realdata import REAL_DATASETS
 
 DATA_REGISTRY = "resources/datasets.yaml"
 DATASETS = load_registry(Path(workflow.basedir) / DATA_REGISTRY)

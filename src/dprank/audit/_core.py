@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy  # submodules load on first use; scipy.stats (about 0.35 s) is not needed
 
-from .. import _checks
-from ..ldp import rr_flip_probability
+from ..base import _checks
+from ..privacy.ldp import rr_flip_probability
 
 #: Slack added to the claimed epsilon before a bound counts as a violation.
 VERDICT_SLACK = 1e-9
@@ -146,7 +146,7 @@ def exact_rr_epsilon(eps: float) -> float:
     """Exact privacy loss of classic randomized response with budget ``eps``.
 
     The output law is Bernoulli: ``P(y~ = y) = 1 - p`` with ``p = 1/(e^eps+1)``
-    (:func:`dprank.ldp.rr_flip_probability`), so the largest log-likelihood
+    (:func:`dprank.privacy.ldp.rr_flip_probability`), so the largest log-likelihood
     ratio over outputs and neighbours ``y = 0, 1`` is ``log((1 - p) / p)``,
     which equals ``eps``.
     """

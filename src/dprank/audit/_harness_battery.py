@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ..comparisons import Comparisons
+from ..data.comparisons import Comparisons
 from ._harness_core import Distinguisher, Game, register_distinguisher, statistic
 
 # --------------------------------------------------------------------------- the attacker's model
@@ -53,9 +53,9 @@ def _data_gradient(c: Comparisons, X: np.ndarray, y=None) -> np.ndarray:
 def _mle_model(game: Game) -> dict:
     """What the attacker knows of the MLE paths: ridge, noise scale, noise grids."""
     from .. import methods
-    from ..mechanisms import individual_gamma, individual_mle_noise_scale
-    from ..noise import laplace_scale
-    from ..weighted_mle import noisy_obj_calibration
+    from ..fit.weighted_mle import noisy_obj_calibration
+    from ..privacy.mechanisms import individual_gamma, individual_mle_noise_scale
+    from ..privacy.noise import laplace_scale
 
     kind, eps, d0 = game.path.kind, game.eps, game.neighbours.d0
     if kind == "mle_edge":
@@ -93,7 +93,7 @@ def _implied_wins(game: Game, X: np.ndarray, model: dict) -> np.ndarray:
 
 
 def _wins(c: Comparisons) -> np.ndarray:
-    from ..ranking import copeland_counts
+    from ..fit.ranking import copeland_counts
 
     return copeland_counts(c)
 

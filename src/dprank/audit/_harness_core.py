@@ -12,9 +12,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import _checks
-from ..comparisons import Comparisons
-from ..noise import NoiseSource
+from ..base import _checks
+from ..data.comparisons import Comparisons
+from ..privacy.noise import NoiseSource
 
 # --------------------------------------------------------------------------- the declarations
 

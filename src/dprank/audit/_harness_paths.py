@@ -20,9 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import _checks
-from ..comparisons import Comparisons
-from ..noise import NoiseSource
+from ..base import _checks
+from ..data.comparisons import Comparisons
+from ..privacy.noise import NoiseSource
 from ._harness_core import (
     Channel,
     Game,
@@ -267,9 +267,9 @@ def seeded_system_source(source: NoiseSource):
     Raises
     ------
     TypeError
-        If ``source`` is not a :class:`dprank.noise.NoiseSource`.
+        If ``source`` is not a :class:`dprank.privacy.noise.NoiseSource`.
     """
-    _checks.instance(source, "source", NoiseSource, "a dprank.noise.NoiseSource")
+    _checks.instance(source, "source", NoiseSource, "a dprank.privacy.noise.NoiseSource")
     return _system_answers(source)
 
 
@@ -496,7 +496,7 @@ def _privatize_argv(mechanism: str, data: Path, eps: float, out: Path) -> list[s
 
 def _privatize_api(mechanism: str) -> Callable:
     def run(data: Comparisons, eps: float, noise: NoiseSource) -> Output:
-        from ..release import local_release
+        from ..privacy.release import local_release
 
         rel = local_release(data, np.full(data.n_users, eps), noise, mechanism)
         return Output(np.asarray(rel.y, dtype=np.float64), None, {})
@@ -507,7 +507,7 @@ def _privatize_api(mechanism: str) -> Callable:
 def _local_rank_api(mechanism: str, method: str, model: str = "btl") -> Callable:
     def run(data: Comparisons, eps: float, noise: NoiseSource) -> Output:
         from ..api import rank
-        from ..release import local_release
+        from ..privacy.release import local_release
 
         rel = local_release(data, np.full(data.n_users, eps), noise, mechanism)
         kw = {"items": list(np.asarray(data.labels).astype(str))} if _declares_items()[1] else {}

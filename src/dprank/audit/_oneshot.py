@@ -10,9 +10,9 @@ import math
 
 import numpy as np
 
-from .. import _checks
-from ..mechanisms import one_shot_privacy_loss, standard_laplace
-from ..oneshot import (
+from ..base import _checks
+from ..privacy.mechanisms import one_shot_privacy_loss, standard_laplace
+from ..privacy.oneshot import (
     one_shot_location_scale,
     one_shot_scores,
     one_shot_top1_probabilities,
@@ -21,7 +21,7 @@ from ..oneshot import (
 from ._core import AuditResult, checked_audit
 
 # ---------------------------------------------------------------------------
-# one-shot top-k (Paper A, Experiment 4; dprank.oneshot)
+# one-shot top-k (Paper A, Experiment 4; dprank.privacy.oneshot)
 
 #: Largest ``n`` for which :func:`one_shot_worst_neighbours` enumerates all tournaments.
 _MAX_TOURNAMENT_N = 6
@@ -120,10 +120,10 @@ def audit_one_shot(
     """Audit the one-shot top-k method (Paper A, Experiment 4) under edge DP, for ``k = 1``.
 
     Each run releases the index of the largest of
-    :func:`dprank.oneshot.one_shot_scores` (``pi + s W``, fresh standard
+    :func:`dprank.privacy.oneshot.one_shot_scores` (``pi + s W``, fresh standard
     Laplace ``W``), as the library does (ties, of probability zero, to the
     lower index). The claim is ``(eps, 1/n^2)``, the ``delta`` coded in
-    :func:`dprank.oneshot.one_shot_noise_scale`. The statistic is the exact
+    :func:`dprank.privacy.oneshot.one_shot_noise_scale`. The statistic is the exact
     log-ratio ``log P1_i - log P0_i`` of the released item ``i``
     (:func:`one_shot_top1_probabilities`), a fixed function of the output;
     ``exact_eps`` is its largest absolute value, the exact pure-DP loss of

@@ -11,16 +11,16 @@ import math
 import numpy as np
 import scipy  # submodules load on first use; scipy.stats (about 0.35 s) is not needed
 
-from .. import _checks
-from ..mechanisms import (
+from ..base import _checks
+from ..data.models import BTL
+from ..fit.mle import ConvergenceError, fit_penalized_mle, fit_penalized_mle_batch
+from ..objective import batch_derivatives, batch_hessian, edge_ridge
+from ..privacy.mechanisms import (
     edge_mle_noise_scale,
     individual_gamma,
     individual_mle_noise_scale,
     standard_laplace,
 )
-from ..mle import ConvergenceError, fit_penalized_mle, fit_penalized_mle_batch
-from ..models import BTL
-from ..objective import batch_derivatives, batch_hessian, edge_ridge
 from ._core import AuditResult, checked_audit, complete_wins, round_llr
 
 # ---------------------------------------------------------------------------
@@ -91,7 +91,8 @@ def perturbed_mle_log_density(theta, wins, gamma: float, lam: float) -> np.ndarr
     gamma : float
         Ridge coefficient.
     lam : float
-        Laplace scale of the perturbation ``b`` (:func:`dprank.mechanisms.edge_mle_noise_scale`).
+        Laplace scale of the perturbation ``b``
+        (:func:`dprank.privacy.mechanisms.edge_mle_noise_scale`).
 
     Returns
     -------
@@ -206,8 +207,8 @@ def audit_perturbed_mle_edge(
     """Audit Algorithm 1 (Paper A): objective-perturbed MLE under edge DP.
 
     ``theta~ = argmin sum wins l(theta_i - theta_j) + gamma/2 |theta|^2 + b^T theta``
-    with ``b ~ Laplace(8 kappa1/eps)`` iid (:func:`dprank.mechanisms.edge_mle_noise_scale`),
-    solved by :func:`dprank.mle.fit_penalized_mle_batch` (exact Newton).
+    with ``b ~ Laplace(8 kappa1/eps)`` iid (:func:`dprank.privacy.mechanisms.edge_mle_noise_scale`),
+    solved by :func:`dprank.fit.mle.fit_penalized_mle_batch` (exact Newton).
 
     Parameters
     ----------
@@ -343,9 +344,9 @@ def constrained_perturbed_mle_log_density(theta, wins, gamma: float, lam: float)
     wins : (n, n) array_like
         The data (``wins[i, j]`` = times ``i`` beat ``j``).
     gamma : float
-        Ridge coefficient (:func:`dprank.mechanisms.individual_gamma`).
+        Ridge coefficient (:func:`dprank.privacy.mechanisms.individual_gamma`).
     lam : float
-        Laplace scale of ``b`` (:func:`dprank.mechanisms.individual_mle_noise_scale`).
+        Laplace scale of ``b`` (:func:`dprank.privacy.mechanisms.individual_mle_noise_scale`).
 
     Returns
     -------
@@ -401,9 +402,9 @@ def audit_perturbed_mle_individual(
     """Audit the individual-DP perturbed MLE (Paper A, Proposition 3.1; Algorithm 3's MLE step).
 
     ``theta~ = argmin_{sum theta = 0} sum wins l(theta_i - theta_j) + gamma/2 |theta|^2
-    + b^T theta`` with ``gamma = 2L/eps`` (:func:`dprank.mechanisms.individual_gamma`) and
-    ``b ~ Laplace(8L/eps)`` iid (:func:`dprank.mechanisms.individual_mle_noise_scale`),
-    solved by :func:`dprank.mle.fit_penalized_mle_batch` with ``sum_zero=True``
+    + b^T theta`` with ``gamma = 2L/eps`` (:func:`dprank.privacy.mechanisms.individual_gamma`) and
+    ``b ~ Laplace(8L/eps)`` iid (:func:`dprank.privacy.mechanisms.individual_mle_noise_scale`),
+    solved by :func:`dprank.fit.mle.fit_penalized_mle_batch` with ``sum_zero=True``
     (exact Newton), as the library fits it.
 
     Parameters
@@ -483,14 +484,14 @@ def audit_noisy_obj(
     m: int = 3,
     alpha: float = 0.05,
 ) -> AuditResult:
-    """Audit B2's NoisyObj (:func:`dprank.weighted_mle.noisy_obj_fit`), calibrated per
+    """Audit B2's NoisyObj (:func:`dprank.fit.weighted_mle.noisy_obj_fit`), calibrated per
     docs/papers/paper-b.md#a10.
 
     Data: one comparison of every pair of ``m`` items (lower index wins); the
     neighbour flips the outcome of ``(0, 1)``. Statistic ``theta~_0 - theta~_1``
     of the centred output. The claim is ``(eps, delta)``.
     """
-    from ..weighted_mle import noisy_obj_fit
+    from ..fit.weighted_mle import noisy_obj_fit
 
     audit_pair = checked_audit(eps, trials, rng, alpha)
     _checks.probability(delta, "delta", low_open=True, high_open=True)

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _checks
-from ..ldp import debias, laplace_release, randomized_response
-from ..mechanisms import (
+from ..base import _checks
+from ..fit.ranking import copeland_counts, noisy_counts
+from ..privacy.ldp import debias, laplace_release, randomized_response
+from ..privacy.mechanisms import (
     edge_count_noise_scale,
     individual_count_noise_scale,
     standard_laplace,
 )
-from ..ranking import copeland_counts, noisy_counts
 from ._core import (
     AuditResult,
     checked_audit,
@@ -54,7 +54,7 @@ def audit_debiased_rr(
     """Audit the debiased (ADRR) release ``w_l z~`` of one comparison (B2 eq. (3)-(4)).
 
     ``z~`` is an affine, increasing function of the RR bit and the ADRR weight
-    ``w_l > 0`` (:func:`dprank.ldp.adrr_weights`) depends only on the budgets,
+    ``w_l > 0`` (:func:`dprank.privacy.ldp.adrr_weights`) depends only on the budgets,
     so the release is post-processing of RR: same exact loss ``eps``.
     """
     audit_pair = checked_audit(eps, trials, rng, alpha)
@@ -170,7 +170,7 @@ def audit_noisy_counts_individual(
     Neighbours: a complete tournament plus one user's ``L`` comparisons, all
     between items 0 and 1; in ``D0`` item 0 wins all ``L``, in ``D1`` item 1
     does (the user's comparisons replaced). ``N_0`` falls and ``N_1`` rises by
-    ``L``. The noise scale is :func:`dprank.mechanisms.individual_count_noise_scale`
+    ``L``. The noise scale is :func:`dprank.privacy.mechanisms.individual_count_noise_scale`
     (``L/eps``, from "each ``N_i`` changes by at most ``L``").
 
     Parameters

@@ -131,7 +131,7 @@ def run_command(argv, folder: str | os.PathLike, inputs: tuple | list = ()) -> C
     inputs : list or tuple of str
         Names of input files in ``folder`` (left out of ``files``).
     """
-    from .. import _checks
+    from ..base import _checks
     from ..cli import main
 
     if isinstance(argv, (str, bytes)) or not isinstance(argv, (list, tuple)):

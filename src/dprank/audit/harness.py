@@ -2,7 +2,7 @@
 
 A *release path* is a way the project hands somebody's data to others: ``dprank
 rank`` and :func:`dprank.rank` with each privacy level and method, ``dprank
-privatize`` and :func:`dprank.release.local_release`, and ranking a local release.
+privatize`` and :func:`dprank.privacy.release.local_release`, and ranking a local release.
 Each is declared once (:class:`ReleasePath`, :func:`register_path`) with its
 neighbour relation (the worst-case pairs of data sets it is played on), its claim
 ``(eps, delta)`` and how to run it through the API and through the command. The
@@ -47,9 +47,9 @@ Adding a release path is one declaration::
 ``_harness_battery``).
 
 Randomness: the game draws the releases' bits from a seeded source through the
-shipped exact samplers (:class:`dprank.noise.NoiseSource`): the API gets the
+shipped exact samplers (:class:`dprank.privacy.noise.NoiseSource`): the API gets the
 source as ``rng``, the command runs in-process with
-:meth:`dprank.noise.NoiseSource.system` answering with it (the command's code path
+:meth:`dprank.privacy.noise.NoiseSource.system` answering with it (the command's code path
 is unchanged, its record says ``"private": true``). ``source="system"`` uses the
 operating system's generator instead (not reproducible); NoisyObj always does (its
 OpenDP sampler draws its own bits).
@@ -68,9 +68,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import _checks
-from ..comparisons import Comparisons
-from ..noise import NoiseSource
+from ..base import _checks
+from ..data.comparisons import Comparisons
+from ..privacy.noise import NoiseSource
 from . import _harness_battery, _harness_paths  # noqa: F401  (they register on import)
 from ._core import eps_bound_arrays
 from ._harness_core import (
@@ -362,7 +362,7 @@ def run_path(
     :attr:`Output.channel` of runs on :attr:`Neighbours.d0` and :attr:`Neighbours.d1`.
     """
     path = _path(path)
-    _checks.instance(data, "data", Comparisons, "a dprank.comparisons.Comparisons")
+    _checks.instance(data, "data", Comparisons, "a dprank.data.comparisons.Comparisons")
     _checks.positive_finite(eps, "eps")
     size = _checks.count(size, "size", 1)
     _checks.rng(rng)
@@ -470,7 +470,7 @@ def audit_table(profile, seed: int, *, paths: Sequence[str] | None = None, sourc
     """
     import pandas as pd
 
-    from ..seeding import Stream, cell_key, generator
+    from ..base.seeding import Stream, cell_key, generator
 
     games = profile_games(profile)
     seed = _checks.count(seed, "seed")

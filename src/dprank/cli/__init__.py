@@ -27,7 +27,7 @@ existing file as it was.
 
 Releases (``rank --privacy edge|individual|local``, ``privatize``) draw their
 noise from the operating system's secure generator through exact samplers
-(:mod:`dprank.noise`); ``--insecure-seed`` is the explicit opt-in to
+(:mod:`dprank.privacy.noise`); ``--insecure-seed`` is the explicit opt-in to
 reproducible, not private noise. The ranking file and its JSON record hold only
 the release and public parameters; ``--audit-record`` writes the private facts
 (input hash, counts, solver trace) to a file only its owner can read.
@@ -40,7 +40,7 @@ import sys
 import traceback
 from collections.abc import Sequence
 
-from .. import _checks
+from ..base import _checks
 from ._common import EXIT_FAILURE, EXIT_USAGE
 from ._output import (
     OutputError,
@@ -64,7 +64,10 @@ def _usage_errors() -> tuple[type[BaseException], ...]:
     ``DataError``.
     """
     errors: list[type[BaseException]] = [UsageError, ValueError, FileNotFoundError]
-    for module, name in (("dprank.methods", "MethodInputError"), ("dprank.datasets", "DataError")):
+    for module, name in (
+        ("dprank.methods", "MethodInputError"),
+        ("dprank.data.datasets", "DataError"),
+    ):
         loaded = sys.modules.get(module)
         if loaded is not None:
             errors.append(getattr(loaded, name))

@@ -15,8 +15,8 @@ EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 
 def noise_source(args, name: str, domain: str):
     """The release's noise: the OS's secure generator, or ``--insecure-seed``'s stream."""
-    from ..noise import NoiseSource
-    from ..seeding import Stream, generator, stable_id
+    from ..base.seeding import Stream, generator, stable_id
+    from ..privacy.noise import NoiseSource
 
     if args.seed is not None:
         raise UsageError(

@@ -11,7 +11,7 @@ from ._output import OutputPlan, UsageError, csv_writer, to_stderr, write_stdout
 
 
 def cmd_datasets(args) -> int:
-    from ..exports import EXPORTABLE, export_frame, registry
+    from ..data.exports import EXPORTABLE, export_frame, registry
 
     if args.action == "list":
         reg = registry(args.registry)

@@ -137,9 +137,9 @@ def csv_writer(frame) -> Callable:
     """Writes ``frame`` (a data frame, or a dict of column arrays) as pandas' ``to_csv`` does.
 
     Text cells that a spreadsheet would evaluate are escaped first
-    (:func:`dprank._csv_cells.escape_table`).
+    (:func:`dprank.base._csv_cells.escape_table`).
     """
-    from .._csv_cells import escape_table
+    from ..base._csv_cells import escape_table
 
     frame = escape_table(frame)
     if isinstance(frame, dict):
@@ -179,7 +179,7 @@ def _columns_writer(columns: dict[str, np.ndarray]) -> Callable:
 
     The text of each value is Python's (``repr`` of a float: the shortest round-trip
     spelling, which is also numpy's ``astype(str)``, written by the compiled
-    :func:`dprank._compiled.format_floats`; ``True``/``False``), quoted by
+    :func:`dprank.base._compiled.format_floats`; ``True``/``False``), quoted by
     :mod:`csv` as needed, which is how ``DataFrame.to_csv(index=False,
     lineterminator="\\n")`` spells the ranking's string, integer, float and boolean
     columns. Where no text field holds a delimiter, a quote or a line end (labels
@@ -196,7 +196,7 @@ def _columns_writer(columns: dict[str, np.ndarray]) -> Callable:
 
     def text(values: np.ndarray) -> list[str]:
         if values.dtype.kind == "f":
-            from .._compiled import format_floats
+            from ..base._compiled import format_floats
 
             return format_floats(values)
         if values.dtype.kind in "iub":
@@ -304,7 +304,7 @@ class OutputPlan:
        standard output (``-``) is open. A refusal is a :class:`UsageError` and writes
        nothing at all.
     2. **stage**: each writer writes a temporary ``.<name>.XXXXXXXX.tmp`` beside its
-       target (the pattern of :func:`dprank.io.atomic_path`, which the workflow's clean-up
+       target (the pattern of :func:`dprank.base.io.atomic_path`, which the workflow's clean-up
        knows), flushed to disk (``fsync``); what goes to standard output is kept in memory.
        A failure (a full disk, an interrupt) removes every temporary and leaves every
        existing file as it was.

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import math
 
-from .._input_stream import FORMATS as INPUT_FORMATS
 from .._version import __version__
+from ..data._input_stream import FORMATS as INPUT_FORMATS
 from ._listings import cmd_datasets, cmd_ledger, cmd_methods
 from ._output import PROG
 from ._privatize import cmd_privatize
@@ -265,7 +265,7 @@ def _add_rank_model_options(p: argparse.ArgumentParser) -> None:
         metavar="EPS",
         help="privacy budget (edge and individual; positive)",
     )
-    from .._default_methods import DEFAULT_METHOD
+    from ..methods._default_methods import DEFAULT_METHOD
 
     defaults = ", ".join(f"{level} {name}" for level, name in DEFAULT_METHOD.items())
     p.add_argument(

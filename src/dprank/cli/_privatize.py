@@ -19,7 +19,7 @@ from ._output import OutputPlan, Private, UsageError, csv_writer, json_writer, p
 
 
 def cmd_privatize(args) -> int:
-    from ..inputs import free_memory_promptly, read_comparisons
+    from ..data.inputs import free_memory_promptly, read_comparisons
     from ._release import declared_items
 
     if (args.epsilon is None) == (args.user_epsilon_column is None):
@@ -104,8 +104,8 @@ def _privatize_input(args, table, universe, noise):
 
     ``facts`` are the private counts of what was dropped (for the audit record).
     """
-    from ..items import restrict_to_items
-    from ..release import bound_user_contributions
+    from ..data.items import restrict_to_items
+    from ..privacy.release import bound_user_contributions
 
     c = table.comparisons
     n_undeclared = n_dropped = 0
@@ -126,14 +126,14 @@ def _privatize_outputs(args, table, c, eps_user, noise, universe, record, facts)
     """The released CSV, its public release record and the private audit record."""
     import pandas as pd
 
-    from ..release import local_release
+    from ..privacy.release import local_release
     from ._release import hashing_writer, privatize_record, record_writer
 
     mechanism = args.released_mechanism
     aggregate = table.has_count and mechanism != "laplace"
     rel = local_release(c, eps_user, noise, mechanism, aggregate=aggregate)
     labels = np.asarray(c.labels).astype(str)
-    if rel.ties:  # votes with ties: released in the arena's layout (dprank.arena)
+    if rel.ties:  # votes with ties: released in the arena's layout (dprank.data.arena)
         columns = {
             "model_a": labels[rel.i],
             "model_b": labels[rel.j],

@@ -205,7 +205,7 @@ def _check_interval_options(args, method, name: str) -> None:
 
 def _read_rank_input(args, method, name: str, progress: Progress):
     """The first stage: the comparison file, read and validated for ``method``."""
-    from ..inputs import free_memory_promptly, read_comparisons
+    from ..data.inputs import free_memory_promptly, read_comparisons
 
     progress.stage("reading")
     if args.low_memory:
@@ -301,10 +301,10 @@ def _with_intervals(args, ranking, frame, name: str):
     The bootstrap's randomness is fresh entropy, or ``--insecure-seed``'s stream.
     Items the release does not locate (``informative`` False) get empty interval
     cells, and standard error says how many and why. The ties methods' intervals
-    (:func:`dprank.private_ties.ties_intervals`) locate every item and leave the tie
+    (:func:`dprank.privacy.private_ties.ties_intervals`) locate every item and leave the tie
     classes to the leaderboard (:func:`_leaderboard`).
     """
-    from ..seeding import Stream, generator, stable_id
+    from ..base.seeding import Stream, generator, stable_id
 
     if args.insecure_seed is None:
         rng = np.random.default_rng()

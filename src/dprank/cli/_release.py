@@ -3,7 +3,7 @@
 Private to :mod:`dprank.cli`:
 
 * the item universe of ``--items FILE`` / ``--items-from-data``
-  (:mod:`dprank.items`), required under individual and local DP;
+  (:mod:`dprank.data.items`), required under individual and local DP;
 * the provenance of a local release: ``dprank privatize`` writes a public
   release record beside its output (:func:`privatize_record`), and ``dprank
   rank --privacy local`` ranks only a file that such a record names (beside it,
@@ -21,7 +21,7 @@ import json
 import os
 from pathlib import Path
 
-from ..datasets import sha256 as file_sha256
+from ..data.datasets import sha256 as file_sha256
 from ._output import UsageError
 
 #: The ``release`` field of a ``dprank privatize`` record.
@@ -64,7 +64,7 @@ def declared_items(args, privacy: str, from_record=None):
     individual and local DP one of the two is required (a local release's own
     record may declare the items: ``from_record``).
     """
-    from ..items import read_items, universe_of
+    from ..data.items import read_items, universe_of
 
     if args.items is not None and args.items_from_data:
         raise UsageError("give --items FILE or --items-from-data, not both")
@@ -140,7 +140,7 @@ def local_source(args) -> tuple[dict | None, tuple | None]:
             "is checked on the bytes as they are read)"
         )
     if not stream and not os.path.isfile(args.comparisons):
-        from ..inputs import read_comparisons
+        from ..data.inputs import read_comparisons
 
         read_comparisons(args.comparisons)  # the reader's message: no such file, a folder
     path = args.input_record or os.fspath(Path(args.comparisons).with_suffix(".json"))

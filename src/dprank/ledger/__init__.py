@@ -92,7 +92,7 @@ file and its text summary).
 Examples
 --------
 >>> import tempfile, os
->>> from dprank.comparisons import Comparisons
+>>> from dprank.data.comparisons import Comparisons
 >>> from dprank.ledger import Ledger, Release
 >>> games = Comparisons.from_winner_loser([0, 0, 1], [1, 2, 2], labels=["a", "b", "c"])
 >>> folder = tempfile.mkdtemp()

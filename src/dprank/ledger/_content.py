@@ -12,7 +12,7 @@ from itertools import pairwise
 
 import numpy as np
 
-from .._csv_cells import normalize_labels
+from ..base._csv_cells import normalize_labels
 
 _CONTENT_TAG_V1 = b"dprank-comparisons-v1\0"
 _CONTENT_TAG = b"dprank-comparisons-v2\0"
@@ -71,9 +71,9 @@ def comparisons_of(data):
     for attr in ("n_items", "i", "j", "y", "count", "user", "labels"):
         if not hasattr(c, attr):
             raise TypeError(
-                "data must be what a ledger fingerprints: a dprank.comparisons.Comparisons "
+                "data must be what a ledger fingerprints: a dprank.data.comparisons.Comparisons "
                 "or the table "
-                f"dprank.inputs.read_comparisons returns, got {type(data).__name__}"
+                f"dprank.data.inputs.read_comparisons returns, got {type(data).__name__}"
             )
     return c
 
@@ -143,7 +143,7 @@ def canonical_content(data) -> bytes:
     The content is the multiset of comparisons, each a pair of items and an
     outcome. Items are named by their labels (as text; ``0..n-1`` where there
     are none), normalised as the readers normalise them (surrounding spaces
-    dropped, a spreadsheet escape undone: :func:`dprank._csv_cells.normalize_label`),
+    dropped, a spreadsheet escape undone: :func:`dprank.base._csv_cells.normalize_label`),
     and numbered in the sorted order of the labels that occur. Each record is
     oriented so that its first item has the smaller label (the outcome ``y``
     becomes ``1 - y``), and equal records are merged with their counts added,
@@ -161,8 +161,8 @@ def canonical_content(data) -> bytes:
     Parameters
     ----------
     data : Comparisons or ComparisonTable
-        The comparisons (a :class:`dprank.comparisons.Comparisons`, or the table
-        :func:`dprank.inputs.read_comparisons` returns).
+        The comparisons (a :class:`dprank.data.comparisons.Comparisons`, or the table
+        :func:`dprank.data.inputs.read_comparisons` returns).
 
     Returns
     -------

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from .. import _checks
+from ..base import _checks
 from ._content import comparisons_of, fingerprint, legacy_fingerprint
 from ._keys import KEY_BYTES, KeyEntry, KeyFile, write_durably
 from ._receipts import DataSetSummary, Receipt

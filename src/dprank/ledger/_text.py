@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-from .. import _checks
+from ..base import _checks
 from ._receipts import DataSetSummary
 from ._releases import Composition
 from ._store import LEGACY, Ledger

@@ -29,22 +29,22 @@ The edge-DP ridge of Paper A (Proposition 2.2, Theorem 2.1) is
 Forms
 -----
 * Dense win matrix (``O(n^2)`` per evaluation): :class:`PairwiseData` and
-  :class:`DenseObjective` (the objective of :func:`dprank.mle.fit_penalized_mle`);
+  :class:`DenseObjective` (the objective of :func:`dprank.fit.mle.fit_penalized_mle`);
   batches of small problems: :func:`batch_value`, :func:`batch_derivatives`,
   :func:`batch_hessian`.
 * Compared cells of a win matrix (``O(compared pairs)``, numpy, logistic link):
   :class:`PairObjective` (its code in the private :mod:`dprank.objective._pairs`),
   the objective of ``fit_penalized_mle(..., solver="pairs")``.
 * Pair list (``O(pairs)``): :class:`SparseObjective` on a
-  :class:`dprank.sparse.SparseData`, whose logistic passes are compiled C loops
-  (:mod:`dprank._compiled`, built with the package; reached only through
+  :class:`dprank.fit.sparse.SparseData`, whose logistic passes are compiled C loops
+  (:mod:`dprank.base._compiled`, built with the package; reached only through
   :func:`kernels`, by this module and the solver's conjugate gradients).
 * Pairs in ``numpy.triu_indices(m, 1)`` order (Paper B2's sufficient
   statistics): :class:`TriuObjective`, :func:`triu_scatter`, :func:`triu_laplacian`.
 * Three outcomes (win, tie, loss) per pair: :class:`TiesObjective` with a
   :class:`TieModel`, Davidson's (1970) :data:`DAVIDSON` or Rao and Kupper's (1967)
   :data:`RAO_KUPPER`, which adds one tie parameter ``mu`` to ``theta`` (the solver:
-  :mod:`dprank.ties`).
+  :mod:`dprank.fit.ties`).
 * The same pairs answered by users with a per-user offset ``gamma_l`` added to
   every difference (the mixed-effects model of B2 supplement S.1.2, BTL link):
   :class:`UserEffectObjective`.
@@ -71,8 +71,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import _checks
-from ..models import BTL, THURSTONE, Link
+from ..base import _checks
+from ..data.models import BTL, THURSTONE, Link
 from ._dense import (  # noqa: F401  (the dense forms, re-exported)
     DenseObjective,
     PairwiseData,
@@ -199,7 +199,7 @@ class _ProbitMoment(Link):
     ``l' = -Phi(-x)`` and ``l'' = phi(x)``: on a pair with no outcomes for ``a`` the
     pair-list objective's gradient is ``n Phi(d)`` for ``a`` and ``-n Phi(d)`` for ``b``,
     the probit moment equation's, and its Hessian weights ``n phi(d)``. Convex, so the
-    shared Newton-CG (:func:`dprank.sparse.sparse_newton`) minimises it.
+    shared Newton-CG (:func:`dprank.fit.sparse.sparse_newton`) minimises it.
     """
 
     def cdf(self, x):
@@ -224,19 +224,19 @@ def moment_link(link: Link) -> Link:
     :class:`SparseObjective` on the pairs with ``w = 0``, ridge ``gamma``,
     ``b = sum_{pairs (a, i)} n - y`` and the loss ``l(x) = Lambda(-x)`` with
     ``Lambda' = F``. For the logistic link that is its own loss
-    (``log(1 + e^x) = -log F(-x)``), so :data:`dprank.models.BTL` itself is returned
+    (``log(1 + e^x) = -log F(-x)``), so :data:`dprank.data.models.BTL` itself is returned
     (and the compiled logistic loops serve it); for the probit link (Thurstone) it is
     ``Lambda(y) = y Phi(y) + phi(y)``, which is not the likelihood's loss (the moment
     equation is not the probit likelihood's score).
 
     Parameters
     ----------
-    link : dprank.models.Link
-        :data:`dprank.models.BTL` or :data:`dprank.models.THURSTONE`.
+    link : dprank.data.models.Link
+        :data:`dprank.data.models.BTL` or :data:`dprank.data.models.THURSTONE`.
 
     Returns
     -------
-    dprank.models.Link
+    dprank.data.models.Link
     """
     _checks.link(link)
     if link.name == BTL.name:
@@ -251,12 +251,13 @@ def moment_link(link: Link) -> Link:
 
 
 def kernels():
-    """The compiled loops (:mod:`dprank._compiled`, the package's C extension), loaded on first use.
+    """The compiled loops (:mod:`dprank.base._compiled`, the package's C extension), loaded on first
+    use.
 
     The library reaches them only through this module: the likelihood passes here,
-    and the sparse solver's conjugate gradients (:mod:`dprank.sparse`).
+    and the sparse solver's conjugate gradients (:mod:`dprank.fit.sparse`).
     """
-    from .. import _compiled
+    from ..base import _compiled
 
     return _compiled
 
@@ -313,7 +314,7 @@ class SparseObjective:
 
     Parameters
     ----------
-    data : dprank.sparse.SparseData
+    data : dprank.fit.sparse.SparseData
     gamma : float
         Ridge of ``(gamma / 2) ||theta||^2``.
     beta : (n,) array_like or None

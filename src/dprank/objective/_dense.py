@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _checks
-from ..models import BTL, Link
+from ..base import _checks
+from ..data.models import BTL, Link
 
 # ---------------------------------------------------------------------------
 # dense win matrices

@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _checks
-from .._lapack import pcg
+from ..base import _checks
+from ..base._lapack import pcg
 
 _CG_MAX_ITER = 200
 
@@ -94,7 +94,7 @@ class PairObjective:
     """Objective (2.2), logistic link, over the compared pairs (see the module docstring).
 
     Offers the interface of :class:`dprank.objective.DenseObjective` that the
-    Newton loop of :func:`dprank.mle.fit_penalized_mle` uses (``n``, ``gamma``,
+    Newton loop of :func:`dprank.fit.mle.fit_penalized_mle` uses (``n``, ``gamma``,
     ``ones_weight``, ``btl``, :meth:`value`, :meth:`gradient_and_weights`), with
     the same argument checks and messages, and its own :meth:`newton_direction`.
 
@@ -225,7 +225,7 @@ class PairObjective:
     def newton_direction(self, grad, v, eta: float):
         """Solve ``(L(V) + gamma I + c 11^T) d = -grad`` to relative residual ``eta``.
 
-        Preconditioned conjugate gradients as in :mod:`dprank.mle` (Jacobi on the
+        Preconditioned conjugate gradients as in :mod:`dprank.fit.mle` (Jacobi on the
         complement of ``1``, exact on ``1``), on the ``V`` and the diagonal of the
         last :meth:`gradient_and_weights`; a direct solve if CG stalls. Returns the
         direction and the number of CG iterations.

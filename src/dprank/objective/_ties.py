@@ -175,7 +175,7 @@ class TiesObjective:
     + (gamma / 2) ||theta||^2 + b^T theta`` (the loss of :class:`TieModel`). Its
     Hessian is ``[[L(h_dd) + gamma I, c], [c^T, h_mumu]]`` with ``L`` the graph
     Laplacian of the pairs' weights ``h_dd`` and ``c = sum_pairs h_dmu (e_a - e_b)``;
-    :mod:`dprank.ties` solves the Newton systems by eliminating ``mu`` (two solves
+    :mod:`dprank.fit.ties` solves the Newton systems by eliminating ``mu`` (two solves
     with the Laplacian block, dense or by the compiled conjugate gradients of
     :func:`kernels`).
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..models import BTL
+from ..data.models import BTL
 
 # ---------------------------------------------------------------------------
 # pairs in triu order (Paper B2's sufficient statistics)
@@ -106,7 +106,7 @@ class UserEffectObjective:
     the loss of :class:`TriuObjective` (BTL) per answer, with each user's offset
     ``gamma_l`` inside the logistic. The ridges are in this module's convention
     (:func:`ridge_from_lambda` turns B2's ``lam ||theta||^2`` into ``gamma_theta``).
-    The arguments are checked by the caller (:mod:`dprank.mixed_effects`).
+    The arguments are checked by the caller (:mod:`dprank.fit.mixed_effects`).
 
     Parameters
     ----------

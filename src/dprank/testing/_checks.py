@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..comparisons import Comparisons
+from ..data.comparisons import Comparisons
 from ..methods import PUBLIC_DETAILS, Method
 from ._privacy import claimed_loss
 from ._setting import (

@@ -7,7 +7,7 @@ import dataclasses
 
 import numpy as np
 
-from ..comparisons import Comparisons
+from ..data.comparisons import Comparisons
 from ..methods import Method
 from ._setting import (
     AUDIT_DISTINGUISHERS,
@@ -119,8 +119,8 @@ def audit_path(method: Method | str, claim: tuple[float, float] | None = None):
     """
     from ..api import rank
     from ..audit import harness
-    from ..noise import NoiseSource
-    from ..release import local_release
+    from ..privacy.noise import NoiseSource
+    from ..privacy.release import local_release
 
     method = as_method(method)
     if not method.private:

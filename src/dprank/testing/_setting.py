@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..comparisons import Comparisons
+from ..data.comparisons import Comparisons
 from ..methods import Method, get_method
 
 CHECKS = (
@@ -154,8 +154,8 @@ def tiny_comparisons(method: Method | str, *, users: bool | None = None) -> Comp
 
 def local_input(method: Method, raw: Comparisons, eps: float, rng) -> Comparisons:
     """The users' local release of ``raw`` that a local method ranks."""
-    from ..noise import as_noise_source
-    from ..release import local_release
+    from ..privacy.noise import as_noise_source
+    from ..privacy.release import local_release
 
     mechanism = method.release or "rr"
     if mechanism == "rr3" or raw.ties:
@@ -202,9 +202,9 @@ def as_method(method) -> Method:
 
 
 _NOISE_HINT = (
-    "; under dprank.rank and the command rng is a dprank.noise.NoiseSource (exact samplers: "
+    "; under dprank.rank and the command rng is a dprank.privacy.noise.NoiseSource (exact samplers: "
     "rng.laplace_mechanism(values, sensitivity, eps, bound=...), rng.laplace(scale, size)), "
-    "under the benchmark a numpy Generator: dprank.noise.as_noise_source(rng) turns either "
+    "under the benchmark a numpy Generator: dprank.privacy.noise.as_noise_source(rng) turns either "
     "into a NoiseSource"
 )
 

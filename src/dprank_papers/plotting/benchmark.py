@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from dprank import checks as _checks
+from dprank.base import checks as _checks
 
 from .style import save_figure
 

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from dprank import checks as _checks
+from dprank.base import checks as _checks
 from dprank.methods import get_method
 
 from ..studies.beyond_scale import rate

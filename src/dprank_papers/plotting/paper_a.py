@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from dprank import checks as _checks
+from dprank.base import checks as _checks
 
 from .style import COLORS, MARKERS, authors_style, method_label, overlay_published, panel_grid
 

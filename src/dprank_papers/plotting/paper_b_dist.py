@@ -27,8 +27,8 @@ from numbers import Number
 import numpy as np
 import pandas as pd
 
-from dprank import checks as _checks
-from dprank.metrics_b import prediction_band
+from dprank.base import checks as _checks
+from dprank.fit.metrics_b import prediction_band
 
 from .paper_b import METRIC_LABELS as _B2_METRIC_LABELS
 from .style import COLORS, MARKERS, authors_style, overlay_published, panel_grid, published_legend
@@ -449,7 +449,7 @@ def scatter_data(replicates: pd.DataFrame, spec: Mapping) -> pd.DataFrame:
 
 def _draw_scatter_band(ax, rows: pd.DataFrame, level: float):
     """One scatter panel's data: the band, the replicates, the OLS line, Pearson's r and
-    the legend; returns the :func:`dprank.metrics_b.prediction_band` result."""
+    the legend; returns the :func:`dprank.fit.metrics_b.prediction_band` result."""
     x = rows["x"].to_numpy(dtype=float)
     y = rows["value"].to_numpy(dtype=float)
     grid = np.linspace(x.min(), x.max(), 200)
@@ -500,7 +500,7 @@ def draw_scatter_bands(data: pd.DataFrame, spec: Mapping):
     """Grid of scatters with the OLS line and the 95% prediction band (B2 Figs 5, 14).
 
     Each panel plots the replicates' errors against ``x = B(ε)^{-1/2}``, the OLS
-    line and the shaded prediction band of :func:`dprank.metrics_b.prediction_band`
+    line and the shaded prediction band of :func:`dprank.fit.metrics_b.prediction_band`
     on a grid over the x range, and prints Pearson's ``r``.
 
     Parameters

@@ -10,7 +10,7 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
 
-from dprank import checks as _checks
+from dprank.base import checks as _checks
 
 __all__ = [
     "COLORS",

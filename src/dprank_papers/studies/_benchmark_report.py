@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from dprank import checks as _checks
+from dprank.base import checks as _checks
 
 #: Metrics of a benchmark row, in table order.
 METRICS = ("kendall", "top_k", "l2")

@@ -2,14 +2,14 @@
 
 On real votes with ties (the 2024-08-14 Chatbot Arena snapshot, 129 models; CEMS, 6
 universities compared by 303 students with 487 ties), every private release of
-:mod:`dprank.private_ties` is compared with the non-private leaderboard (Davidson's
-maximum likelihood, :func:`dprank.private_ties.nonprivate_release`) at each budget:
+:mod:`dprank.privacy.private_ties` is compared with the non-private leaderboard (Davidson's
+maximum likelihood, :func:`dprank.privacy.private_ties.nonprivate_release`) at each budget:
 
 * ``kendall``: Kendall's tau between the private and the non-private scores;
 * ``top_overlap``: the share of the non-private top ``k`` in the private top ``k``
   (``k = min(top, n // 2)``: 10 of the arena's models, 3 of CEMS's universities);
 * ``rank_coverage``: the share of items whose private rank interval (level ``level``,
-  :func:`dprank.private_ties.ties_intervals`) holds the item's non-private rank;
+  :func:`dprank.privacy.private_ties.ties_intervals`) holds the item's non-private rank;
 * ``tie_classes``: the number of tie classes of the private leaderboard
   (:func:`dprank.leaderboard.tie_classes`), the groups it cannot order.
 
@@ -30,10 +30,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from dprank import checks as _checks
-from dprank.comparisons import Comparisons
+from dprank.base import checks as _checks
+from dprank.base.seeding import Stream, cell_key, generator
+from dprank.data.comparisons import Comparisons
 from dprank.leaderboard import tie_classes
-from dprank.private_ties import (
+from dprank.privacy.private_ties import (
     TiesRelease,
     edge_release,
     individual_release,
@@ -41,7 +42,6 @@ from dprank.private_ties import (
     nonprivate_release,
     ties_intervals,
 )
-from dprank.seeding import Stream, cell_key, generator
 
 __all__ = [
     "METRICS",
@@ -94,11 +94,11 @@ def load_votes(name: str, path: str | Path, both_bad: str = "tie") -> Comparison
     if not isinstance(both_bad, str) or both_bad not in ("tie", "drop"):
         raise ValueError(f"both_bad must be 'tie' or 'drop', got {both_bad!r}")
     if name == "chatbot_arena":
-        from dprank.arena import read_arena
+        from dprank.data.arena import read_arena
 
         return read_arena(path).comparisons(both_bad)
     if name == "cems":
-        from dprank.realdata import read_cems
+        from dprank.data.realdata import read_cems
 
         return cems_votes(read_cems(path))
     raise ValueError(
@@ -177,7 +177,7 @@ def run_cell(
     """
     from scipy.stats import kendalltau
 
-    _checks.instance(c, "c", Comparisons, "a dprank.comparisons.Comparisons (load_votes)")
+    _checks.instance(c, "c", Comparisons, "a dprank.data.comparisons.Comparisons (load_votes)")
     _checks.text(dataset, "dataset")
     if not isinstance(privacy, str) or privacy not in (*PRIVACY, "none"):
         raise ValueError(f"privacy must be one of {[*PRIVACY, 'none']}, got {privacy!r}")

@@ -25,10 +25,10 @@ individual-DP design, scores from Paper B's ``U(-h, h)`` law), whose
 reference is the true ``theta``, and the four real data sets (car preferences,
 MovieLens as in B1, CEMS, immigration), whose reference is the non-private
 MLE on all data. Every method sees the same data in a replicate; its noise
-comes from :func:`dprank.seeding.generator` keyed by the data set, the method
+comes from :func:`dprank.base.seeding.generator` keyed by the data set, the method
 name, the accounting, ``eps`` and the replicate.
 
-Metrics (:mod:`dprank.metrics_b`): normalised Kendall tau distance to the
+Metrics (:mod:`dprank.fit.metrics_b`): normalised Kendall tau distance to the
 reference ranking, top-``k`` Hamming error, and (synthetic data, methods that
 estimate BTL scores) the ``l2`` error ``||theta_hat - theta||_2 / sqrt(n)`` of
 the centred scores.
@@ -50,11 +50,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from dprank import checks as _checks
-from dprank.comparisons import Comparisons
+from dprank.base import checks as _checks
+from dprank.base.seeding import SHARED, Stream, cell_key, generator
+from dprank.data.comparisons import Comparisons
+from dprank.fit.metrics_b import kendall_distance, rms_error, top_k_hamming
 from dprank.methods import Fit, Method, MethodInputError, get_method, method_from_path
-from dprank.metrics_b import kendall_distance, rms_error, top_k_hamming
-from dprank.seeding import SHARED, Stream, cell_key, generator
 
 from ._benchmark_report import (  # the report's public names are re-exported here
     ACCOUNTING,  # noqa: F401
@@ -324,7 +324,8 @@ def real_comparisons(dataset: str, files: Sequence[str], spec: Mapping, seed: in
     """The comparisons of a real data set, with users.
 
     * ``cems``, ``immig``: the decided comparisons of Paper A's Figure 8
-      (:func:`dprank.realdata.cems_comparisons`, :func:`~dprank.realdata.immig_comparisons`);
+      (:func:`dprank.data.realdata.cems_comparisons`,
+      :func:`~dprank.data.realdata.immig_comparisons`);
     * ``car_preferences``: B2 section 5.2's 60 users' answers of the 45 pairs
       of 10 cars (the 25 missing ones left out);
     * ``movielens``: B1 section 5.3's comparisons of the ``n_movies`` most-rated
@@ -343,11 +344,11 @@ def real_comparisons(dataset: str, files: Sequence[str], spec: Mapping, seed: in
     _checks.mapping(spec, "spec")
     _checks.count(seed, "seed")
     if dataset == "cems":
-        from dprank.realdata import cems_comparisons, read_cems
+        from dprank.data.realdata import cems_comparisons, read_cems
 
         return _from_frame(cems_comparisons(read_cems(files[0])))
     if dataset == "immig":
-        from dprank.realdata import immig_comparisons, read_immig
+        from dprank.data.realdata import immig_comparisons, read_immig
 
         return _from_frame(immig_comparisons(read_immig(files[0])))
     if dataset == "car_preferences":

@@ -3,14 +3,14 @@
 Paper A's Figure 1 stops at n = 700 items with a dense complete-ish graph.
 This study keeps the average degree ``n p`` fixed (rating-like data: every
 item meets a few dozen others) and lets ``n`` grow to 10^5, using the sparse
-comparison type (:class:`dprank.comparisons.Comparisons`), the large-n
-Erdos-Renyi simulator (:func:`dprank.simulate.sample_er_comparisons_sparse`)
-and the sparse Newton-CG solver behind :func:`dprank.mle.fit_penalized_mle`.
+comparison type (:class:`dprank.data.comparisons.Comparisons`), the large-n
+Erdos-Renyi simulator (:func:`dprank.data.simulate.sample_er_comparisons_sparse`)
+and the sparse Newton-CG solver behind :func:`dprank.fit.mle.fit_penalized_mle`.
 Only the ``paper`` protocol: Algorithm 1 (perturbed MLE, Laplace(8 kappa1 /
 eps) linear term, ridge ``max(c0 sqrt(n p log n), 4 kappa2 / eps)``,
 Propositions 2.1-2.2) and Algorithm 2 (noisy counts, Laplace(2 / eps)), ties
 broken by uniform keys. The true scores are those of Paper A, section 4.1
-(:func:`dprank.simulate.theta_paper_a_edge`), drawn once per ``n`` as in
+(:func:`dprank.data.simulate.theta_paper_a_edge`), drawn once per ``n`` as in
 Figure 1.
 
 The measured ``l_inf`` error is compared with the rate of Paper A's
@@ -21,7 +21,7 @@ Theorem 2.1,
 up to one constant per ``eps`` fitted by least squares on the log scale
 (:func:`fit_rate`).
 
-Random streams: :func:`dprank.seeding.generator` with the experiment
+Random streams: :func:`dprank.base.seeding.generator` with the experiment
 ``"beyond_scale"``; theta keyed by ``n`` (shared by all replicates), the data
 by ``(n, degree)`` and replicate, the noise and tie keys by ``(n, degree,
 eps)`` and replicate, so results do not depend on the chunking.
@@ -35,13 +35,13 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from dprank import checks as _checks
-from dprank.mechanisms import edge_count_noise_scale, edge_mle_noise_scale, standard_laplace
-from dprank.metrics import log_rel_l2, log_rel_linf, rel_hamming, true_top_k
-from dprank.mle import fit_penalized_mle
-from dprank.ranking import copeland_counts, top_k
-from dprank.seeding import SHARED, Stream, cell_key, generator
-from dprank.simulate import sample_er_comparisons_sparse, theta_paper_a_edge, top_k_size
+from dprank.base import checks as _checks
+from dprank.base.seeding import SHARED, Stream, cell_key, generator
+from dprank.data.simulate import sample_er_comparisons_sparse, theta_paper_a_edge, top_k_size
+from dprank.fit.metrics import log_rel_l2, log_rel_linf, rel_hamming, true_top_k
+from dprank.fit.mle import fit_penalized_mle
+from dprank.fit.ranking import copeland_counts, top_k
+from dprank.privacy.mechanisms import edge_count_noise_scale, edge_mle_noise_scale, standard_laplace
 
 from .paper_a_edge import edge_gamma
 

@@ -39,9 +39,9 @@ Truth for ties: an item's true rank is any place of its tied group (the rank
 interval covers when it meets them), and its chance of being in the top ``k``
 the share of the group's places within ``1..k``.
 
-Random streams: :func:`dprank.seeding.generator` with the experiment
+Random streams: :func:`dprank.base.seeding.generator` with the experiment
 ``"intervals"``, the cell keyed by the design's parameters; the fixed truth and
-graph on the replicate :data:`dprank.seeding.SHARED` (streams ``THETA``, ``DATA``),
+graph on the replicate :data:`dprank.base.seeding.SHARED` (streams ``THETA``, ``DATA``),
 each replicate's outcomes ``DATA``, users' budgets ``EPSILON``, release
 ``NOISE_MLE``, intervals ``BOOTSTRAP`` and the comparator ``TIEBREAK``.
 """
@@ -54,12 +54,12 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from dprank import checks as _checks
-from dprank.comparisons import Comparisons
+from dprank.base import checks as _checks
+from dprank.base.seeding import SHARED, Stream, cell_key, generator
+from dprank.data.comparisons import Comparisons
+from dprank.data.models import get_link
 from dprank.intervals import intervals, public_design
 from dprank.methods import get_method, simulated_local_release
-from dprank.models import get_link
-from dprank.seeding import SHARED, Stream, cell_key, generator
 
 __all__ = [
     "EXPERIMENT",

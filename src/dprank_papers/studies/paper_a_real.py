@@ -1,6 +1,6 @@
 """Paper A, real data (Figure 8): how far private rankings move from non-private ones.
 
-For a fixed win matrix (CEMS or immigration, :mod:`dprank.realdata`) and each
+For a fixed win matrix (CEMS or immigration, :mod:`dprank.data.realdata`) and each
 epsilon, ``reps`` independent releases are drawn (docs/papers/paper-a.md#fig8):
 
 * perturbed MLE: ridge ``gamma = 8 kappa2 L / eps`` (``2L/eps``), Laplace
@@ -10,7 +10,7 @@ epsilon, ``reps`` independent releases are drawn (docs/papers/paper-a.md#fig8):
   the raw row sums;
 
 and the metric is the mean absolute rank difference
-(:func:`dprank.metrics.mean_rank_difference`).
+(:func:`dprank.fit.metrics.mean_rank_difference`).
 
 Protocols: ``authors`` takes as reference the MLE with the *same* ridge as the
 private fit (so it changes with epsilon; docs/papers/paper-a.md#s0 item 9); ``paper``
@@ -25,17 +25,17 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from dprank import checks as _checks
-from dprank.mechanisms import (
+from dprank.base import checks as _checks
+from dprank.base.seeding import Stream, cell_key, generator
+from dprank.fit.metrics import mean_rank_difference
+from dprank.fit.mle import fit_penalized_mle, fit_penalized_mle_batch
+from dprank.fit.ranking import copeland_counts
+from dprank.privacy.mechanisms import (
     individual_count_noise_scale,
     individual_gamma,
     individual_mle_noise_scale,
     standard_laplace,
 )
-from dprank.metrics import mean_rank_difference
-from dprank.mle import fit_penalized_mle, fit_penalized_mle_batch
-from dprank.ranking import copeland_counts
-from dprank.seeding import Stream, cell_key, generator
 
 __all__ = ["real_data_metrics"]
 

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from dprank import checks as _checks
+from dprank.base import checks as _checks
 
 __all__ = ["EPSILON_ORDER", "scheme_table", "scheme_trends", "trend_word"]
 

@@ -34,7 +34,7 @@ Protocol of one replicate (spec B1-Fig7 defaults, A28)
 5. Errors against the reference: Kendall distance ``K`` (panel a), top-10
    Hamming ``H_10`` (b), ``m^{-1/2} ||.||_2`` (c) and ``||.||_inf`` (d).
 
-All randomness comes from :func:`dprank.seeding.generator` keyed by
+All randomness comes from :func:`dprank.base.seeding.generator` keyed by
 ``(seed, "movielens", cell_key({"L": L, "scheme": scheme}), replicate, stream)``
 (users and coin flips: ``Stream.DATA``; RR: ``Stream.RELEASE``), so a
 replicate does not depend on which other replicates run.
@@ -47,13 +47,13 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from dprank import checks as _checks
-from dprank.ldp import RRPairCounts, privacy_constant, rr_flip_probability
-from dprank.metrics_b import kendall_distance, max_error, rms_error, top_k_hamming
-from dprank.models import BTL
-from dprank.realdata import MovieLensData, read_ratings
-from dprank.seeding import Stream, cell_key, generator
-from dprank.weighted_mle import default_lambda, fit_weighted_mle
+from dprank.base import checks as _checks
+from dprank.base.seeding import Stream, cell_key, generator
+from dprank.data.models import BTL
+from dprank.data.realdata import MovieLensData, read_ratings
+from dprank.fit.metrics_b import kendall_distance, max_error, rms_error, top_k_hamming
+from dprank.fit.weighted_mle import default_lambda, fit_weighted_mle
+from dprank.privacy.ldp import RRPairCounts, privacy_constant, rr_flip_probability
 
 from .paper_b2.scenarios import scheme_epsilon
 
@@ -72,7 +72,7 @@ __all__ = [
     "user_comparisons",
 ]
 
-#: experiment name of the random streams (:func:`dprank.seeding.generator`)
+#: experiment name of the random streams (:func:`dprank.base.seeding.generator`)
 EXPERIMENT = "movielens"
 #: numbers of users of B1 Figure 7 (spec B1-Fig7 / A28 default: drawn with replacement)
 L_GRID = (100, 200, 400, 800, 1600)
@@ -197,7 +197,7 @@ def sample_released_wins(wins, L: int, eps: float, rng: np.random.Generator) -> 
     comparisons (users and pairs) and do not depend on anything but the
     comparison's own value, so given the raw comparisons the released count of
     ones is exactly ``Bin(k, 1 - p_eps) + Bin(L - k, p_eps)``, independently over
-    pairs (as in :func:`dprank.ldp.sample_rr_statistics_equal_eps`).
+    pairs (as in :func:`dprank.privacy.ldp.sample_rr_statistics_equal_eps`).
 
     Parameters
     ----------
@@ -239,7 +239,7 @@ def simulate_replicate(
     (B1 Figure 3 schemes, single log), classic RR sampled exactly per pair
     (:func:`sample_released_wins`), B1's debiased mean
     ``S = (k~ - p_eps L) / ((1 - 2 p_eps) L)`` with ``N = 1``
-    (:meth:`dprank.ldp.RRPairCounts.adrr_statistics`; equal budgets make ADRR
+    (:meth:`dprank.privacy.ldp.RRPairCounts.adrr_statistics`; equal budgets make ADRR
     B1's unweighted debiased RR), and the BTL fit with
     ``lambda = 1/(L B(eps)) = G(eps)/L`` (docs/papers/paper-b.md#a2).
 

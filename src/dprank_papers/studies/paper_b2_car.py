@@ -29,7 +29,7 @@ therefore raises by default and, with ``allow_missing=True``, records the
 missing pairs in an observation mask (``a_ij^(l) = 0``, which B2's objective (5)
 and every function here support; docs/papers/paper-b.md#s1-1).
 
-All randomness comes from :func:`dprank.seeding.generator` keyed by
+All randomness comes from :func:`dprank.base.seeding.generator` keyed by
 ``(seed, "car", cell, replicate, stream)``, so a replicate does not depend on
 which other replicates run.
 """
@@ -41,8 +41,20 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from dprank import checks as _checks
-from dprank.ldp import (
+from dprank.base import checks as _checks
+from dprank.base.seeding import Stream, cell_key, generator
+from dprank.data.models import get_link
+from dprank.data.realdata import BODY_TYPES, FUELS, TRANSMISSIONS, CarData, read_car_data
+from dprank.fit.metrics_b import (
+    kendall_distance,
+    max_error,
+    paired_t_test,
+    prediction_band,
+    ranks,
+    rms_error,
+)
+from dprank.fit.weighted_mle import default_lambda, fit_weighted_mle
+from dprank.privacy.ldp import (
     add_rr_statistics,
     add_sufficient_statistics,
     adrr_weights,
@@ -52,18 +64,6 @@ from dprank.ldp import (
     privacy_constant,
     randomized_response,
 )
-from dprank.metrics_b import (
-    kendall_distance,
-    max_error,
-    paired_t_test,
-    prediction_band,
-    ranks,
-    rms_error,
-)
-from dprank.models import get_link
-from dprank.realdata import BODY_TYPES, FUELS, TRANSMISSIONS, CarData, read_car_data
-from dprank.seeding import Stream, cell_key, generator
-from dprank.weighted_mle import default_lambda, fit_weighted_mle
 
 from .paper_b2.scenarios import shifted_budgets
 
@@ -88,7 +88,7 @@ __all__ = [
     "tidy_replicates",
 ]
 
-#: experiment name of the random streams (:func:`dprank.seeding.generator`)
+#: experiment name of the random streams (:func:`dprank.base.seeding.generator`)
 EXPERIMENT = "car"
 #: methods of B2 Table 2, in its column order
 METHODS = ("local_adrr", "local_count", "local_classic_rr", "local_laplace")
@@ -206,7 +206,7 @@ def nonprivate_fits(y, m: int, observed=None, *, gtol: float = 1e-8) -> dict:
     """Non-private BTL, TM and count fits of the car data (B2 Table 1; docs/papers/paper-b.md#a16).
 
     BTL and TM minimise B2 objective (5) with ``z = y`` (no privacy),
-    ``w_l = 1/L`` and ``lambda = 1/L`` (:func:`dprank.weighted_mle.default_lambda`
+    ``w_l = 1/L`` and ``lambda = 1/L`` (:func:`dprank.fit.weighted_mle.default_lambda`
     with ``B = 1``); the estimates are centred (Lemma 3 makes them centred up to
     the solver tolerance). They are the reference ``theta*_F`` of B2 Figure 14
     (docs/papers/paper-b.md#a16). The count method ranks by raw wins
@@ -366,9 +366,9 @@ def simulate_replicate(
       ``eps_l ~ U(A, A + width)`` for each of the ``L`` users (B2: ``A ~ U(0.2, 2)``,
       ``eps_l ~ U(A, A + 1)``).
     * Releases (stream ``RELEASE``, in this order): one classic-RR output per
-      comparison (:func:`dprank.ldp.randomized_response`), shared by ADRR,
+      comparison (:func:`dprank.privacy.ldp.randomized_response`), shared by ADRR,
       classic RR and the count method, then the Laplace release
-      ``y + Lap(1/eps_l)`` (:func:`dprank.ldp.laplace_release`). All methods see
+      ``y + Lap(1/eps_l)`` (:func:`dprank.privacy.ldp.laplace_release`). All methods see
       the same budgets, so the t-tests of Table 2 are paired (spec B2-Table2).
     * Fits of objective (5) with ``lambda = 1/(L B(eps))`` (docs/papers/paper-b.md#a1) under BTL and
       TM: ``local_adrr`` (debiased outputs, ADRR weights; B2 eq. (3)-(4)), ``local_classic_rr``
@@ -504,7 +504,7 @@ def table2(rows) -> pd.DataFrame:
     and its standard error ``sd / sqrt(R)`` (B2 Table 2 prints the SE of the
     mean; docs/papers/paper-b.md#s1-5, A31); for every method other than ADRR the paired t-test
     of ``d_r = K_other,r - K_ADRR,r`` within the same model
-    (:func:`dprank.metrics_b.paired_t_test`: ``t = mean(d) / (sd(d)/sqrt(R))``,
+    (:func:`dprank.fit.metrics_b.paired_t_test`: ``t = mean(d) / (sd(d)/sqrt(R))``,
     ``df = R - 1``, two-sided ``p``; the same as :func:`scipy.stats.ttest_rel`).
     B2 prints the tests for the BTL block only (docs/papers/paper-b.md#a19); the TM ones are
     computed as well.
@@ -563,7 +563,7 @@ def figure14_correlations(rows) -> pd.DataFrame:
     One line per (model, metric) over the replicates, with ``x = B(eps)^{-1/2}``
     of the replicate's budgets and the error against the non-private fit of the
     same model (spec B2-Fig14, A15-A16), via
-    :func:`dprank.metrics_b.prediction_band`.
+    :func:`dprank.fit.metrics_b.prediction_band`.
 
     Returns
     -------

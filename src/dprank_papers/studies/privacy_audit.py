@@ -26,7 +26,7 @@ Audited:
   the worst flipped comparison over all tournaments on ``n`` items.
 * A control: the Laplace release with half the required noise, which must be
   flagged.
-* The command line's releases as shipped (:mod:`dprank.audit_release`): the
+* The command line's releases as shipped (:mod:`dprank.audit.command_release`): the
   exact randomized response and Laplace of ``dprank privatize``, and ``dprank
   rank``'s edge counts, individual counts with a declared bound and one heavy
   user, and Algorithm 1 as released (the last two run one fit per
@@ -40,12 +40,13 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from dprank import audit, audit_release
-from dprank import checks as _checks
-from dprank.mechanisms import edge_count_noise_scale
+from dprank import audit
+from dprank.audit import command_release as audit_release
+from dprank.base import checks as _checks
+from dprank.base.seeding import Stream, cell_key, generator
+from dprank.fit.ranking import copeland_counts
 from dprank.methods import get_method
-from dprank.ranking import copeland_counts
-from dprank.seeding import Stream, cell_key, generator
+from dprank.privacy.mechanisms import edge_count_noise_scale
 
 __all__ = ["EXPECTED_VIOLATIONS", "fixed_noise_counts_audit", "run_audits"]
 
@@ -255,7 +256,7 @@ def _control_and_release_audits(eps: float, alpha: float, n: int, L: int, t: int
             "edge_mle",
             lambda r: audit_release.audit_release_mle_edge(eps, n, min(tf, 1000), r, alpha=alpha),
         ),
-        # votes with ties (dprank.private_ties): streams keyed by these labels, so the rows
+        # votes with ties (dprank.privacy.private_ties): streams keyed by these labels, so the rows
         # above keep their draws
         (
             "release",

@@ -29,7 +29,7 @@ import itertools
 import math
 from collections.abc import Mapping
 
-from dprank import checks as _checks
+from dprank.base import checks as _checks
 from dprank.objective import edge_ridge
 
 from ...grid import CellGrid, StageJob, StudyStages, section_chunk_count

@@ -6,11 +6,11 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from dprank.mle import fit_penalized_mle
+from dprank.data.simulate import top_k_size
+from dprank.fit.mle import fit_penalized_mle
+from dprank.fit.ranking import noisy_counts, top_k
 from dprank.objective import DenseObjective, PairwiseData
-from dprank.oneshot import one_shot_scores
-from dprank.ranking import noisy_counts, top_k
-from dprank.simulate import top_k_size
+from dprank.privacy.oneshot import one_shot_scores
 
 from ...rbfgs import vmmin
 from . import edge_gamma

@@ -7,8 +7,8 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from dprank.metrics import log_rel_l2, log_rel_linf, rel_hamming, true_top_k
-from dprank.simulate import top_k_size
+from dprank.data.simulate import top_k_size
+from dprank.fit.metrics import log_rel_l2, log_rel_linf, rel_hamming, true_top_k
 
 
 def metrics_chunk(

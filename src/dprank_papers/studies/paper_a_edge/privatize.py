@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from dprank.mechanisms import edge_count_noise_scale, edge_mle_noise_scale, standard_laplace
-from dprank.seeding import Stream, cell_key, generator
+from dprank.base.seeding import Stream, cell_key, generator
+from dprank.privacy.mechanisms import edge_count_noise_scale, edge_mle_noise_scale, standard_laplace
 
 from ...rrng import r_fixed_laplace
 

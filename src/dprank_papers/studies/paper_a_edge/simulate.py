@@ -6,8 +6,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from dprank.seeding import SHARED, Stream, cell_key, generator
-from dprank.simulate import sample_er_comparisons, theta_paper_a_edge
+from dprank.base.seeding import SHARED, Stream, cell_key, generator
+from dprank.data.simulate import sample_er_comparisons, theta_paper_a_edge
 
 
 def theta_key(cell: Mapping, theta_per: Sequence[str], replicate: int) -> tuple[int, int]:

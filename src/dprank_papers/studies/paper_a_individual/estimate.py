@@ -6,10 +6,10 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from dprank.mechanisms import individual_gamma
-from dprank.mle import fit_penalized_mle_batch
-from dprank.ranking import noisy_counts, top_k
-from dprank.simulate import top_k_size_individual
+from dprank.data.simulate import top_k_size_individual
+from dprank.fit.mle import fit_penalized_mle_batch
+from dprank.fit.ranking import noisy_counts, top_k
+from dprank.privacy.mechanisms import individual_gamma
 
 from ...introselect import authors_top_k
 

@@ -7,8 +7,8 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from dprank.metrics import log_rel_l2, log_rel_linf, rel_hamming
-from dprank.simulate import top_k_size_individual
+from dprank.data.simulate import top_k_size_individual
+from dprank.fit.metrics import log_rel_l2, log_rel_linf, rel_hamming
 
 from .estimate import select_top_k
 

@@ -6,12 +6,12 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from dprank.mechanisms import (
+from dprank.base.seeding import Stream, cell_key, generator
+from dprank.privacy.mechanisms import (
     individual_count_noise_scale,
     individual_mle_noise_scale,
     standard_laplace,
 )
-from dprank.seeding import Stream, cell_key, generator
 
 
 def privatize_chunk(

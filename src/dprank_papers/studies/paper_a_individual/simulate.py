@@ -6,8 +6,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from dprank.seeding import Stream, cell_key, generator
-from dprank.simulate import sample_user_comparisons, theta_paper_a_individual
+from dprank.base.seeding import Stream, cell_key, generator
+from dprank.data.simulate import sample_user_comparisons, theta_paper_a_individual
 
 
 def simulate_chunk(

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from dprank import checks as _checks
+from dprank.base import checks as _checks
 
 from ...grid import cell_name, chunk_replicates, experiment_chunks
 from . import extensions, scenario5, scenarios, timing

@@ -7,7 +7,7 @@ gives model-selection rates far below Table 4).
 * **Mixed effects**: ``gamma*_l ~ N(0, sigma^2)``,
   ``y ~ Bern(F(gamma*_l + theta*_i - theta*_j))`` (BTL), every user compares
   every pair with probability ``p``; the two-step fixed-effects estimator
-  (:func:`dprank.mixed_effects.fit_mixed_effects_btl`) gives ``theta^`` and
+  (:func:`dprank.fit.mixed_effects.fit_mixed_effects_btl`) gives ``theta^`` and
   ``sigma^``; metrics ``l2_over_sqrt_m_theta`` and ``abs_sigma_hat_minus_sigma``.
 * **Model selection**: the generating model is BTL or TM with probability
   1/2; both models are fitted by objective (5) on the raw comparisons
@@ -22,13 +22,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from dprank import checks as _checks
-from dprank.ldp import sample_rr_statistics_equal_eps
-from dprank.metrics_b import rms_error
-from dprank.mixed_effects import fit_mixed_effects_btl, simulate_mixed_effects_btl
-from dprank.models import get_link
-from dprank.seeding import Stream
-from dprank.weighted_mle import fit_weighted_mle, weighted_objective
+from dprank.base import checks as _checks
+from dprank.base.seeding import Stream
+from dprank.data.models import get_link
+from dprank.fit.metrics_b import rms_error
+from dprank.fit.mixed_effects import fit_mixed_effects_btl, simulate_mixed_effects_btl
+from dprank.fit.weighted_mle import fit_weighted_mle, weighted_objective
+from dprank.privacy.ldp import sample_rr_statistics_equal_eps
 
 from .scenarios import Chunk, check_chunk, check_estimate_args, true_scores
 

@@ -12,7 +12,7 @@ methods, the same RR outputs (so the methods are paired):
   the same objective, unweighted (``w_l = 1/L``), the same ``lambda`` (docs/papers/paper-b.md#s1-4);
 * ``edge_noisy_obj`` (BTL only): Gaussian objective perturbation on the raw
   comparisons with ``(min eps_l, delta)``, the assumed constants
-  (:func:`dprank.weighted_mle.noisy_obj_fit`, docs/papers/paper-b.md#a10);
+  (:func:`dprank.fit.weighted_mle.noisy_obj_fit`, docs/papers/paper-b.md#a10);
 * ``local_count``: ranks by the RR wins, ties broken at random (docs/papers/paper-b.md#s1-4, A12).
 
 Replicates differ in ``m``, so a chunk stores its per-replicate arrays
@@ -26,12 +26,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from dprank import checks as _checks
-from dprank.ldp import privacy_constant, simulate_ldp_statistics
-from dprank.metrics_b import kendall_distance
-from dprank.models import get_link
-from dprank.seeding import Stream, cell_key, generator
-from dprank.weighted_mle import default_lambda, fit_weighted_mle, noisy_obj_fit
+from dprank.base import checks as _checks
+from dprank.base.seeding import Stream, cell_key, generator
+from dprank.data.models import get_link
+from dprank.fit.metrics_b import kendall_distance
+from dprank.fit.weighted_mle import default_lambda, fit_weighted_mle, noisy_obj_fit
+from dprank.privacy.ldp import privacy_constant, simulate_ldp_statistics
 
 from .scenarios import (
     METRICS,

@@ -13,9 +13,9 @@ the ADRR weights and fits objective (5) with ``lambda = c / (L B(eps))``
 Only the per-pair sufficient statistics of the releases are stored. Where all
 users share one budget, every comparison of a pair has the same law, and the
 statistics are sampled directly, binomially per pair
-(:func:`dprank.ldp.sample_rr_statistics_equal_eps`, exact, ``O(m^2)`` per data
+(:func:`dprank.privacy.ldp.sample_rr_statistics_equal_eps`, exact, ``O(m^2)`` per data
 set); otherwise users are simulated chunk by chunk
-(:func:`dprank.ldp.simulate_ldp_statistics`).
+(:func:`dprank.privacy.ldp.simulate_ldp_statistics`).
 """
 
 from __future__ import annotations
@@ -27,12 +27,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from dprank import checks as _checks
-from dprank.ldp import privacy_constant, sample_rr_statistics_equal_eps, simulate_ldp_statistics
-from dprank.metrics_b import kendall_distance, max_error, rms_error, top_k_hamming
-from dprank.models import get_link
-from dprank.seeding import Stream, cell_key, generator
-from dprank.weighted_mle import default_lambda, fit_weighted_mle, hessian_min_nonzero_eigenvalue
+from dprank.base import checks as _checks
+from dprank.base.seeding import Stream, cell_key, generator
+from dprank.data.models import get_link
+from dprank.fit.metrics_b import kendall_distance, max_error, rms_error, top_k_hamming
+from dprank.fit.weighted_mle import default_lambda, fit_weighted_mle, hessian_min_nonzero_eigenvalue
+from dprank.privacy.ldp import (
+    privacy_constant,
+    sample_rr_statistics_equal_eps,
+    simulate_ldp_statistics,
+)
 
 if TYPE_CHECKING:  # pandas is imported by the functions that build frames (job start-up)
     import pandas as pd
@@ -201,7 +205,7 @@ class Chunk:
         return cell_key({"role": "data", **self.cell})
 
     def rng(self, r: int, stream: Stream) -> np.random.Generator:
-        """The generator of replicate ``r``'s ``stream`` (:func:`dprank.seeding.generator`)."""
+        """The generator of replicate ``r``'s ``stream`` (:func:`dprank.base.seeding.generator`)."""
         return generator(self.seed, self.experiment, self._key, r, stream)
 
 

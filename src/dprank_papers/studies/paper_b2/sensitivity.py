@@ -32,7 +32,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from dprank import checks as _checks
+from dprank.base import checks as _checks
 
 from ...aggregate import summarise
 from ...compare import compare_b2_table

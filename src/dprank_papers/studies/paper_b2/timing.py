@@ -8,7 +8,7 @@ more than ``chunk_elements`` comparisons in memory. What is timed is the third
 party's work from the released data to ``theta^``:
 
 * ``seconds_aggregate``: the ADRR weights and the debiased, weighted
-  per-pair sums ``S`` and ``N`` (:func:`dprank.ldp.add_rr_statistics`), summed
+  per-pair sums ``S`` and ``N`` (:func:`dprank.privacy.ldp.add_rr_statistics`), summed
   over the user chunks, ``O(m^2 L)``;
 * ``seconds_solve``: the Newton fit of objective (5), ``O(m^2)`` per iteration
   plus an ``O(m^3)`` factorisation;
@@ -35,11 +35,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from dprank import checks as _checks
-from dprank.ldp import add_rr_statistics, adrr_weights, privacy_constant, rr_flip_probability
-from dprank.models import BTL
-from dprank.seeding import Stream, uniforms
-from dprank.weighted_mle import default_lambda, fit_weighted_mle
+from dprank.base import checks as _checks
+from dprank.base.seeding import Stream, uniforms
+from dprank.data.models import BTL
+from dprank.fit.weighted_mle import default_lambda, fit_weighted_mle
+from dprank.privacy.ldp import (
+    add_rr_statistics,
+    adrr_weights,
+    privacy_constant,
+    rr_flip_probability,
+)
 
 from .scenarios import Chunk, true_scores, user_budgets
 
@@ -53,7 +58,7 @@ def _released_chunks(theta, eps, p, rng, chunk_elements, pool=None, workers=1):
     """Yield ``(users, y~, a)`` chunks of released RR data (marginal law, see module).
 
     The uniforms are drawn in one stream; with a thread ``pool`` they are drawn in blocks of
-    that stream by ``workers`` threads (:func:`dprank.seeding.uniforms`) and the element-wise
+    that stream by ``workers`` threads (:func:`dprank.base.seeding.uniforms`) and the element-wise
     work that turns them into ``y~`` and ``a`` is split by rows over the threads (numpy
     releases the GIL), which changes no number. It finishes before a chunk is yielded, so the timed
     work that follows still runs alone.

@@ -1,0 +1,78 @@
+"""Argument checks for code built on dprank: one vectorised pass, one clear message.
+
+The checks the library's own public functions run (:mod:`dprank.base._checks` holds them), public
+for its clients: the papers' reproduction (:mod:`dprank_papers`) checks its arguments with
+the same functions and the same messages. Every check raises :class:`ValueError` (a bad value)
+or :class:`TypeError` (a value of the wrong kind) whose message starts with the argument's
+name and says what was expected.
+"""
+
+from ._checks import (
+    array,
+    binary,
+    columns,
+    count,
+    figure_spec,
+    finite,
+    flag,
+    frame,
+    indices,
+    instance,
+    link,
+    mapping,
+    names,
+    no_nan,
+    non_negative,
+    optional_path,
+    path,
+    positive,
+    positive_finite,
+    probability,
+    real,
+    reals,
+    records,
+    ridge_and_perturbation,
+    rng,
+    same_last_axis,
+    same_shape,
+    sequence,
+    shape,
+    strings,
+    text,
+    win_matrix,
+)
+
+__all__ = [
+    "array",
+    "binary",
+    "columns",
+    "count",
+    "figure_spec",
+    "finite",
+    "flag",
+    "frame",
+    "indices",
+    "instance",
+    "link",
+    "mapping",
+    "names",
+    "no_nan",
+    "non_negative",
+    "optional_path",
+    "path",
+    "positive",
+    "positive_finite",
+    "probability",
+    "real",
+    "reals",
+    "records",
+    "ridge_and_perturbation",
+    "rng",
+    "same_last_axis",
+    "same_shape",
+    "sequence",
+    "shape",
+    "strings",
+    "text",
+    "win_matrix",
+]

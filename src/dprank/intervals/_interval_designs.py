@@ -1,0 +1,219 @@
+"""The public designs of :mod:`dprank.intervals`: what each privacy model treats as public.
+
+:class:`EdgeDesign` (edge DP and non-private methods: the comparison graph),
+:class:`UserDesign` (individual DP: ``n``, ``m``, ``L`` and a declared least per
+user) and the private :class:`LocalDesign` (local DP: the users' release), each
+able to list its comparisons per pair (``weights``) and to simulate comparisons
+on it at given scores (``simulate``). Private: the public names live in
+:mod:`dprank.intervals`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..data.comparisons import Comparisons
+from ..data.models import Link
+from ..data.simulate import pair_from_index
+from ..privacy.ldp import adrr_weights
+
+
+class IntervalError(ValueError):
+    """The method, or the public inputs given, do not allow intervals."""
+
+
+#: Candidate designs of individual DP between the declared least and largest totals.
+USER_DESIGN_GRID = 3
+
+
+@dataclass(frozen=True, eq=False)
+class EdgeDesign:
+    """The public design of edge DP: which pairs were compared, how often (no outcomes).
+
+    Attributes
+    ----------
+    n_items : int
+    a, b : (P,) int64 arrays
+        Compared pairs, ``a < b``.
+    count : (P,) float64 array
+        Comparisons of each pair.
+    """
+
+    n_items: int
+    a: np.ndarray
+    b: np.ndarray
+    count: np.ndarray
+
+    @classmethod
+    def from_comparisons(cls, comparisons: Comparisons) -> EdgeDesign:
+        """The graph of ``comparisons``; their outcomes are dropped."""
+        ps = comparisons.pair_statistics()
+        return cls(comparisons.n_items, ps.a.copy(), ps.b.copy(), ps.n.copy())
+
+    def weights(self, n_items: int):
+        """``(a, b, N)``: pairs and comparisons per pair for the score equation."""
+        return self.a, self.b, self.count
+
+    def simulate(self, theta, link: Link, rng: np.random.Generator) -> Comparisons:
+        """Comparisons on this design with outcomes drawn from ``link`` at ``theta``."""
+        return _simulate_records(
+            self.n_items, self.a, self.b, self.count, None, theta, link, rng, None
+        )
+
+
+@dataclass(frozen=True)
+class UserDesign:
+    """The public design of individual DP: ``n`` items, ``m`` users, at most ``L`` each.
+
+    Which pairs a user compared, and how many, is private. ``min_per_user``
+    declares the least number of comparisons of one user (default 1: every
+    user in the data compared something); the intervals hold for every design
+    whose total lies between ``m * min_per_user`` and ``m * L`` comparisons
+    on pairs drawn uniformly (Paper A section 3), as far as the release is
+    consistent with it (:func:`intervals`).
+    """
+
+    n_items: int
+    n_users: int
+    L: int
+    min_per_user: int | None = None
+
+    def __post_init__(self):
+        for name in ("n_items", "n_users", "L"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+                raise IntervalError(f"UserDesign.{name} must be a positive integer, got {v!r}")
+        if self.n_items < 2:
+            raise IntervalError("UserDesign needs at least 2 items")
+        lo = self.min_per_user
+        if lo is not None and (
+            isinstance(lo, bool) or not isinstance(lo, (int, np.integer)) or not 1 <= lo <= self.L
+        ):
+            raise IntervalError(
+                f"UserDesign.min_per_user must be an integer between 1 and L = {self.L}, got {lo!r}"
+            )
+
+    def totals(self, released=None) -> np.ndarray:
+        """Candidate totals: :data:`USER_DESIGN_GRID` geometric steps from the least to the most.
+
+        ``released``: an interval ``(lo, hi)`` for the total that the release itself
+        gives (noisy counts sum to the number of comparisons plus noise); the
+        candidates are then the declared range cut to it.
+        """
+        lo = float(self.n_users * (self.min_per_user or 1))
+        hi = float(self.n_users * self.L)
+        if released is not None:
+            r_lo, r_hi = released
+            lo, hi = max(lo, min(r_lo, hi)), min(hi, max(r_hi, lo))
+        if lo >= hi:
+            return np.array([hi])
+        return np.geomspace(lo, hi, USER_DESIGN_GRID)
+
+    def at_total(self, total: float) -> _UniformUsers:
+        """The design with ``total`` comparisons on uniform pairs."""
+        return _UniformUsers(self.n_items, self.n_users, self.L, float(total))
+
+    def weights(self, n_items: int):
+        """Expected comparisons per pair at the largest total (``m L`` comparisons)."""
+        return self.at_total(self.n_users * self.L).weights(n_items)
+
+    def simulate(self, theta, link: Link, rng: np.random.Generator) -> Comparisons:
+        """``m`` users with ``L`` uniform random pairs each, outcomes from ``link`` at ``theta``."""
+        return self.at_total(self.n_users * self.L).simulate(theta, link, rng)
+
+
+#: Most pairs the expected design of individual DP lists (a fixed sample of pairs above).
+_USER_PAIRS_MAX = 2_000_000
+
+
+@dataclass(frozen=True)
+class _UniformUsers:
+    """``total`` comparisons of ``m`` users (at most ``L`` each) on uniformly drawn pairs."""
+
+    n_items: int
+    n_users: int
+    L: int
+    total: float
+
+    def weights(self, n_items: int):
+        n = self.n_items
+        n_pairs = n * (n - 1) // 2
+        if n_pairs <= _USER_PAIRS_MAX:
+            a, b = np.triu_indices(n, 1)
+        else:  # a fixed (public) sample of pairs carries the expected design
+            k = np.unique(np.random.default_rng(0).integers(0, n_pairs, _USER_PAIRS_MAX))
+            a, b = pair_from_index(k, n)
+        return a, b, np.full(a.size, self.total / a.size)
+
+    def simulate(self, theta, link: Link, rng: np.random.Generator) -> Comparisons:
+        n, m = self.n_items, self.n_users
+        per = int(self.total) // m
+        extra = round(self.total) - per * m
+        counts = np.full(m, per, dtype=np.int64)
+        counts[:extra] += 1
+        counts = np.minimum(counts, self.L)
+        k = rng.integers(0, n * (n - 1) // 2, size=int(counts.sum()))
+        a, b = pair_from_index(k, n)
+        user = np.repeat(np.arange(m, dtype=np.int64), counts)
+        y = (rng.random(a.size) < link.cdf(theta[a] - theta[b])).astype(np.float64)
+        return Comparisons(n_items=n, i=a, j=b, y=y, count=np.ones(a.size), user=user)
+
+
+def _simulate_records(n, a, b, count, user, theta, link, rng, user_epsilon) -> Comparisons:
+    cnt = np.rint(count).astype(np.int64)
+    p = link.cdf(theta[a] - theta[b])
+    if np.all(cnt == 1):
+        y = (rng.random(a.size) < p).astype(np.float64)
+        return Comparisons(
+            n_items=n, i=a, j=b, y=y, count=np.ones(a.size), user=user, user_epsilon=user_epsilon
+        )
+    won = rng.binomial(cnt, p)
+    n_rec = np.column_stack([won, cnt - won]).ravel()
+    rec = np.repeat(np.arange(a.size), 2)
+    keep = n_rec > 0
+    y = np.tile([1.0, 0.0], a.size)[keep]
+    return Comparisons(
+        n_items=n,
+        i=a[rec][keep],
+        j=b[rec][keep],
+        y=y,
+        count=n_rec[keep].astype(np.float64),
+        user=None if user is None else user[rec][keep],
+        user_epsilon=user_epsilon,
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class LocalDesign:
+    release: Comparisons
+
+    @property
+    def n_items(self) -> int:
+        return int(self.release.n_items)
+
+    def weights(self, n_items: int, details: Mapping[str, Any]):
+        c = self.release
+        if details.get("weights") == "adrr":
+            w = adrr_weights(c.user_epsilon)[c.user]
+        else:
+            w = np.full(c.n_records, 1.0 / c.user_epsilon.size)
+        pairs = Comparisons(
+            n_items=c.n_items,
+            i=c.i,
+            j=c.j,
+            y=np.zeros(c.n_records),
+            count=w * c.count,
+            weighted=True,
+        )
+        ps = pairs.pair_statistics()
+        return ps.a, ps.b, ps.n
+
+    def simulate(self, theta, link: Link, rng: np.random.Generator) -> Comparisons:
+        c = self.release
+        return _simulate_records(
+            c.n_items, c.i, c.j, c.count, c.user, theta, link, rng, c.user_epsilon
+        )

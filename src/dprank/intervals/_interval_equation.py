@@ -1,0 +1,125 @@
+"""The score equation of :mod:`dprank.intervals` and its solver.
+
+``G(t)_i = sum_j N_ij F(t_i - t_j) + rho t_i = W~_i`` (step 1 of the construction in
+:mod:`dprank.intervals`). For the Bradley-Terry-Luce model it is the gradient of the
+library's objective (:mod:`dprank.objective`) with no outcomes for ``a``; for Thurstone's,
+of the same objective under the probit moment loss
+(:func:`dprank.objective.moment_link`); both solved by the shared sparse Newton-CG
+(:func:`dprank.fit.sparse.sparse_newton`). Linear systems in the Hessian: dense up to
+:data:`DENSE_MAX`
+items, the shared preconditioned conjugate gradients (:func:`dprank.base._lapack.pcg`)
+above. Private: the public names live in :mod:`dprank.intervals`.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.special
+
+from ..base._lapack import pcg
+from ..data.models import Link
+
+#: Largest number of items solved with dense matrices (above: conjugate gradients).
+DENSE_MAX = 2000
+
+#: Step tolerance of the shared Newton solver for the Bradley-Terry-Luce equation.
+_XTOL = 1e-8
+
+
+def pdf(link: Link, x):
+    if link.name == "btl":
+        s = scipy.special.expit(x)
+        return s * (1.0 - s)
+    return np.exp(-0.5 * x * x) / math.sqrt(2.0 * math.pi)
+
+
+def cdf_pdf(link: Link, x):
+    """``(F(x), f(x))`` with one evaluation of the logistic function for BTL."""
+    if link.name == "btl":
+        F = scipy.special.expit(x)
+        return F, F * (1.0 - F)
+    return link.cdf(x), np.exp(-0.5 * x * x) / math.sqrt(2.0 * math.pi)
+
+
+@dataclass(frozen=True, eq=False)
+class Equation:
+    """``G(t)_i = sum_j N_ij F(t_i - t_j) + rho t_i`` on the pairs ``(a, b, N)``."""
+
+    n: int
+    a: np.ndarray
+    b: np.ndarray
+    N: np.ndarray
+    link: Link
+    rho: float
+
+    @functools.cached_property
+    def _sparse_data(self):
+        """The pairs as :class:`dprank.fit.sparse.SparseData` with no outcomes (``w = 0``),
+        under the link's moment loss (:func:`dprank.objective.moment_link`)."""
+        from ..data.comparisons import PairStatistics
+        from ..fit.sparse import SparseData
+        from ..objective import moment_link
+
+        ps = PairStatistics(self.n, self.a, self.b, self.N, np.zeros(self.N.size))
+        return SparseData(ps, moment_link(self.link))
+
+    def expected_wins(self, t):
+        f = self.N * self.link.cdf(t[self.a] - t[self.b])
+        return np.bincount(self.a, f, self.n) + np.bincount(self.b, self.N - f, self.n)
+
+    def hessian_weights(self, t):
+        return self.N * pdf(self.link, t[self.a] - t[self.b])
+
+    def information_weights(self, t):
+        """``N f^2 / (F (1 - F))`` per pair: the Fisher information (``N f`` for BTL)."""
+        d = t[self.a] - t[self.b]
+        f = pdf(self.link, d)
+        F = self.link.cdf(d)
+        return self.N * f * f / np.maximum(F * (1.0 - F), 1e-300)
+
+    def solve_hessian(self, v, rhs, tol=1e-8, max_iter=500):
+        """``H x = rhs`` for ``H = Laplacian(v) + rho I`` (dense up to :data:`DENSE_MAX` items)."""
+        n, a, b = self.n, self.a, self.b
+        if n <= DENSE_MAX:
+            return np.linalg.solve(dense_laplacian(n, a, b, v, self.rho), rhs)
+        diag = np.bincount(a, v, n) + np.bincount(b, v, n) + self.rho
+
+        def matvec(x):
+            return diag * x - np.bincount(a, v * x[b], n) - np.bincount(b, v * x[a], n)
+
+        x, _, _ = pcg(
+            matvec, lambda r: r / diag, rhs, (tol * float(np.linalg.norm(rhs))) ** 2, max_iter
+        )
+        return x
+
+    def solve(self, target, theta0=None, max_iter=200):
+        """``G(t) = target``: the minimum of a convex function (``rho > 0``).
+
+        The library's pair-list objective (:mod:`dprank.objective`) on the pairs with
+        no outcomes for ``a`` (``w = 0``), ridge ``rho``, linear term
+        ``beta_i = sum_{pairs (a, i)} N - target_i`` and the link's moment loss
+        (:func:`dprank.objective.moment_link`: the likelihood's own for BTL, the
+        antiderivative of ``Phi`` for Thurstone), minimised by the shared sparse
+        Newton-CG (:func:`dprank.fit.sparse.sparse_newton`) to a step of ``1e-8``.
+        """
+        from ..fit.sparse import sparse_newton
+
+        if not self.rho > 0:
+            raise ValueError(f"the score equation needs a ridge rho > 0, got {self.rho}")
+        beta = np.bincount(self.b, self.N, self.n) - np.asarray(target, dtype=np.float64)
+        out = sparse_newton(
+            self._sparse_data, self.rho, beta, theta0=theta0, xtol=_XTOL, max_iter=max_iter
+        )
+        return out["theta"]
+
+
+def dense_laplacian(n, a, b, v, diag_add):
+    H = np.zeros((n, n))
+    np.add.at(H, (a, b), -v)
+    np.add.at(H, (b, a), -v)
+    H[np.diag_indices(n)] = np.bincount(a, v, n) + np.bincount(b, v, n) + diag_add
+    return H

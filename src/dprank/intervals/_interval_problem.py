@@ -1,0 +1,357 @@
+"""Release to estimate, the noise law and the test inversion of :mod:`dprank.intervals`.
+
+Steps 1 to 3 of the construction stated in :mod:`dprank.intervals`, for one
+public design: the noisy win totals a release determines (:func:`_win_totals`),
+the mechanism's noise law on them (:class:`_NoiseLaw`), the estimate and its
+asymptotic variances (:class:`Problem`), and the inversion of each item's
+expected win total (:func:`invert_totals`). Private: the public names live in
+:mod:`dprank.intervals`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..data.models import Link
+from ..fit.weighted_mle import noisy_obj_calibration
+from ..methods import Method
+from . import _interval_ranks as _ir
+from ._interval_designs import LocalDesign
+from ._interval_equation import DENSE_MAX, Equation, cdf_pdf, dense_laplacian, pdf
+
+# how the release maps to noisy win totals: "ridge" (released scores solve the
+# penalised score equation; the ridge is read from the calibration) or "counts"
+FAMILY = {
+    "edge_mle": "ridge",
+    "edge_noisy_obj": "ridge",
+    "individual_mle": "ridge",
+    "nonprivate_mle": "ridge",
+    "local_adrr": "ridge",
+    "local_debiased_rr": "ridge",
+    "local_classic_rr": "ridge",
+    "local_laplace": "ridge",
+    "edge_counts": "counts",
+    "individual_counts": "counts",
+    "individual_counts_as_published": "counts",
+    "nonprivate_counts": "counts",
+}
+
+#: Ridge of the estimate (step 1), relative to the mean information per item ``f(0) d``:
+#: large enough that the estimate exists for every release and its equation is well
+#: conditioned; its first-order bias (a few percent for the extreme items of a wide spread,
+#: whose own information is a small share of ``f(0) d``) is removed by one Newton step.
+RIDGE = 0.01
+
+#: Items whose variance exceeds this multiple of the median weigh less in the centring.
+VARIANCE_CAP = 4.0
+
+#: Simulated releases at ``theta = 0`` that measure the noise on the win totals where
+#: the mechanism's law is not known in closed form (local DP, unknown release details).
+NOISE_PILOTS = 20
+
+#: The estimate of step 1 solves for totals within this share of an item's comparisons
+#: from its ends (0 and all won).
+_EDGE = 0.005
+
+# release details the closed-form noise laws understand; any other key naming noise
+# (an output perturbation, say) makes the intervals measure the noise by simulation
+_KNOWN_DETAILS = frozenset(
+    "noise noise_scale sensitivity sampler grid_exponent delta k max_per_user L gamma lambda "
+    "solver weights epsilon_guaranteed ties".split()
+)
+
+
+def _ridge(name: str, details: Mapping[str, Any], eps: float) -> float:
+    if name == "edge_noisy_obj":
+        return noisy_obj_calibration(eps, float(details.get("delta", 1e-6)))[0]
+    if name.startswith("local_"):
+        return 2.0 * float(details["lambda"])  # B2 objective (5): lambda ||theta||^2
+    return float(details["gamma"])
+
+
+def _win_totals(name, scores, details, eq_release: Equation, eps):
+    """Noisy win totals ``W~`` of a release: the true totals plus the mechanism's noise.
+
+    The count methods release them; the ridge-penalised MLEs satisfy
+    ``sum_j N_ij F(s_i - s_j) + r s_i = W~_i`` at their released scores. Each item's
+    noise is its own (no shift to a common total: Algorithm 1's noise does not sum
+    to 0, and spreading its sum over the items would let one item's noise move the
+    others'); a release under a sum-to-zero constraint sums to the number of
+    comparisons by itself.
+    """
+    s = np.asarray(scores, dtype=np.float64)
+    if FAMILY[name] == "counts":
+        return s.copy()
+    return eq_release.expected_wins(s) + _ridge(name, details, eps) * s
+
+
+@dataclass(frozen=True)
+class _NoiseLaw:
+    """The noise the mechanism adds to each win total: ``laplace`` or ``gaussian`` of
+    ``scale`` (sd for Gaussian), ``none``; ``sampling`` False where a measured variance
+    holds the sampling error too."""
+
+    kind: str
+    scale: float
+    sampling: bool = True
+
+    @property
+    def variance(self) -> float:
+        return {"laplace": 2.0, "gaussian": 1.0, "none": 0.0}[self.kind] * self.scale**2
+
+
+def _closed_form_law(meth: Method, details: Mapping[str, Any], eps: float) -> _NoiseLaw | None:
+    """The mechanism's noise law on the win totals from its release details, or None."""
+    if not meth.private:
+        return _NoiseLaw("none", 0.0)
+    if meth.trust_model == "local":
+        return None  # randomized response: measured on simulated releases
+    unknown = [k for k in details if k not in _KNOWN_DETAILS and "nois" in k.lower()]
+    if unknown:
+        return None
+    if meth.name == "edge_noisy_obj":
+        sigma = noisy_obj_calibration(eps, float(details.get("delta", 1e-6)))[1]
+        return _NoiseLaw("gaussian", float(sigma))
+    if details.get("noise") == "laplace" and "noise_scale" in details:
+        return _NoiseLaw("laplace", float(details["noise_scale"]))
+    return None
+
+
+@dataclass(eq=False)
+class Problem:
+    """What is fixed across draws for one public design: the equation, the law, the map."""
+
+    meth: Method
+    link: Link
+    design: Any
+    eps: float
+    calibration: Mapping[str, Any]
+    run: Any
+
+    def __post_init__(self):
+        n = self.n = self.design.n_items
+        if isinstance(self.design, LocalDesign):
+            a, b, N = self.design.weights(n, self.calibration)
+        else:
+            a, b, N = self.design.weights(n)
+        self.a, self.b, self.N = a, b, N
+        self.total = float(N.sum())
+        self.deg = np.bincount(a, N, n) + np.bincount(b, N, n)
+        self.rho = (
+            RIDGE * float(pdf(self.link, np.zeros(1))[0]) * max(float(self.deg.mean()), 1e-12)
+        )
+        self.eq0 = Equation(n, a, b, N, self.link, 0.0)
+        self.eq = Equation(n, a, b, N, self.link, self.rho)
+        self.btl = self.link.name == "btl"
+
+    def estimate(self, scores, details, start=None):
+        """``(t, W~)``: the estimate of step 1 (not centred) and the win totals (None for TM)."""
+        s = np.asarray(scores, dtype=np.float64)
+        if not self.btl and FAMILY[self.meth.name] == "ridge":
+            # one Newton step from s removing the method's ridge, with the Fisher information
+            gamma = _ridge(self.meth.name, details, self.eps)
+            eq = self.eq
+            x = eq.solve_hessian(eq.information_weights(s), (gamma - self.rho) * s)
+            return s + x, None
+        W = _win_totals(self.meth.name, s, details, self.eq0, self.eps)
+        # totals beyond what an item can win (noise) are solved at the edge of the
+        # attainable range: such an item's score is unbounded (step 3) and its estimate is
+        # not used, and the equation stays well conditioned for the others
+        edge = _EDGE * self.deg
+        inside = np.clip(W, edge, self.deg - edge)
+        if start is None:  # the probit approximation of each item's win rate
+            c = 1.7 if self.btl else 1.0
+            rate = np.clip(inside / np.maximum(self.deg, 1e-300), 1e-3, 1.0 - 1e-3)
+            start = _ir.ndtri(rate) / c
+        t = self.eq.solve(inside, theta0=start)
+        # one Newton step to the unpenalised equation: t + (H + rho)^-1 rho t removes the
+        # ridge's first-order bias (the items at the totals' ends keep their estimate)
+        x = self.eq.solve_hessian(self.eq.hessian_weights(t), self.rho * (t - t.mean()))
+        at_edge = (W <= edge) | (W >= self.deg - edge)
+        return t + np.where(at_edge, 0.0, x), W
+
+    def law(self, rng) -> _NoiseLaw:
+        """The noise law on the win totals: closed form, or measured on simulated releases."""
+        if not hasattr(self, "_law"):
+            law = _closed_form_law(self.meth, self.calibration, self.eps)
+            if law is None and not self.btl:
+                # Thurstone: no win totals to measure; the bootstrap carries the noise
+                law = _NoiseLaw("none", 0.0)
+            if law is None:
+                law = self._measured(rng)
+            self._law = law
+        return self._law
+
+    def _measured(self, rng) -> _NoiseLaw:
+        """:data:`NOISE_PILOTS` releases at ``theta = 0``: their spread of the win totals.
+
+        Less the sampling part ``F(0) (1 - F(0)) 2 total / (n - 1)`` where the design
+        is unweighted (``sampling`` stays True); the weighted designs of local DP keep
+        the sampling error in the measured variance.
+        """
+        n, zero = self.n, np.zeros(self.n)
+        spread = 0.0
+        for _ in range(NOISE_PILOTS):
+            fit = self.run(self.design.simulate(zero, self.link, rng))
+            W = _win_totals(self.meth.name, fit.scores, fit.details, self.eq0, self.eps)
+            spread += float(np.sum((W - W.mean()) ** 2)) / (n - 1) / NOISE_PILOTS
+        if isinstance(self.design, LocalDesign):
+            return _NoiseLaw("gaussian", math.sqrt(spread), sampling=False)
+        f0 = float(self.link.cdf(np.zeros(1))[0])
+        var = max(0.0, spread - f0 * (1.0 - f0) * 2.0 * self.total / (n - 1))
+        return _NoiseLaw("gaussian", math.sqrt(var))
+
+    def pair_weights(self, theta, law: _NoiseLaw):
+        """``(hessian, sampling)`` weights per pair at ``theta``: ``N f`` and ``N F (1 - F)``
+        for BTL (the sampling ones 0 where the law holds the sampling error); the Fisher
+        information ``N f^2 / (F (1 - F))`` for both under the Thurstone model."""
+        if not self.btl:
+            info = self.eq.information_weights(theta)
+            return info, info if law.sampling else np.zeros(info.size)
+        hw = self.eq.hessian_weights(theta)
+        if not law.sampling:
+            return hw, np.zeros(hw.size)
+        p = self.link.cdf(theta[self.a] - theta[self.b])
+        return hw, self.N * p * (1.0 - p)
+
+    def linear_parts(self, theta, law: _NoiseLaw):
+        """``(h, S)``: per item the Hessian's diagonal at ``theta`` and the win total's
+        sampling variance."""
+        n, a, b = self.n, self.a, self.b
+        hw, sw = self.pair_weights(theta, law)
+        h = np.bincount(a, hw, n) + np.bincount(b, hw, n) + self.rho
+        return h, np.bincount(a, sw, n) + np.bincount(b, sw, n)
+
+    def variances(self, theta, law: _NoiseLaw, exact: bool, w=None):
+        """Asymptotic variance of each item's estimate at ``theta`` (centred parameters).
+
+        Exact (``H^-1 (S + noise) H^-1``, ``H`` the Hessian of step 1) up to
+        :data:`DENSE_MAX` items when ``exact``; the diagonal ``(S_ii + noise) / H_ii^2``
+        otherwise. For the Thurstone model ``H`` is the Fisher information.
+        """
+        h, S = self.linear_parts(theta, law)
+        diag = (S + law.variance) / h**2
+        if not exact or self.n > DENSE_MAX:
+            return diag, h, S
+        n, a, b = self.n, self.a, self.b
+        hw, sw = self.pair_weights(theta, law)
+        H = dense_laplacian(n, a, b, hw, self.rho)
+        M = dense_laplacian(n, a, b, sw, law.variance)
+        Hi = np.linalg.inv(H)
+        C = Hi @ M @ Hi
+        # the parameters centred to weighted mean 0: (I - 1 w^T) C (I - w 1^T)
+        w = np.full(n, 1.0 / n) if w is None else w
+        Cw = C @ w
+        var = np.diag(C) - 2.0 * Cw + float(w @ Cw)
+        return np.maximum(var, 1e-300), h, S
+
+
+def design_weights(v, finite) -> np.ndarray:
+    """Centring weights: 1 up to :data:`VARIANCE_CAP` times the median variance, less above."""
+    if not finite.any():
+        return np.full(v.size, 1.0 / v.size)
+    vmed = float(np.median(v[finite]))
+    w = np.where(finite, np.minimum(1.0, VARIANCE_CAP * vmed / np.where(finite, v, 1.0)), 0.0)
+    return w / w.sum()
+
+
+def centre_of(x, w):
+    return x - (x @ w if x.ndim == 1 else (x @ w)[:, None])
+
+
+def unbounded_sides(prob: Problem, W, law: _NoiseLaw, p_lo, p_hi):
+    """Items whose noisy total is, within the noise's quantiles, at the attainable ends."""
+    if W is None:
+        z = np.zeros(prob.n, dtype=bool)
+        return z, z
+    q_lo = _ir.mixture_quantile(law.kind, law.scale, np.zeros(prob.n), p_lo)
+    q_hi = _ir.mixture_quantile(law.kind, law.scale, np.zeros(prob.n), p_hi)
+    slack = 1e-9 * np.maximum(prob.deg, 1.0)
+    up = W - q_lo >= prob.deg - slack
+    down = W - q_hi <= slack
+    return up, down
+
+
+def invert_totals(prob: Problem, ref, targets) -> np.ndarray:
+    """Per item and target ``y``: the ``x`` with ``sum_j N_ij F(x - ref_j) = y``.
+
+    The expected win total of item ``i`` at score ``x``, the others at ``ref``, rises
+    from 0 to the item's comparisons ``d_i``: a target at or below 0 gives ``-inf``, at
+    or above ``d_i`` gives ``inf``. The start is closed-form (the opponents' scores
+    as a normal spread around their mean, the link as a scaled probit), then Newton's
+    method inside a bracket that bisection keeps, all targets at once, until every
+    step is below ``1e-7``.
+    """
+    n, a, b, N, link = prob.n, prob.a, prob.b, prob.N, prob.link
+    y = np.atleast_2d(np.asarray(targets, dtype=np.float64))
+    k = y.shape[0]
+    d = np.maximum(prob.deg, 1e-300)
+    below = y <= 1e-9 * np.maximum(prob.deg, 1.0)
+    above = y >= prob.deg * (1.0 - 1e-9)
+    # start: opponents' mean and spread (weights N), F(x - r) ~ Phi(c (x - r)) averaged
+    mu = (np.bincount(a, N * ref[b], n) + np.bincount(b, N * ref[a], n)) / d
+    sq = (np.bincount(a, N * ref[b] ** 2, n) + np.bincount(b, N * ref[a] ** 2, n)) / d
+    spread = np.maximum(sq - mu * mu, 0.0)
+    c = 1.7 if link.name == "btl" else 1.0
+    frac = np.clip(y / d, 1e-12, 1.0 - 1e-12)
+    x = mu + np.sqrt(1.0 + c * c * spread) / c * _ir.ndtri(frac)
+    x = np.clip(np.where(below | above, 0.0, x), -59.0, 59.0)
+    # the last row first from the closed form; each other row from it, moved by the
+    # difference of the targets over the slope there (one or two Newton steps then)
+    last = k - 1
+    x[last] = _newton_row(prob, ref, y[last], x[last], ~(below[last] | above[last]))
+    slope = _slope(prob, ref, x[last])
+    for r in range(last):  # one target row at a time: memory O(pairs)
+        start = np.where(np.isfinite(x[last]), x[last] + (y[r] - y[last]) / slope, x[r])
+        x[r] = _newton_row(prob, ref, y[r], np.clip(start, -59.0, 59.0), ~(below[r] | above[r]))
+    x = np.where(below, -np.inf, x)
+    return np.where(above, np.inf, x)
+
+
+def _slope(prob: Problem, ref, x) -> np.ndarray:
+    """``d/dx sum_j N_ij F(x_i - ref_j)`` per item (at least a tiny positive number)."""
+    n, a, b, N, link = prob.n, prob.a, prob.b, prob.N, prob.link
+    xx = np.clip(np.where(np.isfinite(x), x, 0.0), -59.0, 59.0)
+    fa = pdf(link, xx[a] - ref[b])
+    fb = pdf(link, xx[b] - ref[a])
+    return np.maximum(np.bincount(a, N * fa, n) + np.bincount(b, N * fb, n), 1e-12)
+
+
+def _newton_row(prob: Problem, ref, y, x, active) -> np.ndarray:
+    """Bracketed Newton steps of :func:`invert_totals` for one row of targets.
+
+    Each step evaluates only the pairs of items still moving.
+    """
+    n, a, b, N, link = prob.n, prob.a, prob.b, prob.N, prob.link
+    lo = np.full(n, -60.0)
+    hi = np.full(n, 60.0)
+    for _ in range(_INVERT_STEPS):
+        if not active.any():
+            break
+        g = np.zeros(n)
+        dg = np.zeros(n)
+        for own, other in ((a, b), (b, a)):
+            sel = np.nonzero(active[own])[0]
+            i, j = own[sel], other[sel]
+            F, f = cdf_pdf(link, x[i] - ref[j])
+            g += np.bincount(i, N[sel] * F, n)
+            dg += np.bincount(i, N[sel] * f, n)
+        low = g < y
+        lo = np.where(active & low, x, lo)
+        hi = np.where(active & ~low, x, hi)
+        step = x + (y - g) / np.maximum(dg, 1e-300)
+        inside = (step > lo) & (step < hi)
+        new = np.where(inside, step, 0.5 * (lo + hi))
+        moved = np.abs(new - x) > 1e-7
+        x = np.where(active, new, x)
+        active = active & moved
+    return x
+
+
+#: Newton steps of :func:`invert_totals`.
+_INVERT_STEPS = 40
