@@ -59,7 +59,8 @@ with job_logger(snakemake) as log:
         "The default method of each privacy level of dprank rank: the methods of a level are "
         "ranked by mean Kendall distance in every cell (data set, eps per user) and scored by "
         "their mean rank; the default is the best method that may be one. python -m "
-        "dprank_papers.docs_includes writes it into the command (src/dprank/methods/_default_methods.py)."
+        "dprank_papers.docs_includes writes it into the command "
+        "(src/dprank/methods/_default_methods.py)."
     )
     shown_defaults = pd.DataFrame(
         {

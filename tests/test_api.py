@@ -109,7 +109,8 @@ def test_disconnected_graph_warns_with_the_number_of_components():
 
 
 def test_method_names():
-    """Without a method, the level's default (dprank.methods._default_methods, from the benchmark)."""
+    """Without a method, the level's default (dprank.methods._default_methods, from the
+    benchmark)."""
     from dprank.methods._default_methods import DEFAULT_METHOD
 
     assert method_name("edge") == f"edge_{DEFAULT_METHOD['edge']}"

@@ -51,7 +51,8 @@ def _file(name):
 
 # ---- io
 def _atomic_path(path, mode=None):
-    """Enter and leave :func:`dprank.base.io.atomic_path` (its body runs on entry), writing a file."""
+    """Enter and leave :func:`dprank.base.io.atomic_path` (its body runs on entry), writing a
+    file."""
     with io.atomic_path(path, mode) as tmp:
         tmp.write_text("x")
     return Path(path).read_text()

@@ -172,7 +172,8 @@ def test_comparisons_with_ties_count_them_per_pair():
 @pytest.mark.parametrize("name", ["edge_ties", "individual_ties", "local_ties", "nonprivate_mle"])
 def test_the_ties_releases_intervals_cover_the_truth(name):
     """Ranking.intervals of each ties release: finite, ordered, and the true ranks mostly
-    inside (a parametric bootstrap of the release, :func:`dprank.privacy.private_ties.ties_intervals`)."""
+    inside (a parametric bootstrap of the release,
+    :func:`dprank.privacy.private_ties.ties_intervals`)."""
     from dprank import rank
     from dprank.methods import get_method
 

@@ -46,7 +46,8 @@ def _check_arguments(comparisons, noise) -> Comparisons:
         )
     if not isinstance(noise, NoiseSource):
         raise TypeError(
-            "noise must be a dprank.privacy.noise.NoiseSource (dprank.privacy.noise.as_noise_source(seed)), "
+            "noise must be a dprank.privacy.noise.NoiseSource "
+            "(dprank.privacy.noise.as_noise_source(seed)), "
             f"got {type(noise).__name__}"
         )
     return comparisons

@@ -202,7 +202,8 @@ def as_method(method) -> Method:
 
 
 _NOISE_HINT = (
-    "; under dprank.rank and the command rng is a dprank.privacy.noise.NoiseSource (exact samplers: "
+    "; under dprank.rank and the command rng is a dprank.privacy.noise.NoiseSource "
+    "(exact samplers: "
     "rng.laplace_mechanism(values, sensitivity, eps, bound=...), rng.laplace(scale, size)), "
     "under the benchmark a numpy Generator: dprank.privacy.noise.as_noise_source(rng) turns either "
     "into a NoiseSource"
