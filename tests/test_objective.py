@@ -263,7 +263,13 @@ def test_the_import_graph_is_acyclic():
 def test_the_likelihood_sits_below_the_estimators():
     """The estimators and the audit import dprank.objective; it imports none of them."""
     graph = _import_graph()
-    for user in ("mle", "sparse", "weighted_mle", "mixed_effects", "audit._perturbed_mle"):
+    for user in (
+        "fit.mle",
+        "fit.sparse",
+        "fit.weighted_mle",
+        "fit.mixed_effects",
+        "audit._perturbed_mle",
+    ):
         assert "dprank.objective" in graph[f"dprank.{user}"], user
     own = {name for name in graph if name.startswith("dprank.objective.")}
     below = {"dprank.base._checks", "dprank.data.models", "dprank.base._lapack"}
