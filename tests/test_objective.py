@@ -288,6 +288,8 @@ NOT_LIKELIHOOD = {
     ("dprank.data._input_blocks", "dprank.base._compiled", "LabelTable"),
     ("dprank.data.comparisons", "dprank.base._compiled", "PairRows"),
     ("dprank.data.comparisons", "dprank.base._compiled", "components"),
+    # the ranking's text: the compiled shortest-repr formatter of the float columns
+    ("dprank.cli._output", "dprank.base._compiled", "format_floats"),
 }
 
 
