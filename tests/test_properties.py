@@ -552,6 +552,17 @@ case(
     c0=BAD_POSITIVE_FINITE,
 )
 case(
+    objective.moment_link,
+    kw(link=st.sampled_from([models.BTL, models.THURSTONE])),
+    lambda loss, kw: np.allclose(
+        loss.loss_derivatives(np.linspace(-4, 4, 9))[0],
+        -kw["link"].cdf(-np.linspace(-4, 4, 9)),
+        rtol=0,
+        atol=1e-12,
+    ),
+    link=BAD_LINK,
+)
+case(
     objective.ridge_from_lambda,
     kw(lam=st.floats(0, 1e6)),
     lambda g, kw: objective.lambda_from_ridge(g) == kw["lam"],
