@@ -313,7 +313,7 @@ def write_includes(folder: Path, saved: dict, command: str) -> list[Path]:
 def quick() -> int:
     """CI's profile: a small file, one round, the compiled part of the installed package."""
     check = (
-        "from dprank import _compiled; lib = _compiled.library_path(); _compiled.lib(); "
+        "from dprank.base import _compiled; lib = _compiled.library_path(); _compiled.lib(); "
         "print(f'compiled part: {lib}')"
     )
     subprocess.run([sys.executable, "-c", check], check=True)  # fails where it is missing
