@@ -49,6 +49,8 @@ Examples
 
 from __future__ import annotations
 
+from functools import partial
+
 # The machinery (Fit, Method, the registry, shared helpers, local releases) and the
 # fit functions live in private modules; every name stays importable from here.
 from ..data.comparisons import Comparisons  # noqa: F401
@@ -157,87 +159,88 @@ __all__ = [
 
 # --------------------------------------------------------------------------- the registry
 
+
+def _declared(privacy_unit, trust_model, name, fit, paper, algorithm, **tags) -> Method:
+    """A :class:`Method` at a privacy level: its unit and trust model, stated once per level.
+
+    A method that protects users needs the user of every comparison (``needs_users``).
+    """
+    needs_users = privacy_unit == "user"
+    return Method(
+        name, fit, paper, algorithm, privacy_unit, trust_model, needs_users=needs_users, **tags
+    )
+
+
+# one declaring function per privacy level: (name, fit, paper, algorithm, **tags) -> Method
+_edge = partial(_declared, "comparison", "central")
+_individual = partial(_declared, "user", "central")
+_local = partial(_declared, "user", "local")
+_nonprivate = partial(_declared, "none", "none")
+
 for _m in (
-    Method(
+    _edge(
         "edge_mle",
         fit_edge_mle,
         "A",
         "Algorithm 1",
-        "comparison",
-        "central",
         description="perturbed, ridge-penalised MLE (objective perturbation, Laplace 8/eps)",
         label="Perturbed MLE (Alg. 1)",
         noise_scale=edge_mle_noise_scale,
     ),
-    Method(
+    _edge(
         "edge_counts",
         fit_edge_counts,
         "A",
         "Algorithm 2",
-        "comparison",
-        "central",
         models=(),
         description="noisy Copeland counts, Laplace(2/eps)",
         label="Noisy counts (Alg. 2)",
         noise_scale=edge_count_noise_scale,
     ),
-    Method(
+    _edge(
         "edge_one_shot",
         fit_one_shot,
         "A",
         "Experiment 4 (Qiao, Su & Zhang 2021)",
-        "comparison",
-        "central",
         needs_complete_graph=True,
         models=(),
         description="one-shot top-k from a noisy rank-centrality walk (delta = 1/n^2)",
         label="One-shot top-k (Qiao et al.)",
         privacy_map=one_shot_privacy_loss,
     ),
-    Method(
+    _edge(
         "edge_noisy_obj",
         fit_noisy_obj,
         "B",
         "NoisyObj baseline, B2 section 5.1",
-        "comparison",
-        "central",
         description="Gaussian objective perturbation (Cai, Wang & Zhang 2023), delta = 1e-6",
         delta=1e-6,
         label="NoisyObj",
         privacy_map=noisy_obj_privacy_loss,
     ),
-    Method(
+    _individual(
         "individual_mle",
         fit_individual_mle,
         "A",
         "Algorithm 3 (MLE), Proposition 3.1",
-        "user",
-        "central",
-        needs_users=True,
         description="perturbed MLE, ridge 2L/eps, Laplace 8L/eps, L = most comparisons per user",
         label="Perturbed MLE (Alg. 3)",
         noise_scale=individual_mle_noise_scale,
     ),
-    Method(
+    _individual(
         "individual_counts",
         fit_individual_counts,
         "A",
         "Algorithm 3 (counts), real sensitivity",
-        "user",
-        "central",
-        needs_users=True,
         models=(),
         description="noisy counts, Laplace(2L/eps): calibrated to the real l1 sensitivity 2L",
         label="Noisy counts (Alg. 3)",
     ),
-    Method(
+    _individual(
         "individual_counts_as_published",
         fit_individual_counts_as_published,
         "A",
         "Algorithm 3 (counts), as published",
-        "user",
-        "central",
-        needs_users=True,
         models=(),
         description="noisy counts, Laplace(L/eps) as printed: only 2 eps-DP",
         label="Noisy counts (Alg. 3, as published)",
@@ -245,90 +248,71 @@ for _m in (
         release_ok=False,  # releases 2 eps, not the requested eps: never a default
         privacy_map=counts_as_published_privacy_loss,
     ),
-    Method(
+    _local(
         "local_adrr",
         fit_local_adrr,
         "B",
         "ADRR, B2 eq. (3)-(5)",
-        "user",
-        "local",
-        needs_users=True,
         models=("btl", "tm"),
         description="debiased randomized response with ADRR weights, weighted MLE",
         release="rr",
         label="ADRR",
     ),
-    Method(
+    _local(
         "local_debiased_rr",
         fit_local_debiased_rr,
         "B",
         "debiased RR, B1 eq. (1)-(3)",
-        "user",
-        "local",
-        needs_users=True,
         models=("btl", "tm"),
         description="debiased randomized response, equal weights (B1)",
         release="rr",
         label="Debiased RR",
     ),
-    Method(
+    _local(
         "local_classic_rr",
         fit_local_plugin("local_classic_rr"),
         "B",
         "classic RR plug-in, B2 section 5.1",
-        "user",
-        "local",
-        needs_users=True,
         models=("btl", "tm"),
         description="raw randomized-response outputs plugged into the MLE (biased)",
         release="rr",
         label="Classic RR",
     ),
-    Method(
+    _local(
         "local_laplace",
         fit_local_plugin("local_laplace"),
         "B",
         "Laplace plug-in, B2 section 5.1",
-        "user",
-        "local",
-        needs_users=True,
         models=("btl", "tm"),
         description="outcomes + Laplace(1/eps) plugged into the MLE",
         release="laplace",
         label="Laplace",
     ),
-    Method(
+    _local(
         "local_count",
         fit_local_count,
         "B",
         "count method, B2 section 5.1",
-        "user",
-        "local",
-        needs_users=True,
         models=(),
         description="wins per item of the randomized-response outputs, ties at random",
         release="rr",
         label="Count Method",
     ),
-    Method(
+    _nonprivate(
         "nonprivate_mle",
         fit_nonprivate_mle,
         "-",
         "penalised MLE (eq. (2.2) without noise)",
-        "none",
-        "none",
         models=("btl", "tm", "davidson", "raokupper"),
         ties=True,
         description="non-private ridge-penalised MLE (gamma = 2; ties models: the MLE)",
         label="Non-private MLE",
     ),
-    Method(
+    _edge(
         "edge_ties",
         fit_edge_ties,
         "-",
         "noisy points and ties, Davidson MLE (dprank.private_ties)",
-        "comparison",
-        "central",
         models=("davidson", "btl"),
         ties=True,
         description="items' points (wins + ties/2) and the ties + Laplace(2/eps), then the "
@@ -336,14 +320,11 @@ for _m in (
         label="Noisy points, Davidson (edge)",
         noise_scale=lambda eps: 2.0 / eps,
     ),
-    Method(
+    _individual(
         "individual_ties",
         fit_individual_ties,
         "-",
         "noisy outcome table, Davidson MLE (dprank.private_ties)",
-        "user",
-        "central",
-        needs_users=True,
         models=("davidson", "raokupper", "btl"),
         ties=True,
         description="every pair's win/tie/loss counts + Laplace(2L/eps), then the ties "
@@ -351,14 +332,11 @@ for _m in (
         label="Noisy table, Davidson (voter)",
         noise_scale=lambda eps, L: 2.0 * L / eps,
     ),
-    Method(
+    _local(
         "local_ties",
         fit_local_ties,
         "-",
         "three-outcome RR, ADRR debiasing, Davidson MLE (dprank.private_ties)",
-        "user",
-        "local",
-        needs_users=True,
         models=("davidson", "btl"),
         ties=True,
         description="votes released by three-outcome randomized response, debiased and "
@@ -366,13 +344,11 @@ for _m in (
         release="rr3",
         label="3-outcome RR + ADRR, Davidson (local)",
     ),
-    Method(
+    _nonprivate(
         "nonprivate_counts",
         fit_nonprivate_counts,
         "-",
         "Copeland counts",
-        "none",
-        "none",
         models=(),
         description="non-private wins per item",
         label="Non-private counts",
