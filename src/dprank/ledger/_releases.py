@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from fractions import Fraction
 
 import numpy as np
@@ -143,24 +143,22 @@ class Release:
         return self.bounds.get("max_per_user")
 
     def to_json(self) -> dict:
-        """The record as the ledger file stores it."""
-        return {
-            "time": self.time,
-            "command": self.command,
-            "mechanism": self.mechanism,
-            "privacy_unit": self.privacy_unit,
-            "epsilon": self.epsilon,
-            "delta": self.delta,
-            "bounds": dict(self.bounds),
-        }
+        """The record as the ledger file stores it (:data:`_RECORD_FIELDS`, in that order)."""
+        record = {name: getattr(self, name) for name in _RECORD_FIELDS}
+        record["bounds"] = dict(self.bounds)
+        return record
 
     @classmethod
     def from_json(cls, record) -> Release:
         """A record of the ledger file (:class:`ValueError` if malformed)."""
-        keys = {"time", "command", "mechanism", "privacy_unit", "epsilon", "delta", "bounds"}
-        if not isinstance(record, dict) or set(record) != keys:
-            raise ValueError(f"a release must have exactly the fields {sorted(keys)}")
+        if not isinstance(record, dict) or set(record) != set(_RECORD_FIELDS):
+            raise ValueError(f"a release must have exactly the fields {sorted(_RECORD_FIELDS)}")
         return cls(**record)
+
+
+#: The fields of a release's record in the ledger file, in the file's order: every field of
+#: :class:`Release`, the time it was recorded first.
+_RECORD_FIELDS = ("time", *(f.name for f in fields(Release) if f.name != "time"))
 
 
 # --------------------------------------------------------------------------- composition
