@@ -164,10 +164,9 @@ def add_seed_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=_seed, help=argparse.SUPPRESS)
 
 
-#: the help formatter of every parser: the epilogs' line breaks are kept
-_FORMAT = argparse.RawDescriptionHelpFormatter
-#: The help formatter of every parser of the command (the docs' generated usage uses it too).
-HELP_FORMATTER = _FORMAT
+#: The help formatter of every parser of the command, which keeps the epilogs' line breaks (the
+#: docs' generated usage uses it too).
+HELP_FORMATTER = argparse.RawDescriptionHelpFormatter
 
 
 class _Parser(argparse.ArgumentParser):
@@ -175,8 +174,12 @@ class _Parser(argparse.ArgumentParser):
 
     The ``ledger`` subcommand's epilog names the key file (:func:`dprank.ledger.default_key_file`):
     made at ``--help`` only, so the other subcommands do not import :mod:`dprank.ledger`.
-    Subparsers are of the class of their parent (argparse's default).
+    Subparsers are of the class of their parent (argparse's default), so every parser of the
+    command has :data:`HELP_FORMATTER`.
     """
+
+    def __init__(self, *args, formatter_class=HELP_FORMATTER, **kwargs):
+        super().__init__(*args, formatter_class=formatter_class, **kwargs)
 
     def format_help(self) -> str:
         if callable(self.epilog):
@@ -190,26 +193,17 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROG,
         description="Differentially private ranking from pairwise comparisons.",
         epilog="Run 'dprank SUBCOMMAND --help' for the options of each subcommand.",
-        formatter_class=_FORMAT,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="SUBCOMMAND", required=True)
-    _add_rank_parser(sub)
-    _add_privatize_parser(sub)
-    _add_ledger_parser(sub)
-    _add_datasets_parser(sub)
-    _add_methods_parser(sub)
+    for name, help_line, description, epilog, add_options, func in _SUBCOMMANDS:
+        p = sub.add_parser(name, help=help_line, description=description, epilog=epilog)
+        add_options(p)
+        p.set_defaults(func=func)
     return parser
 
 
-def _add_rank_parser(sub) -> None:
-    p = sub.add_parser(
-        "rank",
-        help="rank the items of a comparison file privately",
-        description="Rank the items of a comparison file under differential privacy.",
-        epilog=_RANK_EPILOG,
-        formatter_class=_FORMAT,
-    )
+def _add_rank_options(p: argparse.ArgumentParser) -> None:
     _add_input_arguments(
         p, "the comparison file (CSV, TSV, Parquet or JSON lines; '-' for standard input)"
     )
@@ -224,7 +218,7 @@ def _add_rank_parser(sub) -> None:
         "(the record says epsilon = 2 EPS)",
     )
     _add_release_provenance_options(p)
-    _add_release_tail(p, "no progress display", cmd_rank)
+    _add_release_tail(p, "no progress display")
 
 
 def _add_release_provenance_options(p: argparse.ArgumentParser) -> None:
@@ -235,9 +229,9 @@ def _add_release_provenance_options(p: argparse.ArgumentParser) -> None:
     add_local_source_options(p)
 
 
-def _add_release_tail(p: argparse.ArgumentParser, quiet_help: str, func) -> None:
+def _add_release_tail(p: argparse.ArgumentParser, quiet_help: str) -> None:
     """What both release commands end with: the ledger's options, ``--low-memory`` and
-    ``--quiet`` (``quiet_help`` says what it silences); ``func`` runs the command."""
+    ``--quiet`` (``quiet_help`` says what it silences)."""
     add_ledger_options(p)
     p.add_argument(
         "--low-memory",
@@ -246,7 +240,6 @@ def _add_release_tail(p: argparse.ArgumentParser, quiet_help: str, func) -> None
         "more time; the same output",
     )
     p.add_argument("--quiet", action="store_true", help=quiet_help)
-    p.set_defaults(func=func)
 
 
 def _add_rank_model_options(p: argparse.ArgumentParser) -> None:
@@ -353,12 +346,7 @@ def _add_rank_output_options(p: argparse.ArgumentParser) -> None:
         help="public JSON record of the release: mechanism, epsilon, delta, declared bounds "
         "(default: the --out file with .json; none with --out -)",
     )
-    p.add_argument(
-        "--audit-record",
-        metavar="FILE",
-        help="private JSON record for the data owner (input hash, counts, solver trace), "
-        "written with mode 0600; never publish it",
-    )
+    _add_audit_record_option(p, "input hash, counts, solver trace")
     p.add_argument("--plot", metavar="FILE", help="dot plot of the scores (top 50 items)")
     p.add_argument(
         "--scale",
@@ -390,14 +378,7 @@ def _add_both_bad_option(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _add_privatize_parser(sub) -> None:
-    p = sub.add_parser(
-        "privatize",
-        help="release each user's comparisons with local DP (randomized response)",
-        description="Release each user's comparisons under local differential privacy.",
-        epilog=_PRIVATIZE_EPILOG,
-        formatter_class=_FORMAT,
-    )
+def _add_privatize_options(p: argparse.ArgumentParser) -> None:
     _add_input_arguments(p, "raw comparisons with users ('-' for standard input)")
     p.add_argument(
         "--epsilon", type=_positive_float, metavar="EPS", help="one budget for every user"
@@ -420,7 +401,7 @@ def _add_privatize_parser(sub) -> None:
         "--out", required=True, metavar="FILE", help="released CSV ('-' for standard output)"
     )
     _add_privatize_release_options(p)
-    _add_release_tail(p, "no summary on standard error", cmd_privatize)
+    _add_release_tail(p, "no summary on standard error")
 
 
 def _add_privatize_release_options(p: argparse.ArgumentParser) -> None:
@@ -442,11 +423,16 @@ def _add_privatize_release_options(p: argparse.ArgumentParser) -> None:
         help="the public release record (default: the --out file with .json; none with "
         "--out - unless given): what `rank --privacy local` checks the file against",
     )
+    _add_audit_record_option(p, "input hash, comparisons dropped")
+
+
+def _add_audit_record_option(p: argparse.ArgumentParser, contents: str) -> None:
+    """``--audit-record`` of both release commands; ``contents`` says what the record holds."""
     p.add_argument(
         "--audit-record",
         metavar="FILE",
-        help="private JSON record for the data owner (input hash, comparisons dropped), "
-        "written with mode 0600; never publish it",
+        help=f"private JSON record for the data owner ({contents}), written with mode 0600; "
+        "never publish it",
     )
 
 
@@ -463,16 +449,7 @@ def _ledger_epilog() -> str:
     )
 
 
-def _add_ledger_parser(sub) -> None:
-    p = sub.add_parser(
-        "ledger",
-        help="list a privacy-budget ledger: data sets, releases, budget spent",
-        description="List the data sets of a privacy-budget ledger (--ledger of rank and "
-        "privatize), their releases, its budgets and the epsilon spent per privacy unit; or "
-        "set a budget, migrate a version-1 ledger, or give up a deleted one.",
-        epilog=_ledger_epilog,
-        formatter_class=_FORMAT,
-    )
+def _add_ledger_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help="the ledger file")
     p.add_argument(
         "--set-budget",
@@ -495,17 +472,9 @@ def _add_ledger_parser(sub) -> None:
         help="give up the records of a deleted ledger (the key file remembers it and refuses "
         "a new ledger at its path until told)",
     )
-    p.set_defaults(func=cmd_ledger)
 
 
-def _add_datasets_parser(sub) -> None:
-    p = sub.add_parser(
-        "datasets",
-        help="list or export the registered real data sets",
-        description="List the registered real data sets, or export one in the input format.",
-        epilog=_DATASETS_EPILOG,
-        formatter_class=_FORMAT,
-    )
+def _add_datasets_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("action", choices=("list", "export"), help="list, or export NAME")
     p.add_argument("name", nargs="?", metavar="NAME", help="data set to export")
     p.add_argument("--out", metavar="FILE", help="output CSV of the export ('-' for stdout)")
@@ -520,16 +489,53 @@ def _add_datasets_parser(sub) -> None:
         help="data set registry (default: resources/datasets.yaml of the source tree, or the "
         "copy an installed package ships)",
     )
-    p.set_defaults(func=cmd_datasets)
 
 
-def _add_methods_parser(sub) -> None:
-    p = sub.add_parser(
+#: The subcommands, in the order of the command's help: name, the line of that list, the
+#: description atop the subcommand's help, its epilog (a function: made at --help only), the
+#: function that adds its options and the one that runs it.
+_SUBCOMMANDS = (
+    (
+        "rank",
+        "rank the items of a comparison file privately",
+        "Rank the items of a comparison file under differential privacy.",
+        _RANK_EPILOG,
+        _add_rank_options,
+        cmd_rank,
+    ),
+    (
+        "privatize",
+        "release each user's comparisons with local DP (randomized response)",
+        "Release each user's comparisons under local differential privacy.",
+        _PRIVATIZE_EPILOG,
+        _add_privatize_options,
+        cmd_privatize,
+    ),
+    (
+        "ledger",
+        "list a privacy-budget ledger: data sets, releases, budget spent",
+        "List the data sets of a privacy-budget ledger (--ledger of rank and privatize), their "
+        "releases, its budgets and the epsilon spent per privacy unit; or set a budget, migrate "
+        "a version-1 ledger, or give up a deleted one.",
+        _ledger_epilog,
+        _add_ledger_options,
+        cmd_ledger,
+    ),
+    (
+        "datasets",
+        "list or export the registered real data sets",
+        "List the registered real data sets, or export one in the input format.",
+        _DATASETS_EPILOG,
+        _add_datasets_options,
+        cmd_datasets,
+    ),
+    (
         "methods",
-        help="list the registered methods",
-        description="List every registered method: name (what the benchmark's config and "
-        "plug-ins use), label (what figures and tables print), paper, algorithm, privacy unit "
-        "and trust model.",
-        formatter_class=_FORMAT,
-    )
-    p.set_defaults(func=cmd_methods)
+        "list the registered methods",
+        "List every registered method: name (what the benchmark's config and plug-ins use), "
+        "label (what figures and tables print), paper, algorithm, privacy unit and trust model.",
+        None,
+        lambda p: None,  # no options
+        cmd_methods,
+    ),
+)
