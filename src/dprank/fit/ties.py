@@ -67,12 +67,10 @@ _SOLVERS = ("auto", "dense", "sparse")
 
 @dataclass(frozen=True, eq=False)
 class TieCounts(PairArrays):
-    """Outcome counts of the compared pairs ``a < b`` (sorted by ``a``, then ``b``).
+    """Outcome counts of the compared pairs ``a < b`` (int64, sorted by ``a``, then ``b``).
 
     Attributes
     ----------
-    a, b : (P,) int64 arrays
-        The pairs (:class:`dprank.data.comparisons.PairArrays`).
     W, L, T : (P,) float64 arrays
         Wins of ``a``, wins of ``b`` and ties (real numbers are allowed for the
         debiased counts of a local-DP release; Davidson's loss stays convex).

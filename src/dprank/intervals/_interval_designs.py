@@ -36,8 +36,6 @@ class EdgeDesign(PairArrays):
 
     Attributes
     ----------
-    a, b : (P,) int64 arrays
-        Compared pairs (:class:`dprank.data.comparisons.PairArrays`).
     count : (P,) float64 array
         Comparisons of each pair.
     """
