@@ -1,7 +1,7 @@
-/* The sparse Newton-CG's per-pair loops (dprank.sparse, dprank.objective).
+/* The sparse Newton-CG's per-pair loops (dprank.fit.sparse, dprank.objective).
  *
  * Built by the package build (setup.py) with the reader (reader.c) into the
- * extension dprank._native, loaded with ctypes by dprank._compiled. Compiled
+ * extension dprank._native, loaded with ctypes by dprank.base._compiled. Compiled
  * without fast-math and without floating-point contraction (no fused
  * multiply-add): IEEE arithmetic in the order written, so a result is the same
  * bits on every machine and compiler (tests/test_sparse_backends.py checks

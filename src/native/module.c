@@ -1,6 +1,6 @@
 /* The extension module dprank._native (the stable ABI, Python 3.11 on), so that the
  * package build compiles and ships this library like any extension;
- * dprank._compiled loads its plain C functions with ctypes. Its one Python
+ * dprank.base._compiled loads its plain C functions with ctypes. Its one Python
  * function, format_floats, writes floats as repr() does (the ranking's scores). */
 #ifndef Py_LIMITED_API
 #define Py_LIMITED_API 0x030B0000
@@ -13,7 +13,7 @@
 #define DPRANK_SOURCE_DIGEST "unknown"
 #endif
 
-/* sha256 of the C sources the build compiled (setup.py): dprank._compiled
+/* sha256 of the C sources the build compiled (setup.py): dprank.base._compiled
  * compares it with the sources beside a source checkout, so a stale build is
  * named instead of used */
 const char *native_source_digest(void) { return DPRANK_SOURCE_DIGEST; }
@@ -54,7 +54,7 @@ static PyMethodDef native_methods[] = {
 
 static struct PyModuleDef native_module = {
     PyModuleDef_HEAD_INIT, "_native",
-    "dprank's compiled loops and reader (loaded with ctypes by dprank._compiled) and its "
+    "dprank's compiled loops and reader (loaded with ctypes by dprank.base._compiled) and its "
     "float formatter (format_floats).",
     -1, native_methods,
 };

@@ -1,5 +1,5 @@
 /* dprank's compiled part (the extension dprank._native): the functions that
- * dprank._compiled loads with ctypes. loops.c: the sparse solver's per-pair
+ * dprank.base._compiled loads with ctypes. loops.c: the sparse solver's per-pair
  * loops; reader.c: the comparison reader's parser, label tables and pair sums. */
 #ifndef DPRANK_NATIVE_H
 #define DPRANK_NATIVE_H

@@ -1,4 +1,4 @@
-/* The comparison reader's compiled parts (dprank.inputs, dprank._input_blocks):
+/* The comparison reader's compiled parts (dprank.data.inputs, dprank.data._input_blocks):
  *
  *  - label tables: a provisional id for every distinct label, integers by value
  *    and text by its bytes (hash tables; ids numbered as labels first appear);
@@ -11,7 +11,7 @@
  *
  * What Python keeps: the validation and its messages (the blocks' id and number
  * arrays are checked with array operations), the Unicode normalisation of the
- * distinct labels (dprank.inputs.normalize_label) and the final label order.
+ * distinct labels (dprank.data.inputs.normalize_label) and the final label order.
  * A field here is the text between delimiters with ASCII whitespace (Python's
  * str.isspace among ASCII: space, \t, \v, \f, \x1c-\x1f) stripped from both
  * ends; what Python strips beyond that (Unicode spaces) and NFC it applies to

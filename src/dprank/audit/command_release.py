@@ -14,6 +14,8 @@ bounds epsilon from below with :func:`dprank.audit.audit_mechanism`.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .. import audit
@@ -103,29 +105,36 @@ def audit_release_counts_edge(eps: float, n: int, trials: int, rng, alpha: float
     m1 = np.asarray(c1.to_wins().sum(axis=1), dtype=np.float64)
     scale = laplace_scale(2.0, eps)
 
-    def sampler(counts, data):
-        def draw(g, size):
-            noise = _noise(g)
-            x = noise.laplace_mechanism(np.broadcast_to(counts, (size, n)), 2.0, eps)
-            return audit.laplace_llr(x, m0, m1, scale)
+    def draw(k, g, size):
+        noise = _noise(g)
+        x = noise.laplace_mechanism(np.broadcast_to((m0, m1)[k], (size, n)), 2.0, eps)
+        return audit.laplace_llr(x, m0, m1, scale)
 
-        def shipped(g, size):
-            noise = _noise(g)
-            x = np.vstack([method.fit(data, eps, noise).scores for _ in range(size)])
-            return audit.laplace_llr(x, m0, m1, scale)
+    def shipped(k, g, size):
+        noise = _noise(g)
+        x = np.vstack([method.fit((c0, c1)[k], eps, noise).scores for _ in range(size)])
+        return audit.laplace_llr(x, m0, m1, scale)
 
-        _check_rows(draw, shipped, "edge counts")
-        return draw
-
-    return audit_pair("dprank rank: edge counts (exact grid)", sampler(m0, c0), sampler(m1, c1))
+    name = "dprank rank: edge counts (exact grid)"
+    return _audit_shipped(audit_pair, name, draw, shipped, "edge counts")
 
 
-def _check_rows(batched, shipped, what: str) -> None:
-    # one row at a time consumes the source like the shipped call does
-    x = np.concatenate([batched(np.random.default_rng(2), 1) for _ in range(1)])
-    y = shipped(np.random.default_rng(2), 1)
-    if not np.array_equal(x, y):
-        raise AssertionError(f"the audit's batched {what} is not the shipped release")
+def _audit_shipped(audit_pair, name: str, draw, shipped, what: str, **claims):
+    """``audit_pair`` of the batched sampler ``draw(k, g, size)`` of neighbour ``k`` (0, 1).
+
+    Before the audit, each neighbour's batched sampler is checked against its shipped
+    release ``shipped(k, g, size)``: one row from one seeded source must be the same
+    (one row at a time consumes the source like the shipped call does). ``claims``
+    go to ``audit_pair`` (``exact_eps``).
+    """
+    samplers = []
+    for k in (0, 1):
+        batched = functools.partial(draw, k)
+        x = batched(np.random.default_rng(2), 1)
+        if not np.array_equal(x, shipped(k, np.random.default_rng(2), 1)):
+            raise AssertionError(f"the audit's batched {what} is not the shipped release")
+        samplers.append(batched)
+    return audit_pair(name, *samplers, **claims)
 
 
 def _score_gap_sampler(release):
@@ -262,25 +271,18 @@ def audit_release_ties_edge(eps: float, n: int, trials: int, rng, alpha: float =
     method = get_method("edge_ties")
     scale = laplace_scale(4.0, eps) / 2.0  # drawn on twice the statistic, then halved
 
-    def sampler(k):
-        def draw(g, size):
-            doubled = np.broadcast_to(2.0 * means[k], (size, n + 1))
-            x = _noise(g).laplace_mechanism(doubled, 4.0, eps) / 2.0
-            return audit.round_llr(audit.laplace_llr(x, means[0], means[1], scale))
+    def draw(k, g, size):
+        doubled = np.broadcast_to(2.0 * means[k], (size, n + 1))
+        x = _noise(g).laplace_mechanism(doubled, 4.0, eps) / 2.0
+        return audit.round_llr(audit.laplace_llr(x, means[0], means[1], scale))
 
-        def shipped(g, size):
-            x = np.vstack([method.fit(data[k], eps, _noise(g)).release.statistic])
-            return audit.round_llr(audit.laplace_llr(x, means[0], means[1], scale))
+    def shipped(k, g, size):
+        x = np.vstack([method.fit(data[k], eps, _noise(g)).release.statistic])
+        return audit.round_llr(audit.laplace_llr(x, means[0], means[1], scale))
 
-        _check_rows(draw, shipped, "edge ties statistic")
-        return draw
-
-    return audit_pair(
-        "dprank rank: edge ties, noisy points (exact grid)",
-        sampler(0),
-        sampler(1),
-        exact_eps=edge_epsilon(scale),
-    )
+    name = "dprank rank: edge ties, noisy points (exact grid)"
+    exact = edge_epsilon(scale)
+    return _audit_shipped(audit_pair, name, draw, shipped, "edge ties statistic", exact_eps=exact)
 
 
 def audit_release_ties_individual(
@@ -317,30 +319,21 @@ def audit_release_ties_individual(
     pick = [0, P]  # pair (0, 1) is the first in triu order: its W and L cells
     m0, m1 = ref[0][pick], ref[1][pick]
 
-    def sampler(k):
-        def draw(g, size):
-            noise = _noise(g)
-            bounded, _ = bound_user_contributions(data[k], L, noise)
-            x = noise.laplace_mechanism(
-                np.broadcast_to(cells(bounded), (size, 3 * P)), 2.0 * L, eps
-            )
-            return audit.round_llr(audit.laplace_llr(x[:, pick], m0, m1, scale))
+    def draw(k, g, size):
+        noise = _noise(g)
+        bounded, _ = bound_user_contributions(data[k], L, noise)
+        x = noise.laplace_mechanism(np.broadcast_to(cells(bounded), (size, 3 * P)), 2.0 * L, eps)
+        return audit.round_llr(audit.laplace_llr(x[:, pick], m0, m1, scale))
 
-        def shipped(g, size):
-            noise = _noise(g)
-            bounded, _ = bound_user_contributions(data[k], L, noise)
-            x = method.fit(bounded, eps, noise, max_per_user=L).release.statistic[None, :]
-            return audit.round_llr(audit.laplace_llr(x[:, pick], m0, m1, scale))
+    def shipped(k, g, size):
+        noise = _noise(g)
+        bounded, _ = bound_user_contributions(data[k], L, noise)
+        x = method.fit(bounded, eps, noise, max_per_user=L).release.statistic[None, :]
+        return audit.round_llr(audit.laplace_llr(x[:, pick], m0, m1, scale))
 
-        _check_rows(draw, shipped, "voter ties table")
-        return draw
-
-    return audit_pair(
-        "dprank rank: voter ties, declared L, heavy voter (exact grid)",
-        sampler(0),
-        sampler(1),
-        exact_eps=individual_epsilon(scale, L),
-    )
+    name = "dprank rank: voter ties, declared L, heavy voter (exact grid)"
+    exact = individual_epsilon(scale, L)
+    return _audit_shipped(audit_pair, name, draw, shipped, "voter ties table", exact_eps=exact)
 
 
 def audit_release_rr3(eps: float, trials: int, rng, alpha: float = 0.05):

@@ -119,6 +119,7 @@ def comparisons_from_frame(
     Returns
     -------
     ComparisonTable
+        One record per row (``aggregated`` False) and no ``sha256``.
 
     Raises
     ------
@@ -140,15 +141,10 @@ def comparisons_from_frame(
     frame = frame.set_axis(names, axis=1).reset_index(drop=True)
     row_word = "line" if _file else "row"
     where = Where(source, names, 2 if _file else 0, row_word)
-    header_line = 1 if _file else None
     layout = check_header(
-        names,
-        original,
-        eps_name,
-        need_users=need_users,
-        need_epsilon=need_epsilon,
-        error=lambda problem: InputError(problem, source, header_line, row_word=row_word),
-    )
+        names, original, eps_name, need_users=need_users, need_epsilon=need_epsilon,
+        source=source, line=1 if _file else None, row_word=row_word,
+    )  # fmt: skip
     n = len(frame)
     if n == 0:
         raise InputError("no comparisons", source, 2 if _file else None, row_word=row_word)

@@ -175,8 +175,18 @@ def label_order(uniques: np.ndarray) -> np.ndarray:
     return np.argsort(uniques.astype(str), kind="stable")
 
 
-def check_header(names, original, eps_name, *, need_users, need_epsilon, error) -> str:
-    """The layout named by the (lower-case) column names; ``error(problem)`` for a bad header."""
+def check_header(
+    names, original, eps_name, *, need_users, need_epsilon, source, line, row_word
+) -> str:
+    """The layout named by the (lower-case) column names.
+
+    A bad header raises :class:`InputError` at ``source``, ``line`` (the header's line,
+    or None) and ``row_word``.
+    """
+
+    def error(problem):
+        return InputError(problem, source, line, row_word=row_word)
+
     dup = sorted({n for n in names if names.count(n) > 1 and n in (*KNOWN_COLUMNS, eps_name)})
     if dup:
         raise error(

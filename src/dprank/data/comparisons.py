@@ -24,16 +24,41 @@ import numpy as np
 
 from ..base import _checks
 
-__all__ = ["Comparisons", "PairStatistics", "PairSums", "connected_components"]
+__all__ = ["Comparisons", "PairArrays", "PairStatistics", "PairSums", "connected_components"]
 
 
 @dataclass(frozen=True, eq=False)
-class PairStatistics:
-    """Comparisons aggregated over unordered observed pairs.
+class PairArrays:
+    """Arrays over the compared pairs ``a < b`` of ``n_items`` items, one entry a pair.
+
+    The common part of the per-pair tables: :class:`PairStatistics` (counts and
+    outcome sums), :class:`dprank.fit.ties.TieCounts` (wins, losses and ties) and
+    :class:`dprank.intervals.EdgeDesign` (the public comparison graph) each add
+    their ``(P,)`` arrays after these fields.
 
     Attributes
     ----------
     n_items : int
+    a, b : (P,) integer arrays
+        The pairs, ``a < b``.
+    """
+
+    n_items: int
+    a: np.ndarray
+    b: np.ndarray
+
+    @property
+    def n_pairs(self) -> int:
+        """Number of distinct observed pairs."""
+        return int(self.a.size)
+
+
+@dataclass(frozen=True, eq=False)
+class PairStatistics(PairArrays):
+    """Comparisons aggregated over unordered observed pairs (:class:`PairArrays`).
+
+    Attributes
+    ----------
     a, b : (P,) integer arrays
         The pairs, ``a < b``, sorted by ``(a, b)``: int64, or int32 where summed
         by :class:`PairSums` (the sparse solver's loops take them without a copy).
@@ -48,17 +73,9 @@ class PairStatistics:
         ``None`` where the data have two outcomes.
     """
 
-    n_items: int
-    a: np.ndarray
-    b: np.ndarray
     n: np.ndarray
     w: np.ndarray
     t: np.ndarray | None = None
-
-    @property
-    def n_pairs(self) -> int:
-        """Number of distinct observed pairs."""
-        return int(self.a.size)
 
 
 def _as_index(name, x, n_items=None):

@@ -342,13 +342,9 @@ def _read_header(
             original = next(csv.reader([text], delimiter="\t" if fmt == "tsv" else ","))
     names = [normalize_label(c).lower() for c in original]
     layout = check_header(
-        names,
-        original,
-        eps_name,
-        need_users=need_users,
-        need_epsilon=need_epsilon,
-        error=lambda problem: InputError(problem, source, header_line, row_word=row_word),
-    )
+        names, original, eps_name, need_users=need_users, need_epsilon=need_epsilon,
+        source=source, line=header_line, row_word=row_word,
+    )  # fmt: skip
     return _Header(original, names, layout, row_word, first_row, fmt, first, pf)
 
 

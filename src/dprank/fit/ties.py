@@ -50,7 +50,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..base import _checks
-from ..data.comparisons import Comparisons, PairStatistics
+from ..data.comparisons import Comparisons, PairArrays, PairStatistics
 from ..objective import TieModel, TiesObjective, get_tie_model, kernels
 from .sparse import check_connected
 
@@ -66,21 +66,16 @@ _SOLVERS = ("auto", "dense", "sparse")
 
 
 @dataclass(frozen=True, eq=False)
-class TieCounts:
-    """Outcome counts of the compared pairs ``a < b`` (sorted by ``a``, then ``b``).
+class TieCounts(PairArrays):
+    """Outcome counts of the compared pairs ``a < b`` (int64, sorted by ``a``, then ``b``).
 
     Attributes
     ----------
-    n_items : int
-    a, b : (P,) int64 arrays
     W, L, T : (P,) float64 arrays
         Wins of ``a``, wins of ``b`` and ties (real numbers are allowed for the
         debiased counts of a local-DP release; Davidson's loss stays convex).
     """
 
-    n_items: int
-    a: np.ndarray
-    b: np.ndarray
     W: np.ndarray
     L: np.ndarray
     T: np.ndarray
@@ -119,10 +114,6 @@ class TieCounts:
         W = stats.w - 0.5 * t
         L = stats.n - stats.w - 0.5 * t
         return cls(int(stats.n_items), stats.a.astype(np.int64), stats.b.astype(np.int64), W, L, t)
-
-    @property
-    def n_pairs(self) -> int:
-        return int(self.a.size)
 
     @property
     def total(self) -> np.ndarray:

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..data.comparisons import Comparisons
+from ..data.comparisons import Comparisons, PairArrays
 from ..data.models import Link
 from ..data.simulate import pair_from_index
 from ..privacy.ldp import adrr_weights
@@ -31,21 +31,15 @@ USER_DESIGN_GRID = 3
 
 
 @dataclass(frozen=True, eq=False)
-class EdgeDesign:
+class EdgeDesign(PairArrays):
     """The public design of edge DP: which pairs were compared, how often (no outcomes).
 
     Attributes
     ----------
-    n_items : int
-    a, b : (P,) int64 arrays
-        Compared pairs, ``a < b``.
     count : (P,) float64 array
         Comparisons of each pair.
     """
 
-    n_items: int
-    a: np.ndarray
-    b: np.ndarray
     count: np.ndarray
 
     @classmethod
