@@ -16,6 +16,7 @@ from dprank.base.io import atomic_path, load_arrays, save_arrays
 from dprank_papers.aggregate import summarise
 from dprank_papers.deps import module_files, script_files
 from dprank_papers.grid import (
+    GRID_STUDY_FUNCTIONS,
     cell_blocks,
     cell_name,
     chunk_of,
@@ -56,6 +57,13 @@ def test_chunks_cover_every_replicate_once():
     assert chunk_of(5, 2, 2) == (4, 5)
     with pytest.raises(ValueError, match="out of range"):
         chunk_of(5, 2, 3)
+
+
+def test_grid_studies_expose_the_grid_study_functions():
+    """The studies built on CellGrid and StudyStages export every function the rules call."""
+    for study in (paper_a_edge, paper_a_individual):
+        assert {"METHODS", "PROTOCOLS", *GRID_STUDY_FUNCTIONS} <= set(study.__all__)
+        assert all(callable(getattr(study, name)) for name in GRID_STUDY_FUNCTIONS), study
 
 
 def test_blocks_group_cells_by_job_keys():

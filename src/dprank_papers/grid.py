@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from dprank.base import checks as _checks
 
 __all__ = [
+    "GRID_STUDY_FUNCTIONS",
     "CellGrid",
     "StageJob",
     "StudyStages",
@@ -168,6 +169,19 @@ def section_chunk_count(section: Mapping, experiment: str, chunk_size: int) -> i
     its ``experiments``, ``chunk_size`` the workflow's default replicates per job.
     """
     return len(experiment_chunks(chunk_size, section["experiments"][experiment]))
+
+
+#: The functions a study module built on :class:`CellGrid` and :class:`StudyStages` exposes to
+#: the workflow's rules (``workflow/rules/common.smk``), beside its ``METHODS`` and ``PROTOCOLS``.
+GRID_STUDY_FUNCTIONS = (
+    "block_names",
+    "blocks",
+    "cell_names",
+    "cell_params",
+    "cells",
+    "chunk_count",
+    "stage_kwargs",
+)
 
 
 class CellGrid:

@@ -556,31 +556,22 @@ def to_html(
 
 # --------------------------------------------------------------------------- the papers' labels
 
-#: How the papers print the code's names: (plain text for Markdown and HTML, LaTeX).
-PAPER_LABELS: dict[str, tuple[str, str]] = {
-    "l2_over_sqrt_m": ("m^(-1/2) ‖θ̂ − θ*‖₂", r"$m^{-1/2}\|\hat{\theta} - \theta^*\|_2$"),
-    "l2_over_sqrt_m_theta": ("m^(-1/2) ‖θ̂ − θ*‖₂", r"$m^{-1/2}\|\hat{\theta} - \theta^*\|_2$"),
-    "linf": ("‖θ̂ − θ*‖∞", r"$\|\hat{\theta} - \theta^*\|_\infty$"),
-    "abs_sigma_hat_minus_sigma": ("|σ̂ − σ|", r"$|\hat{\sigma} - \sigma|$"),
-    "kendall_tau_K": ("Full ranking error", "Full ranking error"),
-    "topK_hamming_HK_K=m/2": ("Top-K ranking error", "Top-$K$ ranking error"),
-    "prop_correct_model_selected": ("Share of correct models", "Share of correct models"),
-    "btl": ("BTL", "BTL"),
-    "tm": ("TM", "TM"),
-    "BTL": ("BTL", "BTL"),
-    "TM": ("TM", "TM"),
+#: Names the papers print alike in plain text and LaTeX, by code name.
+_PLAIN_LABELS = {
+    "kendall_tau_K": "Full ranking error",
+    "prop_correct_model_selected": "Share of correct models",
+    "btl": "BTL",
+    "tm": "TM",
+    "BTL": "BTL",
+    "TM": "TM",
     # row and column keys
-    "delta": ("Δ", r"$\Delta$"),
-    "m": ("m", "$m$"),
-    "L": ("L", "$L$"),
-    "model": ("Model", "Model"),
-    "metric": ("Error", "Error"),
-    "scheme": ("Scheme", "Scheme"),
-    "method": ("Method", "Method"),
-    "epsilon_order": ("ε", r"$\epsilon$"),
+    "model": "Model",
+    "metric": "Error",
+    "scheme": "Scheme",
+    "method": "Method",
     # the methods: their registered label (dprank.methods.Method.label)
     **{
-        name: (get_method(name).label, get_method(name).label)
+        name: get_method(name).label
         for name in (
             "local_adrr",
             "edge_noisy_obj",
@@ -590,6 +581,22 @@ PAPER_LABELS: dict[str, tuple[str, str]] = {
             "local_debiased_rr",
         )
     },
+}
+
+#: How the papers print the code's names: (plain text for Markdown and HTML, LaTeX).
+PAPER_LABELS: dict[str, tuple[str, str]] = {
+    "l2_over_sqrt_m": ("m^(-1/2) ‖θ̂ − θ*‖₂", r"$m^{-1/2}\|\hat{\theta} - \theta^*\|_2$"),
+    "l2_over_sqrt_m_theta": ("m^(-1/2) ‖θ̂ − θ*‖₂", r"$m^{-1/2}\|\hat{\theta} - \theta^*\|_2$"),
+    "linf": ("‖θ̂ − θ*‖∞", r"$\|\hat{\theta} - \theta^*\|_\infty$"),
+    "abs_sigma_hat_minus_sigma": ("|σ̂ − σ|", r"$|\hat{\sigma} - \sigma|$"),
+    "topK_hamming_HK_K=m/2": ("Top-K ranking error", "Top-$K$ ranking error"),
+    # row and column keys
+    "delta": ("Δ", r"$\Delta$"),
+    "m": ("m", "$m$"),
+    "L": ("L", "$L$"),
+    "epsilon_order": ("ε", r"$\epsilon$"),
+    # the plain labels, in both
+    **{name: (label, label) for name, label in _PLAIN_LABELS.items()},
 }
 
 #: Code names that must not appear as labels in a table file (Markdown, LaTeX, HTML).

@@ -36,6 +36,7 @@ Audited:
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -102,181 +103,91 @@ def _check_settings(settings: Mapping, seed: int) -> None:
     _checks.count(seed, "seed")
 
 
+def _jobs(paper: str, alpha: float, *rows: tuple) -> list:
+    """``(paper, label, method, run(rng))`` per row ``(label, method, audit, *args)``.
+
+    Every audit takes the generator after its own arguments and the confidence
+    level as ``alpha``: ``run(rng)`` is ``audit(*args, rng, alpha=alpha)``.
+    """
+    return [
+        (paper, label, method, partial(audit_fn, *args, alpha=alpha))
+        for label, method, audit_fn, *args in rows
+    ]
+
+
 def _paper_b_audits(eps: float, alpha: float, t: int, tf: int, delta: float) -> list:
     """Paper B's local releases: ``(paper, label, method, run(rng))`` per audit."""
-    return [
-        (
-            "paper_b",
-            "classic RR",
-            "local_classic_rr",
-            lambda r: audit.audit_randomized_response(eps, t, r, alpha=alpha),
-        ),
-        (
-            "paper_b",
-            "debiased RR (ADRR)",
-            "local_adrr",
-            lambda r: audit.audit_debiased_rr(eps, t, r, alpha=alpha),
-        ),
-        (
-            "paper_b",
-            "Laplace LDP",
-            "local_laplace",
-            lambda r: audit.audit_laplace_ldp(eps, t, r, alpha=alpha),
-        ),
-        (
-            "paper_b",
-            "NoisyObj",
-            "edge_noisy_obj",
-            lambda r: audit.audit_noisy_obj(eps, delta, tf, r, alpha=alpha),
-        ),
-    ]
+    return _jobs(
+        "paper_b",
+        alpha,
+        ("classic RR", "local_classic_rr", audit.audit_randomized_response, eps, t),
+        ("debiased RR (ADRR)", "local_adrr", audit.audit_debiased_rr, eps, t),
+        ("Laplace LDP", "local_laplace", audit.audit_laplace_ldp, eps, t),
+        ("NoisyObj", "edge_noisy_obj", audit.audit_noisy_obj, eps, delta, tf),
+    )
 
 
 def _paper_a_count_audits(eps: float, alpha: float, n: int, L: int, t: int) -> list:
     """Paper A's noisy counts (Algorithms 2 and 3), as ``(paper, label, method, run(rng))``."""
-    return [
-        (
-            "paper_a",
-            "Alg. 2 counts (edge)",
-            "edge_counts",
-            lambda r: audit.audit_noisy_counts_edge(eps, n, t, r, alpha=alpha),
-        ),
-        (
-            "paper_a",
-            "Alg. 2 counts (edge), fixed noise",
-            "edge_counts",
-            lambda r: fixed_noise_counts_audit(eps, n, t, r, alpha),
-        ),
-        (
-            "paper_a",
-            "Alg. 3 counts (individual), one item",
-            "individual_counts",
-            lambda r: audit.audit_noisy_counts_individual(
-                eps, n, L, t, r, statistic="item", alpha=alpha
-            ),
-        ),
-        (
-            "paper_a",
-            "Alg. 3 counts (individual), vector",
-            "individual_counts",
-            lambda r: audit.audit_noisy_counts_individual(
-                eps, n, L, t, r, statistic="llr", alpha=alpha
-            ),
-        ),
-    ]
+    item = partial(audit.audit_noisy_counts_individual, statistic="item")
+    vector = partial(audit.audit_noisy_counts_individual, statistic="llr")
+    return _jobs(
+        "paper_a",
+        alpha,
+        ("Alg. 2 counts (edge)", "edge_counts", audit.audit_noisy_counts_edge, eps, n, t),
+        ("Alg. 2 counts (edge), fixed noise", "edge_counts", fixed_noise_counts_audit, eps, n, t),
+        ("Alg. 3 counts (individual), one item", "individual_counts", item, eps, n, L, t),
+        ("Alg. 3 counts (individual), vector", "individual_counts", vector, eps, n, L, t),
+    )
 
 
 def _paper_a_fit_audits(eps: float, alpha: float, n: int, L: int, t: int, tf: int) -> list:
     """Paper A's perturbed MLEs and one-shot top-1, as ``(paper, label, method, run(rng))``."""
-    coded = audit.coded_edge_gamma(n)
-    return [
-        (
-            "paper_a",
-            "Alg. 1 MLE (edge), gamma = 1/eps",
-            "edge_mle",
-            lambda r: audit.audit_perturbed_mle_edge(eps, n, tf, r, gamma=1.0 / eps, alpha=alpha),
-        ),
-        (
-            "paper_a",
-            "Alg. 1 MLE (edge), coded gamma",
-            "edge_mle",
-            lambda r: audit.audit_perturbed_mle_edge(eps, n, tf, r, gamma=coded, alpha=alpha),
-        ),
-        (
-            "paper_a",
-            "Alg. 1 MLE (edge), coded gamma, moved comparison",
-            "edge_mle",
-            lambda r: audit.audit_perturbed_mle_edge(
-                eps, n, tf, r, gamma=coded, adjacency="replace", alpha=alpha
-            ),
-        ),
-        (
-            "paper_a",
-            "Alg. 3 MLE (individual), flip",
-            "individual_mle",
-            lambda r: audit.audit_perturbed_mle_individual(
-                eps, n, L, tf, r, adjacency="flip", alpha=alpha
-            ),
-        ),
-        (
-            "paper_a",
-            "Alg. 3 MLE (individual), replaced",
-            "individual_mle",
-            lambda r: audit.audit_perturbed_mle_individual(
-                eps, n, L, tf, r, adjacency="replace", alpha=alpha
-            ),
-        ),
-        (
-            "paper_a",
-            "One-shot top-1 (edge)",
-            "edge_one_shot",
-            lambda r: audit.audit_one_shot(eps, n, t, r, alpha=alpha),
-        ),
-    ]
+    edge, individual = audit.audit_perturbed_mle_edge, audit.audit_perturbed_mle_individual
+    ridge = partial(edge, gamma=1.0 / eps)  # the privacy-meeting ridge
+    coded = partial(edge, gamma=audit.coded_edge_gamma(n))  # the authors' coded ridge
+    moved = partial(coded, adjacency="replace")
+    flip, replace = (partial(individual, adjacency=a) for a in ("flip", "replace"))
+    return _jobs(
+        "paper_a",
+        alpha,
+        ("Alg. 1 MLE (edge), gamma = 1/eps", "edge_mle", ridge, eps, n, tf),
+        ("Alg. 1 MLE (edge), coded gamma", "edge_mle", coded, eps, n, tf),
+        ("Alg. 1 MLE (edge), coded gamma, moved comparison", "edge_mle", moved, eps, n, tf),
+        ("Alg. 3 MLE (individual), flip", "individual_mle", flip, eps, n, L, tf),
+        ("Alg. 3 MLE (individual), replaced", "individual_mle", replace, eps, n, L, tf),
+        ("One-shot top-1 (edge)", "edge_one_shot", audit.audit_one_shot, eps, n, t),
+    )
 
 
 def _control_and_release_audits(eps: float, alpha: float, n: int, L: int, t: int, tf: int):
-    """The broken control and the command line's releases: ``(paper, label, method, run(rng))``."""
+    """The broken control and the command line's releases: ``(paper, label, method, run(rng))``.
+
+    The releases that fit an estimator, or simulate one heavy user's many
+    comparisons, take fewer trials.
+    """
+    rel = audit_release
+    heavy_user = partial(rel.audit_release_counts_individual, eps, n, L, min(tf, 2000))
+    heavy_voter = partial(rel.audit_release_ties_individual, eps, n, L, min(t, 50000))
     return [
-        (
+        *_jobs(
             "control",
-            "Laplace LDP, half the noise (broken)",
-            "",
-            lambda r: audit.broken_laplace_ldp(eps, t, r, alpha=alpha),
+            alpha,
+            ("Laplace LDP, half the noise (broken)", "", audit.broken_laplace_ldp, eps, t),
         ),
-        (
+        *_jobs(
             "release",
-            "privatize: randomized response",
-            "local_classic_rr",
-            lambda r: audit_release.audit_release_rr(eps, t, r, alpha=alpha),
-        ),
-        (
-            "release",
-            "privatize: Laplace",
-            "local_laplace",
-            lambda r: audit_release.audit_release_laplace_ldp(eps, t, r, alpha=alpha),
-        ),
-        (
-            "release",
-            "rank: edge counts",
-            "edge_counts",
-            lambda r: audit_release.audit_release_counts_edge(eps, n, t, r, alpha=alpha),
-        ),
-        (
-            "release",
-            "rank: individual counts, heavy user",
-            "individual_counts",
-            lambda r: audit_release.audit_release_counts_individual(
-                eps, n, L, min(tf, 2000), r, alpha=alpha
-            ),
-        ),
-        (
-            "release",
-            "rank: edge MLE",
-            "edge_mle",
-            lambda r: audit_release.audit_release_mle_edge(eps, n, min(tf, 1000), r, alpha=alpha),
-        ),
-        # votes with ties (dprank.privacy.private_ties): streams keyed by these labels, so the rows
-        # above keep their draws
-        (
-            "release",
-            "rank: edge ties (Davidson)",
-            "edge_ties",
-            lambda r: audit_release.audit_release_ties_edge(eps, n, t, r, alpha=alpha),
-        ),
-        (
-            "release",
-            "rank: voter ties, heavy voter",
-            "individual_ties",
-            lambda r: audit_release.audit_release_ties_individual(
-                eps, n, L, min(t, 50000), r, alpha=alpha
-            ),
-        ),
-        (
-            "release",
-            "privatize: three-outcome RR",
-            "local_ties",
-            lambda r: audit_release.audit_release_rr3(eps, t, r, alpha=alpha),
+            alpha,
+            ("privatize: randomized response", "local_classic_rr", rel.audit_release_rr, eps, t),
+            ("privatize: Laplace", "local_laplace", rel.audit_release_laplace_ldp, eps, t),
+            ("rank: edge counts", "edge_counts", rel.audit_release_counts_edge, eps, n, t),
+            ("rank: individual counts, heavy user", "individual_counts", heavy_user),
+            ("rank: edge MLE", "edge_mle", rel.audit_release_mle_edge, eps, n, min(tf, 1000)),
+            # votes with ties (dprank.privacy.private_ties): streams keyed by these labels, so the
+            # rows above keep their draws
+            ("rank: edge ties (Davidson)", "edge_ties", rel.audit_release_ties_edge, eps, n, t),
+            ("rank: voter ties, heavy voter", "individual_ties", heavy_voter),
+            ("privatize: three-outcome RR", "local_ties", rel.audit_release_rr3, eps, t),
         ),
     ]
 

@@ -32,21 +32,9 @@ from collections.abc import Mapping
 from dprank.base import checks as _checks
 from dprank.objective import edge_ridge
 
-from ...grid import CellGrid, StageJob, StudyStages, section_chunk_count
+from ...grid import GRID_STUDY_FUNCTIONS, CellGrid, StageJob, StudyStages, section_chunk_count
 
-__all__ = [
-    "METHODS",
-    "PROTOCOLS",
-    "block_names",
-    "blocks",
-    "cell_names",
-    "cell_params",
-    "cells",
-    "chunk_count",
-    "edge_gamma",
-    "fit_epsilons",
-    "stage_kwargs",
-]
+__all__ = ["METHODS", "PROTOCOLS", *GRID_STUDY_FUNCTIONS, "edge_gamma", "fit_epsilons"]
 
 METHODS = ("edge_mle", "edge_counts", "edge_one_shot")
 PROTOCOLS = ("paper", "authors")

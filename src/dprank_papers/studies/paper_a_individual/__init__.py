@@ -29,19 +29,9 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping
 
-from ...grid import CellGrid, StageJob, StudyStages, section_chunk_count
+from ...grid import GRID_STUDY_FUNCTIONS, CellGrid, StageJob, StudyStages, section_chunk_count
 
-__all__ = [
-    "METHODS",
-    "PROTOCOLS",
-    "block_names",
-    "blocks",
-    "cell_names",
-    "cell_params",
-    "cells",
-    "chunk_count",
-    "stage_kwargs",
-]
+__all__ = ["METHODS", "PROTOCOLS", *GRID_STUDY_FUNCTIONS]
 
 METHODS = ("individual_mle", "individual_counts_as_published")
 PROTOCOLS = ("paper", "authors")
