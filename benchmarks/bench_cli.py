@@ -13,7 +13,9 @@ round by round, it runs in fresh processes:
   fit, writing the ranking and its record), from the installed ``dprank``;
 * with ``--intervals LEVEL``, the same command with ``--intervals LEVEL`` (the fast
   form is chosen automatically at this scale): its CPU time against the run without and
-  the target of issue 46, at most twice the run without intervals plus 20 s;
+  the target of issue 46, at most twice the run without intervals plus 20 s (``--privacy
+  edge``: Algorithm 1, a Laplace mechanism; ``--top-k K``: both runs with it, the intervals'
+  with ``p_top_k``);
 * with ``--baseline SRC``, the same command with another source tree first on
   the path (``git archive main src | tar -x -C /tmp/old``); the rankings must
   be byte-identical.
@@ -35,6 +37,8 @@ is loaded from the installed package. Run::
     python benchmarks/bench_cli.py --slope 250000,2500000,25000000,50000000 --no-peers
     python benchmarks/bench_cli.py --quick
     python benchmarks/bench_cli.py --rows 2500000 --items 100000 --no-peers --intervals 0.95
+    python benchmarks/bench_cli.py --rows 2500000 --items 100000 --no-peers --privacy edge \
+        --intervals 0.95 --top-k 10
 
 Timings depend on the machine and its load (it prints ``uptime``'s load); only
 ratios from one run mean much. Nothing here is asserted in the tests.
@@ -138,10 +142,14 @@ def compile_bytecode(baseline: str | None = None) -> None:
         compileall.compile_dir(folder, quiet=1)
 
 
-def _command(path: Path, out: Path, privacy: str, intervals: str | None = None) -> list[str]:
+def _command(
+    path: Path, out: Path, privacy: str, intervals: str | None = None, top_k: int | None = None
+) -> list[str]:
     cmd = [sys.executable, "-m", "dprank", "rank", str(path), "--privacy", privacy]
     if privacy == "edge":
         cmd += ["--epsilon", "1"]
+    if top_k is not None:
+        cmd += ["--top-k", str(top_k)]
     if intervals is not None:
         cmd += ["--intervals", intervals]
     return [*cmd, "--out", str(out), "--quiet"]
@@ -159,11 +167,15 @@ def measure(path: Path, args, peers: list[str]) -> dict:
         out = Path(tmp)
         contenders = {name: ([sys.executable, "-c", PEERS[name].format(path=str(path))], _env())
                       for name in peers}  # fmt: skip
-        contenders["dprank rank"] = (_command(path, out / "new.csv", args.privacy), _env())
+        top_k = getattr(args, "top_k", None)
+        contenders["dprank rank"] = (
+            _command(path, out / "new.csv", args.privacy, top_k=top_k),
+            _env(),
+        )
         intervals = getattr(args, "intervals", None)
         if intervals:
             contenders["--intervals"] = (
-                _command(path, out / "iv.csv", args.privacy, intervals),
+                _command(path, out / "iv.csv", args.privacy, intervals, top_k),
                 _env(),
             )
         if args.baseline:
@@ -350,6 +362,9 @@ def main(argv=None) -> int:
     parser.add_argument("--no-peers", action="store_true", help="time the command alone")
     parser.add_argument(
         "--intervals", metavar="LEVEL", help="also the command with --intervals LEVEL"
+    )
+    parser.add_argument(
+        "--top-k", type=int, metavar="K", help="both runs with --top-k K (p_top_k with intervals)"
     )
     parser.add_argument("--slope", help="row counts for the slope, e.g. 250000,2500000,25000000")
     parser.add_argument("--quick", action="store_true", help="CI's short profile")

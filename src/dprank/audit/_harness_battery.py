@@ -479,6 +479,31 @@ def _classifier(game, sel0, sel1):
 
 
 _NUMBER = re.compile(rb"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
+_WORD = re.compile(rb"[^\s,;:()\[\]]+")
+
+
+def _unmasked(game: Game) -> bool:
+    """Paths whose messages carry numbers that are functions of the release (``rank
+    --intervals``' note): their text is also distinguished with the numbers kept."""
+    return bool(game.path.options.get("unmasked_channels"))
+
+
+def _words(key: Callable) -> Callable:
+    """A text channel's words (numbers kept) as columns, each present or not: the threshold
+    on each finds one data-dependent word however the rest of the text varies."""
+
+    def build(game, sel0, sel1):
+        vocab = sorted({w for o in [*sel0, *sel1] for w in _WORD.findall(key(o))})
+
+        def stat(outputs):
+            found = [set(_WORD.findall(key(o))) for o in outputs]
+            return np.array([[w in f for w in vocab] for f in found], dtype=float).reshape(
+                len(outputs), len(vocab)
+            )
+
+        return statistic(stat, [w.decode("utf-8", "replace") for w in vocab])
+
+    return build
 
 
 def _masked(data: bytes) -> str:
@@ -529,6 +554,19 @@ for _d in (
     ),
     Distinguisher("stdout", _categorical(lambda o: _masked(o.channel.stdout)), channel=True),
     Distinguisher("stderr", _categorical(lambda o: _masked(o.channel.stderr)), channel=True),
+    Distinguisher(
+        "stdout_unmasked",
+        _categorical(lambda o: hashlib.sha256(o.channel.stdout).hexdigest()),
+        _unmasked,
+        channel=True,
+    ),
+    Distinguisher(
+        "stderr_unmasked",
+        _categorical(lambda o: hashlib.sha256(o.channel.stderr).hexdigest()),
+        _unmasked,
+        channel=True,
+    ),
+    Distinguisher("stderr_words", _words(lambda o: o.channel.stderr), _unmasked, channel=True),
     Distinguisher(
         "public_files",
         _categorical(

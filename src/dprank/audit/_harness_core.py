@@ -120,7 +120,9 @@ class ReleasePath:
         The release from the command's files.
     options : dict
         What the runners and distinguishers need (``privacy``, ``method``,
-        ``max_per_user``, ``top_k``, ``mechanism``); ``source: "system"`` for a path
+        ``max_per_user``, ``top_k``, ``mechanism``; ``intervals``, ``intervals_method``,
+        ``min_per_user`` for ``rank --intervals``; ``unmasked_channels``: also play the
+        text channels with their numbers kept); ``source: "system"`` for a path
         whose sampler cannot run on seeded bits (NoisyObj's OpenDP Gaussian): its games
         draw from the operating system's generator whatever :func:`play` is asked.
     """

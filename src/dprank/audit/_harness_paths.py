@@ -468,6 +468,9 @@ def _rank_argv(options: Mapping, data: Path, eps, out: Path) -> list[str]:
         ("model", "--model"),
         ("max_per_user", "--max-per-user"),
         ("top_k", "--top-k"),
+        ("intervals", "--intervals"),  # post-processing: the intervals and their note
+        ("intervals_method", "--intervals-method"),
+        ("min_per_user", "--min-per-user"),
     ):
         if key in options:
             argv += [flag, str(options[key])]

@@ -31,7 +31,10 @@ attacker knows every other user's data, the record and the solver, and guesses
 the candidate whose gradient lies on the noise grid, or whose likelihood is
 largest); the order of every pair of items and the whole ranking; a logistic
 classifier trained on the first half; and, for the command, its other channels
-(exit status, standard output and error, the public files, numbers masked). A
+(exit status, standard output and error, the public files, numbers masked; for a path
+whose messages carry numbers that are functions of the release, ``options
+["unmasked_channels"]``, also standard output and error unmasked and each word of
+standard error, numbers kept: tests/test_privacy_intervals_note.py). A
 distinguisher is a :class:`Distinguisher` (:func:`register_distinguisher`), whose
 ``build(game, sel0, sel1)`` returns a :func:`statistic` of the outputs;
 ``channel=True`` ones see the command's :class:`Channel`.
