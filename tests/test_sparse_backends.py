@@ -130,3 +130,19 @@ def test_a_build_older_than_its_sources_is_named(tmp_path):
     (sources / "loops.c").write_text((sources / "loops.c").read_text() + "\n/* edited */\n")
     with pytest.raises(_compiled.NativeMissingError, match=r"rebuild it with `make setup`"):
         _compiled._check_fresh(_compiled.lib(), sources)
+
+
+def test_a_build_lacking_a_function_of_the_sources_is_refused_as_stale():
+    """A build older than its sources may lack a function they gained since: the same
+    "rebuild" message as a changed digest, not ctypes' AttributeError (which came before the
+    digest could be read)."""
+    from dprank.base import _compiled
+
+    class OldBuild:
+        def __getattr__(self, name):
+            if name == "pairs_new":
+                raise AttributeError(f"undefined symbol: {name}")
+            return type("Fn", (), {})()
+
+    with pytest.raises(_compiled.NativeMissingError, match=r"lacks the function 'pairs_new'"):
+        _compiled._bind(OldBuild(), "old/_native.abi3.so")

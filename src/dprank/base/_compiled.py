@@ -124,12 +124,29 @@ def lib():
             "package (`pip install .`, or `make setup` in a source checkout)"
         )
     loaded = ctypes.CDLL(str(path))
-    for name, (res, args) in _SIGNATURES.items():
-        fn = getattr(loaded, name)
-        fn.restype, fn.argtypes = res, args
+    _bind(loaded, path)
     _check_fresh(loaded)
     _LIB = loaded
     return loaded
+
+
+def _bind(loaded, path) -> None:
+    """Give each function of ``loaded`` its C signature; a build that lacks one is stale.
+
+    A build older than the sources may lack a function the sources have since gained; that
+    is the same stale build :func:`_check_fresh` refuses, so it gets the same message rather
+    than ctypes' ``undefined symbol`` (which :func:`_check_fresh` could not reach).
+    """
+    for name, (res, args) in _SIGNATURES.items():
+        try:
+            fn = getattr(loaded, name)
+        except AttributeError:
+            raise NativeMissingError(
+                f"dprank's compiled part ({path}) lacks the function {name!r} of its C sources: "
+                "it is older than this version; rebuild it with `make setup` "
+                "(or `pip install -e .`)"
+            ) from None
+        fn.restype, fn.argtypes = res, args
 
 
 # --------------------------------------------------------------------------- solver loops
