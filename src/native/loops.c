@@ -45,7 +45,7 @@ static double py_max(double a, double b) { return (b > a) ? b : a; }
  * either way; int32 halves what the loops read for them (they are memory-bound). Each
  * loop is written once, inlined with `whole` constant into its float64 and its int32
  * entry point. */
-ALWAYS_INLINE double at(const void *v, int whole, int64_t k)
+ALWAYS_INLINE double count_at(const void *v, int whole, int64_t k)
 {
     return whole ? (double)((const int32_t *)v)[k] : ((const double *)v)[k];
 }
@@ -92,8 +92,8 @@ ALWAYS_INLINE int btl_pass_of(int64_t n, const double *theta, const int64_t *ptr
                 double ub = node[3 * ib];
                 double inv = 1.0 / (ua + ub);
                 double s = ua * inv;
-                add_pair(node, ib, s, s * (ub * inv), at(cnt, whole, k), at(w, whole, k), &h[k],
-                         &gi, &di);
+                add_pair(node, ib, s, s * (ub * inv), count_at(cnt, whole, k),
+                         count_at(w, whole, k), &h[k], &gi, &di);
             }
             node[3 * i + 1] = gi;
             node[3 * i + 2] = di;
@@ -109,8 +109,8 @@ ALWAYS_INLINE int btl_pass_of(int64_t n, const double *theta, const int64_t *ptr
                 double e = exp(-fabs(d));
                 double inv = 1.0 / (1.0 + e);
                 double s = (d >= 0.0) ? inv : e * inv;
-                add_pair(node, ib, s, e * inv * inv, at(cnt, whole, k), at(w, whole, k), &h[k],
-                         &gi, &di);
+                add_pair(node, ib, s, e * inv * inv, count_at(cnt, whole, k),
+                         count_at(w, whole, k), &h[k], &gi, &di);
             }
             node[3 * i + 1] = gi;
             node[3 * i + 2] = di;
@@ -144,8 +144,8 @@ ALWAYS_INLINE double btl_value_of(int64_t n, const double *theta, const int64_t 
         double ta = theta[i];
         for (int64_t k = ptr[i]; k < ptr[i + 1]; k++) {
             double d = ta - theta[b[k]];
-            value += at(cnt, whole, k) * (py_max(d, 0.0) + log1p(exp(-fabs(d)))) -
-                     at(w, whole, k) * d;
+            value += count_at(cnt, whole, k) * (py_max(d, 0.0) + log1p(exp(-fabs(d)))) -
+                     count_at(w, whole, k) * d;
         }
     }
     return value;
@@ -188,8 +188,8 @@ ALWAYS_INLINE void zero_pass_of(int64_t n, const int64_t *ptr, const int32_t *b,
         double gi = grad[i], di = diag[i];
         for (int64_t k = ptr[i]; k < ptr[i + 1]; k++) {
             int64_t ib = b[k];
-            double c = at(cnt, whole, k);
-            double g = 0.5 * c - at(w, whole, k);
+            double c = count_at(cnt, whole, k);
+            double g = 0.5 * c - count_at(w, whole, k);
             double hk = 0.25 * c;
             h[k] = hk;
             gi += g;

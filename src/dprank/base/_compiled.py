@@ -407,7 +407,8 @@ class PairRows:
     any order: the same sums either way. Rows with counts (``weighted``) are packed
     from the start, 8 bytes of count beside each. The pairs' ``n`` and ``w`` are
     written into the rows' own buffers, so the peak is about 16 bytes a row (or key)
-    plus 8 a pair.
+    plus 8 a pair; without counts they are whole numbers below 2^31, narrowed to int32
+    in place (the buffers' rest handed back): 16 bytes a pair in all.
     """
 
     #: distinct keys a hash table may hold before it must halve the rows to stay
