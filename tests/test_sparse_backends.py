@@ -95,6 +95,55 @@ def test_fits_are_bit_identical(monkeypatch):
         np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.parametrize("spread", [6.0, 650.0])
+def test_whole_counts_as_int32_give_the_float64_loops_bits(spread):
+    """The int32 loops (counts and wins of the reader's pair sums) read the same doubles."""
+    rng = np.random.default_rng(16)
+    n = 40
+    sd, ptr, b = _rows(rng, n, 300)
+    cnt = rng.integers(1, 2**31 - 1, sd.n_pairs, dtype=np.int32)
+    cnt[:5] = 1
+    w = (cnt * rng.random(sd.n_pairs)).astype(np.int32)
+    theta = rng.uniform(-spread / 2, spread / 2, n)
+    theta[:2] = -spread / 2, spread / 2
+    out = []
+    for c, ww in ((cnt, w), (cnt.astype(np.float64), w.astype(np.float64))):
+        grad, diag, h = np.linspace(-1, 1, n), np.full(n, 0.3), np.empty(sd.n_pairs)
+        _compiled.btl_pass(theta, ptr, b, c, ww, grad, diag, h)
+        g0, d0, h0 = np.zeros(n), np.zeros(n), np.empty(sd.n_pairs)
+        _compiled.zero_pass(ptr, b, c, ww, g0, d0, h0)
+        value = _compiled.btl_value(theta, ptr, b, c, ww)
+        out.append((grad, diag, h, g0, d0, h0, np.array([value])))
+    for got, want in zip(*out, strict=True):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_reader_pair_sums_keep_int32_and_fit_as_float64():
+    """Pair sums of rows without counts keep int32 counts and wins (half the memory): ``n``
+    and ``w`` read as float64, the solver's loops take the int32, the fit is the same bits."""
+    from dprank.data.comparisons import PairStatistics, PairSums
+
+    rng = np.random.default_rng(17)
+    n, m = 60, 3000
+    i = rng.integers(0, n, m)
+    j = (i + rng.integers(1, n, m)) % n
+    sums = PairSums()
+    sums.add(i, j, (rng.random(m) < 0.6).astype(float))
+    ps = sums.result()
+    assert [c.dtype for c in ps.stored_counts()] == [np.int32, np.int32]
+    sd = SparseData(ps)
+    assert [c.dtype for c in sd.counts()] == [np.int32, np.int32]
+    assert sd.cnt.dtype == sd.w.dtype == np.float64
+    plain = PairStatistics(ps.n_items, ps.a, ps.b, ps.n, ps.w)  # float64, as read
+    assert ps.n.dtype == ps.w.dtype == np.float64
+    assert [c.dtype for c in SparseData(plain).counts()] == [np.float64, np.float64]
+    for gamma, sum_zero in ((2.0, False), (0.0, True)):
+        got = sparse_newton(sd, gamma, sum_zero=sum_zero)
+        want = sparse_newton(SparseData(plain), gamma, sum_zero=sum_zero)
+        np.testing.assert_array_equal(got["theta"], want["theta"])
+        assert got["n_iter"] == want["n_iter"] and got["cg_iter"] == want["cg_iter"]
+
+
 def test_int64_partners_are_taken_as_int32():
     rng = np.random.default_rng(14)
     n = 30

@@ -30,6 +30,25 @@
 #endif
 
 static double py_max(double a, double b) { return (b > a) ? b : a; }
+
+#if defined(__GNUC__) || defined(__clang__)
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+#elif defined(_MSC_VER)
+#define ALWAYS_INLINE static __forceinline
+#else
+#define ALWAYS_INLINE static inline
+#endif
+
+/* A pair's count or wins, k-th of v: float64, or (whole) int32, where they are whole
+ * numbers below 2^31 (the reader's pair sums of rows without counts). An int32 is exact
+ * as a double: the loops' arithmetic, and their results, are the same bit for bit
+ * either way; int32 halves what the loops read for them (they are memory-bound). Each
+ * loop is written once, inlined with `whole` constant into its float64 and its int32
+ * entry point. */
+ALWAYS_INLINE double count_at(const void *v, int whole, int64_t k)
+{
+    return whole ? (double)((const int32_t *)v)[k] : ((const double *)v)[k];
+}
 static double py_min(double a, double b) { return (b < a) ? b : a; }
 
 /* One pair of btl_pass: with s = F(theta_a - theta_b) and q = F'(theta_a - theta_b),
@@ -47,8 +66,9 @@ static inline void add_pair(double *node, int64_t ib, double s, double q, double
     node[3 * ib + 2] += hk;
 }
 
-int btl_pass(int64_t n, const double *theta, const int64_t *ptr, const int32_t *b,
-             const double *cnt, const double *w, double *grad, double *diag, double *h)
+ALWAYS_INLINE int btl_pass_of(int64_t n, const double *theta, const int64_t *ptr,
+                              const int32_t *b, const void *cnt, const void *w, int whole,
+                              double *grad, double *diag, double *h)
 {
     const int64_t end = n > 0 ? ptr[n] : 0;
     double hi = -INFINITY, lo = INFINITY;
@@ -72,7 +92,8 @@ int btl_pass(int64_t n, const double *theta, const int64_t *ptr, const int32_t *
                 double ub = node[3 * ib];
                 double inv = 1.0 / (ua + ub);
                 double s = ua * inv;
-                add_pair(node, ib, s, s * (ub * inv), cnt[k], w[k], &h[k], &gi, &di);
+                add_pair(node, ib, s, s * (ub * inv), count_at(cnt, whole, k),
+                         count_at(w, whole, k), &h[k], &gi, &di);
             }
             node[3 * i + 1] = gi;
             node[3 * i + 2] = di;
@@ -88,7 +109,8 @@ int btl_pass(int64_t n, const double *theta, const int64_t *ptr, const int32_t *
                 double e = exp(-fabs(d));
                 double inv = 1.0 / (1.0 + e);
                 double s = (d >= 0.0) ? inv : e * inv;
-                add_pair(node, ib, s, e * inv * inv, cnt[k], w[k], &h[k], &gi, &di);
+                add_pair(node, ib, s, e * inv * inv, count_at(cnt, whole, k),
+                         count_at(w, whole, k), &h[k], &gi, &di);
             }
             node[3 * i + 1] = gi;
             node[3 * i + 2] = di;
@@ -102,18 +124,43 @@ int btl_pass(int64_t n, const double *theta, const int64_t *ptr, const int32_t *
     return 0;
 }
 
-double btl_value(int64_t n, const double *theta, const int64_t *ptr, const int32_t *b,
-                 const double *cnt, const double *w)
+int btl_pass(int64_t n, const double *theta, const int64_t *ptr, const int32_t *b,
+             const double *cnt, const double *w, double *grad, double *diag, double *h)
+{
+    return btl_pass_of(n, theta, ptr, b, cnt, w, 0, grad, diag, h);
+}
+
+int btl_pass_whole(int64_t n, const double *theta, const int64_t *ptr, const int32_t *b,
+                   const int32_t *cnt, const int32_t *w, double *grad, double *diag, double *h)
+{
+    return btl_pass_of(n, theta, ptr, b, cnt, w, 1, grad, diag, h);
+}
+
+ALWAYS_INLINE double btl_value_of(int64_t n, const double *theta, const int64_t *ptr,
+                                  const int32_t *b, const void *cnt, const void *w, int whole)
 {
     double value = 0.0;
     for (int64_t i = 0; i < n; i++) {
         double ta = theta[i];
         for (int64_t k = ptr[i]; k < ptr[i + 1]; k++) {
             double d = ta - theta[b[k]];
-            value += cnt[k] * (py_max(d, 0.0) + log1p(exp(-fabs(d)))) - w[k] * d;
+            value += count_at(cnt, whole, k) * (py_max(d, 0.0) + log1p(exp(-fabs(d)))) -
+                     count_at(w, whole, k) * d;
         }
     }
     return value;
+}
+
+double btl_value(int64_t n, const double *theta, const int64_t *ptr, const int32_t *b,
+                 const double *cnt, const double *w)
+{
+    return btl_value_of(n, theta, ptr, b, cnt, w, 0);
+}
+
+double btl_value_whole(int64_t n, const double *theta, const int64_t *ptr, const int32_t *b,
+                       const int32_t *cnt, const int32_t *w)
+{
+    return btl_value_of(n, theta, ptr, b, cnt, w, 1);
 }
 
 void scatter_pairs(int64_t n, const int64_t *ptr, const int32_t *b, const double *g,
@@ -133,15 +180,16 @@ void scatter_pairs(int64_t n, const int64_t *ptr, const int32_t *b, const double
     }
 }
 
-void zero_pass(int64_t n, const int64_t *ptr, const int32_t *b, const double *cnt,
-               const double *w, double *grad, double *diag, double *h)
+ALWAYS_INLINE void zero_pass_of(int64_t n, const int64_t *ptr, const int32_t *b,
+                                const void *cnt, const void *w, int whole, double *grad,
+                                double *diag, double *h)
 {
     for (int64_t i = 0; i < n; i++) {
         double gi = grad[i], di = diag[i];
         for (int64_t k = ptr[i]; k < ptr[i + 1]; k++) {
             int64_t ib = b[k];
-            double c = cnt[k];
-            double g = 0.5 * c - w[k];
+            double c = count_at(cnt, whole, k);
+            double g = 0.5 * c - count_at(w, whole, k);
             double hk = 0.25 * c;
             h[k] = hk;
             gi += g;
@@ -152,6 +200,18 @@ void zero_pass(int64_t n, const int64_t *ptr, const int32_t *b, const double *cn
         grad[i] = gi;
         diag[i] = di;
     }
+}
+
+void zero_pass(int64_t n, const int64_t *ptr, const int32_t *b, const double *cnt,
+               const double *w, double *grad, double *diag, double *h)
+{
+    zero_pass_of(n, ptr, b, cnt, w, 0, grad, diag, h);
+}
+
+void zero_pass_whole(int64_t n, const int64_t *ptr, const int32_t *b, const int32_t *cnt,
+                     const int32_t *w, double *grad, double *diag, double *h)
+{
+    zero_pass_of(n, ptr, b, cnt, w, 1, grad, diag, h);
 }
 
 /* out = diag * x - U x - U^T x; xo: workspace of 2 n doubles */

@@ -22,6 +22,15 @@ DPRANK_API void scatter_pairs(int64_t n, const int64_t *ptr, const int32_t *b, c
                               const double *h, double *grad, double *diag);
 DPRANK_API void zero_pass(int64_t n, const int64_t *ptr, const int32_t *b, const double *cnt,
                           const double *w, double *grad, double *diag, double *h);
+/* the same loops with counts and wins as int32 (whole numbers below 2^31) */
+DPRANK_API int btl_pass_whole(int64_t n, const double *theta, const int64_t *ptr,
+                              const int32_t *b, const int32_t *cnt, const int32_t *w,
+                              double *grad, double *diag, double *h);
+DPRANK_API double btl_value_whole(int64_t n, const double *theta, const int64_t *ptr,
+                                  const int32_t *b, const int32_t *cnt, const int32_t *w);
+DPRANK_API void zero_pass_whole(int64_t n, const int64_t *ptr, const int32_t *b,
+                                const int32_t *cnt, const int32_t *w, double *grad,
+                                double *diag, double *h);
 DPRANK_API int laplacian_mv(int64_t n, const double *x, const int64_t *ptr, const int32_t *b,
                             const double *h, const double *diag, double *out);
 DPRANK_API int64_t pcg(int64_t n, const int64_t *ptr, const int32_t *b, const double *h,
@@ -51,6 +60,7 @@ DPRANK_API void rows_pack(int64_t m, const int32_t *i, const int32_t *j, const d
 DPRANK_API int64_t rows_sum(int64_t m, uint64_t *x, uint64_t *y, double *cx, double *cy,
                             const int32_t *rank, int64_t n_items, int32_t *a, int32_t *b);
 
+DPRANK_API void doubles_to_int32(int64_t n, void *buf);
 DPRANK_API void *pairs_new(void);
 DPRANK_API void pairs_free(void *t);
 DPRANK_API int64_t pairs_count(void *t);

@@ -80,6 +80,9 @@ _SIGNATURES = {
     # loops.c
     "btl_pass": (ctypes.c_int, [_I64] + [_VP] * 8),
     "btl_value": (_F64, [_I64] + [_VP] * 5),
+    "btl_pass_whole": (ctypes.c_int, [_I64] + [_VP] * 8),
+    "btl_value_whole": (_F64, [_I64] + [_VP] * 5),
+    "zero_pass_whole": (None, [_I64] + [_VP] * 7),
     "scatter_pairs": (None, [_I64] + [_VP] * 6),
     "zero_pass": (None, [_I64] + [_VP] * 7),
     "laplacian_mv": (ctypes.c_int, [_I64] + [_VP] * 6),
@@ -96,6 +99,7 @@ _SIGNATURES = {
     "parse_csv": (_I64, [_VP, _I64, _I64, _VP, _VP, _I64, _VP, _VP, _VP, _I64, _VP, _VP]),
     "rows_pack": (None, [_I64, _VP, _VP, _VP, _VP]),
     "rows_sum": (_I64, [_I64, _VP, _VP, _VP, _VP, _VP, _I64, _VP, _VP]),
+    "doubles_to_int32": (None, [_I64, _VP]),
     "pairs_new": (_VP, []),
     "pairs_free": (None, [_VP]),
     "pairs_count": (_I64, [_VP]),
@@ -188,18 +192,31 @@ def _partners(b: np.ndarray) -> np.ndarray:
     return b
 
 
+def _counts(name: str, cnt, w):
+    """The loop ``name`` for these counts and wins, and their arguments: the int32 loop
+    (``name_whole``) where both are int32 (whole numbers below 2^31, as the reader's pair
+    sums keep them: the same doubles, half the memory read), else the float64 one."""
+    if cnt.dtype == _I32 and w.dtype == _I32:
+        return getattr(lib(), name + "_whole"), ((cnt, _I32), (w, _I32))
+    return getattr(lib(), name), ((cnt, _F), (w, _F))
+
+
 def btl_pass(theta, ptr, b, cnt, w, grad, diag, h):
     """Logistic link, one pass over the pairs in rows: add the gradient to ``grad``
-    and the Hessian's diagonal to ``diag``, store the pair weights in ``h``."""
-    args = (theta, _F), (ptr, np.int64), (_partners(b), _I32), (cnt, _F), (w, _F)
-    if _run(lib().btl_pass, theta.size, *args, (grad, None), (diag, None), (h, None)):
+    and the Hessian's diagonal to ``diag``, store the pair weights in ``h``. ``cnt``
+    and ``w``: float64, or both int32 (whole numbers; the same results)."""
+    fn, counts = _counts("btl_pass", cnt, w)
+    args = (theta, _F), (ptr, np.int64), (_partners(b), _I32), *counts
+    if _run(fn, theta.size, *args, (grad, None), (diag, None), (h, None)):
         raise MemoryError("btl_pass: out of memory")
 
 
 def btl_value(theta, ptr, b, cnt, w) -> float:
-    """The logistic pairs' loss ``sum n l(d) - w d`` at ``theta``."""
-    args = (theta, _F), (ptr, np.int64), (_partners(b), _I32), (cnt, _F), (w, _F)
-    return _run(lib().btl_value, theta.size, *args)
+    """The logistic pairs' loss ``sum n l(d) - w d`` at ``theta`` (``cnt``, ``w`` as in
+    :func:`btl_pass`)."""
+    fn, counts = _counts("btl_value", cnt, w)
+    args = (theta, _F), (ptr, np.int64), (_partners(b), _I32), *counts
+    return _run(fn, theta.size, *args)
 
 
 def scatter_pairs(ptr, b, g, h, grad, diag):
@@ -210,8 +227,9 @@ def scatter_pairs(ptr, b, g, h, grad, diag):
 
 def zero_pass(ptr, b, cnt, w, grad, diag, h):
     """:func:`btl_pass` at ``theta = 0`` (every ``F(0) = 1/2``: no exponentials)."""
-    args = (ptr, np.int64), (_partners(b), _I32), (cnt, _F), (w, _F)
-    _run(lib().zero_pass, ptr.size - 1, *args, (grad, None), (diag, None), (h, None))
+    fn, counts = _counts("zero_pass", cnt, w)
+    args = (ptr, np.int64), (_partners(b), _I32), *counts
+    _run(fn, ptr.size - 1, *args, (grad, None), (diag, None), (h, None))
 
 
 def laplacian_mv(x, ptr, b, h, diag, out):
@@ -406,7 +424,8 @@ class PairRows:
     any order: the same sums either way. Rows with counts (``weighted``) are packed
     from the start, 8 bytes of count beside each. The pairs' ``n`` and ``w`` are
     written into the rows' own buffers, so the peak is about 16 bytes a row (or key)
-    plus 8 a pair.
+    plus 8 a pair; without counts they are whole numbers below 2^31, narrowed to int32
+    in place (the buffers' rest handed back): 16 bytes a pair in all.
     """
 
     #: distinct keys a hash table may hold before it must halve the rows to stay
@@ -498,7 +517,9 @@ class PairRows:
         self._m = m + k
 
     def result(self, rank: np.ndarray | None, n_items: int):
-        """``(a, b, n, w)`` of the distinct pairs sorted by ``(a, b)``, ``a < b`` int32.
+        """``(a, b, n, w)`` of the distinct pairs sorted by ``(a, b)``, ``a < b`` int32;
+        ``n`` and ``w`` float64, or int32 for rows without counts (whole numbers below 2^31:
+        half the memory, and the solver's loops read them as they are).
 
         ``rank[id]``: the final index of each id (None: the ids are the indices); ids
         with one index are one item (their pairs are added). The rows are dropped.
@@ -541,6 +562,11 @@ class PairRows:
         a.resize(p, refcheck=False)
         b.resize(p, refcheck=False)
         # the counts were written over the rows' first buffer, the wins over the other
+        if not self.weighted and m < 2**31:  # whole numbers below 2^31: int32, in place
+            for buf in (x, y):
+                self._lib.doubles_to_int32(p, buf.ctypes.data)
+                buf.resize(-(-p // 2), refcheck=False)  # the rest back to the system
+            return a, b, x.view(np.int32)[:p], y.view(np.int32)[:p]
         n = x.view(np.float64)[:p]
         w = y.view(np.float64)[:p]
         if p < m - m // 4:  # many rows per pair: keep the pairs, not the rows' buffers

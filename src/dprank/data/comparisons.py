@@ -77,6 +77,45 @@ class PairStatistics(PairArrays):
     w: np.ndarray
     t: np.ndarray | None = None
 
+    def stored_counts(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(n, w)`` as kept: float64, or int32 where :class:`PairSums` summed rows
+        without counts (whole numbers below 2^31; ``n`` and ``w`` give them as float64)."""
+        return self.n, self.w
+
+
+class _WholePairStatistics(PairStatistics):
+    """:class:`PairStatistics` whose counts and wins are kept as int32 (whole numbers below
+    2^31: :class:`PairSums` of rows without counts), half the memory of float64.
+
+    ``n`` and ``w`` are float64 as for any statistics, made from the int32 on first use
+    (then kept instead of them); :meth:`stored_counts` gives them as kept, for the
+    sparse solver's compiled loops, which read int32 as the same doubles.
+    """
+
+    def __init__(self, n_items, a, b, n, w, t=None):
+        for name, value in (("n_items", n_items), ("a", a), ("b", b), ("t", t)):
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "_n", n)
+        object.__setattr__(self, "_w", w)
+
+    def _float(self, name: str) -> np.ndarray:
+        values = self.__dict__[name]
+        if values.dtype != np.float64:
+            values = values.astype(np.float64)
+            object.__setattr__(self, name, values)
+        return values
+
+    @property
+    def n(self) -> np.ndarray:
+        return self._float("_n")
+
+    @property
+    def w(self) -> np.ndarray:
+        return self._float("_w")
+
+    def stored_counts(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.__dict__["_n"], self.__dict__["_w"]
+
 
 def _as_index(name, x, n_items=None):
     arr = np.asarray(x)
@@ -488,8 +527,8 @@ class Comparisons:
     def n_records(self) -> int:
         """Number of records ``m``."""
         if not self._records_built():
-            ps = self._cache["pairs"]
-            return int(np.count_nonzero(ps.w)) + int(np.count_nonzero(ps.n - ps.w))
+            n, w = self._cache["pairs"].stored_counts()
+            return int(np.count_nonzero(w)) + int(np.count_nonzero(n - w))
         return int(self.i.size)
 
     @property
@@ -504,8 +543,8 @@ class Comparisons:
     @property
     def n_comparisons(self) -> float:
         """Total number of comparisons (sum of counts)."""
-        if not self._records_built():  # whole numbers: the same sum in any order
-            return float(self._cache["pairs"].n.sum())
+        if not self._records_built():  # whole numbers: the same sum in any order (or type)
+            return float(self._cache["pairs"].stored_counts()[0].sum())
         return float(self.count.sum())
 
     def degrees(self) -> np.ndarray:
@@ -574,7 +613,14 @@ def _aggregate_by_radix(n_items, i, j, y, count) -> PairStatistics:
     rows = PairRows(weighted=not unit, expected=i.size)
     rows.add(i, j, y, None if unit else count)
     a, b, n, w = rows.result(None, int(n_items))
-    return PairStatistics(n_items, a.astype(np.int64), b.astype(np.int64), n, w)
+    return _sums(n_items, a.astype(np.int64), b.astype(np.int64), n, w)
+
+
+def _sums(n_items, a, b, n, w) -> PairStatistics:
+    """The statistics of :meth:`dprank.base._compiled.PairRows.result`'s pairs (int32 counts
+    and wins where they are whole numbers below 2^31: :class:`_WholePairStatistics`)."""
+    kind = _WholePairStatistics if n.dtype == np.int32 else PairStatistics
+    return kind(n_items, a, b, n, w)
 
 
 def _pair_key(n_items, a, b):
@@ -715,4 +761,4 @@ class PairSums:
             n_items = int(np.max(rank)) + 1 if rank is not None else self._top + 1
         table, self._table = self._table, None
         a, b, n, w = table.result(rank, int(n_items))
-        return PairStatistics(int(n_items), a, b, n, w)
+        return _sums(int(n_items), a, b, n, w)

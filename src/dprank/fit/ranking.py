@@ -75,8 +75,9 @@ def copeland_counts(wins) -> np.ndarray:
 
     if isinstance(wins, Comparisons):
         ps = wins.pair_statistics()
+        cnt, won = ps.stored_counts()  # int32 where whole: the same doubles as weights
         n = wins.n_items
-        return np.bincount(ps.a, ps.w, n) + np.bincount(ps.b, ps.n - ps.w, n)
+        return np.bincount(ps.a, won, n) + np.bincount(ps.b, cnt - won, n)
     return _checks.win_matrix(wins, batch=True).sum(axis=-1).astype(np.float64)
 
 

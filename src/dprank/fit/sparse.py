@@ -102,12 +102,16 @@ class SparseData:
         _checks.link(link)
         self.n = int(ps.n_items)
         self.a, self.b = ps.a, ps.b
-        self.cnt = np.ascontiguousarray(ps.n, dtype=np.float64)
-        self.w = np.ascontiguousarray(ps.w, dtype=np.float64)
-        if self.cnt.size:
+        # the counts and wins as the statistics keep them: float64, or int32 (whole numbers
+        # of the reader's pair sums), which the compiled loops read as they are
+        cnt, w = ps.stored_counts()
+        if cnt.dtype != np.int32 or w.dtype != np.int32:
+            cnt = np.ascontiguousarray(cnt, dtype=np.float64)
+            w = np.ascontiguousarray(w, dtype=np.float64)
+        if cnt.size:
             # min and max are NaN if any entry is NaN: no boolean temporaries
-            lo, hi = float(self.cnt.min()), float(self.cnt.max())
-            if not all(np.isfinite([lo, hi, self.w.min(), self.w.max()])):
+            lo, hi = float(cnt.min()), float(cnt.max())
+            if not all(np.isfinite([lo, hi, float(w.min()), float(w.max())])):
                 raise ValueError("data: pair counts and outcomes must be finite")
             if lo < 0:
                 raise ValueError("data: pair counts must be non-negative")
@@ -117,11 +121,35 @@ class SparseData:
                 raise ValueError("data: a pair joins an item with itself")
             order = np.argsort(self.a, kind="stable")
             self.a, self.b = self.a[order], self.b[order]
-            self.cnt, self.w = self.cnt[order], self.w[order]
+            cnt, w = cnt[order], w[order]
+        self._stored = (cnt, w)
+        self._float = None
         self.link = link
         self.btl = link is BTL
         self.n_pairs = int(self.a.size)
         self._idx = None
+
+    @property
+    def cnt(self) -> np.ndarray:
+        """The pairs' counts, float64 (:meth:`counts` gives them as kept)."""
+        return self._as_float()[0]
+
+    @property
+    def w(self) -> np.ndarray:
+        """The pairs' wins of ``a``, float64 (:meth:`counts` gives them as kept)."""
+        return self._as_float()[1]
+
+    def _as_float(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._float is None:
+            cnt, w = self._stored
+            self._float = (cnt.astype(np.float64, copy=False), w.astype(np.float64, copy=False))
+        return self._float
+
+    def counts(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(cnt, w)`` as kept: float64, or both int32 (whole numbers below 2^31, from
+        :class:`dprank.data.comparisons.PairSums`) for the compiled loops, which read
+        them as the same doubles at half the memory."""
+        return self._stored
 
     @property
     def density(self) -> float:

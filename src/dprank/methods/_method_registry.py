@@ -516,8 +516,9 @@ def _count_bound(c: Comparisons, max_per_user: int | None) -> float:
     if max_per_user is not None:
         return float(max_per_user) * float(c.n_users)
     ps = c.pair_statistics()
-    per_item = np.bincount(ps.a, weights=ps.n, minlength=c.n_items)
-    per_item += np.bincount(ps.b, weights=ps.n, minlength=c.n_items)
+    cnt = ps.stored_counts()[0]  # int32 where whole: the same doubles as weights
+    per_item = np.bincount(ps.a, weights=cnt, minlength=c.n_items)
+    per_item += np.bincount(ps.b, weights=cnt, minlength=c.n_items)
     return float(per_item.max()) if per_item.size else 0.0
 
 

@@ -266,7 +266,7 @@ def sparse_pair_value(data, theta) -> float:
     """``sum_k w_k l(d_k) + (n_k - w_k) l(-d_k)`` over the pairs of a ``SparseData``."""
     if data.btl:
         ptr, b = data.rows()
-        return float(kernels().btl_value(theta, ptr, b, data.cnt, data.w))
+        return float(kernels().btl_value(theta, ptr, b, *data.counts()))
     d = theta[data.a] - theta[data.b]
     link = data.link
     return float(data.w @ link.loss(d) + (data.cnt - data.w) @ link.loss(-d))
@@ -283,7 +283,7 @@ def sparse_accumulate(data, theta, grad, diag, out=None):
     ptr, b = data.rows()
     if data.btl:
         h = np.empty(data.n_pairs) if out is None else out
-        kern.btl_pass(theta, ptr, b, data.cnt, data.w, grad, diag, h)
+        kern.btl_pass(theta, ptr, b, *data.counts(), grad, diag, h)
         return h
     d = theta[data.a] - theta[data.b]
     d1p, d2p = data.link.loss_derivatives(d)
@@ -305,8 +305,9 @@ def sparse_accumulate_at_zero(data, grad, diag, out=None):
     """
     ptr, b = data.rows()
     h = np.empty(data.n_pairs) if out is None else out
-    kernels().zero_pass(ptr, b, data.cnt, data.w, grad, diag, h)
-    return h, math.log(2.0) * float(data.cnt.sum())
+    cnt, w = data.counts()  # float64, or int32 (whole numbers: the same sum)
+    kernels().zero_pass(ptr, b, cnt, w, grad, diag, h)
+    return h, math.log(2.0) * float(cnt.sum())
 
 
 class SparseObjective:
