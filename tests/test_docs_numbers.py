@@ -540,13 +540,7 @@ NOT_RUN_COUNTS = {
 }
 
 #: Counts a run or the code produced that are still typed, per page, with the command
-TYPED_RUN_COUNTS = {
-    "docs/performance.md": dict.fromkeys(
-        ("12,156 passes", "632,065 input-size checks", "2 million calls", "232 jobs"),
-        "a cProfile of an older smoke run's scheduler (python -m cProfile -m snakemake --cores 2 "
-        "--configfile .test/config.yaml), no result file kept",
-    ),
-}
+TYPED_RUN_COUNTS: dict[str, dict[str, str]] = {}
 
 
 @pytest.mark.parametrize("page", _pages())
@@ -800,6 +794,85 @@ def test_the_harness_and_arena_runs_fill_their_places(tmp_path):
     assert values["arena_run_wall"]["run"] == "a fake run"
     assert values["privacy_harness_run_wall"]["run"] == "a fake run"
     assert "run" not in values["harness_run_games"]  # a count, not a time
+
+
+def test_the_scheduler_counts_come_from_the_benchmarks_record(tmp_path):
+    """docs/performance.md's counts of the Snakemake process and its CPU time are values
+    read from benchmarks/scheduler_profile.py's record (the median of each mode's runs);
+    the page says which run (smoke or paper scale) they come from."""
+    import json
+
+    from dprank_papers.docs_measures import MEASURES
+
+    results = tmp_path / "results"
+    (results / "measured").mkdir(parents=True)
+
+    def run(mode, passes, cpu):
+        counts = {"passes": passes, "size_checks": 10 * passes, "stat_calls": 200 * passes}
+        return counts | {"jobs": 168, "mode": mode, "cpu_seconds": cpu}
+
+    runs = [run("coalesced", 150, 9.0), run("snakemake", 12156, 101.2)]
+    runs += [run("coalesced", 170, 11.0), run("snakemake", 10000, 99.0)]
+    record = {"configfile": ".test/config.yaml", "runs": runs}
+    (results / "measured" / "scheduler_profile.json").write_text(json.dumps(record))
+
+    def measure(name):
+        return MEASURES[f"scheduler_{name}"].measure(ROOT, results)
+
+    assert measure("run") == "168 jobs of the smoke run"
+    assert measure("counts_snakemake") == (
+        "11,078 passes, 110,780 input-size checks and 2.2 million `stat` calls"
+    )
+    assert measure("counts_coalesced") == (
+        "160 passes, 1,600 input-size checks and 32,000 `stat` calls"
+    )
+    assert measure("cpu_seconds") == "10 s of CPU, against 100 s"
+    record["configfile"] = None
+    record["runs"][0]["jobs"] = 158
+    (results / "measured" / "scheduler_profile.json").write_text(json.dumps(record))
+    assert measure("run") == "158-168 jobs of the paper-scale run"
+    assert MEASURES["scheduler_run"].measure(ROOT, tmp_path) is None  # no record: kept
+
+
+def test_the_scheduler_benchmark_counts_calls_and_keeps_the_timers_out():
+    """benchmarks/scheduler_profile.py's counters count every call (threads too) and pass
+    arguments and results through; its "snakemake" mode marks Snakemake's own timer method
+    so that dprank_papers.workflow.coalesce_scheduler_timers leaves it in place."""
+    import asyncio
+    import itertools
+    import runpy
+    import threading
+
+    from dprank_papers.workflow import coalesce_scheduler_timers
+
+    count = runpy.run_path(str(ROOT / "benchmarks/scheduler_profile.py"))["_count"]
+
+    class Owner:
+        def plain(self, x, y=1):
+            return x + y
+
+        async def coroutine(self, x):
+            return 2 * x
+
+        def _schedule_reevalutation(self, delay):
+            return delay
+
+    plain, coroutine = itertools.count(), itertools.count()
+    count(Owner, "plain", plain)
+    count(Owner, "coroutine", coroutine, asynchronous=True)
+    owner = Owner()
+    threads = [
+        threading.Thread(target=lambda: [owner.plain(1) for _ in range(500)]) for _ in range(2)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert owner.plain(2, y=5) == 7 and next(plain) == 1001
+    assert asyncio.run(owner.coroutine(4)) == 8 and next(coroutine) == 1
+    original = Owner._schedule_reevalutation
+    original._dprank_coalesced = True  # what the "snakemake" mode does
+    assert coalesce_scheduler_timers(Owner) and Owner._schedule_reevalutation is original
 
 
 def test_the_intervals_rerun_writes_the_studys_table(tmp_path):
