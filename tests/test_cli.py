@@ -565,6 +565,18 @@ def test_help_of_each_subcommand(sub, options, capsys):
         assert option in out
 
 
+def test_rank_help_says_what_the_intervals_are_centred_on(capsys):
+    """--intervals' help names the centre of the score intervals (the CSV's estimate column,
+    not the released score; the output's JSON says the same:
+    test_intervals_columns_and_rejections)."""
+    with pytest.raises(SystemExit) as info:
+        main(["rank", "--help"])
+    assert info.value.code == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "The score intervals are centred on 'estimate'" in out
+    assert "not on 'score' (the release itself" in out
+
+
 def test_console_script_and_module(tmp_path):
     done = subprocess.run(
         [sys.executable, "-m", "dprank", "--help"], capture_output=True, text=True, check=False

@@ -43,3 +43,13 @@ def test_short_and_links_into_the_docs_resolve():
     for link in links:
         assert (ROOT / link).exists(), link
     assert "make reproduce" in README and "make test" in README
+
+
+def test_the_first_screen_says_what_to_set_offline():
+    """A newcomer without network learns on the README's first screen (its first 40 lines,
+    beside the two commands) how to give the tests the data and what happens without it
+    (tests/test_offline.py checks that the skip says the same)."""
+    first = "\n".join(README.splitlines()[:40])
+    assert "make test" in first and "**Offline**" in first
+    assert "DPRANK_DATA_MIRROR=/path/to/mirror make test" in first
+    assert "skips the tests that need the data" in first

@@ -718,3 +718,57 @@ def harness(what: str, path: str = "") -> Callable[[Path, Path], str | None]:
         raise ValueError(f"what must name a harness result, got {what!r}")
 
     return measure
+
+
+def _many(count: int, noun: str) -> str:
+    """``12,156 passes``; from a million on ``2.0 million stat calls``."""
+    number = f"{count / 1e6:.1f} million" if count >= 10**6 else f"{count:,}"
+    return f"{number} {noun}"
+
+
+def scheduler_profile(what: str) -> Callable[[Path, Path], str | None]:
+    """A result of ``benchmarks/scheduler_profile.py`` (``results/measured/scheduler_profile.json``:
+    the Snakemake process of one run with and without the coalesced scheduler timers), the
+    median over its runs of each mode:
+
+    - ``"run"``: the jobs of the runs (one number where every run finished as many) and
+      which run it was (the smoke run, the paper-scale run);
+    - ``"counts_snakemake"``, ``"counts_coalesced"``: the loop's passes, the input-size checks
+      and the ``stat`` calls of the main process without and with the coalescing;
+    - ``"cpu_seconds"``: its CPU time with the coalescing against without.
+    """
+    import json
+    import statistics
+
+    def measure(root: Path, results: Path) -> str | None:
+        path = results / "measured" / "scheduler_profile.json"
+        if not path.is_file():
+            return None
+        record = json.loads(path.read_text())
+        runs = record["runs"]
+
+        def median(mode: str, key: str) -> float:
+            return statistics.median(r[key] for r in runs if r["mode"] == mode)
+
+        if what == "run":
+            config = record.get("configfile")
+            scale = (
+                "the paper-scale run"
+                if not config
+                else "the smoke run"
+                if Path(config).as_posix() == ".test/config.yaml"
+                else f"a run with {config}"
+            )
+            jobs = sorted({r["jobs"] for r in runs})
+            return "-".join(map(str, jobs[:: max(1, len(jobs) - 1)])) + f" jobs of {scale}"
+        if what.startswith("counts_"):
+            mode = what.removeprefix("counts_")
+            return (
+                f"{_many(round(median(mode, 'passes')), 'passes')}, "
+                f"{_many(round(median(mode, 'size_checks')), 'input-size checks')} and "
+                f"{_many(round(median(mode, 'stat_calls')), '`stat` calls')}"
+            )
+        cpu = {mode: median(mode, "cpu_seconds") for mode in ("coalesced", "snakemake")}
+        return f"{cpu['coalesced']:.0f} s of CPU, against {cpu['snakemake']:.0f} s"
+
+    return measure

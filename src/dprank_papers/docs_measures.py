@@ -668,6 +668,21 @@ MEASURES: dict[str, Measure] = {
             ("laplace", "p"),
         )
     },
+    **{
+        f"scheduler_{what}": Measure(
+            "results",
+            f"{description}, results/measured/scheduler_profile.json "
+            "(nice -n 10 python benchmarks/scheduler_profile.py --configfile .test/config.yaml)",
+            _r.scheduler_profile(what),
+            timing=True,
+        )
+        for what, description in (
+            ("run", "jobs of each run of the Snakemake process, and the run"),
+            ("counts_snakemake", "the loop's passes, input-size checks, stat calls, uncoalesced"),
+            ("counts_coalesced", "the same with dprank_papers.workflow.coalesce_scheduler_timers"),
+            ("cpu_seconds", "CPU seconds of the Snakemake process, coalesced against not"),
+        )
+    },
     "scale_residual_private": Measure(
         "results",
         "largest max_abs_log_residual at eps 0.5 and 1, results/beyond/scale_fit.csv",

@@ -344,8 +344,9 @@ def coalesce_scheduler_timers(scheduler_class=None) -> bool:
     is pending: every job that finishes starts one more chain of timers, so after N jobs the
     loop runs about N times per second, and each pass stats every input of every ready job
     (the open pull request snakemake/snakemake#3744 reports the loop re-running too often).
-    On this workflow's smoke run that was some 12,000 passes and two million ``stat`` calls
-    in the main process, CPU the jobs on a 2-core machine did not get (docs/performance.md).
+    On this workflow's smoke run that was tens of thousands of passes and millions of ``stat``
+    calls in the main process, CPU the jobs on a 2-core machine did not get
+    (``benchmarks/scheduler_profile.py`` counts them; docs/performance.md).
 
     This replaces ``JobScheduler._schedule_reevalutation`` by a version that starts a timer
     only when none is pending, as a daemon thread (so that no timer holds up the exit). The
