@@ -73,7 +73,7 @@ MEASURES: dict[str, Measure] = {
             _r.harness(what, path),
         )
         for name, what, path, description in (
-            ("games", "games", "", "games (rows: a cell on one neighbour relation) of the last full run"),
+            ("games", "games", "", "games of the last full run (a cell on one neighbour relation)"),
             ("verdict", "verdict", "", "whether every game of the last full run held"),
             *(
                 (f"best_{key}", "best_api", path, f"best success via the API per eps, {label}")
