@@ -110,7 +110,8 @@ print("numba" in sys.modules, "llvmlite" in sys.modules)
 def test_dprank_rank_imports_neither_scipy_nor_pandas_nor_the_ledger(tmp_path, privacy):
     """``dprank rank`` (no --ledger, no --intervals) loads what its path needs only: scipy
     (10-30 ms) is imported on first use (``dprank.base._lazy_scipy``), the ledger at --ledger or
-    ``ledger --help``, pandas where a frame is built, PyYAML where a YAML file is read."""
+    ``ledger --help``, pandas where a frame is built, PyYAML where a YAML file is read, the
+    data sets' registry (with tarfile and zipfile) by ``dprank datasets`` only."""
     import numpy as np
 
     rng = np.random.default_rng(0)  # 1000 items: the sparse solver (a small file's dense
@@ -124,7 +125,8 @@ import json, sys
 from dprank.cli import main
 assert main({argv!r}) == 0
 print(json.dumps(sorted(m for m in sys.modules
-    if m.split(".")[0] in ("scipy", "pandas", "yaml") or m.startswith("dprank.ledger"))))
+    if m.split(".")[0] in ("scipy", "pandas", "yaml", "tarfile", "zipfile")
+    or m.startswith(("dprank.ledger", "dprank.data.datasets")))))
 """
     env = {"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)

@@ -6,6 +6,7 @@ start without it (about 0.5 s of every job's start-up).
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import tempfile
@@ -27,6 +28,7 @@ __all__ = [
     "load_arrays",
     "read_csv",
     "save_arrays",
+    "sha256",
     "write_csv",
 ]
 
@@ -39,6 +41,27 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def sha256(path: str | os.PathLike) -> str:
+    """The sha256 (hex digest) of a file, read in 1 MiB blocks.
+
+    Parameters
+    ----------
+    path : path-like
+        The file.
+
+    Returns
+    -------
+    str
+        64 lower-case hex digits.
+    """
+    _checks.path(path, "path")
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 @contextmanager

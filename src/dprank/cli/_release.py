@@ -21,7 +21,7 @@ import json
 import os
 from pathlib import Path
 
-from ..data.datasets import sha256 as file_sha256
+from ..base.io import sha256 as file_sha256
 from ._output import UsageError
 
 #: The ``release`` field of a ``dprank privatize`` record.

@@ -20,7 +20,6 @@ to restore it.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import shutil
@@ -33,7 +32,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, NoReturn
 from urllib.parse import urlparse
 
-from dprank.base.io import atomic_path
+from dprank.base.io import atomic_path, sha256  # sha256: this module's name for it too
 from dprank.base.yamlfile import read_yaml
 
 from ..base import _checks
@@ -247,27 +246,6 @@ def load_registry(path: str | os.PathLike) -> dict[str, Dataset]:
 
 
 # --------------------------------------------------------------------------- verification
-
-
-def sha256(path: str | os.PathLike) -> str:
-    """The sha256 (hex digest) of a file, read in 1 MiB blocks.
-
-    Parameters
-    ----------
-    path : path-like
-        The file.
-
-    Returns
-    -------
-    str
-        64 lower-case hex digits.
-    """
-    _checks.path(path, "path")
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _check(path: Path, entry: DataFile, origin: str) -> None:

@@ -50,6 +50,7 @@ import numpy as np
 
 from ..base import _checks
 from ..base._csv_cells import normalize_label
+from ..base.io import sha256 as file_sha256
 from ._input_blocks import BlockReader
 from ._input_frame import check_options, comparisons_from_frame
 from ._input_stream import FORMATS as INPUT_FORMATS
@@ -60,7 +61,6 @@ from ._input_table import (
     check_header,
     opening_error,
 )
-from .datasets import sha256 as file_sha256
 
 __all__ = [
     "KNOWN_COLUMNS",
