@@ -192,23 +192,25 @@ static void *grow(void *p, int64_t *cap, int64_t need, size_t size)
     return q;
 }
 
-static islot_t *empty_slots(int64_t cap)
+/* The slots of an open-addressing table, all free: every byte `empty`, the tables' mark
+ * of a free slot (0xff: the label indexes' id -1; 0: the pair table's key 0). NULL: out
+ * of memory. Freed with free(). */
+static void *empty_table(int64_t cap, size_t slot_size, int empty)
 {
-    islot_t *s = malloc((size_t)cap * sizeof(islot_t));
-    if (s)
-        for (int64_t k = 0; k < cap; k++) s[k].id = -1;
+    void *s = index_alloc((size_t)cap * slot_size);
+    if (s) memset(s, empty, (size_t)cap * slot_size);
     return s;
 }
+
+#define FREE_ID 0xff /* every byte of an empty label index slot: id -1 */
 
 void *labels_new(void)
 {
     labels_t *t = calloc(1, sizeof(labels_t));
     if (!t) return NULL;
     t->icap = t->tcap = 1024;
-    t->islot = empty_slots(t->icap);
-    t->tslot = malloc((size_t)t->tcap * sizeof(tslot_t));
-    if (t->tslot)
-        for (int64_t k = 0; k < t->tcap; k++) t->tslot[k].id = -1;
+    t->islot = empty_table(t->icap, sizeof(islot_t), FREE_ID);
+    t->tslot = empty_table(t->tcap, sizeof(tslot_t), FREE_ID);
     if (!t->islot || !t->tslot) {
         labels_free(t);
         return NULL;
@@ -286,7 +288,7 @@ static void slot_put(islot_t *slots, int64_t cap, uint64_t key, uint64_t h, int6
 static int rehash(islot_t **slots, int64_t *cap)
 {
     int64_t c = *cap * 2;
-    islot_t *old = *slots, *fresh = empty_slots(c);
+    islot_t *old = *slots, *fresh = empty_table(c, sizeof(islot_t), FREE_ID);
     if (!fresh) return -1;
     for (int64_t s = 0; s < *cap; s++)
         if (old[s].id >= 0)
@@ -390,9 +392,8 @@ static int rehash_texts(labels_t *t)
 {
     int64_t c = t->tcap * 2;
     uint64_t mask = (uint64_t)(c - 1);
-    tslot_t *fresh = index_alloc((size_t)c * sizeof(tslot_t));
+    tslot_t *fresh = empty_table(c, sizeof(tslot_t), FREE_ID);
     if (!fresh) return -1;
-    for (int64_t k = 0; k < c; k++) fresh[k].id = -1;
     for (int64_t k = 0; k < t->tcap; k++) {
         if (t->tslot[k].id < 0) continue;
         uint64_t at = t->tslot[k].hash & mask;
@@ -1021,7 +1022,7 @@ void *pairs_new(void)
     pairs_t *t = calloc(1, sizeof(pairs_t));
     if (!t) return NULL;
     t->cap = 1 << 12;
-    t->slot = calloc((size_t)t->cap, sizeof(pslot_t));
+    t->slot = empty_table(t->cap, sizeof(pslot_t), 0);
     if (!t->slot) {
         free(t);
         return NULL;
@@ -1043,9 +1044,8 @@ static int pairs_grow(pairs_t *t)
 {
     int64_t c = t->cap * 2;
     uint64_t mask = (uint64_t)(c - 1);
-    pslot_t *fresh = index_alloc((size_t)c * sizeof(pslot_t));
+    pslot_t *fresh = empty_table(c, sizeof(pslot_t), 0);
     if (!fresh) return -1;
-    memset(fresh, 0, (size_t)c * sizeof(pslot_t));
     for (int64_t k = 0; k < t->cap; k++) {
         if (!t->slot[k].key) continue;
         uint64_t at = mix64(t->slot[k].key) & mask;
