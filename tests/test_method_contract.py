@@ -206,3 +206,17 @@ def test_the_module_example_runs():
 
     result = doctest.testmod(testing)
     assert result.attempted >= 2 and result.failed == 0
+
+
+def test_a_record_with_the_wrong_private_flag_fails_naming_the_run():
+    # the one check of a record's "private" flag, for dprank.rank's releases and the command's
+    from dprank.testing._checks import _check_private
+
+    method = all_methods()[0]
+    _check_private(method, {"private": True}, "command", True, "secure run's ")
+    with pytest.raises(ContractError, match=r"the seeded run's record says private=True, expe"):
+        _check_private(method, {"private": True}, "command", False, "seeded run's ")
+    with pytest.raises(ContractError, match=r"check rank_secure: the record says private=None"):
+        _check_private(method, {}, "rank_secure", True)
+    with pytest.raises(ContractError, match=r"\(a seeded, reproducible run, or a non-private"):
+        _check_private(method, {"private": 1}, "rank_seeded", False)

@@ -69,17 +69,21 @@ def _check_release(method: Method, r, check: str, private: bool) -> None:
         raise fail(method, check, f"ranks {ranks.tolist()} are not places 1..{n}")
     if len(r.items) != n:
         raise fail(method, check, f"{len(r.items)} items ranked, not {n}")
-    record = r.record()
+    _check_private(method, r.record(), check, private)
+
+
+def _check_private(method: Method, record: dict, check: str, private: bool, run: str = "") -> None:
+    """``record["private"]``: true for a release of a private method from the secure source
+    only (``run`` names the run whose record it is)."""
     if record.get("private") is not private:
+        why = (
+            "a release from the secure source of a private method"
+            if private
+            else "a seeded, reproducible run, or a non-private method"
+        )
+        said = record.get("private")
         raise fail(
-            method,
-            check,
-            f"the record says private={record.get('private')!r}, expected {private}"
-            + (
-                " (a release from the secure source of a private method)"
-                if private
-                else " (a seeded, reproducible run, or a non-private method)"
-            ),
+            method, check, f"the {run}record says private={said!r}, expected {private} ({why})"
         )
 
 
@@ -278,13 +282,7 @@ def check_command(method: Method, eps: float) -> None:
             record = runs[tag][1]
             if record.get("mechanism") != method.name:
                 raise fail(method, "command", f"the record names {record.get('mechanism')!r}")
-            if record.get("private") is not private:
-                raise fail(
-                    method,
-                    "command",
-                    f"the {tag.split('_')[0]} run's record says private="
-                    f"{record.get('private')!r}, expected {private}",
-                )
+            _check_private(method, record, "command", private, f"{tag.split('_')[0]} run's ")
 
 
 def check_benchmark(method: Method, eps: float) -> None:
