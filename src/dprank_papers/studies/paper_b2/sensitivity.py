@@ -352,6 +352,7 @@ def scenario5_agreement(
         Table label (``"B2 Table 10"``) -> its published frame; rows of methods
         the study did not run (NoisyObj) are left out.
     z : float
+        The comparison's tolerance factor.
 
     Returns
     -------
