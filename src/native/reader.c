@@ -27,6 +27,14 @@
 #include <sys/mman.h>
 #endif
 
+/* SSE2 (every x86-64 processor) where the compiler says so: the field scan 16 bytes a step */
+#if defined(__SSE2__) && (defined(__GNUC__) || defined(__clang__))
+#include <emmintrin.h>
+#define SSE2 1
+#else
+#define SSE2 0
+#endif
+
 
 #if defined(__GNUC__) || defined(__clang__)
 #define PREFETCH(p) __builtin_prefetch(p)
@@ -60,38 +68,62 @@ static inline uint64_t load4(const uint8_t *p)
     return v;
 }
 
-/* A hash of the n bytes at p. A label is usually short: up to 16 bytes are read as
- * two words that may overlap, never outside the text. Equal texts, equal hashes; the
- * hashes only place labels in the index (the ids are the order of first appearance). */
-static uint64_t hash_bytes(const uint8_t *p, int64_t n)
+/* The 128-bit product of a and b, its two halves xor-ed (wyhash's "mum"): one multiply
+ * that mixes every bit of both words into every bit of the result. */
+static inline uint64_t mum(uint64_t a, uint64_t b)
+{
+#if defined(__SIZEOF_INT128__)
+    __uint128_t r = (__uint128_t)a * b;
+    return (uint64_t)r ^ (uint64_t)(r >> 64);
+#else
+    uint64_t ha = a >> 32, la = (uint32_t)a, hb = b >> 32, lb = (uint32_t)b;
+    uint64_t rh = ha * hb, rm0 = ha * lb, rm1 = hb * la, rl = la * lb;
+    uint64_t t = rl + (rm0 << 32), c = t < rl;
+    uint64_t lo = t + (rm1 << 32);
+    c += lo < t;
+    return lo ^ (rh + (rm0 >> 32) + (rm1 >> 32) + c);
+#endif
+}
+
+#define HASH_K0 0xa0761d6478bd642fULL
+#define HASH_K1 0xe7037ed1a0b428dbULL
+#define HASH_K2 0x8ebc6af09c88c6e3ULL
+
+static uint64_t hash_long(const uint8_t *p, int64_t n);
+
+/* A hash of the n bytes at p (wyhash's scheme). A label is usually short: up to 16
+ * bytes are read as two words that may overlap, never outside the text, and mixed by
+ * two multiplies. Equal texts, equal hashes; the hashes only place labels in the index
+ * (the ids are the order of first appearance). */
+static inline uint64_t hash_bytes(const uint8_t *p, int64_t n)
 {
     uint64_t a, b;
-    if (n > 16) {
-        uint64_t h = 0x9e3779b97f4a7c15ULL ^ (uint64_t)n;
-        while (n > 16) {
-            h = (h ^ mix64(load8(p))) * 0x9e3779b97f4a7c15ULL;
-            h = (h ^ mix64(load8(p + 8))) * 0x9e3779b97f4a7c15ULL;
-            p += 16;
-            n -= 16;
-        }
-        /* the last 16 bytes of the text (they may overlap those hashed above) */
-        a = load8(p + n - 16);
-        b = load8(p + n - 8);
-        return mix64(h ^ mix64(a) ^ (b * 0xc2b2ae3d27d4eb4fULL));
-    }
-    if (n >= 8) {
+    if (LIKELY(n >= 8 && n <= 16)) {
         a = load8(p);
         b = load8(p + n - 8);
+    } else if (n > 16) {
+        return hash_long(p, n);
     } else if (n >= 4) {
         a = load4(p);
         b = load4(p + n - 4);
     } else if (n > 0) {
-        a = (uint64_t)p[0] | (uint64_t)p[n >> 1] << 8 | (uint64_t)p[n - 1] << 16;
+        a = (uint64_t)p[0] << 16 | (uint64_t)p[n >> 1] << 8 | p[n - 1];
         b = 0;
     } else {
         a = b = 0;
     }
-    return mix64(a ^ mix64(b ^ ((uint64_t)n << 56) ^ 0x9e3779b97f4a7c15ULL));
+    return mum(HASH_K1 ^ (uint64_t)n, mum(a ^ HASH_K1, b ^ HASH_K0));
+}
+
+/* hash_bytes of a text over 16 bytes: 16 bytes a step, then its last 16 (which may
+ * overlap those before) */
+static uint64_t hash_long(const uint8_t *p, int64_t n)
+{
+    uint64_t h = HASH_K0 ^ (uint64_t)n;
+    const uint8_t *last = p + n - 16;
+    for (; p < last; p += 16) h = mum(load8(p) ^ HASH_K1, load8(p + 8) ^ h);
+    h = mum(load8(last) ^ HASH_K2, load8(last + 8) ^ h);
+    return mum(HASH_K1 ^ (uint64_t)n, h);
 }
 
 /* Whether the n bytes at p and q are equal (n <= 16: two words that may overlap) */
@@ -582,6 +614,19 @@ static inline int fast_int(const uint8_t *buf, int64_t i, int64_t len, int64_t s
 /* The offset of the first delimiter, line end or quote at or after i (len if none) */
 static inline int64_t field_end(const uint8_t *buf, int64_t i, int64_t len, int64_t sep)
 {
+#if SSE2
+    /* sixteen bytes at a time (a label of up to 15 bytes: one step), the rest as below */
+    const __m128i vs = _mm_set1_epi8((char)sep), vn = _mm_set1_epi8('\n'),
+                  vr = _mm_set1_epi8('\r'), vq = _mm_set1_epi8('"');
+    while (i + 16 <= len) {
+        __m128i w = _mm_loadu_si128((const __m128i *)(buf + i));
+        __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(w, vs), _mm_cmpeq_epi8(w, vn)),
+                                 _mm_or_si128(_mm_cmpeq_epi8(w, vr), _mm_cmpeq_epi8(w, vq)));
+        unsigned bits = (unsigned)_mm_movemask_epi8(m);
+        if (bits) return i + __builtin_ctz(bits);
+        i += 16;
+    }
+#endif
 #if SWAR
     const uint64_t s = ONES * (uint64_t)(uint8_t)sep, nl = ONES * '\n', cr = ONES * '\r',
                    qt = ONES * '"';
@@ -623,6 +668,22 @@ static inline const void *text_home(const labels_t *t, uint64_t h)
 }
 
 #define LOOKAHEAD 8
+
+/* text_id_hashed, its usual case (a short text seen before) inline: the slots from the
+ * one its hash points to, up to the text or an empty slot */
+static inline int64_t text_lookup(labels_t *t, const uint8_t *p, int64_t n, uint64_t hv)
+{
+    if (LIKELY(n <= INLINE_TEXT)) {
+        const tslot_t *slots = t->tslot;
+        uint64_t mask = (uint64_t)(t->tcap - 1), at = hv & mask;
+        while (slots[at].id >= 0) {
+            const tslot_t *q = &slots[at];
+            if (q->hash == hv && q->len == n && same_text(q->text, p, n)) return q->id;
+            at = (at + 1) & mask;
+        }
+    }
+    return text_id_hashed(t, p, n, hv);
+}
 
 int64_t parse_csv(const uint8_t *buf, int64_t len, int64_t ncols, const int64_t *kind,
                   const int64_t *slot, int64_t sep, void **tables, int32_t *ids, double *nums,
@@ -768,15 +829,17 @@ int64_t parse_csv(const uint8_t *buf, int64_t len, int64_t ncols, const int64_t 
         if (int_resolve(pend, phead++, ids)) stop[1] = 3;
     /* the text labels of the rows taken, each row's looked up while those a few rows on
      * are fetched (a large text index misses the caches: several misses in flight) */
+    int64_t nl = 0; /* the label fields' slots, in field order (in span: free now) */
+    for (int64_t c = 0; lval && c < ncols; c++)
+        if (kind[c] == 1) span[nl++] = slot[c];
     for (int64_t r = 0; lval && r < row && stop[1] != 3; r++) {
-        for (int64_t c = 0; c < ncols; c++) {
-            if (kind[c] != 1) continue;
-            labels_t *t = tables[slot[c]];
-            int64_t base = slot[c] * cap;
+        for (int64_t c = 0; c < nl; c++) {
+            labels_t *t = tables[span[c]];
+            int64_t base = span[c] * cap;
             if (r + LOOKAHEAD < row && ids[base + r + LOOKAHEAD] < 0)
                 PREFETCH(text_home(t, lhash[base + r + LOOKAHEAD]));
             if (ids[base + r] >= 0) continue;
-            int64_t id = text_id_hashed(t, buf + lval[base + r], llen[base + r], lhash[base + r]);
+            int64_t id = text_lookup(t, buf + lval[base + r], llen[base + r], lhash[base + r]);
             if (id < 0) {
                 stop[1] = 3;
                 break;
