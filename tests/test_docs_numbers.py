@@ -897,3 +897,9 @@ def test_the_intervals_rerun_writes_the_studys_table(tmp_path):
     summary = pd.read_csv(tmp_path / "summary.csv")
     assert list(summary["design"]) == ["counts_eps1"] and summary["replicates"].tolist() == [2]
     assert table == coverage_table(summary)
+    # --from-csv: the same table from the kept summary, running nothing
+    again = tmp_path / "again"
+    again.mkdir()
+    assert main(["--from-csv", str(tmp_path / "summary.csv"), "--markdown", str(again)]) == 0
+    first, table_again = (again / "intervals_rerun.md").read_text().split("\n", 1)
+    assert table_again == table and "2 replicates per design" in first
