@@ -68,6 +68,13 @@ QUOTED = (
 )
 
 
+def _width(x: float) -> str:
+    """A mean rank width to three digits as the table shows it, without its exponent
+    (``1.13e+03`` -> ``1130``)."""
+    text = format(x, ".3g")
+    return f"{float(text):.0f}" if "e" in text else text
+
+
 def _summary(results: Path):
     """The rerun's summary (a DataFrame indexed by design), or None."""
     import pandas as pd
@@ -98,7 +105,7 @@ def rerun(designs: Sequence[str], field: str, join: str = "range") -> Reader:
             )
         rows = [next(frame.loc[[d]].itertuples(index=False)) for d in designs]
         if field == "places":
-            texts = [f"{r.rank_width:.3g} of {int(r.n_items)}" for r in rows]
+            texts = [f"{_width(r.rank_width)} of {int(r.n_items)}" for r in rows]
             return join.join(texts) + " places"
         number, spec = FIELDS[field]
         numbers = [number(r) for r in rows]
