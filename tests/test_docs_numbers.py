@@ -905,3 +905,18 @@ def test_the_intervals_words_agree_with_the_rerun_table(tmp_path):
     assert len(names) >= 40
     for name in names:
         assert MEASURES[name].measure(ROOT, results) == values[name]["value"], name
+
+
+def test_no_line_starts_with_a_marked_value():
+    """A line that starts with a marked value (``<!--v:NAME-->``) opens a raw HTML block in
+    the site's Markdown: its paragraph or list item is cut there and the value shows as a
+    paragraph of its own. A word of the sentence goes before it on its line."""
+    from dprank_papers.docs_values import documentation_files
+
+    starts = [
+        f"{page.relative_to(ROOT)}:{number}"
+        for page in documentation_files(ROOT)
+        for number, line in enumerate(page.read_text().splitlines(), 1)
+        if line.lstrip().startswith("<!--v:")
+    ]
+    assert starts == []
