@@ -86,6 +86,26 @@ def _summary(results: Path):
     return frame.set_index("design", drop=False)
 
 
+def _quote(frame, designs: Sequence[str], field: str, join: str) -> str:
+    """:func:`rerun`'s text from the summary ``frame``."""
+    missing = [d for d in designs if d not in frame.index]
+    if missing:
+        raise ValueError(
+            f"results/{SUMMARY} lacks the designs {missing}: run benchmarks/intervals_rerun.py "
+            "on every design (no --designs) before python -m dprank_papers.docs_generate"
+        )
+    rows = [next(frame.loc[[d]].itertuples(index=False)) for d in designs]
+    if field == "places":
+        texts = [f"{_width(r.rank_width)} of {int(r.n_items)}" for r in rows]
+        return join.join(texts) + " places"
+    number, spec = FIELDS[field]
+    numbers = [number(r) for r in rows]
+    if join == "range":
+        lo, hi = format(min(numbers), spec), format(max(numbers), spec)
+        return lo if lo == hi else f"{lo} to {hi}"
+    return join.join(format(x, spec) for x in numbers)
+
+
 def rerun(designs: Sequence[str], field: str, join: str = "range") -> Reader:
     """``field`` of :data:`FIELDS` (or ``"places"``: the mean rank width "of n places") for
     each of ``designs``, joined by ``join``: ``"range"`` (``"1.02 to 1.09"``, one number where
@@ -95,24 +115,7 @@ def rerun(designs: Sequence[str], field: str, join: str = "range") -> Reader:
 
     def measure(root: Path, results: Path) -> str | None:
         frame = _summary(results)
-        if frame is None:
-            return None
-        missing = [d for d in designs if d not in frame.index]
-        if missing:
-            raise ValueError(
-                f"results/{SUMMARY} lacks the designs {missing}: run benchmarks/intervals_rerun.py "
-                "on every design (no --designs) before python -m dprank_papers.docs_generate"
-            )
-        rows = [next(frame.loc[[d]].itertuples(index=False)) for d in designs]
-        if field == "places":
-            texts = [f"{_width(r.rank_width)} of {int(r.n_items)}" for r in rows]
-            return join.join(texts) + " places"
-        number, spec = FIELDS[field]
-        numbers = [number(r) for r in rows]
-        if join == "range":
-            lo, hi = format(min(numbers), spec), format(max(numbers), spec)
-            return lo if lo == hi else f"{lo} to {hi}"
-        return join.join(format(x, spec) for x in numbers)
+        return None if frame is None else _quote(frame, designs, field, join)
 
     return measure
 
