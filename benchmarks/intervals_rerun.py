@@ -12,7 +12,10 @@ same seeds)::
 
 writes docs/includes/intervals_rerun.md (its first line names the command) and prints the
 table; ``--csv FILE`` also keeps the summary (one row per design, the columns of
-``summarise``). ``--designs`` and ``--n-boot`` make a small run (the tests').
+``summarise``), from which ``python -m dprank_papers.docs_generate`` fills the numbers the
+page's text quotes (``--csv results/measured/intervals_rerun.csv``, what it reads).
+``--from-csv FILE`` writes the table again from a kept summary, running no design.
+``--designs`` and ``--n-boot`` make a small run (the tests').
 """
 
 from __future__ import annotations
@@ -55,16 +58,25 @@ def rerun(section: dict, seed: int, reps: int, designs=None, n_boot=None, log=pr
     return iv.summarise(frame, chosen, section["target"], section["item_target"])
 
 
-def include_text(summary, command: str, reps: int, seed: int, n_boot: int, load: float) -> str:
-    """The include: the benchmark header naming ``command``, then the coverage table."""
+def include_text(summary, command: str, note: str) -> str:
+    """The include: the benchmark header naming ``command`` (and ``note``), then the coverage
+    table of ``summary``."""
     from dprank_papers.docs_includes import benchmark_header
     from dprank_papers.studies.intervals import coverage_table
 
-    note = (
-        f"{reps} replicates per design, n_boot {n_boot}, seed {seed} (config.yaml's intervals "
-        f"section), the study's functions; load {load:.1f} as it started"
-    )
     return benchmark_header(command, note) + coverage_table(summary)
+
+
+def read_summary(path: Path):
+    """A summary kept by ``--csv`` (the columns of ``summarise``), with its ``meets`` a bool."""
+    from dprank.base.io import read_csv
+
+    if not path.is_file():
+        raise SystemExit(f"--from-csv: {path} does not exist (write it with --csv FILE)")
+    summary = read_csv(path)
+    if "meets" in summary:
+        summary["meets"] = summary["meets"].astype(str).str.lower() == "true"
+    return summary
 
 
 def main(argv=None) -> int:
@@ -77,15 +89,33 @@ def main(argv=None) -> int:
         "--markdown", type=Path, metavar="DIR", help=f"write {INCLUDE} into DIR (docs/includes)"
     )
     parser.add_argument("--csv", type=Path, help="also write the summary to this CSV file")
+    parser.add_argument(
+        "--from-csv",
+        type=Path,
+        metavar="FILE",
+        help="run nothing: the table of a summary kept by --csv (with --markdown: its include)",
+    )
     args = parser.parse_args(argv)
     if args.reps < 2:
         parser.error("--reps must be at least 2")
+    if args.from_csv and (args.csv or args.designs or args.n_boot is not None):
+        parser.error("--from-csv runs nothing: it takes no --csv, --designs or --n-boot")
     import yaml
 
     config = yaml.safe_load(args.config.read_text())
     section, seed = config["intervals"], int(config["seed"])
-    load = os.getloadavg()[0]
-    summary = rerun(section, seed, args.reps, args.designs, args.n_boot)
+    n_boot = section["n_boot"] if args.n_boot is None else args.n_boot
+    if args.from_csv:
+        summary = read_summary(args.from_csv)
+        reps = "/".join(str(r) for r in sorted(set(summary["replicates"].astype(int))))
+        note = f"the table of {args.from_csv.as_posix()}, {reps} replicates per design"
+    else:
+        load = os.getloadavg()[0]
+        summary = rerun(section, seed, args.reps, args.designs, args.n_boot)
+        note = (
+            f"{args.reps} replicates per design, n_boot {n_boot}, seed {seed} (config.yaml's "
+            f"intervals section), the study's functions; load {load:.1f} as it started"
+        )
     from dprank_papers.studies.intervals import coverage_table
 
     print(coverage_table(summary), end="")
@@ -96,10 +126,9 @@ def main(argv=None) -> int:
     if args.markdown:
         words = sys.argv[1:] if argv is None else list(argv)
         command = "python benchmarks/intervals_rerun.py " + " ".join(map(str, words))
-        n_boot = section["n_boot"] if args.n_boot is None else args.n_boot
         path = args.markdown / INCLUDE
         tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(include_text(summary, command, args.reps, seed, n_boot, load))
+        tmp.write_text(include_text(summary, command, note))
         tmp.replace(path)
         print(f"wrote {path}", file=sys.stderr)
     return 0

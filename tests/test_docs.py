@@ -36,6 +36,7 @@ INCLUDES = [
     "performance_slope",
     "performance_fit",
     "intervals_coverage",
+    "intervals_rerun",
     "sparse_density_threshold",
     "performance_edge_mle",
     "performance_pairs",

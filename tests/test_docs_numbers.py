@@ -98,8 +98,20 @@ NOT_RUN_OUTPUTS = {
     "docs/intervals.md": {
         **dict.fromkeys(("1%", "90%"), "the method's thresholds (a chi-square quantile, a span)"),
         "80%": "the Laplace share of the errors' variance in the calibration test, a setting",
+        "0.01": "the calibration test's bound (tests/test_interval_calibration.py)",
         "1.5": "a factor of the calibration's levels (1, 1.5, 2, 3, 4, 6), a setting",
         "1.7": "Thurstone's scale against BTL's, a constant",
+        **dict.fromkeys(
+            ("0.05", "0.95", "0.80", "0.016", "0.70"),
+            "binomial arithmetic at the rerun's 20 replicates (--reps 20): steps of 1/20, "
+            "P(Binomial(20, 0.95) <= 16), the smallest of 5000 such items",
+        ),
+        **dict.fromkeys(
+            ("0.02", "1.1"),
+            "the issue's targets (debiased calibration error, rank width against the "
+            "bootstrap's): constants of dprank_papers._docs_intervals and the study's meets",
+        ),
+        **dict.fromkeys(("0.3", "0.5"), "designs' settings (tight_eps8's sd, local budgets)"),
     },
     "docs/leaderboard.md": {
         **dict.fromkeys(("0.95", "95%"), _LEVEL),
@@ -157,194 +169,7 @@ NOT_RUN_OUTPUTS = {
 }
 
 
-_INTERVALS = (
-    "the 20-replicate table of 'Where they are wide, and why' (typed from a run of the study's "
-    "functions before the table had its ECE floor and debiased columns), the text that quotes "
-    "it and the thresholds it is read against (0.02, 0.85, 0.93, 0.95, 1.1; also cells of the "
-    "table): issue 46 changes them; the table is to be replaced by the include that "
-    "nice -n 10 python benchmarks/intervals_rerun.py --reps 20 --markdown docs/includes writes "
-    "(docs/includes/intervals_rerun.md; too long for the shared 2 cores of issue 50), or by the "
-    "intervals target's table (snakemake intervals, docs/includes/intervals_coverage.md)"
-)
-
 TYPED_RUN_OUTPUTS = {
-    "docs/intervals.md": dict.fromkeys(
-        (
-            "0.00",
-            "0.001",
-            "0.003",
-            "0.004",
-            "0.0060",
-            "0.007",
-            "0.008",
-            "0.009",
-            "0.010",
-            "0.011",
-            "0.012",
-            "0.013",
-            "0.015",
-            "0.016",
-            "0.019",
-            "0.02",
-            "0.020",
-            "0.021",
-            "0.0213",
-            "0.022",
-            "0.0225",
-            "0.0227",
-            "0.0232",
-            "0.025",
-            "0.0269",
-            "0.027",
-            "0.0282",
-            "0.0283",
-            "0.029",
-            "0.030",
-            "0.031",
-            "0.032",
-            "0.033",
-            "0.0331",
-            "0.0332",
-            "0.034",
-            "0.0400",
-            "0.0410",
-            "0.0433",
-            "0.044",
-            "0.0456",
-            "0.0459",
-            "0.0469",
-            "0.0470",
-            "0.0484",
-            "0.0491",
-            "0.05",
-            "0.0508",
-            "0.0509",
-            "0.0528",
-            "0.0541",
-            "0.062",
-            "0.0634",
-            "0.0688",
-            "0.0723",
-            "0.0900",
-            "0.25",
-            "0.3",
-            "0.308",
-            "0.36",
-            "0.4",
-            "0.40",
-            "0.492",
-            "0.5",
-            "0.50",
-            "0.536",
-            "0.55",
-            "0.6",
-            "0.60",
-            "0.65",
-            "0.653",
-            "0.7",
-            "0.70",
-            "0.721",
-            "0.744",
-            "0.75",
-            "0.750",
-            "0.765",
-            "0.80",
-            "0.839",
-            "0.84",
-            "0.85",
-            "0.856",
-            "0.86",
-            "0.9",
-            "0.90",
-            "0.900",
-            "0.91",
-            "0.913",
-            "0.916",
-            "0.917",
-            "0.92",
-            "0.924",
-            "0.925",
-            "0.926",
-            "0.927",
-            "0.93",
-            "0.930",
-            "0.935",
-            "0.936",
-            "0.938",
-            "0.94",
-            "0.940",
-            "0.941",
-            "0.943",
-            "0.944",
-            "0.945",
-            "0.946",
-            "0.947",
-            "0.949",
-            "0.95",
-            "0.951",
-            "0.953",
-            "0.954",
-            "0.955",
-            "0.96",
-            "0.960",
-            "0.961",
-            "0.962",
-            "0.963",
-            "0.964",
-            "0.965",
-            "0.968",
-            "0.97",
-            "0.970",
-            "0.972",
-            "0.973",
-            "0.974",
-            "0.98",
-            "0.982",
-            "0.99",
-            "0.993",
-            "0.999",
-            "1.00",
-            "1.000",
-            "1.01",
-            "1.02",
-            "1.04",
-            "1.05",
-            "1.07",
-            "1.08",
-            "1.09",
-            "1.1",
-            "1.16",
-            "1.20",
-            "1.28",
-            "1.32",
-            "1.52",
-            "1.6",
-            "3.52",
-            "3.89",
-            "4.97",
-            "5.0",
-            "6.4",
-            "7.24",
-            "7.27",
-            "7.3",
-            "7.6",
-            "7.61",
-            "7.7",
-            "9.5",
-            "9.51",
-            "9.56",
-            "9.6",
-            "13.5",
-            "14.7",
-            "28.9",
-            "33.7",
-            "65.8",
-            "138 of 200",
-            "29 of 30",
-            "34 of 60",
-        ),
-        _INTERVALS,
-    ),
     "docs/privacy.md": {},
 }
 
@@ -496,10 +321,7 @@ NOT_RUN_COUNTS = {
             "the method's switches (bootstrap, exact covariance, draws), a setting",
         ),
         "20 releases": "the method's calibration of the noise (releases simulated), a setting",
-        "20 replicates": "the replicates of the hand-run table, a setting",
-        **dict.fromkeys(
-            ("30 replicates", "60 replicates"), "the replicates of the p_top_k reruns, a setting"
-        ),
+        "20 replicates": "the replicates of the rerun's command (--reps 20), a setting",
         "3 above item": "'item 3 above item 4': a name, not a count",
     },
     "docs/leaderboard.md": {"10 replicates": _REPLICATES},
@@ -897,3 +719,204 @@ def test_the_intervals_rerun_writes_the_studys_table(tmp_path):
     summary = pd.read_csv(tmp_path / "summary.csv")
     assert list(summary["design"]) == ["counts_eps1"] and summary["replicates"].tolist() == [2]
     assert table == coverage_table(summary)
+    # --from-csv: the same table from the kept summary, running nothing
+    again = tmp_path / "again"
+    again.mkdir()
+    assert main(["--from-csv", str(tmp_path / "summary.csv"), "--markdown", str(again)]) == 0
+    first, table_again = (again / "intervals_rerun.md").read_text().split("\n", 1)
+    assert table_again == table and "2 replicates per design" in first
+
+
+def _rerun_summary(change: dict | None = None):
+    """A fake summary of benchmarks/intervals_rerun.py (the columns of
+    dprank_papers.studies.intervals.summarise, one row per design of config.yaml): design i
+    covers ranks 0.950 + 0.002 i, its rank intervals are 1 + 0.01 i times as wide as the
+    bootstrap's (``edge_n5000``'s 1600 places wide); only ``wide_eps2`` misses the calibration
+    target; ``change`` sets cells (design -> column -> value)."""
+    import pandas as pd
+    import yaml
+
+    from dprank_papers.studies.intervals import describe, selected_designs
+
+    section = yaml.safe_load((ROOT / "config.yaml").read_text())["intervals"]
+    rows = []
+    for i, (name, spec) in enumerate(selected_designs(section).items()):
+        row = {"design": name, "method": spec["method"]}
+        row |= {"epsilon": float(spec.get("epsilon", np.nan)), "n_items": spec["n_items"]}
+        row |= {"data": describe(spec), "replicates": 20}
+        for prefix, cover in (("", 0.95 + 0.002 * i), ("boot_", 0.96 - 0.001 * i)):
+            width = (5.0 + i) * (200 if name == "edge_n5000" else 1)
+            width /= 1.0 if prefix == "" else 1 + 0.01 * i
+            row |= {
+                f"{prefix}score_cover": cover - 0.01,
+                f"{prefix}score_cover_min": 0.8,
+                f"{prefix}score_items_below": 0,
+                f"{prefix}score_width": 1.0 + 0.1 * i,
+                f"{prefix}score_width_median": 1.0 + 0.1 * i,
+                f"{prefix}score_unbounded": 0.0,
+                f"{prefix}rank_cover": cover,
+                f"{prefix}rank_cover_min": 0.5 + 0.02 * i,
+                f"{prefix}rank_items_below": 0,
+                f"{prefix}rank_width": width,
+                f"{prefix}rank_width_median": round(width),
+                f"{prefix}brier": 0.03,
+                f"{prefix}ece": 0.02,
+                f"{prefix}ece_floor": 0.01,
+                f"{prefix}ece_debiased": 0.03 if name == "wide_eps2" else 0.01,
+            }
+        rows.append(row | {"brier_base": 0.09, "meets": name != "wide_eps2"})
+        for column, value in (change or {}).get(name, {}).items():
+            rows[-1][column] = value
+    return pd.DataFrame(rows)
+
+
+def test_the_intervals_rerun_fills_its_section(tmp_path):
+    """docs/intervals.md's rerun section states what the rerun's summary
+    (results/measured/intervals_rerun.csv, benchmarks/intervals_rerun.py --csv) holds:
+    python -m dprank_papers.docs_generate fills its numbers from a fake summary in a copy,
+    and a changed summary changes them; nothing else changes. --from-csv writes the table
+    of that summary, which the values agree with."""
+    import runpy
+
+    from dprank.base.io import write_csv
+    from dprank_papers.docs_generate import main
+    from dprank_papers.docs_includes import BENCHMARK_HEADER
+    from dprank_papers.docs_values import load_values
+    from dprank_papers.studies.intervals import coverage_table
+
+    page = (ROOT / "docs/intervals.md").read_text()
+    assert '--8<-- "includes/intervals_rerun.md"' in page
+    root = _fake_root(tmp_path)
+    csv = root / "results" / "measured" / "intervals_rerun.csv"
+    csv.parent.mkdir(parents=True)
+    write_csv(csv, _rerun_summary())
+    assert main(["--root", str(root), "--no-dry-run"]) == 0
+    changed = _changed(root)
+    assert set(changed) <= {"docs/intervals.md", "docs/includes/values.yaml"}
+    text = " ".join(changed.get("docs/intervals.md", page).split())
+    expected = {
+        "er_ratio": "1.00 to 1.09",  # designs 0, 1, 2 and 9 of config.yaml
+        "er_rank_cover": "0.950 to 0.968",
+        "er_boot_rank_cover": "0.951 to 0.960",
+        "sparse_places": "5 of 40 places",
+        "heavy_places": "9 of 200 and 10 of 200 places",
+        "heavy_boot_rank_cover_min": "0.58 and 0.60",
+        "n5000_score_width": "1.3",
+        "n5000_places": "1600 of 5000 places",  # the table's 1.6e+03
+        "short_meets": "15 of 16",
+        "short_ece": "`wide_eps2` (0.030)",
+        "short_cover": "none",
+        "short_items_below": "none",
+        "short_wider": ", ".join(
+            f"`{r.design}` ({r.rank_width / r.boot_rank_width:.2f})"
+            for r in _rerun_summary().itertuples()
+            if float(f"{r.rank_width / r.boot_rank_width:.2f}") > 1.1  # as the table shows it
+        ),
+        "short_rank_below_boot": "`edge_eps1_sparse` (0.950 against 0.960), "
+        "`edge_eps4_dense` (0.952 against 0.959), `edge_n20` (0.954 against 0.958), "
+        "`edge_n5000` (0.956 against 0.957)",
+    }
+    for name, value in expected.items():
+        assert f"<!--v:intervals_rerun_{name}-->{value}<!--/v-->" in text, name
+    assert "<!--v:intervals_targets-->0.93 on average and 0.85 for each item<!--/v-->" in text
+    values = load_values(root / "docs/includes/values.yaml")
+    assert values["intervals_rerun_er_ratio"]["value"] == expected["er_ratio"]
+
+    # a changed summary changes the page
+    change = {"edge_n20": {"ece_debiased": 0.05, "meets": False, "rank_items_below": 2}}
+    write_csv(csv, _rerun_summary(change))
+    assert main(["--root", str(root), "--no-dry-run"]) == 0
+    text = " ".join((root / "docs/intervals.md").read_text().split())
+    for name, value in (
+        ("short_ece", "`edge_n20` (0.050), `wide_eps2` (0.030)"),
+        ("short_meets", "14 of 16"),
+        ("short_items_below", "`edge_n20` (0 for scores, 2 for ranks)"),
+        ("er_ratio", "1.00 to 1.09"),
+    ):
+        assert f"<!--v:intervals_rerun_{name}-->{value}<!--/v-->" in text, name
+
+    # the include again from the kept summary, running nothing; its cells are the values'
+    bench = runpy.run_path(str(ROOT / "benchmarks/intervals_rerun.py"))
+    assert bench["main"](["--from-csv", str(csv), "--markdown", str(tmp_path)]) == 0
+    first, table = (tmp_path / "intervals_rerun.md").read_text().split("\n", 1)
+    assert first.startswith(BENCHMARK_HEADER + "python benchmarks/intervals_rerun.py --from-csv")
+    assert "20 replicates per design" in first
+    assert table == coverage_table(bench["read_summary"](csv))
+    row = next(line for line in table.splitlines() if line.startswith("| edge_n20 |"))
+    assert "| 0.954 (0.54, 2) |" in row and "/ 0.050 |" in row and row.endswith("| 1.02 |")
+
+
+def _summary_from_rerun_table(text: str):
+    """The summary back from the rerun's table (docs/includes/intervals_rerun.md) as far as
+    its cells hold it: the numbers as printed, ``n_items`` from config.yaml, the bootstrap's
+    mean rank width from the ratio and ``meets`` by the study's rule."""
+    import pandas as pd
+    import yaml
+
+    section = yaml.safe_load((ROOT / "config.yaml").read_text())["intervals"]
+    number = r"(-?[\d.e+-]+|inf)"
+    rows = []
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().split("|")[1:-1]]
+        if len(cells) != 13 or cells[0] in ("design", "---"):
+            continue
+        r = {"design": cells[0], "n_items": section["designs"][cells[0]]["n_items"]}
+        for prefix, cell in (("score", cells[4]), ("rank", cells[6])):
+            cover, low, below = re.fullmatch(rf"{number} \({number}, (\d+)\)", cell).groups()
+            r |= {f"{prefix}_cover": float(cover), f"{prefix}_cover_min": float(low)}
+            r[f"{prefix}_items_below"] = int(below)
+        r["score_width_median"] = float(cells[5])
+        r["rank_width"], r["rank_width_median"] = map(float, cells[7].split(" / "))
+        r["brier"], r["brier_base"] = map(
+            float, re.fullmatch(rf"{number} \({number}\)", cells[8]).groups()
+        )
+        ece = re.fullmatch(rf"{number} \({number}\) / {number}", cells[9]).groups()
+        r["ece"], r["ece_floor"], r["ece_debiased"] = map(float, ece)
+        for prefix, cell in (("boot_score", cells[10]), ("boot_rank", cells[11])):
+            cover, low = re.fullmatch(rf"{number} \({number}\)", cell).groups()
+            r |= {f"{prefix}_cover": float(cover), f"{prefix}_cover_min": float(low)}
+        r["boot_rank_width"] = r["rank_width"] / float(cells[12])
+        r["meets"] = bool(
+            min(r["score_cover"], r["rank_cover"]) >= section["target"]
+            and r["score_items_below"] + r["rank_items_below"] == 0
+            and r["brier"] < r["brier_base"]
+            and r["ece_debiased"] <= 0.02
+        )
+        rows.append(r)
+    return pd.DataFrame(rows)
+
+
+def test_the_intervals_words_agree_with_the_rerun_table(tmp_path):
+    """The numbers docs/intervals.md's rerun section gives in words (values.yaml's
+    intervals_rerun_*, measured from the rerun's summary) are those of the table it includes
+    (docs/includes/intervals_rerun.md, written by the same run): a table copied in without
+    running python -m dprank_papers.docs_generate on its summary fails here."""
+    from dprank_papers.docs_measures import MEASURES
+    from dprank_papers.docs_values import load_values
+
+    results = tmp_path / "results"
+    (results / "measured").mkdir(parents=True)
+    text = (ROOT / "docs/includes/intervals_rerun.md").read_text()
+    summary = _summary_from_rerun_table(text)
+    assert len(summary) >= 16, "one row per design of config.yaml"
+    summary.to_csv(results / "measured/intervals_rerun.csv", index=False)
+    values = load_values(ROOT / "docs/includes/values.yaml")
+    names = [n for n in values if n.startswith("intervals_rerun_")]
+    assert len(names) >= 40
+    for name in names:
+        assert MEASURES[name].measure(ROOT, results) == values[name]["value"], name
+
+
+def test_no_line_starts_with_a_marked_value():
+    """A line that starts with a marked value (``<!--v:NAME-->``) opens a raw HTML block in
+    the site's Markdown: its paragraph or list item is cut there and the value shows as a
+    paragraph of its own. A word of the sentence goes before it on its line."""
+    from dprank_papers.docs_values import documentation_files
+
+    starts = [
+        f"{page.relative_to(ROOT)}:{number}"
+        for page in documentation_files(ROOT)
+        for number, line in enumerate(page.read_text().splitlines(), 1)
+        if line.lstrip().startswith("<!--v:")
+    ]
+    assert starts == []

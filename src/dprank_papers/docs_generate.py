@@ -7,7 +7,8 @@ tables of a full run, :mod:`dprank_papers.docs_includes`); it needs no full run 
   the argument parser (:func:`cli_synopses`), for ``docs/cli.md`` and ``docs/ledger.md``;
 - ``docs/includes/values.yaml`` and every place of README.md, CHANGELOG.md and ``docs/`` that
   quotes one of its values (:mod:`dprank_papers.docs_values`): derived values always, a run's
-  values from what ``results/`` holds;
+  values from what ``results/`` holds (docs/intervals.md's rerun section from the summary
+  ``benchmarks/intervals_rerun.py --csv results/measured/intervals_rerun.csv`` keeps);
 - after a run of the benchmark of methods: ``src/dprank/methods/_default_methods.py`` and
   ``docs/includes/default_methods.md`` (the default method of each privacy level,
   :mod:`dprank_papers.default_methods`, from ``results/tables/benchmark/defaults.csv``;

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import _docs_intervals as _iv
 from . import _docs_prose as _p
 from . import _docs_readers as _r
 
@@ -691,4 +692,39 @@ MEASURES: dict[str, Measure] = {
             lambda f: f"{f[f['epsilon'].isin([0.5, 1.0])]['max_abs_log_residual'].max():.3f}",
         ),
     ),
+    "intervals_targets": Measure(
+        "derived",
+        "target and item_target of config.yaml's intervals section",
+        _iv.targets,
+    ),
+    **{
+        f"intervals_rerun_{name}": Measure(
+            "results",
+            f"{field} of {', '.join(designs)}"
+            + (" (range)" if join == "range" else "")
+            + f", results/{_iv.SUMMARY} (benchmarks/intervals_rerun.py --csv)",
+            _iv.rerun(designs, field, join),
+        )
+        for name, designs, field, join in (
+            *((f"er_{field}", _iv.ER_DESIGNS, field, "range") for field in _iv.FIELDS_ER),
+            ("sparse_places", ("edge_eps1_sparse",), "places", ""),
+            ("dense_places", ("edge_eps4_dense",), "places", ""),
+            ("n5000_score_width", ("edge_n5000",), "score_width_median", ""),
+            ("n5000_places", ("edge_n5000",), "places", ""),
+            *(
+                (f"{group}_{field}", designs, field, " and " if len(designs) > 1 else "")
+                for group, designs, fields in _iv.QUOTED
+                for field in fields
+            ),
+        )
+    },
+    **{
+        f"intervals_rerun_short_{what}": Measure(
+            "results",
+            f"designs short of the target ({what}), results/{_iv.SUMMARY} "
+            "(benchmarks/intervals_rerun.py --csv)",
+            _iv.shortfall(what),
+        )
+        for what in _iv.SHORTFALLS
+    },
 }
