@@ -1,6 +1,7 @@
-"""The compiled float formatter (``format_floats``, ``src/native/module.c``) writes repr's text.
+"""The compiled text writers (``src/native/shortest.c``, ``module.c``) write repr's text.
 
-The ranking CSV's score columns are written by :func:`dprank.base._compiled.format_floats`;
+The ranking CSV's rows are written by :func:`dprank.base._compiled.csv_rows` (its score
+columns' text by the same shortest-digits code as :func:`dprank.base._compiled.format_floats`);
 its text must be ``repr`` of each value to the byte (the command's output is
 byte-identical to what pandas and Python write), for every double: the shortest
 spellings, both notations and the switch between them, signed zeros, subnormals,
