@@ -66,6 +66,24 @@ static uint64_t mul_shift(uint64_t m, const uint64_t *mul, uint32_t j)
 #endif
 }
 
+/* The scaled centre and ends of the interval, as digits are removed from them. */
+typedef struct {
+    uint64_t vr, vp, vm;
+    uint32_t last; /* the last digit removed from vr */
+    int vr_exact;  /* vr and the digits removed before the last were exact (zeros) */
+    int32_t removed;
+} Scaled;
+
+static void drop_digit(Scaled *d)
+{
+    d->vr_exact &= d->last == 0;
+    d->last = (uint32_t)(d->vr % 10);
+    d->vr /= 10;
+    d->vp /= 10;
+    d->vm /= 10;
+    d->removed++;
+}
+
 /* The shortest digits of a finite nonzero double's magnitude: *digits * 10^(*exponent) */
 static void shortest_digits(uint64_t mantissa, uint32_t biased, uint64_t *digits,
                             int32_t *exponent)
@@ -117,31 +135,17 @@ static void shortest_digits(uint64_t mantissa, uint32_t biased, uint64_t *digits
         vp -= vp_exact; /* the upper end is open */
         vm_exact = 0;   /* and so is the lower one: vm itself is never chosen */
     }
-    int32_t removed = 0;
-    uint32_t last = 0; /* the last digit removed from vr */
+    Scaled d = {vr, vp, vm, 0, vr_exact, 0};
     /* remove digits while the interval holds a number with one digit fewer */
-    while (vp / 10 > vm / 10) {
-        vm_exact &= vm % 10 == 0;
-        vr_exact &= last == 0;
-        last = (uint32_t)(vr % 10);
-        vr /= 10;
-        vp /= 10;
-        vm /= 10;
-        removed++;
+    while (d.vp / 10 > d.vm / 10) {
+        vm_exact &= d.vm % 10 == 0;
+        drop_digit(&d);
     }
-    if (vm_exact) { /* the lower end itself (closed, exact) may be shorter still */
-        while (vm % 10 == 0) {
-            vr_exact &= last == 0;
-            last = (uint32_t)(vr % 10);
-            vr /= 10;
-            vp /= 10;
-            vm /= 10;
-            removed++;
-        }
-    }
-    if (vr_exact && last == 5 && vr % 2 == 0) last = 4; /* a tie: to the even digit */
-    *digits = vr + ((vr == vm && !vm_exact) || last >= 5);
-    *exponent = e10 + removed;
+    if (vm_exact) /* the lower end itself (closed, exact) may be shorter still */
+        while (d.vm % 10 == 0) drop_digit(&d);
+    if (d.vr_exact && d.last == 5 && d.vr % 2 == 0) d.last = 4; /* a tie: to the even digit */
+    *digits = d.vr + ((d.vr == d.vm && !vm_exact) || d.last >= 5);
+    *exponent = e10 + d.removed;
 }
 
 int shortest_repr(double value, char *out)
