@@ -1,6 +1,7 @@
-"""The compiled float formatter (``format_floats``, ``src/native/module.c``) writes repr's text.
+"""The compiled text writers (``src/native/shortest.c``, ``module.c``) write repr's text.
 
-The ranking CSV's score columns are written by :func:`dprank.base._compiled.format_floats`;
+The ranking CSV's rows are written by :func:`dprank.base._compiled.csv_rows` (its score
+columns' text by the same shortest-digits code as :func:`dprank.base._compiled.format_floats`);
 its text must be ``repr`` of each value to the byte (the command's output is
 byte-identical to what pandas and Python write), for every double: the shortest
 spellings, both notations and the switch between them, signed zeros, subnormals,
@@ -77,3 +78,89 @@ def test_columns_writer_scores_byte_for_byte(tmp_path):
     _columns_writer(cols)(path)
     expected = pd.DataFrame(cols).to_csv(index=False, lineterminator="\n")
     assert path.read_text() == expected
+
+
+def test_format_floats_is_repr_in_bulk():
+    """Shortest digits by the extension's own method (shortest.c), not Python's dtoa: the
+    same text on many doubles of every kind (any bits, scores, exact binary fractions,
+    short decimals, powers of two and their neighbours, where the interval's ends and
+    ties decide)."""
+    rng = np.random.default_rng(49)
+    powers = np.array([2.0**k for k in range(-1074, 1024)])
+    parts = [
+        rng.integers(0, 2**64, 200_000, dtype=np.uint64).view(np.float64),
+        rng.standard_normal(100_000) * 10.0 ** rng.integers(-25, 25, 100_000),
+        rng.integers(1, 2**53, 20_000) / 2.0 ** rng.integers(1, 60, 20_000),
+        np.array([float(f"{m}e{e}") for m in range(1, 2000) for e in (-5, -4, 0, 15, 16, 22)]),
+        np.concatenate([powers, np.nextafter(powers, 0), np.nextafter(powers, np.inf)]),
+        np.arange(1, 5000, dtype=np.uint64).view(np.float64),
+    ]
+    for x in parts:
+        assert _compiled.format_floats(x) == _reprs(x)
+
+
+def test_pow5_table_is_generated():
+    """src/native/pow5_table.h is what dprank.base._native_build.pow5_table() writes."""
+    from dprank.base import _native_build
+
+    header = _compiled.source_folder() / "pow5_table.h"
+    if not header.is_file():
+        pytest.skip("an installed package: the C sources are not beside it")
+    assert header.read_text() == _native_build.pow5_table()
+
+
+def test_csv_rows_is_python_text():
+    """The extension's rows: str() of each field (repr of a float), joined, UTF-8."""
+    rng = np.random.default_rng(3)
+    n = 3000
+    cols = [
+        np.array([f"é-{k}" for k in range(n)]),
+        rng.normal(size=n),
+        np.arange(n, dtype=np.int64) - 1500,
+        np.arange(n, dtype=np.int32),
+        np.arange(n, dtype=np.uint8),
+        np.arange(n, dtype=np.uint64) * 2**50,
+        np.arange(n) % 3 == 0,
+        np.arange(n, dtype=np.float32) / 7,
+        np.array(["x"] * n, dtype=object),
+    ]
+    cols[1][:4] = [np.nan, -np.inf, -0.0, 1e16]
+    text = [
+        [repr(v) if isinstance(v, float) else str(v) for v in np.asarray(c).tolist()] for c in cols
+    ]
+    expected = "".join(",".join(row) + "\n" for row in zip(*text, strict=True)).encode()
+    assert _compiled.csv_rows(cols) == expected
+    assert _compiled.csv_rows([np.empty(0)]) == b""
+    ints = np.array([np.iinfo(np.int64).min, np.iinfo(np.int64).max])
+    assert _compiled.csv_rows([ints]) == b"-9223372036854775808\n9223372036854775807\n"
+    from dprank import _native
+
+    with pytest.raises(ValueError, match="same length"):
+        _native.format_csv((np.arange(3.0), np.arange(2.0)))
+    with pytest.raises(TypeError, match="list of str"):
+        _native.format_csv((np.arange(3, dtype=np.int16),))
+    with pytest.raises(TypeError, match="non-str"):
+        _native.format_csv(([1, 2],))
+
+
+def test_columns_writer_stream_and_file_agree(tmp_path):
+    """The plain rows (the extension's) and the quoted ones (csv's) to a file and to a
+    text stream (standard output) are the same text, pandas' text."""
+    import io
+
+    import pandas as pd
+
+    rng = np.random.default_rng(8)
+    for labels in (["a", "b", "c", "d"], ["a,1", 'b"', "c", "d"]):
+        cols = {
+            "item": np.array(labels),
+            "score": rng.normal(size=4),
+            "rank": np.arange(1, 5),
+            "flag": np.array([True, False, True, False]),
+        }
+        expected = pd.DataFrame(cols).to_csv(index=False, lineterminator="\n")
+        path = tmp_path / "r.csv"
+        _columns_writer(cols)(path)
+        stream = io.StringIO()
+        _columns_writer(cols)(stream)
+        assert path.read_bytes() == expected.encode() and stream.getvalue() == expected

@@ -288,8 +288,10 @@ NOT_LIKELIHOOD = {
     ("dprank.data._input_blocks", "dprank.base._compiled", "LabelTable"),
     ("dprank.data.comparisons", "dprank.base._compiled", "PairRows"),
     ("dprank.data.comparisons", "dprank.base._compiled", "components"),
-    # the ranking's text: the compiled shortest-repr formatter of the float columns
+    # the ranking's text: the compiled shortest-repr formatter of the float columns and
+    # the compiled writer of its rows
     ("dprank.cli._output", "dprank.base._compiled", "format_floats"),
+    ("dprank.cli._output", "dprank.base._compiled", "csv_rows"),
 }
 
 

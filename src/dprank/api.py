@@ -96,6 +96,21 @@ class PublicParameterWarning(UserWarning):
     """A warning that depends on the public parameters of a release only (its options)."""
 
 
+def _by_rank(ranks: np.ndarray) -> np.ndarray:
+    """``np.argsort(ranks, kind="stable")``: the items best first.
+
+    Where the ranks are the places ``1..n`` each once (no ties), the order is their
+    inverse permutation, found in one pass instead of a sort; else the stable sort.
+    """
+    n = ranks.size
+    if n and ranks.min() == 1 and ranks.max() == n:
+        order = np.full(n, -1, dtype=np.intp)
+        order[ranks - 1] = np.arange(n)
+        if order.min() >= 0:  # n ranks filled n places: each place once
+            return order
+    return np.argsort(ranks, kind="stable")
+
+
 @dataclass(frozen=True, eq=False)
 class Ranking:
     """A fitted ranking and everything needed to report and reproduce it.
@@ -192,7 +207,7 @@ class Ranking:
     @property
     def order(self) -> np.ndarray:
         """Item labels, best first."""
-        return self.items[np.argsort(self.ranks, kind="stable")]
+        return self.items[_by_rank(self.ranks)]
 
     @property
     def in_top_k(self) -> np.ndarray | None:
@@ -240,7 +255,7 @@ class Ranking:
 
     def columns(self) -> dict[str, np.ndarray]:
         """The columns of :meth:`to_frame` as arrays, by name in output order (no pandas)."""
-        order = np.argsort(self.ranks, kind="stable")
+        order = _by_rank(self.ranks)
         if not self.fit.scores_released:
             order = order[: self.top_k]
             return {"item": self.items[order], "rank": self.ranks[order]}

@@ -1,6 +1,7 @@
 /* dprank's compiled part (the extension dprank._native): the functions that
  * dprank.base._compiled loads with ctypes. loops.c: the sparse solver's per-pair
- * loops; reader.c: the comparison reader's parser, label tables and pair sums. */
+ * loops; reader.c: the comparison reader's parser, label tables and pair sums;
+ * shortest.c: doubles as repr() writes them (module.c's text writers). */
 #ifndef DPRANK_NATIVE_H
 #define DPRANK_NATIVE_H
 
@@ -67,6 +68,11 @@ DPRANK_API int64_t pairs_count(void *t);
 DPRANK_API int64_t pairs_add(void *t, int64_t m, const int32_t *i, const int32_t *j,
                              const double *y);
 DPRANK_API void pairs_export(void *t, int64_t expand, uint64_t *keys, double *counts);
+
+/* shortest.c: repr() of a double into out (at most SHORTEST_REPR_MAX bytes, no NUL);
+ * returns the length */
+#define SHORTEST_REPR_MAX 32
+int shortest_repr(double value, char *out);
 
 /* module.c: the hash of these sources the build compiled in */
 DPRANK_API const char *native_source_digest(void);

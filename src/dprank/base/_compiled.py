@@ -9,7 +9,8 @@ compiled at run time. It holds
   :func:`btl_value`, :func:`scatter_pairs`, :func:`zero_pass`,
   :func:`laplacian_mv`, :func:`pcg`), reached through
   :func:`dprank.objective.kernels`;
-* :func:`format_floats`, floats written as ``repr`` writes them (``module.c``);
+* :func:`format_floats`, floats written as ``repr`` writes them (``shortest.c``), and
+  :func:`csv_rows`, the ranking's rows as CSV text (``module.c``);
 * the comparison reader (``reader.c``): :func:`parse_csv` of CSV and TSV
   blocks, :class:`LabelTable` (provisional ids of labels) and
   :class:`PairRows` (comparisons summed by item pair with a radix sort), used by
@@ -270,15 +271,46 @@ def components(n: int, a: np.ndarray, b: np.ndarray) -> tuple[int, np.ndarray]:
 def format_floats(values: np.ndarray) -> list[str]:
     """``list(map(repr, values.tolist()))`` of a float array, written by the extension.
 
-    The extension's ``format_floats`` calls the function ``float.__repr__`` calls
-    (``PyOS_double_to_string`` with ``'r'``: the shortest spelling that reads back to
-    the same double, ``1.0``, ``1e-05``, ``inf``, ``nan``), so the text is repr's to
-    the byte, without a Python float per value (the ranking's scores).
+    The extension writes each double as ``float.__repr__`` does (``shortest.c``: the
+    shortest spelling that reads back to the same double, the nearest of those, ``1.0``,
+    ``1e-05``, ``inf``, ``nan``), to the byte, without a Python float per value and
+    without Python's big-number dtoa (the ranking's scores).
     """
     lib()  # loaded and checked fresh (a source checkout's build matches its sources)
     from .._native import format_floats as write
 
     return write(np.ascontiguousarray(values, dtype=np.float64))
+
+
+def _csv_column(values: np.ndarray):
+    """A column as the extension's ``format_csv`` takes it: a native buffer, or str."""
+    kind = values.dtype.kind
+    if kind == "f":
+        return np.ascontiguousarray(values, dtype=np.float64)
+    if kind == "b":
+        return np.ascontiguousarray(values, dtype=np.bool_)
+    if kind == "i" or (kind == "u" and values.dtype.itemsize < 8):
+        return np.ascontiguousarray(values, dtype=np.int64)
+    if kind == "u":
+        return np.ascontiguousarray(values, dtype=np.uint64)
+    if kind == "U":
+        return values.tolist()
+    return values.astype(str).tolist()
+
+
+def csv_rows(columns) -> bytes:
+    """The rows of equally long ``columns`` (arrays) as CSV text, UTF-8, nothing quoted.
+
+    Each field is ``str`` of its Python value (``repr`` of a float: :func:`format_floats`'
+    text; ``True``/``False``; a text column as it is), the fields joined by ``,`` and
+    each row ended by ``\\n``: the bytes of ``"".join(",".join(row) + "\\n" ...)`` over
+    the rows' texts, written by the extension (``module.c``) without a Python object
+    per field. The caller checks that no field needs quoting.
+    """
+    lib()
+    from .._native import format_csv
+
+    return format_csv(tuple(_csv_column(np.asarray(values)) for values in columns))
 
 
 # --------------------------------------------------------------------------- reader

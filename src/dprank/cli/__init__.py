@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import errno
 import sys
-import traceback
 from collections.abc import Sequence
 
 from ..base import _checks
@@ -135,6 +134,8 @@ def _flush_stdout() -> None:
 
 
 def _internal_error() -> int:
+    import traceback  # only here: it loads linecache and tokenize
+
     to_stderr("internal error (please report it):")
     traceback.print_exc(file=sys.stderr)
     return EXIT_FAILURE

@@ -178,13 +178,14 @@ def _columns_writer(columns: dict[str, np.ndarray]) -> Callable:
     """A CSV of column arrays, byte for byte what pandas writes of them, without pandas.
 
     The text of each value is Python's (``repr`` of a float: the shortest round-trip
-    spelling, which is also numpy's ``astype(str)``, written by the compiled
-    :func:`dprank.base._compiled.format_floats`; ``True``/``False``), quoted by
+    spelling, which is also numpy's ``astype(str)``; ``True``/``False``), quoted by
     :mod:`csv` as needed, which is how ``DataFrame.to_csv(index=False,
     lineterminator="\\n")`` spells the ranking's string, integer, float and boolean
     columns. Where no text field holds a delimiter, a quote or a line end (labels
-    rarely do) the lines are joined directly; else :mod:`csv` quotes them. The text
-    is made in blocks of rows, so the memory it takes does not grow with the items.
+    rarely do) the extension writes the rows (:func:`dprank.base._compiled.csv_rows`,
+    no Python object per field); else :mod:`csv` quotes them, from the fields' texts
+    (floats by :func:`dprank.base._compiled.format_floats`). The text is made in blocks
+    of rows, so the memory it takes does not grow with the items.
     """
     import csv
 
@@ -205,9 +206,28 @@ def _columns_writer(columns: dict[str, np.ndarray]) -> Callable:
             return values.tolist()  # str already
         return values.astype(str).tolist()
 
+    def write_plain(target) -> None:
+        from ..base._compiled import csv_rows
+
+        header = io.StringIO()
+        csv.writer(header, lineterminator="\n").writerow(list(columns))
+        binary = isinstance(target, Path)
+        fh = open(target, "wb") if binary else target
+        try:
+            put = fh.write if binary else (lambda data: fh.write(data.decode("utf-8")))
+            put(header.getvalue().encode("utf-8"))
+            for start in range(0, rows, _ROWS_PER_BLOCK):
+                put(csv_rows([values[start : start + _ROWS_PER_BLOCK] for values in arrays]))
+        finally:
+            if fh is not target:
+                fh.close()
+
     def write(target) -> None:
         import gc
 
+        if plain:
+            write_plain(target)
+            return
         fh = open(target, "w", newline="", encoding="utf-8") if isinstance(target, Path) else target
         collecting = gc.isenabled()
         gc.disable()  # a string per cell and no cycles: nothing for the collector to find
@@ -216,10 +236,7 @@ def _columns_writer(columns: dict[str, np.ndarray]) -> Callable:
             writer.writerow(list(columns))
             for start in range(0, rows, _ROWS_PER_BLOCK):
                 block = [text(values[start : start + _ROWS_PER_BLOCK]) for values in arrays]
-                if plain:
-                    fh.write("\n".join(map(",".join, zip(*block, strict=True))) + "\n")
-                else:
-                    writer.writerows(zip(*block, strict=True))
+                writer.writerows(zip(*block, strict=True))
         finally:
             if collecting:
                 gc.enable()
