@@ -326,10 +326,11 @@ def _analyse(prob: Problem, s, kind, interval, alpha, n_boot, rng) -> _World:
             # narrows their spread for the extreme items: never below the linearisation's
             v = np.maximum(v, prob.variances(ref, law, exact=True, w=w)[0])
     else:
-        v = prob.variances(ref, law, exact=True, w=w)[0]
+        v, h, S = prob.variances(ref, law, exact=True, w=w)
         if percentile:
             draws = ref + np.sqrt(v) * rng.standard_normal((int(n_boot), n))
-    h, S = prob.linear_parts(ref, law)
+    if kind == "bootstrap":
+        h, S = prob.linear_parts(ref, law)
     # the error law's variance beyond the item's own noise and sampling (the other items'
     # uncertainty; the design's under individual DP) widens the quantiles, never narrows
     # them below the noise law's (a bootstrap of clipped estimates spreads less)

@@ -213,11 +213,11 @@ class Problem:
         if not self.btl:
             info = self.eq.information_weights(theta)
             return info, info if law.sampling else np.zeros(info.size)
-        hw = self.eq.hessian_weights(theta)
         if not law.sampling:
+            hw = self.eq.hessian_weights(theta)
             return hw, np.zeros(hw.size)
-        p = self.link.cdf(theta[self.a] - theta[self.b])
-        return hw, self.N * p * (1.0 - p)
+        p = self.link.cdf(theta[self.a] - theta[self.b])  # pdf(link, d) = p (1 - p)
+        return self.N * (p * (1.0 - p)), self.N * p * (1.0 - p)
 
     def linear_parts(self, theta, law: _NoiseLaw):
         """``(h, S)``: per item the Hessian's diagonal at ``theta`` and the win total's

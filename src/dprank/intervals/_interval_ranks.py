@@ -183,13 +183,13 @@ def ranks_of_rows(x: np.ndarray) -> np.ndarray:
     n = x.shape[1]
     neg = -x
     order = np.argsort(neg, axis=1)
-    if n > 1:
-        ranked = np.take_along_axis(neg, order, axis=1)
-        tied = np.nonzero(np.any(ranked[:, 1:] == ranked[:, :-1], axis=1))[0]
-        if tied.size:
-            order[tied] = np.argsort(neg[tied], axis=1, kind="stable")
+    places = np.arange(1, n + 1, dtype=np.int32)
     out = np.empty(x.shape, dtype=np.int32)
-    np.put_along_axis(out, order, np.arange(1, n + 1, dtype=np.int32)[None, :], axis=1)
+    for row, (values, o) in enumerate(zip(neg, order, strict=True)):
+        ranked = values[o]
+        if np.any(ranked[1:] == ranked[:-1]):
+            o = np.argsort(values, kind="stable")
+        out[row, o] = places
     return out
 
 
@@ -375,8 +375,13 @@ def _error_density_rows(x, v, share) -> np.ndarray:
     row (``(items, 1)``): the same numbers, each row's parameters computed once."""
     v = np.broadcast_to(v, (x.shape[0], 1))
     share = np.broadcast_to(share, (x.shape[0], 1))
-    out = np.empty(x.shape)
     normal = share[:, 0] < MIN_LAPLACE_SHARE
+    if not normal.any():  # every row Laplace-normal (a Laplace mechanism): no copies
+        b = np.sqrt(0.5 * share * v)
+        r = np.sqrt(np.maximum(1.0 - share, 0.0) * v) / b
+        if not np.any(r < 1e-3):
+            return _laplace_normal_pdf(x / b, r) / b
+    out = np.empty(x.shape)
     if normal.any():
         sd = np.sqrt(v[normal])
         z = x[normal] / sd
@@ -405,8 +410,15 @@ def _likelihoods(t, v, finite, lower, upper, nodes, share=None) -> np.ndarray:
     over half a grid step; 1 for an item censored on both sides.
     """
     step = float(nodes[1] - nodes[0]) if nodes.size > 1 else 1.0
-    out = np.ones((t.size, nodes.size))
     f = finite
+    if f.all():  # no censored item: the densities themselves
+        if share is not None:
+            x = t[:, None] - nodes[None, :]
+            return error_density(x, v[:, None], np.asarray(share)[:, None])
+        sd = np.sqrt(v)[:, None]
+        z = (nodes[None, :] - t[:, None]) / sd
+        return np.exp(-0.5 * z * z) / sd
+    out = np.ones((t.size, nodes.size))
     if f.any() and share is not None:
         out[f] = error_density(
             t[f][:, None] - nodes[None, :], v[f][:, None], np.asarray(share)[f][:, None]
