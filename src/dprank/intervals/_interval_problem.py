@@ -360,7 +360,9 @@ def _newton_row(prob: Problem, sides, y, x, active) -> np.ndarray:
         active = active & moved
         left = int(np.count_nonzero(active))
         if 0 < left and 4 * left <= 3 * listed:
-            moving = [(i[keep], r[keep], c[keep]) for i, r, c in moving for keep in [active[i]]]
+            moving = [
+                (i[keep], r[keep], c[keep]) for i, r, c in moving for keep in [active[i].nonzero()]
+            ]
             listed = left
     return x
 
