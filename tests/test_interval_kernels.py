@@ -38,6 +38,8 @@ def _rows(draw):
         x = np.where(x == 0, -0.0, x)  # -0.0 ties with 0.0
     if draw(st.booleans()):
         x[draw(st.integers(0, rows - 1))] = rng.random(n)  # a row without ties
+    if draw(st.booleans()):
+        x[rng.random(x.shape) < 0.2] = np.nan  # NaNs rank last, in order of position
     return x
 
 

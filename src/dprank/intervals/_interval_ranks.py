@@ -186,8 +186,8 @@ def ranks_of_rows(x: np.ndarray) -> np.ndarray:
     places = np.arange(1, n + 1, dtype=np.int32)
     out = np.empty(x.shape, dtype=np.int32)
     for row, (values, o) in enumerate(zip(neg, order, strict=True)):
-        ranked = values[o]
-        if np.any(ranked[1:] == ranked[:-1]):
+        ranked = values[o]  # NaNs last: one there also takes the stable sort
+        if np.any(ranked[1:] == ranked[:-1]) or (n and np.isnan(ranked[-1])):
             o = np.argsort(values, kind="stable")
         out[row, o] = places
     return out
@@ -199,6 +199,8 @@ def in_top_k(x: np.ndarray, k: int) -> np.ndarray:
     n = x.shape[1]
     if k >= n:
         return np.ones(x.shape, dtype=bool)
+    if np.isnan(x).any():
+        return ranks_of_rows(x) <= k
     kth = -np.partition(-x, k - 1, axis=1)[:, k - 1 : k]
     out = x > kth
     need = k - np.sum(out, axis=1, keepdims=True)
