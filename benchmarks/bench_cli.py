@@ -17,8 +17,13 @@ round by round, it runs in fresh processes:
   edge``: Algorithm 1, a Laplace mechanism; ``--top-k K``: both runs with it, the intervals'
   with ``p_top_k``);
 * with ``--baseline SRC``, the same command with another source tree first on
-  the path (``git archive main src | tar -x -C /tmp/old``); the rankings must
-  be byte-identical.
+  the path (``git archive main src | tar -x -C /tmp/old``), and with ``--intervals``
+  that run too; the rankings must be byte-identical (``--privacy none``), and with
+  ``--seed S`` (every run with ``--insecure-seed S``) the whole outputs, ranking.csv
+  and ranking.json, the intervals' included.
+
+``--privacy individual`` writes a ``user`` column (``--max-per-user L`` consecutive
+rows each, declared as ``--max-per-user L``; the items declared with ``--items-from-data``).
 
 dprank's bytecode (and the baseline's) is compiled first, as ``pip install`` compiles an
 installed package's and as the peers have theirs. For each file it prints the CPU
@@ -39,6 +44,10 @@ is loaded from the installed package. Run::
     python benchmarks/bench_cli.py --rows 2500000 --items 100000 --no-peers --intervals 0.95
     python benchmarks/bench_cli.py --rows 2500000 --items 100000 --no-peers --privacy edge \
         --intervals 0.95 --top-k 10
+    python benchmarks/bench_cli.py --rows 2500000 --items 100000 --no-peers --privacy edge \
+        --intervals 0.95 --top-k 10 --seed 7 --baseline /tmp/old/src --repeats 2
+    python benchmarks/bench_cli.py --rows 2500000 --items 100000 --no-peers \
+        --privacy individual --max-per-user 10 --intervals 0.95 --top-k 10
 
 Timings depend on the machine and its load (it prints ``uptime``'s load); only
 ratios from one run mean much. Nothing here is asserted in the tests.
@@ -72,8 +81,11 @@ PEERS = {
 }
 
 
-def make_file(path: Path, rows: int, items: int, labels: str = "int", edges: int = 0) -> None:
-    """A BTL comparison file (random pairs, or rows over ``edges`` fixed pairs), CSV."""
+def make_file(
+    path: Path, rows: int, items: int, labels: str = "int", edges: int = 0, per_user: int = 0
+) -> None:
+    """A BTL comparison file (random pairs, or rows over ``edges`` fixed pairs), CSV; with
+    ``per_user`` L a ``user`` column too (L consecutive rows each)."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.csv as pcsv
@@ -86,7 +98,7 @@ def make_file(path: Path, rows: int, items: int, labels: str = "int", edges: int
         eb = (ea + rng.integers(1, items, edges)) % items
     tmp = path.with_suffix(".tmp")
     with open(tmp, "wb") as fh:
-        fh.write(b"winner,loser\n")
+        fh.write(b"winner,loser,user\n" if per_user else b"winner,loser\n")
         for start in range(0, rows, _CHUNK):
             k = min(_CHUNK, rows - start)
             if edges:
@@ -99,7 +111,10 @@ def make_file(path: Path, rows: int, items: int, labels: str = "int", edges: int
             win, lose = np.where(first, a, b), np.where(first, b, a)
             if names is not None:
                 win, lose = names[win], names[lose]
-            table = pa.table({"winner": win, "loser": lose})
+            columns = {"winner": win, "loser": lose}
+            if per_user:
+                columns["user"] = (start + np.arange(k)) // per_user
+            table = pa.table(columns)
             options = pcsv.WriteOptions(include_header=False, quoting_style="none")
             pcsv.write_csv(table, fh, options)
     os.replace(tmp, path)
@@ -143,11 +158,21 @@ def compile_bytecode(baseline: str | None = None) -> None:
 
 
 def _command(
-    path: Path, out: Path, privacy: str, intervals: str | None = None, top_k: int | None = None
+    path: Path,
+    out: Path,
+    privacy: str,
+    intervals: str | None = None,
+    top_k: int | None = None,
+    per_user: int = 0,
+    seed: int | None = None,
 ) -> list[str]:
     cmd = [sys.executable, "-m", "dprank", "rank", str(path), "--privacy", privacy]
-    if privacy == "edge":
+    if privacy in ("edge", "individual"):
         cmd += ["--epsilon", "1"]
+    if privacy == "individual":
+        cmd += ["--max-per-user", str(per_user), "--items-from-data"]
+    if seed is not None:
+        cmd += ["--insecure-seed", str(seed)]
     if top_k is not None:
         cmd += ["--top-k", str(top_k)]
     if intervals is not None:
@@ -168,28 +193,46 @@ def measure(path: Path, args, peers: list[str]) -> dict:
         contenders = {name: ([sys.executable, "-c", PEERS[name].format(path=str(path))], _env())
                       for name in peers}  # fmt: skip
         top_k = getattr(args, "top_k", None)
+        seed = getattr(args, "seed", None)
+        extra = {"per_user": _per_user(args), "seed": seed}
+
+        def target(name: str) -> Path:  # one folder each: the same file name in every record
+            (out / name).mkdir()
+            return out / name / "ranking.csv"
+
         contenders["dprank rank"] = (
-            _command(path, out / "new.csv", args.privacy, top_k=top_k),
+            _command(path, target("new"), args.privacy, top_k=top_k, **extra),
             _env(),
         )
         intervals = getattr(args, "intervals", None)
         if intervals:
             contenders["--intervals"] = (
-                _command(path, out / "iv.csv", args.privacy, intervals, top_k),
+                _command(path, target("iv"), args.privacy, intervals, top_k, **extra),
                 _env(),
             )
         if args.baseline:
             contenders["baseline"] = (
-                _command(path, out / "old.csv", args.privacy),
+                _command(path, target("old"), args.privacy, top_k=top_k, **extra),
                 _env(args.baseline),
             )
+            if intervals:
+                contenders["baseline --intervals"] = (
+                    _command(path, target("old_iv"), args.privacy, intervals, top_k, **extra),
+                    _env(args.baseline),
+                )
         runs: dict[str, list] = {name: [] for name in contenders}
         for _ in range(args.repeats):
             for name, (cmd, env) in contenders.items():
                 runs[name].append(run_child(cmd, env))
         same = None
-        if args.baseline and args.privacy == "none":
-            same = (out / "new.csv").read_bytes() == (out / "old.csv").read_bytes()
+        if args.baseline and (args.privacy == "none" or seed is not None):
+            pairs = [("new", "old")] + ([("iv", "old_iv")] if intervals else [])
+            files = ("ranking.csv", "ranking.json") if seed is not None else ("ranking.csv",)
+            same = all(
+                (out / a / f).read_bytes() == (out / b / f).read_bytes()
+                for a, b in pairs
+                for f in files
+            )
     size = path.stat().st_size / 2**20
     best = {
         name: {
@@ -201,6 +244,7 @@ def measure(path: Path, args, peers: list[str]) -> dict:
         for name, rs in runs.items()
     }
     result = {"file": path.name, "size_mib": size, "runs": best, "baseline_same": same}
+    result["compared"] = "outputs (csv and json)" if seed is not None else "rankings"
     if peers:
         fastest = min(peers, key=lambda name: best[name]["cpu"])
         result["fastest"] = fastest
@@ -213,7 +257,12 @@ def measure(path: Path, args, peers: list[str]) -> dict:
             "ratio": iv / plain,
             "target": 2 * plain + 20,
             "met": iv <= 2 * plain + 20,
+            "share_of_target": iv / (2 * plain + 20),
         }
+        if "baseline --intervals" in best:
+            result["intervals"]["baseline_share_of_target"] = best["baseline --intervals"][
+                "cpu"
+            ] / (2 * plain + 20)
     return result
 
 
@@ -232,10 +281,15 @@ def report(result: dict, rows: int, labels: str) -> None:
         print(
             f"  with --intervals {iv['level']}: {iv['ratio']:.2f}x the CPU of the run without; "
             f"target 2 x without + 20 s = {iv['target']:.2f} s: "
-            f"{'met' if iv['met'] else 'NOT met'}"
+            f"{'met' if iv['met'] else 'NOT met'} ({iv['share_of_target']:.2f} of it"
+            + (
+                f"; the baseline's {iv['baseline_share_of_target']:.2f})"
+                if "baseline_share_of_target" in iv
+                else ")"
+            )
         )
     if result["baseline_same"] is not None:
-        print(f"  rankings byte-identical to the baseline's: {result['baseline_same']}")
+        print(f"  {result['compared']} byte-identical to the baseline's: {result['baseline_same']}")
 
 
 def slope(sizes: list[int], args, folder: Path) -> dict:
@@ -270,12 +324,19 @@ def slope(sizes: list[int], args, folder: Path) -> dict:
     return {"rows": sizes, "cpu": times, "start_up": start_up, "slope": fit}
 
 
+def _per_user(args) -> int:
+    """Comparisons per user of an ``--privacy individual`` file (0: no user column)."""
+    return int(getattr(args, "max_per_user", 0) or 0) if args.privacy == "individual" else 0
+
+
 def _data(folder: Path, rows: int, args) -> Path:
     stem = f"bench_cli_{rows}x{args.items}_{args.labels}" + (f"e{args.edges}" if args.edges else "")
+    stem += f"u{_per_user(args)}" if _per_user(args) else ""
     path = folder / f"{stem}.csv"
     if not path.exists():  # written by a child: this process stays small (its children's
         t0 = time.perf_counter()  # peak memory counts the parent's until they exec)
         spec = [str(path), str(rows), str(args.items), args.labels, str(args.edges)]
+        spec.append(str(_per_user(args)))
         subprocess.run([sys.executable, __file__, "--write", *spec], check=True)
         print(f"wrote {path} in {time.perf_counter() - t0:.1f} s", flush=True)
     return path
@@ -333,7 +394,7 @@ def quick() -> int:
         folder = Path(tmp)
         args = argparse.Namespace(
             items=10_000, labels="int", edges=0, privacy="none", repeats=1, baseline=None,
-            intervals=None,
+            intervals=None, seed=None,
         )  # fmt: skip
         for labels in ("int", "str"):
             args.labels = labels
@@ -346,15 +407,30 @@ def quick() -> int:
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--write"]:  # a child writing a data file
-        path, rows, items, labels, edges = argv[1:]
-        make_file(Path(path), int(rows), int(items), labels, int(edges))
+        path, rows, items, labels, edges, per_user = argv[1:]
+        make_file(Path(path), int(rows), int(items), labels, int(edges), int(per_user))
         return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=2_500_000)
     parser.add_argument("--items", type=int, default=100_000)
     parser.add_argument("--labels", choices=("int", "str"), default="int")
     parser.add_argument("--edges", type=int, default=0, help="fixed pairs the rows repeat")
-    parser.add_argument("--privacy", choices=("none", "edge"), default="none")
+    parser.add_argument("--privacy", choices=("none", "edge", "individual"), default="none")
+    parser.add_argument(
+        "--max-per-user",
+        type=int,
+        default=10,
+        metavar="L",
+        help="--privacy individual: a user column of L consecutive rows each, declared as "
+        "--max-per-user L (the items declared public with --items-from-data)",
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        metavar="S",
+        help="every run with --insecure-seed S: with --baseline, the outputs (csv and json, "
+        "with --intervals too) must be byte-identical",
+    )
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--data", type=Path, help="where to keep the generated files")
     parser.add_argument("--keep", action="store_true", help="keep files of 10 M rows and more")

@@ -326,10 +326,11 @@ def _analyse(prob: Problem, s, kind, interval, alpha, n_boot, rng) -> _World:
             # narrows their spread for the extreme items: never below the linearisation's
             v = np.maximum(v, prob.variances(ref, law, exact=True, w=w)[0])
     else:
-        v = prob.variances(ref, law, exact=True, w=w)[0]
+        v, h, S = prob.variances(ref, law, exact=True, w=w)
         if percentile:
             draws = ref + np.sqrt(v) * rng.standard_normal((int(n_boot), n))
-    h, S = prob.linear_parts(ref, law)
+    if kind == "bootstrap":
+        h, S = prob.linear_parts(ref, law)
     # the error law's variance beyond the item's own noise and sampling (the other items'
     # uncertainty; the design's under individual DP) widens the quantiles, never narrows
     # them below the noise law's (a bootstrap of clipped estimates spreads less)
@@ -394,8 +395,10 @@ def _rank_parts(world: _World, alpha: float, top_k, n_boot, rng, calibrate=True)
         post = _ir.calibrated_alpha(world.t, vf, fin, alpha, nodes, weights, rng, world.ref)
     lo, hi = _ir.quantile_ranks(ranks, post)
     lo, hi = _ir.extend_to_ends(world.t, vf, fin, alpha, lo, hi, world.up, world.down, lower, upper)
-    p = None if top_k is None else np.mean(ranks <= int(top_k), axis=0)
-    if top_k is not None and world.noise_share is not None:  # step 5: the noise's own law
+    p = None
+    if top_k is not None and world.noise_share is None:
+        p = np.mean(ranks <= int(top_k), axis=0)
+    elif top_k is not None:  # step 5: the noise's own law
         p = _ir.top_k_probability(
             world.t, vf, fin, lower, upper, world.noise_share, int(top_k), draws, rng.spawn(1)[0]
         )

@@ -10,6 +10,7 @@ on it at given scores (``simulate``). Private: the public names live in
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -139,8 +140,7 @@ class _UniformUsers:
         if n_pairs <= _USER_PAIRS_MAX:
             a, b = np.triu_indices(n, 1)
         else:  # a fixed (public) sample of pairs carries the expected design
-            k = np.unique(np.random.default_rng(0).integers(0, n_pairs, _USER_PAIRS_MAX))
-            a, b = pair_from_index(k, n)
+            a, b = (x.copy() for x in _pair_sample(n))
         return a, b, np.full(a.size, self.total / a.size)
 
     def simulate(self, theta, link: Link, rng: np.random.Generator) -> Comparisons:
@@ -155,6 +155,14 @@ class _UniformUsers:
         user = np.repeat(np.arange(m, dtype=np.int64), counts)
         y = (rng.random(a.size) < link.cdf(theta[a] - theta[b])).astype(np.float64)
         return Comparisons(n_items=n, i=a, j=b, y=y, count=np.ones(a.size), user=user)
+
+
+@functools.lru_cache(maxsize=2)
+def _pair_sample(n: int):
+    """The fixed sample of pairs of :meth:`_UniformUsers.weights` on ``n`` items (the same for
+    every total: drawn once per ``n`` for all candidate designs)."""
+    k = np.unique(np.random.default_rng(0).integers(0, n * (n - 1) // 2, _USER_PAIRS_MAX))
+    return pair_from_index(k, n)
 
 
 def _simulate_records(n, a, b, count, user, theta, link, rng, user_epsilon) -> Comparisons:

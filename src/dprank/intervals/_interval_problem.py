@@ -213,11 +213,11 @@ class Problem:
         if not self.btl:
             info = self.eq.information_weights(theta)
             return info, info if law.sampling else np.zeros(info.size)
-        hw = self.eq.hessian_weights(theta)
         if not law.sampling:
+            hw = self.eq.hessian_weights(theta)
             return hw, np.zeros(hw.size)
-        p = self.link.cdf(theta[self.a] - theta[self.b])
-        return hw, self.N * p * (1.0 - p)
+        p = self.link.cdf(theta[self.a] - theta[self.b])  # pdf(link, d) = p (1 - p)
+        return self.N * (p * (1.0 - p)), self.N * p * (1.0 - p)
 
     def linear_parts(self, theta, law: _NoiseLaw):
         """``(h, S)``: per item the Hessian's diagonal at ``theta`` and the win total's
@@ -304,11 +304,12 @@ def invert_totals(prob: Problem, ref, targets) -> np.ndarray:
     # the last row first from the closed form; each other row from it, moved by the
     # difference of the targets over the slope there (one or two Newton steps then)
     last = k - 1
-    x[last] = _newton_row(prob, ref, y[last], x[last], ~(below[last] | above[last]))
+    sides = ((a, ref[b]), (b, ref[a]))  # each pair from both ends: own item, opponent's ref
+    x[last] = _newton_row(prob, sides, y[last], x[last], ~(below[last] | above[last]))
     slope = _slope(prob, ref, x[last])
     for r in range(last):  # one target row at a time: memory O(pairs)
         start = np.where(np.isfinite(x[last]), x[last] + (y[r] - y[last]) / slope, x[r])
-        x[r] = _newton_row(prob, ref, y[r], np.clip(start, -59.0, 59.0), ~(below[r] | above[r]))
+        x[r] = _newton_row(prob, sides, y[r], np.clip(start, -59.0, 59.0), ~(below[r] | above[r]))
     x = np.where(below, -np.inf, x)
     return np.where(above, np.inf, x)
 
@@ -322,25 +323,32 @@ def _slope(prob: Problem, ref, x) -> np.ndarray:
     return np.maximum(np.bincount(a, N * fa, n) + np.bincount(b, N * fb, n), 1e-12)
 
 
-def _newton_row(prob: Problem, ref, y, x, active) -> np.ndarray:
+def _newton_row(prob: Problem, sides, y, x, active) -> np.ndarray:
     """Bracketed Newton steps of :func:`invert_totals` for one row of targets.
 
-    Each step evaluates only the pairs of items still moving.
+    Each step evaluates the pairs of items still moving: ``sides`` holds every pair from
+    each of its ends (the item's index, its opponent's score), and the lists drop, in
+    their order, the pairs of settled items once a quarter of the items in them have settled
+    (a settled item's total is not used: the bins of the moving items sum the same
+    terms in the same order).
     """
-    n, a, b, N, link = prob.n, prob.a, prob.b, prob.N, prob.link
+    n, N, link = prob.n, prob.N, prob.link
     lo = np.full(n, -60.0)
     hi = np.full(n, 60.0)
+    moving = []
+    for own, other in sides:
+        sel = np.nonzero(active[own])[0]
+        moving.append((own[sel], other[sel], N[sel]))
+    listed = int(np.count_nonzero(active))
     for _ in range(_INVERT_STEPS):
         if not active.any():
             break
         g = np.zeros(n)
         dg = np.zeros(n)
-        for own, other in ((a, b), (b, a)):
-            sel = np.nonzero(active[own])[0]
-            i, j = own[sel], other[sel]
-            F, f = cdf_pdf(link, x[i] - ref[j])
-            g += np.bincount(i, N[sel] * F, n)
-            dg += np.bincount(i, N[sel] * f, n)
+        for i, r, c in moving:
+            F, f = cdf_pdf(link, x[i] - r)
+            g += np.bincount(i, c * F, n)
+            dg += np.bincount(i, c * f, n)
         low = g < y
         lo = np.where(active & low, x, lo)
         hi = np.where(active & ~low, x, hi)
@@ -350,6 +358,12 @@ def _newton_row(prob: Problem, ref, y, x, active) -> np.ndarray:
         moved = np.abs(new - x) > 1e-7
         x = np.where(active, new, x)
         active = active & moved
+        left = int(np.count_nonzero(active))
+        if 0 < left and 4 * left <= 3 * listed:
+            moving = [
+                (i[keep], r[keep], c[keep]) for i, r, c in moving for keep in [active[i].nonzero()]
+            ]
+            listed = left
     return x
 
 

@@ -174,12 +174,38 @@ def posterior_draws(n: int) -> int:
 
 
 def ranks_of_rows(x: np.ndarray) -> np.ndarray:
-    """Rank (1 = highest) of every entry in every row of ``x`` (ties by position)."""
+    """Rank (1 = highest) of every entry in every row of ``x`` (ties by position).
+
+    The order is that of a stable sort of ``-x``; it is taken from the quicker unstable
+    sort where a row has no two equal entries (then every sort gives the same order),
+    and from the stable sort for the rows that do.
+    """
     n = x.shape[1]
-    order = np.argsort(-x, axis=1, kind="stable")
+    neg = -x
+    order = np.argsort(neg, axis=1)
+    places = np.arange(1, n + 1, dtype=np.int32)
     out = np.empty(x.shape, dtype=np.int32)
-    np.put_along_axis(out, order, np.arange(1, n + 1, dtype=np.int32)[None, :], axis=1)
+    for row, (values, o) in enumerate(zip(neg, order, strict=True)):
+        ranked = values[o]  # NaNs last: one there also takes the stable sort
+        if np.any(ranked[1:] == ranked[:-1]) or (n and np.isnan(ranked[-1])):
+            o = np.argsort(values, kind="stable")
+        out[row, o] = places
     return out
+
+
+def in_top_k(x: np.ndarray, k: int) -> np.ndarray:
+    """``ranks_of_rows(x) <= k`` without ranking every entry: per row the entries above the
+    ``k``-th largest, and of those equal to it the first by position."""
+    n = x.shape[1]
+    if k >= n:
+        return np.ones(x.shape, dtype=bool)
+    if np.isnan(x).any():
+        return ranks_of_rows(x) <= k
+    kth = -np.partition(-x, k - 1, axis=1)[:, k - 1 : k]
+    out = x > kth
+    need = k - np.sum(out, axis=1, keepdims=True)
+    equal = x == kth
+    return out | (equal & (np.cumsum(equal, axis=1) <= need))
 
 
 def quantile_ranks(ranks: np.ndarray, alpha: float):
@@ -323,7 +349,10 @@ def error_density(x, v, share) -> np.ndarray:
     sampling error the normal part): its tails are the Laplace's, heavier than a normal
     of the same variance (:func:`mixture_quantile` gives its quantiles).
     """
-    x, v, share = np.broadcast_arrays(*(np.asarray(a, dtype=np.float64) for a in (x, v, share)))
+    x, v, share = (np.asarray(a, dtype=np.float64) for a in (x, v, share))
+    if x.ndim == 2 and v.shape in ((x.shape[0], 1), (1, 1)) and share.shape == v.shape:
+        return _error_density_rows(x, v, share)
+    x, v, share = np.broadcast_arrays(x, v, share)
     out = np.empty(x.shape)
     normal = share < MIN_LAPLACE_SHARE
     if normal.any():
@@ -343,6 +372,37 @@ def error_density(x, v, share) -> np.ndarray:
     return out
 
 
+def _error_density_rows(x, v, share) -> np.ndarray:
+    """:func:`error_density` of ``(items, nodes)`` points with one ``v`` and ``share`` per
+    row (``(items, 1)``): the same numbers, each row's parameters computed once."""
+    v = np.broadcast_to(v, (x.shape[0], 1))
+    share = np.broadcast_to(share, (x.shape[0], 1))
+    normal = share[:, 0] < MIN_LAPLACE_SHARE
+    if not normal.any():  # every row Laplace-normal (a Laplace mechanism): no copies
+        b = np.sqrt(0.5 * share * v)
+        r = np.sqrt(np.maximum(1.0 - share, 0.0) * v) / b
+        if not np.any(r < 1e-3):
+            return _laplace_normal_pdf(x / b, r) / b
+    out = np.empty(x.shape)
+    if normal.any():
+        sd = np.sqrt(v[normal])
+        z = x[normal] / sd
+        out[normal] = np.exp(-0.5 * z * z) / (sd * math.sqrt(2.0 * math.pi))
+    lap = ~normal
+    if lap.any():
+        b = np.sqrt(0.5 * share[lap] * v[lap])
+        r = np.sqrt(np.maximum(1.0 - share[lap], 0.0) * v[lap]) / b
+        xb = x[lap] / b
+        pure = r[:, 0] < 1e-3
+        dens = np.empty(xb.shape)
+        if pure.any():
+            dens[pure] = 0.5 * np.exp(-np.abs(xb[pure]))
+        if (~pure).any():
+            dens[~pure] = _laplace_normal_pdf(xb[~pure], r[~pure])
+        out[lap] = dens / b
+    return out
+
+
 def _likelihoods(t, v, finite, lower, upper, nodes, share=None) -> np.ndarray:
     """``(items, nodes)``: each item's likelihood at each node of the prior's grid.
 
@@ -352,8 +412,15 @@ def _likelihoods(t, v, finite, lower, upper, nodes, share=None) -> np.ndarray:
     over half a grid step; 1 for an item censored on both sides.
     """
     step = float(nodes[1] - nodes[0]) if nodes.size > 1 else 1.0
-    out = np.ones((t.size, nodes.size))
     f = finite
+    if f.all():  # no censored item: the densities themselves
+        if share is not None:
+            x = t[:, None] - nodes[None, :]
+            return error_density(x, v[:, None], np.asarray(share)[:, None])
+        sd = np.sqrt(v)[:, None]
+        z = (nodes[None, :] - t[:, None]) / sd
+        return np.exp(-0.5 * z * z) / sd
+    out = np.ones((t.size, nodes.size))
     if f.any() and share is not None:
         out[f] = error_density(
             t[f][:, None] - nodes[None, :], v[f][:, None], np.asarray(share)[f][:, None]
@@ -413,6 +480,13 @@ def npmle_ranks(t, v, finite, lower, upper, nodes, weights, draws, rng, chunk=40
     node, tied in the prior, are ordered at random). ``share``: as for
     :func:`npmle_prior`.
     """
+    return ranks_of_rows(
+        _posterior_values(t, v, finite, lower, upper, nodes, weights, draws, rng, chunk, share)
+    )
+
+
+def _posterior_values(t, v, finite, lower, upper, nodes, weights, draws, rng, chunk, share):
+    """The ``(draws, items)`` posterior draws that :func:`npmle_ranks` ranks."""
     n = t.size
     step = float(nodes[1] - nodes[0]) if nodes.size > 1 else 1.0
     values = np.empty((draws, n), dtype=np.float64)
@@ -423,12 +497,12 @@ def npmle_ranks(t, v, finite, lower, upper, nodes, weights, draws, rng, chunk=40
         cum = np.cumsum(post, axis=1)
         cum /= np.maximum(cum[:, -1:], 1e-300)
         u = rng.random((draws, cum.shape[0]))
-        idx = np.empty(u.shape, dtype=np.int64)
-        for k in range(cum.shape[0]):
-            idx[:, k] = np.searchsorted(cum[k], u[:, k], side="right")
+        # each item's draws by the inverse of its cdf (a row at a time: few nodes, few draws)
+        rows = zip(cum, u.T.copy(), strict=True)
+        idx = np.array([c.searchsorted(q, "right") for c, q in rows]).T
         idx = np.minimum(idx, nodes.size - 1)
         values[:, sl] = nodes[idx] + (rng.random(u.shape) - 0.5) * step
-    return ranks_of_rows(values)
+    return values
 
 
 def top_k_probability(t, v, finite, lower, upper, share, k: int, draws: int, rng) -> np.ndarray:
@@ -443,8 +517,8 @@ def top_k_probability(t, v, finite, lower, upper, share, k: int, draws: int, rng
     (tests/test_interval_calibration.py).
     """
     nodes, weights = npmle_prior(t, v, finite, lower, upper, rng, share=share)
-    ranks = npmle_ranks(t, v, finite, lower, upper, nodes, weights, draws, rng, share=share)
-    return np.mean(ranks <= int(k), axis=0)
+    values = _posterior_values(t, v, finite, lower, upper, nodes, weights, draws, rng, 4096, share)
+    return np.mean(in_top_k(values, int(k)), axis=0)
 
 
 #: Calibration of the posterior's tail probability (:func:`calibrated_alpha`): item-worlds

@@ -1,0 +1,120 @@
+"""The fast kernels of dprank.intervals give the numbers of their plain forms, bit for bit.
+
+The intervals at 10^5 items take quicker routes (an unstable sort where no entry is tied,
+the top ``k`` without a full ranking, per-row parameters of the error density, Newton lists
+that drop settled items late): each is checked here against the plain computation it
+replaces, ties and the limits included, so that no interval, ``p_top_k`` or draw moves.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+
+from dprank.data.models import get_link
+from dprank.intervals import _interval_problem as ip
+from dprank.intervals import _interval_ranks as ir
+from dprank.intervals._interval_designs import EdgeDesign
+
+
+def _stable_ranks(x):
+    n = x.shape[1]
+    order = np.argsort(-x, axis=1, kind="stable")
+    out = np.empty(x.shape, dtype=np.int32)
+    np.put_along_axis(out, order, np.arange(1, n + 1, dtype=np.int32)[None, :], axis=1)
+    return out
+
+
+@st.composite
+def _rows(draw):
+    rows = draw(st.integers(1, 6))
+    n = draw(st.integers(1, 40))
+    levels = draw(st.integers(1, 6))  # few distinct values: many ties
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, levels, (rows, n)).astype(np.float64) - levels / 2
+    if draw(st.booleans()):
+        x = np.where(x == 0, -0.0, x)  # -0.0 ties with 0.0
+    if draw(st.booleans()):
+        x[draw(st.integers(0, rows - 1))] = rng.random(n)  # a row without ties
+    if draw(st.booleans()):
+        x[rng.random(x.shape) < 0.2] = np.nan  # NaNs rank last, in order of position
+    return x
+
+
+@given(_rows(), st.integers(1, 40))
+def test_ranks_and_top_k_equal_the_stable_sorts(x, k):
+    ranks = _stable_ranks(x)
+    assert np.array_equal(ir.ranks_of_rows(x), ranks)
+    k = min(k, x.shape[1])
+    assert np.array_equal(ir.in_top_k(x, k), ranks <= k)
+
+
+def test_ranks_of_a_large_untied_sample_equal_the_stable_sort():
+    x = np.random.default_rng(3).random((5, 20_000))
+    x[2, 7] = x[2, 9_000]  # one tie in one row
+    assert np.array_equal(ir.ranks_of_rows(x), _stable_ranks(x))
+    assert np.array_equal(ir.in_top_k(x, 10), _stable_ranks(x) <= 10)
+
+
+def test_error_density_by_row_is_the_elementwise_one():
+    rng = np.random.default_rng(4)
+    x = rng.normal(0, 3, (300, 50))
+    v = rng.uniform(0.1, 4.0, (300, 1))
+    share = rng.choice([0.0, 1e-9, 1e-4, 0.3, 0.999, 1.0], (300, 1))
+    fast = ir.error_density(x, v, share)
+    full = [np.broadcast_to(a, x.shape).copy() for a in (v, share)]
+    plain = ir.error_density(x.ravel(), full[0].ravel(), full[1].ravel()).reshape(x.shape)
+    assert np.array_equal(fast, plain)
+
+
+def _reference_newton_row(prob, ref, y, x, active):
+    """The plain Newton row: every step over all pairs of the items still moving."""
+    n, a, b, N, link = prob.n, prob.a, prob.b, prob.N, prob.link
+    lo, hi = np.full(n, -60.0), np.full(n, 60.0)
+    for _ in range(ip._INVERT_STEPS):
+        if not active.any():
+            break
+        g, dg = np.zeros(n), np.zeros(n)
+        for own, other in ((a, b), (b, a)):
+            sel = np.nonzero(active[own])[0]
+            i, j = own[sel], other[sel]
+            F, f = ip.cdf_pdf(link, x[i] - ref[j])
+            g += np.bincount(i, N[sel] * F, n)
+            dg += np.bincount(i, N[sel] * f, n)
+        low = g < y
+        lo = np.where(active & low, x, lo)
+        hi = np.where(active & ~low, x, hi)
+        step = x + (y - g) / np.maximum(dg, 1e-300)
+        new = np.where((step > lo) & (step < hi), step, 0.5 * (lo + hi))
+        moved = np.abs(new - x) > 1e-7
+        x = np.where(active, new, x)
+        active = active & moved
+    return x
+
+
+def test_newton_rows_equal_the_plain_iteration():
+    rng = np.random.default_rng(5)
+    n, m = 400, 6000
+    a = rng.integers(0, n, m)
+    b = (a + rng.integers(1, n, m)) % n
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    key, count = np.unique(lo * n + hi, return_counts=True)
+    design = EdgeDesign(n, key // n, key % n, count.astype(np.float64))
+    prob = ip.Problem.__new__(ip.Problem)
+    prob.n, prob.link = n, get_link("btl")
+    prob.a, prob.b, prob.N = design.a, design.b, design.count
+    prob.deg = np.bincount(prob.a, prob.N, n) + np.bincount(prob.b, prob.N, n)
+    ref = rng.normal(0, 1.5, n)
+    targets = prob.deg * rng.uniform(-0.05, 1.05, (3, n))
+    x = ip.invert_totals(prob, ref, targets)
+    sides = ((prob.a, ref[prob.b]), (prob.b, ref[prob.a]))
+    for r in range(3):
+        start = rng.normal(0, 1, n)
+        active = (targets[r] > 0) & (targets[r] < prob.deg)
+        assert np.array_equal(
+            ip._newton_row(prob, sides, targets[r], start, active),
+            _reference_newton_row(prob, ref, targets[r], start, active),
+        )
+    assert np.isneginf(x[targets <= 0]).all() and np.isposinf(x[targets >= prob.deg]).all()
