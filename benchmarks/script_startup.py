@@ -2,11 +2,19 @@
 
 For each ``scripts/*.py`` runs, in a fresh interpreter, Snakemake's script preamble import
 (``snakemake.script``) and the script's own module-level imports, exactly as written, and
-prints the best wall time of ``--repeat`` runs. With ``--compare SRC`` the same imports
-are also timed against another copy of the library (``SRC``, e.g. the ``src`` folder of a
-``git worktree`` of an older commit), interleaved run by run::
+prints the best wall time and the best CPU time (user + system, the steadier measure on a
+shared machine) of ``--repeat`` runs, and their sums over the scripts. With ``--compare SRC``
+the same imports are also timed against another copy of the library (``SRC``, e.g. the
+``src`` folder of a ``git worktree`` of an older commit), interleaved run by run::
 
     python benchmarks/script_startup.py [--compare ../old/src] [--repeat 3] [NAME ...]
+
+``--tree DIR`` compares with another checkout as a whole instead: its own ``scripts/``
+(each with the imports written there, so that a checkout from before a module moved
+compares too), its own ``src`` and the Python of its ``.venv`` (``--tree-python`` for
+another). Scripts are matched by name; the sums cover the scripts both checkouts have::
+
+    python benchmarks/script_startup.py --tree ../old --repeat 5
 
 ``--floor`` prints instead what the stack costs before any of dprank: an empty interpreter,
 Snakemake's preamble import, then numpy, pandas and matplotlib's pyplot added one by one
@@ -22,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import os
 import subprocess
 import sys
 import time
@@ -43,13 +52,24 @@ def import_code(script: Path) -> str:
     return "\n".join(lines)
 
 
-def start_up(code: str, src: Path) -> float:
-    """Wall seconds of a fresh interpreter running ``code`` with ``src`` first on the path."""
-    t0 = time.perf_counter()
+def run_timed(code: str, src: Path, python: str = sys.executable) -> tuple[float, float]:
+    """Wall and CPU seconds (user + system) of a fresh interpreter ``python`` running ``code``
+    with ``src`` first on the path."""
     # the environment the workflow gives its jobs (common.smk): one BLAS thread, malloc reuse
     env = {"PYTHONPATH": str(src), "PATH": "/usr/bin", "OPENBLAS_NUM_THREADS": "1"}
-    subprocess.run([sys.executable, "-c", code], check=True, env={**env, **MALLOC_TUNING})
-    return time.perf_counter() - t0
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([python, "-c", code], env={**env, **MALLOC_TUNING})
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode:
+        raise subprocess.CalledProcessError(proc.returncode, [python, "-c", code])
+    return wall, usage.ru_utime + usage.ru_stime
+
+
+def start_up(code: str, src: Path) -> float:
+    """Wall seconds of a fresh interpreter running ``code`` with ``src`` first on the path."""
+    return run_timed(code, src)[0]
 
 
 #: cumulative imports timed by ``--floor``
@@ -73,6 +93,39 @@ def floor(repeat: int) -> None:
         print(f"{name:<24}{seconds:>8.3f}")
 
 
+def compare_trees(names: list[str], tree: Path, python: str, repeat: int) -> None:
+    """Best wall and CPU seconds of every script's imports in this checkout and in ``tree``
+    (its own scripts, ``src`` and ``python``), interleaved run by run; then the sums."""
+    contenders = {
+        "other": (tree, python),
+        "this": (ROOT, sys.executable),
+    }
+    scripts = {
+        name: {n: root / "scripts" / f"{name}.py" for n, (root, _) in contenders.items()}
+        for name in names
+    }
+    header = "".join(f"{n + ' wall':>12}{n + ' cpu':>11}" for n in contenders)
+    print(f"{'script':<30}{header}  (s, best of {repeat})")
+    sums = {n: [0.0, 0.0] for n in contenders}
+    for name, paths in scripts.items():
+        if not all(p.is_file() for p in paths.values()):
+            where = [n for n, p in paths.items() if p.is_file()]
+            print(f"{name:<30}  only in {', '.join(where)}: left out of the sums")
+            continue
+        best = {n: [float("inf"), float("inf")] for n in contenders}
+        for _ in range(repeat):
+            for n, (root, exe) in contenders.items():
+                wall, cpu = run_timed(import_code(paths[n]), root / "src", exe)
+                best[n] = [min(best[n][0], wall), min(best[n][1], cpu)]
+        for n in contenders:
+            sums[n][0] += best[n][0]
+            sums[n][1] += best[n][1]
+        print(f"{name:<30}" + "".join(f"{b[0]:>12.3f}{b[1]:>11.3f}" for b in best.values()))
+    print(f"{'sum':<30}" + "".join(f"{s[0]:>12.2f}{s[1]:>11.2f}" for s in sums.values()))
+    (ow, oc), (tw, tc) = sums["other"], sums["this"]
+    print(f"this / other: wall {tw / ow:.3f}, cpu {tc / oc:.3f}")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("names", nargs="*", help="script names (default: all of scripts/)")
@@ -81,9 +134,23 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--floor", action="store_true", help="time the stack's own imports instead (no dprank)"
     )
+    parser.add_argument(
+        "--tree", type=Path, help="another checkout: its scripts, src and .venv compared"
+    )
+    parser.add_argument("--tree-python", help="the Python for --tree (default: its .venv's)")
     args = parser.parse_args(argv)
     if args.floor:
         floor(args.repeat)
+        return 0
+    if args.tree is not None:
+        tree = args.tree.resolve()
+        python = args.tree_python or str(tree / ".venv" / "bin" / "python")
+        if not (tree / "scripts").is_dir() or not Path(python).is_file():
+            parser.error(f"--tree {args.tree}: no scripts/ there, or no Python {python}")
+        names = args.names or sorted(
+            {p.stem for root in (ROOT, tree) for p in (root / "scripts").glob("*.py")}
+        )
+        compare_trees(names, tree, python, args.repeat)
         return 0
     scripts = sorted((ROOT / "scripts").glob("*.py"))
     if args.names:

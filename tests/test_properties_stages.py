@@ -11,6 +11,7 @@ answer with the stated shape, columns and ranges, the same answer under the same
 
 from __future__ import annotations
 
+import functools
 import math
 import tempfile
 from pathlib import Path
@@ -1356,10 +1357,21 @@ case(
     replicates=BAD_REPLICATES,
     seed=BAD_SEED,
 )
-_IV_FRAME = pd.concat(
-    [study_intervals.run_design(k, v, _IV_SETTINGS, [0, 1, 2], 1) for k, v in _IV_DESIGNS.items()],
-    ignore_index=True,
-)
+
+
+@functools.cache
+def _iv_frame() -> pd.DataFrame:
+    """Both designs' intervals for two replicates, made on first use: the rank intervals'
+    calibration takes seconds, which collecting this module (any ``pytest -k``) would pay."""
+    return pd.concat(
+        [study_intervals.run_design(k, v, _IV_SETTINGS, [0, 1], 1) for k, v in _IV_DESIGNS.items()],
+        ignore_index=True,
+    )
+
+
+@functools.cache
+def _iv_summary() -> pd.DataFrame:
+    return study_intervals.summarise(_iv_frame(), _IV_DESIGNS, 0.9, 0.85)
 
 
 def _check_coverage(r, kw):
@@ -1380,7 +1392,7 @@ def _check_coverage(r, kw):
 case(
     study_intervals.summarise,
     kw(
-        frame=st.just(_IV_FRAME),
+        frame=lambda kw: st.just(_iv_frame()),
         designs=st.just(_IV_DESIGNS),
         target=st.floats(0, 1),
         item_target=st.floats(0, 1),
@@ -1391,11 +1403,10 @@ case(
     target=[-0.1, 1.5, NAN, "0.9"],
     item_target=[-0.1, 1.5, NAN, "0.9"],
 )
-_IV_SUMMARY = study_intervals.summarise(_IV_FRAME, _IV_DESIGNS, 0.9, 0.85)
 case(
     study_intervals.coverage_markdown,
     kw(
-        summary=st.just(_IV_SUMMARY),
+        summary=lambda kw: st.just(_iv_summary()),
         level=st.floats(0.5, 0.99),
         target=st.floats(0, 1),
         item_target=st.floats(0, 1),
@@ -1403,7 +1414,7 @@ case(
     lambda r, kw: (
         r.count("\n| edge |") + r.count("\n| local |") == 2
         and r.endswith("\n")
-        and r.count("Falls short:") == int((~_IV_SUMMARY["meets"]).sum())
+        and r.count("Falls short:") == int((~_iv_summary()["meets"]).sum())
     ),
     summary=[None, "x", pd.DataFrame({"design": ["edge"]})],
     level=[0.0, 1.0, NAN, "0.9"],

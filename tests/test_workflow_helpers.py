@@ -165,6 +165,33 @@ def test_dependencies_are_cached_until_a_file_they_read_changes(tmp_path):
     }
 
 
+def test_dependencies_find_imports_in_every_kind_of_block(tmp_path):
+    """Only the blocks of statements are scanned for imports: an import at any depth of
+    functions, classes, if/else, loops, with, try/except/else/finally and match is found,
+    and a name in an expression is not an import."""
+    pkg = tmp_path / "dprank"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    names = [f"m{i}" for i in range(12)]
+    for name in [*names, "unused"]:
+        (pkg / f"{name}.py").write_text("")
+    (pkg / "a.py").write_text(
+        "import dprank.m0\n"
+        "def f():\n    class C:\n        def g(self):\n            from . import m1\n"
+        "if f:\n    pass\nelif f:\n    from dprank import m2\nelse:\n    import dprank.m3\n"
+        "for _ in ():\n    pass\nelse:\n    from .m4 import x\n"
+        "while False:\n    from dprank.m5 import y\n"
+        "with open(__file__):\n    import dprank.m6 as z\n"
+        "try:\n    from dprank import m7\nexcept ImportError:\n    from dprank import m8\n"
+        "else:\n    from dprank import m9\nfinally:\n    from dprank import m10\n"
+        "match f:\n    case 1:\n        from dprank import m11\n"
+        "h = lambda: 'import dprank.unused'\n"
+    )
+    script = tmp_path / "run.py"
+    script.write_text("def main():\n    from dprank.a import f\n")
+    assert {Path(f).stem for f in script_files(script, tmp_path)} == {"__init__", "a", *names}
+
+
 def test_arrays_round_trip_and_atomic_write(tmp_path):
     wins = (np.random.default_rng(0).random((7, 5, 5)) < 0.5).astype(np.uint8)
     path = tmp_path / "x.npz"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import functools
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 from dprank.base import checks as _checks
@@ -35,6 +36,29 @@ def _module_path(module: str, src: Path) -> Path | None:
     return None
 
 
+#: The fields of a statement that hold statements (or the handlers and match cases that do).
+_BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _import_statements(tree: ast.Module) -> Iterator[ast.Import | ast.ImportFrom]:
+    """Every ``import`` and ``from ... import`` statement of ``tree``, at any depth.
+
+    The same statements as filtering :func:`ast.walk`, in another order: an import is a
+    statement, so only the blocks of statements are visited (the bodies of functions,
+    classes, ``if``, loops, ``with``, ``try`` and ``match``), not the expressions, which
+    are most of a module's nodes (the workflow scans every library file it runs when it
+    starts).
+    """
+    todo = list(tree.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
+        else:
+            for field in _BLOCKS:
+                todo.extend(getattr(node, field, None) or ())
+
+
 def _imports(module: str, path: Path) -> frozenset[str]:
     st = path.stat()  # the key changes when the file does
     return _parsed_imports(module, str(path), st.st_mtime_ns, st.st_size)
@@ -53,7 +77,7 @@ def _parsed_imports(module: str, path: str, _mtime_ns: int, _size: int) -> froze
     is_package = path.name == "__init__.py"
     package = module if is_package else module.rpartition(".")[0]
     found: set[str] = set()
-    for node in ast.walk(tree):
+    for node in _import_statements(tree):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -161,7 +185,7 @@ def script_files(
 def _script_closure(script, src, extra_modules) -> tuple[list[str], set[str]]:
     tree = ast.parse(Path(script).read_text(), filename=str(script))
     modules = set(extra_modules)
-    for node in ast.walk(tree):
+    for node in _import_statements(tree):
         if isinstance(node, ast.Import):
             modules.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
