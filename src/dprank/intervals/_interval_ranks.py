@@ -356,14 +356,10 @@ def error_density(x, v, share) -> np.ndarray:
     out = np.empty(x.shape)
     normal = share < MIN_LAPLACE_SHARE
     if normal.any():
-        sd = np.sqrt(v[normal])
-        z = x[normal] / sd
-        out[normal] = np.exp(-0.5 * z * z) / (sd * math.sqrt(2.0 * math.pi))
+        out[normal] = _normal_pdf(x[normal], v[normal])
     lap = ~normal
     if lap.any():
-        b = np.sqrt(0.5 * share[lap] * v[lap])
-        r = np.sqrt(np.maximum(1.0 - share[lap], 0.0) * v[lap]) / b
-        xb = x[lap] / b
+        xb, r, b = _laplace_normal_scaled(x[lap], v[lap], share[lap])
         pure = r < 1e-3
         dens = 0.5 * np.exp(-np.abs(xb))
         if (~pure).any():
@@ -379,20 +375,15 @@ def _error_density_rows(x, v, share) -> np.ndarray:
     share = np.broadcast_to(share, (x.shape[0], 1))
     normal = share[:, 0] < MIN_LAPLACE_SHARE
     if not normal.any():  # every row Laplace-normal (a Laplace mechanism): no copies
-        b = np.sqrt(0.5 * share * v)
-        r = np.sqrt(np.maximum(1.0 - share, 0.0) * v) / b
+        xb, r, b = _laplace_normal_scaled(x, v, share)
         if not np.any(r < 1e-3):
-            return _laplace_normal_pdf(x / b, r) / b
+            return _laplace_normal_pdf(xb, r) / b
     out = np.empty(x.shape)
     if normal.any():
-        sd = np.sqrt(v[normal])
-        z = x[normal] / sd
-        out[normal] = np.exp(-0.5 * z * z) / (sd * math.sqrt(2.0 * math.pi))
+        out[normal] = _normal_pdf(x[normal], v[normal])
     lap = ~normal
     if lap.any():
-        b = np.sqrt(0.5 * share[lap] * v[lap])
-        r = np.sqrt(np.maximum(1.0 - share[lap], 0.0) * v[lap]) / b
-        xb = x[lap] / b
+        xb, r, b = _laplace_normal_scaled(x[lap], v[lap], share[lap])
         pure = r[:, 0] < 1e-3
         dens = np.empty(xb.shape)
         if pure.any():
@@ -401,6 +392,21 @@ def _error_density_rows(x, v, share) -> np.ndarray:
             dens[~pure] = _laplace_normal_pdf(xb[~pure], r[~pure])
         out[lap] = dens / b
     return out
+
+
+def _normal_pdf(x, v) -> np.ndarray:
+    """The normal density of variance ``v`` at ``x`` (arrays that broadcast)."""
+    sd = np.sqrt(v)
+    z = x / sd
+    return np.exp(-0.5 * z * z) / (sd * math.sqrt(2.0 * math.pi))
+
+
+def _laplace_normal_scaled(x, v, share):
+    """``(x / b, r, b)`` of a Laplace-normal error of variance ``v``, Laplace share ``share``:
+    ``b`` the Laplace scale, ``r`` the normal part's sd in units of ``b``."""
+    b = np.sqrt(0.5 * share * v)
+    r = np.sqrt(np.maximum(1.0 - share, 0.0) * v) / b
+    return x / b, r, b
 
 
 def _likelihoods(t, v, finite, lower, upper, nodes, share=None) -> np.ndarray:
