@@ -517,3 +517,57 @@ def test_thurstone_local_rank_intervals_are_informative():
     width = f.rank_hi - f.rank_lo
     assert np.median(width) < 9
     assert np.all(np.isfinite(f.score_lo) & np.isfinite(f.score_hi))
+
+
+def _room_for_the_censored(f) -> tuple[int, int]:
+    """Items whose rank interval leaves no room for the items unbounded above (below) it:
+    ``rank_hi < 1 + #{j != i: score_hi_j = inf}``, ``rank_lo > n - #{j != i: score_lo_j = -inf}``.
+    """
+    up = np.isposinf(f.score_hi.to_numpy())
+    down = np.isneginf(f.score_lo.to_numpy())
+    short_hi = f.rank_hi.to_numpy() < 1 + up.sum() - up
+    short_lo = f.rank_lo.to_numpy() > len(f) - (down.sum() - down)
+    return int(short_hi.sum()), int(short_lo.sum())
+
+
+def test_rank_intervals_count_every_censored_item_that_may_lie_above():
+    # individual DP, 30 items, 200 users with fewer than L = 10 comparisons each (1 +
+    # geometric), 80% of them on 4 popular pairs, eps 4: the popular items' noisy totals
+    # lie beyond what the declared design lets them win and their scores are unbounded
+    # above (below). Such an item may outrank (trail) every other, so every item's rank
+    # interval must leave room for all of them: the posterior's draws of a censored item
+    # stay within the estimates' range, and the intervals once counted them above an item
+    # only as often as those draws said (rank_hi below 1 + the items unbounded above)
+    rng = np.random.default_rng(1)
+    n, m, L = 30, 200, 10
+    theta = np.linspace(2.0, -2.0, n)
+    popular = np.array([(0, 1), (2, 3), (4, 5), (10, 11)])
+    user = np.repeat(np.arange(m), np.minimum(L, 1 + rng.geometric(1 / 3, m)))
+    pick = popular[rng.integers(0, 4, user.size)]
+    other = np.array([rng.choice(n, 2, replace=False) for _ in range(user.size)])
+    ab = np.where((rng.random(user.size) < 0.8)[:, None], pick, other)
+    y = (rng.random(user.size) < BTL.cdf(theta[ab[:, 0]] - theta[ab[:, 1]])).astype(np.float64)
+    raw = Comparisons(n_items=n, i=ab[:, 0], j=ab[:, 1], y=y, count=np.ones(y.size), user=user)
+    fit = get_method("individual_mle").fit(raw, 4.0, rng)
+    des = public_design(raw, "individual_mle", max_per_user=L, min_per_user=L)
+    f = intervals(fit.scores, "individual_mle", 4.0, des, rng=7, calibration=fit.details)
+    up, down = np.isposinf(f.score_hi), np.isneginf(f.score_lo)
+    assert up.sum() >= 5 and down.sum() >= 5 and (~up & ~down).any()
+    assert _room_for_the_censored(f) == (0, 0)
+
+
+def test_censored_ranks_place_each_censored_item_at_its_ends():
+    # two items with finite bounds (draws 1 and 0 in every row), one unbounded above with
+    # lower bound 0.5, one unbounded below with upper bound -1, one unbounded on both sides
+    values = np.tile([1.0, 0.0, 9.0, 9.0, 9.0], (3, 1))  # the censored draws are not used
+    finite = np.array([True, True, False, False, False])
+    lower = np.array([-np.inf, -np.inf, 0.5, -np.inf, -np.inf])
+    upper = np.array([np.inf, np.inf, np.inf, -1.0, np.inf])
+    best, worst = ir.censored_ranks(values, finite, lower, upper)
+    # item 0 (at 1): surely above it none; possibly items 2 and 4 (unbounded above)
+    # item 1 (at 0): item 0's draw and item 2 (above 0.5) surely; item 4 possibly
+    # item 2: at best first; at worst at 0.5, below item 0's draw and possibly item 4
+    # item 3: at best at -1, below both draws and item 2; at worst last (like item 4)
+    assert best[0].tolist() == [1, 3, 1, 4, 1]
+    assert worst[0].tolist() == [3, 4, 3, 5, 5]
+    assert np.all(best == best[0]) and np.all(worst == worst[0])

@@ -64,7 +64,13 @@ Construction (:func:`intervals`; docs/intervals.md states it in full)
    (one-sided, Bonferroni over them) and to place ``n`` symmetrically: the
    posterior gives the width where the data order the items, the extension
    keeps the items at the ends covered (an item unbounded on one side is
-   tested by its finite bound). The posterior's tail probability is
+   tested by its finite bound). An item whose score is unbounded on one side
+   may lie anywhere on that side (one unbounded above may outrank anyone): in
+   each draw an item's worst rank counts every such item that may lie above it
+   and its best rank only those surely above it, a censored item itself taken
+   at its finite end (worst) and its unbounded end (best)
+   (:func:`dprank.intervals._interval_ranks.censored_ranks`); the interval is
+   the quantiles of these. The posterior's tail probability is
    calibrated (:func:`dprank.intervals._interval_ranks.calibrated_alpha`, up to
    :data:`dprank.intervals._interval_ranks.CALIBRATION_MAX_ITEMS` items): the largest
    multiple of ``1 - level`` whose extended intervals still cover ``level`` on
@@ -389,14 +395,26 @@ def _rank_parts(world: _World, alpha: float, top_k, n_boot, rng, calibrate=True)
     upper = np.where(~fin & np.isfinite(world.score_hi), world.score_hi, np.inf)
     draws = _ir.posterior_draws(n)
     nodes, weights = _ir.npmle_prior(world.t, vf, fin, lower, upper, rng)
-    ranks = _ir.npmle_ranks(world.t, vf, fin, lower, upper, nodes, weights, draws, rng)
+    values = _ir._posterior_values(
+        world.t, vf, fin, lower, upper, nodes, weights, draws, rng, 4096, None
+    )
     post = alpha
     if calibrate:
         post = _ir.calibrated_alpha(world.t, vf, fin, alpha, nodes, weights, rng, world.ref)
-    lo, hi = _ir.quantile_ranks(ranks, post)
+    ranks = None
+    if fin.all():
+        ranks = _ir.ranks_of_rows(values)
+        lo, hi = _ir.quantile_ranks(ranks, post)
+    else:
+        # a censored item may lie anywhere on its unbounded side (one unbounded above may
+        # outrank anyone): each item's interval counts every item that may lie above it
+        best, worst = _ir.censored_ranks(values, fin, lower, upper)
+        lo = _ir.quantile_ranks(best, post)[0]
+        hi = _ir.quantile_ranks(worst, post)[1]
     lo, hi = _ir.extend_to_ends(world.t, vf, fin, alpha, lo, hi, world.up, world.down, lower, upper)
     p = None
     if top_k is not None and world.noise_share is None:
+        ranks = _ir.ranks_of_rows(values) if ranks is None else ranks
         p = np.mean(ranks <= int(top_k), axis=0)
     elif top_k is not None:  # step 5: the noise's own law
         p = _ir.top_k_probability(

@@ -13,6 +13,9 @@ Private: the public names live in :mod:`dprank.intervals`.
 * :func:`extend_to_ends`: an item that no other item beats significantly at
   the simultaneous (Bonferroni) level gets ``rank_lo = 1`` (and symmetrically
   ``rank_hi = n``): the data cannot exclude that it is the best.
+* :func:`censored_ranks`: each draw's best and worst rank of every item with the
+  items whose score is unbounded on one side at their ends (one unbounded above may
+  outrank anyone).
 * :func:`band_ranks`: the ranks that a simultaneous score band implies.
 * :func:`tie_classes`: groups of places that the simultaneous rank intervals
   cannot split.
@@ -191,6 +194,46 @@ def ranks_of_rows(x: np.ndarray) -> np.ndarray:
             o = np.argsort(values, kind="stable")
         out[row, o] = places
     return out
+
+
+def censored_ranks(values, finite, lower, upper):
+    """Per posterior draw, each item's best and worst rank with the censored items at their ends.
+
+    The items with finite bounds take their posterior draws ``values`` (``(draws, n)``); an
+    item whose score is unbounded on a side may lie anywhere on it, and its draws there
+    follow only the prior (which does not reach beyond the estimates' range): they are not
+    used. ``worst`` counts above each item every censored item that may lie above it (its
+    ``upper``; ``inf`` for one unbounded above, which may outrank anyone) and places a
+    censored item itself at its ``lower`` end; ``best`` counts only the censored items
+    whose ``lower`` lies above it and places a censored item at its ``upper`` end. Ties
+    among the draws by position (:func:`ranks_of_rows`); against a censored item's end,
+    only a strictly higher score counts. Returns ``(best, worst)``, ``(draws, n)`` ranks
+    (1 = highest).
+    """
+    draws, n = values.shape
+    cens = ~finite
+    lo_c, hi_c = lower[cens], upper[cens]
+    lo_sorted, hi_sorted = np.sort(lo_c), np.sort(hi_c)
+    c = lo_c.size
+    best = np.empty((draws, n), dtype=np.int64)
+    worst = np.empty((draws, n), dtype=np.int64)
+    # the items with finite bounds: their place among the draws of the others with finite
+    # bounds, and the censored items above them (all that may be; those that surely are)
+    x = values[:, finite]
+    among = ranks_of_rows(x).astype(np.int64)
+    worst[:, finite] = among + c - np.searchsorted(hi_sorted, x, side="right")
+    best[:, finite] = among + c - np.searchsorted(lo_sorted, x, side="right")
+    # a censored item at its lower (upper) end among the draws and the other censored
+    # items' upper (lower) ends; an item is never above its own end (upper > lower)
+    fs = np.sort(x, axis=1)
+    m = fs.shape[1]
+    above_lo = np.array([m - np.searchsorted(row, lo_c, side="right") for row in fs])
+    above_hi = np.array([m - np.searchsorted(row, hi_c, side="right") for row in fs])
+    above_lo = above_lo.reshape(draws, c)
+    above_hi = above_hi.reshape(draws, c)
+    worst[:, cens] = 1 + above_lo + (c - np.searchsorted(hi_sorted, lo_c, side="right")) - 1
+    best[:, cens] = 1 + above_hi + (c - np.searchsorted(lo_sorted, hi_c, side="right"))
+    return best, worst
 
 
 def in_top_k(x: np.ndarray, k: int) -> np.ndarray:
