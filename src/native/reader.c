@@ -693,22 +693,24 @@ typedef struct {
  * its table's entry fetched; the oldest label looked up where the queue is full.
  * 0, or -1 out of memory. */
 static ALWAYS_INLINE int queue_label(pending_queue_t *q, labels_t *t, const uint8_t *buf,
-                              const int64_t *span, int64_t at, int32_t *ids)
+                                     const int64_t *span, int64_t at, int32_t *ids)
 {
     if (q->tail - q->head == AHEAD && resolve(q->ring, q->head++, ids)) return -1;
     pending_t *e = &q->ring[q->tail++ & (AHEAD - 1)];
-    int64_t lo = span[0], n = span[1] - lo, v;
+    int64_t lo = span[0], v = 0;
+    int integer = lo < 0;
     e->t = t;
     e->at = at;
-    /* a text that starts with neither a digit nor a minus is no integer */
-    if (lo < 0 || (((uint8_t)(buf[lo] - '0') < 10 || buf[lo] == '-') &&
-                   canonical_int(buf + lo, n, &v))) {
-        if (lo < 0) v = span[2];
+    if (integer) v = span[2];
+    else if ((uint8_t)(buf[lo] - '0') < 10 || buf[lo] == '-') /* else a text, no integer */
+        integer = canonical_int(buf + lo, span[1] - lo, &v);
+    if (integer) {
         uint64_t off = (uint64_t)v - (uint64_t)t->dlo;
         if (t->dense != NULL && off < (uint64_t)t->dsize) PREFETCH(t->dense + off);
         e->p = NULL;
         e->v = v;
     } else {
+        int64_t n = span[1] - lo;
         uint64_t h = hash_bytes(buf + lo, n);
         PREFETCH(text_home(t, h));
         e->p = buf + lo;
@@ -722,12 +724,13 @@ static ALWAYS_INLINE int queue_label(pending_queue_t *q, labels_t *t, const uint
  * quoted, ended by \n, \r\n or the block's end; a label field not empty, neither
  * starting nor ending with a space (an integer fast_int reads, or a text that
  * queue_label tells an integer or a text as the general path does); a number field an
- * integer fast_int reads, of at most 15 digits. Returns the
- * offset after the line and its fields in span (as parse_csv's general path gives them),
- * or -1 where the line is not one such: the general path takes it then, and reads the
- * same from a line this takes (a line with a label field is never blank). */
-static ALWAYS_INLINE int64_t usual_line(const uint8_t *buf, int64_t i, int64_t len, int64_t ncols,
-                                 const int64_t *kind, int64_t sep, int64_t *span)
+ * integer fast_int reads, of at most 15 digits. Returns the offset after the line and
+ * its fields in span (as parse_csv's general path gives them), or -1 where the line is
+ * not one such: the general path takes it then, and reads the same from a line this
+ * takes (a line with a field read is never blank: such a field is not empty). */
+static ALWAYS_INLINE int64_t usual_line(const uint8_t *buf, int64_t i, int64_t len,
+                                        int64_t ncols, const int64_t *kind, int64_t sep,
+                                        int64_t *span)
 {
     for (int64_t c = 0; c < ncols; c++) {
         if (i >= len) return -1;
