@@ -561,8 +561,8 @@ static int plain_number(const uint8_t *p, int64_t n, double *out)
 /* The field at buf[i] as a canonical integer (see canonical_int) ended by the
  * delimiter, a line end or the block's end: 1, its value and end; else 0 (the
  * general scan takes it). The usual field of a large comparison log. */
-static inline int fast_int(const uint8_t *buf, int64_t i, int64_t len, int64_t sep, int64_t *v,
-                           int64_t *end)
+static ALWAYS_INLINE int fast_int(const uint8_t *buf, int64_t i, int64_t len, int64_t sep,
+                                  int64_t *v, int64_t *end)
 {
     int64_t k = i, x = 0;
     int neg = 0;
