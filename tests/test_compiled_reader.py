@@ -194,6 +194,90 @@ def test_a_declined_line_adds_no_label():
     assert reason == _compiled.NOT_SIMPLE and len(table) == 2
 
 
+_ASCII_SPACE = " \t\v\f\x1c\x1d\x1e\x1f"
+
+
+def _reference_parse(text: str, kinds, sep=","):
+    """What ``parse_csv`` gives, line by line in plain Python: ``(rows, reason, stop, labels
+    by id, ids by label column, numbers by number column)``, labels numbered in the order
+    read (line by line, field by field)."""
+    labels, ids, nums = {}, [[] for k in kinds if k == 1], [[] for k in kinds if k == 2]
+    offset, rows = 0, 0
+    lines = text.split("\n")
+    for k, line in enumerate(lines):
+        last = k == len(lines) - 1
+        if last and not line:
+            break  # the text ends with a line end
+        if line.endswith("\r") and not last:
+            line = line[:-1]
+        fields = line.split(sep)
+        reason = None
+        if '"' in line or "\r" in line:
+            reason = _compiled.NOT_SIMPLE
+        elif len(fields) == 1 and not fields[0].strip(_ASCII_SPACE):
+            reason = _compiled.BLANK_LINE
+        elif len(fields) != len(kinds):
+            reason = _compiled.NOT_SIMPLE
+        got_labels, got_nums = [], []
+        for kind, field in zip(kinds, fields, strict=False):
+            stripped = field.strip(_ASCII_SPACE)
+            if reason is not None or kind == 0:
+                continue
+            if kind == 1:
+                if not stripped:
+                    reason = _compiled.NOT_SIMPLE
+                got_labels.append(_python_label(field))
+            else:
+                digits = stripped[1:] if stripped.startswith("-") else stripped
+                plain = digits.isdigit() and digits.isascii() and len(digits) <= 15
+                if not plain or str(int(stripped)) != stripped:
+                    reason = _compiled.NOT_SIMPLE
+                else:
+                    got_nums.append(float(int(stripped)))
+        if reason is not None:
+            return rows, reason, offset, list(labels), ids, nums
+        for column, label in zip(ids, got_labels, strict=True):
+            column.append(labels.setdefault(label, len(labels)))
+        for column, value in zip(nums, got_nums, strict=True):
+            column.append(value)
+        rows += 1
+        offset += len(lines[k].encode()) + 1  # the line and its end
+    return rows, _compiled.DONE, len(text.encode()), list(labels), ids, nums
+
+
+_FIELDS = [
+    "a", "b", "item-0000001", "item-0000002", "abcdefgh", "abcdefghijklmnop",
+    "abcdefghijklmnopq", "Zoë", "1st", "-x", "x-", " a", "a ", "\ta", " ", "", "7", "-3",
+    "007", "0", "-0", "12 ", " 12", "123456789012345", "1234567890123456",
+    "123456789012345678", "1234567890123456789", '"q"', "a\rb", "a b", "x,y",
+]  # fmt: skip
+_KINDS = [[1, 1], [1, 1, 2], [2, 1, 1], [1, 0, 1], [1], [1, 1, 1]]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.sampled_from(_KINDS),
+    st.lists(st.lists(st.sampled_from(_FIELDS), min_size=1, max_size=4), min_size=1, max_size=12),
+    st.lists(st.sampled_from(["\n", "\r\n"]), min_size=12, max_size=12),
+    st.booleans(),
+)
+def test_usual_and_other_lines_read_as_plain_python_reads_them(kinds, lines, ends, final_end):
+    """Lines of every kind (the usual one, which the parser reads on its short path, and the
+    others, spaced, quoted, padded numbers, too long for a number, empty fields, another
+    count of fields, \\r\\n ends) in any mix: the rows taken, why the parser stops and where,
+    each label's id (numbered in the order read, integers and texts alike) and the numbers
+    are those of a plain Python reading."""
+    text = "".join(",".join(f) + end for f, end in zip(lines, ends, strict=False))
+    if not final_end:
+        text = text[: -len(ends[len(lines) - 1])]
+    rows, ids, nums, stop, reason, table = _parse(text.encode(), len(kinds), kinds)
+    want = _reference_parse(text, kinds)
+    assert (rows, reason, stop) == want[:3]
+    assert _shown_labels(table) == want[3]  # a declined line adds no label
+    assert ids.tolist() == want[4]
+    assert nums.tolist() == want[5]
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     st.lists(

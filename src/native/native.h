@@ -53,9 +53,7 @@ DPRANK_API int64_t labels_encode_texts(void *t, const uint8_t *data, const int64
 DPRANK_API int64_t labels_encode_ints(void *t, const int64_t *v, int64_t n, int64_t *out);
 DPRANK_API int64_t parse_csv(const uint8_t *buf, int64_t len, int64_t ncols, const int64_t *kind,
                              const int64_t *slot, int64_t sep, void **tables, int32_t *ids,
-                             double *nums, int64_t cap, int64_t *stop, uint8_t *scratch);
-/* bytes of parse_csv's scratch a label field and row */
-#define PARSE_SCRATCH 20
+                             double *nums, int64_t cap, int64_t *stop);
 DPRANK_API void rows_pack(int64_t m, const int32_t *i, const int32_t *j, const double *y,
                           uint64_t *out);
 DPRANK_API int64_t rows_sum(int64_t m, uint64_t *x, uint64_t *y, double *cx, double *cy,

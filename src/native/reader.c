@@ -39,9 +39,11 @@
 #if defined(__GNUC__) || defined(__clang__)
 #define PREFETCH(p) __builtin_prefetch(p)
 #define LIKELY(x) __builtin_expect(!!(x), 1)
+#define ALWAYS_INLINE inline __attribute__((always_inline))
 #else
 #define PREFETCH(p) ((void)0)
 #define LIKELY(x) (x)
+#define ALWAYS_INLINE inline
 #endif
 
 static uint64_t mix64(uint64_t x)
@@ -160,7 +162,10 @@ static int LOWEST_BYTE(uint64_t m)
 #endif
 
 /* Python's ASCII whitespace, less the line ends (which never reach a field) */
-static int is_space(uint8_t c) { return c == ' ' || c == '\t' || c == '\v' || c == '\f' || (c >= 0x1c && c <= 0x1f); }
+static inline int is_space(uint8_t c)
+{
+    return c <= ' ' && (c == ' ' || c == '\t' || c == '\v' || c == '\f' || c >= 0x1c);
+}
 
 /* ------------------------------------------------------------------ label tables */
 
@@ -553,22 +558,11 @@ static int plain_number(const uint8_t *p, int64_t n, double *out)
     return 1;
 }
 
-/* Lines of `ncols` fields separated by `sep`, each ended by \n or \r\n (the last
- * may lack it): field c goes, where kind[c] = 1, to its label table tables[slot[c]]
- * (its id at ids[slot[c] * cap + row]) and, where kind[c] = 2, as a number to
- * nums[slot[c] * cap + row]. Parsing stops at the first line it does not take
- * (stop[1]: 1 a blank line, 2 not simple: a quote, a lone \r, another number of
- * fields, an empty field, a number other than a plain integer; 3 out of
- * memory; 4 cap rows read), whose offset is stop[0] (len where every line was
- * taken). A line is checked whole before its labels are added, so the tables
- * hold the labels of the rows taken and of no other. scratch: PARSE_SCRATCH bytes
- * per label field and row of cap (NULL: allocated here where text labels need it).
- * Returns the rows taken. */
 /* The field at buf[i] as a canonical integer (see canonical_int) ended by the
  * delimiter, a line end or the block's end: 1, its value and end; else 0 (the
  * general scan takes it). The usual field of a large comparison log. */
-static inline int fast_int(const uint8_t *buf, int64_t i, int64_t len, int64_t sep, int64_t *v,
-                           int64_t *end)
+static ALWAYS_INLINE int fast_int(const uint8_t *buf, int64_t i, int64_t len, int64_t sep,
+                                  int64_t *v, int64_t *end)
 {
     int64_t k = i, x = 0;
     int neg = 0;
@@ -641,37 +635,15 @@ static inline int64_t field_end(const uint8_t *buf, int64_t i, int64_t len, int6
     return i;
 }
 
-/* Integer labels of the rows taken, looked up a few labels after they are read, in
- * the order read (so their ids are those of looking each up at once): the table's
- * entry is fetched when the label is read, and found in the caches when it is
- * looked up (a table over 10^5 items and more misses them). */
-#define INT_AHEAD 16
-typedef struct {
-    int64_t at, v;
-    labels_t *t;
-} pending_int_t;
-
-/* the oldest pending integer label into ids; 0, or -1 out of memory */
-static inline int int_resolve(pending_int_t *q, int64_t k, int32_t *ids)
-{
-    pending_int_t *e = &q[k & (INT_AHEAD - 1)];
-    int64_t id = int_id(e->t, e->v);
-    if (id < 0) return -1;
-    ids[e->at] = (int32_t)id;
-    return 0;
-}
-
 /* the text index slot where a text of hash h is first looked for (for a fetch ahead) */
 static inline const void *text_home(const labels_t *t, uint64_t h)
 {
     return &t->tslot[h & (uint64_t)(t->tcap - 1)];
 }
 
-#define LOOKAHEAD 8
-
 /* text_id_hashed, its usual case (a short text seen before) inline: the slots from the
  * one its hash points to, up to the text or an empty slot */
-static inline int64_t text_lookup(labels_t *t, const uint8_t *p, int64_t n, uint64_t hv)
+static ALWAYS_INLINE int64_t text_lookup(labels_t *t, const uint8_t *p, int64_t n, uint64_t hv)
 {
     if (LIKELY(n <= INLINE_TEXT)) {
         const tslot_t *slots = t->tslot;
@@ -685,25 +657,132 @@ static inline int64_t text_lookup(labels_t *t, const uint8_t *p, int64_t n, uint
     return text_id_hashed(t, p, n, hv);
 }
 
+/* The labels of the rows taken, looked up AHEAD labels after they are read, in the order
+ * read (so their ids are those of looking each up at once: the order of first
+ * appearance): a label's entry in its table (the integers' table over their range, or
+ * the text index slot its hash points to) is fetched when the label is read and found
+ * in the caches when it is looked up, with AHEAD fetches in flight (a table over 10^5
+ * labels and more misses the caches; a text is still in them when compared). */
+#define AHEAD 16
+typedef struct {
+    labels_t *t;
+    const uint8_t *p; /* a text's bytes; NULL: an integer */
+    int64_t v;        /* the integer, or the text's length */
+    uint64_t h;       /* the text's hash */
+    int64_t at;       /* where its id goes */
+} pending_t;
+
+/* the oldest pending label's id into ids; 0, or -1 out of memory */
+static ALWAYS_INLINE int resolve(pending_t *q, int64_t k, int32_t *ids)
+{
+    pending_t *e = &q[k & (AHEAD - 1)];
+    int64_t id = e->p ? text_lookup(e->t, e->p, e->v, e->h) : int_id(e->t, e->v);
+    if (id < 0) return -1;
+    ids[e->at] = (int32_t)id;
+    return 0;
+}
+
+/* The labels waiting for their lookup: ring[head .. tail) (indices mod AHEAD) */
+typedef struct {
+    pending_t ring[AHEAD];
+    int64_t head, tail;
+} pending_queue_t;
+
+/* Field c of a line taken (span as parse_csv keeps it: [3c] = -1 and [3c + 2] its value
+ * for an integer read at once, else its stripped offsets [3c], [3c + 1]) into the queue,
+ * its table's entry fetched; the oldest label looked up where the queue is full.
+ * 0, or -1 out of memory. */
+static ALWAYS_INLINE int queue_label(pending_queue_t *q, labels_t *t, const uint8_t *buf,
+                                     const int64_t *span, int64_t at, int32_t *ids)
+{
+    if (q->tail - q->head == AHEAD && resolve(q->ring, q->head++, ids)) return -1;
+    pending_t *e = &q->ring[q->tail++ & (AHEAD - 1)];
+    int64_t lo = span[0], v = 0;
+    int integer = lo < 0;
+    e->t = t;
+    e->at = at;
+    if (integer) v = span[2];
+    else if ((uint8_t)(buf[lo] - '0') < 10 || buf[lo] == '-') /* else a text, no integer */
+        integer = canonical_int(buf + lo, span[1] - lo, &v);
+    if (integer) {
+        uint64_t off = (uint64_t)v - (uint64_t)t->dlo;
+        if (t->dense != NULL && off < (uint64_t)t->dsize) PREFETCH(t->dense + off);
+        e->p = NULL;
+        e->v = v;
+    } else {
+        int64_t n = span[1] - lo;
+        uint64_t h = hash_bytes(buf + lo, n);
+        PREFETCH(text_home(t, h));
+        e->p = buf + lo;
+        e->v = n;
+        e->h = h;
+    }
+    return 0;
+}
+
+/* The usual line at buf[i], read without the general path's checks: ncols fields, none
+ * quoted, ended by \n, \r\n or the block's end; a label field not empty, neither
+ * starting nor ending with a space (an integer fast_int reads, or a text that
+ * queue_label tells an integer or a text as the general path does); a number field an
+ * integer fast_int reads, of at most 15 digits. Returns the offset after the line and
+ * its fields in span (as parse_csv's general path gives them), or -1 where the line is
+ * not one such: the general path takes it then, and reads the same from a line this
+ * takes (a line with a field read is never blank: such a field is not empty). */
+static ALWAYS_INLINE int64_t usual_line(const uint8_t *buf, int64_t i, int64_t len,
+                                        int64_t ncols, const int64_t *kind, int64_t sep,
+                                        int64_t *span)
+{
+    for (int64_t c = 0; c < ncols; c++) {
+        if (i >= len) return -1;
+        uint8_t b = buf[i];
+        int64_t end, v;
+        if (kind[c] && ((uint8_t)(b - '0') < 10 || b == '-') &&
+            fast_int(buf, i, len, sep, &v, &end)) {
+            if (kind[c] == 2 && (v > 999999999999999 || v < -999999999999999)) return -1;
+            span[3 * c] = -1;
+            span[3 * c + 2] = v;
+        } else { /* a text (a label's, or a field not read), or a number the general path reads */
+            if (kind[c] == 2) return -1;
+            end = field_end(buf, i, len, sep);
+            if (kind[c] && (b <= ' ' || end == i || buf[end - 1] <= ' ')) return -1;
+            span[3 * c] = i;
+            span[3 * c + 1] = end;
+        }
+        if (c + 1 < ncols) {
+            if (end >= len || buf[end] != sep) return -1;
+            i = end + 1;
+            continue;
+        }
+        if (end == len) return len;
+        if (buf[end] == '\n') return end + 1;
+        if (buf[end] == '\r' && end + 1 < len && buf[end + 1] == '\n') return end + 2;
+        return -1; /* a quote, a lone \r, or more fields */
+    }
+    return -1;
+}
+
+/* Lines of `ncols` fields separated by `sep`, each ended by \n or \r\n (the last
+ * may lack it): field c goes, where kind[c] = 1, to its label table tables[slot[c]]
+ * (its id at ids[slot[c] * cap + row]) and, where kind[c] = 2, as a number to
+ * nums[slot[c] * cap + row]. Parsing stops at the first line it does not take
+ * (stop[1]: 1 a blank line, 2 not simple: a quote, a lone \r, another number of
+ * fields, an empty field, a number other than a plain integer; 3 out of
+ * memory; 4 cap rows read), whose offset is stop[0] (len where every line was
+ * taken). A line is checked whole before its labels are added, so the tables
+ * hold the labels of the rows taken and of no other; they are numbered in the order
+ * the fields are read (line by line, field by field). The usual line goes through
+ * usual_line, any other through the general path. Returns the rows taken. */
 int64_t parse_csv(const uint8_t *buf, int64_t len, int64_t ncols, const int64_t *kind,
                   const int64_t *slot, int64_t sep, void **tables, int32_t *ids, double *nums,
-                  int64_t cap, int64_t *stop, uint8_t *scratch)
+                  int64_t cap, int64_t *stop)
 {
-    int64_t row = 0, i = 0, nlab = 0;
-    for (int64_t c = 0; c < ncols; c++) nlab += kind[c] == 1;
-    pending_int_t pend[INT_AHEAD];
-    int64_t phead = 0, ptail = 0; /* the pending integer labels: pend[phead .. ptail) */
+    int64_t row = 0, i = 0;
+    pending_queue_t q;
+    q.head = q.tail = 0;
+    int usual = 0; /* whether a field is read (a line of none: the general path) */
+    for (int64_t c = 0; c < ncols; c++) usual |= kind[c] != 0;
     /* per field of the line: its span (stripped), or its integer value (span[3c] = -1) */
     int64_t *span = malloc(sizeof(int64_t) * 3 * (size_t)(ncols > 0 ? ncols : 1));
-    /* per text label of the rows taken (its id -1 meanwhile): its offset, length and hash,
-     * looked up once the rows are known, each fetched a few rows ahead; in `scratch`
-     * (PARSE_SCRATCH bytes a label field and row: a reader's block after block writes the
-     * same pages again) or, without it, made at the first text label (a file of integer
-     * labels needs none) */
-    int64_t *lval = NULL;
-    int32_t *llen = NULL;
-    uint64_t *lhash = NULL;
-    int owned = 0;
     stop[1] = 0;
     if (!span) {
         stop[0] = 0;
@@ -714,6 +793,23 @@ int64_t parse_csv(const uint8_t *buf, int64_t len, int64_t ncols, const int64_t 
         if (row >= cap) {
             stop[1] = 4;
             break;
+        }
+        int64_t next = usual ? usual_line(buf, i, len, ncols, kind, sep, span) : -1;
+        if (next >= 0) { /* taken: its numbers and labels */
+            int oom = 0;
+            for (int64_t c = 0; c < ncols; c++) {
+                if (kind[c] == 2) nums[slot[c] * cap + row] = (double)span[3 * c + 2];
+                if (kind[c] == 1)
+                    oom |= queue_label(&q, tables[slot[c]], buf, span + 3 * c,
+                                       slot[c] * cap + row, ids);
+            }
+            if (oom) {
+                stop[1] = 3;
+                break;
+            }
+            i = next;
+            row++;
+            continue;
         }
         int64_t line = i, col = 0, reason = 0;
         int blank = 1;
@@ -771,52 +867,10 @@ int64_t parse_csv(const uint8_t *buf, int64_t len, int64_t ncols, const int64_t 
             i = line;
             break;
         }
-        for (int64_t c = 0; c < ncols; c++) { /* the line is taken: its labels */
-            if (kind[c] != 1) continue;
-            int64_t at = slot[c] * cap + row, v, id = 0;
-            int64_t lo = span[3 * c], n = span[3 * c + 1] - lo;
-            /* integers at once (a small table); a text that starts with neither a digit nor
-             * a minus is none */
-            if (lo < 0 || (((uint8_t)(buf[lo] - '0') < 10 || buf[lo] == '-') &&
-                           canonical_int(buf + lo, n, &v))) {
-                /* looked up INT_AHEAD labels on (or at the block's end), fetched now */
-                labels_t *t = tables[slot[c]];
-                if (lo < 0) v = span[3 * c + 2];
-                uint64_t off = (uint64_t)v - (uint64_t)t->dlo;
-                if (t->dense != NULL && off < (uint64_t)t->dsize) PREFETCH(t->dense + off);
-                if (ptail - phead == INT_AHEAD && int_resolve(pend, phead++, ids)) {
-                    reason = 3;
-                    break;
-                }
-                pending_int_t *e = &pend[ptail++ & (INT_AHEAD - 1)];
-                e->at = at;
-                e->v = v;
-                e->t = t;
-            } else { /* texts: looked up below, fetched ahead */
-                if (!lval) {
-                    size_t room = (size_t)(nlab * cap > 0 ? nlab * cap : 1);
-                    if (scratch) {
-                        lval = (int64_t *)scratch;
-                        lhash = (uint64_t *)(scratch + sizeof(int64_t) * room);
-                        llen = (int32_t *)(scratch + 2 * sizeof(int64_t) * room);
-                    } else {
-                        owned = 1;
-                        lval = malloc(sizeof(int64_t) * room);
-                        llen = malloc(sizeof(int32_t) * room);
-                        lhash = malloc(sizeof(uint64_t) * room);
-                    }
-                    if (!lval || !llen || !lhash) {
-                        reason = 3;
-                        break;
-                    }
-                }
-                ids[at] = -1;
-                lval[at] = lo;
-                llen[at] = (int32_t)n;
-                lhash[at] = hash_bytes(buf + lo, n);
-            }
-            if (id < 0) reason = 3;
-        }
+        for (int64_t c = 0; c < ncols && !reason; c++) /* the line is taken: its labels */
+            if (kind[c] == 1 &&
+                queue_label(&q, tables[slot[c]], buf, span + 3 * c, slot[c] * cap + row, ids))
+                reason = 3;
         if (reason) {
             stop[1] = reason;
             i = line;
@@ -825,34 +879,9 @@ int64_t parse_csv(const uint8_t *buf, int64_t len, int64_t ncols, const int64_t 
         if (i < len) i++; /* the \n */
         row++;
     }
-    while (phead < ptail && stop[1] != 3) /* the integer labels still pending */
-        if (int_resolve(pend, phead++, ids)) stop[1] = 3;
-    /* the text labels of the rows taken, each row's looked up while those a few rows on
-     * are fetched (a large text index misses the caches: several misses in flight) */
-    int64_t nl = 0; /* the label fields' slots, in field order (in span: free now) */
-    for (int64_t c = 0; lval && c < ncols; c++)
-        if (kind[c] == 1) span[nl++] = slot[c];
-    for (int64_t r = 0; lval && r < row && stop[1] != 3; r++) {
-        for (int64_t c = 0; c < nl; c++) {
-            labels_t *t = tables[span[c]];
-            int64_t base = span[c] * cap;
-            if (r + LOOKAHEAD < row && ids[base + r + LOOKAHEAD] < 0)
-                PREFETCH(text_home(t, lhash[base + r + LOOKAHEAD]));
-            if (ids[base + r] >= 0) continue;
-            int64_t id = text_lookup(t, buf + lval[base + r], llen[base + r], lhash[base + r]);
-            if (id < 0) {
-                stop[1] = 3;
-                break;
-            }
-            ids[base + r] = (int32_t)id;
-        }
-    }
+    while (q.head < q.tail && stop[1] != 3) /* the labels still pending */
+        if (resolve(q.ring, q.head++, ids)) stop[1] = 3;
     free(span);
-    if (owned) {
-        free(lval);
-        free(llen);
-        free(lhash);
-    }
     stop[0] = i;
     return row;
 }

@@ -97,7 +97,7 @@ _SIGNATURES = {
     "labels_export": (None, [_VP, _I64, _I64, _VP, _VP, _VP]),
     "labels_encode_texts": (_I64, [_VP, _VP, _VP, _VP, _I64, _VP]),
     "labels_encode_ints": (_I64, [_VP, _VP, _I64, _VP]),
-    "parse_csv": (_I64, [_VP, _I64, _I64, _VP, _VP, _I64, _VP, _VP, _VP, _I64, _VP, _VP]),
+    "parse_csv": (_I64, [_VP, _I64, _I64, _VP, _VP, _I64, _VP, _VP, _VP, _I64, _VP]),
     "rows_pack": (None, [_I64, _VP, _VP, _VP, _VP]),
     "rows_sum": (_I64, [_I64, _VP, _VP, _VP, _VP, _VP, _I64, _VP, _VP]),
     "doubles_to_int32": (None, [_I64, _VP]),
@@ -388,8 +388,6 @@ class LabelTable:
         return values, lengths, text.raw[:size]
 
 
-#: bytes of :func:`parse_csv`'s scratch a label field and row (``PARSE_SCRATCH``, native.h)
-_PARSE_SCRATCH = 20
 #: field kinds of :func:`parse_csv`
 SKIP, LABEL, NUMBER = 0, 1, 2
 #: why :func:`parse_csv` stopped
@@ -405,32 +403,27 @@ def parse_csv(block, end: int, kinds, slots, sep: str, tables, cap: int, out=Non
     most ``cap``), the ids ``(label columns, cap)`` and numbers ``(number
     columns, cap)`` (their first ``rows`` columns valid), the offset of the first
     line not taken and why. ``out``: a list that keeps the buffers from call to call
-    (a reader's block after block: the ids, the numbers and the text labels' scratch,
-    written again where they have room, so their pages are taken once); a new list
-    is filled by the first call.
+    (a reader's block after block: the ids and the numbers, written again where they
+    have room, so their pages are taken once); a new list is filled by the first call.
     """
     kinds = np.ascontiguousarray(kinds, dtype=np.int64)
     slots = np.ascontiguousarray(slots, dtype=np.int64)
     n_labels = int(slots[kinds == LABEL].max()) + 1 if np.any(kinds == LABEL) else 0
     n_numbers = int(slots[kinds == NUMBER].max()) + 1 if np.any(kinds == NUMBER) else 0
     if out and out[0].shape[1] >= cap:
-        ids, nums, scratch = out
+        ids, nums = out
         cap = ids.shape[1]
     else:
         ids = np.empty((n_labels, cap), dtype=np.int32)
         nums = np.empty((n_numbers, cap), dtype=np.float64)
-        # the text labels' offsets, hashes and lengths (PARSE_SCRATCH in native.h); only the
-        # pages a block's text labels use are ever touched (integer labels: none)
-        n_fields = int(np.count_nonzero(kinds == LABEL))  # label fields (C's room: theirs)
-        scratch = np.empty(_PARSE_SCRATCH * max(1, n_fields * cap), dtype=np.uint8)
         if out is not None:
-            out[:] = [ids, nums, scratch]
+            out[:] = [ids, nums]
     handles = (ctypes.c_void_p * max(1, len(tables)))(*[t.handle for t in tables])
     stop = np.zeros(2, dtype=np.int64)
     data = np.frombuffer(block, dtype=np.uint8, count=end) if end else np.empty(0, np.uint8)
     rows = lib().parse_csv(
         data.ctypes.data, end, kinds.size, _ptr(kinds), _ptr(slots), ord(sep),
-        handles, _ptr(ids), _ptr(nums), cap, _ptr(stop), scratch.ctypes.data,
+        handles, _ptr(ids), _ptr(nums), cap, _ptr(stop),
     )  # fmt: skip
     if stop[1] == OUT_OF_MEMORY:
         raise MemoryError("out of memory while reading the labels")
