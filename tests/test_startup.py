@@ -133,3 +133,102 @@ print(json.dumps(sorted(m for m in sys.modules
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout.splitlines()[-1]) == []
     assert (tmp_path / "r.csv").read_text().startswith("item,score,rank\n")
+
+
+#: the methods' implementations (estimators, releases) and the privacy audit: the registry
+#: declares every method without them; a method's fit imports its own on first call
+IMPLEMENTATIONS = (
+    "dprank.fit.mle",
+    "dprank.fit.sparse",
+    "dprank.fit.ties",
+    "dprank.fit.weighted_mle",
+    "dprank.privacy._release_mle",
+    "dprank.privacy.ldp",
+    "dprank.privacy.oneshot",
+    "dprank.privacy.private_ties",
+    "dprank.audit",
+)
+
+
+def _implementations_loaded(code: str) -> list[str]:
+    """The modules of :data:`IMPLEMENTATIONS` a fresh interpreter holds after ``code``."""
+    code += (
+        "\nimport json, sys\n"
+        f"print(json.dumps(sorted(m for m in sys.modules if m.startswith({IMPLEMENTATIONS!r}))))"
+    )
+    env = {"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.splitlines()[-1])
+
+
+def test_the_registry_declares_every_method_without_its_implementation():
+    """A method's record (name, privacy map, options, docs) is read without importing its
+    estimator; its first fit imports the one it calls, and only that one."""
+    record = """
+import math
+from dprank.methods import all_methods
+for m in all_methods():
+    eps = 1.0 if m.private else math.inf
+    m.privacy_loss(eps, n_items=10, L=3, max_per_user=3, delta=1e-6)
+    assert m.options is None or isinstance(m.options, tuple)
+    assert m.label and m.description
+"""
+    assert _implementations_loaded(record) == []
+    fit = """
+import numpy as np
+from dprank.data.comparisons import Comparisons
+from dprank.methods import get_method
+c = Comparisons.from_winner_loser([0, 0, 1, 2, 1], [1, 2, 2, 0, 0], n_items=3)
+assert get_method("nonprivate_mle").fit(c, np.inf, np.random.default_rng(0)).converged
+"""
+    assert _implementations_loaded(fit) == ["dprank.fit.mle", "dprank.fit.sparse"]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--help"],
+        ["--privacy", "edge", "--epsilon", "1"],
+        ["--privacy", "individual", "--epsilon", "1", "--max-per-user", "3", "--items-from-data"],
+    ],
+    ids=["help", "edge", "individual"],
+)
+def test_dprank_rank_imports_no_other_methods_code_nor_the_audit(tmp_path, argv):
+    """``dprank rank`` (default counts at edge and individual DP, and ``--help``) loads no
+    estimator nor release of another method, and no privacy-audit module."""
+    path = tmp_path / "g.csv"
+    path.write_text("winner,loser,user\n1,2,a\n2,3,b\n3,1,a\n1,3,c\n")
+    if argv != ["--help"]:
+        out = ["--out", str(tmp_path / "r.csv"), "--quiet"]
+        argv = [str(path), *argv, "--insecure-seed", "7", *out]
+    code = f"""
+import contextlib, io
+from dprank.cli import main
+with contextlib.redirect_stdout(io.StringIO()):
+    try:
+        assert main({["rank", *argv]!r}) == 0
+    except SystemExit as exc:
+        assert exc.code == 0
+"""
+    assert _implementations_loaded(code) == []
+    if argv != ["--help"]:
+        assert (tmp_path / "r.csv").read_text().startswith("item,score,rank\n")
+
+
+def test_the_registrys_re_exports_are_the_implementations_own_names():
+    """``dprank.methods`` re-exports the estimators' names on first access (PEP 562): the
+    same objects as their modules', listed by ``dir``; an unknown name is an AttributeError."""
+    import dprank.fit.mle
+    import dprank.methods
+    import dprank.privacy.ldp
+
+    for names, module in (
+        (dprank.methods._FIT_MLE_NAMES, dprank.fit.mle),
+        (dprank.methods._LDP_NAMES, dprank.privacy.ldp),
+    ):
+        for name in names:
+            assert getattr(dprank.methods, name) is getattr(module, name)
+            assert name in dir(dprank.methods)
+    with pytest.raises(AttributeError, match="no_such_name"):
+        dprank.methods.no_such_name  # noqa: B018
