@@ -17,6 +17,7 @@ import numpy as np
 
 from ..data.comparisons import Comparisons
 from ..privacy.mechanisms import (
+    PRIVATE_RIDGE,
     edge_count_noise_scale,
     edge_mle_noise_scale,
     individual_count_noise_scale,
@@ -383,13 +384,10 @@ def _ties_fit(release, **details) -> Fit:
 
 
 def fit_edge_ties(
-    c: Comparisons, eps, rng, *, model="davidson", gamma: float | None = None, **_
+    c: Comparisons, eps, rng, *, model="davidson", gamma: float = PRIVATE_RIDGE, **_
 ) -> Fit:
-    """Noisy points and ties, then the ties model's MLE (``gamma``: the ridge, by default
-    :data:`dprank.privacy.private_ties.PRIVATE_RIDGE`)."""
-    from ..privacy.private_ties import PRIVATE_RIDGE, edge_release
+    from ..privacy.private_ties import edge_release
 
-    gamma = PRIVATE_RIDGE if gamma is None else gamma
     eps = finite_eps(eps, "edge_ties")
     if math.isinf(eps):
         raise MethodInputError("edge_ties needs a finite epsilon")
@@ -408,14 +406,11 @@ def fit_individual_ties(
     *,
     model="davidson",
     max_per_user: int | None = None,
-    gamma: float | None = None,
+    gamma: float = PRIVATE_RIDGE,
     **_,
 ) -> Fit:
-    """A noisy outcome table, then the ties model's MLE (``gamma``: the ridge, by default
-    :data:`dprank.privacy.private_ties.PRIVATE_RIDGE`)."""
-    from ..privacy.private_ties import PRIVATE_RIDGE, individual_release
+    from ..privacy.private_ties import individual_release
 
-    gamma = PRIVATE_RIDGE if gamma is None else gamma
     eps = finite_eps(eps, "individual_ties")
     if math.isinf(eps):
         raise MethodInputError("individual_ties needs a finite epsilon")
