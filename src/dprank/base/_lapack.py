@@ -9,9 +9,9 @@ fits of the small Paper B problems, the privacy audit's 40,000 NoisyObj fits at
 
 The two routines are scipy's own (``scipy.linalg.lapack.dpotrf`` is the function of the
 extension module ``scipy.linalg._flapack``), loaded on first use from that extension
-alone (:func:`lapack`): importing the ``scipy.linalg`` package costs 0.1-0.4 s (its
-array-API layer, inspect, typing, ...), more than a small ``dprank rank --privacy none``
-spends on everything else; the extension loads in a few milliseconds. Where it cannot be
+alone (:func:`lapack`): importing the ``scipy.linalg`` package (its array-API layer,
+``inspect``, ``typing``, ...) costs more than a small ``dprank rank --privacy none`` spends
+on everything else; the extension loads in milliseconds. Where it cannot be
 loaded on its own (another layout, a platform whose scipy needs its package to set up its
 libraries), :func:`lapack` falls back to ``scipy.linalg.lapack``: the same functions.
 """
