@@ -259,7 +259,8 @@ def test_a_small_rank_loads_no_scipy_package_nor_the_audit(tmp_path, privacy, sc
     """A small file (30 items: ``--privacy none`` fits by the dense Newton of
     :mod:`dprank.fit.mle`, two LAPACK calls a step) loads scipy's LAPACK extension alone
     (:func:`dprank.base._lapack.lapack`), not the ``scipy.linalg`` package (0.1-0.4 s); the
-    default counts of edge and individual DP load no scipy at all, and no run the audit."""
+    default counts of edge and individual DP load no scipy and not the objective's code
+    (:mod:`dprank.objective`: the API knows the ties models by name), and no run the audit."""
     import numpy as np
 
     rng = np.random.default_rng(1)
@@ -272,8 +273,9 @@ def test_a_small_rank_loads_no_scipy_package_nor_the_audit(tmp_path, privacy, sc
     argv = ["rank", str(path), "--privacy", *privacy, "--insecure-seed", "7", "--quiet"]
     argv += ["--out", str(tmp_path / "r.csv")]
     code = f"from dprank.cli import main\nassert main({argv!r}) == 0"
-    loaded = _loaded_after(code, ("scipy", "pandas", "dprank.audit"))
-    assert loaded == scipy_modules
+    loaded = _loaded_after(code, ("scipy", "pandas", "dprank.audit", "dprank.objective"))
+    assert [m for m in loaded if not m.startswith("dprank.objective")] == scipy_modules
+    assert ("dprank.objective" in loaded) == (privacy[0] == "none")
     assert (tmp_path / "r.csv").read_text().startswith("item,score,rank\n")
 
 
@@ -368,3 +370,12 @@ def test_the_command_parses_as_the_full_parser(argv):
     from dprank.cli._parser import parser_for
 
     assert vars(parser_for(argv).parse_args(argv)) == vars(build_parser().parse_args(argv))
+
+
+def test_the_api_knows_the_ties_models_by_their_names():
+    """:data:`dprank.api.TIE_MODEL_NAMES` (what a rank checks ``model`` against without
+    importing the objective) names the ties models of :data:`dprank.objective.TIE_MODELS`."""
+    from dprank.api import TIE_MODEL_NAMES
+    from dprank.objective import TIE_MODELS
+
+    assert TIE_MODEL_NAMES == tuple(TIE_MODELS)
