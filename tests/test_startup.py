@@ -150,16 +150,21 @@ IMPLEMENTATIONS = (
 )
 
 
-def _implementations_loaded(code: str) -> list[str]:
-    """The modules of :data:`IMPLEMENTATIONS` a fresh interpreter holds after ``code``."""
+def _loaded_after(code: str, prefixes: tuple[str, ...]) -> list[str]:
+    """The modules starting with one of ``prefixes`` a fresh interpreter holds after ``code``."""
     code += (
         "\nimport json, sys\n"
-        f"print(json.dumps(sorted(m for m in sys.modules if m.startswith({IMPLEMENTATIONS!r}))))"
+        f"print(json.dumps(sorted(m for m in sys.modules if m.startswith({prefixes!r}))))"
     )
     env = {"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout.splitlines()[-1])
+
+
+def _implementations_loaded(code: str) -> list[str]:
+    """The modules of :data:`IMPLEMENTATIONS` a fresh interpreter holds after ``code``."""
+    return _loaded_after(code, IMPLEMENTATIONS)
 
 
 def test_the_registry_declares_every_method_without_its_implementation():
@@ -232,18 +237,6 @@ def test_the_registrys_re_exports_are_the_implementations_own_names():
             assert name in dir(dprank.methods)
     with pytest.raises(AttributeError, match="no_such_name"):
         dprank.methods.no_such_name  # noqa: B018
-
-
-def _loaded_after(code: str, prefixes: tuple[str, ...]) -> list[str]:
-    """The modules starting with one of ``prefixes`` a fresh interpreter holds after ``code``."""
-    code += (
-        "\nimport json, sys\n"
-        f"print(json.dumps(sorted(m for m in sys.modules if m.startswith({prefixes!r}))))"
-    )
-    env = {"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"}
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
-    assert out.returncode == 0, out.stderr
-    return json.loads(out.stdout.splitlines()[-1])
 
 
 @pytest.mark.parametrize(
