@@ -133,3 +133,242 @@ print(json.dumps(sorted(m for m in sys.modules
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout.splitlines()[-1]) == []
     assert (tmp_path / "r.csv").read_text().startswith("item,score,rank\n")
+
+
+#: the methods' implementations (estimators, releases) and the privacy audit: the registry
+#: declares every method without them; a method's fit imports its own on first call
+IMPLEMENTATIONS = (
+    "dprank.fit.mle",
+    "dprank.fit.sparse",
+    "dprank.fit.ties",
+    "dprank.fit.weighted_mle",
+    "dprank.privacy._release_mle",
+    "dprank.privacy.ldp",
+    "dprank.privacy.oneshot",
+    "dprank.privacy.private_ties",
+    "dprank.audit",
+)
+
+
+def _loaded_after(code: str, prefixes: tuple[str, ...]) -> list[str]:
+    """The modules starting with one of ``prefixes`` a fresh interpreter holds after ``code``."""
+    code += (
+        "\nimport json, sys\n"
+        f"print(json.dumps(sorted(m for m in sys.modules if m.startswith({prefixes!r}))))"
+    )
+    env = {"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.splitlines()[-1])
+
+
+def _implementations_loaded(code: str) -> list[str]:
+    """The modules of :data:`IMPLEMENTATIONS` a fresh interpreter holds after ``code``."""
+    return _loaded_after(code, IMPLEMENTATIONS)
+
+
+def test_the_registry_declares_every_method_without_its_implementation():
+    """A method's record (name, privacy map, options, docs) is read without importing its
+    estimator; its first fit imports the one it calls, and only that one."""
+    record = """
+import math
+from dprank.methods import all_methods
+for m in all_methods():
+    eps = 1.0 if m.private else math.inf
+    m.privacy_loss(eps, n_items=10, L=3, max_per_user=3, delta=1e-6)
+    assert m.options is None or isinstance(m.options, tuple)
+    assert m.label and m.description
+"""
+    assert _implementations_loaded(record) == []
+    fit = """
+import numpy as np
+from dprank.data.comparisons import Comparisons
+from dprank.methods import get_method
+c = Comparisons.from_winner_loser([0, 0, 1, 2, 1], [1, 2, 2, 0, 0], n_items=3)
+assert get_method("nonprivate_mle").fit(c, np.inf, np.random.default_rng(0)).converged
+"""
+    assert _implementations_loaded(fit) == ["dprank.fit.mle", "dprank.fit.sparse"]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--help"],
+        ["--privacy", "edge", "--epsilon", "1"],
+        ["--privacy", "individual", "--epsilon", "1", "--max-per-user", "3", "--items-from-data"],
+    ],
+    ids=["help", "edge", "individual"],
+)
+def test_dprank_rank_imports_no_other_methods_code_nor_the_audit(tmp_path, argv):
+    """``dprank rank`` (default counts at edge and individual DP, and ``--help``) loads no
+    estimator nor release of another method, and no privacy-audit module."""
+    path = tmp_path / "g.csv"
+    path.write_text("winner,loser,user\n1,2,a\n2,3,b\n3,1,a\n1,3,c\n")
+    if argv != ["--help"]:
+        out = ["--out", str(tmp_path / "r.csv"), "--quiet"]
+        argv = [str(path), *argv, "--insecure-seed", "7", *out]
+    code = f"""
+import contextlib, io
+from dprank.cli import main
+with contextlib.redirect_stdout(io.StringIO()):
+    try:
+        assert main({["rank", *argv]!r}) == 0
+    except SystemExit as exc:
+        assert exc.code == 0
+"""
+    assert _implementations_loaded(code) == []
+    if argv != ["--help"]:
+        assert (tmp_path / "r.csv").read_text().startswith("item,score,rank\n")
+
+
+def test_the_registrys_re_exports_are_the_implementations_own_names():
+    """``dprank.methods`` re-exports the estimators' names on first access (PEP 562): the
+    same objects as their modules', listed by ``dir``; an unknown name is an AttributeError."""
+    import dprank.fit.mle
+    import dprank.methods
+    import dprank.privacy.ldp
+
+    for names, module in (
+        (dprank.methods._FIT_MLE_NAMES, dprank.fit.mle),
+        (dprank.methods._LDP_NAMES, dprank.privacy.ldp),
+    ):
+        for name in names:
+            assert getattr(dprank.methods, name) is getattr(module, name)
+            assert name in dir(dprank.methods)
+    with pytest.raises(AttributeError, match="no_such_name"):
+        dprank.methods.no_such_name  # noqa: B018
+
+
+@pytest.mark.parametrize(
+    ("privacy", "scipy_modules"),
+    [
+        (["none"], ["scipy.linalg._flapack"]),
+        (["edge", "--epsilon", "1"], []),
+        (["individual", "--epsilon", "1", "--max-per-user", "5", "--items-from-data"], []),
+    ],
+    ids=["none", "edge", "individual"],
+)
+def test_a_small_rank_loads_no_scipy_package_nor_the_audit(tmp_path, privacy, scipy_modules):
+    """A small file (30 items: ``--privacy none`` fits by the dense Newton of
+    :mod:`dprank.fit.mle`, two LAPACK calls a step) loads scipy's LAPACK extension alone
+    (:func:`dprank.base._lapack.lapack`), not the ``scipy.linalg`` package (0.1-0.4 s); the
+    default counts of edge and individual DP load no scipy and not the objective's code
+    (:mod:`dprank.objective`: the API knows the ties models by name), and no run the audit."""
+    import numpy as np
+
+    rng = np.random.default_rng(1)
+    a = rng.integers(0, 30, 600)
+    b = (a + rng.integers(1, 30, a.size)) % 30
+    users = rng.integers(0, 40, a.size)
+    path = tmp_path / "g.csv"
+    rows = zip(a, b, users, strict=True)
+    path.write_text("winner,loser,user\n" + "".join(f"{x},{y},u{u}\n" for x, y, u in rows))
+    argv = ["rank", str(path), "--privacy", *privacy, "--insecure-seed", "7", "--quiet"]
+    argv += ["--out", str(tmp_path / "r.csv")]
+    code = f"from dprank.cli import main\nassert main({argv!r}) == 0"
+    loaded = _loaded_after(code, ("scipy", "pandas", "dprank.audit", "dprank.objective"))
+    assert [m for m in loaded if not m.startswith("dprank.objective")] == scipy_modules
+    assert ("dprank.objective" in loaded) == (privacy[0] == "none")
+    assert (tmp_path / "r.csv").read_text().startswith("item,score,rank\n")
+
+
+def test_the_lapack_routines_are_scipys_own_with_or_without_its_package(monkeypatch):
+    """:func:`dprank.base._lapack.lapack` loads ``scipy.linalg._flapack`` without the
+    ``scipy.linalg`` package, and a later ``import scipy.linalg`` uses that same module:
+    the functions are ``scipy.linalg.lapack``'s. Where the extension cannot be loaded on its
+    own it falls back to ``scipy.linalg.lapack``, with the same bits."""
+    code = """
+import sys
+import numpy as np
+from dprank.base._lapack import cholesky_factor, cholesky_solve, lapack
+rng = np.random.default_rng(0)
+x = rng.standard_normal((12, 12))
+a = x @ x.T + np.eye(12)
+c = cholesky_factor(a)
+alone = "scipy.linalg" not in sys.modules and "scipy" not in sys.modules
+import scipy.linalg
+from scipy.linalg import lapack as scipy_lapack
+assert lapack().dpotrf is scipy_lapack.dpotrf and lapack().dpotrs is scipy_lapack.dpotrs
+assert np.array_equal(c, scipy.linalg.cho_factor(a, lower=True, check_finite=False)[0])
+print(alone)
+"""
+    env = {"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["True"]
+
+    import numpy as np
+    import scipy.linalg
+    from scipy.linalg import lapack as scipy_lapack
+
+    from dprank.base import _lapack
+
+    monkeypatch.setattr(_lapack, "_loaded", None)
+    monkeypatch.setitem(sys.modules, _lapack._FLAPACK, None)  # as if never loaded
+    monkeypatch.setattr(_lapack, "_load_extension", lambda: None)  # as if it cannot be
+    assert _lapack.lapack() is scipy_lapack
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((9, 9))
+    a = x @ x.T + np.eye(9)
+    b = rng.standard_normal(9)
+    c = _lapack.cholesky_factor(a)
+    assert np.array_equal(c, scipy.linalg.cho_factor(a, lower=True, check_finite=False)[0])
+    assert np.array_equal(
+        _lapack.cholesky_solve(c, b), scipy.linalg.cho_solve((c, True), b, check_finite=False)
+    )
+    with pytest.raises(np.linalg.LinAlgError, match="not positive definite"):
+        _lapack.cholesky_factor(-a)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["--help"], ["ledger", "--help"], ["datasets", "--help"], ["privatize", "--help"]],
+    ids=["help", "ledger", "datasets", "privatize"],
+)
+def test_the_other_subcommands_build_no_rank_options_nor_the_registry(argv):
+    """``dprank`` builds the options of the subcommand it runs only
+    (:func:`dprank.cli._parser.parser_for`): ``rank``'s help names each level's default
+    method, from the method registry, which the other subcommands and ``--help`` do not load;
+    the ledger is loaded by ``ledger`` only."""
+    code = f"""
+import contextlib, io
+from dprank.cli import main
+with contextlib.redirect_stdout(io.StringIO()):
+    try:
+        main({argv!r})
+    except SystemExit as exc:
+        assert exc.code == 0
+"""
+    loaded = _loaded_after(code, ("dprank.methods", "dprank.ledger", "dprank.api"))
+    assert ("dprank.ledger" in loaded) == (argv[0] == "ledger")
+    assert [m for m in loaded if not m.startswith("dprank.ledger")] == []
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["rank", "f.csv", "--privacy", "edge", "--epsilon", "2", "--top-k", "3"],
+        ["rank", "-", "--privacy", "none", "--intervals", "0.9", "--quiet"],
+        ["privatize", "f.csv", "--epsilon", "1", "--out", "r.csv", "--items-from-data"],
+        ["ledger", "l.json", "--set-budget", "3", "--unit", "user"],
+        ["datasets", "export", "cems", "--out", "c.csv"],
+        ["methods"],
+    ],
+)
+def test_the_command_parses_as_the_full_parser(argv):
+    """The parser of one subcommand (:func:`dprank.cli._parser.parser_for`) parses its
+    arguments as :func:`dprank.cli.build_parser` does; what it leaves out (the other
+    subcommands' options) changes no help, no message and no value."""
+    from dprank.cli import build_parser
+    from dprank.cli._parser import parser_for
+
+    assert vars(parser_for(argv).parse_args(argv)) == vars(build_parser().parse_args(argv))
+
+
+def test_the_api_knows_the_ties_models_by_their_names():
+    """:data:`dprank.api.TIE_MODEL_NAMES` (what a rank checks ``model`` against without
+    importing the objective) names the ties models of :data:`dprank.objective.TIE_MODELS`."""
+    from dprank.api import TIE_MODEL_NAMES
+    from dprank.objective import TIE_MODELS
+
+    assert TIE_MODEL_NAMES == tuple(TIE_MODELS)

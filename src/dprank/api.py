@@ -31,7 +31,6 @@ from .methods import (
     all_methods,
     get_method,
 )
-from .objective import TIE_MODELS
 from .privacy.noise import NoiseSource, as_noise_source
 
 if TYPE_CHECKING:  # pandas is imported where a frame is built (not by ``dprank rank``)
@@ -54,6 +53,9 @@ PRIVACY = {"edge": "edge", "individual": "individual", "local": "local", "none":
 DEFAULT_METHOD = _default_methods.DEFAULT_METHOD
 #: ... and with a ties model (``model="davidson"`` or ``"raokupper"``).
 DEFAULT_TIES_METHOD = {"edge": "ties", "individual": "ties", "local": "ties", "none": "mle"}
+#: The names of the ties models, those of :data:`dprank.objective.TIE_MODELS` (a test keeps
+#: them equal): a rank checks ``model`` without importing the objective's code.
+TIE_MODEL_NAMES = ("davidson", "raokupper")
 
 #: Budgets outside this range are refused: below it the noise scale leaves the range
 #: of float64, above it the noise grid does.
@@ -398,7 +400,7 @@ def method_name(
     if privacy not in PRIVACY:
         raise ValueError(f"privacy must be one of {list(PRIVACY)}, got {privacy!r}")
     prefix = PRIVACY[privacy]
-    defaults = DEFAULT_TIES_METHOD if model in TIE_MODELS else DEFAULT_METHOD
+    defaults = DEFAULT_TIES_METHOD if model in TIE_MODEL_NAMES else DEFAULT_METHOD
     m = defaults[privacy] if method is None else str(method)
     name = m if m.startswith(prefix + "_") else f"{prefix}_{m}"
     if as_published:
@@ -775,8 +777,8 @@ def _check_method_arguments(meth: Method, opts: dict, privacy: str, max_per_user
         max_per_user = _check_int(max_per_user, "max_per_user", 1)
     elif max_per_user is not None:
         raise ValueError(f"max_per_user applies to privacy 'individual' only, not {privacy!r}")
-    if model not in LINKS and model not in TIE_MODELS:
-        raise ValueError(f"model must be one of {[*LINKS, *TIE_MODELS]}, got {model!r}")
+    if model not in LINKS and model not in TIE_MODEL_NAMES:
+        raise ValueError(f"model must be one of {[*LINKS, *TIE_MODEL_NAMES]}, got {model!r}")
     if meth.models and model not in meth.models:
         raise ValueError(f"method {name} supports the model(s) {list(meth.models)}, not {model!r}")
     return max_per_user

@@ -50,7 +50,7 @@ from ._output import (
     to_stderr,
     write_stdout,
 )
-from ._parser import HELP_FORMATTER, build_parser
+from ._parser import HELP_FORMATTER, build_parser, parser_for
 
 __all__ = ["HELP_FORMATTER", "build_parser", "main"]
 
@@ -77,8 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; return its exit status."""
     if argv is not None:
         _checks.strings(argv, "argv")
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser_for(sys.argv[1:] if argv is None else argv).parse_args(argv)
     try:
         with signals_raise():
             code = args.func(args)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections.abc import Sequence
 
 from .._version import __version__
 from ..data._input_stream import FORMATS as INPUT_FORMATS
@@ -189,6 +190,26 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``dprank`` command."""
+    return _build_parser(_SUBCOMMAND_NAMES)
+
+
+def parser_for(argv: Sequence[str]) -> argparse.ArgumentParser:
+    """The parser :func:`dprank.cli.main` parses ``argv`` with: :func:`build_parser`'s, with
+    the options of the subcommand ``argv`` names only.
+
+    The command's own options (``--help``, ``--version``) take no value, so the subcommand is
+    ``argv``'s first word that is not an option. The other subcommands keep their name and
+    help line (all that ``dprank --help`` and argparse's messages show), not their options,
+    whose construction can import their modules (``rank``'s help names the default method of
+    each level, from the method registry): ``dprank ledger`` or ``dprank --help`` builds no
+    ``rank`` options.
+    """
+    words = [word for word in argv if not word.startswith("-")]
+    return _build_parser(_SUBCOMMAND_NAMES.intersection(words[:1]))
+
+
+def _build_parser(options_of: frozenset[str]) -> argparse.ArgumentParser:
+    """The command's parser, with the options of the subcommands ``options_of``."""
     parser = _Parser(
         prog=PROG,
         description="Differentially private ranking from pairwise comparisons.",
@@ -198,7 +219,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="SUBCOMMAND", required=True)
     for name, help_line, description, epilog, add_options, func in _SUBCOMMANDS:
         p = sub.add_parser(name, help=help_line, description=description, epilog=epilog)
-        add_options(p)
+        if name in options_of:
+            add_options(p)
         p.set_defaults(func=func)
     return parser
 
@@ -539,3 +561,5 @@ _SUBCOMMANDS = (
         cmd_methods,
     ),
 )
+#: what :func:`parser_for` looks for in argv
+_SUBCOMMAND_NAMES = frozenset(entry[0] for entry in _SUBCOMMANDS)

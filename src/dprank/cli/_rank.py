@@ -124,13 +124,12 @@ def _default_method_note(privacy: str, method, model: str = "btl") -> str:
 
     A function of the options alone (nothing of the data), written once the release is out.
     """
-    from ..api import PRIVACY
+    from ..api import PRIVACY, TIE_MODEL_NAMES
     from ..methods import all_methods
-    from ..objective import TIE_MODELS
 
     prefix = PRIVACY[privacy] + "_"
     short = method.name.removeprefix(prefix)
-    if model in TIE_MODELS:
+    if model in TIE_MODEL_NAMES:
         return (
             f"method {short} ({method.label}), the default of --privacy {privacy} with "
             f"--model {model} (a three-outcome release; docs/leaderboard.md)"

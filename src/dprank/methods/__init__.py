@@ -52,24 +52,12 @@ from __future__ import annotations
 from functools import partial
 
 # The machinery (Fit, Method, the registry, shared helpers, local releases) and the
-# fit functions live in private modules; every name stays importable from here.
+# fit functions live in private modules; every name stays importable from here. The
+# estimators themselves (dprank.fit.mle, dprank.privacy.ldp, ...) are imported by each fit on
+# its first call, and their names re-exported here on first access (__getattr__ below), so
+# importing the registry (dprank rank does) loads no method's implementation.
 from ..data.comparisons import Comparisons  # noqa: F401
 from ..data.models import Link, get_link  # noqa: F401
-from ..fit.mle import ConvergenceError, fit_penalized_mle, fit_penalized_mle_batch  # noqa: F401
-from ..privacy.ldp import (  # noqa: F401
-    add_rr_statistics,
-    add_sufficient_statistics,
-    adrr_weights,
-    count_ranking,
-    count_scores,
-    debias,
-    laplace_release,
-    privacy_constant,
-    randomized_response,
-    rr_flip_probability,
-    sample_rr_statistics_equal_eps,
-    simulate_ldp_statistics,
-)
 from ..privacy.mechanisms import (
     counts_as_published_privacy_loss,
     edge_count_noise_scale,
@@ -137,6 +125,43 @@ from ._method_registry import (  # noqa: F401
     user_bound,
     wins_per_item,
 )
+
+#: names re-exported from the estimators' modules, imported on first access (PEP 562)
+_FIT_MLE_NAMES = ("ConvergenceError", "fit_penalized_mle", "fit_penalized_mle_batch")
+_LDP_NAMES = (
+    "add_rr_statistics",
+    "add_sufficient_statistics",
+    "adrr_weights",
+    "count_ranking",
+    "count_scores",
+    "debias",
+    "laplace_release",
+    "privacy_constant",
+    "randomized_response",
+    "rr_flip_probability",
+    "sample_rr_statistics_equal_eps",
+    "simulate_ldp_statistics",
+)
+
+
+def __getattr__(name: str):
+    """The names this module re-exports from :mod:`dprank.fit.mle` and
+    :mod:`dprank.privacy.ldp`, imported on first access (PEP 562): the registry itself
+    needs neither module."""
+    if name in _FIT_MLE_NAMES:
+        from ..fit import mle
+
+        return getattr(mle, name)
+    if name in _LDP_NAMES:
+        from ..privacy import ldp
+
+        return getattr(ldp, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_FIT_MLE_NAMES, *_LDP_NAMES})
+
 
 __all__ = [
     "NEIGHBOURS",

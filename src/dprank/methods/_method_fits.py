@@ -1,6 +1,12 @@
 """The fit functions of the registered methods (Papers A and B, non-private references).
 
 Private: :mod:`dprank.methods` registers them and re-exports their names.
+
+Importing this module is cheap (the registry, hence ``dprank rank``, imports it): each fit
+imports the estimator it calls (:mod:`dprank.fit.mle`, :mod:`dprank.fit.weighted_mle`,
+:mod:`dprank.privacy._release_mle`, :mod:`dprank.privacy.oneshot`,
+:mod:`dprank.privacy.private_ties`, :mod:`dprank.privacy.ldp`) on its first call, so a run
+loads the code of the method it runs only.
 """
 
 from __future__ import annotations
@@ -10,12 +16,8 @@ import math
 import numpy as np
 
 from ..data.comparisons import Comparisons
-from ..fit.mle import fit_penalized_mle
-from ..fit.weighted_mle import default_lambda, fit_weighted_mle, noisy_obj_fit
-from ..objective import TIE_MODELS
-from ..privacy._release_mle import edge_mle_release, individual_mle_release, noisy_obj_release
-from ..privacy.ldp import adrr_weights, count_ranking, privacy_constant
 from ..privacy.mechanisms import (
+    PRIVATE_RIDGE,
     edge_count_noise_scale,
     edge_mle_noise_scale,
     individual_count_noise_scale,
@@ -24,14 +26,6 @@ from ..privacy.mechanisms import (
     standard_laplace,
 )
 from ..privacy.noise import NoiseSource, value_grid_exponent
-from ..privacy.oneshot import one_shot_scores
-from ..privacy.private_ties import (
-    PRIVATE_RIDGE,
-    edge_release,
-    individual_release,
-    local_release,
-    nonprivate_release,
-)
 from ._method_registry import (
     Fit,
     MethodInputError,
@@ -87,6 +81,9 @@ def fit_edge_mle(
     max_iter: int = 100,
     **_,
 ) -> Fit:
+    from ..fit.mle import fit_penalized_mle
+    from ..privacy._release_mle import edge_mle_release
+
     eps = finite_eps(eps, "edge_mle")
     link = bounded_gradient_link(model, "Algorithm 1")
     kappa1, kappa2 = link.kappa1, link.kappa2
@@ -114,6 +111,8 @@ def fit_edge_counts(c: Comparisons, eps, rng: np.random.Generator, **_) -> Fit:
 
 
 def fit_one_shot(c: Comparisons, eps, rng: np.random.Generator, *, top_k=None, **_) -> Fit:
+    from ..privacy.oneshot import one_shot_scores
+
     eps = finite_eps(eps, "edge_one_shot")
     k = 1 if top_k is None else int(top_k)
     wins = c.to_wins()
@@ -140,6 +139,9 @@ def fit_individual_mle(
     max_iter: int = 100,
     **_,
 ) -> Fit:
+    from ..fit.mle import fit_penalized_mle
+    from ..privacy._release_mle import individual_mle_release
+
     eps = finite_eps(eps, "individual_mle")
     link = bounded_gradient_link(model, "the individual-DP perturbed MLE")
     L = user_bound(c, rng, max_per_user, "individual_mle")
@@ -199,6 +201,9 @@ def fit_individual_counts_as_published(
 
 
 def local_setup(c: Comparisons, name: str):
+    from ..fit.weighted_mle import default_lambda
+    from ..privacy.ldp import privacy_constant
+
     eps_user = np.asarray(c.user_epsilon, dtype=np.float64)
     L = eps_user.size
     lam = default_lambda(L, privacy_constant(eps_user))
@@ -206,6 +211,8 @@ def local_setup(c: Comparisons, name: str):
 
 
 def fit_weighted(c, records, lam, model, gtol, max_iter, **details) -> Fit:
+    from ..fit.weighted_mle import fit_weighted_mle
+
     fit = fit_weighted_mle(
         records, None, c.n_items, lam, link_of(model), gtol=gtol, max_iter=max_iter
     )
@@ -255,10 +262,15 @@ def local_weighted_fit(name: str, statistics, weights: str):
     return fit
 
 
+def _adrr_statistics(c: Comparisons, eps_user: np.ndarray, L: int):
+    """ADRR's records: debiased, each user weighted by :func:`dprank.privacy.ldp.adrr_weights`."""
+    from ..privacy.ldp import adrr_weights
+
+    return debiased_statistics(c, adrr_weights(eps_user))
+
+
 #: ADRR (B2 eq. (3)-(5)): records debiased and weighted by the users' budgets
-fit_local_adrr = local_weighted_fit(
-    "local_adrr", lambda c, eps_user, L: debiased_statistics(c, adrr_weights(eps_user)), "adrr"
-)
+fit_local_adrr = local_weighted_fit("local_adrr", _adrr_statistics, "adrr")
 #: debiased RR (B1 eq. (1)-(3)): records debiased, equal weights 1/L
 fit_local_debiased_rr = local_weighted_fit(
     "local_debiased_rr", lambda c, eps_user, L: debiased_statistics(c, np.full(L, 1.0 / L)), "equal"
@@ -273,6 +285,8 @@ def fit_local_plugin(name: str):
 
 
 def fit_local_count(c: Comparisons, eps, rng: np.random.Generator, **_) -> Fit:
+    from ..privacy.ldp import count_ranking
+
     scores = wins_per_item(c)
     return Fit(scores=scores, ranks=count_ranking(scores, rng), details={"ties": "random"})
 
@@ -290,6 +304,9 @@ def fit_noisy_obj(
     max_iter: int = 100,
     **_,
 ) -> Fit:
+    from ..fit.weighted_mle import noisy_obj_fit
+    from ..privacy._release_mle import noisy_obj_release
+
     eps = finite_eps(eps, "edge_noisy_obj")
     if math.isinf(eps):
         raise MethodInputError("NoisyObj needs a finite epsilon")
@@ -316,11 +333,17 @@ def fit_nonprivate_mle(
     max_iter: int = 100,
     **_,
 ) -> Fit:
+    from ..objective import TIE_MODELS
+
     if model in TIE_MODELS:
         # the maximum likelihood of the ties model (sum-zero scores), as its peers fit it
+        from ..privacy.private_ties import nonprivate_release
+
         release = nonprivate_release(c, model, 0.0 if gamma is None else float(gamma))
         return _ties_fit(release, gamma=release.gamma)
     # gamma = 2 in count units is B2's lambda = 1/L with weights 1/L (Table 1's fit).
+    from ..fit.mle import fit_penalized_mle
+
     gamma = 2.0 if gamma is None else gamma
     fit = fit_penalized_mle(
         mle_data(c), float(gamma), link=link_of(model), xtol=xtol, max_iter=max_iter
@@ -363,6 +386,8 @@ def _ties_fit(release, **details) -> Fit:
 def fit_edge_ties(
     c: Comparisons, eps, rng, *, model="davidson", gamma: float = PRIVATE_RIDGE, **_
 ) -> Fit:
+    from ..privacy.private_ties import edge_release
+
     eps = finite_eps(eps, "edge_ties")
     if math.isinf(eps):
         raise MethodInputError("edge_ties needs a finite epsilon")
@@ -384,6 +409,8 @@ def fit_individual_ties(
     gamma: float = PRIVATE_RIDGE,
     **_,
 ) -> Fit:
+    from ..privacy.private_ties import individual_release
+
     eps = finite_eps(eps, "individual_ties")
     if math.isinf(eps):
         raise MethodInputError("individual_ties needs a finite epsilon")
@@ -395,6 +422,8 @@ def fit_individual_ties(
 
 
 def fit_local_ties(c: Comparisons, eps, rng, *, model="davidson", gamma=None, **_) -> Fit:
+    from ..privacy.private_ties import local_release
+
     release = local_release(c, model, None if gamma is None else float(gamma))
     outcomes = 3 if c.ties else 2
     return _ties_fit(release, gamma=release.gamma, weights=f"adrr, {outcomes} outcomes")

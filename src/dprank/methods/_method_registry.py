@@ -17,7 +17,6 @@ from ..base._checks import binary
 from ..data.comparisons import Comparisons, PairStatistics
 from ..data.models import Link, get_link
 from ..fit.ranking import copeland_counts
-from ..privacy.ldp import add_rr_records, laplace_release, randomized_response, rr_flip_probability
 from ..privacy.mechanisms import NEIGHBOURS, PRIVACY_UNITS, PrivacyLoss, standard_laplace  # noqa: F401
 from ..privacy.noise import NoiseSource, grid_exponent, laplace_scale, value_grid_exponent
 
@@ -592,6 +591,8 @@ def debiased_statistics(c: Comparisons, w_user: np.ndarray) -> PairStatistics:
     (:func:`dprank.privacy.ldp.add_rr_statistics`, here on the record layout); a record
     written ``(b, a)`` enters with ``1 - y~`` (debiasing commutes with the flip).
     """
+    from ..privacy.ldp import add_rr_records
+
     n = c.n_items
     y = binary(c.y, "y_tilde")
     a, b = np.minimum(c.i, c.j), np.maximum(c.i, c.j)
@@ -693,6 +694,8 @@ def simulated_local_release(
         from ..privacy.release import local_release
 
         return local_release(c, user_epsilon, rng, mechanism)
+    from ..privacy.ldp import laplace_release, randomized_response, rr_flip_probability
+
     eps_user = np.asarray(user_epsilon, dtype=np.float64)
     if eps_user.shape != (c.n_users,) or not np.all(eps_user > 0):
         raise MethodInputError(f"user_epsilon must hold {c.n_users} positive budgets")

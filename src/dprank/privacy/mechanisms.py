@@ -46,6 +46,14 @@ NEIGHBOURS = {
     "none": "none: the method is not private",
 }
 
+#: Ridge ``(gamma / 2) ||theta||^2`` of the private ties fits (count units): a weak prior,
+#: standard deviation 1 on the log-strengths (174 points of the Elo scale), that keeps a
+#: noisy statistic outside the attainable range from giving an infinite score. Its public
+#: name is :data:`dprank.privacy.private_ties.PRIVATE_RIDGE`; it is defined here, in a module
+#: the method registry imports anyway, so that the ties fits' signatures can show it
+#: without importing the ties estimator.
+PRIVATE_RIDGE = 1.0
+
 
 @dataclass(frozen=True)
 class PrivacyLoss:

@@ -55,6 +55,7 @@ from ..base import _checks
 from ..data.comparisons import Comparisons
 from ..fit.ties import TieCounts, TiesFit, fit_ties_mle
 from ..objective import get_tie_model
+from .mechanisms import PRIVATE_RIDGE  # defined there, public here (the registry reads it)
 from .noise import NoiseSource, laplace_scale, rr3_effective_epsilon
 
 __all__ = [
@@ -74,10 +75,6 @@ __all__ = [
     "ties_intervals",
 ]
 
-#: Ridge ``(gamma / 2) ||theta||^2`` of the private ties fits (count units): a weak prior,
-#: standard deviation 1 on the log-strengths (174 points of the Elo scale), that keeps a
-#: noisy statistic outside the attainable range from giving an infinite score.
-PRIVATE_RIDGE = 1.0
 #: Models the statistics of each release can fit.
 EDGE_MODELS = ("davidson", "btl")
 INDIVIDUAL_MODELS = ("davidson", "raokupper", "btl")
