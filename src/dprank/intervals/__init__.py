@@ -395,7 +395,7 @@ def _rank_parts(world: _World, alpha: float, top_k, n_boot, rng, calibrate=True)
     upper = np.where(~fin & np.isfinite(world.score_hi), world.score_hi, np.inf)
     draws = _ir.posterior_draws(n)
     nodes, weights = _ir.npmle_prior(world.t, vf, fin, lower, upper, rng)
-    values = _ir._posterior_values(
+    values = _ir.posterior_values(
         world.t, vf, fin, lower, upper, nodes, weights, draws, rng, 4096, None
     )
     post = alpha

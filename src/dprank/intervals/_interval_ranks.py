@@ -530,11 +530,11 @@ def npmle_ranks(t, v, finite, lower, upper, nodes, weights, draws, rng, chunk=40
     :func:`npmle_prior`.
     """
     return ranks_of_rows(
-        _posterior_values(t, v, finite, lower, upper, nodes, weights, draws, rng, chunk, share)
+        posterior_values(t, v, finite, lower, upper, nodes, weights, draws, rng, chunk, share)
     )
 
 
-def _posterior_values(t, v, finite, lower, upper, nodes, weights, draws, rng, chunk, share):
+def posterior_values(t, v, finite, lower, upper, nodes, weights, draws, rng, chunk, share):
     """The ``(draws, items)`` posterior draws that :func:`npmle_ranks` ranks."""
     n = t.size
     step = float(nodes[1] - nodes[0]) if nodes.size > 1 else 1.0
@@ -566,7 +566,7 @@ def top_k_probability(t, v, finite, lower, upper, share, k: int, draws: int, rng
     (tests/test_interval_calibration.py).
     """
     nodes, weights = npmle_prior(t, v, finite, lower, upper, rng, share=share)
-    values = _posterior_values(t, v, finite, lower, upper, nodes, weights, draws, rng, 4096, share)
+    values = posterior_values(t, v, finite, lower, upper, nodes, weights, draws, rng, 4096, share)
     return np.mean(in_top_k(values, int(k)), axis=0)
 
 
