@@ -327,12 +327,15 @@ int64_t pcg(int64_t n, const int64_t *ptr, const int32_t *b, const double *h,
 /* Connected components of the graph on n nodes with the m edges (a[k], b[k]):
  * label[i], numbered by each component's smallest node (as scipy numbers them).
  * Union by the smaller root with path halving; parent: workspace of n. Returns
- * the number of components. */
+ * the number of components. After n - 1 unions the graph is connected and the
+ * remaining edges can join nothing: they are not read (a dense graph is connected
+ * after a small part of its edges). */
 int64_t components(int64_t n, int64_t m, const int32_t *a, const int32_t *b, int64_t *label,
                    int64_t *parent)
 {
+    int64_t unions = 0;
     for (int64_t i = 0; i < n; i++) parent[i] = i;
-    for (int64_t k = 0; k < m; k++) {
+    for (int64_t k = 0; k < m && unions < n - 1; k++) {
         int64_t x = a[k], y = b[k];
         while (parent[x] != x) {
             parent[x] = parent[parent[x]];
@@ -342,8 +345,13 @@ int64_t components(int64_t n, int64_t m, const int32_t *a, const int32_t *b, int
             parent[y] = parent[parent[y]];
             y = parent[y];
         }
-        if (x < y) parent[y] = x;
-        else if (y < x) parent[x] = y;
+        if (x < y) {
+            parent[y] = x;
+            unions++;
+        } else if (y < x) {
+            parent[x] = y;
+            unions++;
+        }
     }
     int64_t count = 0;
     for (int64_t i = 0; i < n; i++) { /* parent[i] <= i: a root is met before its nodes */
