@@ -89,7 +89,9 @@ class _WholePairStatistics(PairStatistics):
 
     ``n`` and ``w`` are float64 as for any statistics, made from the int32 on first use
     (then kept instead of them); :meth:`stored_counts` gives them as kept, for the
-    sparse solver's compiled loops, which read int32 as the same doubles.
+    sparse solver's compiled loops, which read int32 as the same doubles. Its pairs are
+    those of the compiled pair sums, sorted by ``(a, b)`` with ``a < b`` (the sparse
+    solver relies on it and does not check again).
     """
 
     def __init__(self, n_items, a, b, n, w, t=None):

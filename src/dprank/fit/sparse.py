@@ -50,7 +50,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import _checks
-from ..data.comparisons import Comparisons, PairStatistics
+from ..data.comparisons import Comparisons, PairStatistics, _WholePairStatistics
 from ..data.models import BTL, Link
 from ..objective import (
     SparseObjective,
@@ -84,6 +84,17 @@ def check_connected(n_items: int, a: np.ndarray, b: np.ndarray) -> None:
         )
 
 
+def _unsorted_or_self_pair(ps: PairStatistics) -> bool:
+    """Whether the pairs of ``ps`` are out of order by ``a`` or join an item with itself.
+
+    The reader's pair sums (int32 counts, :class:`dprank.data.comparisons.PairSums`) come
+    sorted by ``(a, b)`` with ``a < b`` by construction: nothing to check there.
+    """
+    if isinstance(ps, _WholePairStatistics):
+        return False
+    return bool(np.any(ps.a[1:] < ps.a[:-1]) or np.any(ps.a == ps.b))
+
+
 class SparseData:
     """Aggregated pairs of one data set, with int32 copies of the indices for the loops.
 
@@ -109,13 +120,16 @@ class SparseData:
             cnt = np.ascontiguousarray(cnt, dtype=np.float64)
             w = np.ascontiguousarray(w, dtype=np.float64)
         if cnt.size:
-            # min and max are NaN if any entry is NaN: no boolean temporaries
-            lo, hi = float(cnt.min()), float(cnt.max())
-            if not all(np.isfinite([lo, hi, float(w.min()), float(w.max())])):
+            # min and max are NaN if any entry is NaN: no boolean temporaries (int32 counts
+            # are finite: their least is all there is to check)
+            lo = float(cnt.min())
+            if cnt.dtype != np.int32 and not all(
+                np.isfinite([lo, float(cnt.max()), float(w.min()), float(w.max())])
+            ):
                 raise ValueError("data: pair counts and outcomes must be finite")
             if lo < 0:
                 raise ValueError("data: pair counts must be non-negative")
-        if self.a.size and (np.any(self.a[1:] < self.a[:-1]) or np.any(self.a == self.b)):
+        if self.a.size and _unsorted_or_self_pair(ps):
             # the compiled loops walk the pairs in rows (sorted by a), none of an item with itself
             if np.any(self.a == self.b):
                 raise ValueError("data: a pair joins an item with itself")
@@ -264,7 +278,8 @@ def _newton_setup(data, gamma, beta, theta0, sum_zero, xtol, gtol, max_iter):
             raise ValueError(
                 "gamma = 0 needs sum_zero=True: the objective is then translation invariant"
             )
-        check_connected(n, data.a[data.cnt > 0], data.b[data.cnt > 0])
+        compared = data.counts()[0] > 0  # as kept (int32 or float64): no float copy
+        check_connected(n, data.a[compared], data.b[compared])
     theta = np.zeros(n) if theta0 is None else np.array(theta0, dtype=np.float64)
     if theta.shape != (n,):
         raise ValueError(f"theta0 must have shape ({n},), got {theta.shape}")
