@@ -137,6 +137,11 @@ class SparseData:
             self.a, self.b = self.a[order], self.b[order]
             cnt, w = cnt[order], w[order]
         self._stored = (cnt, w)
+        # room for the logistic fit's pair weights whose pages are already in memory (the
+        # reader's pair sums hand it over once): fresh pages would cost the system's page
+        # faults, about as much as a pass over the pairs
+        spare = ps.take_spare() if link is BTL else None
+        self._spare = spare if spare is not None and spare.shape == (self.a.size,) else None
         self._float = None
         self.link = link
         self.btl = link is BTL
@@ -158,6 +163,12 @@ class SparseData:
             cnt, w = self._stored
             self._float = (cnt.astype(np.float64, copy=False), w.astype(np.float64, copy=False))
         return self._float
+
+    def weights_room(self) -> np.ndarray:
+        """A float64 array of one entry per pair for the logistic fit's pair weights: the
+        reader's spare buffer the first time (its pages already in memory), then fresh."""
+        room, self._spare = self._spare, None
+        return np.empty(self.n_pairs) if room is None else room
 
     def counts(self) -> tuple[np.ndarray, np.ndarray]:
         """``(cnt, w)`` as kept: float64, or both int32 (whole numbers below 2^31, from
@@ -229,7 +240,7 @@ class _Problem(SparseObjective):
         if not self.data.btl:
             return None
         if self._weights is None:
-            self._weights = np.empty(self.data.n_pairs)
+            self._weights = self.data.weights_room()
         return self._weights
 
     def direction(self, grad, hess, rtol, atol_update=0.0):
@@ -245,9 +256,14 @@ class _Problem(SparseObjective):
         if self.n == 0:
             return np.zeros(0), 0
         ptr, b = self.data.rows()
-        x, it, positive = kernels().pcg(
-            ptr, b, h, diag, -grad, self.c, ones_eig, float(rtol), float(atol_update), _CG_MAX_ITER
-        )
+        rhs = np.negative(grad, out=grad)  # -grad in place, no item-sized copy: undone below
+        try:
+            x, it, positive = kernels().pcg(
+                ptr, b, h, diag, rhs, self.c, ones_eig, float(rtol), float(atol_update),
+                _CG_MAX_ITER,
+            )  # fmt: skip
+        finally:
+            np.negative(grad, out=grad)  # a sign flip each way: grad's own bits again
         return (x if positive else None), int(it)
 
 
