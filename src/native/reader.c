@@ -1082,12 +1082,22 @@ int64_t rows_sum(int64_t m, uint64_t *x, uint64_t *y, double *cx, double *cy, co
         while (k < n) {
             uint64_t pair = rows[k] >> 1;
             double cn = 0.0, cw = 0.0;
-            do {
-                double ck = c ? c[k] : 1.0;
-                cn += ck;
-                cw += ck * (double)(rows[k] & 1); /* no branch on the winner */
-                k++;
-            } while (k < n && (rows[k] >> 1) == pair);
+            if (c) {
+                do {
+                    double ck = c[k];
+                    cn += ck;
+                    cw += ck * (double)(rows[k] & 1); /* no branch on the winner */
+                    k++;
+                } while (k < n && (rows[k] >> 1) == pair);
+            } else { /* unit rows: counted as integers (the same whole numbers, exact) */
+                int64_t kn = k, kw = 0;
+                do {
+                    kw += (int64_t)(rows[k] & 1);
+                    k++;
+                } while (k < n && (rows[k] >> 1) == pair);
+                cn = (double)(k - kn);
+                cw = (double)kw;
+            }
             a[r] = (int32_t)(pair >> s);
             b[r] = (int32_t)(pair & bmask);
             memcpy((uint8_t *)x + 8 * r, &cn, 8);
