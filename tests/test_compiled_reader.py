@@ -382,6 +382,40 @@ def test_pair_rows_counted_in_a_hash_table_sum_as_the_rows_themselves(league):
         np.testing.assert_array_equal(got, expected)
 
 
+def test_pair_sums_hand_their_spare_buffer_to_the_sparse_fit_once():
+    """Sums of rows without counts keep the sort's second buffer (a float64 per pair) for
+    the fit's pair weights: handed over once, to the first logistic SparseData, whose first
+    fit writes its weights there; the fit is the same as on fresh memory."""
+    from dprank.fit.sparse import SparseData, sparse_newton
+
+    rng = np.random.default_rng(3)
+    i = rng.integers(0, 40, 5000)
+    j = (i + rng.integers(1, 40, 5000)) % 40
+    y = (rng.random(5000) < 0.6).astype(float)
+
+    def sums():
+        s = PairSums()
+        s.add(i, j, y)
+        return s.result()
+
+    stats = sums()
+    spare = stats.__dict__["_spare"]
+    assert spare.dtype == np.float64 and spare.shape == stats.a.shape
+    data = SparseData(stats)
+    assert stats.take_spare() is None  # handed over once
+    assert data.weights_room() is spare
+    assert data.weights_room() is not spare  # then fresh room
+    fresh = SparseData(sums())
+    fresh.weights_room()  # its spare used up: the fit writes into new memory
+    for gamma in (0.5, 0.0):
+        got = sparse_newton(SparseData(sums()), gamma, sum_zero=gamma == 0)["theta"]
+        expected = sparse_newton(fresh, gamma, sum_zero=gamma == 0)["theta"]
+        np.testing.assert_array_equal(got, expected)
+    weighted = PairSums()
+    weighted.add(i, j, y, np.ones(5000))
+    assert weighted.result().take_spare() is None  # float64 counts: no spare
+
+
 def test_pair_sums_merge_ids_that_rank_makes_one_item():
     sums = PairSums()
     sums.add(np.array([0, 0, 2, 3]), np.array([1, 2, 3, 0]), np.array([1.0, 0.0, 1.0, 1.0]))

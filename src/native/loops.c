@@ -214,15 +214,12 @@ void zero_pass_whole(int64_t n, const int64_t *ptr, const int32_t *b, const int3
     zero_pass_of(n, ptr, b, cnt, w, 1, grad, diag, h);
 }
 
-/* out = diag * x - U x - U^T x; xo: workspace of 2 n doubles */
-static void lap_mv(int64_t n, const double *x, const int64_t *ptr, const int32_t *b,
-                   const double *h, const double *diag, double *out, double *xo)
+/* (diag * x - U x - U^T x)[i] into xo[2 i + 1], x[i] read from xo[2 i]; xo: 2 n doubles */
+static void lap_pass(int64_t n, const int64_t *ptr, const int32_t *b, const double *h,
+                     const double *diag, double *xo)
 {
     const int64_t end = n > 0 ? ptr[n] : 0;
-    for (int64_t i = 0; i < n; i++) {
-        xo[2 * i] = x[i];
-        xo[2 * i + 1] = diag[i] * x[i];
-    }
+    for (int64_t i = 0; i < n; i++) xo[2 * i + 1] = diag[i] * xo[2 * i];
     for (int64_t i = 0; i < n; i++) {
         double xi = xo[2 * i], oi = xo[2 * i + 1];
         for (int64_t k = ptr[i]; k < ptr[i + 1]; k++) {
@@ -234,6 +231,14 @@ static void lap_mv(int64_t n, const double *x, const int64_t *ptr, const int32_t
         }
         xo[2 * i + 1] = oi;
     }
+}
+
+/* out = diag * x - U x - U^T x; xo: workspace of 2 n doubles */
+static void lap_mv(int64_t n, const double *x, const int64_t *ptr, const int32_t *b,
+                   const double *h, const double *diag, double *out, double *xo)
+{
+    for (int64_t i = 0; i < n; i++) xo[2 * i] = x[i];
+    lap_pass(n, ptr, b, h, diag, xo);
     for (int64_t i = 0; i < n; i++) out[i] = xo[2 * i + 1];
 }
 
@@ -269,10 +274,12 @@ int64_t pcg(int64_t n, const int64_t *ptr, const int32_t *b, const double *h,
             const double *diag, const double *rhs, double c, double ones_eig, double rtol,
             double atol_update, int64_t max_iter, double *x, int32_t *positive)
 {
-    double *work = malloc(sizeof(double) * 7 * (size_t)(n > 0 ? n : 1));
+    /* the direction p and the product H p where lap_pass reads and leaves them, as
+     * xo's even and odd entries: p[2 i], hp[2 i] */
+    double *work = malloc(sizeof(double) * 5 * (size_t)(n > 0 ? n : 1));
     if (!work) return -1;
-    double *inv_diag = work, *r = work + n, *z = work + 2 * n, *hp = work + 3 * n;
-    double *p = work + 4 * n, *xo = work + 5 * n;
+    double *inv_diag = work, *r = work + n, *z = work + 2 * n;
+    double *xo = work + 3 * n, *p = xo, *hp = xo + 1;
     *positive = 1;
     for (int64_t i = 0; i < n; i++) inv_diag[i] = (diag[i] > 0.0) ? 1.0 / diag[i] : 1.0;
     for (int64_t i = 0; i < n; i++) {
@@ -280,7 +287,7 @@ int64_t pcg(int64_t n, const int64_t *ptr, const int32_t *b, const double *h,
         r[i] = rhs[i];
     }
     precondition(n, r, inv_diag, ones_eig, z);
-    for (int64_t i = 0; i < n; i++) p[i] = z[i];
+    for (int64_t i = 0; i < n; i++) p[2 * i] = z[i];
     double rz = 0.0, rr = 0.0;
     for (int64_t i = 0; i < n; i++) {
         rz += r[i] * z[i];
@@ -289,14 +296,14 @@ int64_t pcg(int64_t n, const int64_t *ptr, const int32_t *b, const double *h,
     double tol2 = rtol * rtol * rr;
     int64_t it = 0;
     for (it = 1; it <= max_iter; it++) {
-        lap_mv(n, p, ptr, b, h, diag, hp, xo);
+        lap_pass(n, ptr, b, h, diag, xo);
         if (c != 0.0) {
             double total = 0.0;
-            for (int64_t i = 0; i < n; i++) total += p[i];
-            for (int64_t i = 0; i < n; i++) hp[i] += c * total;
+            for (int64_t i = 0; i < n; i++) total += p[2 * i];
+            for (int64_t i = 0; i < n; i++) hp[2 * i] += c * total;
         }
         double curv = 0.0;
-        for (int64_t i = 0; i < n; i++) curv += p[i] * hp[i];
+        for (int64_t i = 0; i < n; i++) curv += p[2 * i] * hp[2 * i];
         if (!(curv > 0.0)) {
             *positive = 0;
             free(work);
@@ -306,17 +313,17 @@ int64_t pcg(int64_t n, const int64_t *ptr, const int32_t *b, const double *h,
         rr = 0.0;
         double pmax = 0.0;
         for (int64_t i = 0; i < n; i++) {
-            x[i] += alpha * p[i];
-            r[i] -= alpha * hp[i];
+            x[i] += alpha * p[2 * i];
+            r[i] -= alpha * hp[2 * i];
             rr += r[i] * r[i];
-            pmax = py_max(pmax, fabs(p[i]));
+            pmax = py_max(pmax, fabs(p[2 * i]));
         }
         if (rr <= tol2 || fabs(alpha) * pmax <= atol_update) break;
         precondition(n, r, inv_diag, ones_eig, z);
         double rz_new = 0.0;
         for (int64_t i = 0; i < n; i++) rz_new += r[i] * z[i];
         double beta = rz_new / rz;
-        for (int64_t i = 0; i < n; i++) p[i] = z[i] + beta * p[i];
+        for (int64_t i = 0; i < n; i++) p[2 * i] = z[i] + beta * p[2 * i];
         rz = rz_new;
     }
     if (it > max_iter) it = max_iter;
@@ -327,12 +334,15 @@ int64_t pcg(int64_t n, const int64_t *ptr, const int32_t *b, const double *h,
 /* Connected components of the graph on n nodes with the m edges (a[k], b[k]):
  * label[i], numbered by each component's smallest node (as scipy numbers them).
  * Union by the smaller root with path halving; parent: workspace of n. Returns
- * the number of components. */
+ * the number of components. After n - 1 unions the graph is connected and the
+ * remaining edges can join nothing: they are not read (a dense graph is connected
+ * after a small part of its edges). */
 int64_t components(int64_t n, int64_t m, const int32_t *a, const int32_t *b, int64_t *label,
                    int64_t *parent)
 {
+    int64_t unions = 0;
     for (int64_t i = 0; i < n; i++) parent[i] = i;
-    for (int64_t k = 0; k < m; k++) {
+    for (int64_t k = 0; k < m && unions < n - 1; k++) {
         int64_t x = a[k], y = b[k];
         while (parent[x] != x) {
             parent[x] = parent[parent[x]];
@@ -342,8 +352,13 @@ int64_t components(int64_t n, int64_t m, const int32_t *a, const int32_t *b, int
             parent[y] = parent[parent[y]];
             y = parent[y];
         }
-        if (x < y) parent[y] = x;
-        else if (y < x) parent[x] = y;
+        if (x < y) {
+            parent[y] = x;
+            unions++;
+        } else if (y < x) {
+            parent[x] = y;
+            unions++;
+        }
     }
     int64_t count = 0;
     for (int64_t i = 0; i < n; i++) { /* parent[i] <= i: a root is met before its nodes */

@@ -893,7 +893,7 @@ int64_t parse_csv(const uint8_t *buf, int64_t len, int64_t ncols, const int64_t 
  * blocks arrive, lo << 32 | hi << 1 | won (provisional ids below 2^31, won: the
  * lower id won). At the end (rows_sum) one pass renumbers the ids in label order
  * and counts the rows by the leading bits of their pair, a second moves them into
- * those buckets (a few thousand: the writes stay in the caches), and each bucket,
+ * those buckets (a few thousand, a cache line at a time: scatter_lines), and each bucket,
  * small enough for the caches, is sorted by the rest of its pair's bits and its
  * runs summed while it is there: each run of one pair gives its count and wins
  * (sums of whole numbers: exact in any order). */
@@ -972,6 +972,58 @@ static int bucket_sort(int64_t n, uint64_t *src, uint64_t *dst, double *cs, doub
     return in_dst;
 }
 
+/* Moves the m keys of x into their buckets of y (bucket key >> shift: keys
+ * start[d] .. of y, next[d] its next place, advanced), in the order they come, as
+ * the plain loop `y[next[x[k] >> shift]++] = x[k]` does, a cache line at a time:
+ * each bucket's keys gather in a line-sized buffer (the nb buffers stay in the
+ * caches), and a full line of y goes out in one write that bypasses the caches
+ * (SSE2's streaming stores): the plain loop's writes, one key each into a few
+ * thousand places, would each fetch their line of y first. The lines a bucket
+ * shares with its neighbours are written key by key. Returns 1 (nothing moved)
+ * where the buffers' memory is refused or without SSE2. */
+#define LINE_KEYS 8
+static int scatter_lines(int64_t m, const uint64_t *x, uint64_t *y, int shift, int64_t nb,
+                         const int64_t *start, int64_t *next)
+{
+#if SSE2
+    if ((uintptr_t)y % 16) return 1;
+    uint64_t *buf = malloc(sizeof(uint64_t) * LINE_KEYS * (size_t)nb + 64);
+    if (!buf) return 1;
+    uint64_t *line = (uint64_t *)(((uintptr_t)buf + 63) & ~(uintptr_t)63);
+    for (int64_t k = 0; k < m; k++) {
+        uint64_t v = x[k];
+        int64_t d = (int64_t)(v >> shift);
+        int64_t o = next[d]++;
+        uint64_t *bd = line + LINE_KEYS * d;
+        bd[o % LINE_KEYS] = v;
+        if (o % LINE_KEYS == LINE_KEYS - 1) {
+            int64_t first = o - (LINE_KEYS - 1); /* the line's first place */
+            if (first >= start[d]) {
+                __m128i *to = (__m128i *)(y + first);
+                const __m128i *from = (const __m128i *)bd;
+                _mm_stream_si128(to, _mm_load_si128(from));
+                _mm_stream_si128(to + 1, _mm_load_si128(from + 1));
+                _mm_stream_si128(to + 2, _mm_load_si128(from + 2));
+                _mm_stream_si128(to + 3, _mm_load_si128(from + 3));
+            } else {
+                for (int64_t t = start[d]; t <= o; t++) y[t] = bd[t % LINE_KEYS];
+            }
+        }
+    }
+    for (int64_t d = 0; d < nb; d++) { /* each bucket's last, partial line */
+        int64_t end = next[d], first = end - end % LINE_KEYS;
+        if (first < start[d]) first = start[d];
+        for (int64_t t = first; t < end; t++) y[t] = line[LINE_KEYS * d + t % LINE_KEYS];
+    }
+    _mm_sfence();
+    free(buf);
+    return 0;
+#else
+    (void)m, (void)x, (void)y, (void)shift, (void)nb, (void)start, (void)next;
+    return 1;
+#endif
+}
+
 /* The distinct pairs of the m rows of x (counts cx; NULL for unit rows) in label
  * order: rank[id] is the item's index below n_items (NULL: the ids are the
  * indices); ids with one index are one item. a[r] < b[r] (int32, room for m
@@ -1038,7 +1090,7 @@ int64_t rows_sum(int64_t m, uint64_t *x, uint64_t *y, double *cx, double *cy, co
                 y[o] = x[k];
                 cy[o] = cx[k];
             }
-        } else {
+        } else if (scatter_lines(m, x, y, 1 + rest, nb, start, next)) {
             for (int64_t k = 0; k < m; k++) y[next[x[k] >> (1 + rest)]++] = x[k];
         }
         free(next);
@@ -1059,12 +1111,22 @@ int64_t rows_sum(int64_t m, uint64_t *x, uint64_t *y, double *cx, double *cy, co
         while (k < n) {
             uint64_t pair = rows[k] >> 1;
             double cn = 0.0, cw = 0.0;
-            do {
-                double ck = c ? c[k] : 1.0;
-                cn += ck;
-                cw += ck * (double)(rows[k] & 1); /* no branch on the winner */
-                k++;
-            } while (k < n && (rows[k] >> 1) == pair);
+            if (c) {
+                do {
+                    double ck = c[k];
+                    cn += ck;
+                    cw += ck * (double)(rows[k] & 1); /* no branch on the winner */
+                    k++;
+                } while (k < n && (rows[k] >> 1) == pair);
+            } else { /* unit rows: counted as integers (the same whole numbers, exact) */
+                int64_t kn = k, kw = 0;
+                do {
+                    kw += (int64_t)(rows[k] & 1);
+                    k++;
+                } while (k < n && (rows[k] >> 1) == pair);
+                cn = (double)(k - kn);
+                cw = (double)kw;
+            }
             a[r] = (int32_t)(pair >> s);
             b[r] = (int32_t)(pair & bmask);
             memcpy((uint8_t *)x + 8 * r, &cn, 8);

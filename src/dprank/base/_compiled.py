@@ -450,7 +450,10 @@ class PairRows:
     from the start, 8 bytes of count beside each. The pairs' ``n`` and ``w`` are
     written into the rows' own buffers, so the peak is about 16 bytes a row (or key)
     plus 8 a pair; without counts they are whole numbers below 2^31, narrowed to int32
-    in place (the buffers' rest handed back): 16 bytes a pair in all.
+    into the first buffer (its rest handed back), and the second is kept, 8 bytes a pair,
+    as :attr:`spare`: the sparse fit's pair weights go there (its pages are in memory
+    already; fresh ones would cost the system's page faults): 24 bytes a pair in all, as
+    during the fit before.
     """
 
     #: distinct keys a hash table may hold before it must halve the rows to stay
@@ -469,6 +472,10 @@ class PairRows:
                 raise MemoryError("out of memory for the pairs")
         self._m = 0
         self._used = False
+        #: after :meth:`result` of rows without counts, a float64 array of one entry per
+        #: pair whose pages are already in memory (the sort's second buffer): room for the
+        #: sparse fit's pair weights (:meth:`dprank.data.comparisons.PairStatistics.take_spare`)
+        self.spare = None
 
     def __del__(self):
         self._drop_hash()
@@ -587,11 +594,16 @@ class PairRows:
         a.resize(p, refcheck=False)
         b.resize(p, refcheck=False)
         # the counts were written over the rows' first buffer, the wins over the other
-        if not self.weighted and m < 2**31:  # whole numbers below 2^31: int32, in place
-            for buf in (x, y):
-                self._lib.doubles_to_int32(p, buf.ctypes.data)
-                buf.resize(-(-p // 2), refcheck=False)  # the rest back to the system
-            return a, b, x.view(np.int32)[:p], y.view(np.int32)[:p]
+        if not self.weighted and m < 2**31:  # whole numbers below 2^31: int32
+            # both into the first buffer (counts in place, then the wins after them); the
+            # other, its pages already in memory, kept as room for the fit's pair weights
+            self._lib.doubles_to_int32(p, x.ctypes.data)
+            x.view(np.int32)[p : 2 * p] = y.view(np.float64)[:p]  # whole numbers: exact
+            x.resize(p, refcheck=False)  # the rest back to the system
+            y.resize(p, refcheck=False)
+            self.spare = y.view(np.float64)
+            counts = x.view(np.int32)
+            return a, b, counts[:p], counts[p:]
         n = x.view(np.float64)[:p]
         w = y.view(np.float64)[:p]
         if p < m - m // 4:  # many rows per pair: keep the pairs, not the rows' buffers

@@ -82,6 +82,12 @@ class PairStatistics(PairArrays):
         without counts (whole numbers below 2^31; ``n`` and ``w`` give them as float64)."""
         return self.n, self.w
 
+    def take_spare(self) -> np.ndarray | None:
+        """A float64 array of one entry per pair, its memory already in use (the pair sums'
+        sorting buffer), handed over once (then None): the sparse fit writes its pair
+        weights there instead of into fresh pages. None here."""
+        return None
+
 
 class _WholePairStatistics(PairStatistics):
     """:class:`PairStatistics` whose counts and wins are kept as int32 (whole numbers below
@@ -89,14 +95,22 @@ class _WholePairStatistics(PairStatistics):
 
     ``n`` and ``w`` are float64 as for any statistics, made from the int32 on first use
     (then kept instead of them); :meth:`stored_counts` gives them as kept, for the
-    sparse solver's compiled loops, which read int32 as the same doubles.
+    sparse solver's compiled loops, which read int32 as the same doubles. Its pairs are
+    those of the compiled pair sums, sorted by ``(a, b)`` with ``a < b`` (the sparse
+    solver relies on it and does not check again).
     """
 
-    def __init__(self, n_items, a, b, n, w, t=None):
+    def __init__(self, n_items, a, b, n, w, t=None, spare=None):
         for name, value in (("n_items", n_items), ("a", a), ("b", b), ("t", t)):
             object.__setattr__(self, name, value)
         object.__setattr__(self, "_n", n)
         object.__setattr__(self, "_w", w)
+        object.__setattr__(self, "_spare", spare)
+
+    def take_spare(self) -> np.ndarray | None:
+        spare = self.__dict__.get("_spare")
+        object.__setattr__(self, "_spare", None)
+        return spare
 
     def _float(self, name: str) -> np.ndarray:
         values = self.__dict__[name]
@@ -616,11 +630,13 @@ def _aggregate_by_radix(n_items, i, j, y, count) -> PairStatistics:
     return _sums(n_items, a.astype(np.int64), b.astype(np.int64), n, w)
 
 
-def _sums(n_items, a, b, n, w) -> PairStatistics:
+def _sums(n_items, a, b, n, w, spare=None) -> PairStatistics:
     """The statistics of :meth:`dprank.base._compiled.PairRows.result`'s pairs (int32 counts
-    and wins where they are whole numbers below 2^31: :class:`_WholePairStatistics`)."""
-    kind = _WholePairStatistics if n.dtype == np.int32 else PairStatistics
-    return kind(n_items, a, b, n, w)
+    and wins where they are whole numbers below 2^31: :class:`_WholePairStatistics`, with
+    the rows' ``spare`` buffer for the fit)."""
+    if n.dtype == np.int32:
+        return _WholePairStatistics(n_items, a, b, n, w, spare=spare)
+    return PairStatistics(n_items, a, b, n, w)
 
 
 def _pair_key(n_items, a, b):
@@ -761,4 +777,4 @@ class PairSums:
             n_items = int(np.max(rank)) + 1 if rank is not None else self._top + 1
         table, self._table = self._table, None
         a, b, n, w = table.result(rank, int(n_items))
-        return _sums(int(n_items), a, b, n, w)
+        return _sums(int(n_items), a, b, n, w, table.spare)

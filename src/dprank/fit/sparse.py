@@ -50,7 +50,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import _checks
-from ..data.comparisons import Comparisons, PairStatistics
+from ..data.comparisons import Comparisons, PairStatistics, _WholePairStatistics
 from ..data.models import BTL, Link
 from ..objective import (
     SparseObjective,
@@ -84,6 +84,17 @@ def check_connected(n_items: int, a: np.ndarray, b: np.ndarray) -> None:
         )
 
 
+def _unsorted_or_self_pair(ps: PairStatistics) -> bool:
+    """Whether the pairs of ``ps`` are out of order by ``a`` or join an item with itself.
+
+    The reader's pair sums (int32 counts, :class:`dprank.data.comparisons.PairSums`) come
+    sorted by ``(a, b)`` with ``a < b`` by construction: nothing to check there.
+    """
+    if isinstance(ps, _WholePairStatistics):
+        return False
+    return bool(np.any(ps.a[1:] < ps.a[:-1]) or np.any(ps.a == ps.b))
+
+
 class SparseData:
     """Aggregated pairs of one data set, with int32 copies of the indices for the loops.
 
@@ -109,13 +120,16 @@ class SparseData:
             cnt = np.ascontiguousarray(cnt, dtype=np.float64)
             w = np.ascontiguousarray(w, dtype=np.float64)
         if cnt.size:
-            # min and max are NaN if any entry is NaN: no boolean temporaries
-            lo, hi = float(cnt.min()), float(cnt.max())
-            if not all(np.isfinite([lo, hi, float(w.min()), float(w.max())])):
+            # min and max are NaN if any entry is NaN: no boolean temporaries (int32 counts
+            # are finite: their least is all there is to check)
+            lo = float(cnt.min())
+            if cnt.dtype != np.int32 and not all(
+                np.isfinite([lo, float(cnt.max()), float(w.min()), float(w.max())])
+            ):
                 raise ValueError("data: pair counts and outcomes must be finite")
             if lo < 0:
                 raise ValueError("data: pair counts must be non-negative")
-        if self.a.size and (np.any(self.a[1:] < self.a[:-1]) or np.any(self.a == self.b)):
+        if self.a.size and _unsorted_or_self_pair(ps):
             # the compiled loops walk the pairs in rows (sorted by a), none of an item with itself
             if np.any(self.a == self.b):
                 raise ValueError("data: a pair joins an item with itself")
@@ -123,6 +137,11 @@ class SparseData:
             self.a, self.b = self.a[order], self.b[order]
             cnt, w = cnt[order], w[order]
         self._stored = (cnt, w)
+        # room for the logistic fit's pair weights whose pages are already in memory (the
+        # reader's pair sums hand it over once): fresh pages would cost the system's page
+        # faults, about as much as a pass over the pairs
+        spare = ps.take_spare() if link is BTL else None
+        self._spare = spare if spare is not None and spare.shape == (self.a.size,) else None
         self._float = None
         self.link = link
         self.btl = link is BTL
@@ -144,6 +163,12 @@ class SparseData:
             cnt, w = self._stored
             self._float = (cnt.astype(np.float64, copy=False), w.astype(np.float64, copy=False))
         return self._float
+
+    def weights_room(self) -> np.ndarray:
+        """A float64 array of one entry per pair for the logistic fit's pair weights: the
+        reader's spare buffer the first time (its pages already in memory), then fresh."""
+        room, self._spare = self._spare, None
+        return np.empty(self.n_pairs) if room is None else room
 
     def counts(self) -> tuple[np.ndarray, np.ndarray]:
         """``(cnt, w)`` as kept: float64, or both int32 (whole numbers below 2^31, from
@@ -215,7 +240,7 @@ class _Problem(SparseObjective):
         if not self.data.btl:
             return None
         if self._weights is None:
-            self._weights = np.empty(self.data.n_pairs)
+            self._weights = self.data.weights_room()
         return self._weights
 
     def direction(self, grad, hess, rtol, atol_update=0.0):
@@ -231,9 +256,14 @@ class _Problem(SparseObjective):
         if self.n == 0:
             return np.zeros(0), 0
         ptr, b = self.data.rows()
-        x, it, positive = kernels().pcg(
-            ptr, b, h, diag, -grad, self.c, ones_eig, float(rtol), float(atol_update), _CG_MAX_ITER
-        )
+        rhs = np.negative(grad, out=grad)  # -grad in place, no item-sized copy: undone below
+        try:
+            x, it, positive = kernels().pcg(
+                ptr, b, h, diag, rhs, self.c, ones_eig, float(rtol), float(atol_update),
+                _CG_MAX_ITER,
+            )  # fmt: skip
+        finally:
+            np.negative(grad, out=grad)  # a sign flip each way: grad's own bits again
         return (x if positive else None), int(it)
 
 
@@ -264,7 +294,8 @@ def _newton_setup(data, gamma, beta, theta0, sum_zero, xtol, gtol, max_iter):
             raise ValueError(
                 "gamma = 0 needs sum_zero=True: the objective is then translation invariant"
             )
-        check_connected(n, data.a[data.cnt > 0], data.b[data.cnt > 0])
+        compared = data.counts()[0] > 0  # as kept (int32 or float64): no float copy
+        check_connected(n, data.a[compared], data.b[compared])
     theta = np.zeros(n) if theta0 is None else np.array(theta0, dtype=np.float64)
     if theta.shape != (n,):
         raise ValueError(f"theta0 must have shape ({n},), got {theta.shape}")
