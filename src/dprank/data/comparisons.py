@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
@@ -77,6 +78,10 @@ class PairStatistics(PairArrays):
     w: np.ndarray
     t: np.ndarray | None = None
 
+    #: Whether the pairs are sorted by ``(a, b)`` with ``a < b`` by construction (the
+    #: compiled pair sums of :class:`PairSums`), so that a consumer need not check again.
+    sorted_by_construction: ClassVar[bool] = False
+
     def stored_counts(self) -> tuple[np.ndarray, np.ndarray]:
         """``(n, w)`` as kept: float64, or int32 where :class:`PairSums` summed rows
         without counts (whole numbers below 2^31; ``n`` and ``w`` give them as float64)."""
@@ -99,6 +104,8 @@ class _WholePairStatistics(PairStatistics):
     those of the compiled pair sums, sorted by ``(a, b)`` with ``a < b`` (the sparse
     solver relies on it and does not check again).
     """
+
+    sorted_by_construction: ClassVar[bool] = True
 
     def __init__(self, n_items, a, b, n, w, t=None, spare=None):
         for name, value in (("n_items", n_items), ("a", a), ("b", b), ("t", t)):

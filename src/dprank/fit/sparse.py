@@ -50,7 +50,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base import _checks
-from ..data.comparisons import Comparisons, PairStatistics, _WholePairStatistics
+from ..data.comparisons import Comparisons, PairStatistics
 from ..data.models import BTL, Link
 from ..objective import (
     SparseObjective,
@@ -90,7 +90,7 @@ def _unsorted_or_self_pair(ps: PairStatistics) -> bool:
     The reader's pair sums (int32 counts, :class:`dprank.data.comparisons.PairSums`) come
     sorted by ``(a, b)`` with ``a < b`` by construction: nothing to check there.
     """
-    if isinstance(ps, _WholePairStatistics):
+    if ps.sorted_by_construction:
         return False
     return bool(np.any(ps.a[1:] < ps.a[:-1]) or np.any(ps.a == ps.b))
 
