@@ -128,3 +128,23 @@ def test_sorted_distinct_is_numpy_unique(values, seed):
     k = k[rng.permutation(k.size)]
     out = _sorted_distinct(k)
     assert out.dtype == np.unique(k).dtype and np.array_equal(out, np.unique(k))
+
+
+def test_inverted_totals_from_a_neighbouring_solution_are_the_same_solutions():
+    rng = np.random.default_rng(6)
+    n, m = 300, 5000
+    a = rng.integers(0, n, m)
+    b = (a + rng.integers(1, n, m)) % n
+    key, count = np.unique(np.minimum(a, b) * n + np.maximum(a, b), return_counts=True)
+    prob = ip.Problem.__new__(ip.Problem)
+    prob.n, prob.link = n, get_link("btl")
+    prob.a, prob.b, prob.N = key // n, key % n, count.astype(np.float64)
+    prob.deg = np.bincount(prob.a, prob.N, n) + np.bincount(prob.b, prob.N, n)
+    ref = rng.normal(0, 1.0, n)
+    targets = prob.deg * rng.uniform(-0.05, 1.05, (3, n))
+    cold = ip.invert_totals(prob, ref, targets)
+    near = np.where(np.isfinite(cold), cold + rng.normal(0, 0.05, cold.shape), cold)
+    warm = ip.invert_totals(prob, ref, targets, warm=near)
+    assert np.array_equal(np.isfinite(warm), np.isfinite(cold))
+    assert np.array_equal(warm[~np.isfinite(cold)], cold[~np.isfinite(cold)])
+    np.testing.assert_allclose(warm[np.isfinite(cold)], cold[np.isfinite(cold)], atol=1e-6)
