@@ -66,3 +66,19 @@ def test_solve_needs_a_ridge():
     a, b, N = _pairs(8, p=1.0)
     with pytest.raises(ValueError, match="ridge"):
         Equation(8, a, b, N, THURSTONE, 0.0).solve(np.full(8, 3.0))
+
+
+def test_solve_hessian_from_a_start_solves_the_same_system():
+    n = 2500  # above DENSE_MAX: the conjugate gradients
+    rng = np.random.default_rng(7)
+    a = rng.integers(0, n, 20_000)
+    b = (a + rng.integers(1, n, a.size)) % n
+    a, b = np.minimum(a, b), np.maximum(a, b)
+    eq = Equation(n, a, b, np.ones(a.size), BTL, 0.05)
+    v = rng.uniform(0.05, 0.25, a.size)
+    rhs = rng.normal(0, 1, n)
+    cold = eq.solve_hessian(v, rhs)
+    warm = eq.solve_hessian(v, rhs, x0=cold + rng.normal(0, 1e-3, n))
+    assert not np.array_equal(warm, cold)
+    scale = float(np.max(np.abs(cold)))
+    np.testing.assert_allclose(warm, cold, rtol=0, atol=1e-6 * scale)

@@ -2,7 +2,8 @@
 
 The intervals at 10^5 items take quicker routes (an unstable sort where no entry is tied,
 the top ``k`` without a full ranking, per-row parameters of the error density, Newton lists
-that drop settled items late): each is checked here against the plain computation it
+that drop settled items late, the distinct pairs of the users' expected design by a sort):
+each is checked here against the plain computation it
 replaces, ties and the limits included, so that no interval, ``p_top_k`` or draw moves.
 """
 
@@ -15,7 +16,7 @@ from hypothesis import strategies as st
 from dprank.data.models import get_link
 from dprank.intervals import _interval_problem as ip
 from dprank.intervals import _interval_ranks as ir
-from dprank.intervals._interval_designs import EdgeDesign
+from dprank.intervals._interval_designs import EdgeDesign, _sorted_distinct
 
 
 def _stable_ranks(x):
@@ -118,3 +119,32 @@ def test_newton_rows_equal_the_plain_iteration():
             _reference_newton_row(prob, ref, targets[r], start, active),
         )
     assert np.isneginf(x[targets <= 0]).all() and np.isposinf(x[targets >= prob.deg]).all()
+
+
+@given(st.lists(st.integers(-(2**62), 2**62), max_size=60), st.integers(0, 2**32 - 1))
+def test_sorted_distinct_is_numpy_unique(values, seed):
+    rng = np.random.default_rng(seed)
+    k = np.array(values + values[: len(values) // 2], dtype=np.int64)  # duplicates
+    k = k[rng.permutation(k.size)]
+    out = _sorted_distinct(k)
+    assert out.dtype == np.unique(k).dtype and np.array_equal(out, np.unique(k))
+
+
+def test_inverted_totals_from_a_neighbouring_solution_are_the_same_solutions():
+    rng = np.random.default_rng(6)
+    n, m = 300, 5000
+    a = rng.integers(0, n, m)
+    b = (a + rng.integers(1, n, m)) % n
+    key, count = np.unique(np.minimum(a, b) * n + np.maximum(a, b), return_counts=True)
+    prob = ip.Problem.__new__(ip.Problem)
+    prob.n, prob.link = n, get_link("btl")
+    prob.a, prob.b, prob.N = key // n, key % n, count.astype(np.float64)
+    prob.deg = np.bincount(prob.a, prob.N, n) + np.bincount(prob.b, prob.N, n)
+    ref = rng.normal(0, 1.0, n)
+    targets = prob.deg * rng.uniform(-0.05, 1.05, (3, n))
+    cold = ip.invert_totals(prob, ref, targets)
+    near = np.where(np.isfinite(cold), cold + rng.normal(0, 0.05, cold.shape), cold)
+    warm = ip.invert_totals(prob, ref, targets, warm=near)
+    assert np.array_equal(np.isfinite(warm), np.isfinite(cold))
+    assert np.array_equal(warm[~np.isfinite(cold)], cold[~np.isfinite(cold)])
+    np.testing.assert_allclose(warm[np.isfinite(cold)], cold[np.isfinite(cold)], atol=1e-6)

@@ -70,3 +70,27 @@ def test_the_command_names_the_undeclared_users_as_the_reason(tmp_path, capsys):
     # declaring the least per user removes the range, and the reason with it
     assert main([*argv, "--min-per-user", str(L)]) == 0
     assert "--min-per-user K" not in capsys.readouterr().err
+
+
+def test_candidates_started_from_their_neighbours_give_the_cold_intervals(release, monkeypatch):
+    """The asymptotic form starts each candidate total's solvers from the previous one's
+    solutions: the intervals are those of solves from scratch, to the solvers' tolerance."""
+    import dprank.intervals as iv
+
+    def run():
+        return intervals(
+            release.scores, "individual_mle", 4.0, UserDesign(N_ITEMS, USERS, L),
+            kind="asymptotic", top_k=3, n_boot=30, rng=2,
+        )  # fmt: skip
+
+    warm = run()
+    analyse = iv._analyse
+    monkeypatch.setattr(iv, "_analyse", lambda *args: analyse(*args[:7]))  # no warm start
+    cold = run()
+    assert warm.attrs["designs"] == cold.attrs["designs"] >= 2
+    assert warm.attrs["totals"] == cold.attrs["totals"]
+    assert not np.array_equal(warm["estimate"], cold["estimate"])  # other starts, other bits
+    for column in ("rank_lo", "rank_hi", "tie_class", "informative", "p_top_k"):
+        assert np.array_equal(warm[column], cold[column]), column
+    for column in ("estimate", "score_lo", "score_hi"):
+        np.testing.assert_allclose(warm[column], cold[column], rtol=1e-6, atol=1e-7)

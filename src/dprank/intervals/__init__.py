@@ -262,6 +262,7 @@ class _World:
     centre: np.ndarray | None = None  # the point estimate shown (the intervals' centre)
     ref: np.ndarray | None = None  # the error law's reference point (step 2)
     noise_share: np.ndarray | None = None  # Laplace part of each item's error variance
+    solved: tuple | None = None  # the solvers' solutions: warm starts of the next candidate
 
 
 def _binomial_quantile(q: float, n: int, p: float) -> int:
@@ -270,11 +271,16 @@ def _binomial_quantile(q: float, n: int, p: float) -> int:
     return int(k[np.searchsorted(scipy.special.bdtr(k, n, p), q)])
 
 
-def _analyse(prob: Problem, s, kind, interval, alpha, n_boot, rng) -> _World:
-    """Steps 1 to 3 (and the simultaneous band of step 6) on one public design."""
+def _analyse(prob: Problem, s, kind, interval, alpha, n_boot, rng, warm=None) -> _World:
+    """Steps 1 to 3 (and the simultaneous band of step 6) on one public design.
+
+    ``warm``: the :attr:`_World.solved` of a neighbouring design (the previous candidate
+    total of individual DP): its solutions start this design's solvers.
+    """
     n = prob.n
     law = prob.law(rng)
-    t, W = prob.estimate(s, prob.calibration)
+    t, W = prob.estimate(s, prob.calibration, warm=None if warm is None else warm[0])
+    solved = (getattr(prob, "solved", None), None)  # and the inverted totals' (below)
     alpha_n = 1.0 - (1.0 - alpha) ** (1.0 / n)  # Sidak: all items at once
     percentile = interval == "percentile"
     if percentile:  # the plain bootstrap: no bounds from the attainable totals
@@ -356,7 +362,9 @@ def _analyse(prob: Problem, s, kind, interval, alpha, n_boot, rng) -> _World:
     elif W is not None:
         # test inversion on the win totals: robust where the noise reaches the totals' ends
         targets = W[None, :] - q
-        score_lo, score_hi, band_lo, band_hi, centre = invert_totals(prob, at, targets)
+        inverted = invert_totals(prob, at, targets, None if warm is None else warm[1])
+        score_lo, score_hi, band_lo, band_hi, centre = inverted
+        solved = (solved[0], inverted)
     else:  # Thurstone: the error law around t
         if quantiles is None:
             quantiles = (-q[0] / h, -q[1] / h)
@@ -374,7 +382,7 @@ def _analyse(prob: Problem, s, kind, interval, alpha, n_boot, rng) -> _World:
         consistent = False
     return _World(
         t, v, w, score_lo, score_hi, band_lo, band_hi, finite, up, down, consistent, draws,
-        centre, ref, share,
+        centre, ref, share, solved,
     )  # fmt: skip
 
 
@@ -703,10 +711,14 @@ def intervals(
     if isinstance(des, UserDesign):
         worlds = [des.at_total(m) for m in des.totals(_released_total(meth, s, calibration))]
     alpha = 1.0 - float(level)
+    # the asymptotic form under individual DP: each candidate's solvers start from the
+    # previous candidate's solutions (neighbouring totals: a few steps instead of a solve)
+    warm = kind == "asymptotic" and isinstance(des, UserDesign)
     found = []
     for world in worlds:
         prob = Problem(meth, link, world, eps, calibration, run)
-        found.append(_analyse(prob, s, kind, interval, alpha, int(n_boot), rng))
+        prev = found[-1].solved if warm and found else None
+        found.append(_analyse(prob, s, kind, interval, alpha, int(n_boot), rng, prev))
     # individual DP: the designs the release is consistent with (always the largest)
     keep = [w.consistent for w in found[:-1]] + [True]
     kept = [w for w, k in zip(found, keep, strict=True) if k]

@@ -161,8 +161,17 @@ class _UniformUsers:
 def _pair_sample(n: int):
     """The fixed sample of pairs of :meth:`_UniformUsers.weights` on ``n`` items (the same for
     every total: drawn once per ``n`` for all candidate designs)."""
-    k = np.unique(np.random.default_rng(0).integers(0, n * (n - 1) // 2, _USER_PAIRS_MAX))
-    return pair_from_index(k, n)
+    k = np.random.default_rng(0).integers(0, n * (n - 1) // 2, _USER_PAIRS_MAX)
+    return pair_from_index(_sorted_distinct(k), n)
+
+
+def _sorted_distinct(k: np.ndarray) -> np.ndarray:
+    """``numpy.unique(k)`` of integers by a sort (numpy's hash-based path takes seconds on
+    2 M of them, a sort a few hundredths)."""
+    k = np.sort(k)
+    first = np.ones(k.size, dtype=bool)
+    np.not_equal(k[1:], k[:-1], out=first[1:])
+    return k[first]
 
 
 def _simulate_records(n, a, b, count, user, theta, link, rng, user_epsilon) -> Comparisons:

@@ -81,8 +81,12 @@ class Equation:
         F = self.link.cdf(d)
         return self.N * f * f / np.maximum(F * (1.0 - F), 1e-300)
 
-    def solve_hessian(self, v, rhs, tol=1e-8, max_iter=500):
-        """``H x = rhs`` for ``H = Laplacian(v) + rho I`` (dense up to :data:`DENSE_MAX` items)."""
+    def solve_hessian(self, v, rhs, tol=1e-8, max_iter=500, x0=None):
+        """``H x = rhs`` for ``H = Laplacian(v) + rho I`` (dense up to :data:`DENSE_MAX` items).
+
+        ``x0``: a start for the conjugate gradients (above :data:`DENSE_MAX` items; they
+        solve for ``x - x0`` to the same residual, ``tol`` of ``|rhs|``).
+        """
         n, a, b = self.n, self.a, self.b
         if n <= DENSE_MAX:
             return np.linalg.solve(dense_laplacian(n, a, b, v, self.rho), rhs)
@@ -91,10 +95,11 @@ class Equation:
         def matvec(x):
             return diag * x - np.bincount(a, v * x[b], n) - np.bincount(b, v * x[a], n)
 
-        x, _, _ = pcg(
-            matvec, lambda r: r / diag, rhs, (tol * float(np.linalg.norm(rhs))) ** 2, max_iter
-        )
-        return x
+        tol2 = (tol * float(np.linalg.norm(rhs))) ** 2
+        if x0 is None:
+            return pcg(matvec, lambda r: r / diag, rhs, tol2, max_iter)[0]
+        x, _, _ = pcg(matvec, lambda r: r / diag, rhs - matvec(x0), tol2, max_iter)
+        return x0 + x
 
     def solve(self, target, theta0=None, max_iter=200):
         """``G(t) = target``: the minimum of a convex function (``rho > 0``).

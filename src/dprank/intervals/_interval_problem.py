@@ -149,8 +149,15 @@ class Problem:
         self.eq = Equation(n, a, b, N, self.link, self.rho)
         self.btl = self.link.name == "btl"
 
-    def estimate(self, scores, details, start=None):
-        """``(t, W~)``: the estimate of step 1 (not centred) and the win totals (None for TM)."""
+    def estimate(self, scores, details, start=None, warm=None):
+        """``(t, W~)``: the estimate of step 1 (not centred) and the win totals (None for TM).
+
+        ``warm``: the :attr:`solved` ``(solution, ridge step)`` of a neighbouring design
+        (another candidate total of individual DP) to start the Newton solver and the
+        conjugate gradients from: the estimate then agrees with a cold start to the
+        solvers' tolerances, not bit for bit. Keeps the solver's solution and the ridge
+        step in :attr:`solved` (BTL and the counts' totals).
+        """
         s = np.asarray(scores, dtype=np.float64)
         if not self.btl and FAMILY[self.meth.name] == "ridge":
             # one Newton step from s removing the method's ridge, with the Fisher information
@@ -164,14 +171,20 @@ class Problem:
         # not used, and the equation stays well conditioned for the others
         edge = _EDGE * self.deg
         inside = np.clip(W, edge, self.deg - edge)
-        if start is None:  # the probit approximation of each item's win rate
+        if start is None and warm is not None:
+            start = warm[0]
+        elif start is None:  # the probit approximation of each item's win rate
             c = 1.7 if self.btl else 1.0
             rate = np.clip(inside / np.maximum(self.deg, 1e-300), 1e-3, 1.0 - 1e-3)
             start = _ir.ndtri(rate) / c
         t = self.eq.solve(inside, theta0=start)
         # one Newton step to the unpenalised equation: t + (H + rho)^-1 rho t removes the
         # ridge's first-order bias (the items at the totals' ends keep their estimate)
-        x = self.eq.solve_hessian(self.eq.hessian_weights(t), self.rho * (t - t.mean()))
+        x = self.eq.solve_hessian(
+            self.eq.hessian_weights(t), self.rho * (t - t.mean()),
+            x0=None if warm is None else warm[1],
+        )  # fmt: skip
+        self.solved = (t, x)
         at_edge = (W <= edge) | (W >= self.deg - edge)
         return t + np.where(at_edge, 0.0, x), W
 
@@ -277,7 +290,7 @@ def unbounded_sides(prob: Problem, W, law: _NoiseLaw, p_lo, p_hi):
     return up, down
 
 
-def invert_totals(prob: Problem, ref, targets) -> np.ndarray:
+def invert_totals(prob: Problem, ref, targets, warm=None) -> np.ndarray:
     """Per item and target ``y``: the ``x`` with ``sum_j N_ij F(x - ref_j) = y``.
 
     The expected win total of item ``i`` at score ``x``, the others at ``ref``, rises
@@ -285,7 +298,9 @@ def invert_totals(prob: Problem, ref, targets) -> np.ndarray:
     or above ``d_i`` gives ``inf``. The start is closed-form (the opponents' scores
     as a normal spread around their mean, the link as a scaled probit), then Newton's
     method inside a bracket that bisection keeps, all targets at once, until every
-    step is below ``1e-7``.
+    step is below ``1e-7``. ``warm``: the solutions of a neighbouring problem (another
+    candidate total of individual DP), a row per target: each row's Newton steps start
+    there where it is finite (elsewhere as above; the same solutions to the tolerance).
     """
     n, a, b, N, link = prob.n, prob.a, prob.b, prob.N, prob.link
     y = np.atleast_2d(np.asarray(targets, dtype=np.float64))
@@ -301,10 +316,17 @@ def invert_totals(prob: Problem, ref, targets) -> np.ndarray:
     frac = np.clip(y / d, 1e-12, 1.0 - 1e-12)
     x = mu + np.sqrt(1.0 + c * c * spread) / c * _ir.ndtri(frac)
     x = np.clip(np.where(below | above, 0.0, x), -59.0, 59.0)
+    sides = ((a, ref[b]), (b, ref[a]))  # each pair from both ends: own item, opponent's ref
+    if warm is not None:
+        near = np.isfinite(warm) & ~(below | above)
+        x = np.where(near, np.clip(np.where(near, warm, 0.0), -59.0, 59.0), x)
+        for r in range(k):
+            x[r] = _newton_row(prob, sides, y[r], x[r], ~(below[r] | above[r]))
+        x = np.where(below, -np.inf, x)
+        return np.where(above, np.inf, x)
     # the last row first from the closed form; each other row from it, moved by the
     # difference of the targets over the slope there (one or two Newton steps then)
     last = k - 1
-    sides = ((a, ref[b]), (b, ref[a]))  # each pair from both ends: own item, opponent's ref
     x[last] = _newton_row(prob, sides, y[last], x[last], ~(below[last] | above[last]))
     slope = _slope(prob, ref, x[last])
     for r in range(last):  # one target row at a time: memory O(pairs)

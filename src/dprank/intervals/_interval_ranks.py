@@ -244,11 +244,16 @@ def in_top_k(x: np.ndarray, k: int) -> np.ndarray:
         return np.ones(x.shape, dtype=bool)
     if np.isnan(x).any():
         return ranks_of_rows(x) <= k
-    kth = -np.partition(-x, k - 1, axis=1)[:, k - 1 : k]
+    kth = np.partition(x, n - k, axis=1)[:, n - k : n - k + 1]  # the k-th largest
     out = x > kth
-    need = k - np.sum(out, axis=1, keepdims=True)
+    need = k - np.count_nonzero(out, axis=1)
     equal = x == kth
-    return out | (equal & (np.cumsum(equal, axis=1) <= need))
+    tied = np.count_nonzero(equal, axis=1) > need  # rows where not every equal entry fits
+    if tied.any():  # of those equal to the k-th largest, the first by position
+        rows = np.nonzero(tied)[0]
+        first = np.cumsum(equal[rows], axis=1) <= need[rows, None]
+        equal[rows] &= first
+    return out | equal
 
 
 def quantile_ranks(ranks: np.ndarray, alpha: float):
