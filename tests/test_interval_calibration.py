@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+import scipy.special
 
 from dprank.intervals import _interval_ranks as ir
 from dprank_papers.studies.intervals import _calibration, true_ranks
@@ -81,3 +82,69 @@ def test_p_top_k_under_laplace_noise_needs_the_noise_law():
     assert own["ece_debiased"] <= 0.01
     assert own["ece"] <= own["ece_floor"] + 0.01
     assert normal["ece_debiased"] > own["ece_debiased"]
+
+
+def _correlated_forecasts(rng, coupled, worlds=60, n=40, k=4, sd=0.35, rho=0.6):
+    """Forecasts and outcomes on worlds whose errors are correlated among neighbours (the
+    correlation ``rho ** |r_i - r_j|`` of the true places, as on a wide score scale)."""
+    finite, none = np.ones(n, dtype=bool), np.full(n, np.inf)
+    v = np.full(n, sd * sd)
+    p, y = [], []
+    for _ in range(worlds):
+        theta = rng.uniform(-2.0, 2.0, n)
+        place = true_ranks(theta)[0]
+        cov = v[0] * rho ** np.abs(place[:, None] - place[None, :]).astype(float)
+        t = theta + np.linalg.cholesky(cov) @ rng.standard_normal(n)
+        dep = ir.posterior_dependence(cov, v, finite, float(np.var(t) - v[0])) if coupled else None
+        p.append(ir.top_k_probability(t, v, finite, -none, none, None, k, 400, rng, dep))
+        y.append((place <= k).astype(float))
+    return np.concatenate(p), np.concatenate(y)
+
+
+def test_p_top_k_with_correlated_errors_needs_their_dependence():
+    """Neighbours' errors correlated (0.6 between adjacent places): the draws coupled by
+    :func:`posterior_dependence` are calibrated (debiased ECE within 0.02) and sharper than
+    independent draws, which spread the neighbours' order too much: a lower Brier score
+    on the same worlds, by at least 5%."""
+    own = _correlated_forecasts(np.random.default_rng(5), True)
+    flat = _correlated_forecasts(np.random.default_rng(5), False)
+    assert _calibration(*own)["ece_debiased"] <= 0.02
+    brier_own = np.mean((own[0] - own[1]) ** 2)
+    brier_flat = np.mean((flat[0] - flat[1]) ** 2)
+    assert brier_own < 0.95 * brier_flat
+
+
+def test_posterior_dependence_follows_the_errors_where_the_data_dominate():
+    """The copula's correlation: the errors' where the prior is wide, none where it is narrow."""
+    n = 5
+    cov = 0.04 * (0.5 + 0.5 * np.eye(n))
+    v, finite = np.full(n, 0.04), np.ones(n, dtype=bool)
+    wide = ir.posterior_dependence(cov, v, finite, 1e4)
+    narrow = ir.posterior_dependence(cov, v, finite, 1e-6)
+    R = wide.posterior @ wide.posterior.T
+    assert R[0, 1] == pytest.approx(0.5, abs=1e-3)
+    assert (wide.errors @ wide.errors.T)[0, 1] == pytest.approx(0.5, abs=1e-6)
+    assert abs((narrow.posterior @ narrow.posterior.T)[0, 1]) < 1e-3
+    assert ir.posterior_dependence(None, v, finite, 1.0) is None
+
+
+def test_a_censored_items_likelihood_is_its_noisy_totals():
+    """An item whose noisy total lies beyond what it can win: its likelihood is the noise's
+    density of the total it would win at each score (rising to a plateau), not the indicator
+    of its score bound, which calls the bound certain."""
+    n = 6
+    a, b = np.triu_indices(n, 1)
+    N = np.full(a.size, 5.0)
+    at = np.linspace(-1.0, 1.0, n)
+    W = np.array([27.0, 10.0, 12.0, 13.0, 14.0, 15.0])  # item 0 played 25: beyond its end
+    like = ir.TotalLikelihood(W, at, a, b, N, scipy.special.expit, 2.0 * 4.0**2, np.full(n, 2.0))
+    nodes = np.linspace(-3.0, 6.0, 91)
+    got = like(np.array([0]), nodes)[0]
+    mine = (a == 0) | (b == 0)
+    other = np.where(a[mine] == 0, b[mine], a[mine])
+    mu = scipy.special.expit(nodes[:, None] - at[other][None, :]) @ N[mine]
+    direct = ir.error_density(W[0] - mu, 32.0 + 2.0, 32.0 / 34.0)
+    assert got == pytest.approx(direct / direct.max())
+    assert np.all(np.diff(got) >= -1e-12)  # never less likely higher up
+    graded = (got > 0.05) & (got < 0.95)
+    assert np.sum(graded) >= 10  # over a unit of score at least: no step at one bound

@@ -78,7 +78,10 @@ Construction (:func:`intervals`; docs/intervals.md states it in full)
 5. **p_top_k**: the posterior probability of being among the top ``k``; under a
    Laplace mechanism the posterior's likelihood is the Laplace-normal law of the
    estimate's error (:func:`dprank.intervals._interval_ranks.top_k_probability`), whose tails the
-   normal of step 4 understates.
+   normal of step 4 understates; an item unbounded on a side enters with the likelihood of
+   its noisy win total (:class:`dprank.intervals._interval_ranks.TotalLikelihood`), and up to
+   :data:`DENSE_MAX` items the draws are coupled by the posterior's correlation
+   (:func:`dprank.intervals._interval_ranks.posterior_dependence`).
 6. **Simultaneous** (``joint=True``) and **tie classes**: the score band
    ``t +- q`` at the Sidak level ``1 - (1 - level)^(1/n)`` holds for all items
    at once; the ranks it implies hold at once too (Klein, Wright and
@@ -263,6 +266,9 @@ class _World:
     ref: np.ndarray | None = None  # the error law's reference point (step 2)
     noise_share: np.ndarray | None = None  # Laplace part of each item's error variance
     solved: tuple | None = None  # the solvers' solutions: warm starts of the next candidate
+    cov: np.ndarray | None = None  # the estimates' errors' covariance (up to DENSE_MAX items)
+    tau2: float = 1.0  # the working normal prior's variance
+    censored: _ir.TotalLikelihood | None = None  # the censored items' likelihood (step 5)
 
 
 def _binomial_quantile(q: float, n: int, p: float) -> int:
@@ -271,8 +277,9 @@ def _binomial_quantile(q: float, n: int, p: float) -> int:
     return int(k[np.searchsorted(scipy.special.bdtr(k, n, p), q)])
 
 
-def _analyse(prob: Problem, s, kind, interval, alpha, n_boot, rng, warm=None) -> _World:
-    """Steps 1 to 3 (and the simultaneous band of step 6) on one public design.
+def _analyse(prob: Problem, s, kind, interval, alpha, n_boot, rng, warm=None, top_k=None) -> _World:
+    """Steps 1 to 3 (and the simultaneous band of step 6) on one public design (with
+    ``top_k``, what step 5 needs beyond them: the errors' covariance).
 
     ``warm``: the :attr:`_World.solved` of a neighbouring design (the previous candidate
     total of individual DP): its solutions start this design's solvers.
@@ -380,9 +387,20 @@ def _analyse(prob: Problem, s, kind, interval, alpha, n_boot, rng, warm=None) ->
     empty = int(np.sum(np.isposinf(score_lo) | np.isneginf(score_hi)))
     if empty > _binomial_quantile(0.999, n, alpha / 2.0):
         consistent = False
+    # the errors' covariance: their correlation couples the posterior draws of step 4
+    cov = None if percentile or top_k is None else prob.covariance(ref, law, w)
+    censored = None
+    if not percentile and W is not None and not finite.all():
+        # the censored items' noisy totals as their likelihood (p_top_k, step 5), with the
+        # noise and sampling variance of their score intervals' quantiles
+        lap = law.variance if law.kind == "laplace" else 0.0
+        censored = _ir.TotalLikelihood(
+            W, at, prob.a, prob.b, prob.N, prob.link.cdf, lap * factor**2,
+            (S + law.variance - lap) * factor**2,
+        )  # fmt: skip
     return _World(
         t, v, w, score_lo, score_hi, band_lo, band_hi, finite, up, down, consistent, draws,
-        centre, ref, share, solved,
+        centre, ref, share, solved, cov, tau2, censored,
     )  # fmt: skip
 
 
@@ -421,13 +439,16 @@ def _rank_parts(world: _World, alpha: float, top_k, n_boot, rng, calibrate=True)
         hi = _ir.quantile_ranks(worst, post)[1]
     lo, hi = _ir.extend_to_ends(world.t, vf, fin, alpha, lo, hi, world.up, world.down, lower, upper)
     p = None
-    if top_k is not None and world.noise_share is None:
+    # step 5: the errors' dependence, the noise's own law, the censored items' totals
+    dep = None if top_k is None else _ir.posterior_dependence(world.cov, vf, fin, world.tau2)
+    if top_k is not None and world.noise_share is None and world.censored is None and dep is None:
         ranks = _ir.ranks_of_rows(values) if ranks is None else ranks
         p = np.mean(ranks <= int(top_k), axis=0)
-    elif top_k is not None:  # step 5: the noise's own law
+    elif top_k is not None:
         p = _ir.top_k_probability(
-            world.t, vf, fin, lower, upper, world.noise_share, int(top_k), draws, rng.spawn(1)[0]
-        )
+            world.t, vf, fin, lower, upper, world.noise_share, int(top_k), draws,
+            rng.spawn(1)[0], dep, world.censored,
+        )  # fmt: skip
     return lo, hi, p
 
 
@@ -718,7 +739,7 @@ def intervals(
     for world in worlds:
         prob = Problem(meth, link, world, eps, calibration, run)
         prev = found[-1].solved if warm and found else None
-        found.append(_analyse(prob, s, kind, interval, alpha, int(n_boot), rng, prev))
+        found.append(_analyse(prob, s, kind, interval, alpha, int(n_boot), rng, prev, top_k))
     # individual DP: the designs the release is consistent with (always the largest)
     keep = [w.consistent for w in found[:-1]] + [True]
     kept = [w for w, k in zip(found, keep, strict=True) if k]

@@ -263,6 +263,29 @@ class Problem:
         var = np.diag(C) - 2.0 * Cw + float(w @ Cw)
         return np.maximum(var, 1e-300), h, S
 
+    def covariance(self, theta, law: _NoiseLaw, w=None):
+        """The estimates' asymptotic covariance at ``theta``, centred to weighted mean 0.
+
+        ``(I - 1 w^T) H^-1 (S + noise) H^-1 (I - w 1^T)``: the matrix whose diagonal
+        :meth:`variances` gives (exact form). The errors of items that the design compares
+        mostly with each other (neighbours on a wide score scale, where far pairs carry
+        little information) are positively correlated: their difference varies less than
+        the sum of their variances, which is what their order depends on
+        (:func:`dprank.intervals._interval_ranks.posterior_dependence`). None above
+        :data:`DENSE_MAX` items.
+        """
+        n = self.n
+        if n > DENSE_MAX:
+            return None
+        a, b = self.a, self.b
+        hw, sw = self.pair_weights(theta, law)
+        Hi = np.linalg.inv(dense_laplacian(n, a, b, hw, self.rho))
+        C = Hi @ dense_laplacian(n, a, b, sw, law.variance) @ Hi
+        w = np.full(n, 1.0 / n) if w is None else np.asarray(w, dtype=np.float64)
+        Cw = C @ w
+        C = C - Cw[None, :] - Cw[:, None] + float(w @ Cw)
+        return 0.5 * (C + C.T)
+
 
 def design_weights(v, finite) -> np.ndarray:
     """Centring weights: 1 up to :data:`VARIANCE_CAP` times the median variance, less above."""

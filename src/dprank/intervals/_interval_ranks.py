@@ -24,6 +24,7 @@ Private: the public names live in :mod:`dprank.intervals`.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.special
@@ -376,6 +377,77 @@ def tie_classes(rank_lo, rank_hi):
     return 1 + np.searchsorted(boundary, lo, side="left")
 
 
+@dataclass(frozen=True)
+class Dependence:
+    """How the posterior draws of the items with finite bounds depend on each other.
+
+    ``finite``: the items it covers (those with finite bounds); ``errors`` and
+    ``posterior``: ``(m, m)`` factors ``F`` (``R = F F^T``) of the correlation of their
+    estimates' errors and of their posterior under a normal working prior
+    (:func:`posterior_dependence`), ``m = finite.sum()``.
+    """
+
+    finite: np.ndarray
+    errors: np.ndarray
+    posterior: np.ndarray
+
+
+def _correlation_factor(R: np.ndarray) -> np.ndarray:
+    """A factor ``F`` with ``F F^T = R`` (a correlation matrix, possibly singular: the
+    centred errors sum to 0): Cholesky's with a tiny ridge, else the symmetric root."""
+    m = R.shape[0]
+    try:
+        return np.linalg.cholesky(R + 1e-10 * np.eye(m))
+    except np.linalg.LinAlgError:
+        lam, Q = np.linalg.eigh(R)
+        return Q * np.sqrt(np.maximum(lam, 0.0))
+
+
+def posterior_dependence(cov, v, finite, tau2: float) -> Dependence | None:
+    """The dependence of the items' posterior draws, from their errors' covariance ``cov``.
+
+    The estimates ``t = theta + e`` have correlated errors ``e``: under a design that
+    compares each item mostly with its neighbours (a wide score scale, where a far pair
+    is decided before it is compared), the errors of neighbours are positively
+    correlated and their difference, on which their order depends, varies less than
+    ``v_i + v_j``. Drawing each item's posterior independently then spreads the
+    neighbours' order too much: ``p_top_k`` is pulled towards ``k / n`` and the rank
+    intervals widen. Under the normal working prior ``theta ~ N(0, tau2 I)`` and errors
+    ``N(0, C)`` (``C``: ``cov``'s correlation scaled to the variances ``v``) the
+    posterior's covariance is ``tau2 (C + tau2 I)^-1 C``: the errors' correlation where
+    the data dominate, none where the prior does. Its correlation (a Gaussian copula)
+    couples the items' NPMLE posterior draws (:func:`posterior_values`), whose marginal
+    laws it leaves as they are. Returns None without ``cov`` or with fewer than 2 items
+    with finite bounds.
+    """
+    if cov is None or int(np.sum(finite)) < 2:
+        return None
+    Cf = np.asarray(cov, dtype=np.float64)[np.ix_(finite, finite)]
+    d = np.sqrt(np.maximum(np.diag(Cf), 1e-300))
+    Re = np.clip(Cf / np.outer(d, d), -1.0, 1.0)
+    np.fill_diagonal(Re, 1.0)
+    sv = np.sqrt(v[finite])
+    C = Re * np.outer(sv, sv)
+    m = sv.size
+    post = tau2 * np.linalg.solve(C + tau2 * np.eye(m), C)
+    post = 0.5 * (post + post.T)
+    dp = np.sqrt(np.maximum(np.diag(post), 1e-300))
+    Rp = np.clip(post / np.outer(dp, dp), -1.0, 1.0)
+    np.fill_diagonal(Rp, 1.0)
+    fin = np.asarray(finite, dtype=bool)
+    return Dependence(fin, _correlation_factor(Re), _correlation_factor(Rp))
+
+
+def _uniforms(draws: int, n: int, rng, dependence: Dependence | None) -> np.ndarray:
+    """``(draws, n)`` uniforms for the posterior draws' inverse cdfs: independent, or
+    coupled by ``dependence``'s Gaussian copula for the items it covers."""
+    u = rng.random((draws, n))
+    if dependence is not None:
+        F = dependence.posterior
+        u[:, dependence.finite] = ndtr(rng.standard_normal((draws, F.shape[0])) @ F.T)
+    return u
+
+
 #: Grid of the nonparametric prior (:func:`npmle_prior`): nodes, EM iterations, and the most
 #: items its fit uses (a fixed-seed subsample above).
 PRIOR_NODES = 200
@@ -457,14 +529,60 @@ def _laplace_normal_scaled(x, v, share):
     return x / b, r, b
 
 
-def _likelihoods(t, v, finite, lower, upper, nodes, share=None) -> np.ndarray:
+@dataclass(frozen=True)
+class TotalLikelihood:
+    """The likelihood of an item's score ``x`` given its released (noisy) win total.
+
+    ``W~_i = sum_j N_ij F(x - at_j) + noise``: the total it would win at ``x`` against
+    the others at ``at`` (their estimates), plus the mechanism's noise (a Laplace part
+    ``lap`` of the variance, :func:`error_density`) and the sampling error (variance
+    ``sampling``). For an item whose total lies at an end of the attainable range it
+    rises (falls) towards a plateau: the data cannot say how far beyond its bound the
+    score lies, but they say how sure the bound is, which the indicator of the score
+    interval's finite side (:func:`_likelihoods`) does not. Calling it with item numbers
+    and the prior's nodes gives the ``(items, nodes)`` likelihoods, scaled to at most 1
+    per item.
+    """
+
+    W: np.ndarray
+    at: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+    N: np.ndarray
+    cdf: object
+    lap: float | np.ndarray
+    sampling: np.ndarray
+
+    def __call__(self, items, nodes) -> np.ndarray:
+        out = np.empty((len(items), nodes.size))
+        for row, i in enumerate(np.asarray(items, dtype=np.int64)):
+            mine = (self.a == i) | (self.b == i)
+            other = np.where(self.a[mine] == i, self.b[mine], self.a[mine])
+            mu = self.cdf(nodes[:, None] - self.at[other][None, :]) @ self.N[mine]
+            lap = float(np.broadcast_to(self.lap, self.W.shape)[i])
+            var = max(lap + float(self.sampling[i]), 1e-12)
+            share = lap / var
+            dens = error_density(self.W[i] - mu, var, share)
+            out[row] = dens / max(float(dens.max()), 1e-300)
+        return out
+
+
+def _likelihoods(
+    t, v, finite, lower, upper, nodes, share=None, censored=None, index=None
+) -> np.ndarray:
     """``(items, nodes)``: each item's likelihood at each node of the prior's grid.
 
     Normal ``N(t_i, v_i)`` for the items with finite bounds (with ``share``, the
     Laplace-normal error of :func:`error_density`); for a censored item the
     indicator of its finite side (``theta >= lower_i``, ``theta <= upper_i``), smoothed
-    over half a grid step; 1 for an item censored on both sides.
+    over half a grid step; 1 for an item censored on both sides. ``censored``: a
+    function ``(items, nodes) -> (len(items), nodes)`` giving the censored items'
+    likelihoods instead (:class:`TotalLikelihood`), ``index`` the rows' item numbers.
     """
+    if censored is not None and not np.all(finite):
+        out = _likelihoods(t, v, finite, lower, upper, nodes, share)
+        out[~finite] = censored(np.asarray(index)[~finite], nodes)
+        return out
     step = float(nodes[1] - nodes[0]) if nodes.size > 1 else 1.0
     f = finite
     if f.all():  # no censored item: the densities themselves
@@ -492,7 +610,7 @@ def _likelihoods(t, v, finite, lower, upper, nodes, share=None) -> np.ndarray:
     return out
 
 
-def npmle_prior(t, v, finite, lower, upper, rng: np.random.Generator, share=None):
+def npmle_prior(t, v, finite, lower, upper, rng: np.random.Generator, share=None, censored=None):
     """The nonparametric maximum-likelihood prior of the scores (Kiefer and Wolfowitz 1956).
 
     Weights on :data:`PRIOR_NODES` equally spaced nodes over the estimates' range
@@ -501,7 +619,8 @@ def npmle_prior(t, v, finite, lower, upper, rng: np.random.Generator, share=None
     on at most :data:`PRIOR_ITEMS` items. It adapts to uniform, normal, tied or
     heavy-tailed scores alike, which a normal prior does not (Gu and Koenker 2023 rank
     and select with it). ``share``: the Laplace part of each item's error variance
-    (:func:`error_density`; None: normal errors). Returns ``(nodes, weights)``.
+    (:func:`error_density`; None: normal errors); ``censored``: the censored items'
+    likelihoods (:func:`_likelihoods`). Returns ``(nodes, weights)``.
     """
     n = t.size
     vals = [t[finite]] if finite.any() else []
@@ -516,7 +635,7 @@ def npmle_prior(t, v, finite, lower, upper, rng: np.random.Generator, share=None
     if n > PRIOR_ITEMS:
         use = np.sort(rng.choice(n, PRIOR_ITEMS, replace=False))
     sh = None if share is None else np.asarray(share)[use]
-    L = _likelihoods(t[use], v[use], finite[use], lower[use], upper[use], nodes, sh)
+    L = _likelihoods(t[use], v[use], finite[use], lower[use], upper[use], nodes, sh, censored, use)
     L /= np.maximum(L.max(axis=1, keepdims=True), 1e-300)
     w = np.full(nodes.size, 1.0 / nodes.size)
     for _ in range(PRIOR_ITERATIONS):
@@ -526,31 +645,47 @@ def npmle_prior(t, v, finite, lower, upper, rng: np.random.Generator, share=None
     return nodes, w
 
 
-def npmle_ranks(t, v, finite, lower, upper, nodes, weights, draws, rng, chunk=4096, share=None):
+def npmle_ranks(
+    t, v, finite, lower, upper, nodes, weights, draws, rng, chunk=4096, share=None,
+    dependence=None,
+):  # fmt: skip
     """Ranks of ``draws`` draws from each item's posterior under the prior ``(nodes, weights)``.
 
     Each item's posterior is discrete on the nodes; a draw takes a node by its
     posterior probability and a uniform point of its cell (so that items sharing a
     node, tied in the prior, are ordered at random). ``share``: as for
-    :func:`npmle_prior`.
+    :func:`npmle_prior`; ``dependence``: the copula coupling the items' draws
+    (:func:`posterior_dependence`; None: independent).
     """
     return ranks_of_rows(
-        posterior_values(t, v, finite, lower, upper, nodes, weights, draws, rng, chunk, share)
+        posterior_values(
+            t, v, finite, lower, upper, nodes, weights, draws, rng, chunk, share, dependence
+        )
     )
 
 
-def posterior_values(t, v, finite, lower, upper, nodes, weights, draws, rng, chunk, share):
-    """The ``(draws, items)`` posterior draws that :func:`npmle_ranks` ranks."""
+def posterior_values(
+    t, v, finite, lower, upper, nodes, weights, draws, rng, chunk, share, dependence=None,
+    censored=None,
+):  # fmt: skip
+    """The ``(draws, items)`` posterior draws that :func:`npmle_ranks` ranks (with
+    ``dependence``, by the inverse cdfs of its copula's uniforms: one chunk)."""
     n = t.size
     step = float(nodes[1] - nodes[0]) if nodes.size > 1 else 1.0
     values = np.empty((draws, n), dtype=np.float64)
+    coupled = None if dependence is None else _uniforms(draws, n, rng, dependence)
+    if coupled is not None:
+        chunk = max(chunk, n)
     for start in range(0, n, chunk):
         sl = slice(start, min(n, start + chunk))
         sh = None if share is None else np.asarray(share)[sl]
-        post = _likelihoods(t[sl], v[sl], finite[sl], lower[sl], upper[sl], nodes, sh) * weights
+        post = _likelihoods(
+            t[sl], v[sl], finite[sl], lower[sl], upper[sl], nodes, sh, censored,
+            np.arange(sl.start, sl.stop),
+        ) * weights  # fmt: skip
         cum = np.cumsum(post, axis=1)
         cum /= np.maximum(cum[:, -1:], 1e-300)
-        u = rng.random((draws, cum.shape[0]))
+        u = rng.random((draws, cum.shape[0])) if coupled is None else coupled[:, sl]
         # each item's draws by the inverse of its cdf (a row at a time: few nodes, few draws)
         rows = zip(cum, u.T.copy(), strict=True)
         idx = np.array([c.searchsorted(q, "right") for c, q in rows]).T
@@ -559,7 +694,9 @@ def posterior_values(t, v, finite, lower, upper, nodes, weights, draws, rng, chu
     return values
 
 
-def top_k_probability(t, v, finite, lower, upper, share, k: int, draws: int, rng) -> np.ndarray:
+def top_k_probability(
+    t, v, finite, lower, upper, share, k: int, draws: int, rng, dependence=None, censored=None
+) -> np.ndarray:
     """Each item's posterior probability of being among the top ``k`` (step 5).
 
     As :func:`npmle_prior` and :func:`npmle_ranks`, but the likelihood of an item with
@@ -568,10 +705,19 @@ def top_k_probability(t, v, finite, lower, upper, share, k: int, draws: int, rng
     (:func:`error_density`), both in the prior's fit and in the posterior's draws. A normal
     likelihood of the same variance misstates the centre and the tails of that law, and
     the share of draws in the top ``k`` is miscalibrated where the noise dominates
-    (tests/test_interval_calibration.py).
+    (tests/test_interval_calibration.py). ``dependence``: the copula of the items' draws
+    (:func:`posterior_dependence`): with correlated errors, independent draws pull
+    ``p_top_k`` towards ``k / n``. ``censored``: the likelihood of the censored items'
+    noisy totals (:class:`TotalLikelihood`): the indicator of their score interval's
+    finite side treats its end, a ``1 - alpha / 2`` bound, as certain, and the items
+    at the ends of the scale, which decide the top ``k`` where the scores spread widely,
+    come out in it too often.
     """
-    nodes, weights = npmle_prior(t, v, finite, lower, upper, rng, share=share)
-    values = posterior_values(t, v, finite, lower, upper, nodes, weights, draws, rng, 4096, share)
+    nodes, weights = npmle_prior(t, v, finite, lower, upper, rng, share=share, censored=censored)
+    values = posterior_values(
+        t, v, finite, lower, upper, nodes, weights, draws, rng, 4096, share, dependence,
+        censored,
+    )  # fmt: skip
     return np.mean(in_top_k(values, int(k)), axis=0)
 
 
@@ -596,7 +742,9 @@ def _prior_draws(nodes, weights, size, rng):
     return nodes[idx] + (rng.random(size) - 0.5) * step
 
 
-def calibrated_alpha(t, v, finite, alpha: float, nodes, weights, rng, ref=None) -> float:
+def calibrated_alpha(
+    t, v, finite, alpha: float, nodes, weights, rng, ref=None, dependence=None
+) -> float:
     """The posterior tail probability whose rank intervals cover ``1 - alpha`` on worlds
     simulated from the fitted prior.
 
@@ -608,7 +756,9 @@ def calibrated_alpha(t, v, finite, alpha: float, nodes, weights, rng, ref=None) 
     it, a draw from the prior ``(nodes, weights)``), draws their estimates with the
     items' variances ``v``, refits the prior, and computes the intervals at every
     candidate ``alpha * f`` (:data:`CALIBRATION_FACTORS`) with the extension at
-    ``alpha``; the largest candidate that covers the worlds' true ranks at ``1 - alpha`` is returned
+    ``alpha``; with ``dependence`` (:func:`posterior_dependence`) the worlds' errors are
+    correlated as the estimates' are and the posterior draws coupled as in the intervals;
+    the largest candidate that covers the worlds' true ranks at ``1 - alpha`` is returned
     (``alpha`` itself where none does, or with fewer than 3 such items or more than
     :data:`CALIBRATION_MAX_ITEMS`).
     """
@@ -623,14 +773,22 @@ def calibrated_alpha(t, v, finite, alpha: float, nodes, weights, rng, ref=None) 
     none = np.zeros(m, dtype=bool)
     lower, upper = np.full(m, -np.inf), np.full(m, np.inf)
     sd = np.sqrt(vf)
+    dep = None  # the dependence among the items with finite bounds (all of the worlds')
+    if dependence is not None and np.array_equal(dependence.finite, finite):
+        dep = Dependence(fin, dependence.errors, dependence.posterior)
     for _ in range(worlds):
         if ref is None:
             theta = _prior_draws(nodes, weights, m, rng)
         else:
             theta = ref[finite]
-        ts = theta + sd * rng.standard_normal(m)
+        z = rng.standard_normal(m)
+        if dep is not None:
+            z = dep.errors @ z
+        ts = theta + sd * z
         nd, wt = npmle_prior(ts, vf, fin, lower, upper, rng)
-        ranks = npmle_ranks(ts, vf, fin, lower, upper, nd, wt, CALIBRATION_DRAWS, rng)
+        ranks = npmle_ranks(
+            ts, vf, fin, lower, upper, nd, wt, CALIBRATION_DRAWS, rng, dependence=dep
+        )
         true = 1 + m - np.searchsorted(np.sort(theta), theta, side="right")
         for k, a in enumerate(cands):
             lo, hi = quantile_ranks(ranks, a)
