@@ -85,7 +85,7 @@ def test_candidates_started_from_their_neighbours_give_the_cold_intervals(releas
 
     warm = run()
     analyse = iv._analyse
-    monkeypatch.setattr(iv, "_analyse", lambda *args: analyse(*args[:7]))  # no warm start
+    monkeypatch.setattr(iv, "_analyse", lambda *a: analyse(*a[:7], None, *a[8:]))  # no warm start
     cold = run()
     assert warm.attrs["designs"] == cold.attrs["designs"] >= 2
     assert warm.attrs["totals"] == cold.attrs["totals"]
