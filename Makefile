@@ -14,7 +14,8 @@ setup: $(STAMP)
 
 # The package build compiles dprank's C part (setup.py, src/native/); an editable install
 # puts the extension beside the sources, where the workflow's jobs import the library from.
-$(STAMP): pyproject.toml setup.py requirements/constraints.txt $(wildcard src/native/*)
+$(STAMP): pyproject.toml setup.py requirements/constraints.txt $(wildcard src/native/*) \
+    src/dprank/base/_native_build.py
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -c requirements/constraints.txt -e '.[dev,bench,slurm,docs]'

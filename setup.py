@@ -24,12 +24,16 @@ _spec.loader.exec_module(build)
 
 
 class BuildNative(build_ext):
-    """The compiler's flags for IEEE arithmetic in the order written (``_native_build.FLAGS``)."""
+    """The compiler's flags for IEEE arithmetic in the order written (``_native_build.FLAGS``),
+    and the generated header (the powers of five of ``shortest.c``) written into the build
+    tree, where the compiler finds it (``_native_build.write_generated``)."""
 
     def build_extensions(self):
         flags = build.MSVC_FLAGS if self.compiler.compiler_type == "msvc" else build.FLAGS
+        generated = build.write_generated(Path(self.build_temp) / "generated")
         for ext in self.extensions:
             ext.extra_compile_args = list(flags)
+            ext.include_dirs.append(str(generated))
         super().build_extensions()
 
 
@@ -51,7 +55,9 @@ setup(
         Extension(
             "dprank._native",
             sources=[f"src/native/{name}" for name in build.SOURCES],
-            depends=[f"src/native/{name}" for name in build.HEADERS],
+            # the generated header's generator: a change of it rebuilds the extension
+            depends=[f"src/native/{name}" for name in build.HEADERS]
+            + ["src/dprank/base/_native_build.py"],
             include_dirs=["src/native"],
             define_macros=[
                 ("Py_LIMITED_API", "0x030B0000"),

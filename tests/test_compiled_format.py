@@ -99,14 +99,21 @@ def test_format_floats_is_repr_in_bulk():
         assert _compiled.format_floats(x) == _reprs(x)
 
 
-def test_pow5_table_is_generated():
-    """src/native/pow5_table.h is what dprank.base._native_build.pow5_table() writes."""
+def test_pow5_table_is_generated_by_the_build_and_counts_in_its_digest(monkeypatch):
+    """shortest.c's powers of five are written by the package build, not kept with the
+    sources; their generator's text is part of the build's digest, so a build made with
+    another table is stale."""
     from dprank.base import _native_build
 
-    header = _compiled.source_folder() / "pow5_table.h"
-    if not header.is_file():
+    sources = _compiled.source_folder()
+    if not (sources / "reader.c").is_file():
         pytest.skip("an installed package: the C sources are not beside it")
-    assert header.read_text() == _native_build.pow5_table()
+    assert not (sources / _native_build.GENERATED_HEADER).exists()
+    built = _native_build.source_digest(sources)
+    assert built == _compiled.lib().native_source_digest().decode()
+    table = _native_build.pow5_table()
+    monkeypatch.setattr(_native_build, "pow5_table", lambda: table.replace("1u,", "2u,", 1))
+    assert _native_build.source_digest(sources) != built
 
 
 def test_csv_rows_is_python_text():
