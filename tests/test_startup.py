@@ -272,6 +272,20 @@ def test_a_small_rank_loads_no_scipy_package_nor_the_audit(tmp_path, privacy, sc
     assert (tmp_path / "r.csv").read_text().startswith("item,score,rank\n")
 
 
+def test_the_intervals_options_are_checked_without_pandas(tmp_path):
+    """:mod:`dprank.intervals` imports pandas where it builds its frame only: ``dprank rank
+    --intervals`` checks its options (``supports``, ``TIES_METHODS``) before any data is
+    read without pandas (0.2 s, over a second under load), so a usage error returns at
+    once, and a library user importing the module pays for pandas on the first frame."""
+    path = tmp_path / "g.csv"
+    path.write_text("winner,loser\n0,1\n1,2\n")
+    argv = ["rank", str(path), "--privacy", "none", "--intervals", "1.5", "--quiet"]
+    argv += ["--out", str(tmp_path / "r.csv")]
+    code = f"import dprank.intervals\nfrom dprank.cli import main\nassert main({argv!r}) == 2"
+    assert _loaded_after(code, ("pandas",)) == []
+    assert not (tmp_path / "r.csv").exists()
+
+
 def test_the_lapack_routines_are_scipys_own_with_or_without_its_package(monkeypatch):
     """:func:`dprank.base._lapack.lapack` loads ``scipy.linalg._flapack`` without the
     ``scipy.linalg`` package, and a later ``import scipy.linalg`` uses that same module:

@@ -98,10 +98,9 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 import scipy.special
 
 from ..base import _checks
@@ -117,6 +116,9 @@ from ._interval_designs import (  # noqa: F401  (USER_DESIGN_GRID: re-exported)
     UserDesign,
 )
 from ._interval_equation import DENSE_MAX
+
+if TYPE_CHECKING:  # pandas is imported where the frame is built (:func:`_frame`)
+    import pandas as pd
 from ._interval_problem import (  # noqa: F401  (the constants: re-exported)
     FAMILY,
     NOISE_PILOTS,
@@ -761,6 +763,8 @@ def intervals(
 
 def _frame(worlds, alpha, top_k, n_boot, joint, rng, items) -> pd.DataFrame:
     """Steps 4 to 6 on each design, and their union (one design but for individual DP)."""
+    import pandas as pd
+
     main = worlds[-1]
     n = main.t.size
     parts = [_rank_parts(w, alpha, top_k, n_boot, rng) for w in worlds]
