@@ -23,6 +23,7 @@ Private: the public names live in :mod:`dprank.intervals`.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -553,12 +554,26 @@ class TotalLikelihood:
     lap: float | np.ndarray
     sampling: np.ndarray
 
+    @functools.cached_property
+    def _pairs(self):
+        """Every pair from each of its ends, grouped by item (each item's pairs in their
+        order): ``(start, opponent, count)``, item ``i``'s pairs at ``start[i]:start[i+1]``.
+        Built once: one item's pairs are then a slice, not a pass over all pairs."""
+        own = np.concatenate([self.a, self.b])
+        pair = np.arange(self.a.size)
+        order = np.lexsort((np.concatenate([pair, pair]), own))  # by item, then by pair
+        opponent = np.concatenate([self.b, self.a])[order]
+        count = np.concatenate([self.N, self.N])[order]
+        n = self.W.size
+        start = np.concatenate([[0], np.cumsum(np.bincount(own, minlength=n))])
+        return start, opponent, count
+
     def __call__(self, items, nodes) -> np.ndarray:
         out = np.empty((len(items), nodes.size))
+        start, opponent, count = self._pairs
         for row, i in enumerate(np.asarray(items, dtype=np.int64)):
-            mine = (self.a == i) | (self.b == i)
-            other = np.where(self.a[mine] == i, self.b[mine], self.a[mine])
-            mu = self.cdf(nodes[:, None] - self.at[other][None, :]) @ self.N[mine]
+            mine = slice(start[i], start[i + 1])
+            mu = self.cdf(nodes[:, None] - self.at[opponent[mine]][None, :]) @ count[mine]
             lap = float(np.broadcast_to(self.lap, self.W.shape)[i])
             var = max(lap + float(self.sampling[i]), 1e-12)
             share = lap / var
