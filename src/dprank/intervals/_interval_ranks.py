@@ -569,17 +569,35 @@ class TotalLikelihood:
         return start, opponent, count
 
     def __call__(self, items, nodes) -> np.ndarray:
-        out = np.empty((len(items), nodes.size))
+        items = np.asarray(items, dtype=np.int64)
+        out = np.empty((items.size, nodes.size))
         start, opponent, count = self._pairs
-        for row, i in enumerate(np.asarray(items, dtype=np.int64)):
-            mine = slice(start[i], start[i + 1])
-            mu = self.cdf(nodes[:, None] - self.at[opponent[mine]][None, :]) @ count[mine]
-            lap = float(np.broadcast_to(self.lap, self.W.shape)[i])
-            var = max(lap + float(self.sampling[i]), 1e-12)
-            share = lap / var
-            dens = error_density(self.W[i] - mu, var, share)
-            out[row] = dens / max(float(dens.max()), 1e-300)
+        lap = np.broadcast_to(np.asarray(self.lap, dtype=np.float64), self.W.shape)
+        var = np.maximum(lap + self.sampling, 1e-12)
+        share = lap / var
+        # items in blocks of about _LIKELIHOOD_CELLS (pair, node) terms: each block's pairs
+        # in one array, their totals at every node summed per item
+        per = max(1, _LIKELIHOOD_CELLS // (nodes.size * max(1, opponent.size // self.W.size)))
+        for first in range(0, items.size, per):
+            block = items[first : first + per]
+            lo, lens = start[block], start[block + 1] - start[block]
+            ends = np.cumsum(lens)
+            flat = np.repeat(lo - (ends - lens), lens) + np.arange(int(ends[-1]))
+            terms = self.cdf(nodes[None, :] - self.at[opponent[flat]][:, None])
+            terms *= count[flat][:, None]
+            mu = np.zeros((block.size, nodes.size))
+            some = lens > 0
+            if some.any():
+                mu[some] = np.add.reduceat(terms, (ends - lens)[some], axis=0)
+            dens = error_density(
+                self.W[block][:, None] - mu, var[block][:, None], share[block][:, None]
+            )
+            out[first : first + block.size] = dens / np.maximum(dens.max(axis=1), 1e-300)[:, None]
         return out
+
+
+#: (pair, node) terms :class:`TotalLikelihood` evaluates at once.
+_LIKELIHOOD_CELLS = 1_000_000
 
 
 def _likelihoods(
