@@ -7,6 +7,7 @@ import pytest
 from dprank.cli import main
 from dprank.data.comparisons import Comparisons
 from dprank.intervals import UserDesign, intervals
+from dprank.intervals._interval_designs import envelope
 from dprank.methods import get_method
 
 N_ITEMS, USERS, L = 16, 500, 10
@@ -113,7 +114,7 @@ def test_an_envelope_holds_every_candidates_estimate_interval():
         worlds.append(
             iv._World(t, v, np.full(n, 1 / n), lo, hi, lo, hi, ~(up | down), up, down, True)
         )
-    env = iv._envelope(worlds, alpha)
+    env = envelope(worlds, alpha)
     z = 1.959963984540054
     assert np.array_equal(env.up, np.logical_or.reduce([w.up for w in worlds]))
     assert np.array_equal(env.finite, np.logical_and.reduce([w.finite for w in worlds]))

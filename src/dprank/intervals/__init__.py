@@ -18,7 +18,7 @@ Public design by privacy unit (:func:`public_design` builds it):
     many, is private: the intervals hold for every design with totals in the
     declared range that is consistent with the release (the union over them;
     candidate totals the release cannot tell apart share one rank computation on
-    the envelope of their estimates, :func:`_envelope`).
+    the envelope of their estimates, :func:`dprank.intervals._interval_designs.envelope`).
 local (Paper B)
     The release itself (:class:`dprank.data.comparisons.Comparisons` with
     ``user_epsilon``): it *is* what the users published.
@@ -97,7 +97,6 @@ the top ``k``): the comparator of the coverage study.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -112,12 +111,15 @@ from ..data.comparisons import Comparisons
 from ..data.models import get_link
 from ..methods import Fit, Method, get_method
 from . import _interval_ranks as _ir
-from ._interval_designs import (  # noqa: F401  (USER_DESIGN_GRID: re-exported)
+from ._interval_designs import (  # noqa: F401  (USER_DESIGN_GRID, MERGE_SD: re-exported)
+    MERGE_SD,
     USER_DESIGN_GRID,
     EdgeDesign,
     IntervalError,
     LocalDesign,
     UserDesign,
+    envelope,
+    merged_groups,
 )
 from ._interval_equation import DENSE_MAX
 from ._interval_problem import (  # noqa: F401  (the constants: re-exported)
@@ -697,7 +699,8 @@ def intervals(
         and a rank interval over less than :data:`INFORMATIVE_SHARE` of the places.
         ``attrs`` also holds ``kind`` (the form used), ``level``, ``joint``,
         ``located_per_design`` (how many items each candidate design alone would
-        locate; the same number for candidates merged by :func:`_merged`) and, under
+        locate; the same number for candidates merged by
+        :func:`dprank.intervals._interval_designs.merged_groups`) and, under
         individual DP, ``totals`` (the totals of comparisons the intervals hold for: the
         declared range as far as the release is consistent with it, one per candidate
         design).
@@ -768,8 +771,8 @@ def _frame(worlds, alpha, top_k, n_boot, joint, rng, items) -> pd.DataFrame:
     main = worlds[-1]
     n = main.t.size
     parts, located, sizes = [], [], []
-    for group in _merged(worlds, alpha):
-        w = group[0] if len(group) == 1 else _envelope(group, alpha)
+    for group in merged_groups(worlds, alpha):
+        w = group[0] if len(group) == 1 else envelope(group, alpha)
         part = _rank_parts(w, alpha, top_k, n_boot, rng)
         parts.append(part)
         sizes.append(len(group))
@@ -803,67 +806,6 @@ def _frame(worlds, alpha, top_k, n_boot, joint, rng, items) -> pd.DataFrame:
     # items each design alone locates (marginal intervals; one design but for individual DP)
     frame.attrs["located_per_design"] = located
     return frame
-
-
-#: Candidate designs of individual DP share one rank computation (steps 4 and 5) where the
-#: normal that covers each one's score estimate at the level (:func:`_envelope`) is at most
-#: this much wider (in standard deviation) than the narrowest of theirs, for every item.
-MERGE_SD = 0.05
-
-
-def _envelope(group, alpha: float) -> _World:
-    """One design standing for neighbouring candidate designs in steps 4 and 5.
-
-    Per item, the normal centred on the last design's (the largest total's) estimate
-    whose central interval at ``1 - alpha`` holds each design's: standard deviation
-    ``max_c (sd_c + |t_c - t| / z)``, ``z`` the normal's ``1 - alpha / 2`` quantile;
-    censored where any of them censors the item (unbounded above where any is), its
-    finite bound the union's (the lowest ``score_lo``, the highest ``score_hi``). Every
-    design's likelihood of the item's score lies within this one's at the level, so its
-    rank intervals are as wide as each design's would be, up to the Monte Carlo error of
-    the posterior draws. The rest (the reference point, the noise's share, the censored
-    items' likelihood, the covariance) is the last design's.
-    """
-    last = group[-1]
-    z = float(_ir.ndtri(1.0 - alpha / 2.0))
-    up = np.logical_or.reduce([w.up for w in group])
-    down = np.logical_or.reduce([w.down for w in group])
-    finite = np.logical_and.reduce([w.finite for w in group]) & ~(up | down)
-    sd = np.max(
-        [np.sqrt(np.where(finite, w.v, 1.0)) + np.abs(w.t - last.t) / z for w in group], axis=0
-    )
-    return dataclasses.replace(
-        last,
-        v=np.where(finite, sd * sd, np.inf),
-        finite=finite,
-        up=up,
-        down=down,
-        score_lo=np.min([w.score_lo for w in group], axis=0),
-        score_hi=np.max([w.score_hi for w in group], axis=0),
-    )
-
-
-def _merged(worlds, alpha: float) -> list[list[_World]]:
-    """The designs in groups of neighbours that share one rank computation (:data:`MERGE_SD`).
-
-    From the largest total down, a design joins the group of the next larger ones while
-    the group's envelope (:func:`_envelope`) stays within :data:`MERGE_SD` of the
-    narrowest standard deviation of every item with finite bounds in all of them: designs
-    whose estimates the release cannot tell apart at that precision. The plain bootstrap
-    (``interval="percentile"``) keeps each design's own draws.
-    """
-    groups: list[list[_World]] = []
-    for w in reversed(worlds):
-        if groups and w.draws is None and groups[0][0].draws is None:
-            trial = [w, *groups[0]]
-            env = _envelope(trial, alpha)
-            fin = env.finite
-            narrowest = np.min([np.sqrt(np.where(fin, x.v, 1.0)) for x in trial], axis=0)
-            if np.all(np.sqrt(env.v[fin]) <= (1.0 + MERGE_SD) * narrowest[fin]):
-                groups[0] = trial
-                continue
-        groups.insert(0, [w])
-    return groups
 
 
 def _informative(score_lo, score_hi, rank_lo, rank_hi, n: int) -> np.ndarray:
