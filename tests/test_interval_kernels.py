@@ -10,13 +10,14 @@ replaces, ties and the limits included, so that no interval, ``p_top_k`` or draw
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from dprank.data.models import get_link
 from dprank.intervals import _interval_problem as ip
 from dprank.intervals import _interval_ranks as ir
-from dprank.intervals._interval_designs import EdgeDesign, _sorted_distinct
+from dprank.intervals._interval_designs import _sorted_distinct
 
 
 def _stable_ranks(x):
@@ -70,11 +71,14 @@ def test_error_density_by_row_is_the_elementwise_one():
     assert np.array_equal(fast, plain)
 
 
-def _reference_newton_row(prob, ref, y, x, active):
-    """The plain Newton row: every step over all pairs of the items still moving."""
+def _reference_newton_row(prob, ref, y, x, active, lo, hi):
+    """The plain safeguarded Newton row: every step over all pairs of the items still moving,
+    the state of all items kept."""
     n, a, b, N, link = prob.n, prob.a, prob.b, prob.N, prob.link
-    lo, hi = np.full(n, -60.0), np.full(n, 60.0)
-    for _ in range(ip._INVERT_STEPS):
+    lo, hi = lo.copy(), hi.copy()
+    before_last = np.abs(hi - lo)
+    last_step = before_last.copy()
+    for step in range(ip._INVERT_STEPS + ip._BISECTIONS):
         if not active.any():
             break
         g, dg = np.zeros(n), np.zeros(n)
@@ -87,38 +91,73 @@ def _reference_newton_row(prob, ref, y, x, active):
         low = g < y
         lo = np.where(active & low, x, lo)
         hi = np.where(active & ~low, x, hi)
-        step = x + (y - g) / np.maximum(dg, 1e-300)
-        new = np.where((step > lo) & (step < hi), step, 0.5 * (lo + hi))
+        newton = x + (y - g) / np.maximum(dg, 1e-300)
+        take = (newton > lo) & (newton < hi) & (2.0 * np.abs(newton - x) <= before_last)
+        take &= step < ip._INVERT_STEPS
+        new = np.where(g == y, x, np.where(take, newton, 0.5 * (lo + hi)))
+        before_last, last_step = last_step, np.where(active, np.abs(new - x), last_step)
         moved = np.abs(new - x) > 1e-7
         x = np.where(active, new, x)
         active = active & moved
     return x
 
 
-def test_newton_rows_equal_the_plain_iteration():
-    rng = np.random.default_rng(5)
-    n, m = 400, 6000
+def _problem(n, m, seed, sd):
+    """A Problem on ``m`` random comparisons among ``n`` items, the others' scores ``ref``
+    spread with ``sd``."""
+    rng = np.random.default_rng(seed)
     a = rng.integers(0, n, m)
     b = (a + rng.integers(1, n, m)) % n
-    lo, hi = np.minimum(a, b), np.maximum(a, b)
-    key, count = np.unique(lo * n + hi, return_counts=True)
-    design = EdgeDesign(n, key // n, key % n, count.astype(np.float64))
+    key, count = np.unique(np.minimum(a, b) * n + np.maximum(a, b), return_counts=True)
     prob = ip.Problem.__new__(ip.Problem)
     prob.n, prob.link = n, get_link("btl")
-    prob.a, prob.b, prob.N = design.a, design.b, design.count
+    prob.a, prob.b, prob.N = key // n, key % n, count.astype(np.float64)
     prob.deg = np.bincount(prob.a, prob.N, n) + np.bincount(prob.b, prob.N, n)
-    ref = rng.normal(0, 1.5, n)
+    return prob, rng.normal(0, sd, n), rng
+
+
+def test_newton_rows_equal_the_plain_iteration():
+    prob, ref, rng = _problem(400, 6000, 5, 1.5)
+    n = prob.n
     targets = prob.deg * rng.uniform(-0.05, 1.05, (3, n))
     x = ip.invert_totals(prob, ref, targets)
     sides = ((prob.a, ref[prob.b]), (prob.b, ref[prob.a]))
     for r in range(3):
         start = rng.normal(0, 1, n)
         active = (targets[r] > 0) & (targets[r] < prob.deg)
+        lo, hi = np.full(n, ref.min() - 8.0), np.full(n, ref.max() + 8.0)
         assert np.array_equal(
-            ip._newton_row(prob, sides, targets[r], start, active),
-            _reference_newton_row(prob, ref, targets[r], start, active),
+            ip._newton_row(prob, sides, targets[r], start, active, lo, hi),
+            _reference_newton_row(prob, ref, targets[r], start, active, lo, hi),
         )
     assert np.isneginf(x[targets <= 0]).all() and np.isposinf(x[targets >= prob.deg]).all()
+
+
+def _total(prob, ref, x):
+    """Each row's expected win totals at the scores ``x``, the others at ``ref``."""
+    n, a, b, N = prob.n, prob.a, prob.b, prob.N
+    out = np.zeros(x.shape)
+    for r in range(x.shape[0]):
+        out[r] = np.bincount(a, N * ip.cdf_pdf(prob.link, x[r, a] - ref[b])[0], n)
+        out[r] += np.bincount(b, N * ip.cdf_pdf(prob.link, x[r, b] - ref[a])[0], n)
+    return out
+
+
+@pytest.mark.parametrize(("seed", "sd"), [(1, 12.0), (9, 12.0), (0, 25.0)])
+def test_inverted_totals_solve_every_entry_on_wide_scores(seed, sd):
+    """Every finite solution lies within 1e-6 of the root: the total at ``x - 1e-6`` is below
+    the target and at ``x + 1e-6`` above it. On scores spread this widely the plain Newton
+    steps inside a fixed bracket of +-60 left entries unsolved: roots beyond 60, a Newton
+    cycle between the two sides of a steep stretch, an exact solution then left."""
+    prob, ref, rng = _problem(300, 6000, seed, sd)
+    share = rng.uniform(0.0, 1.0, (5, prob.n)) ** rng.choice([0.02, 0.2, 1, 5, 50], (5, prob.n))
+    targets = prob.deg * share
+    x = ip.invert_totals(prob, ref, targets)
+    fin = np.isfinite(x)
+    assert fin.mean() > 0.8
+    xf = np.where(fin, x, 0.0)
+    below, above = _total(prob, ref, xf - 1e-6), _total(prob, ref, xf + 1e-6)
+    assert np.all((below <= targets)[fin]) and np.all((above >= targets)[fin])
 
 
 @given(st.lists(st.integers(-(2**62), 2**62), max_size=60), st.integers(0, 2**32 - 1))

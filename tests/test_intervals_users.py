@@ -7,6 +7,7 @@ import pytest
 from dprank.cli import main
 from dprank.data.comparisons import Comparisons
 from dprank.intervals import UserDesign, intervals
+from dprank.intervals._interval_designs import envelope
 from dprank.methods import get_method
 
 N_ITEMS, USERS, L = 16, 500, 10
@@ -94,3 +95,65 @@ def test_candidates_started_from_their_neighbours_give_the_cold_intervals(releas
         assert np.array_equal(warm[column], cold[column]), column
     for column in ("estimate", "score_lo", "score_hi"):
         np.testing.assert_allclose(warm[column], cold[column], rtol=1e-6, atol=1e-7)
+
+
+def test_an_envelope_holds_every_candidates_estimate_interval():
+    """The design standing for merged candidates: each item's normal at the level holds every
+    candidate's; an item censored by any candidate is censored, with the union's bound."""
+    import dprank.intervals as iv
+
+    rng = np.random.default_rng(8)
+    n, alpha = 50, 0.05
+    worlds = []
+    for shift in (0.0, 0.02, -0.03):
+        t = rng.normal(0, 1, n) + shift
+        v = rng.uniform(0.1, 0.3, n)
+        up = rng.random(n) < 0.05
+        down = ~up & (rng.random(n) < 0.05)
+        lo, hi = np.where(down, -np.inf, t - 2 * np.sqrt(v)), np.where(up, np.inf, t + 2)
+        worlds.append(
+            iv._World(t, v, np.full(n, 1 / n), lo, hi, lo, hi, ~(up | down), up, down, True)
+        )
+    env = envelope(worlds, alpha)
+    z = 1.959963984540054
+    assert np.array_equal(env.up, np.logical_or.reduce([w.up for w in worlds]))
+    assert np.array_equal(env.finite, np.logical_and.reduce([w.finite for w in worlds]))
+    f = env.finite
+    for w in worlds:
+        sd, esd = np.sqrt(w.v[f]), np.sqrt(env.v[f])
+        assert np.all(env.t[f] - z * esd <= w.t[f] - z * sd + 1e-12)
+        assert np.all(env.t[f] + z * esd >= w.t[f] + z * sd - 1e-12)
+        assert np.all(env.score_lo <= w.score_lo) and np.all(env.score_hi >= w.score_hi)
+    assert np.isposinf(env.v[~f]).all()
+
+
+def test_only_candidates_the_release_cannot_tell_apart_share_a_rank_computation(monkeypatch):
+    """Noisy counts of many items give their total within a few percent, which the noise of
+    each item's total swamps: one rank computation for the three candidates. Algorithm 3's
+    MLE with only L declared spans m to m L: one each."""
+    import dprank.intervals as iv
+
+    calls = []
+    rank_parts = iv._rank_parts
+    monkeypatch.setattr(iv, "_rank_parts", lambda *a, **k: calls.append(1) or rank_parts(*a, **k))
+    rng = np.random.default_rng(3)
+    n, users = 1000, 5000  # L comparisons each: their noisy sum within 1%
+    i = rng.integers(0, n, users * L)
+    j = (i + rng.integers(1, n, i.size)) % n
+    theta = np.linspace(1.5, -1.5, n)
+    y = (rng.random(i.size) < 1 / (1 + np.exp(-(theta[i] - theta[j])))).astype(np.int64)
+    user = np.repeat(np.arange(users), L)
+    many = Comparisons(n_items=n, i=i, j=j, y=y, count=np.ones(i.size), user=user)
+    counts = get_method("individual_counts").fit(many, 1.0, np.random.default_rng(1))
+    frame = intervals(
+        counts.scores, "individual_counts", 1.0, UserDesign(n, users, L), rng=2,
+        calibration=counts.details,
+    )  # fmt: skip
+    totals, located = frame.attrs["totals"], frame.attrs["located_per_design"]
+    assert len(totals) == 3 and totals[-1] / totals[0] < 1.05
+    assert len(calls) == 1 and len(set(located)) == 1
+    calls.clear()
+    design = UserDesign(N_ITEMS, USERS, L)
+    mle = get_method("individual_mle").fit(_fewer(), 4.0, np.random.default_rng(1))
+    frame = intervals(mle.scores, "individual_mle", 4.0, design, rng=2, kind="asymptotic")
+    assert len(calls) == frame.attrs["designs"] >= 2

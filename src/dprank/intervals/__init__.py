@@ -16,7 +16,9 @@ Public design by privacy unit (:func:`public_design` builds it):
     declared bound ``L`` and, optionally, a declared least number of
     comparisons per user (default 1). Which pairs a user compared, and how
     many, is private: the intervals hold for every design with totals in the
-    declared range that is consistent with the release (the union over them).
+    declared range that is consistent with the release (the union over them;
+    candidate totals the release cannot tell apart share one rank computation on
+    the envelope of their estimates, :func:`dprank.intervals._interval_designs.envelope`).
 local (Paper B)
     The release itself (:class:`dprank.data.comparisons.Comparisons` with
     ``user_epsilon``): it *is* what the users published.
@@ -108,12 +110,15 @@ from ..data.comparisons import Comparisons
 from ..data.models import get_link
 from ..methods import Fit, Method, get_method
 from . import _interval_ranks as _ir
-from ._interval_designs import (  # noqa: F401  (USER_DESIGN_GRID: re-exported)
+from ._interval_designs import (  # noqa: F401  (USER_DESIGN_GRID, MERGE_SD: re-exported)
+    MERGE_SD,
     USER_DESIGN_GRID,
     EdgeDesign,
     IntervalError,
     LocalDesign,
     UserDesign,
+    envelope,
+    merged_groups,
 )
 from ._interval_equation import DENSE_MAX
 
@@ -696,9 +701,11 @@ def intervals(
         and a rank interval over less than :data:`INFORMATIVE_SHARE` of the places.
         ``attrs`` also holds ``kind`` (the form used), ``level``, ``joint``,
         ``located_per_design`` (how many items each candidate design alone would
-        locate) and, under individual DP, ``totals`` (the totals of comparisons the
-        intervals hold for: the declared range as far as the release is consistent
-        with it, one per candidate design).
+        locate; the same number for candidates merged by
+        :func:`dprank.intervals._interval_designs.merged_groups`) and, under
+        individual DP, ``totals`` (the totals of comparisons the intervals hold for: the
+        declared range as far as the release is consistent with it, one per candidate
+        design).
 
     Raises
     ------
@@ -767,11 +774,14 @@ def _frame(worlds, alpha, top_k, n_boot, joint, rng, items) -> pd.DataFrame:
 
     main = worlds[-1]
     n = main.t.size
-    parts = [_rank_parts(w, alpha, top_k, n_boot, rng) for w in worlds]
-    located = [
-        int(np.sum(_informative(w.score_lo, w.score_hi, p[0], p[1], n)))
-        for w, p in zip(worlds, parts, strict=True)
-    ]
+    parts, located, sizes = [], [], []
+    for group in merged_groups(worlds, alpha):
+        w = group[0] if len(group) == 1 else envelope(group, alpha)
+        part = _rank_parts(w, alpha, top_k, n_boot, rng)
+        parts.append(part)
+        sizes.append(len(group))
+        found = int(np.sum(_informative(w.score_lo, w.score_hi, part[0], part[1], n)))
+        located += [found] * len(group)
     rank_lo = np.min([p[0] for p in parts], axis=0)
     rank_hi = np.max([p[1] for p in parts], axis=0)
     score_lo = np.min([w.score_lo for w in worlds], axis=0)
@@ -792,8 +802,8 @@ def _frame(worlds, alpha, top_k, n_boot, joint, rng, items) -> pd.DataFrame:
             "rank_hi": rank_hi.astype(np.int64),
         }
     )
-    if top_k is not None:
-        frame["p_top_k"] = np.mean([p[2] for p in parts], axis=0)
+    if top_k is not None:  # each candidate design's share (a merged group's for each of it)
+        frame["p_top_k"] = np.average([p[2] for p in parts], axis=0, weights=sizes)
     frame["tie_class"] = _ir.tie_classes(joint_lo, joint_hi).astype(np.int64)
     frame["informative"] = _informative(score_lo, score_hi, rank_lo, rank_hi, n)
     frame.attrs["weights"] = _AttrArray(main.w)

@@ -10,12 +10,14 @@ on it at given scores (``simulate``). Private: the public names live in
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import scipy.special
 
 from ..data.comparisons import Comparisons, PairArrays
 from ..data.models import Link
@@ -119,6 +121,68 @@ class UserDesign:
     def simulate(self, theta, link: Link, rng: np.random.Generator) -> Comparisons:
         """``m`` users with ``L`` uniform random pairs each, outcomes from ``link`` at ``theta``."""
         return self.at_total(self.n_users * self.L).simulate(theta, link, rng)
+
+
+#: Candidate designs of individual DP share one rank computation (steps 4 and 5) where the
+#: normal that covers each one's score estimate at the level (:func:`envelope`) is at most
+#: this much wider (in standard deviation) than the narrowest of theirs, for every item.
+MERGE_SD = 0.05
+
+
+def envelope(group, alpha: float):
+    """One design standing for neighbouring candidate designs in steps 4 and 5 (their
+    ``dprank.intervals._World``: estimate ``t``, variances ``v``, censoring and bounds).
+
+    Per item, the normal centred on the last design's (the largest total's) estimate
+    whose central interval at ``1 - alpha`` holds each design's: standard deviation
+    ``max_c (sd_c + |t_c - t| / z)``, ``z`` the normal's ``1 - alpha / 2`` quantile;
+    censored where any of them censors the item (unbounded above where any is), its
+    finite bound the union's (the lowest ``score_lo``, the highest ``score_hi``). Every
+    design's likelihood of the item's score lies within this one's at the level, so its
+    rank intervals are as wide as each design's would be, up to the Monte Carlo error of
+    the posterior draws. The rest (the reference point, the noise's share, the censored
+    items' likelihood, the covariance) is the last design's.
+    """
+    last = group[-1]
+    z = float(scipy.special.ndtri(1.0 - alpha / 2.0))
+    up = np.logical_or.reduce([w.up for w in group])
+    down = np.logical_or.reduce([w.down for w in group])
+    finite = np.logical_and.reduce([w.finite for w in group]) & ~(up | down)
+    sd = np.max(
+        [np.sqrt(np.where(finite, w.v, 1.0)) + np.abs(w.t - last.t) / z for w in group], axis=0
+    )
+    return dataclasses.replace(
+        last,
+        v=np.where(finite, sd * sd, np.inf),
+        finite=finite,
+        up=up,
+        down=down,
+        score_lo=np.min([w.score_lo for w in group], axis=0),
+        score_hi=np.max([w.score_hi for w in group], axis=0),
+    )
+
+
+def merged_groups(worlds, alpha: float) -> list[list]:
+    """The designs in groups of neighbours that share one rank computation (:data:`MERGE_SD`).
+
+    From the largest total down, a design joins the group of the next larger ones while
+    the group's envelope (:func:`envelope`) stays within :data:`MERGE_SD` of the
+    narrowest standard deviation of every item with finite bounds in all of them: designs
+    whose estimates the release cannot tell apart at that precision. The plain bootstrap
+    (``interval="percentile"``) keeps each design's own draws.
+    """
+    groups: list[list] = []
+    for w in reversed(worlds):
+        if groups and w.draws is None and groups[0][0].draws is None:
+            trial = [w, *groups[0]]
+            env = envelope(trial, alpha)
+            fin = env.finite
+            narrowest = np.min([np.sqrt(np.where(fin, x.v, 1.0)) for x in trial], axis=0)
+            if np.all(np.sqrt(env.v[fin]) <= (1.0 + MERGE_SD) * narrowest[fin]):
+                groups[0] = trial
+                continue
+        groups.insert(0, [w])
+    return groups
 
 
 #: Most pairs the expected design of individual DP lists (a fixed sample of pairs above).

@@ -45,6 +45,11 @@ def cdf_pdf(link: Link, x):
     return link.cdf(x), np.exp(-0.5 * x * x) / math.sqrt(2.0 * math.pi)
 
 
+def quantile(link: Link, p):
+    """``F^-1(p)``: the logit for BTL, the probit for Thurstone's model."""
+    return scipy.special.logit(p) if link.name == "btl" else scipy.special.ndtri(p)
+
+
 @dataclass(frozen=True, eq=False)
 class Equation:
     """``G(t)_i = sum_j N_ij F(t_i - t_j) + rho t_i`` on the pairs ``(a, b, N)``."""

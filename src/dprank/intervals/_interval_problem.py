@@ -22,7 +22,7 @@ from ..fit.weighted_mle import noisy_obj_calibration
 from ..methods import Method
 from . import _interval_ranks as _ir
 from ._interval_designs import LocalDesign
-from ._interval_equation import DENSE_MAX, Equation, cdf_pdf, dense_laplacian, pdf
+from ._interval_equation import DENSE_MAX, Equation, cdf_pdf, dense_laplacian, pdf, quantile
 
 # how the release maps to noisy win totals: "ridge" (released scores solve the
 # penalised score equation; the ridge is read from the calibration) or "counts"
@@ -318,12 +318,16 @@ def invert_totals(prob: Problem, ref, targets, warm=None) -> np.ndarray:
 
     The expected win total of item ``i`` at score ``x``, the others at ``ref``, rises
     from 0 to the item's comparisons ``d_i``: a target at or below 0 gives ``-inf``, at
-    or above ``d_i`` gives ``inf``. The start is closed-form (the opponents' scores
-    as a normal spread around their mean, the link as a scaled probit), then Newton's
-    method inside a bracket that bisection keeps, all targets at once, until every
-    step is below ``1e-7``. ``warm``: the solutions of a neighbouring problem (another
-    candidate total of individual DP), a row per target: each row's Newton steps start
-    there where it is finite (elsewhere as above; the same solutions to the tolerance).
+    or above ``d_i`` gives ``inf``. Between, the solution lies in the bracket
+    ``[min_j ref_j + q, max_j ref_j + q]``, ``q = F^-1(y / d_i)`` (the total lies between
+    ``d_i F(x - max_j ref_j)`` and ``d_i F(x - min_j ref_j)``), however far the scores
+    spread. The start is closed-form (the opponents' scores as a
+    normal spread around their mean, the link as a scaled probit), then safeguarded
+    Newton steps inside the bracket, all targets at once (:func:`_newton_row`): every
+    entry is solved to ``1e-7``. ``warm``: the solutions of a neighbouring problem
+    (another candidate total of individual DP), a row per target: each row's Newton steps
+    start there where it is finite (elsewhere as above; the same solutions to the
+    tolerance).
     """
     n, a, b, N, link = prob.n, prob.a, prob.b, prob.N, prob.link
     y = np.atleast_2d(np.asarray(targets, dtype=np.float64))
@@ -338,23 +342,32 @@ def invert_totals(prob: Problem, ref, targets, warm=None) -> np.ndarray:
     c = 1.7 if link.name == "btl" else 1.0
     frac = np.clip(y / d, 1e-12, 1.0 - 1e-12)
     x = mu + np.sqrt(1.0 + c * c * spread) / c * _ir.ndtri(frac)
-    x = np.clip(np.where(below | above, 0.0, x), -59.0, 59.0)
+    # the bracket (a hair wider than the bound, which rounding could cross); the scores'
+    # range stands for each item's opponents' (a wider bracket, as valid)
+    q = quantile(link, frac)
+    lo = float(np.min(ref)) + q - 1e-6
+    hi = float(np.max(ref)) + q + 1e-6
+    x = np.clip(np.where(below | above, 0.0, x), lo, hi)
     sides = ((a, ref[b]), (b, ref[a]))  # each pair from both ends: own item, opponent's ref
     if warm is not None:
         near = np.isfinite(warm) & ~(below | above)
-        x = np.where(near, np.clip(np.where(near, warm, 0.0), -59.0, 59.0), x)
+        x = np.where(near, np.clip(np.where(near, warm, 0.0), lo, hi), x)
         for r in range(k):
-            x[r] = _newton_row(prob, sides, y[r], x[r], ~(below[r] | above[r]))
+            x[r] = _newton_row(prob, sides, y[r], x[r], ~(below[r] | above[r]), lo[r], hi[r])
         x = np.where(below, -np.inf, x)
         return np.where(above, np.inf, x)
     # the last row first from the closed form; each other row from it, moved by the
     # difference of the targets over the slope there (one or two Newton steps then)
     last = k - 1
-    x[last] = _newton_row(prob, sides, y[last], x[last], ~(below[last] | above[last]))
+    x[last] = _newton_row(
+        prob, sides, y[last], x[last], ~(below[last] | above[last]), lo[last], hi[last]
+    )
     slope = _slope(prob, ref, x[last])
     for r in range(last):  # one target row at a time: memory O(pairs)
         start = np.where(np.isfinite(x[last]), x[last] + (y[r] - y[last]) / slope, x[r])
-        x[r] = _newton_row(prob, sides, y[r], np.clip(start, -59.0, 59.0), ~(below[r] | above[r]))
+        x[r] = _newton_row(
+            prob, sides, y[r], np.clip(start, lo[r], hi[r]), ~(below[r] | above[r]), lo[r], hi[r]
+        )
     x = np.where(below, -np.inf, x)
     return np.where(above, np.inf, x)
 
@@ -362,14 +375,22 @@ def invert_totals(prob: Problem, ref, targets, warm=None) -> np.ndarray:
 def _slope(prob: Problem, ref, x) -> np.ndarray:
     """``d/dx sum_j N_ij F(x_i - ref_j)`` per item (at least a tiny positive number)."""
     n, a, b, N, link = prob.n, prob.a, prob.b, prob.N, prob.link
-    xx = np.clip(np.where(np.isfinite(x), x, 0.0), -59.0, 59.0)
+    xx = np.where(np.isfinite(x), x, 0.0)
     fa = pdf(link, xx[a] - ref[b])
     fb = pdf(link, xx[b] - ref[a])
     return np.maximum(np.bincount(a, N * fa, n) + np.bincount(b, N * fb, n), 1e-12)
 
 
-def _newton_row(prob: Problem, sides, y, x, active) -> np.ndarray:
-    """Bracketed Newton steps of :func:`invert_totals` for one row of targets.
+def _newton_row(prob: Problem, sides, y, x, active, lo, hi) -> np.ndarray:
+    """Safeguarded Newton steps of :func:`invert_totals` for one row of targets.
+
+    Each entry keeps a bracket ``[lo, hi]`` of its solution (the total is increasing in
+    ``x``); a Newton step is taken where it stays inside the bracket and is at most half
+    the step before the last, a bisection otherwise (Numerical Recipes' ``rtsafe``): a
+    Newton step cannot then cycle between the two sides of a steep stretch of the total,
+    nor leave an exact solution (a total equal to its target ends the entry). After
+    :data:`_INVERT_STEPS` steps, entries still moving are bisected until their bracket is
+    below the tolerance: every entry ends within ``1e-7`` of its solution.
 
     Each step evaluates the pairs of items still moving: ``sides`` holds every pair from
     each of its ends (the item's index, its opponent's score), and the lists drop, in
@@ -378,39 +399,58 @@ def _newton_row(prob: Problem, sides, y, x, active) -> np.ndarray:
     terms in the same order).
     """
     n, N, link = prob.n, prob.N, prob.link
-    lo = np.full(n, -60.0)
-    hi = np.full(n, 60.0)
+    x = np.array(x, dtype=np.float64)
+    # the state of the entries listed (those moving at the last drop), `act` those moving
+    idx = np.nonzero(active)[0]
+    pos = np.full(n, -1, dtype=np.int64)
+    pos[idx] = np.arange(idx.size)
     moving = []
     for own, other in sides:
         sel = np.nonzero(active[own])[0]
-        moving.append((own[sel], other[sel], N[sel]))
-    listed = int(np.count_nonzero(active))
-    for _ in range(_INVERT_STEPS):
-        if not active.any():
+        moving.append((pos[own[sel]], other[sel], N[sel]))
+    xs, ys, lo, hi = x[idx], y[idx], lo[idx], hi[idx]
+    act = np.ones(idx.size, dtype=bool)
+    before_last = np.abs(hi - lo)  # the steps' sizes (the bracket's width to start)
+    last_step = before_last.copy()
+    for step in range(_INVERT_STEPS + _BISECTIONS):
+        m = idx.size
+        if m == 0 or not act.any():
             break
-        g = np.zeros(n)
-        dg = np.zeros(n)
+        g = np.zeros(m)
+        dg = np.zeros(m)
         for i, r, c in moving:
-            F, f = cdf_pdf(link, x[i] - r)
-            g += np.bincount(i, c * F, n)
-            dg += np.bincount(i, c * f, n)
-        low = g < y
-        lo = np.where(active & low, x, lo)
-        hi = np.where(active & ~low, x, hi)
-        step = x + (y - g) / np.maximum(dg, 1e-300)
-        inside = (step > lo) & (step < hi)
-        new = np.where(inside, step, 0.5 * (lo + hi))
-        moved = np.abs(new - x) > 1e-7
-        x = np.where(active, new, x)
-        active = active & moved
-        left = int(np.count_nonzero(active))
-        if 0 < left and 4 * left <= 3 * listed:
+            F, f = cdf_pdf(link, xs[i] - r)
+            g += np.bincount(i, c * F, m)
+            dg += np.bincount(i, c * f, m)
+        low = g < ys
+        lo = np.where(act & low, xs, lo)
+        hi = np.where(act & ~low, xs, hi)
+        newton = xs + (ys - g) / np.maximum(dg, 1e-300)
+        take = (newton > lo) & (newton < hi) & (2.0 * np.abs(newton - xs) <= before_last)
+        if step >= _INVERT_STEPS:
+            take[:] = False
+        new = np.where(take, newton, 0.5 * (lo + hi))
+        new = np.where(g == ys, xs, new)  # an exact solution
+        moved = np.abs(new - xs)
+        before_last, last_step = last_step, np.where(act, moved, last_step)
+        xs = np.where(act, new, xs)
+        act = act & (moved > 1e-7)
+        left = int(np.count_nonzero(act))
+        if 0 < left and 4 * left <= 3 * m:  # drop the settled entries and their pairs
+            x[idx] = xs
+            keep = act.nonzero()[0]
+            renum = np.cumsum(act) - 1
             moving = [
-                (i[keep], r[keep], c[keep]) for i, r, c in moving for keep in [active[i].nonzero()]
+                (renum[i[k]], r[k], c[k]) for i, r, c in moving for k in [act[i].nonzero()[0]]
             ]
-            listed = left
+            idx, xs, ys, lo, hi = idx[keep], xs[keep], ys[keep], lo[keep], hi[keep]
+            before_last, last_step = before_last[keep], last_step[keep]
+            act = np.ones(keep.size, dtype=bool)
+    x[idx] = xs
     return x
 
 
-#: Newton steps of :func:`invert_totals`.
+#: Safeguarded Newton steps of :func:`invert_totals`, then at most this many bisections
+#: (a bracket of ``2^10`` halved below ``1e-7`` needs 34; rounding stops them sooner).
 _INVERT_STEPS = 40
+_BISECTIONS = 64

@@ -23,6 +23,7 @@ Private: the public names live in :mod:`dprank.intervals`.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -553,18 +554,50 @@ class TotalLikelihood:
     lap: float | np.ndarray
     sampling: np.ndarray
 
+    @functools.cached_property
+    def _pairs(self):
+        """Every pair from each of its ends, grouped by item (each item's pairs in their
+        order): ``(start, opponent, count)``, item ``i``'s pairs at ``start[i]:start[i+1]``.
+        Built once: one item's pairs are then a slice, not a pass over all pairs."""
+        own = np.concatenate([self.a, self.b])
+        pair = np.arange(self.a.size)
+        order = np.lexsort((np.concatenate([pair, pair]), own))  # by item, then by pair
+        opponent = np.concatenate([self.b, self.a])[order]
+        count = np.concatenate([self.N, self.N])[order]
+        n = self.W.size
+        start = np.concatenate([[0], np.cumsum(np.bincount(own, minlength=n))])
+        return start, opponent, count
+
     def __call__(self, items, nodes) -> np.ndarray:
-        out = np.empty((len(items), nodes.size))
-        for row, i in enumerate(np.asarray(items, dtype=np.int64)):
-            mine = (self.a == i) | (self.b == i)
-            other = np.where(self.a[mine] == i, self.b[mine], self.a[mine])
-            mu = self.cdf(nodes[:, None] - self.at[other][None, :]) @ self.N[mine]
-            lap = float(np.broadcast_to(self.lap, self.W.shape)[i])
-            var = max(lap + float(self.sampling[i]), 1e-12)
-            share = lap / var
-            dens = error_density(self.W[i] - mu, var, share)
-            out[row] = dens / max(float(dens.max()), 1e-300)
+        items = np.asarray(items, dtype=np.int64)
+        out = np.empty((items.size, nodes.size))
+        start, opponent, count = self._pairs
+        lap = np.broadcast_to(np.asarray(self.lap, dtype=np.float64), self.W.shape)
+        var = np.maximum(lap + self.sampling, 1e-12)
+        share = lap / var
+        # items in blocks of about _LIKELIHOOD_CELLS (pair, node) terms: each block's pairs
+        # in one array, their totals at every node summed per item
+        per = max(1, _LIKELIHOOD_CELLS // (nodes.size * max(1, opponent.size // self.W.size)))
+        for first in range(0, items.size, per):
+            block = items[first : first + per]
+            lo, lens = start[block], start[block + 1] - start[block]
+            ends = np.cumsum(lens)
+            flat = np.repeat(lo - (ends - lens), lens) + np.arange(int(ends[-1]))
+            terms = self.cdf(nodes[None, :] - self.at[opponent[flat]][:, None])
+            terms *= count[flat][:, None]
+            mu = np.zeros((block.size, nodes.size))
+            some = lens > 0
+            if some.any():
+                mu[some] = np.add.reduceat(terms, (ends - lens)[some], axis=0)
+            dens = error_density(
+                self.W[block][:, None] - mu, var[block][:, None], share[block][:, None]
+            )
+            out[first : first + block.size] = dens / np.maximum(dens.max(axis=1), 1e-300)[:, None]
         return out
+
+
+#: (pair, node) terms :class:`TotalLikelihood` evaluates at once.
+_LIKELIHOOD_CELLS = 1_000_000
 
 
 def _likelihoods(
