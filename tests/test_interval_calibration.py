@@ -114,6 +114,39 @@ def test_p_top_k_with_correlated_errors_needs_their_dependence():
     assert brier_own < 0.95 * brier_flat
 
 
+def _correlated_rank_intervals(rng, coupled, worlds=40, n=40, sd=0.35, rho=0.9, alpha=0.05):
+    """Coverage and mean width of step 4's rank intervals (posterior quantiles extended to
+    the ends) on worlds whose neighbours' errors are correlated (as in
+    :func:`_correlated_forecasts`)."""
+    finite, none, no = np.ones(n, dtype=bool), np.full(n, np.inf), np.zeros(n, dtype=bool)
+    v = np.full(n, sd * sd)
+    cover, width = [], []
+    for _ in range(worlds):
+        theta = rng.uniform(-2.0, 2.0, n)
+        place = true_ranks(theta)[0]
+        cov = v[0] * rho ** np.abs(place[:, None] - place[None, :]).astype(float)
+        t = theta + np.linalg.cholesky(cov) @ rng.standard_normal(n)
+        dep = ir.posterior_dependence(cov, v, finite, float(np.var(t) - v[0])) if coupled else None
+        nodes, weights = ir.npmle_prior(t, v, finite, -none, none, rng)
+        ranks = ir.npmle_ranks(t, v, finite, -none, none, nodes, weights, 400, rng, dependence=dep)
+        lo, hi = ir.quantile_ranks(ranks, alpha)
+        lo, hi = ir.extend_to_ends(t, v, finite, alpha, lo, hi, no, no)
+        cover.append((lo <= place) & (place <= hi))
+        width.append(hi - lo + 1)
+    return float(np.mean(cover)), float(np.mean(width))
+
+
+def test_rank_intervals_with_correlated_errors_are_narrower_when_coupled():
+    """Neighbours' errors correlated (0.9 between adjacent places): the rank intervals from
+    draws coupled by :func:`posterior_dependence` keep their coverage and are narrower than
+    from independent draws, which order the neighbours less surely than the estimates do
+    (on three seeds 5 to 6% narrower: the bound asks for 3%)."""
+    cover_own, width_own = _correlated_rank_intervals(np.random.default_rng(5), True)
+    cover_flat, width_flat = _correlated_rank_intervals(np.random.default_rng(5), False)
+    assert cover_own >= 0.95 and cover_flat >= 0.95
+    assert width_own < 0.97 * width_flat
+
+
 def test_posterior_dependence_follows_the_errors_where_the_data_dominate():
     """The copula's correlation: the errors' where the prior is wide, none where it is narrow."""
     n = 5

@@ -290,7 +290,8 @@ def _local_release(n=8, seed=6):
 def test_an_unattainable_win_total_bounds_no_other_item():
     # Algorithm 1's release with one item's noisy total pushed beyond its comparisons (it
     # "won" more than it played): that item's score is unbounded above and it may be the
-    # best; every other item keeps its intervals up to the one place it may lose to it
+    # best; every other item keeps its score interval, and its rank interval up to the one
+    # place it may lose to it (the construction's bound: one censored item, one place)
     des = _design(n=12, p=1.0, per_pair=6)
     rng = np.random.default_rng(41)
     data = des.simulate(_theta(12), BTL, rng)
@@ -304,18 +305,26 @@ def test_an_unattainable_win_total_bounds_no_other_item():
     # the release whose totals are w_bad: invert the release's equation back to scores
     gamma = fit.details["gamma"]
     s_bad = Equation(12, des.a, des.b, des.count, BTL, gamma).solve(w_bad)
-    common = {"n_boot": 40, "rng": 5, "calibration": fit.details, "kind": "asymptotic"}
-    good = intervals(fit.scores, meth, 4.0, des, **common)
-    bad = intervals(s_bad, meth, 4.0, des, **common)
-    assert np.isposinf(bad.score_hi[0]) and bad.rank_lo[0] == 1 and not bad.informative[0]
     others = slice(1, None)
-    assert np.all(np.isfinite(bad[["score_lo", "score_hi"]].to_numpy()[others]))
-    width_good = (good.score_hi - good.score_lo)[others]
-    width_bad = (bad.score_hi - bad.score_lo)[others]
-    assert np.all(width_bad <= 1.5 * width_good)
-    rank_width_good = (good.rank_hi - good.rank_lo)[others]
-    rank_width_bad = (bad.rank_hi - bad.rank_lo)[others]
-    assert np.all(rank_width_bad <= rank_width_good + 1)
+    rank_width_good, rank_width_bad = [], []
+    # the rank ends are quantiles of posterior draws: on one seed an end at the edge of a
+    # place moves by one (Monte Carlo), so the bound is checked per item on the median and
+    # the largest width over several seeds, which a blow-up (every item widened towards
+    # [1, n], issue 46) exceeds by several places
+    for seed in range(5):
+        common = {"n_boot": 40, "rng": seed, "calibration": fit.details, "kind": "asymptotic"}
+        good = intervals(fit.scores, meth, 4.0, des, **common)
+        bad = intervals(s_bad, meth, 4.0, des, **common)
+        assert np.isposinf(bad.score_hi[0]) and bad.rank_lo[0] == 1 and not bad.informative[0]
+        assert np.all(np.isfinite(bad[["score_lo", "score_hi"]].to_numpy()[others]))
+        width_good = (good.score_hi - good.score_lo)[others]
+        width_bad = (bad.score_hi - bad.score_lo)[others]
+        assert np.all(width_bad <= 1.5 * width_good)
+        rank_width_good.append((good.rank_hi - good.rank_lo).to_numpy()[others])
+        rank_width_bad.append((bad.rank_hi - bad.rank_lo).to_numpy()[others])
+    good_w, bad_w = np.array(rank_width_good), np.array(rank_width_bad)
+    assert np.all(np.median(bad_w, axis=0) <= np.median(good_w, axis=0) + 1)
+    assert np.all(bad_w.max(axis=0) <= good_w.max(axis=0) + 1)
 
 
 def test_noise_that_swamps_the_totals_gives_uninformative_items_not_huge_estimates():

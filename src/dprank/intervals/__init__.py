@@ -72,18 +72,21 @@ Construction (:func:`intervals`; docs/intervals.md states it in full)
    and its best rank only those surely above it, a censored item itself taken
    at its finite end (worst) and its unbounded end (best)
    (:func:`dprank.intervals._interval_ranks.censored_ranks`); the interval is
-   the quantiles of these. The posterior's tail probability is
-   calibrated (:func:`dprank.intervals._interval_ranks.calibrated_alpha`, up to
+   the quantiles of these. Up to :data:`DENSE_MAX` items the draws are coupled
+   by the posterior's correlation
+   (:func:`dprank.intervals._interval_ranks.posterior_dependence`): positively
+   correlated errors order neighbours more surely than independent draws do.
+   The posterior's tail probability is calibrated
+   (:func:`dprank.intervals._interval_ranks.calibrated_alpha`, up to
    :data:`dprank.intervals._interval_ranks.CALIBRATION_MAX_ITEMS` items): the largest
    multiple of ``1 - level`` whose extended intervals still cover ``level`` on
-   worlds simulated at ``theta_ref`` with the items' variances.
+   worlds simulated at ``theta_ref`` with the items' variances (and correlations).
 5. **p_top_k**: the posterior probability of being among the top ``k``; under a
    Laplace mechanism the posterior's likelihood is the Laplace-normal law of the
    estimate's error (:func:`dprank.intervals._interval_ranks.top_k_probability`), whose tails the
    normal of step 4 understates; an item unbounded on a side enters with the likelihood of
-   its noisy win total (:class:`dprank.intervals._interval_ranks.TotalLikelihood`), and up to
-   :data:`DENSE_MAX` items the draws are coupled by the posterior's correlation
-   (:func:`dprank.intervals._interval_ranks.posterior_dependence`).
+   its noisy win total (:class:`dprank.intervals._interval_ranks.TotalLikelihood`), and the
+   draws are coupled as step 4's.
 6. **Simultaneous** (``joint=True``) and **tie classes**: the score band
    ``t +- q`` at the Sidak level ``1 - (1 - level)^(1/n)`` holds for all items
    at once; the ranks it implies hold at once too (Klein, Wright and
@@ -284,9 +287,9 @@ def _binomial_quantile(q: float, n: int, p: float) -> int:
     return int(k[np.searchsorted(scipy.special.bdtr(k, n, p), q)])
 
 
-def _analyse(prob: Problem, s, kind, interval, alpha, n_boot, rng, warm=None, top_k=None) -> _World:
-    """Steps 1 to 3 (and the simultaneous band of step 6) on one public design (with
-    ``top_k``, what step 5 needs beyond them: the errors' covariance).
+def _analyse(prob: Problem, s, kind, interval, alpha, n_boot, rng, warm=None) -> _World:
+    """Steps 1 to 3 (and the simultaneous band of step 6) on one public design, and what
+    steps 4 and 5 need beyond them (the errors' covariance, the censored items' likelihood).
 
     ``warm``: the :attr:`_World.solved` of a neighbouring design (the previous candidate
     total of individual DP): its solutions start this design's solvers.
@@ -394,8 +397,8 @@ def _analyse(prob: Problem, s, kind, interval, alpha, n_boot, rng, warm=None, to
     empty = int(np.sum(np.isposinf(score_lo) | np.isneginf(score_hi)))
     if empty > _binomial_quantile(0.999, n, alpha / 2.0):
         consistent = False
-    # the errors' covariance: their correlation couples the posterior draws of step 4
-    cov = None if percentile or top_k is None else prob.covariance(ref, law, w)
+    # the errors' covariance: their correlation couples the posterior draws of steps 4 and 5
+    cov = None if percentile else prob.covariance(ref, law, w)
     censored = None
     if not percentile and W is not None and not finite.all():
         # the censored items' noisy totals as their likelihood (p_top_k, step 5), with the
@@ -427,13 +430,18 @@ def _rank_parts(world: _World, alpha: float, top_k, n_boot, rng, calibrate=True)
     lower = np.where(~fin & np.isfinite(world.score_lo), world.score_lo, -np.inf)
     upper = np.where(~fin & np.isfinite(world.score_hi), world.score_hi, np.inf)
     draws = _ir.posterior_draws(n)
+    # the errors' dependence couples the draws (up to DENSE_MAX items): neighbours whose
+    # errors are positively correlated are ordered more surely than independent draws say
+    dep = _ir.posterior_dependence(world.cov, vf, fin, world.tau2)
     nodes, weights = _ir.npmle_prior(world.t, vf, fin, lower, upper, rng)
     values = _ir.posterior_values(
-        world.t, vf, fin, lower, upper, nodes, weights, draws, rng, 4096, None
+        world.t, vf, fin, lower, upper, nodes, weights, draws, rng, 4096, None, dep
     )
     post = alpha
     if calibrate:
-        post = _ir.calibrated_alpha(world.t, vf, fin, alpha, nodes, weights, rng, world.ref)
+        post = _ir.calibrated_alpha(
+            world.t, vf, fin, alpha, nodes, weights, rng, world.ref, dep
+        )  # fmt: skip
     ranks = None
     if fin.all():
         ranks = _ir.ranks_of_rows(values)
@@ -447,7 +455,6 @@ def _rank_parts(world: _World, alpha: float, top_k, n_boot, rng, calibrate=True)
     lo, hi = _ir.extend_to_ends(world.t, vf, fin, alpha, lo, hi, world.up, world.down, lower, upper)
     p = None
     # step 5: the errors' dependence, the noise's own law, the censored items' totals
-    dep = None if top_k is None else _ir.posterior_dependence(world.cov, vf, fin, world.tau2)
     if top_k is not None and world.noise_share is None and world.censored is None and dep is None:
         ranks = _ir.ranks_of_rows(values) if ranks is None else ranks
         p = np.mean(ranks <= int(top_k), axis=0)
@@ -748,7 +755,7 @@ def intervals(
     for world in worlds:
         prob = Problem(meth, link, world, eps, calibration, run)
         prev = found[-1].solved if warm and found else None
-        found.append(_analyse(prob, s, kind, interval, alpha, int(n_boot), rng, prev, top_k))
+        found.append(_analyse(prob, s, kind, interval, alpha, int(n_boot), rng, prev))
     # individual DP: the designs the release is consistent with (always the largest)
     keep = [w.consistent for w in found[:-1]] + [True]
     kept = [w for w, k in zip(found, keep, strict=True) if k]
