@@ -65,9 +65,10 @@ smoke: setup
 	$(BIN)/snakemake --cores $(CORES) --configfile .test/config.yaml
 	$(BIN)/snakemake --report results/smoke/report.html $(REPORT_STYLE) --configfile .test/config.yaml
 
-## Unit and workflow tests (includes a smoke run in a temporary copy).
+## Unit and workflow tests (includes a smoke run in a temporary copy), with the SIMD kernels
+## pinned as the workflow pins them (src/dprank_papers/numerics.py).
 test: setup
-	$(BIN)/python -m pytest
+	env $$($(BIN)/python -m dprank_papers.numerics) $(BIN)/python -m pytest
 
 ## The smoke configuration through a one-node Slurm cluster on this machine (root, Debian):
 ## a failure injected and resumed, results compared with a local run (CI runs it).

@@ -48,6 +48,19 @@ os.environ["DPRANK_LEDGER_KEYS"] = os.path.join(
 )
 
 
+def pytest_report_header(config):
+    """Whether this run's SIMD kernels are the workflow's (dprank_papers.numerics): the tests
+    that compare a computed number with a documented one expect the pinned kernels, which
+    `make test` sets before Python starts (numpy reads them once, as it loads)."""
+    from dprank_papers.numerics import pinned_env
+
+    missing = pinned_env()
+    if not missing:
+        return "numerics: pinned kernels (or none to pin on this CPU)"
+    words = " ".join(f"{k}={v}" for k, v in missing.items())
+    return f"numerics: NOT pinned; run `make test`, or `env {words} python -m pytest`"
+
+
 def pytest_configure(config):
     """A data mirror named in ``$DPRANK_DATA_MIRROR`` must exist: an error, not skips."""
     mirror = _data.configured()

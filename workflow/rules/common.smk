@@ -19,6 +19,12 @@ os.environ.update(
 # One BLAS thread per job: bit-identical results whatever --cores, and no oversubscription.
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = "1"
+# The same SIMD kernels on every x86-64 CPU with AVX2 (OpenBLAS's and numpy's AVX2 ones, not
+# AVX-512's, which add in another order): the same bits on any such machine
+# (dprank_papers/numerics.py). A value the user has set is kept.
+from dprank_papers.numerics import pinned_env
+
+os.environ.update(pinned_env())
 
 from dprank_papers._papers import item_settings, load_papers, study_items
 from dprank_papers.config import bound_warnings, validate_config
