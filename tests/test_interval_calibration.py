@@ -84,18 +84,26 @@ def test_p_top_k_under_laplace_noise_needs_the_noise_law():
     assert normal["ece_debiased"] > own["ece_debiased"]
 
 
-def _correlated_forecasts(rng, coupled, worlds=60, n=40, k=4, sd=0.35, rho=0.6):
-    """Forecasts and outcomes on worlds whose errors are correlated among neighbours (the
-    correlation ``rho ** |r_i - r_j|`` of the true places, as on a wide score scale)."""
-    finite, none = np.ones(n, dtype=bool), np.full(n, np.inf)
+def _correlated_worlds(rng, coupled, worlds, n, sd, rho):
+    """Worlds whose errors are correlated among neighbours (the correlation
+    ``rho ** |r_i - r_j|`` of the true places, as on a wide score scale): for each, the true
+    places, the estimates, their variances and the coupling of the draws (None: independent)."""
     v = np.full(n, sd * sd)
-    p, y = [], []
     for _ in range(worlds):
         theta = rng.uniform(-2.0, 2.0, n)
         place = true_ranks(theta)[0]
         cov = v[0] * rho ** np.abs(place[:, None] - place[None, :]).astype(float)
         t = theta + np.linalg.cholesky(cov) @ rng.standard_normal(n)
+        finite = np.ones(n, dtype=bool)
         dep = ir.posterior_dependence(cov, v, finite, float(np.var(t) - v[0])) if coupled else None
+        yield place, t, v, dep
+
+
+def _correlated_forecasts(rng, coupled, worlds=60, n=40, k=4, sd=0.35, rho=0.6):
+    """Forecasts and outcomes on :func:`_correlated_worlds`."""
+    finite, none = np.ones(n, dtype=bool), np.full(n, np.inf)
+    p, y = [], []
+    for place, t, v, dep in _correlated_worlds(rng, coupled, worlds, n, sd, rho):
         p.append(ir.top_k_probability(t, v, finite, -none, none, None, k, 400, rng, dep))
         y.append((place <= k).astype(float))
     return np.concatenate(p), np.concatenate(y)
@@ -116,17 +124,10 @@ def test_p_top_k_with_correlated_errors_needs_their_dependence():
 
 def _correlated_rank_intervals(rng, coupled, worlds=40, n=40, sd=0.35, rho=0.9, alpha=0.05):
     """Coverage and mean width of step 4's rank intervals (posterior quantiles extended to
-    the ends) on worlds whose neighbours' errors are correlated (as in
-    :func:`_correlated_forecasts`)."""
+    the ends) on :func:`_correlated_worlds`."""
     finite, none, no = np.ones(n, dtype=bool), np.full(n, np.inf), np.zeros(n, dtype=bool)
-    v = np.full(n, sd * sd)
     cover, width = [], []
-    for _ in range(worlds):
-        theta = rng.uniform(-2.0, 2.0, n)
-        place = true_ranks(theta)[0]
-        cov = v[0] * rho ** np.abs(place[:, None] - place[None, :]).astype(float)
-        t = theta + np.linalg.cholesky(cov) @ rng.standard_normal(n)
-        dep = ir.posterior_dependence(cov, v, finite, float(np.var(t) - v[0])) if coupled else None
+    for place, t, v, dep in _correlated_worlds(rng, coupled, worlds, n, sd, rho):
         nodes, weights = ir.npmle_prior(t, v, finite, -none, none, rng)
         ranks = ir.npmle_ranks(t, v, finite, -none, none, nodes, weights, 400, rng, dependence=dep)
         lo, hi = ir.quantile_ranks(ranks, alpha)
