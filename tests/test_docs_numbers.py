@@ -101,6 +101,7 @@ NOT_RUN_OUTPUTS = {
         "0.01": "the calibration test's bound (tests/test_interval_calibration.py)",
         "1.5": "a factor of the calibration's levels (1, 1.5, 2, 3, 4, 6), a setting",
         "1.7": "Thurstone's scale against BTL's, a constant",
+        "5%": "the candidate totals' merge bound (MERGE_SD of dprank.intervals), a setting",
         **dict.fromkeys(
             ("0.05", "0.95", "0.80", "0.016", "0.70"),
             "binomial arithmetic at the rerun's 20 replicates (--reps 20): steps of 1/20, "

@@ -2,9 +2,9 @@
 
 OpenBLAS (built with ``DYNAMIC_ARCH``, as numpy's and scipy's wheels ship it) and numpy's
 universal intrinsics pick their SIMD kernels by the CPU they load on. AVX-512 kernels add in
-another order than AVX2 ones, so the same job gives other last bits on an AVX-512 CPU: on one
-such machine, 134 of the 203 files of the smoke run differ between OpenBLAS's ``Haswell`` and
-``SkylakeX`` kernels, and R's BFGS (:func:`dprank_papers.rbfgs.vmmin`), which stops early,
+another order than AVX2 ones, so the same job gives other last bits on an AVX-512 CPU: on such
+a machine most files of the smoke run differ between OpenBLAS's ``Haswell`` and ``SkylakeX``
+kernels, and R's BFGS (:func:`dprank_papers.rbfgs.vmmin`), which stops early,
 lands on another point. :func:`pinned_env` names the environment that makes both libraries use
 their AVX2 (x86-64-v3) kernels wherever the CPU has them; the workflow sets it for every job
 (``workflow/rules/common.smk``) and ``make test`` for the tests. It must be in the environment
