@@ -40,7 +40,7 @@ from dprank.base import seeding
 from dprank.data import comparisons, models, simulate
 from dprank.fit import metrics, metrics_b, mixed_effects, mle, ranking, sparse, weighted_mle
 from dprank.privacy import ldp, mechanisms, oneshot
-from dprank_papers import aggregate, grid, introselect, rbfgs, rrng
+from dprank_papers import aggregate, grid, introselect, numerics, rbfgs, rrng
 
 NAN, INF = float("nan"), float("inf")
 
@@ -332,6 +332,15 @@ case(
     lambda u, kw: u.shape == (kw["n"],) and np.isfinite(u).all(),
     n=BAD_COUNT,
     seed=[0.5, "1", None, NAN],
+)
+
+# ---- numerics
+_PINS = ("OPENBLAS_CORETYPE", "NPY_DISABLE_CPU_FEATURES")
+case(
+    numerics.pinned_env,
+    kw(environ=st.dictionaries(st.sampled_from([*_PINS, "PATH", "HOME"]), st.text(max_size=5))),
+    lambda r, kw: set(r) <= set(_PINS) and not set(r) & set(kw["environ"]),
+    environ=[5, "OPENBLAS_CORETYPE", [("PATH", "x")]],
 )
 
 # ---- mechanisms

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import platform
+from collections.abc import Mapping
 
 __all__ = ["pinned_env"]
 
@@ -33,6 +34,11 @@ def pinned_env(environ=None) -> dict[str, str]:
     already set in ``environ`` (``os.environ`` by default) is left out: the user's choice
     stands.
 
+    Parameters
+    ----------
+    environ : Mapping, optional
+        The environment the jobs start from (default ``os.environ``).
+
     Returns
     -------
     dict
@@ -40,6 +46,10 @@ def pinned_env(environ=None) -> dict[str, str]:
         (numpy's dispatch targets above x86-64-v3: ``X86_V4`` and the ``AVX512_*`` ones).
     """
     environ = os.environ if environ is None else environ
+    if not isinstance(environ, Mapping):
+        raise TypeError(
+            f"environ must be a mapping of names to values (os.environ), got {environ!r}"
+        )
     if platform.machine().lower() not in ("x86_64", "amd64"):
         return {}
     try:  # numpy's table of the CPU's features and of its build's dispatch targets
