@@ -18,14 +18,17 @@ import pandas as pd  # noqa: E402
 
 from dprank.base.io import atomic_path, write_csv  # noqa: E402
 from dprank_papers.studies.paper_b2 import timing  # noqa: E402
+from dprank_papers.studies.paper_b2.scenarios import Chunk  # noqa: E402
 from dprank_papers.workflow import job_logger  # noqa: E402
 
 with job_logger(snakemake) as log:
     frames = []
-    for kwargs in snakemake.params.cells:
-        frame = timing.time_cell(**kwargs, workers=snakemake.threads)
+    for job in snakemake.params.cells:
+        options = dict(job)
+        chunk = Chunk(**options.pop("chunk"))
+        frame = timing.time_cell(chunk, **options, workers=snakemake.threads)
         total = frame[frame["metric"] == "seconds_total"]["value"]
-        cell = kwargs["cell"]
+        cell = chunk.cell
         log.info(
             "m=%d L=%d: median %.4f s over %d", cell["m"], cell["L"], total.median(), len(total)
         )

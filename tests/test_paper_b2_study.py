@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 
 from dprank_papers.studies import paper_b2
+from dprank_papers.studies.paper_b2.scenarios import Chunk
 
 CELL = {"model": "btl", "m": 10, "L": 60}
 EPS = {"range": [1.0, 5.0]}
@@ -207,9 +208,8 @@ def test_model_selection_picks_the_generating_model_with_enough_data():
 
 
 def test_timing_rows_and_scaling_exponents():
-    frame = paper_b2.timing.time_cell(
-        1, "timing", {"m": 10, "L": 200}, 0.5, {"range": [1.0, 5.0]}, [0, 1], chunk_elements=2000
-    )
+    chunk = Chunk(1, "timing", {"m": 10, "L": 200}, 0.5, [0, 1], {"range": [1.0, 5.0]})
+    frame = paper_b2.timing.time_cell(chunk, chunk_elements=2000)
     assert set(frame["metric"]) == {
         "seconds_aggregate",
         "seconds_solve",
@@ -236,21 +236,14 @@ def test_timing_rows_and_scaling_exponents():
 
 
 def test_timing_chunks_do_not_change_the_statistics():
-    kwargs = dict(
-        seed=2,
-        experiment="timing",
-        cell={"m": 12, "L": 300},
-        p=0.5,
-        eps={"range": [1.0, 5.0]},
-        replicates=[0],
-    )
-    a = paper_b2.timing.time_cell(**kwargs, chunk_elements=10**7)
-    b = paper_b2.timing.time_cell(**kwargs, chunk_elements=500)
+    chunk = Chunk(2, "timing", {"m": 12, "L": 300}, 0.5, [0], {"range": [1.0, 5.0]})
+    a = paper_b2.timing.time_cell(chunk, chunk_elements=10**7)
+    b = paper_b2.timing.time_cell(chunk, chunk_elements=500)
     err = lambda f: f[f["metric"] == "l2_over_sqrt_m"]["value"].to_numpy()  # noqa: E731
     # one uniform stream consumed in order: the released data are the same
     np.testing.assert_allclose(err(a), err(b), rtol=1e-10)
     # threads that generate the (untimed) releases split rows: exactly the same data
-    c = paper_b2.timing.time_cell(**kwargs, chunk_elements=500, workers=3)
+    c = paper_b2.timing.time_cell(chunk, chunk_elements=500, workers=3)
     np.testing.assert_array_equal(err(b), err(c))
 
 

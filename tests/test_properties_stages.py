@@ -378,21 +378,24 @@ case(
 # ---- Figure 10: timings
 case(
     timing.time_cell,
-    kw(
-        seed=SEEDS,
-        experiment=st.just("timing"),
-        cell=st.just({"m": 4, "L": 20}),
-        p=st.floats(0.5, 1),
-        eps=st.just(_EPS),
-        replicates=reps(1),
-        chunk_elements=st.integers(10, 1000),
+    chunk_of(
+        kw(
+            seed=SEEDS,
+            experiment=st.just("timing"),
+            cell=st.just({"m": 4, "L": 20}),
+            p=st.floats(0.5, 1),
+            eps=st.just(_EPS),
+            replicates=reps(1),
+            chunk_elements=st.integers(10, 1000),
+        ),
+        "chunk_elements",
     ),
     lambda r, kw: (
         set(r["metric"])
         == {"seconds_aggregate", "seconds_solve", "seconds_total", "l2_over_sqrt_m", "converged"}
         and bool((r["value"] >= 0).all())
     ),
-    **_BAD_SIM,
+    chunk=BAD_CHUNK,
     lambda_c=BAD_LAMBDA_C,
     gtol=BAD_GTOL,
     max_iter=BAD_COUNT1,

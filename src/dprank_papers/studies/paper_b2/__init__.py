@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -35,10 +34,8 @@ from dprank.base import checks as _checks
 
 from ...grid import cell_name, chunk_replicates, experiment_chunks
 from . import extensions, scenario5, scenarios, timing
+from ._frames import Frame, concat
 from .scenarios import METRICS, scheme_epsilon, true_scores, user_budgets
-
-if TYPE_CHECKING:  # pandas is imported by the functions that build frames (job start-up)
-    import pandas as pd
 
 __all__ = [
     "KINDS",
@@ -139,8 +136,6 @@ def simulate_block(cells: Sequence[Mapping], **kwargs) -> dict[str, np.ndarray]:
 
 def estimate_block(data: Mapping[str, np.ndarray], cells: Sequence[Mapping], **kwargs):
     """:func:`estimate_chunk` for every cell of a block (one frame)."""
-    import pandas as pd
-
     _checks.mapping(data, "data")
     _check_cells(cells)
 
@@ -149,7 +144,7 @@ def estimate_block(data: Mapping[str, np.ndarray], cells: Sequence[Mapping], **k
         pre = _prefix(i)
         part = {k.removeprefix(pre): v for k, v in data.items() if k.startswith(pre)}
         frames.append(estimate_chunk(part, cell, **kwargs))
-    return pd.concat(frames, ignore_index=True)
+    return concat(frames)
 
 
 def simulate_chunk(
@@ -188,7 +183,7 @@ def estimate_chunk(
     metrics: Sequence[str] = ("l2_over_sqrt_m", "linf"),
     kind: str = "adrr",
     **options,
-) -> pd.DataFrame:
+) -> Frame:
     """The estimate stage of one chunk: tidy ``(cell, replicate, method, metric, value)`` rows."""
     if kind == "adrr":
         return scenarios.estimate_chunk(data, cell, lambda_c, gtol, max_iter, metrics)
@@ -257,7 +252,8 @@ def stage_kwargs(
 
     ``simulate`` and ``estimate``: of :func:`simulate_block` and
     :func:`estimate_block` for the block ``cell``; ``time``: a list, the
-    keyword arguments of :func:`.timing.time_cell` for every cell. ``section``
+    keyword arguments of :func:`.timing.time_cell` for every cell (``chunk``: the
+    fields of its :class:`.scenarios.Chunk`). ``section``
     is the study's config section (``paper_b2``), ``seed`` the workflow's seed
     and ``chunk_size`` its default replicates per job.
     """
@@ -292,12 +288,14 @@ def stage_kwargs(
     if stage == "time":
         return [
             {
-                "seed": int(seed),
-                "experiment": experiment,
-                "cell": c,
-                "p": float(exp["p"]),
-                "eps": dict(exp["eps"]),
-                "replicates": list(range(int(exp["reps"]))),
+                "chunk": {
+                    "seed": int(seed),
+                    "experiment": experiment,
+                    "cell": c,
+                    "p": float(exp["p"]),
+                    "eps": dict(exp["eps"]),
+                    "replicates": list(range(int(exp["reps"]))),
+                },
                 "lambda_c": float(settings["lambda_c"]),
                 "gtol": float(solver["gtol"]),
                 "max_iter": int(solver["max_iter"]),

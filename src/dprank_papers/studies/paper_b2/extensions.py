@@ -18,7 +18,6 @@ gives model-selection rates far below Table 4).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -30,10 +29,8 @@ from dprank.fit.mixed_effects import fit_mixed_effects_btl, simulate_mixed_effec
 from dprank.fit.weighted_mle import fit_weighted_mle, weighted_objective
 from dprank.privacy.ldp import sample_rr_statistics_equal_eps
 
+from ._frames import Frame, frame
 from .scenarios import Chunk, check_chunk, check_estimate_args, true_scores
-
-if TYPE_CHECKING:  # pandas is imported by the functions that build frames (job start-up)
-    import pandas as pd
 
 __all__ = [
     "MODELS",
@@ -72,10 +69,8 @@ def estimate_mixed_chunk(
     gtol: float,
     max_iter: int,
     metrics: Sequence[str],
-) -> pd.DataFrame:
+) -> Frame:
     """Two-step estimates of every replicate: theta and sigma errors, convergence."""
-    import pandas as pd
-
     check_estimate_args(data, cell, gtol, max_iter, sigma=sigma, lam=lam, ridge=ridge)
     _checks.names(metrics, "metrics", ("l2_over_sqrt_m_theta", "abs_sigma_hat_minus_sigma"))
     m = int(cell["m"])
@@ -92,7 +87,7 @@ def estimate_mixed_chunk(
             value = float(fit.converged) if metric == "converged" else values[metric]
             row = {**cell, "replicate": int(r), "method": "two_step_fixed_effects"}
             rows.append({**row, "metric": metric, "value": value})
-    return pd.DataFrame(rows)
+    return frame(rows)
 
 
 def simulate_selection_chunk(chunk: Chunk) -> dict[str, np.ndarray]:
@@ -131,10 +126,8 @@ def estimate_selection_chunk(
     lambda_c: float,
     gtol: float,
     max_iter: int,
-) -> pd.DataFrame:
+) -> Frame:
     """Fit BTL and TM, choose the smaller unpenalised loss; 1 if the choice is right."""
-    import pandas as pd
-
     check_estimate_args(data, cell, gtol, max_iter, lambda_c=lambda_c)
     m, L = int(cell["m"]), int(cell["L"])
     rows = []
@@ -156,4 +149,4 @@ def estimate_selection_chunk(
         ):
             row = {**cell, "replicate": int(r), "method": "likelihood_selection"}
             rows.append({**row, "metric": metric, "value": value})
-    return pd.DataFrame(rows)
+    return frame(rows)

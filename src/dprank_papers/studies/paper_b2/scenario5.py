@@ -22,7 +22,6 @@ concatenated: ``m`` and ``L`` give the offsets.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -33,6 +32,7 @@ from dprank.fit.metrics_b import kendall_distance
 from dprank.fit.weighted_mle import default_lambda, fit_weighted_mle, noisy_obj_fit
 from dprank.privacy.ldp import privacy_constant, simulate_ldp_statistics
 
+from ._frames import Frame, frame
 from .scenarios import (
     METRICS,
     Chunk,
@@ -41,9 +41,6 @@ from .scenarios import (
     true_scores,
     user_budgets,
 )
-
-if TYPE_CHECKING:  # pandas is imported by the functions that build frames (job start-up)
-    import pandas as pd
 
 __all__ = ["METHODS", "estimate_chunk", "simulate_chunk", "split"]
 
@@ -171,7 +168,7 @@ def estimate_chunk(
     metrics: Sequence[str],
     methods: Sequence[str] = METHODS,
     noisy_obj_delta: float = 1e-6,
-) -> pd.DataFrame:
+) -> Frame:
     """Every method's estimate (or ranking) of every replicate and its errors.
 
     Tidy rows ``(cell keys, replicate, method, metric, value)``. Estimators
@@ -180,8 +177,6 @@ def estimate_chunk(
     (B2 Table 10 has no TM entry). Its noise and the count method's
     tie-breaks come from the replicate's own streams.
     """
-    import pandas as pd
-
     _check_estimate(data, cell, seed, experiment, lambda_c, gtol, max_iter, metrics, methods)
     _checks.positive_finite(noisy_obj_delta, "noisy_obj_delta")
     link = get_link(cell["model"])
@@ -218,4 +213,4 @@ def estimate_chunk(
             for metric in metrics:
                 emit(r, method, metric, float(METRICS[metric](fit.theta, theta, m)))
             emit(r, method, "converged", float(fit.converged))
-    return pd.DataFrame(rows)
+    return frame(rows)

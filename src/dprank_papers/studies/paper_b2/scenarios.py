@@ -23,7 +23,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -38,8 +37,7 @@ from dprank.privacy.ldp import (
     simulate_ldp_statistics,
 )
 
-if TYPE_CHECKING:  # pandas is imported by the functions that build frames (job start-up)
-    import pandas as pd
+from ._frames import Frame, frame
 
 __all__ = [
     "METRICS",
@@ -289,7 +287,7 @@ def estimate_chunk(
     gtol: float,
     max_iter: int,
     metrics: Sequence[str] = ("l2_over_sqrt_m", "linf"),
-) -> pd.DataFrame:
+) -> Frame:
     """ADRR estimates of every replicate and their errors (tidy rows).
 
     Columns: the cell's grid keys, ``replicate, method, metric, value``; the
@@ -298,8 +296,6 @@ def estimate_chunk(
     replicate's privacy constant ``B(eps)``, the x of Figure 5) and
     ``converged`` (1 or 0; a fit that did not converge is kept and counted).
     """
-    import pandas as pd
-
     check_estimate_args(data, cell, gtol, max_iter, lambda_c=lambda_c)
     _checks.names(metrics, "metrics", {*METRICS, "B"})
     m, L = int(cell["m"]), int(cell["L"])
@@ -324,18 +320,16 @@ def estimate_chunk(
         for metric, value in [*values, ("converged", float(fit.converged))]:
             row = {**cell, "replicate": int(r), "method": "local_adrr", "metric": metric}
             rows.append({**row, "value": value})
-    return pd.DataFrame(rows)
+    return frame(rows)
 
 
-def hessian_chunk(data: Mapping[str, np.ndarray], cell: Mapping) -> pd.DataFrame:
+def hessian_chunk(data: Mapping[str, np.ndarray], cell: Mapping) -> Frame:
     """``Lambda_min,perp`` of the unpenalised loss's Hessian at ``theta*`` (B2 Figure 3).
 
     The Hessian of ``L_0`` (objective (5) without the ridge) built from the
     replicate's ADRR statistics, evaluated at the true scores (docs/papers/paper-b.md#a13);
     metric ``hessian_min_eig``, method ``local_adrr``.
     """
-    import pandas as pd
-
     _checks.mapping(data, "data")
     _checks.mapping(cell, "cell")
     link = get_link(cell["model"])
@@ -346,4 +340,4 @@ def hessian_chunk(data: Mapping[str, np.ndarray], cell: Mapping) -> pd.DataFrame
         )
         row = {**cell, "replicate": int(r), "method": "local_adrr", "metric": "hessian_min_eig"}
         rows.append({**row, "value": float(value)})
-    return pd.DataFrame(rows)
+    return frame(rows)

@@ -30,8 +30,6 @@ import itertools
 import os
 import platform
 import time
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -46,10 +44,8 @@ from dprank.privacy.ldp import (
     rr_flip_probability,
 )
 
-from .scenarios import Chunk, true_scores, user_budgets
-
-if TYPE_CHECKING:  # pandas is imported by the functions that build frames (job start-up)
-    import pandas as pd
+from ._frames import Frame, frame
+from .scenarios import Chunk, check_chunk, true_scores, user_budgets
 
 __all__ = ["machine_info", "scaling_exponents", "time_cell"]
 
@@ -86,33 +82,25 @@ def _released_chunks(theta, eps, p, rng, chunk_elements, pool=None, workers=1):
 
 
 def time_cell(
-    seed: int,
-    experiment: str,
-    cell: Mapping,
-    p: float,
-    eps: Mapping,
-    replicates: Sequence[int],
+    chunk: Chunk,
     lambda_c: float = 1.0,
     gtol: float = 1e-8,
     max_iter: int = 100,
     chunk_elements: int = 4_000_000,
     workers: int = 1,
-) -> pd.DataFrame:
-    """Timings of the ADRR aggregation and fit for some replicates of one ``(m, L)`` cell.
+) -> Frame:
+    """Timings of the ADRR aggregation and fit for the replicates of one ``(m, L)`` cell.
 
-    Returns tidy rows ``(model, m, L, replicate, method, metric, value)`` with
-    metrics ``seconds_aggregate``, ``seconds_solve``, ``seconds_total``, the
-    fit's ``l2_over_sqrt_m`` (a check that the timed work is the real
-    estimator) and ``converged``. ``workers`` threads generate the (untimed)
-    released data between the timed steps (same data for any number); what is
-    timed runs in one thread.
+    ``chunk`` holds the cell, the replicates and where their draws come from. Returns tidy
+    rows ``(model, m, L, replicate, method, metric, value)`` with metrics
+    ``seconds_aggregate``, ``seconds_solve``, ``seconds_total``, the fit's
+    ``l2_over_sqrt_m`` (a check that the timed work is the real estimator) and
+    ``converged``. ``workers`` threads generate the (untimed) released data between the
+    timed steps (same data for any number); what is timed runs in one thread.
     """
     from concurrent.futures import ThreadPoolExecutor
 
-    import pandas as pd
-
-    chunk = Chunk(seed, experiment, cell, p, replicates, eps)
-    eps = chunk.scheme()
+    cell, p, eps = check_chunk(chunk).cell, chunk.p, chunk.scheme()
     _checks.non_negative(lambda_c, "lambda_c")
     _checks.positive_finite(gtol, "gtol")
     _checks.count(max_iter, "max_iter", 1)
@@ -154,17 +142,15 @@ def time_cell(
             ):
                 row = {"model": "btl", "m": m, "L": L, "replicate": int(r), "method": "local_adrr"}
                 rows.append({**row, "metric": metric, "value": float(value)})
-    return pd.DataFrame(rows)
+    return frame(rows)
 
 
-def scaling_exponents(replicates: pd.DataFrame) -> pd.DataFrame:
+def scaling_exponents(replicates: Frame) -> Frame:
     """Least-squares slopes of log median time on log L and log m (spec: ~1 and ~2).
 
     One row per timed metric: ``log t = c + a log L + b log m`` fitted to the
     cell medians (B2 S.3 claims time doubles with L and quadruples with m).
     """
-    import pandas as pd
-
     _checks.columns(replicates, "replicates", ("m", "L", "metric", "value"))
     rows = []
     for metric in ("seconds_aggregate", "seconds_solve", "seconds_total"):
@@ -173,7 +159,7 @@ def scaling_exponents(replicates: pd.DataFrame) -> pd.DataFrame:
         X = np.column_stack([np.ones(len(med)), np.log(med["L"]), np.log(med["m"])])
         coef, *_ = np.linalg.lstsq(X, np.log(med["value"]), rcond=None)
         rows.append({"metric": metric, "slope_log_L": coef[1], "slope_log_m": coef[2]})
-    return pd.DataFrame(rows)
+    return frame(rows)
 
 
 def machine_info(threads: int) -> dict:
