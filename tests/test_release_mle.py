@@ -133,7 +133,7 @@ def test_individual_release_refuses_only_on_public_parameters():
     c = _data(seed=3)
     gamma, lam = individual_gamma(1e-14, 3), individual_mle_noise_scale(1e-14, 3)
     with pytest.raises(ValueError, match="too small for 6 items"):
-        R.individual_mle_release(c, 1e-14, 3, NoiseSource.from_seed(1), gamma, lam)
+        R.individual_mle_release(c, 1e-14, 3, NoiseSource.from_seed(1), R.PenalizedFit(gamma), lam)
 
 
 def test_edge_release_is_algorithm_1_on_noisy_win_totals():

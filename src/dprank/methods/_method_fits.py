@@ -81,21 +81,19 @@ def fit_edge_mle(
     max_iter: int = 100,
     **_,
 ) -> Fit:
-    from ..fit.mle import fit_penalized_mle
-    from ..privacy._release_mle import edge_mle_release
+    from ..privacy._release_mle import PenalizedFit, edge_mle_release
 
     eps = finite_eps(eps, "edge_mle")
     link = bounded_gradient_link(model, "Algorithm 1")
-    kappa1, kappa2 = link.kappa1, link.kappa2
-    g = data_edge_gamma(c, eps, c0, kappa2) if gamma is None else float(gamma)
+    g = data_edge_gamma(c, eps, c0, link.kappa2) if gamma is None else float(gamma)
+    mle = PenalizedFit(g, link, xtol, max_iter)
     if isinstance(rng, NoiseSource):
         # a release: exact noisy win totals, then the fit as post-processing (_release_mle)
-        fit, calib = edge_mle_release(c, eps, rng, g, link, xtol=xtol, max_iter=max_iter)
+        fit, calib = edge_mle_release(c, eps, rng, mle)
         details = {"gamma": g, **laplace_details(rng, calib["noise_scale"], 2.0)}
         return fit_result(fit, **{**details, **calib})
-    scale = edge_mle_noise_scale(eps, kappa1)
-    b = laplace_vector(rng, scale, c.n_items)
-    fit = fit_penalized_mle(mle_data(c), g, b, link=link, xtol=xtol, max_iter=max_iter)
+    scale = edge_mle_noise_scale(eps, link.kappa1)
+    fit = mle.solve(mle_data(c), laplace_vector(rng, scale, c.n_items))
     return fit_result(fit, gamma=g, **laplace_details(rng, scale))
 
 
@@ -139,20 +137,18 @@ def fit_individual_mle(
     max_iter: int = 100,
     **_,
 ) -> Fit:
-    from ..fit.mle import fit_penalized_mle
-    from ..privacy._release_mle import individual_mle_release
+    from ..privacy._release_mle import PenalizedFit, individual_mle_release
 
     eps = finite_eps(eps, "individual_mle")
     link = bounded_gradient_link(model, "the individual-DP perturbed MLE")
     L = user_bound(c, rng, max_per_user, "individual_mle")
     g = individual_gamma(eps, L, link.kappa2)
+    mle = PenalizedFit(g, link, xtol, max_iter)
     scale = individual_mle_noise_scale(eps, L, link.kappa1)
     if isinstance(rng, NoiseSource):
         # a release: approximate minima perturbation with a certified fit (_release_mle)
         try:
-            scores, fit, calib = individual_mle_release(
-                c, eps, L, rng, g, scale, link, xtol=xtol, max_iter=max_iter
-            )
+            scores, fit, calib = individual_mle_release(c, eps, L, rng, mle, scale)
         except ValueError as exc:
             raise MethodInputError(f"method individual_mle: {exc}") from None
         details = {"L": L, "max_per_user": L, "gamma": g, **laplace_details(rng, scale)}
@@ -160,10 +156,7 @@ def fit_individual_mle(
         return Fit(
             scores=scores, converged=bool(fit.converged), n_iter=int(fit.n_iter), details=details
         )
-    b = laplace_vector(rng, scale, c.n_items)
-    fit = fit_penalized_mle(
-        mle_data(c), g, b, link=link, sum_zero=True, xtol=xtol, max_iter=max_iter
-    )
+    fit = mle.solve(mle_data(c), laplace_vector(rng, scale, c.n_items), sum_zero=True)
     return fit_result(fit, L=L, max_per_user=L, gamma=g, **laplace_details(rng, scale))
 
 

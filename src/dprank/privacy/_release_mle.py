@@ -81,6 +81,7 @@ from .noise import FINE_GRID_BITS, GRID_BITS, NoiseSource, laplace_scale
 __all__ = [
     "CERTIFIED_TOLERANCE_BITS",
     "Certificate",
+    "PenalizedFit",
     "certified_tolerance",
     "certify",
     "edge_mle_release",
@@ -115,22 +116,40 @@ def outcome_free(c: Comparisons) -> Comparisons:
     return c.with_records(c.i, c.j, np.full(c.i.size, 0.5), c.count)
 
 
+@dataclass(frozen=True)
+class PenalizedFit:
+    """The penalised MLE a perturbed-MLE method fits: its ridge, link and solver settings.
+
+    The fits of Algorithms 1 and 3 (:mod:`dprank.methods`) state it once; a release
+    solves it after drawing its noise (:func:`edge_mle_release`,
+    :func:`individual_mle_release`), a simulation with numpy's noise (:meth:`solve`).
+    """
+
+    gamma: float
+    link: Link = BTL
+    xtol: float = 1e-10
+    max_iter: int = 100
+
+    def solve(self, data, b: np.ndarray | None, *, sum_zero: bool = False):
+        """:func:`dprank.fit.mle.fit_penalized_mle` of ``data`` with linear term ``b``."""
+        return fit_penalized_mle(
+            data,
+            self.gamma,
+            b,
+            link=self.link,
+            sum_zero=sum_zero,
+            xtol=self.xtol,
+            max_iter=self.max_iter,
+        )
+
+
 def _comparisons_per_item(c: Comparisons) -> np.ndarray:
     """``N``: comparisons of each item (count-weighted), public under edge DP."""
     n = c.n_items
     return np.bincount(c.i, c.count, n) + np.bincount(c.j, c.count, n)
 
 
-def edge_mle_release(
-    c: Comparisons,
-    eps: float,
-    noise: NoiseSource,
-    gamma: float,
-    link: Link = BTL,
-    *,
-    xtol: float = 1e-10,
-    max_iter: int = 100,
-):
+def edge_mle_release(c: Comparisons, eps: float, noise: NoiseSource, mle: PenalizedFit):
     """Algorithm 1 as post-processing of exact noisy win totals (module text).
 
     ``W~ = W + Laplace(8 kappa1 / eps)``: exact discrete Laplace on the grid ``2^k``,
@@ -143,15 +162,15 @@ def edge_mle_release(
     (MLEFit, dict)
         The fit and the public details of the noise (scale, grid exponent).
     """
-    _check_logistic(link, "Algorithm 1's release")
+    _check_logistic(mle.link, "Algorithm 1's release")
     wins = copeland_counts(c)
     # Laplace(8 kappa1 / eps) on wins of l1 sensitivity 2: budget eps / 4 (kappa1 = 1)
-    scale = laplace_scale(2.0, eps / (4.0 * link.kappa1))
+    scale = laplace_scale(2.0, eps / (4.0 * mle.link.kappa1))
     bits = min(max(GRID_BITS, math.frexp(scale)[1] - 1), FINE_GRID_BITS)
     z, k = noise.laplace_grid(scale, c.n_items, bits)
     noisy = exact_noisy_sum(wins, z, k)
     b = 0.5 * _comparisons_per_item(c) - noisy
-    fit = fit_penalized_mle(outcome_free(c), gamma, b, link=link, xtol=xtol, max_iter=max_iter)
+    fit = mle.solve(outcome_free(c), b)
     return fit, {"noise_scale": scale, "grid_exponent": k, "released_statistic": "wins per item"}
 
 
@@ -504,16 +523,7 @@ def refine_decimal(theta0, c: Comparisons, gamma: float, z1, k1: int, tau: float
 
 
 def individual_mle_release(
-    c: Comparisons,
-    eps: float,
-    L: int,
-    noise: NoiseSource,
-    gamma: float,
-    lam: float,
-    link: Link = BTL,
-    *,
-    xtol: float = 1e-10,
-    max_iter: int = 100,
+    c: Comparisons, eps: float, L: int, noise: NoiseSource, mle: PenalizedFit, lam: float
 ):
     """Algorithm 3's perturbed MLE by approximate minima perturbation (module text).
 
@@ -526,10 +536,10 @@ def individual_mle_release(
     L : int
         The declared bound.
     noise : NoiseSource
-    gamma, lam : float
-        Proposition 3.1's ridge ``8 L kappa2 / eps`` and noise scale ``8 L kappa1 / eps``.
-    link : Link
-        BTL only.
+    mle : PenalizedFit
+        Its ridge ``gamma`` is Proposition 3.1's ``8 L kappa2 / eps``; BTL only.
+    lam : float
+        Proposition 3.1's noise scale ``8 L kappa1 / eps``.
 
     Returns
     -------
@@ -545,7 +555,7 @@ def individual_mle_release(
     CertificationError
         If the fit cannot be certified (no output).
     """
-    _check_logistic(link, "the individual-DP perturbed MLE's release")
+    _check_logistic(mle.link, "the individual-DP perturbed MLE's release")
     n = c.n_items
     if math.ldexp(float(n), -FINE_GRID_BITS) > eps / 16.0:
         raise ValueError(
@@ -556,10 +566,10 @@ def individual_mle_release(
     tau = certified_tolerance(n, n_users, L, lam)
     z1, k1 = noise.laplace_grid(lam, n, FINE_GRID_BITS)
     b = np.ldexp(z1.astype(np.float64), k1)  # the float nearest each exact draw
-    fit = fit_penalized_mle(c, gamma, b, link=link, sum_zero=True, xtol=xtol, max_iter=max_iter)
-    theta, cert, rounds = _certified_fit(c, gamma, b, z1, k1, tau, fit.theta, link)
+    fit = mle.solve(c, b, sum_zero=True)
+    theta, cert, rounds = _certified_fit(c, mle.gamma, b, z1, k1, tau, fit.theta, mle.link)
     # output noise: Laplace of sensitivity 2 r at budget eps / 8, r = sqrt(n) 2 tau / gamma
-    r = math.sqrt(n) * 2.0 * tau / gamma
+    r = math.sqrt(n) * 2.0 * tau / mle.gamma
     lam2 = laplace_scale(2.0 * r, eps / 8.0)
     z2, k2 = noise.laplace_grid(lam2, n, FINE_GRID_BITS)
     exact = [t + int(z) for t, z in zip(_round_to_grid(theta, k2), z2, strict=True)]
