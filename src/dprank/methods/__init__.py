@@ -59,6 +59,9 @@ from functools import partial
 from ..data.comparisons import Comparisons  # noqa: F401
 from ..data.models import Link, get_link  # noqa: F401
 from ..privacy.mechanisms import (
+    EDGE_TIES_MODELS,
+    INDIVIDUAL_TIES_MODELS,
+    LOCAL_TIES_MODELS,
     counts_as_published_privacy_loss,
     edge_count_noise_scale,
     edge_mle_noise_scale,
@@ -338,7 +341,7 @@ for _m in (
         fit_edge_ties,
         "-",
         "noisy points and ties, Davidson MLE (dprank.private_ties)",
-        models=("davidson", "btl"),
+        models=EDGE_TIES_MODELS,
         ties=True,
         description="items' points (wins + ties/2) and the ties + Laplace(2/eps), then the "
         "ties model's MLE (votes with ties; one vote's outcome among three)",
@@ -350,7 +353,7 @@ for _m in (
         fit_individual_ties,
         "-",
         "noisy outcome table, Davidson MLE (dprank.private_ties)",
-        models=("davidson", "raokupper", "btl"),
+        models=INDIVIDUAL_TIES_MODELS,
         ties=True,
         description="every pair's win/tie/loss counts + Laplace(2L/eps), then the ties "
         "model's MLE (a voter's at most L votes)",
@@ -362,7 +365,7 @@ for _m in (
         fit_local_ties,
         "-",
         "three-outcome RR, ADRR debiasing, Davidson MLE (dprank.private_ties)",
-        models=("davidson", "btl"),
+        models=LOCAL_TIES_MODELS,
         ties=True,
         description="votes released by three-outcome randomized response, debiased and "
         "weighted as ADRR, then the ties model's MLE",

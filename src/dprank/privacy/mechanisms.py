@@ -54,6 +54,14 @@ NEIGHBOURS = {
 #: without importing the ties estimator.
 PRIVATE_RIDGE = 1.0
 
+#: The models each release of votes with ties can fit (edge, individual, local DP): the
+#: releases of :mod:`dprank.privacy.private_ties` check a request against them and the
+#: registry declares them as the ties methods' models, one statement for both (defined
+#: here for the reason :data:`PRIVATE_RIDGE` is).
+EDGE_TIES_MODELS = ("davidson", "btl")
+INDIVIDUAL_TIES_MODELS = ("davidson", "raokupper", "btl")
+LOCAL_TIES_MODELS = ("davidson", "btl")
+
 
 @dataclass(frozen=True)
 class PrivacyLoss:

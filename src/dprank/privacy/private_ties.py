@@ -55,7 +55,12 @@ from ..base import _checks
 from ..data.comparisons import Comparisons
 from ..fit.ties import TieCounts, TiesFit, fit_ties_mle
 from ..objective import get_tie_model
-from .mechanisms import PRIVATE_RIDGE  # defined there, public here (the registry reads it)
+from .mechanisms import (  # defined there, public here (the registry reads them)
+    EDGE_TIES_MODELS,
+    INDIVIDUAL_TIES_MODELS,
+    LOCAL_TIES_MODELS,
+    PRIVATE_RIDGE,
+)
 from .noise import NoiseSource, laplace_scale, rr3_effective_epsilon
 
 __all__ = [
@@ -74,11 +79,6 @@ __all__ = [
     "randomized_response3",
     "ties_intervals",
 ]
-
-#: Models the statistics of each release can fit.
-EDGE_MODELS = ("davidson", "btl")
-INDIVIDUAL_MODELS = ("davidson", "raokupper", "btl")
-LOCAL_MODELS = ("davidson", "btl")
 
 
 # --------------------------------------------------------------------------- privacy maps
@@ -405,7 +405,7 @@ def _check_release(c, model: str, allowed, gamma, *, noisy=False, eps=None, rng=
 
 def nonprivate_release(c: Comparisons, model: str = "davidson", gamma: float = 0.0):
     """The non-private fit of ``c`` as a :class:`TiesRelease` (kind ``"none"``)."""
-    _check_release(c, model, INDIVIDUAL_MODELS, gamma)
+    _check_release(c, model, INDIVIDUAL_TIES_MODELS, gamma)
     counts = TieCounts.from_pair_statistics(c.pair_statistics())
     fit = _fit_model(counts, model, gamma)
     design = {"a": counts.a, "b": counts.b, "n": counts.total}
@@ -420,7 +420,7 @@ def edge_release(
     ``rng``: a :class:`dprank.privacy.noise.NoiseSource` (a release: the exact sampler) or a
     :class:`numpy.random.Generator` (a simulation).
     """
-    _check_release(c, model, EDGE_MODELS, gamma, noisy=True, eps=eps, rng=rng)
+    _check_release(c, model, EDGE_TIES_MODELS, gamma, noisy=True, eps=eps, rng=rng)
     counts = TieCounts.from_pair_statistics(c.pair_statistics())
     votes = _votes(counts)  # public: the comparison graph
     pseudo, b, noisy = _edge_pseudo(counts, eps, rng, votes)
@@ -446,7 +446,7 @@ def individual_release(
     ``c`` must already hold at most ``L`` votes per voter
     (:func:`dprank.privacy.release.bound_user_contributions`).
     """
-    _check_release(c, model, INDIVIDUAL_MODELS, gamma, noisy=True, eps=eps, rng=rng)
+    _check_release(c, model, INDIVIDUAL_TIES_MODELS, gamma, noisy=True, eps=eps, rng=rng)
     L = _checks.count(L, "L", 1)
     counts = TieCounts.from_pair_statistics(c.pair_statistics())
     n = counts.n_items
@@ -475,7 +475,7 @@ def local_release(c: Comparisons, model: str = "davidson", gamma: float | None =
     outcomes (``ties=False``, classic randomized response) is debiased as B2's ADRR
     (``k = 2``). ``gamma`` defaults to B2's ``2 lambda = 2 / (L B)``.
     """
-    _check_release(c, model, LOCAL_MODELS, gamma)
+    _check_release(c, model, LOCAL_TIES_MODELS, gamma)
     if c.user is None or c.user_epsilon is None:
         raise ValueError("c must be a local-DP release: the user of every vote and its budget")
     k = 3 if c.ties else 2
