@@ -1,7 +1,7 @@
 """The frames of the B2 stages: pandas in one place, imported when a frame is built.
 
-The simulate stage's job starts without pandas (docs/performance.md, "Job start-up"); the
-functions that return frames build them here, so pandas is imported on their first call.
+The stages' jobs start without pandas (docs/performance.md, "Job start-up"); the functions
+that return frames build them here, so pandas is imported on their first call.
 :data:`Frame` names the frame's type in annotations without importing it.
 """
 
