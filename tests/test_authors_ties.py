@@ -6,6 +6,7 @@ import pytest
 from dprank.data.simulate import sample_er_comparisons, theta_paper_a_edge, top_k_size
 from dprank.fit.mle import PairwiseData, fit_penalized_mle, penalized_objective
 from dprank.fit.ranking import top_k
+from dprank_papers.grid import NewtonSettings
 from dprank_papers.rbfgs import vmmin
 from dprank_papers.studies.paper_a_edge.estimate import (
     authors_tie_keys,
@@ -83,8 +84,7 @@ def test_authors_protocol_orders_exact_ties_like_r_bfgs():
         methods=["edge_mle"],
         c0=2.0,
         kappa2=0.25,
-        xtol=1e-10,
-        max_iter=100,
+        solver=NewtonSettings(xtol=1e-10, max_iter=100),
     )
     emulated = estimate_chunk(wins[None], noise, truth=theta[None], **kwargs)
     stable = estimate_chunk(wins[None], noise, **kwargs)

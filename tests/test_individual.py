@@ -15,6 +15,7 @@ from dprank.privacy.mechanisms import (
     individual_gamma,
     individual_mle_noise_scale,
 )
+from dprank_papers.grid import NewtonSettings
 from dprank_papers.studies.paper_a_individual.estimate import estimate_chunk
 from dprank_papers.studies.paper_a_individual.evaluate import metrics_chunk
 from dprank_papers.studies.paper_a_individual.privatize import privatize_chunk
@@ -86,7 +87,9 @@ def test_stages_chain_and_protocols_share_data():
     frames = {}
     for protocol in ("paper", "authors"):
         noise = privatize_chunk(7, "exp6", cell, 5, 1.0, [0, 1, 2, 3], protocol)
-        est = estimate_chunk(data["wins"], noise, cell, protocol, 5, 0.25, 1e-10, 100)
+        est = estimate_chunk(
+            data["wins"], noise, cell, protocol, 5, 0.25, NewtonSettings(1e-10, 100)
+        )
         assert est["converged"].all()
         frames[protocol] = metrics_chunk(data["theta"], data["replicate"], est, cell, protocol)
     paper, authors = frames["paper"], frames["authors"]

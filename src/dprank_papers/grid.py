@@ -19,6 +19,7 @@ from dprank.base import checks as _checks
 __all__ = [
     "GRID_STUDY_FUNCTIONS",
     "CellGrid",
+    "NewtonSettings",
     "StageJob",
     "StudyStages",
     "cell_blocks",
@@ -228,6 +229,25 @@ class CellGrid:
 
 
 @dataclass(frozen=True)
+class NewtonSettings:
+    """The Newton solver's settings of an estimate stage (a study section's ``solver``).
+
+    They travel together from the config to every fit of the stage
+    (:func:`dprank.fit.mle.fit_penalized_mle` and its batch form).
+
+    Attributes
+    ----------
+    xtol : float
+        Stop when the max-norm of the Newton step is at most ``xtol``.
+    max_iter : int
+        The most Newton steps of one fit.
+    """
+
+    xtol: float
+    max_iter: int
+
+
+@dataclass(frozen=True)
 class StageJob:
     """What one job of a study's stage is built from (:class:`StudyStages`).
 
@@ -262,9 +282,9 @@ class StageJob:
         """``seed, experiment, cell``: the arguments of a stage that draws (seeds key on them)."""
         return {"seed": int(self.seed), "experiment": self.experiment, "cell": self.cell}
 
-    def solver_kwargs(self) -> dict:
-        """``xtol, max_iter``: the solver settings of an estimate stage."""
-        return {"xtol": float(self.solver["xtol"]), "max_iter": int(self.solver["max_iter"])}
+    def newton(self) -> NewtonSettings:
+        """The solver settings of an estimate stage (the section's ``solver``)."""
+        return NewtonSettings(float(self.solver["xtol"]), int(self.solver["max_iter"]))
 
 
 class StudyStages:

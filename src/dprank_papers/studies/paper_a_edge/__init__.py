@@ -114,7 +114,7 @@ def _privatize(job: StageJob) -> dict:
 def _estimate(job: StageJob) -> dict:
     constants = job.constants
     ridge = {"c0": float(constants["c0"]), "kappa2": float(constants["kappa2"])}
-    return {"cell": job.cell, **_methods(job), **ridge, **job.solver_kwargs()}
+    return {"cell": job.cell, **_methods(job), **ridge, "solver": job.newton()}
 
 
 def _evaluate(job: StageJob) -> dict:

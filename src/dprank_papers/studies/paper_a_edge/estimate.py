@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -14,6 +15,9 @@ from dprank.privacy.oneshot import one_shot_scores
 
 from ...rbfgs import vmmin
 from . import edge_gamma
+
+if TYPE_CHECKING:
+    from ...grid import NewtonSettings
 
 
 def boundary_tie(scores: np.ndarray, k: int) -> bool:
@@ -61,8 +65,7 @@ def estimate_chunk(
     methods: Sequence[str],
     c0: float,
     kappa2: float,
-    xtol: float,
-    max_iter: int,
+    solver: NewtonSettings,
     truth: np.ndarray | None = None,
 ) -> dict[str, np.ndarray]:
     """Fit every method at every epsilon on each replicate's win matrix.
@@ -110,8 +113,8 @@ def estimate_chunk(
                     gamma,
                     noise["mle_noise"][r, e],
                     theta0=start,
-                    xtol=xtol,
-                    max_iter=max_iter,
+                    xtol=solver.xtol,
+                    max_iter=solver.max_iter,
                     solver="dense",  # the papers' results: the n x n Newton, whatever the density
                 )
                 theta_hat[r, e], converged[r, e], n_iter[r, e] = (

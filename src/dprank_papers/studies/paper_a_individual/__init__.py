@@ -75,7 +75,7 @@ def _estimate(job: StageJob) -> dict:
         "protocol": job.protocol,
         "L": int(job.constants["L"]),
         "kappa2": float(job.constants["kappa2"]),
-        **job.solver_kwargs(),
+        "solver": job.newton(),
     }
 
 

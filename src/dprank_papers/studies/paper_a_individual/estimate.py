@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -12,6 +13,9 @@ from dprank.fit.ranking import noisy_counts, top_k
 from dprank.privacy.mechanisms import individual_gamma
 
 from ...introselect import authors_top_k
+
+if TYPE_CHECKING:
+    from ...grid import NewtonSettings
 
 
 def select_top_k(scores: np.ndarray, k: int, protocol: str, tie_keys=None) -> np.ndarray:
@@ -40,8 +44,7 @@ def estimate_chunk(
     protocol: str,
     L: int,
     kappa2: float,
-    xtol: float,
-    max_iter: int,
+    solver: NewtonSettings,
     truth: np.ndarray | None = None,
 ) -> dict[str, np.ndarray]:
     """Fit all replicates of one cell in one batch of Newton steps.
@@ -65,8 +68,8 @@ def estimate_chunk(
         individual_gamma(eps, L, kappa2),
         noise["mle_noise"],
         sum_zero=True,
-        xtol=xtol,
-        max_iter=max_iter,
+        xtol=solver.xtol,
+        max_iter=solver.max_iter,
     )
     ties = noise["tie_keys"]
     release = noisy_counts(wins, noise["count_noise"])
