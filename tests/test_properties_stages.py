@@ -175,18 +175,46 @@ _BAD_EST = dict(
 )
 
 
+_SETTINGS = ("lambda_c", "gtol", "max_iter")
+
+
+def settings_of(build):
+    """A builder of ``settings`` (a :class:`~scenarios.FitSettings` of ``lambda_c, gtol,
+    max_iter`` that ``build`` draws) and of the other arguments ``build`` draws."""
+
+    def inner(draw):
+        flat = build(draw)
+        settings = scenarios.FitSettings(*(flat.pop(name) for name in _SETTINGS))
+        return {**flat, "settings": settings}
+
+    return inner
+
+
+BAD_SETTINGS = [None, (1.0, 1e-8, 100), {"lambda_c": 1.0, "gtol": 1e-8, "max_iter": 100}]
+_BAD_FIT_EST = {k: v for k, v in _BAD_EST.items() if k not in _SETTINGS} | {
+    "settings": BAD_SETTINGS
+}
+
+
 def _check_est(r, kw):
     metrics = {*kw["metrics"], "converged"}
+    settings = kw.get("settings") or scenarios.FitSettings(*(kw[name] for name in _SETTINGS))
     return (
         set(r["metric"]) == metrics
         and len(r) == 2 * len(metrics)
         and set(r["replicate"]) == set(_DATA["replicate"].tolist())
         and bool((r["value"] >= 0).all())
-        and r.equals(scenarios.estimate_chunk(**kw))
+        and r.equals(scenarios.estimate_chunk(_DATA, _CELL, settings, kw["metrics"]))
     )
 
 
-case(scenarios.estimate_chunk, _est_b2, _check_est, **_BAD_EST)
+case(
+    scenarios.FitSettings,
+    kw(lambda_c=st.floats(0, 5), gtol=st.floats(1e-12, 1e-4), max_iter=st.integers(1, 100)),
+    lambda r, kw: (r.lambda_c, r.gtol, r.max_iter) == tuple(kw[name] for name in _SETTINGS),
+    **{name: _BAD_EST[name] for name in _SETTINGS},
+)
+case(scenarios.estimate_chunk, settings_of(_est_b2), _check_est, **_BAD_FIT_EST)
 case(paper_b2.estimate_chunk, _est_b2, _check_est, **_BAD_EST, kind=["bogus", None])
 case(
     scenarios.hessian_chunk,
@@ -280,19 +308,23 @@ case(
 )
 case(
     scenario5.estimate_chunk,
-    kw(
-        data=st.just(_S5_DATA),
-        cell=st.just(_S5_CELL),
-        seed=st.just(1),
-        experiment=st.just("scenario5"),
-        lambda_c=st.floats(0.5, 2),
-        gtol=st.just(1e-8),
-        max_iter=st.just(100),
-        metrics=st.just(["l2_over_sqrt_m", "kendall_tau_K"]),
-        methods=st.lists(st.sampled_from(scenario5.METHODS), min_size=1, max_size=3, unique=True),
+    settings_of(
+        kw(
+            data=st.just(_S5_DATA),
+            cell=st.just(_S5_CELL),
+            seed=st.just(1),
+            experiment=st.just("scenario5"),
+            lambda_c=st.floats(0.5, 2),
+            gtol=st.just(1e-8),
+            max_iter=st.just(100),
+            metrics=st.just(["l2_over_sqrt_m", "kendall_tau_K"]),
+            methods=st.lists(
+                st.sampled_from(scenario5.METHODS), min_size=1, max_size=3, unique=True
+            ),
+        )
     ),
     lambda r, kw: set(r["method"]) == set(kw["methods"]) and set(r["replicate"]) == {0, 1},
-    **_BAD_EST,
+    **_BAD_FIT_EST,
     seed=BAD_SEED,
     experiment=BAD_TEXT,
     methods=["local_adrr", ["bogus"], None],
@@ -361,18 +393,20 @@ case(
 )
 case(
     extensions.estimate_selection_chunk,
-    kw(
-        data=st.just(_SEL_DATA),
-        cell=st.just(_SEL_CELL),
-        lambda_c=st.floats(0.5, 2),
-        gtol=st.just(1e-8),
-        max_iter=st.just(100),
+    settings_of(
+        kw(
+            data=st.just(_SEL_DATA),
+            cell=st.just(_SEL_CELL),
+            lambda_c=st.floats(0.5, 2),
+            gtol=st.just(1e-8),
+            max_iter=st.just(100),
+        )
     ),
     lambda r, kw: (
         set(r["metric"]) == {"prop_correct_model_selected", "converged"}
         and set(r["value"]) <= {0.0, 1.0}
     ),
-    **{k: v for k, v in _BAD_EST.items() if k != "metrics"},
+    **{k: v for k, v in _BAD_FIT_EST.items() if k != "metrics"},
 )
 
 # ---- Figure 10: timings

@@ -55,7 +55,7 @@ def test_scenario3_default_setting_reproduces_the_main_study():
         100, {"scheme": [2], "m": [10], "L": [200]},
     )  # fmt: skip
     data = paper_b2.simulate_chunk(SEED, "scenario3", cell, exp["p"], exp["eps"], reps)
-    main = summarise(scenarios.estimate_chunk(data, cell, 1.0, 1e-8, 100))
+    main = summarise(scenarios.estimate_chunk(data, cell, scenarios.FitSettings(1.0, 1e-8, 100)))
     at_default = ours[ours["eps0"] == exp["eps"]["eps0"]].reset_index(drop=True)
     np.testing.assert_array_equal(at_default["mean"], main["mean"])
     other = ours[ours["eps0"] == 2.0]
@@ -80,8 +80,8 @@ def test_scenario5_default_setting_reproduces_the_main_study():
     )
     main = summarise(
         scenario5.estimate_chunk(
-            data, {"model": "tm"}, SEED, "scenario5", 1.0, 1e-8, 100, sens.S5_METRICS,
-            sens.S5_METHODS,
+            data, {"model": "tm"}, SEED, "scenario5", scenarios.FitSettings(1.0, 1e-8, 100),
+            sens.S5_METRICS, sens.S5_METHODS,
         )
     )  # fmt: skip
     default = ours[(ours["theta_half"] == 1.0) & (ours["lambda_c"] == 1.0)]

@@ -184,9 +184,14 @@ def estimate_chunk(
     kind: str = "adrr",
     **options,
 ) -> Frame:
-    """The estimate stage of one chunk: tidy ``(cell, replicate, method, metric, value)`` rows."""
+    """The estimate stage of one chunk: tidy ``(cell, replicate, method, metric, value)`` rows.
+
+    ``lambda_c``, ``gtol`` and ``max_iter`` (the config's) make the kind's
+    :class:`.scenarios.FitSettings`.
+    """
+    settings = scenarios.FitSettings(lambda_c, gtol, max_iter)
     if kind == "adrr":
-        return scenarios.estimate_chunk(data, cell, lambda_c, gtol, max_iter, metrics)
+        return scenarios.estimate_chunk(data, cell, settings, metrics)
     if kind == "hessian":
         return scenarios.hessian_chunk(data, cell)
     if kind == "scenario5":
@@ -195,9 +200,7 @@ def estimate_chunk(
             cell,
             options["seed"],
             options["experiment"],
-            lambda_c,
-            gtol,
-            max_iter,
+            settings,
             metrics,
             options.get("methods", scenario5.METHODS),
             float(options.get("noisy_obj_delta", 1e-6)),
@@ -214,7 +217,7 @@ def estimate_chunk(
             metrics,
         )
     if kind == "model_selection":
-        return extensions.estimate_selection_chunk(data, cell, lambda_c, gtol, max_iter)
+        return extensions.estimate_selection_chunk(data, cell, settings)
     raise ValueError(f"experiment kind {kind!r} has no estimate stage; kinds: {KINDS}")
 
 

@@ -30,7 +30,14 @@ from dprank.fit.weighted_mle import fit_weighted_mle, weighted_objective
 from dprank.privacy.ldp import sample_rr_statistics_equal_eps
 
 from ._frames import Frame, frame
-from .scenarios import Chunk, check_chunk, check_estimate_args, true_scores
+from .scenarios import (
+    Chunk,
+    FitSettings,
+    check_chunk,
+    check_estimate_args,
+    check_fit_args,
+    true_scores,
+)
 
 __all__ = [
     "MODELS",
@@ -123,12 +130,10 @@ def simulate_selection_chunk(chunk: Chunk) -> dict[str, np.ndarray]:
 def estimate_selection_chunk(
     data: Mapping[str, np.ndarray],
     cell: Mapping,
-    lambda_c: float,
-    gtol: float,
-    max_iter: int,
+    settings: FitSettings,
 ) -> Frame:
     """Fit BTL and TM, choose the smaller unpenalised loss; 1 if the choice is right."""
-    check_estimate_args(data, cell, gtol, max_iter, lambda_c=lambda_c)
+    check_fit_args(data, cell, settings)
     m, L = int(cell["m"]), int(cell["L"])
     rows = []
     for i, r in enumerate(data["replicate"]):
@@ -136,8 +141,10 @@ def estimate_selection_chunk(
         losses, converged = [], True
         for model in MODELS:
             link = get_link(model)
-            lam = lambda_c / L
-            fit = fit_weighted_mle(S, N, m, lam, link, gtol=gtol, max_iter=max_iter)
+            lam = settings.lambda_c / L
+            fit = fit_weighted_mle(
+                S, N, m, lam, link, gtol=settings.gtol, max_iter=settings.max_iter
+            )
             # L_0: objective (5) without the ridge
             penalised = weighted_objective(fit.theta, S, N, lam, link)
             losses.append(penalised - lam * float(fit.theta @ fit.theta))

@@ -36,8 +36,9 @@ from ._frames import Frame, frame
 from .scenarios import (
     METRICS,
     Chunk,
+    FitSettings,
     check_chunk,
-    check_estimate_args,
+    check_fit_args,
     true_scores,
     user_budgets,
 )
@@ -120,16 +121,16 @@ def split(data: Mapping[str, np.ndarray], i: int) -> dict:
     return rep
 
 
-def _check_estimate(data, cell, seed, experiment, lambda_c, gtol, max_iter, metrics, methods):
+def _check_estimate(data, cell, seed, experiment, settings, metrics, methods):
     """The argument checks of :func:`estimate_chunk` (all but ``noisy_obj_delta``)."""
-    check_estimate_args(data, cell, gtol, max_iter, lambda_c=lambda_c)
+    check_fit_args(data, cell, settings)
     _checks.count(seed, "seed")
     _checks.text(experiment, "experiment")
     _checks.names(metrics, "metrics", METRICS)
     _checks.names(methods, "methods", METHODS)
 
 
-def _noisy_obj(rep: Mapping, m: int, rng, delta: float, gtol: float, max_iter: int):
+def _noisy_obj(rep: Mapping, m: int, rng, delta: float, settings: FitSettings):
     """NoisyObj's fit of one replicate (:func:`split`) on its raw statistics."""
     return noisy_obj_fit(
         rep["S_raw"],
@@ -138,12 +139,12 @@ def _noisy_obj(rep: Mapping, m: int, rng, delta: float, gtol: float, max_iter: i
         float(rep["eps_min"]),
         rng,
         delta,
-        gtol=gtol,
-        max_iter=max_iter,
+        gtol=settings.gtol,
+        max_iter=settings.max_iter,
     )
 
 
-def _weighted_fit(rep: Mapping, method: str, m: int, lam: float, link, gtol, max_iter):
+def _weighted_fit(rep: Mapping, method: str, m: int, lam: float, link, settings: FitSettings):
     """An estimator's weighted fit of one replicate (:func:`split`) on its statistics."""
     name = _STATS[method]
     return fit_weighted_mle(
@@ -152,8 +153,8 @@ def _weighted_fit(rep: Mapping, method: str, m: int, lam: float, link, gtol, max
         m,
         lam,
         link,
-        gtol=gtol,
-        max_iter=max_iter,
+        gtol=settings.gtol,
+        max_iter=settings.max_iter,
     )
 
 
@@ -162,9 +163,7 @@ def estimate_chunk(
     cell: Mapping,
     seed: int,
     experiment: str,
-    lambda_c: float,
-    gtol: float,
-    max_iter: int,
+    settings: FitSettings,
     metrics: Sequence[str],
     methods: Sequence[str] = METHODS,
     noisy_obj_delta: float = 1e-6,
@@ -177,7 +176,7 @@ def estimate_chunk(
     (B2 Table 10 has no TM entry). Its noise and the count method's
     tie-breaks come from the replicate's own streams.
     """
-    _check_estimate(data, cell, seed, experiment, lambda_c, gtol, max_iter, metrics, methods)
+    _check_estimate(data, cell, seed, experiment, settings, metrics, methods)
     _checks.positive_finite(noisy_obj_delta, "noisy_obj_delta")
     link = get_link(cell["model"])
     key = cell_key({"role": "data", **cell})
@@ -191,7 +190,7 @@ def estimate_chunk(
     for i in range(len(data["replicate"])):
         rep = split(data, i)
         m, L, r, theta = int(rep["m"]), int(rep["L"]), int(rep["replicate"]), rep["theta"]
-        lam = default_lambda(L, float(rep["B"]), lambda_c)
+        lam = default_lambda(L, float(rep["B"]), settings.lambda_c)
         for method in methods:
             if method == "local_count":
                 rng = generator(seed, experiment, key, r, Stream.TIEBREAK)
@@ -207,9 +206,9 @@ def estimate_chunk(
                 if cell["model"] != "btl":
                     continue
                 rng = generator(seed, experiment, key, r, Stream.NOISE_MLE)
-                fit = _noisy_obj(rep, m, rng, noisy_obj_delta, gtol, max_iter)
+                fit = _noisy_obj(rep, m, rng, noisy_obj_delta, settings)
             else:
-                fit = _weighted_fit(rep, method, m, lam, link, gtol, max_iter)
+                fit = _weighted_fit(rep, method, m, lam, link, settings)
             for metric in metrics:
                 emit(r, method, metric, float(METRICS[metric](fit.theta, theta, m)))
             emit(r, method, "converged", float(fit.converged))

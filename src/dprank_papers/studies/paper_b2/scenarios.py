@@ -42,6 +42,7 @@ from ._frames import Frame, frame
 __all__ = [
     "METRICS",
     "Chunk",
+    "FitSettings",
     "estimate_chunk",
     "hessian_chunk",
     "scheme_epsilon",
@@ -215,6 +216,44 @@ def check_chunk(chunk) -> Chunk:
     return chunk
 
 
+@dataclass(frozen=True)
+class FitSettings:
+    """The settings of a B2 estimate stage's weighted fits, checked on construction.
+
+    They travel together from the config (``paper_b2.lambda_c`` and ``paper_b2.solver``)
+    to every fit of objective (5) (:func:`dprank.fit.weighted_mle.fit_weighted_mle`).
+
+    Attributes
+    ----------
+    lambda_c : float
+        ``c`` of the ridge ``lambda = c / (L B(eps))`` (non-negative).
+    gtol : float
+        The solver's gradient tolerance (positive).
+    max_iter : int
+        The solver's most iterations (at least 1).
+    """
+
+    lambda_c: float
+    gtol: float
+    max_iter: int
+
+    def __post_init__(self) -> None:
+        _checks.non_negative(self.lambda_c, "lambda_c")
+        _checks.positive_finite(self.gtol, "gtol")
+        _checks.count(self.max_iter, "max_iter", 1)
+
+
+def check_fit_args(data: Mapping, cell: Mapping, settings: FitSettings) -> FitSettings:
+    """The checks of the arguments of an estimate stage that fits objective (5)."""
+    _checks.mapping(data, "data")
+    _checks.mapping(cell, "cell")
+    if not isinstance(settings, FitSettings):
+        raise TypeError(
+            f"settings must be a FitSettings (lambda_c, gtol, max_iter), got {settings!r}"
+        )
+    return settings
+
+
 def check_estimate_args(
     data: Mapping, cell: Mapping, gtol: float, max_iter: int, **non_negative: float
 ) -> None:
@@ -283,9 +322,7 @@ METRICS = {
 def estimate_chunk(
     data: Mapping[str, np.ndarray],
     cell: Mapping,
-    lambda_c: float,
-    gtol: float,
-    max_iter: int,
+    settings: FitSettings,
     metrics: Sequence[str] = ("l2_over_sqrt_m", "linf"),
 ) -> Frame:
     """ADRR estimates of every replicate and their errors (tidy rows).
@@ -296,7 +333,7 @@ def estimate_chunk(
     replicate's privacy constant ``B(eps)``, the x of Figure 5) and
     ``converged`` (1 or 0; a fit that did not converge is kept and counted).
     """
-    check_estimate_args(data, cell, gtol, max_iter, lambda_c=lambda_c)
+    check_fit_args(data, cell, settings)
     _checks.names(metrics, "metrics", {*METRICS, "B"})
     m, L = int(cell["m"]), int(cell["L"])
     link = get_link(cell["model"])
@@ -307,10 +344,10 @@ def estimate_chunk(
             data["S"][i],
             data["N"][i],
             m,
-            default_lambda(L, B, lambda_c),
+            default_lambda(L, B, settings.lambda_c),
             link,
-            gtol=gtol,
-            max_iter=max_iter,
+            gtol=settings.gtol,
+            max_iter=settings.max_iter,
         )
         theta = data["theta"][i]
         values = [

@@ -124,7 +124,7 @@ def scenario3_grid(
     replicates = _checked_run(seed, experiment, exp, replicates, gtol, max_iter, grid)
     _checks.text(model, "model")
     _checks.probability(p, "p")
-    _checks.non_negative(lambda_c, "lambda_c")
+    settings = scenarios.FitSettings(lambda_c, gtol, max_iter)
     eps0 = [_checks.positive_finite(e, "eps0") for e in _checks.sequence(eps0, "eps0")]
     frames = []
     for cell in _cells(exp, model, grid):
@@ -132,7 +132,7 @@ def scenario3_grid(
             eps = {**exp["eps"], "eps0": float(e0)}
             chunk = scenarios.Chunk(seed, experiment, cell, p, replicates, eps)
             data = scenarios.simulate_chunk(chunk, exp.get("theta", "uniform"))
-            frame = scenarios.estimate_chunk(data, cell, lambda_c, gtol, max_iter, S3_METRICS)
+            frame = scenarios.estimate_chunk(data, cell, settings, S3_METRICS)
             frame.insert(0, "eps0", float(e0))
             frame.insert(0, "p", float(p))
             frames.append(frame)
@@ -326,9 +326,7 @@ def scenario5_grid(
                 cell,
                 seed,
                 experiment,
-                float(c),
-                gtol,
-                max_iter,
+                scenarios.FitSettings(float(c), gtol, max_iter),
                 S5_METRICS,
                 methods,
                 float(exp.get("noisy_obj_delta", 1e-6)),
