@@ -257,11 +257,11 @@ def check_fit_args(data: Mapping, cell: Mapping, settings: FitSettings) -> FitSe
 def check_estimate_args(
     data: Mapping, cell: Mapping, gtol: float, max_iter: int, **non_negative: float
 ) -> None:
-    """The checks of the arguments every estimate stage of B2 takes.
+    """The checks of an estimate stage's arguments that takes no :class:`FitSettings`.
 
     The chunk's arrays ``data``, its ``cell``, the solver's ``gtol`` and ``max_iter`` and
-    the stage's non-negative constants, by name (``lambda_c`` of ``lambda = c / (L B(eps))``
-    of objective (5); ``sigma``, ``lam`` and ``ridge`` of the mixed-effects fit).
+    the stage's non-negative constants, by name (``sigma``, ``lam`` and ``ridge`` of the
+    mixed-effects fit, :func:`.extensions.estimate_mixed_chunk`).
     """
     _checks.mapping(data, "data")
     _checks.mapping(cell, "cell")
