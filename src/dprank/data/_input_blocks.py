@@ -398,7 +398,9 @@ class _Labels:
         values, all_lengths, text = self.table.export(0, self.size)
         values, lengths = values[canon], all_lengths[canon]
         if np.all(lengths < 0):  # integer labels: numeric order
-            order = np.argsort(values, kind="stable")
+            # one id per integer (the table keys them by value): no ties, so the default sort
+            # (several times faster than the stable merge sort on 10^5 labels) gives the order
+            order = np.argsort(values)
             values = values[order]
             # as text no wider than the longest label (str alone gives 21 characters each)
             width = max(len(str(values[0])), len(str(values[-1]))) if values.size else 1
@@ -424,9 +426,9 @@ class _Labels:
         not every character a number's), without a Python string per label; else None.
 
         Each label's bytes, padded with zeros to whole 8-byte words, are the words'
-        big-endian integers: their order (``numpy.lexsort``, stable) is the order of
-        the texts, as :func:`label_order` sorts them (numpy text: by code point, the
-        shorter first where one begins the other, ties in id order).
+        big-endian integers: their order (``numpy.lexsort`` of the words in which labels
+        differ, or one word's sort) is the order of the texts, as :func:`label_order` sorts
+        them (numpy text: by code point, the shorter first where one begins the other).
         """
         lengths = all_lengths[canon]
         if self.texts or self.alias is not None or not lengths.size:
@@ -447,7 +449,17 @@ class _Labels:
             shift = np.arange(canon.size) * (8 * words) - first
             padded.reshape(-1)[np.repeat(shift, lengths) + np.arange(raw.size)] = raw
         keys = padded.view(">u8").astype(np.uint64)  # a row of words per label, native order
-        order = np.lexsort([keys[:, w] for w in range(words - 1, -1, -1)])
+        # the labels are distinct (one id per text), so no two rows of words are equal and the
+        # order is the only one: a word equal in every label orders nothing and is left out;
+        # where one word is left, the labels differ in it alone (no two equal: numpy's default
+        # sort, several times faster than lexsort's stable merge sort on 10^5 labels)
+        varying = [w for w in range(words) if keys[:, w].min() != keys[:, w].max()]
+        if len(varying) == 1:
+            order = np.argsort(keys[:, varying[0]])
+        elif varying:
+            order = np.lexsort([keys[:, w] for w in reversed(varying)])
+        else:  # one label
+            order = np.arange(canon.size)
         # numpy text of ASCII: each character's code as a 32-bit number (a widening copy,
         # several times faster than decoding bytes to text)
         labels = padded[order, :width].astype(np.uint32).view(f"U{width}").ravel()
