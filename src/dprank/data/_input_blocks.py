@@ -398,7 +398,9 @@ class _Labels:
         values, all_lengths, text = self.table.export(0, self.size)
         values, lengths = values[canon], all_lengths[canon]
         if np.all(lengths < 0):  # integer labels: numeric order
-            order = np.argsort(values, kind="stable")
+            # one id per integer (the table keys them by value): no ties, so the default sort
+            # (several times faster than the stable merge sort on 10^5 labels) gives the order
+            order = np.argsort(values)
             values = values[order]
             # as text no wider than the longest label (str alone gives 21 characters each)
             width = max(len(str(values[0])), len(str(values[-1]))) if values.size else 1
@@ -424,9 +426,9 @@ class _Labels:
         not every character a number's), without a Python string per label; else None.
 
         Each label's bytes, padded with zeros to whole 8-byte words, are the words'
-        big-endian integers: their order (``numpy.lexsort``, stable) is the order of
-        the texts, as :func:`label_order` sorts them (numpy text: by code point, the
-        shorter first where one begins the other, ties in id order).
+        big-endian integers: their order (of the bytes in which labels differ) is the order
+        of the texts, as :func:`label_order` sorts them (numpy text: by code point, the
+        shorter first where one begins the other).
         """
         lengths = all_lengths[canon]
         if self.texts or self.alias is not None or not lengths.size:
@@ -446,8 +448,24 @@ class _Labels:
             first = np.cumsum(lengths) - lengths
             shift = np.arange(canon.size) * (8 * words) - first
             padded.reshape(-1)[np.repeat(shift, lengths) + np.arange(raw.size)] = raw
-        keys = padded.view(">u8").astype(np.uint64)  # a row of words per label, native order
-        order = np.lexsort([keys[:, w] for w in range(words - 1, -1, -1)])
+        # the labels are distinct (one id per text), so the order is the only one; a byte
+        # place where every label has the same byte orders nothing: the order is that of the
+        # places where labels differ, packed into words (big-endian integers), and where they
+        # fit in one word, one sort of distinct numbers (numpy's default sort, several times
+        # faster than lexsort's stable merge sort on 10^5 labels)
+        whole = padded.view(np.uint64)  # the places where a label differs from the first
+        spread = np.bitwise_or.reduce(whole ^ whole[0], axis=0)
+        differ = np.flatnonzero(spread.view(np.uint8))
+        words = -(-differ.size // 8)
+        packed = np.zeros((canon.size, 8 * words), dtype=np.uint8)
+        packed[:, : differ.size] = padded[:, differ]
+        keys = packed.view(">u8").astype(np.uint64)  # a row of words per label, native order
+        if words == 1:
+            order = np.argsort(keys[:, 0])
+        elif words:
+            order = np.lexsort([keys[:, w] for w in range(words - 1, -1, -1)])
+        else:  # one label
+            order = np.arange(canon.size)
         # numpy text of ASCII: each character's code as a 32-bit number (a widening copy,
         # several times faster than decoding bytes to text)
         labels = padded[order, :width].astype(np.uint32).view(f"U{width}").ravel()

@@ -70,6 +70,18 @@ def max_error(theta_hat: np.ndarray, theta: np.ndarray) -> np.ndarray:
     return np.max(np.abs(diff), axis=-1)
 
 
+def _descending_order(s: np.ndarray) -> np.ndarray:
+    """``np.argsort(-s, axis=-1, kind="stable")``, by numpy's default sort where no two scores
+    of a slice are equal: the order is then the only one, and the default sort is several
+    times faster than the stable merge sort on 10^5 scores (``dprank rank``'s ranks)."""
+    neg = -s
+    order = np.argsort(neg, axis=-1)
+    ordered = np.take_along_axis(neg, order, axis=-1)
+    if np.any(ordered[..., 1:] == ordered[..., :-1]):  # a tie: the lower index first
+        return np.argsort(neg, axis=-1, kind="stable")
+    return order
+
+
 def ranks(scores: np.ndarray, rng: np.random.Generator | None = None) -> np.ndarray:
     """Ranks ``σ(θ)_i`` in decreasing order of the scores, 1 = best (docs/papers/paper-b.md#s1-5).
 
@@ -101,7 +113,7 @@ def ranks(scores: np.ndarray, rng: np.random.Generator | None = None) -> np.ndar
     if np.isnan(s).any():
         raise ValueError("scores contain NaN; ranks are undefined")
     if rng is None:
-        order = np.argsort(-s, axis=-1, kind="stable")
+        order = _descending_order(s)
     else:
         order = np.lexsort((rng.random(s.shape), -s), axis=-1)
     out = np.empty(s.shape, dtype=np.int64)
