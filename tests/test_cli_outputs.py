@@ -321,7 +321,7 @@ def writer(record):
     write = original(record)
     def signalled(target):
         write(target)
-        os.kill(os.getpid(), getattr(signal, sys.argv[1]))  # while the outputs are staged
+        signal.raise_signal(getattr(signal, sys.argv[1]))  # this thread, outputs staged
     return signalled
 
 rank_command.json_writer = writer
