@@ -244,3 +244,26 @@ def test_censored_likelihoods_by_the_compiled_totals_are_the_plain_ones():
     start, opponent, count = like._pairs
     with pytest.raises(ValueError, match="item number"):
         _compiled.logistic_totals(np.array([400]), start, opponent, count, like.at, nodes, 0.5)
+
+
+@pytest.mark.parametrize("laplace", [False, True])
+def test_likelihoods_with_censored_rows_are_those_of_all_rows_overwritten(laplace):
+    """The censored rows' likelihoods from their totals, the other rows' computed alone:
+    the same bits as the likelihoods of all rows with the censored rows then replaced."""
+    like, rng = _likelihood(300, 3000, 8, 1.5)
+    n = 300
+    t, v = rng.normal(0, 1.5, n), rng.uniform(0.1, 2.0, n)
+    finite = rng.random(n) < 0.6
+    finite[:2] = False, True
+    lower = np.where(~finite & (rng.random(n) < 0.5), t - 1.0, -np.inf)
+    upper = np.where(~finite & np.isneginf(lower), t + 1.0, np.inf)
+    share = rng.uniform(0.0, 1.0, n) if laplace else None
+    nodes = np.linspace(-6.0, 6.0, 200)
+    index = rng.permutation(n)
+    got = ir._likelihoods(t, v, finite, lower, upper, nodes, share, like, index)
+    want = ir._likelihoods(t, v, finite, lower, upper, nodes, share)
+    want[~finite] = like(index[~finite], nodes)
+    assert np.array_equal(got, want)
+    none = np.zeros(n, dtype=bool)
+    got = ir._likelihoods(t, v, none, lower, upper, nodes, share, like, index)
+    assert np.array_equal(got, like(index, nodes))

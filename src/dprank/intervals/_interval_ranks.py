@@ -645,8 +645,13 @@ def _likelihoods(
     likelihoods instead (:class:`TotalLikelihood`), ``index`` the rows' item numbers.
     """
     if censored is not None and not np.all(finite):
-        out = _likelihoods(t, v, finite, lower, upper, nodes, share)
-        out[~finite] = censored(np.asarray(index)[~finite], nodes)
+        # the other rows alone (each row's likelihood is its own): none for the censored
+        f = np.asarray(finite, dtype=bool)
+        out = np.empty((t.size, nodes.size))
+        if f.any():
+            sh = None if share is None else np.broadcast_to(share, t.shape)[f]
+            out[f] = _likelihoods(t[f], v[f], f[f], lower[f], upper[f], nodes, sh)
+        out[~f] = censored(np.asarray(index)[~f], nodes)
         return out
     step = float(nodes[1] - nodes[0]) if nodes.size > 1 else 1.0
     f = finite
