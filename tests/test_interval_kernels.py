@@ -5,15 +5,22 @@ the top ``k`` without a full ranking, per-row parameters of the error density, N
 that drop settled items late, the distinct pairs of the users' expected design by a sort):
 each is checked here against the plain computation it
 replaces, ties and the limits included, so that no interval, ``p_top_k`` or draw moves.
+One is exact to rounding rather than to the bit: the censored items' win totals under the
+logistic link, by one exponential per item and per node (compiled) instead of one per pair
+and node, agree with the link's cdf at every pair and node to 1e-12.
 """
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
+import scipy.special
 from hypothesis import given
 from hypothesis import strategies as st
 
+from dprank.base import _compiled
 from dprank.data.models import get_link
 from dprank.intervals import _interval_problem as ip
 from dprank.intervals import _interval_ranks as ir
@@ -187,3 +194,76 @@ def test_inverted_totals_from_a_neighbouring_solution_are_the_same_solutions():
     assert np.array_equal(np.isfinite(warm), np.isfinite(cold))
     assert np.array_equal(warm[~np.isfinite(cold)], cold[~np.isfinite(cold)])
     np.testing.assert_allclose(warm[np.isfinite(cold)], cold[np.isfinite(cold)], atol=1e-6)
+
+
+def _likelihood(n, m, seed, sd, cdf=scipy.special.expit):
+    """A censored-item likelihood on ``m`` random pairs (some repeated, some items
+    without pairs) among ``n`` items, the others' scores spread with ``sd``."""
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, n, m)
+    b = (a + rng.integers(1, n, m)) % n
+    keep = (a >= 2) & (b >= 2)  # items 0 and 1 compared with no one
+    a, b = a[keep], b[keep]
+    N = rng.integers(1, 6, a.size).astype(np.float64)
+    at = rng.normal(0, sd, n)
+    W = rng.uniform(0, 1, n) * (np.bincount(a, N, n) + np.bincount(b, N, n))
+    lap = rng.uniform(0.5, 8.0, n)
+    return ir.TotalLikelihood(W, at, a, b, N, cdf, lap, rng.uniform(0.0, 3.0, n)), rng
+
+
+@given(st.integers(2, 60), st.integers(0, 400), st.integers(0, 2**32 - 1),
+       st.sampled_from([0.0, 0.5, 3.0, 20.0]), st.integers(1, 60))  # fmt: skip
+def test_logistic_totals_are_the_links_cdf_at_every_pair_and_node(n, m, seed, sd, k):
+    like, rng = _likelihood(n, m, seed, sd)
+    nodes = np.linspace(*np.sort(rng.normal(0, sd + 1.0, 2)), k)
+    items = rng.integers(0, n, rng.integers(0, 2 * n))  # any order, repeats
+    ref = like._logistic_ref(nodes)
+    assert ref is not None
+    start, opponent, count = like._pairs
+    fast = _compiled.logistic_totals(items, start, opponent, count, like.at, nodes, ref)
+    plain = like._totals(items, nodes) if items.size else np.empty((0, k))
+    np.testing.assert_allclose(fast, plain, rtol=1e-12, atol=1e-12 * max(1.0, plain.max(initial=0)))
+    assert np.all(fast[np.isin(items, [0, 1])] == 0.0)  # no pairs: no wins
+
+
+def test_censored_likelihoods_by_the_compiled_totals_are_the_plain_ones():
+    """The likelihoods themselves, the compiled totals against every pair's cdf: the same to
+    1e-12; far-spread scores (beyond the exponentials' range) and the probit link take every
+    pair's cdf."""
+    like, _ = _likelihood(400, 6000, 3, 1.5)
+    nodes = np.linspace(-6.0, 7.0, 200)
+    items = np.arange(400)
+    plain = dataclasses.replace(like, cdf=lambda x: scipy.special.expit(x))  # not recognised
+    assert like._logistic_ref(nodes) == 0.5 and plain._logistic_ref(nodes) is None
+    np.testing.assert_allclose(like(items, nodes), plain(items, nodes), rtol=0, atol=1e-12)
+    wide, _ = _likelihood(50, 600, 4, 200.0)
+    assert wide._logistic_ref(np.linspace(-5.0, 5.0, 20)) is None
+    probit = dataclasses.replace(like, cdf=get_link("tm").cdf)
+    assert probit._logistic_ref(nodes) is None
+    assert dataclasses.replace(like, cdf=get_link("btl").cdf)._logistic_ref(nodes) == 0.5
+    start, opponent, count = like._pairs
+    with pytest.raises(ValueError, match="item number"):
+        _compiled.logistic_totals(np.array([400]), start, opponent, count, like.at, nodes, 0.5)
+
+
+@pytest.mark.parametrize("laplace", [False, True])
+def test_likelihoods_with_censored_rows_are_those_of_all_rows_overwritten(laplace):
+    """The censored rows' likelihoods from their totals, the other rows' computed alone:
+    the same bits as the likelihoods of all rows with the censored rows then replaced."""
+    like, rng = _likelihood(300, 3000, 8, 1.5)
+    n = 300
+    t, v = rng.normal(0, 1.5, n), rng.uniform(0.1, 2.0, n)
+    finite = rng.random(n) < 0.6
+    finite[:2] = False, True
+    lower = np.where(~finite & (rng.random(n) < 0.5), t - 1.0, -np.inf)
+    upper = np.where(~finite & np.isneginf(lower), t + 1.0, np.inf)
+    share = rng.uniform(0.0, 1.0, n) if laplace else None
+    nodes = np.linspace(-6.0, 6.0, 200)
+    index = rng.permutation(n)
+    got = ir._likelihoods(t, v, finite, lower, upper, nodes, share, like, index)
+    want = ir._likelihoods(t, v, finite, lower, upper, nodes, share)
+    want[~finite] = like(index[~finite], nodes)
+    assert np.array_equal(got, want)
+    none = np.zeros(n, dtype=bool)
+    got = ir._likelihoods(t, v, none, lower, upper, nodes, share, like, index)
+    assert np.array_equal(got, like(index, nodes))

@@ -49,6 +49,22 @@ def test_passes_are_bit_identical(spread):
         np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.parametrize(("spread", "nodes"), [(3.0, 200), (590.0, 7), (0.0, 1)])
+def test_logistic_totals_are_bit_identical(spread, nodes):
+    """The censored items' totals of dprank.intervals: odd and even node counts (the
+    vector's last node alone), items repeated and without pairs, factors up to e^+-295."""
+    rng = np.random.default_rng(13)
+    n = 30
+    _, start, opponent = _rows(rng, n, 200)
+    count = rng.choice([1.0, 2.0, 5.0], opponent.size)
+    at = rng.uniform(-spread / 2, spread / 2, n)
+    grid = np.linspace(-spread / 2, spread / 2, nodes)
+    rows = np.concatenate([rng.integers(0, n, 25), [n - 1, n - 1, 0]])
+    got = _compiled.logistic_totals(rows, start, opponent, count, at, grid, 0.0)
+    want = ref.logistic_totals(rows, start, opponent, count, at, grid, 0.0)
+    np.testing.assert_array_equal(got, want)
+
+
 @pytest.mark.parametrize("c", [0.0, 1.0])
 def test_hessian_product_and_cg_are_bit_identical(c):
     rng = np.random.default_rng(12)

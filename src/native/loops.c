@@ -1,4 +1,5 @@
-/* The sparse Newton-CG's per-pair loops (dprank.fit.sparse, dprank.objective).
+/* The sparse Newton-CG's per-pair loops (dprank.fit.sparse, dprank.objective), and the
+ * censored items' win totals of dprank.intervals (logistic_totals).
  *
  * Built by the package build (setup.py) with the reader (reader.c) into the
  * extension dprank._native, loaded with ctypes by dprank.base._compiled. Compiled
@@ -402,4 +403,60 @@ int64_t components(int64_t n, int64_t m, const int32_t *a, const int32_t *b, int
         label[i] = (r == i) ? count++ : label[r];
     }
     return count;
+}
+
+/* row[j] += c / (1 + a eb[j]) (as c * (1 / (1 + a eb[j]))) for j < k. With GCC and Clang
+ * two nodes at a time in a vector of two doubles (SSE2's divpd, the division's throughput
+ * twice the scalar one's): each lane's operations are the scalar loop's, in its order, so
+ * the bits are the same either way. */
+#if defined(__GNUC__) || defined(__clang__)
+typedef double two_doubles __attribute__((vector_size(16)));
+#endif
+
+ALWAYS_INLINE void add_logistic_terms(int64_t k, double a, double c, const double *eb,
+                                      double *row)
+{
+    int64_t j = 0;
+#if defined(__GNUC__) || defined(__clang__)
+    const two_doubles one = {1.0, 1.0}, av = {a, a}, cv = {c, c};
+    for (; j + 2 <= k; j += 2) {
+        two_doubles e, acc;
+        memcpy(&e, eb + j, sizeof e);
+        memcpy(&acc, row + j, sizeof acc);
+        acc += cv * (one / (one + av * e));
+        memcpy(row + j, &acc, sizeof acc);
+    }
+#endif
+    for (; j < k; j++) row[j] += c * (1.0 / (1.0 + a * eb[j]));
+}
+
+/* The win totals of items at a grid of scores under the logistic link (the censored
+ * items' likelihood of dprank.intervals, TotalLikelihood): for each of the m items
+ * rows[r], mu[r * k + j] = sum of count[p] F(nodes[j] - at[opponent[p]]) over its pairs
+ * p = start[rows[r]] .. start[rows[r] + 1] - 1, in their order, F the logistic cdf.
+ * F(x - a) = 1 / (1 + e^{a - ref} e^{ref - x}): an exponential per item and one per node,
+ * none per pair and node. The caller keeps at and nodes within NODE_EXP_SPREAD / 2 of
+ * ref, so that no factor or product overflows. Returns -1 where out of memory. */
+int logistic_totals(int64_t m, const int64_t *rows, const int64_t *start,
+                    const int32_t *opponent, const double *count, int64_t n, const double *at,
+                    int64_t k, const double *nodes, double ref, double *mu)
+{
+    double *ea = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
+    double *eb = malloc(sizeof(double) * (size_t)(k > 0 ? k : 1));
+    if (!ea || !eb) {
+        free(ea);
+        free(eb);
+        return -1;
+    }
+    for (int64_t i = 0; i < n; i++) ea[i] = exp(at[i] - ref);
+    for (int64_t j = 0; j < k; j++) eb[j] = exp(ref - nodes[j]);
+    for (int64_t r = 0; r < m; r++) {
+        double *row = mu + r * k;
+        for (int64_t j = 0; j < k; j++) row[j] = 0.0;
+        for (int64_t p = start[rows[r]]; p < start[rows[r] + 1]; p++)
+            add_logistic_terms(k, ea[opponent[p]], count[p], eb, row);
+    }
+    free(ea);
+    free(eb);
+    return 0;
 }

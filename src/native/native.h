@@ -40,6 +40,10 @@ DPRANK_API int64_t pcg(int64_t n, const int64_t *ptr, const int32_t *b, const do
                        int32_t *positive);
 DPRANK_API int64_t components(int64_t n, int64_t m, const int32_t *a, const int32_t *b,
                               int64_t *label, int64_t *parent);
+DPRANK_API int logistic_totals(int64_t m, const int64_t *rows, const int64_t *start,
+                               const int32_t *opponent, const double *count, int64_t n,
+                               const double *at, int64_t k, const double *nodes, double ref,
+                               double *mu);
 
 /* reader.c */
 DPRANK_API void *labels_new(void);

@@ -8,7 +8,8 @@ compiled at run time. It holds
 * the sparse Newton-CG's per-pair loops (``loops.c``: :func:`btl_pass`,
   :func:`btl_value`, :func:`scatter_pairs`, :func:`zero_pass`,
   :func:`laplacian_mv`, :func:`pcg`), reached through
-  :func:`dprank.objective.kernels`;
+  :func:`dprank.objective.kernels`, and :func:`logistic_totals`, the win totals of the
+  censored items of :mod:`dprank.intervals` at the prior's nodes (``loops.c`` too);
 * :func:`format_floats`, floats written as ``repr`` writes them (``shortest.c``), and
   :func:`csv_rows`, the ranking's rows as CSV text (``module.c``);
 * the comparison reader (``reader.c``): :func:`parse_csv` of CSV and TSV
@@ -89,6 +90,7 @@ _SIGNATURES = {
     "laplacian_mv": (ctypes.c_int, [_I64] + [_VP] * 6),
     "pcg": (_I64, [_I64] + [_VP] * 5 + [_F64] * 4 + [_I64, _VP, _VP]),
     "components": (_I64, [_I64, _I64, _VP, _VP, _VP, _VP]),
+    "logistic_totals": (ctypes.c_int, [_I64] + [_VP] * 4 + [_I64, _VP, _I64, _VP, _F64, _VP]),
     # reader.c
     "labels_new": (_VP, []),
     "labels_free": (None, [_VP]),
@@ -263,6 +265,27 @@ def components(n: int, a: np.ndarray, b: np.ndarray) -> tuple[int, np.ndarray]:
     parent = np.empty(n, dtype=np.int64)
     count = lib().components(n, a.size, _ptr(a), _ptr(b), _ptr(label), _ptr(parent))
     return int(count), label
+
+
+def logistic_totals(rows, start, opponent, count, at, nodes, ref) -> np.ndarray:
+    """``(rows, nodes)``: each item's win total at each node under the logistic link,
+    ``sum_p count[p] F(node - at[opponent[p]])`` over its pairs ``start[i]:start[i + 1]``
+    (summed in their order), computed as ``1 / (1 + e^(a - ref) e^(ref - node))``: one
+    exponential per item and per node. ``at`` and ``nodes`` must lie within
+    ``NODE_EXP_SPREAD / 2`` of ``ref`` (no factor overflows)."""
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    at, nodes = (np.ascontiguousarray(x, dtype=_F) for x in (at, nodes))
+    if rows.size and (rows.min() < 0 or rows.max() >= start.size - 1):
+        raise ValueError("logistic_totals: an item number outside the pair index")
+    mu = np.empty((rows.size, nodes.size))
+    code = _run(
+        lib().logistic_totals, rows.size, (rows, np.int64), (start, np.int64),
+        (_partners(opponent), _I32), (count, _F), at.size, (at, _F), nodes.size, (nodes, _F),
+        float(ref), (mu, None),
+    )  # fmt: skip
+    if code:
+        raise MemoryError("logistic_totals: out of memory")
+    return mu
 
 
 # --------------------------------------------------------------------------- output

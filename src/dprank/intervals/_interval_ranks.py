@@ -30,6 +30,9 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.special
 
+from ..base import _compiled
+from ..data.models import BTL
+
 ndtr = scipy.special.ndtr
 ndtri = scipy.special.ndtri
 
@@ -562,33 +565,62 @@ class TotalLikelihood:
         own = np.concatenate([self.a, self.b])
         pair = np.arange(self.a.size)
         order = np.lexsort((np.concatenate([pair, pair]), own))  # by item, then by pair
-        opponent = np.concatenate([self.b, self.a])[order]
-        count = np.concatenate([self.N, self.N])[order]
+        opponent = _compiled._partners(np.concatenate([self.b, self.a])[order])
+        count = np.concatenate([self.N, self.N])[order].astype(np.float64)
         n = self.W.size
         start = np.concatenate([[0], np.cumsum(np.bincount(own, minlength=n))])
-        return start, opponent, count
+        return start.astype(np.int64), opponent, count
+
+    def _logistic_ref(self, nodes):
+        """The reference point of the compiled logistic totals
+        (:func:`dprank.base._compiled.logistic_totals`) at ``nodes``: the middle of the
+        nodes, where the link is the logistic and the nodes and the others' scores lie
+        within ``NODE_EXP_SPREAD / 2`` of it; else None (the link's cdf at every pair and
+        node)."""
+        logistic = self.cdf is scipy.special.expit or self.cdf == BTL.cdf
+        if not logistic or nodes.size == 0:
+            return None
+        ref = 0.5 * (float(nodes.min()) + float(nodes.max()))
+        reach = max(float(np.max(np.abs(nodes - ref))), float(np.max(np.abs(self.at - ref))))
+        return ref if reach <= 0.5 * _compiled.NODE_EXP_SPREAD else None
+
+    def _totals(self, block, nodes):
+        """``(len(block), nodes)``: the totals ``sum_j N_ij F(x - at_j)`` of the items
+        ``block`` at ``nodes``, each pair's ``F`` evaluated by the link's cdf (any link)."""
+        start, opponent, count = self._pairs
+        lo, lens = start[block], start[block + 1] - start[block]
+        ends = np.cumsum(lens)
+        flat = np.repeat(lo - (ends - lens), lens) + np.arange(int(ends[-1]))
+        terms = self.cdf(nodes[None, :] - self.at[opponent[flat]][:, None])
+        terms *= count[flat][:, None]
+        mu = np.zeros((block.size, nodes.size))
+        some = lens > 0
+        if some.any():
+            mu[some] = np.add.reduceat(terms, (ends - lens)[some], axis=0)
+        return mu
 
     def __call__(self, items, nodes) -> np.ndarray:
         items = np.asarray(items, dtype=np.int64)
+        nodes = np.asarray(nodes, dtype=np.float64)
         out = np.empty((items.size, nodes.size))
         start, opponent, count = self._pairs
         lap = np.broadcast_to(np.asarray(self.lap, dtype=np.float64), self.W.shape)
         var = np.maximum(lap + self.sampling, 1e-12)
         share = lap / var
-        # items in blocks of about _LIKELIHOOD_CELLS (pair, node) terms: each block's pairs
-        # in one array, their totals at every node summed per item
-        per = max(1, _LIKELIHOOD_CELLS // (nodes.size * max(1, opponent.size // self.W.size)))
+        ref = self._logistic_ref(nodes)
+        if ref is None:
+            # items in blocks of about _LIKELIHOOD_CELLS (pair, node) terms: each block's
+            # pairs in one array, their totals at every node summed per item
+            pairs = max(1, opponent.size // self.W.size)
+            per = max(1, _LIKELIHOOD_CELLS // (nodes.size * pairs))
+        else:  # the logistic link: the compiled loop, no (pair, node) array
+            per = max(1, _LIKELIHOOD_CELLS // max(1, nodes.size))
         for first in range(0, items.size, per):
             block = items[first : first + per]
-            lo, lens = start[block], start[block + 1] - start[block]
-            ends = np.cumsum(lens)
-            flat = np.repeat(lo - (ends - lens), lens) + np.arange(int(ends[-1]))
-            terms = self.cdf(nodes[None, :] - self.at[opponent[flat]][:, None])
-            terms *= count[flat][:, None]
-            mu = np.zeros((block.size, nodes.size))
-            some = lens > 0
-            if some.any():
-                mu[some] = np.add.reduceat(terms, (ends - lens)[some], axis=0)
+            if ref is None:
+                mu = self._totals(block, nodes)
+            else:
+                mu = _compiled.logistic_totals(block, start, opponent, count, self.at, nodes, ref)
             dens = error_density(
                 self.W[block][:, None] - mu, var[block][:, None], share[block][:, None]
             )
@@ -613,8 +645,13 @@ def _likelihoods(
     likelihoods instead (:class:`TotalLikelihood`), ``index`` the rows' item numbers.
     """
     if censored is not None and not np.all(finite):
-        out = _likelihoods(t, v, finite, lower, upper, nodes, share)
-        out[~finite] = censored(np.asarray(index)[~finite], nodes)
+        # the other rows alone (each row's likelihood is its own): none for the censored
+        f = np.asarray(finite, dtype=bool)
+        out = np.empty((t.size, nodes.size))
+        if f.any():
+            sh = None if share is None else np.broadcast_to(share, t.shape)[f]
+            out[f] = _likelihoods(t[f], v[f], f[f], lower[f], upper[f], nodes, sh)
+        out[~f] = censored(np.asarray(index)[~f], nodes)
         return out
     step = float(nodes[1] - nodes[0]) if nodes.size > 1 else 1.0
     f = finite
