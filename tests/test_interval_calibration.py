@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 import scipy.special
 
+from dprank.intervals import _interval_likelihood as il
 from dprank.intervals import _interval_ranks as ir
 from dprank_papers.studies.intervals import _calibration, true_ranks
 
@@ -50,7 +51,7 @@ def test_posterior_p_top_k_is_calibrated_on_a_small_simulated_design():
 @pytest.mark.parametrize("share", [0.0, 0.3, 0.8, 1.0])
 def test_error_density_is_a_density_of_the_stated_variance(share):
     x = np.linspace(-40.0, 40.0, 80001)
-    f = ir.error_density(x, 2.0, share)
+    f = il.error_density(x, 2.0, share)
     dx = x[1] - x[0]
     assert np.sum(f) * dx == pytest.approx(1.0, abs=1e-6)
     assert np.sum(x * x * f) * dx == pytest.approx(2.0, rel=1e-4)
@@ -171,13 +172,13 @@ def test_a_censored_items_likelihood_is_its_noisy_totals():
     N = np.full(a.size, 5.0)
     at = np.linspace(-1.0, 1.0, n)
     W = np.array([27.0, 10.0, 12.0, 13.0, 14.0, 15.0])  # item 0 played 25: beyond its end
-    like = ir.TotalLikelihood(W, at, a, b, N, scipy.special.expit, 2.0 * 4.0**2, np.full(n, 2.0))
+    like = il.TotalLikelihood(W, at, a, b, N, scipy.special.expit, 2.0 * 4.0**2, np.full(n, 2.0))
     nodes = np.linspace(-3.0, 6.0, 91)
     got = like(np.array([0]), nodes)[0]
     mine = (a == 0) | (b == 0)
     other = np.where(a[mine] == 0, b[mine], a[mine])
     mu = scipy.special.expit(nodes[:, None] - at[other][None, :]) @ N[mine]
-    direct = ir.error_density(W[0] - mu, 32.0 + 2.0, 32.0 / 34.0)
+    direct = il.error_density(W[0] - mu, 32.0 + 2.0, 32.0 / 34.0)
     assert got == pytest.approx(direct / direct.max())
     assert np.all(np.diff(got) >= -1e-12)  # never less likely higher up
     graded = (got > 0.05) & (got < 0.95)

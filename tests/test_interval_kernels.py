@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from dprank.base import _compiled
 from dprank.data.models import get_link
+from dprank.intervals import _interval_likelihood as il
 from dprank.intervals import _interval_problem as ip
 from dprank.intervals import _interval_ranks as ir
 from dprank.intervals._interval_designs import _sorted_distinct
@@ -72,9 +73,9 @@ def test_error_density_by_row_is_the_elementwise_one():
     x = rng.normal(0, 3, (300, 50))
     v = rng.uniform(0.1, 4.0, (300, 1))
     share = rng.choice([0.0, 1e-9, 1e-4, 0.3, 0.999, 1.0], (300, 1))
-    fast = ir.error_density(x, v, share)
+    fast = il.error_density(x, v, share)
     full = [np.broadcast_to(a, x.shape).copy() for a in (v, share)]
-    plain = ir.error_density(x.ravel(), full[0].ravel(), full[1].ravel()).reshape(x.shape)
+    plain = il.error_density(x.ravel(), full[0].ravel(), full[1].ravel()).reshape(x.shape)
     assert np.array_equal(fast, plain)
 
 
@@ -208,7 +209,7 @@ def _likelihood(n, m, seed, sd, cdf=scipy.special.expit):
     at = rng.normal(0, sd, n)
     W = rng.uniform(0, 1, n) * (np.bincount(a, N, n) + np.bincount(b, N, n))
     lap = rng.uniform(0.5, 8.0, n)
-    return ir.TotalLikelihood(W, at, a, b, N, cdf, lap, rng.uniform(0.0, 3.0, n)), rng
+    return il.TotalLikelihood(W, at, a, b, N, cdf, lap, rng.uniform(0.0, 3.0, n)), rng
 
 
 @given(st.integers(2, 60), st.integers(0, 400), st.integers(0, 2**32 - 1),
@@ -260,10 +261,10 @@ def test_likelihoods_with_censored_rows_are_those_of_all_rows_overwritten(laplac
     share = rng.uniform(0.0, 1.0, n) if laplace else None
     nodes = np.linspace(-6.0, 6.0, 200)
     index = rng.permutation(n)
-    got = ir._likelihoods(t, v, finite, lower, upper, nodes, share, like, index)
-    want = ir._likelihoods(t, v, finite, lower, upper, nodes, share)
+    got = il.likelihoods(t, v, finite, lower, upper, nodes, share, like, index)
+    want = il.likelihoods(t, v, finite, lower, upper, nodes, share)
     want[~finite] = like(index[~finite], nodes)
     assert np.array_equal(got, want)
     none = np.zeros(n, dtype=bool)
-    got = ir._likelihoods(t, v, none, lower, upper, nodes, share, like, index)
+    got = il.likelihoods(t, v, none, lower, upper, nodes, share, like, index)
     assert np.array_equal(got, like(index, nodes))

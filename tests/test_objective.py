@@ -292,6 +292,9 @@ NOT_LIKELIHOOD = {
     # the compiled writer of its rows
     ("dprank.cli._output", "dprank.base._compiled", "format_floats"),
     ("dprank.cli._output", "dprank.base._compiled", "csv_rows"),
+    # the intervals' censored win totals at the prior's nodes (``logistic_totals``): an
+    # integral of the release's likelihood over candidate scores, not the model's objective
+    ("dprank.intervals._interval_likelihood", "dprank.base", "_compiled"),
 }
 
 

@@ -186,7 +186,7 @@ def _run(fn, *args):
     return result
 
 
-def _partners(b: np.ndarray) -> np.ndarray:
+def partners(b: np.ndarray) -> np.ndarray:
     """The partners as int32 (the loops' index type; items are numbered below 2^31)."""
     if b.dtype != _I32:
         if b.size and int(b.max()) >= 2**31:
@@ -209,7 +209,7 @@ def btl_pass(theta, ptr, b, cnt, w, grad, diag, h):
     and the Hessian's diagonal to ``diag``, store the pair weights in ``h``. ``cnt``
     and ``w``: float64, or both int32 (whole numbers; the same results)."""
     fn, counts = _counts("btl_pass", cnt, w)
-    args = (theta, _F), (ptr, np.int64), (_partners(b), _I32), *counts
+    args = (theta, _F), (ptr, np.int64), (partners(b), _I32), *counts
     if _run(fn, theta.size, *args, (grad, None), (diag, None), (h, None)):
         raise MemoryError("btl_pass: out of memory")
 
@@ -218,26 +218,26 @@ def btl_value(theta, ptr, b, cnt, w) -> float:
     """The logistic pairs' loss ``sum n l(d) - w d`` at ``theta`` (``cnt``, ``w`` as in
     :func:`btl_pass`)."""
     fn, counts = _counts("btl_value", cnt, w)
-    args = (theta, _F), (ptr, np.int64), (_partners(b), _I32), *counts
+    args = (theta, _F), (ptr, np.int64), (partners(b), _I32), *counts
     return _run(fn, theta.size, *args)
 
 
 def scatter_pairs(ptr, b, g, h, grad, diag):
     """Add per-pair derivatives ``g``, ``h`` to ``grad`` and ``diag`` (any link)."""
-    args = (ptr, np.int64), (_partners(b), _I32), (g, _F), (h, _F), (grad, None), (diag, None)
+    args = (ptr, np.int64), (partners(b), _I32), (g, _F), (h, _F), (grad, None), (diag, None)
     _run(lib().scatter_pairs, ptr.size - 1, *args)
 
 
 def zero_pass(ptr, b, cnt, w, grad, diag, h):
     """:func:`btl_pass` at ``theta = 0`` (every ``F(0) = 1/2``: no exponentials)."""
     fn, counts = _counts("zero_pass", cnt, w)
-    args = (ptr, np.int64), (_partners(b), _I32), *counts
+    args = (ptr, np.int64), (partners(b), _I32), *counts
     _run(fn, ptr.size - 1, *args, (grad, None), (diag, None), (h, None))
 
 
 def laplacian_mv(x, ptr, b, h, diag, out):
     """``out = diag * x - U x - U^T x`` (the Hessian's Laplacian part times ``x``)."""
-    args = (x, _F), (ptr, np.int64), (_partners(b), _I32), (h, _F), (diag, _F), (out, None)
+    args = (x, _F), (ptr, np.int64), (partners(b), _I32), (h, _F), (diag, _F), (out, None)
     if _run(lib().laplacian_mv, x.size, *args):
         raise MemoryError("laplacian_mv: out of memory")
 
@@ -247,7 +247,7 @@ def pcg(ptr, b, h, diag, rhs, c, ones_eig, rtol, atol_update, max_iter):
     x = np.empty(rhs.size)
     positive = np.zeros(1, dtype=np.int32)
     it = _run(
-        lib().pcg, rhs.size, (ptr, np.int64), (_partners(b), _I32), (h, _F), (diag, _F),
+        lib().pcg, rhs.size, (ptr, np.int64), (partners(b), _I32), (h, _F), (diag, _F),
         (rhs, _F), float(c), float(ones_eig), float(rtol), float(atol_update), int(max_iter),
         (x, None), (positive, _I32),
     )  # fmt: skip
@@ -280,7 +280,7 @@ def logistic_totals(rows, start, opponent, count, at, nodes, ref) -> np.ndarray:
     mu = np.empty((rows.size, nodes.size))
     code = _run(
         lib().logistic_totals, rows.size, (rows, np.int64), (start, np.int64),
-        (_partners(opponent), _I32), (count, _F), at.size, (at, _F), nodes.size, (nodes, _F),
+        (partners(opponent), _I32), (count, _F), at.size, (at, _F), nodes.size, (nodes, _F),
         float(ref), (mu, None),
     )  # fmt: skip
     if code:

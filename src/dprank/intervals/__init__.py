@@ -85,7 +85,7 @@ Construction (:func:`intervals`; docs/intervals.md states it in full)
    Laplace mechanism the posterior's likelihood is the Laplace-normal law of the
    estimate's error (:func:`dprank.intervals._interval_ranks.top_k_probability`), whose tails the
    normal of step 4 understates; an item unbounded on a side enters with the likelihood of
-   its noisy win total (:class:`dprank.intervals._interval_ranks.TotalLikelihood`), and the
+   its noisy win total (:class:`dprank.intervals._interval_likelihood.TotalLikelihood`), and the
    draws are coupled as step 4's.
 6. **Simultaneous** (``joint=True``) and **tie classes**: the score band
    ``t +- q`` at the Sidak level ``1 - (1 - level)^(1/n)`` holds for all items
@@ -112,6 +112,7 @@ from ..base import _checks
 from ..data.comparisons import Comparisons
 from ..data.models import get_link
 from ..methods import Fit, Method, get_method
+from . import _interval_likelihood as _il
 from . import _interval_ranks as _ir
 from ._interval_designs import (  # noqa: F401  (USER_DESIGN_GRID, MERGE_SD: re-exported)
     MERGE_SD,
@@ -278,7 +279,7 @@ class _World:
     solved: tuple | None = None  # the solvers' solutions: warm starts of the next candidate
     cov: np.ndarray | None = None  # the estimates' errors' covariance (up to DENSE_MAX items)
     tau2: float = 1.0  # the working normal prior's variance
-    censored: _ir.TotalLikelihood | None = None  # the censored items' likelihood (step 5)
+    censored: _il.TotalLikelihood | None = None  # the censored items' likelihood (step 5)
 
 
 def _binomial_quantile(q: float, n: int, p: float) -> int:
@@ -404,7 +405,7 @@ def _analyse(prob: Problem, s, kind, interval, alpha, n_boot, rng, warm=None) ->
         # the censored items' noisy totals as their likelihood (p_top_k, step 5), with the
         # noise and sampling variance of their score intervals' quantiles
         lap = law.variance if law.kind == "laplace" else 0.0
-        censored = _ir.TotalLikelihood(
+        censored = _il.TotalLikelihood(
             W, at, prob.a, prob.b, prob.N, prob.link.cdf, lap * factor**2,
             (S + law.variance - lap) * factor**2,
         )  # fmt: skip
