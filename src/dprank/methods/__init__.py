@@ -199,10 +199,12 @@ def _declared(privacy_unit, trust_model, name, fit, paper, algorithm, **tags) ->
     )
 
 
-# one declaring function per privacy level: (name, fit, paper, algorithm, **tags) -> Method
+# one declaring function per privacy level: (name, fit, paper, algorithm, **tags) -> Method;
+# a local method's users release by randomized response and it fits BTL or Thurstone unless
+# its registration says otherwise
 _edge = partial(_declared, "comparison", "central")
 _individual = partial(_declared, "user", "central")
-_local = partial(_declared, "user", "local")
+_local = partial(_declared, "user", "local", models=("btl", "tm"), release="rr")
 _nonprivate = partial(_declared, "none", "none")
 
 for _m in (
@@ -281,9 +283,7 @@ for _m in (
         fit_local_adrr,
         "B",
         "ADRR, B2 eq. (3)-(5)",
-        models=("btl", "tm"),
         description="debiased randomized response with ADRR weights, weighted MLE",
-        release="rr",
         label="ADRR",
     ),
     _local(
@@ -291,9 +291,7 @@ for _m in (
         fit_local_debiased_rr,
         "B",
         "debiased RR, B1 eq. (1)-(3)",
-        models=("btl", "tm"),
         description="debiased randomized response, equal weights (B1)",
-        release="rr",
         label="Debiased RR",
     ),
     _local(
@@ -301,9 +299,7 @@ for _m in (
         fit_local_plugin("local_classic_rr"),
         "B",
         "classic RR plug-in, B2 section 5.1",
-        models=("btl", "tm"),
         description="raw randomized-response outputs plugged into the MLE (biased)",
-        release="rr",
         label="Classic RR",
     ),
     _local(
@@ -311,7 +307,6 @@ for _m in (
         fit_local_plugin("local_laplace"),
         "B",
         "Laplace plug-in, B2 section 5.1",
-        models=("btl", "tm"),
         description="outcomes + Laplace(1/eps) plugged into the MLE",
         release="laplace",
         label="Laplace",
@@ -323,7 +318,6 @@ for _m in (
         "count method, B2 section 5.1",
         models=(),
         description="wins per item of the randomized-response outputs, ties at random",
-        release="rr",
         label="Count Method",
     ),
     _nonprivate(
