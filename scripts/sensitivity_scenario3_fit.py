@@ -4,6 +4,7 @@ import pandas as pd
 
 from dprank.base.io import read_csv, write_csv
 from dprank_papers.compare import compare_b2_table
+from dprank_papers.studies.paper_b2.scenarios import FitSettings
 from dprank_papers.studies.paper_b2.sensitivity import agreement, fit_budget, scenario3_check
 from dprank_papers.tables import read_published_table
 from dprank_papers.workflow import job_logger
@@ -23,7 +24,8 @@ with job_logger(snakemake) as log:
     ]
     ours = scenario3_check(
         job["seed"], job["experiment"], exp, settings, range(job["check_reps"]),
-        job["lambda_c"], job["solver"]["gtol"], job["solver"]["max_iter"], job["grid"],
+        FitSettings(job["lambda_c"], job["solver"]["gtol"], job["solver"]["max_iter"]),
+        job["grid"],
     )  # fmt: skip
     cells, rows = [], []
     for s in settings:

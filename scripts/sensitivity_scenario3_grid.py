@@ -3,6 +3,7 @@
 import time
 
 from dprank.base.io import write_csv
+from dprank_papers.studies.paper_b2.scenarios import FitSettings
 from dprank_papers.studies.paper_b2.sensitivity import scenario3_grid
 from dprank_papers.workflow import job_logger
 
@@ -11,7 +12,8 @@ with job_logger(snakemake) as log:
     start = time.perf_counter()
     frame = scenario3_grid(
         job["seed"], job["experiment"], job["exp"], job["model"], job["p"], job["eps0"],
-        range(job["reps"]), job["lambda_c"], job["solver"]["gtol"], job["solver"]["max_iter"],
+        range(job["reps"]),
+        FitSettings(job["lambda_c"], job["solver"]["gtol"], job["solver"]["max_iter"]),
         job["grid"],
     )  # fmt: skip
     log.info(

@@ -176,16 +176,18 @@ _BAD_EST = dict(
 
 
 _SETTINGS = ("lambda_c", "gtol", "max_iter")
+#: strategies of the settings, where a case checks the answer's layout more than the fit
+_FIT = {"lambda_c": st.floats(0.5, 2), "gtol": st.just(1e-8), "max_iter": st.just(100)}
 
 
-def settings_of(build):
-    """A builder of ``settings`` (a :class:`~scenarios.FitSettings` of ``lambda_c, gtol,
+def settings_of(build, key="settings"):
+    """A builder of ``key`` (a :class:`~scenarios.FitSettings` of ``lambda_c, gtol,
     max_iter`` that ``build`` draws) and of the other arguments ``build`` draws."""
 
     def inner(draw):
         flat = build(draw)
         settings = scenarios.FitSettings(*(flat.pop(name) for name in _SETTINGS))
-        return {**flat, "settings": settings}
+        return {**flat, key: settings}
 
     return inner
 
@@ -251,9 +253,7 @@ case(
     kw(
         data=st.just(_BLOCK_DATA),
         cells=st.just(_BLOCK),
-        lambda_c=st.floats(0.5, 2),
-        gtol=st.just(1e-8),
-        max_iter=st.just(100),
+        **_FIT,
     ),
     lambda r, kw: sorted(set(r["m"])) == [3, 4] and set(r["metric"]) >= {"converged"},
     cells=[None, "x", [None]],
@@ -314,9 +314,7 @@ case(
             cell=st.just(_S5_CELL),
             seed=st.just(1),
             experiment=st.just("scenario5"),
-            lambda_c=st.floats(0.5, 2),
-            gtol=st.just(1e-8),
-            max_iter=st.just(100),
+            **_FIT,
             metrics=st.just(["l2_over_sqrt_m", "kendall_tau_K"]),
             methods=st.lists(
                 st.sampled_from(scenario5.METHODS), min_size=1, max_size=3, unique=True
@@ -397,9 +395,7 @@ case(
         kw(
             data=st.just(_SEL_DATA),
             cell=st.just(_SEL_CELL),
-            lambda_c=st.floats(0.5, 2),
-            gtol=st.just(1e-8),
-            max_iter=st.just(100),
+            **_FIT,
         )
     ),
     lambda r, kw: (
@@ -474,50 +470,56 @@ _BAD_SENS = dict(
     gtol=BAD_GTOL,
     max_iter=BAD_COUNT1,
 )
+#: Scenario III takes its fits' settings as one FitSettings, ``fit``
+_BAD_S3 = {k: v for k, v in _BAD_SENS.items() if k not in _SETTINGS} | {"fit": BAD_SETTINGS}
 case(
     sensitivity.scenario3_grid,
-    kw(
-        seed=SEEDS,
-        experiment=st.just("scenario3"),
-        exp=st.just(_S3),
-        model=st.sampled_from(["btl", "tm"]),
-        p=st.floats(0.3, 1),
-        eps0=st.lists(st.floats(1, 4), min_size=1, max_size=2, unique=True),
-        replicates=reps(),
-        lambda_c=st.just(1.0),
-        gtol=st.just(1e-8),
-        max_iter=st.just(100),
-        grid=st.just(_S3_GRID),
+    settings_of(
+        kw(
+            seed=SEEDS,
+            experiment=st.just("scenario3"),
+            exp=st.just(_S3),
+            model=st.sampled_from(["btl", "tm"]),
+            p=st.floats(0.3, 1),
+            eps0=st.lists(st.floats(1, 4), min_size=1, max_size=2, unique=True),
+            replicates=reps(),
+            lambda_c=st.just(1.0),
+            gtol=st.just(1e-8),
+            max_iter=st.just(100),
+            grid=st.just(_S3_GRID),
+        ),
+        "fit",
     ),
     lambda r, kw: (
         set(r["eps0"]) == {float(e) for e in kw["eps0"]}
         and set(r["metric"]) >= set(sensitivity.S3_METRICS)
         and (r["reps"] == len(kw["replicates"])).all()
     ),
-    **_BAD_SENS,
+    **_BAD_S3,
     model=BAD_TEXT,
     p=BAD_PROB,
     eps0=[2.0, [0.0], [NAN], ["x"], None],
-    lambda_c=BAD_LAMBDA_C,
     grid=["x", 3],
 )
 case(
     sensitivity.scenario3_check,
-    kw(
-        seed=SEEDS,
-        experiment=st.just("scenario3"),
-        exp=st.just(_S3),
-        settings=st.just([{"label": "fit", "p": 0.5, "eps0": 2.0}]),
-        replicates=reps(1),
-        lambda_c=st.just(1.0),
-        gtol=st.just(1e-8),
-        max_iter=st.just(100),
-        grid=st.just(_S3_GRID),
+    settings_of(
+        kw(
+            seed=SEEDS,
+            experiment=st.just("scenario3"),
+            exp=st.just(_S3),
+            settings=st.just([{"label": "fit", "p": 0.5, "eps0": 2.0}]),
+            replicates=reps(1),
+            lambda_c=st.just(1.0),
+            gtol=st.just(1e-8),
+            max_iter=st.just(100),
+            grid=st.just(_S3_GRID),
+        ),
+        "fit",
     ),
     lambda r, kw: set(r["label"]) == {"fit"} and set(r["model"]) == set(_S3["grid"]["model"]),
-    **_BAD_SENS,
+    **_BAD_S3,
     settings=[None, "x", [None], [{"label": "a"}]],
-    lambda_c=BAD_LAMBDA_C,
 )
 _S5 = {**B2["experiments"]["scenario5"], "draws": _S5_DRAWS}
 case(

@@ -51,8 +51,8 @@ def test_scenario3_default_setting_reproduces_the_main_study():
     cell = {"model": "btl", "scheme": 2, "m": 10, "L": 200}
     reps = range(6)
     ours = sens.scenario3_grid(
-        SEED, "scenario3", exp, "btl", exp["p"], [exp["eps"]["eps0"], 2.0], reps, 1.0, 1e-8,
-        100, {"scheme": [2], "m": [10], "L": [200]},
+        SEED, "scenario3", exp, "btl", exp["p"], [exp["eps"]["eps0"], 2.0], reps,
+        scenarios.FitSettings(1.0, 1e-8, 100), {"scheme": [2], "m": [10], "L": [200]},
     )  # fmt: skip
     data = paper_b2.simulate_chunk(SEED, "scenario3", cell, exp["p"], exp["eps"], reps)
     main = summarise(scenarios.estimate_chunk(data, cell, scenarios.FitSettings(1.0, 1e-8, 100)))

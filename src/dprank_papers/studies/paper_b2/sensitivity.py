@@ -90,9 +90,7 @@ def scenario3_grid(
     p: float,
     eps0: Sequence[float],
     replicates: Sequence[int],
-    lambda_c: float,
-    gtol: float,
-    max_iter: int,
+    fit: scenarios.FitSettings,
     grid: Mapping | None = None,
 ) -> pd.DataFrame:
     """Scenario III's ADRR errors for every ``eps0`` of a grid at one ``p`` and model.
@@ -110,8 +108,8 @@ def scenario3_grid(
     eps0 : sequence of float
         Budgets at the anchor (B2 Scenario III, :func:`.scenarios.scheme_epsilon`).
     replicates : sequence of int
-    lambda_c, gtol, max_iter
-        As in the main study.
+    fit : FitSettings
+        The weighted fits' ``lambda_c, gtol, max_iter``, as in the main study.
     grid : Mapping, optional
         Replaces some of the experiment's grid keys (``scheme``, ``m``, ``L``).
 
@@ -121,10 +119,10 @@ def scenario3_grid(
         :func:`dprank_papers.aggregate.summarise` of the tidy rows, keyed by
         ``p, eps0`` and the cell (``model, scheme, m, L``), ``method, metric``.
     """
-    replicates = _checked_run(seed, experiment, exp, replicates, gtol, max_iter, grid)
+    replicates = _checked_run(seed, experiment, exp, replicates, grid)
+    _checked_fit(fit)
     _checks.text(model, "model")
     _checks.probability(p, "p")
-    settings = scenarios.FitSettings(lambda_c, gtol, max_iter)
     eps0 = [_checks.positive_finite(e, "eps0") for e in _checks.sequence(eps0, "eps0")]
     frames = []
     for cell in _cells(exp, model, grid):
@@ -132,7 +130,7 @@ def scenario3_grid(
             eps = {**exp["eps"], "eps0": float(e0)}
             chunk = scenarios.Chunk(seed, experiment, cell, p, replicates, eps)
             data = scenarios.simulate_chunk(chunk, exp.get("theta", "uniform"))
-            frame = scenarios.estimate_chunk(data, cell, settings, S3_METRICS)
+            frame = scenarios.estimate_chunk(data, cell, fit, S3_METRICS)
             frame.insert(0, "eps0", float(e0))
             frame.insert(0, "p", float(p))
             frames.append(frame)
@@ -145,17 +143,15 @@ def scenario3_check(
     exp: Mapping,
     settings: Sequence[Mapping],
     replicates: Sequence[int],
-    lambda_c: float,
-    gtol: float,
-    max_iter: int,
+    fit: scenarios.FitSettings,
     grid: Mapping | None = None,
 ) -> pd.DataFrame:
     """Scenario III at a few labelled settings (``label, p, eps0``), every model of the grid.
 
     Returns the summaries of :func:`scenario3_grid` with a ``label`` column first.
     """
-    replicates = _checked_run(seed, experiment, exp, replicates, gtol, max_iter, grid)
-    _checks.non_negative(lambda_c, "lambda_c")
+    replicates = _checked_run(seed, experiment, exp, replicates, grid)
+    _checked_fit(fit)
     if isinstance(settings, (str, bytes, Mapping)) or not isinstance(settings, Sequence):
         raise TypeError(f"settings must be a sequence of settings (dicts), got {settings!r}")
     for s in settings:
@@ -174,9 +170,7 @@ def scenario3_check(
                 float(s["p"]),
                 [float(s["eps0"])],
                 replicates,
-                lambda_c,
-                gtol,
-                max_iter,
+                fit,
                 grid,
             )
             frame.insert(0, "label", str(s["label"]))
@@ -307,31 +301,34 @@ def scenario5_grid(
         :func:`dprank_papers.aggregate.summarise` of the tidy rows, keyed by
         ``theta_half, p, lambda_c, model, method, metric``.
     """
-    replicates = _checked_run(seed, experiment, exp, replicates, gtol, max_iter)
+    replicates = _checked_run(seed, experiment, exp, replicates)
     _checks.text(model, "model")
     _checks.probability(p, "p")
     theta_half = [
         _checks.positive_finite(h, "theta_half") for h in _checks.sequence(theta_half, "theta_half")
     ]
-    lambda_c = [_checks.non_negative(c, "lambda_c") for c in _checks.sequence(lambda_c, "lambda_c")]
+    fits = [
+        scenarios.FitSettings(_checks.non_negative(c, "lambda_c"), gtol, max_iter)
+        for c in _checks.sequence(lambda_c, "lambda_c")
+    ]
     _checks.names(methods, "methods", scenario5.METHODS)
     cell = {"model": model}
     frames = []
     for h in theta_half:
         chunk = scenarios.Chunk(seed, experiment, cell, p, replicates, exp["eps"])
         data = scenario5.simulate_chunk(chunk, exp.get("draws"), theta_law(h))
-        for c in lambda_c:
+        for fit in fits:
             frame = scenario5.estimate_chunk(
                 data,
                 cell,
                 seed,
                 experiment,
-                scenarios.FitSettings(float(c), gtol, max_iter),
+                fit,
                 S5_METRICS,
                 methods,
                 float(exp.get("noisy_obj_delta", 1e-6)),
             )
-            for k, v in zip(_S5_KEYS, (float(h), float(p), float(c)), strict=True):
+            for k, v in zip(_S5_KEYS, (float(h), float(p), fit.lambda_c), strict=True):
                 frame.insert(_S5_KEYS.index(k), k, v)
             frames.append(frame)
     return summarise(pd.concat(frames, ignore_index=True))
@@ -707,14 +704,17 @@ def check_section(section: Mapping, paper_b2: Mapping) -> list[str]:
     return problems
 
 
-def _checked_run(seed, experiment, exp, replicates, gtol, max_iter, grid=None) -> list[int]:
+def _checked_run(seed, experiment, exp, replicates, grid=None) -> list[int]:
     """The arguments every run of the study takes, checked; the replicates as a list."""
     _checks.count(seed, "seed")
     _checks.text(experiment, "experiment")
     _checks.mapping(exp, "exp")
     replicates = _checks.indices(replicates)
-    _checks.positive_finite(gtol, "gtol")
-    _checks.count(max_iter, "max_iter", 1)
     if grid is not None:
         _checks.mapping(grid, "grid")
     return replicates
+
+
+def _checked_fit(fit) -> None:
+    """Scenario III's settings of its fits, checked (Scenario V makes its own, one per ``c``)."""
+    _checks.instance(fit, "fit", scenarios.FitSettings, "a FitSettings (lambda_c, gtol, max_iter)")
