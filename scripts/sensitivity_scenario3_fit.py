@@ -5,7 +5,12 @@ import pandas as pd
 from dprank.base.io import read_csv, write_csv
 from dprank_papers.compare import compare_b2_table
 from dprank_papers.studies.paper_b2.scenarios import FitSettings
-from dprank_papers.studies.paper_b2.sensitivity import agreement, fit_budget, scenario3_check
+from dprank_papers.studies.paper_b2.sensitivity import (
+    agreement,
+    budget_curve,
+    fit_budget,
+    scenario3_check,
+)
 from dprank_papers.tables import read_published_table
 from dprank_papers.workflow import job_logger
 
@@ -14,7 +19,8 @@ with job_logger(snakemake) as log:
     grid = pd.concat([read_csv(f) for f in snakemake.input.grid], ignore_index=True)
     published = [read_published_table(p) for p in snakemake.input.published]
     labels = job["labels"]
-    curve, fit = fit_budget(grid, published[0], labels[0], job["z"])
+    curve = budget_curve(grid, published[0], labels[0], job["z"])
+    fit = fit_budget(curve)
     log.info("fit on %s:\n%s", labels[0], fit.to_string(index=False))
     best = fit[fit["best"]].iloc[0]
     exp = job["exp"]

@@ -622,13 +622,25 @@ def _grid_summary(draw):
 
 
 case(
-    sensitivity.fit_budget,
+    sensitivity.budget_curve,
     drop(_grid_summary, "_best"),
-    lambda r, kw: len(r[0]) == 5 and len(r[1]) == 1 and bool(r[1]["best"].all()),
+    lambda r, kw: len(r) == 5 and (r["compared"] == len(_TABLE6)).all(),
     grid_summary=[None, "x", pd.DataFrame({"p": [0.5]})],
     published=[None, "x"],
     label=[None, 3],
     z=[0.0, -1.0, NAN, "4"],
+)
+
+
+def _curve(draw):
+    return {"curve": sensitivity.budget_curve(**drop(_grid_summary, "_best")(draw))}
+
+
+case(
+    sensitivity.fit_budget,
+    _curve,
+    lambda r, kw: len(r) == 1 and bool(r["best"].all()),
+    curve=[None, "x", pd.DataFrame({"p": [0.5], "eps0": [2.0]})],
 )
 _TABLE11 = read_published_table(ROOT / B2_ITEMS["table11"]["published"])
 
@@ -678,11 +690,13 @@ _S5_AGREEMENTS = [
 ]
 _K_BEST = iter([0.5, 2.5])  # the draws of _grid_summary: k, then the best eps0
 _FIT3 = sensitivity.fit_budget(
-    _grid_summary(lambda strategy: next(_K_BEST))["grid_summary"],
-    _TABLE6,
-    "B2 Table 6",
-    4.0,
-)[1]
+    sensitivity.budget_curve(
+        _grid_summary(lambda strategy: next(_K_BEST))["grid_summary"],
+        _TABLE6,
+        "B2 Table 6",
+        4.0,
+    )
+)
 _CHECK3 = pd.DataFrame(
     [
         {"label": label, "table": table, "p": 0.5, "eps0": eps0, "within": 3, "compared": 4,

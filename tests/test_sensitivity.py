@@ -122,7 +122,8 @@ def test_fit_budget_finds_a_known_optimum():
                      "m": 10, "L": int(r["L"]), "method": "local_adrr", "metric": r["metric"],
                      "mean": mean, "sd": 0.01, "se": 0.001, "reps": 100}
                 )  # fmt: skip
-    curve, fit = sens.fit_budget(pd.DataFrame(rows), pub, "B2 Table 6", 4.0)
+    curve = sens.budget_curve(pd.DataFrame(rows), pub, "B2 Table 6", 4.0)
+    fit = sens.fit_budget(curve)
     assert len(curve) == 10 and (curve["compared"] == len(pub)).all()
     row = fit[fit["p"] == 0.5].iloc[0]
     assert row["eps0_grid"] == 2.5 and row["eps0"] == pytest.approx(2.6)

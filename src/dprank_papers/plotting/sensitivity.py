@@ -130,7 +130,8 @@ def plot_sensitivity(curve: pd.DataFrame, fit: pd.DataFrame, cells: pd.DataFrame
     Parameters
     ----------
     curve, fit : DataFrame
-        :func:`dprank_papers.studies.paper_b2.sensitivity.fit_budget` output.
+        :func:`dprank_papers.studies.paper_b2.sensitivity.budget_curve` and
+        :func:`~dprank_papers.studies.paper_b2.sensitivity.fit_budget` output.
     cells : DataFrame
         :func:`dprank_papers.studies.paper_b2.sensitivity.scenario5_agreement`'s cells.
     default5 : dict

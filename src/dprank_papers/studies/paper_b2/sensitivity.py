@@ -45,6 +45,7 @@ __all__ = [
     "S5_METHODS",
     "S5_METRICS",
     "agreement",
+    "budget_curve",
     "check_section",
     "findings",
     "fit_budget",
@@ -219,10 +220,10 @@ def parabola_vertex(x: Sequence[float], y: Sequence[float]) -> float:
     return float(np.clip(-b / (2 * a), min(x0, x2), max(x0, x2)))
 
 
-def fit_budget(
+def budget_curve(
     grid_summary: pd.DataFrame, published: pd.DataFrame, label: str, z: float
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Fit ``(eps0, p)`` of Scenario III to one published table.
+) -> pd.DataFrame:
+    """Scenario III's agreement with one published table at every ``(p, eps0)`` of its grid.
 
     Parameters
     ----------
@@ -237,12 +238,9 @@ def fit_budget(
 
     Returns
     -------
-    (DataFrame, DataFrame)
-        The curve, one row per ``(p, eps0)`` with :func:`agreement`'s columns,
-        and the fit, one row per ``p`` (``eps0_grid``: the grid's argmin of the
-        RMS; ``eps0``: the parabola's refinement; ``at_edge``: the argmin is an
-        end of the grid, so the refinement is not trusted; ``best``: the ``p``
-        whose grid minimum is smallest).
+    pandas.DataFrame
+        The curve that :func:`fit_budget` fits: one row per ``(p, eps0)`` with
+        :func:`agreement`'s columns.
     """
     _checks.columns(grid_summary, "grid_summary", ("p", "eps0"))
     _checks.frame(published, "published")
@@ -251,7 +249,25 @@ def fit_budget(
     rows = []
     for (p, e0), sub in grid_summary.groupby(["p", "eps0"], sort=True):
         rows.append({"p": p, "eps0": e0, **agreement(compare_b2_table(published, sub, label, z))})
-    curve = pd.DataFrame(rows)
+    return pd.DataFrame(rows)
+
+
+def fit_budget(curve: pd.DataFrame) -> pd.DataFrame:
+    """Fit ``(eps0, p)`` of Scenario III to one published table: the minimum of its curve.
+
+    Parameters
+    ----------
+    curve : DataFrame
+        :func:`budget_curve` output.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per ``p`` (``eps0_grid``: the grid's argmin of the RMS; ``eps0``: the
+        parabola's refinement; ``at_edge``: the argmin is an end of the grid, so the
+        refinement is not trusted; ``best``: the ``p`` whose grid minimum is smallest).
+    """
+    _checks.columns(curve, "curve", ("p", "eps0", "rms_log_ratio", "within", "compared"))
     fits = []
     for p, sub in curve.groupby("p", sort=True):
         sub = sub.sort_values("eps0").reset_index(drop=True)
@@ -274,7 +290,7 @@ def fit_budget(
         )
     fit = pd.DataFrame(fits)
     fit["best"] = fit["rms_log_ratio_grid"] == fit["rms_log_ratio_grid"].min()
-    return curve, fit
+    return fit
 
 
 def scenario5_grid(
@@ -624,7 +640,7 @@ def findings(
     default5 : Mapping
         The main study's Scenario V setting (``theta_half, p, lambda_c``).
     fit3 : DataFrame
-        :func:`fit_budget`'s fit on the fitted table.
+        :func:`fit_budget` output on the fitted table.
     check3 : DataFrame
         One row per ``(label, table)``: ``label, table, p, eps0`` and
         :func:`agreement`'s columns.
