@@ -180,14 +180,14 @@ _SETTINGS = ("lambda_c", "gtol", "max_iter")
 _FIT = {"lambda_c": st.floats(0.5, 2), "gtol": st.just(1e-8), "max_iter": st.just(100)}
 
 
-def settings_of(build, key="settings"):
-    """A builder of ``key`` (a :class:`~scenarios.FitSettings` of ``lambda_c, gtol,
+def settings_of(build):
+    """A builder of ``settings`` (a :class:`~scenarios.FitSettings` of ``lambda_c, gtol,
     max_iter`` that ``build`` draws) and of the other arguments ``build`` draws."""
 
     def inner(draw):
         flat = build(draw)
         settings = scenarios.FitSettings(*(flat.pop(name) for name in _SETTINGS))
-        return {**flat, key: settings}
+        return {**flat, "settings": settings}
 
     return inner
 
@@ -472,23 +472,19 @@ _BAD_SENS = dict(
 )
 #: Scenario III takes its fits' settings as one FitSettings, ``fit``
 _BAD_S3 = {k: v for k, v in _BAD_SENS.items() if k not in _SETTINGS} | {"fit": BAD_SETTINGS}
+_S3_FIT = scenarios.FitSettings(1.0, 1e-8, 100)
 case(
     sensitivity.scenario3_grid,
-    settings_of(
-        kw(
-            seed=SEEDS,
-            experiment=st.just("scenario3"),
-            exp=st.just(_S3),
-            model=st.sampled_from(["btl", "tm"]),
-            p=st.floats(0.3, 1),
-            eps0=st.lists(st.floats(1, 4), min_size=1, max_size=2, unique=True),
-            replicates=reps(),
-            lambda_c=st.just(1.0),
-            gtol=st.just(1e-8),
-            max_iter=st.just(100),
-            grid=st.just(_S3_GRID),
-        ),
-        "fit",
+    kw(
+        seed=SEEDS,
+        experiment=st.just("scenario3"),
+        exp=st.just(_S3),
+        model=st.sampled_from(["btl", "tm"]),
+        p=st.floats(0.3, 1),
+        eps0=st.lists(st.floats(1, 4), min_size=1, max_size=2, unique=True),
+        replicates=reps(),
+        fit=st.just(_S3_FIT),
+        grid=st.just(_S3_GRID),
     ),
     lambda r, kw: (
         set(r["eps0"]) == {float(e) for e in kw["eps0"]}
@@ -503,19 +499,14 @@ case(
 )
 case(
     sensitivity.scenario3_check,
-    settings_of(
-        kw(
-            seed=SEEDS,
-            experiment=st.just("scenario3"),
-            exp=st.just(_S3),
-            settings=st.just([{"label": "fit", "p": 0.5, "eps0": 2.0}]),
-            replicates=reps(1),
-            lambda_c=st.just(1.0),
-            gtol=st.just(1e-8),
-            max_iter=st.just(100),
-            grid=st.just(_S3_GRID),
-        ),
-        "fit",
+    kw(
+        seed=SEEDS,
+        experiment=st.just("scenario3"),
+        exp=st.just(_S3),
+        settings=st.just([{"label": "fit", "p": 0.5, "eps0": 2.0}]),
+        replicates=reps(1),
+        fit=st.just(_S3_FIT),
+        grid=st.just(_S3_GRID),
     ),
     lambda r, kw: set(r["label"]) == {"fit"} and set(r["model"]) == set(_S3["grid"]["model"]),
     **_BAD_S3,
