@@ -52,6 +52,7 @@ DPRANK_API int64_t labels_count(void *t);
 DPRANK_API int64_t labels_text_bytes(void *t, int64_t lo, int64_t hi);
 DPRANK_API void labels_export(void *t, int64_t lo, int64_t hi, int64_t *val, int64_t *len,
                               uint8_t *out);
+DPRANK_API void ints_to_text(int64_t n, const int64_t *v, int64_t width, uint32_t *out);
 DPRANK_API int64_t labels_encode_texts(void *t, const uint8_t *data, const int64_t *offsets,
                                        const uint8_t *nulls, int64_t n, int64_t *out);
 DPRANK_API int64_t labels_encode_ints(void *t, const int64_t *v, int64_t n, int64_t *out);

@@ -298,6 +298,27 @@ void labels_export(void *p, int64_t lo, int64_t hi, int64_t *val, int64_t *len, 
     }
 }
 
+/* n integers as numpy's text of `width` characters (UCS-4, NUL-padded), as Python's
+ * str writes them (`-` and the digits): the integer labels in text form, without a Python
+ * str per label. `width` must hold the longest (at most 20 characters). */
+void ints_to_text(int64_t n, const int64_t *v, int64_t width, uint32_t *out)
+{
+    for (int64_t k = 0; k < n; k++) {
+        uint32_t *o = out + k * width;
+        char digits[20];
+        int nd = 0;
+        uint64_t u = v[k] < 0 ? (uint64_t)0 - (uint64_t)v[k] : (uint64_t)v[k];
+        do {
+            digits[nd++] = (char)('0' + u % 10);
+            u /= 10;
+        } while (u);
+        int64_t c = 0;
+        if (v[k] < 0) o[c++] = '-';
+        while (nd) o[c++] = (uint32_t)digits[--nd];
+        while (c < width) o[c++] = 0;
+    }
+}
+
 static int new_id(labels_t *t)
 {
     if (t->n >= INT32_MAX - 1) return -1;

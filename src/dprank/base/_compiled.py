@@ -99,6 +99,7 @@ _SIGNATURES = {
     "labels_export": (None, [_VP, _I64, _I64, _VP, _VP, _VP]),
     "labels_encode_texts": (_I64, [_VP, _VP, _VP, _VP, _I64, _VP]),
     "labels_encode_ints": (_I64, [_VP, _VP, _I64, _VP]),
+    "ints_to_text": (None, [_I64, _VP, _I64, _VP]),
     "parse_csv": (_I64, [_VP, _I64, _I64, _VP, _VP, _I64, _VP, _VP, _VP, _I64, _VP]),
     "rows_pack": (None, [_I64, _VP, _VP, _VP, _VP]),
     "rows_sum": (_I64, [_I64, _VP, _VP, _VP, _VP, _VP, _I64, _VP, _VP]),
@@ -409,6 +410,17 @@ class LabelTable:
         if n:
             self._lib.labels_export(self._ptr, lo, hi, _ptr(values), _ptr(lengths), text)
         return values, lengths, text.raw[:size]
+
+
+def ints_to_text(values: np.ndarray) -> np.ndarray:
+    """``values.astype(f"U{width}")`` of integers, ``width`` their longest text: numpy
+    text as ``str`` writes each integer, written by the extension (``reader.c``) without a
+    Python str per value (numpy's cast makes one: about 0.3 us a value)."""
+    values = np.ascontiguousarray(values, dtype=np.int64)
+    width = max(len(str(int(values.min()))), len(str(int(values.max())))) if values.size else 1
+    out = np.empty(values.size, dtype=f"U{width}")
+    lib().ints_to_text(values.size, _ptr(values), width, _ptr(out))
+    return out
 
 
 #: field kinds of :func:`parse_csv`
