@@ -38,6 +38,7 @@ DPRANK_API int64_t pcg(int64_t n, const int64_t *ptr, const int32_t *b, const do
                        const double *diag, const double *rhs, double c, double ones_eig,
                        double rtol, double atol_update, int64_t max_iter, double *x,
                        int32_t *positive);
+DPRANK_API void row_starts(int64_t n, int64_t m, const int32_t *a, int64_t *ptr);
 DPRANK_API int64_t components(int64_t n, int64_t m, const int32_t *a, const int32_t *b,
                               int64_t *label, int64_t *parent);
 DPRANK_API int logistic_totals(int64_t m, const int64_t *rows, const int64_t *start,

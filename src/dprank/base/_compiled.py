@@ -90,6 +90,7 @@ _SIGNATURES = {
     "laplacian_mv": (ctypes.c_int, [_I64] + [_VP] * 6),
     "pcg": (_I64, [_I64] + [_VP] * 5 + [_F64] * 4 + [_I64, _VP, _VP]),
     "components": (_I64, [_I64, _I64, _VP, _VP, _VP, _VP]),
+    "row_starts": (None, [_I64, _I64, _VP, _VP]),
     "logistic_totals": (ctypes.c_int, [_I64] + [_VP] * 4 + [_I64, _VP, _I64, _VP, _F64, _VP]),
     # reader.c
     "labels_new": (_VP, []),
@@ -255,6 +256,15 @@ def pcg(ptr, b, h, diag, rhs, c, ones_eig, rtol, atol_update, max_iter):
     if it < 0:
         raise MemoryError("pcg: out of memory")
     return x, int(it), bool(positive[0])
+
+
+def row_starts(n: int, a: np.ndarray) -> np.ndarray:
+    """``np.searchsorted(a, np.arange(n + 1))`` (int64) of int32 ``a`` sorted, each entry in
+    ``0 .. n - 1``: where each of the ``n`` rows of CSR form starts, in one pass over ``a``."""
+    a = np.ascontiguousarray(a, dtype=_I32)
+    ptr = np.empty(n + 1, dtype=np.int64)
+    lib().row_starts(n, a.size, _ptr(a), _ptr(ptr))
+    return ptr
 
 
 def components(n: int, a: np.ndarray, b: np.ndarray) -> tuple[int, np.ndarray]:
