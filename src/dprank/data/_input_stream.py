@@ -21,7 +21,6 @@ and lets the format be sniffed from the first bytes. The block generators give
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import mmap
@@ -64,8 +63,14 @@ class InputSource:
 
     def __init__(self, fh, path: Path | None, regular: bool, digest: bool = True):
         self.fh, self.path, self.regular = fh, path, regular
-        # the sha256 only where it is asked for (an audit record, a release record's check)
-        self.sha = hashlib.sha256() if digest else _NoDigest()
+        # the sha256 only where it is asked for (an audit record, a release record's check);
+        # hashlib (OpenSSL's library: about 5 ms to load) only then
+        if digest:
+            import hashlib
+
+            self.sha = hashlib.sha256()
+        else:
+            self.sha = _NoDigest()
         self.pending = b""
         self.size = os.fstat(fh.fileno()).st_size if regular else None
 
