@@ -63,9 +63,9 @@ DPRANK_API int64_t parse_csv(const uint8_t *buf, int64_t len, int64_t ncols, con
 DPRANK_API void rows_pack(int64_t m, const int32_t *i, const int32_t *j, const double *y,
                           uint64_t *out);
 DPRANK_API int64_t rows_sum(int64_t m, uint64_t *x, uint64_t *y, double *cx, double *cy,
-                            const int32_t *rank, int64_t n_items, int32_t *a, int32_t *b);
+                            const int32_t *rank, int64_t n_items, int32_t *a, int32_t *b,
+                            int64_t whole);
 
-DPRANK_API void doubles_to_int32(int64_t n, void *buf);
 DPRANK_API void *pairs_new(void);
 DPRANK_API void pairs_free(void *t);
 DPRANK_API int64_t pairs_count(void *t);

@@ -103,8 +103,7 @@ _SIGNATURES = {
     "ints_to_text": (None, [_I64, _VP, _I64, _VP]),
     "parse_csv": (_I64, [_VP, _I64, _I64, _VP, _VP, _I64, _VP, _VP, _VP, _I64, _VP]),
     "rows_pack": (None, [_I64, _VP, _VP, _VP, _VP]),
-    "rows_sum": (_I64, [_I64, _VP, _VP, _VP, _VP, _VP, _I64, _VP, _VP]),
-    "doubles_to_int32": (None, [_I64, _VP]),
+    "rows_sum": (_I64, [_I64, _VP, _VP, _VP, _VP, _VP, _I64, _VP, _VP, _I64]),
     "pairs_new": (_VP, []),
     "pairs_free": (None, [_VP]),
     "pairs_count": (_I64, [_VP]),
@@ -494,7 +493,7 @@ class PairRows:
     any order: the same sums either way. Rows with counts (``weighted``) are packed
     from the start, 8 bytes of count beside each. The pairs' ``n`` and ``w`` are
     written into the rows' own buffers, so the peak is about 16 bytes a row (or key)
-    plus 8 a pair; without counts they are whole numbers below 2^31, narrowed to int32
+    plus 8 a pair; without counts they are whole numbers below 2^31, written as int32
     into the first buffer (its rest handed back), and the second is kept, 8 bytes a pair,
     as :attr:`spare`: the sparse fit's pair weights go there (its pages are in memory
     already; fresh ones would cost the system's page faults): 24 bytes a pair in all, as
@@ -626,9 +625,13 @@ class PairRows:
         # room for a pair per row: only the pages the pairs take are ever touched
         a = np.empty(m, dtype=np.int32)
         b = np.empty(m, dtype=np.int32)
+        # rows without counts: every count and win a whole number below 2^31 (no more rows
+        # than that were counted), written as int32
+        whole = not self.weighted and max(m, self._m) < 2**31
         p = self._lib.rows_sum(
-            m, _ptr(x), _ptr(y), _ptr(cx), _ptr(cy), _ptr(rank_arr), int(n_items), _ptr(a), _ptr(b)
-        )
+            m, _ptr(x), _ptr(y), _ptr(cx), _ptr(cy), _ptr(rank_arr), int(n_items), _ptr(a),
+            _ptr(b), int(whole),
+        )  # fmt: skip
         del cx, cy
         if p == -1:
             raise ValueError("a pair joins an item with itself once the labels are merged")
@@ -639,11 +642,10 @@ class PairRows:
         a.resize(p, refcheck=False)
         b.resize(p, refcheck=False)
         # the counts were written over the rows' first buffer, the wins over the other
-        if not self.weighted and m < 2**31:  # whole numbers below 2^31: int32
-            # both into the first buffer (counts in place, then the wins after them); the
-            # other, its pages already in memory, kept as room for the fit's pair weights
-            self._lib.doubles_to_int32(p, x.ctypes.data)
-            x.view(np.int32)[p : 2 * p] = y.view(np.float64)[:p]  # whole numbers: exact
+        if whole:
+            # both into the first buffer (the counts where they are, the wins after them);
+            # the other, its pages already in memory, kept as room for the fit's pair weights
+            x.view(np.int32)[p : 2 * p] = y.view(np.int32)[:p]
             x.resize(p, refcheck=False)  # the rest back to the system
             y.resize(p, refcheck=False)
             self.spare = y.view(np.float64)
