@@ -171,3 +171,15 @@ def test_columns_writer_stream_and_file_agree(tmp_path):
         stream = io.StringIO()
         _columns_writer(cols)(stream)
         assert path.read_bytes() == expected.encode() and stream.getvalue() == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(-(2**63), 2**63 - 1), max_size=50))
+def test_ints_to_text_is_numpy_text_of_the_integers(values):
+    """The integer labels' text (``ints_to_text``): numpy's cast to text as wide as the
+    longest, to the byte (``-`` and the digits, as ``str`` writes them)."""
+    arr = np.array(values, dtype=np.int64)
+    width = max((len(str(v)) for v in values), default=1)
+    got = _compiled.ints_to_text(arr)
+    assert got.dtype == np.dtype(f"U{width}")
+    assert got.tobytes() == arr.astype(f"U{width}").tobytes()

@@ -574,3 +574,46 @@ def test_ascii_labels_are_ordered_as_numpy_orders_their_texts(labels, prefixes):
         np.testing.assert_array_equal(fast[1], reference[order])
     _, ranked = table.finish()
     np.testing.assert_array_equal(ranked, reference[order])
+
+
+def _whole_outcome(path: Path, block_size: int, aggregate: bool):
+    try:
+        table = read_comparisons(path, block_size=block_size, aggregate=aggregate)
+    except InputError as exc:
+        return ("error", str(exc))
+    c = table.comparisons
+    ps = c.pair_statistics()
+    return (
+        "ok",
+        table.n_rows,
+        c.labels.tolist(),
+        [getattr(ps, k).tolist() for k in ("a", "b", "n", "w")],
+        table.sha256,
+    )
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_files(), st.booleans(), st.sampled_from([b"", _input_stream.BOM]))
+def test_a_mapped_file_reads_as_one_read_into_a_buffer(file, aggregate, bom):
+    """A regular file is parsed where the system maps it (``_input_stream._map``); read into
+    a buffer instead (as a stream is), it gives the same blocks, cut at the same places: the
+    same comparisons, every message word for word, the same sha256 of the bytes."""
+    text, block_size = file
+    mapped = []
+    real_map = _input_stream._map
+
+    def spy(inp):
+        got = real_map(inp)
+        mapped.append(got is not None)
+        return got
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "c.csv"
+        path.write_bytes(bom + text)
+        with mock.patch.object(_input_stream, "_map", spy):
+            got = _whole_outcome(path, block_size, aggregate)
+        with mock.patch.object(_input_stream, "_map", lambda inp: None):
+            buffered = _whole_outcome(path, block_size, aggregate)
+    assert got == buffered
+    if text.split(b"\n", 1)[1]:  # bytes after the header: the file was mapped
+        assert mapped == [True]

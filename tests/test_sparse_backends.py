@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from dprank.base import _compiled
-from dprank.data.comparisons import Comparisons
+from dprank.data.comparisons import Comparisons, PairSums
 from dprank.data.models import THURSTONE
 from dprank.fit.sparse import SparseData, sparse_newton
 
@@ -211,3 +211,20 @@ def test_a_build_lacking_a_function_of_the_sources_is_refused_as_stale():
 
     with pytest.raises(_compiled.NativeMissingError, match=r"lacks the function 'pairs_new'"):
         _compiled._bind(OldBuild(), "old/_native.abi3.so")
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 300])
+def test_row_starts_are_searchsorted_of_the_rows(n):
+    """The rows of CSR form (``row_starts``, one pass) where numpy's binary searches put
+    them: empty rows, items without pairs at either end, every pair in one row."""
+    rng = np.random.default_rng(n)
+    for m in (0, 1, 5 * n + 3):
+        a = np.sort(rng.integers(0, max(n, 1), m)).astype(np.int32)
+        if n == 0:
+            a = a[:0]
+        expected = np.searchsorted(a, np.arange(n + 1, dtype=np.int32)).astype(np.int64)
+        np.testing.assert_array_equal(_compiled.row_starts(n, a), expected)
+    sums = PairSums()  # the reader's pairs (int32): their rows by row_starts
+    sums.add(np.array([0, 2]), np.array([3, 3]))
+    ptr, b = SparseData(sums.result(None, 4)).rows()
+    assert ptr.tolist() == [0, 1, 1, 2, 2] and b.tolist() == [3, 3]

@@ -366,6 +366,18 @@ int64_t pcg(int64_t n, const int64_t *ptr, const int32_t *b, const double *h,
     return it;
 }
 
+/* The rows of m pairs sorted by a (each a[k] in 0 .. n - 1): ptr[i] = the first k with
+ * a[k] >= i, for i = 0 .. n, as numpy's searchsorted(a, arange(n + 1)) gives them, in one
+ * pass over a instead of n + 1 binary searches into it. */
+void row_starts(int64_t n, int64_t m, const int32_t *a, int64_t *ptr)
+{
+    int64_t k = 0;
+    for (int64_t i = 0; i <= n; i++) {
+        while (k < m && a[k] < i) k++;
+        ptr[i] = k;
+    }
+}
+
 /* Connected components of the graph on n nodes with the m edges (a[k], b[k]):
  * label[i], numbered by each component's smallest node (as scipy numbers them).
  * Union by the smaller root with path halving; parent: workspace of n. Returns

@@ -38,6 +38,7 @@ DPRANK_API int64_t pcg(int64_t n, const int64_t *ptr, const int32_t *b, const do
                        const double *diag, const double *rhs, double c, double ones_eig,
                        double rtol, double atol_update, int64_t max_iter, double *x,
                        int32_t *positive);
+DPRANK_API void row_starts(int64_t n, int64_t m, const int32_t *a, int64_t *ptr);
 DPRANK_API int64_t components(int64_t n, int64_t m, const int32_t *a, const int32_t *b,
                               int64_t *label, int64_t *parent);
 DPRANK_API int logistic_totals(int64_t m, const int64_t *rows, const int64_t *start,
@@ -52,6 +53,7 @@ DPRANK_API int64_t labels_count(void *t);
 DPRANK_API int64_t labels_text_bytes(void *t, int64_t lo, int64_t hi);
 DPRANK_API void labels_export(void *t, int64_t lo, int64_t hi, int64_t *val, int64_t *len,
                               uint8_t *out);
+DPRANK_API void ints_to_text(int64_t n, const int64_t *v, int64_t width, uint32_t *out);
 DPRANK_API int64_t labels_encode_texts(void *t, const uint8_t *data, const int64_t *offsets,
                                        const uint8_t *nulls, int64_t n, int64_t *out);
 DPRANK_API int64_t labels_encode_ints(void *t, const int64_t *v, int64_t n, int64_t *out);
@@ -61,9 +63,9 @@ DPRANK_API int64_t parse_csv(const uint8_t *buf, int64_t len, int64_t ncols, con
 DPRANK_API void rows_pack(int64_t m, const int32_t *i, const int32_t *j, const double *y,
                           uint64_t *out);
 DPRANK_API int64_t rows_sum(int64_t m, uint64_t *x, uint64_t *y, double *cx, double *cy,
-                            const int32_t *rank, int64_t n_items, int32_t *a, int32_t *b);
+                            const int32_t *rank, int64_t n_items, int32_t *a, int32_t *b,
+                            int64_t whole);
 
-DPRANK_API void doubles_to_int32(int64_t n, void *buf);
 DPRANK_API void *pairs_new(void);
 DPRANK_API void pairs_free(void *t);
 DPRANK_API int64_t pairs_count(void *t);

@@ -298,6 +298,27 @@ void labels_export(void *p, int64_t lo, int64_t hi, int64_t *val, int64_t *len, 
     }
 }
 
+/* n integers as numpy's text of `width` characters (UCS-4, NUL-padded), as Python's
+ * str writes them (`-` and the digits): the integer labels in text form, without a Python
+ * str per label. `width` must hold the longest (at most 20 characters). */
+void ints_to_text(int64_t n, const int64_t *v, int64_t width, uint32_t *out)
+{
+    for (int64_t k = 0; k < n; k++) {
+        uint32_t *o = out + k * width;
+        char digits[20];
+        int nd = 0;
+        uint64_t u = v[k] < 0 ? (uint64_t)0 - (uint64_t)v[k] : (uint64_t)v[k];
+        do {
+            digits[nd++] = (char)('0' + u % 10);
+            u /= 10;
+        } while (u);
+        int64_t c = 0;
+        if (v[k] < 0) o[c++] = '-';
+        while (nd) o[c++] = (uint32_t)digits[--nd];
+        while (c < width) o[c++] = 0;
+    }
+}
+
 static int new_id(labels_t *t)
 {
     if (t->n >= INT32_MAX - 1) return -1;
@@ -1028,11 +1049,12 @@ static int scatter_lines(int64_t m, const uint64_t *x, uint64_t *y, int shift, i
  * order: rank[id] is the item's index below n_items (NULL: the ids are the
  * indices); ids with one index are one item. a[r] < b[r] (int32, room for m
  * each) are the pairs sorted by (a, b), their counts n[r] written as doubles over
- * x and their wins of a w[r] over y (room for m rows, as cy for m counts):
+ * x and their wins of a w[r] over y (room for m rows, as cy for m counts), or with
+ * `whole` (counts that are whole numbers, their sums below 2^31) as int32 there:
  * x, y, cx, cy are scratch. Returns the number of pairs; -1 where rank gives a
  * row's two items one index, -2 an index not below n_items, -3 out of memory. */
 int64_t rows_sum(int64_t m, uint64_t *x, uint64_t *y, double *cx, double *cy, const int32_t *rank,
-                 int64_t n_items, int32_t *a, int32_t *b)
+                 int64_t n_items, int32_t *a, int32_t *b, int64_t whole)
 {
     int s = id_bits(n_items);
     int sort_bits = 2 * s; /* the pair's bits: key >> 1 */
@@ -1106,7 +1128,8 @@ int64_t rows_sum(int64_t m, uint64_t *x, uint64_t *y, double *cx, double *cy, co
         const uint64_t *rows = in_x ? x + lo : y + lo;
         const double *c = cx ? (in_x ? cx + lo : cy + lo) : NULL;
         /* the runs: n over x and w over y at the pair's place r <= lo + k, each written
-         * after the rows up to it are read (memcpy: doubles into the rows' buffers) */
+         * after the rows up to it are read (memcpy: doubles into the rows' buffers; int32
+         * at byte 4 r, further behind the rows still to read) */
         int64_t k = 0;
         while (k < n) {
             uint64_t pair = rows[k] >> 1;
@@ -1129,29 +1152,20 @@ int64_t rows_sum(int64_t m, uint64_t *x, uint64_t *y, double *cx, double *cy, co
             }
             a[r] = (int32_t)(pair >> s);
             b[r] = (int32_t)(pair & bmask);
-            memcpy((uint8_t *)x + 8 * r, &cn, 8);
-            memcpy((uint8_t *)y + 8 * r, &cw, 8);
+            if (whole) {
+                int32_t wn = (int32_t)cn, ww = (int32_t)cw;
+                memcpy((uint8_t *)x + 4 * r, &wn, 4);
+                memcpy((uint8_t *)y + 4 * r, &ww, 4);
+            } else {
+                memcpy((uint8_t *)x + 8 * r, &cn, 8);
+                memcpy((uint8_t *)y + 8 * r, &cw, 8);
+            }
             r++;
         }
     }
     free(start);
     free(count);
     return r;
-}
-
-/* The n doubles at buf, whole numbers below 2^31 (rows_sum's counts and wins of rows
- * without counts), as int32 in place: in buf's first 4 n bytes, half the memory.
- * Front to back: int32 k goes over bytes 4k .. 4k + 3, those of doubles up to k / 2,
- * each read before. */
-void doubles_to_int32(int64_t n, void *buf)
-{
-    uint8_t *p = buf;
-    for (int64_t k = 0; k < n; k++) {
-        double d;
-        memcpy(&d, p + 8 * k, 8);
-        int32_t v = (int32_t)d;
-        memcpy(p + 4 * k, &v, 4);
-    }
 }
 
 /* ------------------------------------------------------------------ pair counts */

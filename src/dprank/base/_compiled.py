@@ -90,6 +90,7 @@ _SIGNATURES = {
     "laplacian_mv": (ctypes.c_int, [_I64] + [_VP] * 6),
     "pcg": (_I64, [_I64] + [_VP] * 5 + [_F64] * 4 + [_I64, _VP, _VP]),
     "components": (_I64, [_I64, _I64, _VP, _VP, _VP, _VP]),
+    "row_starts": (None, [_I64, _I64, _VP, _VP]),
     "logistic_totals": (ctypes.c_int, [_I64] + [_VP] * 4 + [_I64, _VP, _I64, _VP, _F64, _VP]),
     # reader.c
     "labels_new": (_VP, []),
@@ -99,10 +100,10 @@ _SIGNATURES = {
     "labels_export": (None, [_VP, _I64, _I64, _VP, _VP, _VP]),
     "labels_encode_texts": (_I64, [_VP, _VP, _VP, _VP, _I64, _VP]),
     "labels_encode_ints": (_I64, [_VP, _VP, _I64, _VP]),
+    "ints_to_text": (None, [_I64, _VP, _I64, _VP]),
     "parse_csv": (_I64, [_VP, _I64, _I64, _VP, _VP, _I64, _VP, _VP, _VP, _I64, _VP]),
     "rows_pack": (None, [_I64, _VP, _VP, _VP, _VP]),
-    "rows_sum": (_I64, [_I64, _VP, _VP, _VP, _VP, _VP, _I64, _VP, _VP]),
-    "doubles_to_int32": (None, [_I64, _VP]),
+    "rows_sum": (_I64, [_I64, _VP, _VP, _VP, _VP, _VP, _I64, _VP, _VP, _I64]),
     "pairs_new": (_VP, []),
     "pairs_free": (None, [_VP]),
     "pairs_count": (_I64, [_VP]),
@@ -254,6 +255,15 @@ def pcg(ptr, b, h, diag, rhs, c, ones_eig, rtol, atol_update, max_iter):
     if it < 0:
         raise MemoryError("pcg: out of memory")
     return x, int(it), bool(positive[0])
+
+
+def row_starts(n: int, a: np.ndarray) -> np.ndarray:
+    """``np.searchsorted(a, np.arange(n + 1))`` (int64) of int32 ``a`` sorted, each entry in
+    ``0 .. n - 1``: where each of the ``n`` rows of CSR form starts, in one pass over ``a``."""
+    a = np.ascontiguousarray(a, dtype=_I32)
+    ptr = np.empty(n + 1, dtype=np.int64)
+    lib().row_starts(n, a.size, _ptr(a), _ptr(ptr))
+    return ptr
 
 
 def components(n: int, a: np.ndarray, b: np.ndarray) -> tuple[int, np.ndarray]:
@@ -411,6 +421,17 @@ class LabelTable:
         return values, lengths, text.raw[:size]
 
 
+def ints_to_text(values: np.ndarray) -> np.ndarray:
+    """``values.astype(f"U{width}")`` of integers, ``width`` their longest text: numpy
+    text as ``str`` writes each integer, written by the extension (``reader.c``) without a
+    Python str per value (numpy's cast makes one: about 0.3 us a value)."""
+    values = np.ascontiguousarray(values, dtype=np.int64)
+    width = max(len(str(int(values.min()))), len(str(int(values.max())))) if values.size else 1
+    out = np.empty(values.size, dtype=f"U{width}")
+    lib().ints_to_text(values.size, _ptr(values), width, _ptr(out))
+    return out
+
+
 #: field kinds of :func:`parse_csv`
 SKIP, LABEL, NUMBER = 0, 1, 2
 #: why :func:`parse_csv` stopped
@@ -472,7 +493,7 @@ class PairRows:
     any order: the same sums either way. Rows with counts (``weighted``) are packed
     from the start, 8 bytes of count beside each. The pairs' ``n`` and ``w`` are
     written into the rows' own buffers, so the peak is about 16 bytes a row (or key)
-    plus 8 a pair; without counts they are whole numbers below 2^31, narrowed to int32
+    plus 8 a pair; without counts they are whole numbers below 2^31, written as int32
     into the first buffer (its rest handed back), and the second is kept, 8 bytes a pair,
     as :attr:`spare`: the sparse fit's pair weights go there (its pages are in memory
     already; fresh ones would cost the system's page faults): 24 bytes a pair in all, as
@@ -604,9 +625,13 @@ class PairRows:
         # room for a pair per row: only the pages the pairs take are ever touched
         a = np.empty(m, dtype=np.int32)
         b = np.empty(m, dtype=np.int32)
+        # rows without counts: every count and win a whole number below 2^31 (no more rows
+        # than that were counted), written as int32
+        whole = not self.weighted and max(m, self._m) < 2**31
         p = self._lib.rows_sum(
-            m, _ptr(x), _ptr(y), _ptr(cx), _ptr(cy), _ptr(rank_arr), int(n_items), _ptr(a), _ptr(b)
-        )
+            m, _ptr(x), _ptr(y), _ptr(cx), _ptr(cy), _ptr(rank_arr), int(n_items), _ptr(a),
+            _ptr(b), int(whole),
+        )  # fmt: skip
         del cx, cy
         if p == -1:
             raise ValueError("a pair joins an item with itself once the labels are merged")
@@ -617,11 +642,10 @@ class PairRows:
         a.resize(p, refcheck=False)
         b.resize(p, refcheck=False)
         # the counts were written over the rows' first buffer, the wins over the other
-        if not self.weighted and m < 2**31:  # whole numbers below 2^31: int32
-            # both into the first buffer (counts in place, then the wins after them); the
-            # other, its pages already in memory, kept as room for the fit's pair weights
-            self._lib.doubles_to_int32(p, x.ctypes.data)
-            x.view(np.int32)[p : 2 * p] = y.view(np.float64)[:p]  # whole numbers: exact
+        if whole:
+            # both into the first buffer (the counts where they are, the wins after them);
+            # the other, its pages already in memory, kept as room for the fit's pair weights
+            x.view(np.int32)[p : 2 * p] = y.view(np.int32)[:p]
             x.resize(p, refcheck=False)  # the rest back to the system
             y.resize(p, refcheck=False)
             self.spare = y.view(np.float64)

@@ -6,7 +6,6 @@ start without it (about 0.5 s of every job's start-up).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import tempfile
@@ -56,6 +55,8 @@ def sha256(path: str | os.PathLike) -> str:
     str
         64 lower-case hex digits.
     """
+    import hashlib  # where a digest is asked for (its OpenSSL library: about 5 ms to load)
+
     _checks.path(path, "path")
     digest = hashlib.sha256()
     with open(path, "rb") as fh:

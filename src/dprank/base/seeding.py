@@ -9,7 +9,6 @@ adding a grid point leaves every existing cell's draws unchanged.
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Mapping
 from enum import IntEnum
@@ -66,6 +65,8 @@ def stable_id(*parts: object) -> int:
     Unlike :func:`hash`, the value is the same in every process and on every
     machine (BLAKE2b of the canonical text), so it can key random streams.
     """
+    import hashlib  # where a stream is keyed (its OpenSSL library: about 5 ms to load)
+
     text = "\x1f".join(_canonical(p) for p in parts)
     digest = hashlib.blake2b(text.encode(), digest_size=8).digest()
     return int.from_bytes(digest, "little") >> 1

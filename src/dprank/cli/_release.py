@@ -16,7 +16,6 @@ Private to :mod:`dprank.cli`:
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from pathlib import Path
@@ -264,6 +263,8 @@ def hashing_writer(writer, sink: dict):
         if isinstance(target, Path):
             sink["sha256"] = file_sha256(target)
         else:  # standard output, written through a buffer
+            import hashlib
+
             sink["sha256"] = hashlib.sha256(target.getvalue().encode("utf-8")).hexdigest()
 
     return write

@@ -394,6 +394,8 @@ class _Labels:
 
     def finish(self) -> tuple[np.ndarray, np.ndarray]:
         """``(rank, labels)``: the final code of each id, and the labels in code order."""
+        from ..base._compiled import ints_to_text
+
         canon = self.canonical()
         values, all_lengths, text = self.table.export(0, self.size)
         values, lengths = values[canon], all_lengths[canon]
@@ -401,10 +403,8 @@ class _Labels:
             # one id per integer (the table keys them by value): no ties, so the default sort
             # (several times faster than the stable merge sort on 10^5 labels) gives the order
             order = np.argsort(values)
-            values = values[order]
             # as text no wider than the longest label (str alone gives 21 characters each)
-            width = max(len(str(values[0])), len(str(values[-1]))) if values.size else 1
-            labels = values.astype(f"U{width}")
+            labels = ints_to_text(values[order])
         else:
             fast = self._ascii_order(canon, all_lengths, text)
             if fast is not None:

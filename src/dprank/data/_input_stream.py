@@ -11,7 +11,9 @@ and lets the format be sniffed from the first bytes. The block generators give
   ``\\r\\n`` line ends) are parsed by the compiled reader (``parse_csv`` of
   :mod:`dprank.base._compiled`) straight to label ids and numbers; from the first line
   it does not take, pyarrow's streaming reader reads the rest as text, checked
-  field by field. Blank lines at the end of the input are dropped.
+  field by field. Blank lines at the end of the input are dropped. A regular file is
+  parsed where the system maps it (:func:`_map`; no copy into a buffer), cut into the
+  same blocks as a stream read into a buffer.
 * Parquet (:func:`parquet_blocks`): pyarrow's batches (a stream is read into
   memory first: Parquet keeps its index at the end of the file).
 * JSON lines (:func:`jsonl_blocks`): one object per line, read with :mod:`json`.
@@ -19,9 +21,9 @@ and lets the format be sniffed from the first bytes. The block generators give
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
+import mmap
 import os
 import stat
 from pathlib import Path
@@ -61,8 +63,14 @@ class InputSource:
 
     def __init__(self, fh, path: Path | None, regular: bool, digest: bool = True):
         self.fh, self.path, self.regular = fh, path, regular
-        # the sha256 only where it is asked for (an audit record, a release record's check)
-        self.sha = hashlib.sha256() if digest else _NoDigest()
+        # the sha256 only where it is asked for (an audit record, a release record's check);
+        # hashlib (OpenSSL's library: about 5 ms to load) only then
+        if digest:
+            import hashlib
+
+            self.sha = hashlib.sha256()
+        else:
+            self.sha = _NoDigest()
         self.pending = b""
         self.size = os.fstat(fh.fileno()).st_size if regular else None
 
@@ -233,6 +241,12 @@ def csv_blocks(inp: InputSource, sep: str, names, used, tables, block_size: int,
             kinds[k], slots[k] = nc.NUMBER, number_cols.index(c)
     number_cols = [u for u in used if u not in tables]
     handles = [tables[c] for c in label_cols]
+    if COMPILED_CSV:
+        mapped = _map(inp)
+        if mapped is not None:  # a regular file: parsed where the system maps it, no copy
+            parse = (kinds, slots, sep, handles, label_cols, number_cols, used)
+            yield from _mapped_blocks(inp, *mapped, parse, block_size, text_reader)
+            return
     # one buffer, read into block after block; the unfinished last line moves to its front
     buf = bytearray(block_size)
     start, have, outputs = 0, 0, []
@@ -282,6 +296,112 @@ def csv_blocks(inp: InputSource, sep: str, names, used, tables, block_size: int,
         del buf
         yield from with_last(text_reader(_Rest(inp), start))
         return
+
+
+def _map(inp: InputSource):
+    """``(mapping, offset)``: a regular file mapped for reading and the offset of the input's
+    next byte (the bytes pushed back included), or None where the input is no regular file,
+    has nothing left, or the system refuses to map it (it is then read into a buffer)."""
+    if not inp.regular:
+        return None
+    try:
+        at = inp.fh.tell() - len(inp.pending)
+        if os.fstat(inp.fh.fileno()).st_size <= at:
+            return None
+        mm = mmap.mmap(inp.fh.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
+        return None
+    if at < 0 or mm[at : at + len(inp.pending)] != inp.pending:  # not the file's own bytes
+        mm.close()
+        return None
+    return mm, at
+
+
+def _mapped_blocks(inp: InputSource, mm, at: int, parse, block_size: int, text_reader):
+    """:func:`csv_blocks` of a mapped regular file (:func:`_map`), from offset ``at``.
+
+    The same blocks, cut at the same places, as the buffered reading of
+    :func:`csv_blocks` (a window of the mapping stands for its buffer: from the first
+    line not taken, ``block_size`` bytes on, twice that where a line is longer), and the
+    same bytes hashed; the parser reads the system's pages of the file, which are not
+    copied into a buffer first. The pages of the lines parsed are handed back as the
+    reading goes (only a window's pages are held at a time).
+    """
+    from ..base import _compiled as nc
+    from ._input_blocks import Coded
+
+    kinds, slots, sep, handles, label_cols, number_cols, used = parse
+    size = len(mm)
+    view = memoryview(mm)
+    hashed = inp.fh.tell()  # the bytes before it were hashed as they were read
+    dropped = 0  # the pages before it are handed back
+    drop = getattr(mm, "madvise", None) if hasattr(mmap, "MADV_DONTNEED") else None
+    pos, filled, span, start, outputs = at, at, block_size, 0, []
+
+    def settle(upto: int) -> None:
+        """Hash the bytes up to ``upto`` and leave the file there (for what reads on)."""
+        nonlocal hashed
+        if upto > hashed:
+            inp.sha.update(view[hashed:upto])
+            hashed = upto
+        inp.pending = b""
+        inp.fh.seek(hashed)
+
+    try:
+        while True:
+            if filled - pos == span:  # a line longer than the window
+                span *= 2
+            new = min(size, pos + span)
+            at_end = new == filled
+            filled = new
+            if at_end:
+                k = filled
+                while k > pos and mm[k - 1] in _SPACE:
+                    k -= 1
+                nl = mm.find(b"\n", k, filled) if k > pos else -1
+                cut = 0 if k == pos else (filled if nl < 0 else nl + 1) - pos
+            else:
+                cut = mm.rfind(b"\n", pos, filled) + 1 - pos
+                if cut <= 0:
+                    continue  # no line end yet: a longer window
+            if not cut:
+                settle(size)
+                return
+            cap = cut // (len(used) + len(kinds)) + 1
+            rows, ids, nums, stop, reason = nc.parse_csv(
+                view[pos : pos + cut], cut, kinds, slots, sep, handles, cap, out=outputs
+            )
+            if rows:
+                columns = {c: Coded(ids[label_cols.index(c), :rows]) for c in label_cols}
+                columns.update({c: nums[number_cols.index(c), :rows] for c in number_cols})
+                yield start, {c: columns[c] for c in used}, at_end
+                start += rows
+            if reason == nc.DONE:
+                if at_end:
+                    settle(size)
+                    return
+                pos += cut
+            elif (
+                reason == nc.BLANK_LINE
+                and not at_end
+                and not mm[pos + stop : pos + cut].strip(_SPACE)
+            ):
+                pos += stop  # blank lines at the window's end: the input's?
+            else:  # the first line the compiled parser does not take: the rest as text
+                settle(max(filled, hashed))
+                inp.unread(bytes(view[pos + stop : hashed]))
+                break
+            if drop is not None and pos - dropped >= 1 << 20:
+                upto = pos - pos % mmap.PAGESIZE
+                drop(mmap.MADV_DONTNEED, dropped, upto - dropped)
+                dropped = upto
+    finally:
+        try:
+            view.release()
+            mm.close()
+        except BufferError:  # a view still held: the mapping goes with it
+            pass
+    yield from with_last(text_reader(_Rest(inp), start))
 
 
 class _Rest(io.RawIOBase):

@@ -199,9 +199,11 @@ class SparseData:
             dtype = np.int32 if self.n < 2**31 - 1 else np.int64
             # the pairs are sorted by a: each row starts where a first reaches it (no
             # bincount, which would cast a pair-length copy of a to int64)
-            ptr = np.searchsorted(self.a, np.arange(self.n + 1, dtype=self.a.dtype)).astype(
-                np.int64
-            )
+            if self.a.dtype == np.int32:  # one pass over a (the compiled loops')
+                ptr = kernels().row_starts(self.n, self.a)
+            else:
+                ptr = np.searchsorted(self.a, np.arange(self.n + 1, dtype=self.a.dtype))
+                ptr = ptr.astype(np.int64)
             self._idx = (ptr, np.ascontiguousarray(self.b, dtype=dtype))
         return self._idx
 
