@@ -99,7 +99,10 @@ NOT_RUN_OUTPUTS = {
         **dict.fromkeys(("1%", "90%"), "the method's thresholds (a chi-square quantile, a span)"),
         "80%": "the Laplace share of the errors' variance in the calibration test, a setting",
         "0.01": "the calibration test's bound (tests/test_interval_calibration.py)",
-        "1.5": "a factor of the calibration's levels (1, 1.5, 2, 3, 4, 6), a setting",
+        **dict.fromkeys(
+            ("1.25", "1.5", "1.75", "2.5"),
+            "a factor of the calibration's levels (1, 1.25, 1.5, 1.75, 2, 2.5, 3, 4, 6), a setting",
+        ),
         "1.7": "Thurstone's scale against BTL's, a constant",
         "5%": "the candidate totals' merge bound (MERGE_SD of dprank.intervals), a setting",
         **dict.fromkeys(

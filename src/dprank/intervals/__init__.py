@@ -67,10 +67,13 @@ Construction (:func:`intervals`; docs/intervals.md states it in full)
    posterior gives the width where the data order the items, the extension
    keeps the items at the ends covered (an item unbounded on one side is
    tested by its finite bound). An item whose score is unbounded on one side
-   may lie anywhere on that side (one unbounded above may outrank anyone): in
-   each draw an item's worst rank counts every such item that may lie above it
-   and its best rank only those surely above it, a censored item itself taken
-   at its finite end (worst) and its unbounded end (best)
+   draws from the likelihood of its noisy win total where the design is public
+   (edge DP, non-private: :class:`EdgeDesign`), as in step 5. Under individual
+   DP (a declared bound, not the design) it may lie anywhere on that side (one
+   unbounded above may outrank anyone): in each draw an item's worst rank
+   counts every such item that may lie above it and its best rank only those
+   surely above it, a censored item itself taken at its finite end (worst) and
+   its unbounded end (best)
    (:func:`dprank.intervals._interval_ranks.censored_ranks`); the interval is
    the quantiles of these. Up to :data:`DENSE_MAX` items the draws are coupled
    by the posterior's correlation
@@ -280,6 +283,7 @@ class _World:
     cov: np.ndarray | None = None  # the estimates' errors' covariance (up to DENSE_MAX items)
     tau2: float = 1.0  # the working normal prior's variance
     censored: _il.TotalLikelihood | None = None  # the censored items' likelihood (step 5)
+    exact_totals: bool = False  # the design is public exactly: ``censored`` ranks them too
 
 
 def _binomial_quantile(q: float, n: int, p: float) -> int:
@@ -409,9 +413,14 @@ def _analyse(prob: Problem, s, kind, interval, alpha, n_boot, rng, warm=None) ->
             W, at, prob.a, prob.b, prob.N, prob.link.cdf, lap * factor**2,
             (S + law.variance - lap) * factor**2,
         )  # fmt: skip
+    # edge DP and non-private releases: the comparison graph is public, so the censored
+    # items' noisy totals have an exact likelihood (under individual DP only a bound is
+    # declared, and a total beyond what the declared design attains may mean fewer
+    # comparisons than it says: there step 4 places them at their ends)
+    exact = isinstance(prob.design, EdgeDesign)
     return _World(
         t, v, w, score_lo, score_hi, band_lo, band_hi, finite, up, down, consistent, draws,
-        centre, ref, share, solved, cov, tau2, censored,
+        centre, ref, share, solved, cov, tau2, censored, exact,
     )  # fmt: skip
 
 
@@ -435,8 +444,10 @@ def _rank_parts(world: _World, alpha: float, top_k, n_boot, rng, calibrate=True)
     # errors are positively correlated are ordered more surely than independent draws say
     dep = _ir.posterior_dependence(world.cov, vf, fin, world.tau2)
     nodes, weights = _ir.npmle_prior(world.t, vf, fin, lower, upper, rng)
+    # the censored items' draws from their noisy totals' likelihood where it is exact
+    exact = world.censored if world.exact_totals else None
     values = _ir.posterior_values(
-        world.t, vf, fin, lower, upper, nodes, weights, draws, rng, 4096, None, dep
+        world.t, vf, fin, lower, upper, nodes, weights, draws, rng, 4096, None, dep, exact
     )
     post = alpha
     if calibrate:
@@ -444,12 +455,13 @@ def _rank_parts(world: _World, alpha: float, top_k, n_boot, rng, calibrate=True)
             world.t, vf, fin, alpha, nodes, weights, rng, world.ref, dep
         )  # fmt: skip
     ranks = None
-    if fin.all():
+    if fin.all() or exact is not None:
         ranks = _ir.ranks_of_rows(values)
         lo, hi = _ir.quantile_ranks(ranks, post)
     else:
-        # a censored item may lie anywhere on its unbounded side (one unbounded above may
-        # outrank anyone): each item's interval counts every item that may lie above it
+        # a censored item whose total has no exact likelihood may lie anywhere on its
+        # unbounded side (one unbounded above may outrank anyone): each item's interval
+        # counts every item that may lie above it
         best, worst = _ir.censored_ranks(values, fin, lower, upper)
         lo = _ir.quantile_ranks(best, post)[0]
         hi = _ir.quantile_ranks(worst, post)[1]

@@ -559,7 +559,7 @@ def top_k_probability(
 CALIBRATION_ITEM_WORLDS = 2000
 CALIBRATION_MIN_WORLDS = 4
 CALIBRATION_DRAWS = 400
-CALIBRATION_FACTORS = (1.0, 1.5, 2.0, 3.0, 4.0, 6.0)
+CALIBRATION_FACTORS = (1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 4.0, 6.0)
 CALIBRATION_MAX_ITEMS = 2000
 
 
@@ -621,9 +621,13 @@ def calibrated_alpha(
             ts, vf, fin, lower, upper, nd, wt, CALIBRATION_DRAWS, rng, dependence=dep
         )
         true = 1 + m - np.searchsorted(np.sort(theta), theta, side="right")
+        # the extension at alpha does not depend on the candidate: which items it reaches
+        zero = np.zeros(m, dtype=np.int64)
+        to_first, to_last = extend_to_ends(ts, vf, fin, alpha, zero, zero, none, none)
         for k, a in enumerate(cands):
             lo, hi = quantile_ranks(ranks, a)
-            lo, hi = extend_to_ends(ts, vf, fin, alpha, lo, hi, none, none)
+            lo = np.where(to_first == 1, 1, lo)
+            hi = np.where(to_last == m, m, hi)
             hits[k] += np.sum((lo <= true) & (true <= hi))
     cover = hits / (worlds * m)
     ok = [a for a, c in zip(cands, cover, strict=True) if c >= 1.0 - alpha]
