@@ -78,8 +78,10 @@ def pins(path: Path) -> dict[str, str]:
     return out
 
 
-def _imports(path: Path) -> set[str]:
-    """Absolute module names imported anywhere in a file (relative ones resolved)."""
+@cache
+def _imports(path: Path) -> frozenset[str]:
+    """Absolute module names imported anywhere in a file (relative ones resolved); each file
+    is parsed once, whichever scripts reach it."""
     tree = ast.parse(path.read_text(), filename=str(path))
     rel = path.relative_to(SRC).with_suffix("") if path.is_relative_to(SRC) else None
     # the package a relative import starts from: the directory, for a module and an __init__
@@ -97,9 +99,10 @@ def _imports(path: Path) -> set[str]:
                 mod = node.module
             found.add(mod)
             found.update(f"{mod}.{a.name}" for a in node.names)
-    return found
+    return frozenset(found)
 
 
+@cache
 def _module_file(name: str) -> Path | None:
     base = SRC.joinpath(*name.split("."))
     for p in (base / "__init__.py", base.with_suffix(".py")):

@@ -57,6 +57,9 @@ EXCLUDED: dict[str, str] = {
 } | {
     "dprank.cli.build_parser": "takes no argument; every option is parsed by tests/test_cli*.py "
     "and the synopses are generated from it (docs/includes/cli_*.md)",
+    "dprank_papers.deps.use_import_cache": "sets the process's cache file for the workflow's "
+    "import scan (a global): tests/test_workflow_helpers.py (test_the_import_cache_*) checks "
+    "its lists against the scan's and its bad argument",
 }
 
 # ------------------------------------------------------------------------ strategies

@@ -72,17 +72,24 @@ def site(tmp_path_factory) -> Path:
     return out
 
 
+@pytest.fixture(scope="module")
+def pages(site) -> dict[Path, _Page]:
+    """Every page of the site (404.html included), parsed once for all the tests."""
+    return {path: _parse(path) for path in sorted(site.rglob("*.html"))}
+
+
 def _internal(link: str) -> bool:
     parts = urlsplit(link)
     return not parts.scheme and not parts.netloc and not link.startswith("//")
 
 
-def test_every_internal_link_names_a_file_and_an_anchor(site):
+def test_every_internal_link_names_a_file_and_an_anchor(site, pages):
     # 404.html is served by a web server for any missing path, so its links are absolute.
-    pages = {path: _parse(path) for path in site.rglob("*.html") if path.name != "404.html"}
     assert site / "index.html" in pages
     broken = []
     for path, page in pages.items():
+        if path.name == "404.html":
+            continue
         for link in page.links:
             if not _internal(link):
                 continue
@@ -93,17 +100,17 @@ def test_every_internal_link_names_a_file_and_an_anchor(site):
                 broken.append(f"{where} (no such file)")
                 continue
             if parts.fragment and target.suffix == ".html":
-                ids = pages[target].ids if target in pages else _parse(target).ids
+                ids = (pages[target] if target in pages else _parse(target)).ids
                 if unquote(parts.fragment) not in ids:
                     broken.append(f"{where} (no anchor #{parts.fragment})")
     assert broken == [], "\n".join(broken)
 
 
-def test_links_are_files_not_folders(site):
+def test_links_are_files_not_folders(site, pages):
     """``use_directory_urls: false``: a page is ``name.html``; no ``name/index.html`` folders."""
-    index = _parse(site / "index.html")
-    pages = [link for link in index.links if _internal(link) and link.endswith(".html")]
-    assert "getting-started.html" in pages
+    index = pages[site / "index.html"]
+    linked = [link for link in index.links if _internal(link) and link.endswith(".html")]
+    assert "getting-started.html" in linked
     assert not (site / "getting-started").exists()
 
 
@@ -119,14 +126,13 @@ def test_search_works_offline(site):
     assert any("ambiguity" in doc["text"].lower() for doc in index["docs"])
 
 
-def test_no_page_loads_a_script_or_stylesheet_from_the_network(site):
+def test_no_page_loads_a_script_or_stylesheet_from_the_network(site, pages):
     """Every ``<script src>`` and stylesheet ``<link>`` of every page (404.html included) is a
     file of the site; in particular the offline plugin's ``https://unpkg.com/iframe-worker/shim``
     is replaced by the vendored copy that ``extra.polyfills`` in mkdocs.yml lists."""
     remote = []
     shims = 0
-    for path in sorted(site.rglob("*.html")):
-        page = _parse(path)
+    for path, page in pages.items():
         for url in page.scripts + page.stylesheets:
             if not _internal(url):
                 remote.append(f"{path.relative_to(site)}: {url}")

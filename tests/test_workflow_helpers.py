@@ -1,5 +1,6 @@
 """Library helpers of the workflow: grid labels, chunks, dependencies, I/O, aggregation."""
 
+import json
 import os
 import socket
 import subprocess
@@ -13,8 +14,9 @@ import pandas as pd
 import pytest
 
 from dprank.base.io import atomic_path, load_arrays, save_arrays
+from dprank_papers import deps
 from dprank_papers.aggregate import summarise
-from dprank_papers.deps import module_files, script_files
+from dprank_papers.deps import module_files, script_files, use_import_cache
 from dprank_papers.grid import (
     GRID_STUDY_FUNCTIONS,
     cell_blocks,
@@ -190,6 +192,152 @@ def test_dependencies_find_imports_in_every_kind_of_block(tmp_path):
     script = tmp_path / "run.py"
     script.write_text("def main():\n    from dprank.a import f\n")
     assert {Path(f).stem for f in script_files(script, tmp_path)} == {"__init__", "a", *names}
+
+
+def _new_process(cache):
+    """As a new Snakemake process sees the scan: nothing remembered but the cache file."""
+    deps._RESULTS.clear()
+    deps._parsed_imports.cache_clear()
+    use_import_cache(cache)
+
+
+def _parses(monkeypatch) -> list[str]:
+    """The files the scan parses from now on (each file's own imports)."""
+    parsed = []
+    real = deps._parsed_imports
+
+    def counted(module, path, *stamp):
+        parsed.append(Path(path).name)
+        return real(module, path, *stamp)
+
+    counted.cache_clear = real.cache_clear
+    monkeypatch.setattr(deps, "_parsed_imports", counted)
+    return parsed
+
+
+def test_the_import_cache_gives_the_scan_s_lists(tmp_path, monkeypatch):
+    """The workflow's cache of each file's imports between Snakemake starts
+    (.snakemake/dprank-imports.json): every script's and module's files are the same as
+    without it, from a missing cache file and from a complete one, which parses nothing."""
+    monkeypatch.setattr(deps, "_STORE", None)  # restored after the test
+    monkeypatch.setattr(deps, "_SETTLED_NS", 0)  # every file may be kept, however recent
+    scripts = sorted((ROOT / "scripts").glob("*.py"))
+    modules = sorted(
+        ".".join(p.relative_to(SRC).with_suffix("").parts).removesuffix(".__init__")
+        for p in SRC.rglob("*.py")
+    )
+
+    def lists():  # the modules first: the scripts' lists reuse theirs
+        return [module_files(m, SRC) for m in modules], [script_files(s, SRC) for s in scripts]
+
+    with pytest.raises(TypeError, match=r"^path"):
+        use_import_cache(3)
+    cache = tmp_path / ".snakemake" / "dprank-imports.json"
+    _new_process(None)
+    plain = lists()
+    # a missing cache file: filled (the parses of the files, remembered in this process, are
+    # the same with or without it)
+    deps._RESULTS.clear()
+    use_import_cache(cache)
+    assert lists() == plain
+    assert cache.is_file()
+    _new_process(cache)
+    parsed = _parses(monkeypatch)
+    assert lists() == plain
+    assert parsed == []
+
+
+def test_the_import_cache_rescans_what_changed_and_survives_a_bad_file(tmp_path, monkeypatch):
+    """An entry counts only while its file has the size and times it was scanned with: an
+    edited file (also one restored to its size and modification time) is parsed again, a
+    new one is scanned; a missing, corrupt or foreign cache file means a full scan, and the
+    answer is always the scan's."""
+    monkeypatch.setattr(deps, "_STORE", None)
+    monkeypatch.setattr(deps, "_SETTLED_NS", 0)
+    pkg = tmp_path / "dprank"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from dprank import b\n")
+    (pkg / "b.py").write_text("")
+    (pkg / "c.py").write_text("")
+    script = tmp_path / "run.py"
+    script.write_text("from dprank.a import f\n")
+    cache = tmp_path / "imports.json"
+
+    def names():
+        return {Path(f).name for f in script_files(script, tmp_path)}
+
+    _new_process(cache)
+    assert names() == {"__init__.py", "a.py", "b.py"}
+    # the cache is read: a (made-up) entry with the file's stamp is believed
+    data = json.loads(cache.read_text())
+    key = next(k for k in data["files"] if k.endswith("a.py"))
+    data["files"][key][3] = ["dprank.c"]
+    cache.write_text(json.dumps(data))
+    _new_process(cache)
+    assert names() == {"__init__.py", "a.py", "c.py"}
+    # a stale entry (another size or time) is not
+    data["files"][key][1] -= 1
+    cache.write_text(json.dumps(data))
+    _new_process(cache)
+    parsed = _parses(monkeypatch)
+    assert names() == {"__init__.py", "a.py", "b.py"}
+    assert parsed == ["a.py"]
+    # an edit of the same size whose modification time is set back: the change time tells
+    time.sleep(0.05)  # a new change time (the file system's clock ticks)
+    a = pkg / "a.py"
+    before = a.stat()
+    a.write_text("from dprank import c\n")
+    os.utime(a, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert a.stat().st_size == before.st_size
+    _new_process(cache)
+    parsed = _parses(monkeypatch)
+    assert names() == {"__init__.py", "a.py", "c.py"}
+    assert parsed == ["a.py", "c.py"]  # c.py: new to the cache file
+    # a missing file, bytes that are no JSON, JSON of another shape, format or Python, an
+    # entry of the wrong shape: everything is scanned, and the file is written anew
+    for bad in (
+        None,
+        b"\x00\xff not json",
+        b'{"header": {"format": 1',
+        b"[]",
+        json.dumps({**data, "header": {"format": 0, "python": [3, 0]}}).encode(),
+        json.dumps({"header": data["header"], "files": {key: [1, 2, "3", []]}}).encode(),
+        json.dumps({"header": data["header"], "files": {key: [1, 2, 3, [4]]}}).encode(),
+    ):
+        if bad is None:
+            cache.unlink()
+        else:
+            cache.write_bytes(bad)
+        _new_process(cache)
+        parsed = _parses(monkeypatch)
+        assert names() == {"__init__.py", "a.py", "c.py"}, bad
+        assert sorted(parsed) == ["__init__.py", "a.py", "c.py"], bad
+        _new_process(cache)
+        parsed = _parses(monkeypatch)
+        assert names() == {"__init__.py", "a.py", "c.py"} and parsed == [], bad
+
+
+def test_the_import_cache_keeps_no_file_changed_within_its_clock_tick(tmp_path, monkeypatch):
+    """A file changed less than two seconds before the scan is parsed but not written to the
+    cache file (a second edit in the same tick of the file system's clock could keep its
+    size and times); a cache file that cannot be written is no error."""
+    monkeypatch.setattr(deps, "_STORE", None)
+    pkg = tmp_path / "dprank"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("")
+    cache = tmp_path / "imports.json"
+    files = {"__init__.py", "a.py"}
+    _new_process(cache)
+    assert {Path(f).name for f in module_files("dprank.a", tmp_path)} == files
+    assert not cache.exists()  # nothing to keep
+    monkeypatch.setattr(deps, "_SETTLED_NS", 0)
+    _new_process(cache)
+    assert {Path(f).name for f in module_files("dprank.a", tmp_path)} == files
+    assert len(json.loads(cache.read_text())["files"]) == 2
+    _new_process(tmp_path / "dprank" / "a.py" / "imports.json")  # under a file: unwritable
+    assert {Path(f).name for f in module_files("dprank.a", tmp_path)} == files
 
 
 def test_arrays_round_trip_and_atomic_write(tmp_path):

@@ -4,20 +4,25 @@ Snakemake does not track imported modules, so each rule lists the library
 files its script uses under ``input:``. The list is computed here from the
 import statements (static analysis, nothing is imported), so it cannot go
 stale: editing ``dprank/fit/mle.py`` reruns estimation and what follows it, but
-not data generation, whose modules do not import it.
+not data generation, whose modules do not import it. Each file's imports are kept
+between Snakemake starts (:func:`use_import_cache`), so a start parses only the files
+that changed.
 """
 
 from __future__ import annotations
 
 import ast
 import functools
+import json
 import os
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 from dprank.base import checks as _checks
 
-__all__ = ["module_files", "script_files"]
+__all__ = ["module_files", "script_files", "use_import_cache"]
 
 #: the packages whose files a stage runs: the library and the papers' reproduction
 _PACKAGES = ("dprank", "dprank_papers")
@@ -67,7 +72,115 @@ def _import_statements(tree: ast.Module) -> Iterator[ast.Import | ast.ImportFrom
 
 def _imports(module: str, path: str) -> frozenset[str]:
     st = os.stat(path)  # the key changes when the file does
-    return _parsed_imports(module, path, st.st_mtime_ns, st.st_size)
+    store = _STORE
+    if store is None:
+        return _parsed_imports(module, path, st.st_mtime_ns, st.st_size)
+    return store.imports(module, path, st)
+
+
+#: Format of the file of :func:`use_import_cache` (a file of another format is not read).
+_CACHE_FORMAT = 1
+#: A file changed less than this long ago (nanoseconds) is not written to the cache file: a
+#: second edit within the file system's clock tick could keep its size and times.
+_SETTLED_NS = 2_000_000_000
+
+
+class _ImportStore:
+    """The imports of each file, kept in a JSON file between processes.
+
+    An entry is ``"<module> <absolute path>": [size, mtime_ns, ctime_ns, [imports]]``; it is
+    used only while the file has that size and those times, and a file whose times are
+    within :data:`_SETTLED_NS` of the scan is not written to it. The file is read at the
+    first look-up and rewritten (atomically) after a scan that added entries; a file that
+    cannot be read, of another format or Python version, or of the wrong shape, counts
+    as empty (everything is scanned again), and one that cannot be written is left alone.
+    """
+
+    def __init__(self, path: str):
+        self.path = path
+        self.entries: dict[str, list] | None = None  # read at the first look-up
+        self.dirty = False
+
+    def _header(self) -> dict:
+        return {"format": _CACHE_FORMAT, "python": list(sys.version_info[:2])}
+
+    def _load(self) -> dict[str, list]:
+        try:
+            with open(self.path, encoding="utf-8") as fh:
+                data = json.load(fh)
+        except (OSError, ValueError):
+            return {}
+        if not isinstance(data, dict) or data.get("header") != self._header():
+            return {}
+        entries = data.get("files")
+        if not isinstance(entries, dict) or not all(map(_valid_entry, entries.values())):
+            return {}
+        return entries
+
+    def imports(self, module: str, path: str, st: os.stat_result) -> frozenset[str]:
+        if self.entries is None:
+            self.entries = self._load()
+        key = f"{module} {os.path.abspath(path)}"
+        stamp = [st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+        hit = self.entries.get(key)
+        if hit is not None and hit[:3] == stamp:
+            return frozenset(hit[3])
+        found = _parsed_imports(module, path, st.st_mtime_ns, st.st_size)
+        if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) >= _SETTLED_NS:
+            self.entries[key] = [*stamp, sorted(found)]
+            self.dirty = True
+        elif hit is not None:  # an older version's entry: not to be written again
+            del self.entries[key]
+            self.dirty = True
+        return found
+
+    def save(self) -> None:
+        """Write the entries if a scan changed them (those of files that still exist)."""
+        if not self.dirty:
+            return
+        self.dirty = False
+        files = {k: e for k, e in self.entries.items() if os.path.isfile(k.partition(" ")[2])}
+        from dprank.base.io import atomic_path
+
+        try:
+            with atomic_path(self.path) as tmp:
+                tmp.write_text(json.dumps({"header": self._header(), "files": files}))
+        except OSError:
+            pass  # a cache only: the next process scans again
+
+
+def _valid_entry(e) -> bool:
+    return (
+        isinstance(e, list)
+        and len(e) == 4
+        and all(type(x) is int for x in e[:3])
+        and isinstance(e[3], list)
+        and all(isinstance(m, str) for m in e[3])
+    )
+
+
+#: The file of :func:`use_import_cache`, or None (every process scans every file).
+_STORE: _ImportStore | None = None
+
+
+def use_import_cache(path: str | Path | None) -> None:
+    """Keep each library file's imports in ``path`` (a JSON file) between processes.
+
+    The workflow scans the imports of every library file its rules run whenever it is
+    parsed (each Snakemake start); with the cache, a file is parsed again only when its
+    size or times change. The file lists :func:`module_files` and :func:`script_files`
+    return are the same with and without it. None: no cache file (the default).
+
+    Parameters
+    ----------
+    path : path-like or None
+        The cache file, e.g. ``.snakemake/dprank-imports.json`` (its folder is created
+        when it is first written).
+    """
+    global _STORE
+    if path is not None:
+        _checks.path(path, "path")
+    _STORE = None if path is None else _ImportStore(os.fspath(path))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -115,13 +228,28 @@ def _stamp(paths) -> tuple:
     return tuple(out)
 
 
+#: How many computations of :func:`_cached` are under way (a script's holds its modules').
+_DEPTH = 0
+
+
 def _cached(key: tuple, compute):
-    """``compute()`` -> (result, files read); reused while none of those files changes."""
+    """``compute()`` -> (result, files read); reused while none of those files changes.
+
+    The cache file of :func:`use_import_cache` is written when the outermost computation
+    ends, if a scan added to it.
+    """
+    global _DEPTH
     hit = _RESULTS.get(key)
     if hit is not None and _stamp(p for p, _, _ in hit[0]) == hit[0]:
         return list(hit[1])
-    result, read = compute()
+    _DEPTH += 1
+    try:
+        result, read = compute()
+    finally:
+        _DEPTH -= 1
     _RESULTS[key] = (_stamp(sorted(read)), result)
+    if _STORE is not None and _DEPTH == 0:
+        _STORE.save()
     return list(result)
 
 

@@ -28,7 +28,7 @@ os.environ.update(pinned_env())
 
 from dprank_papers._papers import item_settings, load_papers, study_items
 from dprank_papers.config import bound_warnings, validate_config
-from dprank_papers.deps import script_files
+from dprank_papers.deps import script_files, use_import_cache
 from dprank_papers.studies import STUDIES, block_kwargs, paper_b2, study_module
 from dprank_papers.stage_manifests import remove_orphan_manifests
 from dprank_papers.workflow import (
@@ -50,6 +50,10 @@ os.environ.update({k: os.environ.get(k, v) for k, v in MALLOC_TUNING.items()})
 # At most one pending scheduler timer (a Snakemake inefficiency, see snakemake/snakemake#3744:
 # the main process re-ran its scheduling loop hundreds of times a second; docs/performance.md).
 coalesce_scheduler_timers()
+
+# Each library file's imports (which library files each rule lists as inputs) kept between
+# Snakemake starts in Snakemake's folder: a file is parsed again only when it changes.
+use_import_cache(os.path.join(".snakemake", "dprank-imports.json"))
 
 #: What each paper shows, declared once (workflow/papers/<paper>.yaml): paper -> its kind,
 #: report category and items (fig5, table3, ...: study, settings, caption, published numbers),

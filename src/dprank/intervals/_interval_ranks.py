@@ -173,14 +173,30 @@ def ranks_of_rows(x: np.ndarray) -> np.ndarray:
     n = x.shape[1]
     neg = -x
     order = np.argsort(neg, axis=1)
-    places = np.arange(1, n + 1, dtype=np.int32)
     out = np.empty(x.shape, dtype=np.int32)
+    if n <= _SHORT_ROWS:  # many short rows (the calibration's worlds): no loop over rows
+        ranked = np.take_along_axis(neg, order, axis=1)
+        tied = np.any(ranked[:, 1:] == ranked[:, :-1], axis=1)
+        if n:
+            tied |= np.isnan(ranked[:, -1])  # NaNs last: one there also takes the stable sort
+        rows = np.flatnonzero(tied)
+        if rows.size:
+            order[rows] = np.argsort(neg[rows], axis=1, kind="stable")
+        places = np.broadcast_to(np.arange(1, n + 1, dtype=np.int32), x.shape)
+        np.put_along_axis(out, order, places, axis=1)
+        return out
+    places = np.arange(1, n + 1, dtype=np.int32)
     for row, (values, o) in enumerate(zip(neg, order, strict=True)):
         ranked = values[o]  # NaNs last: one there also takes the stable sort
         if np.any(ranked[1:] == ranked[:-1]) or (n and np.isnan(ranked[-1])):
             o = np.argsort(values, kind="stable")
         out[row, o] = places
     return out
+
+
+#: Rows up to this long are ranked all at once by :func:`ranks_of_rows`; longer ones a row
+#: at a time (where the loop's overhead is small and the whole-array scatter slower).
+_SHORT_ROWS = 256
 
 
 def censored_ranks(values, finite, lower, upper):
@@ -244,7 +260,8 @@ def in_top_k(x: np.ndarray, k: int) -> np.ndarray:
 
 
 def quantile_ranks(ranks: np.ndarray, alpha: float):
-    """``(lo, hi)``: the lower ``alpha/2`` and upper ``1 - alpha/2`` quantiles of each column."""
+    """``(lo, hi)``: the lower ``alpha/2`` and upper ``1 - alpha/2`` quantiles of each column
+    (``alpha`` an array: a row per entry)."""
     lo = np.quantile(ranks, alpha / 2.0, axis=0, method="lower")
     hi = np.quantile(ranks, 1.0 - alpha / 2.0, axis=0, method="higher")
     return lo.astype(np.int64), hi.astype(np.int64)
@@ -301,6 +318,7 @@ def extend_to_ends(
     (below) reach place 1 (``n``) too. ``lower``, ``upper``: the finite bounds of the
     items unbounded above (below): such an item is significantly above an item whose
     one-sided upper bound at that level lies below its ``lower`` (and symmetrically).
+    ``lo``, ``hi``: an interval per item, or rows of them (one per level).
     """
     n = t.size
     if n < 2:
@@ -621,14 +639,11 @@ def calibrated_alpha(
             ts, vf, fin, lower, upper, nd, wt, CALIBRATION_DRAWS, rng, dependence=dep
         )
         true = 1 + m - np.searchsorted(np.sort(theta), theta, side="right")
-        # the extension at alpha does not depend on the candidate: which items it reaches
-        zero = np.zeros(m, dtype=np.int64)
-        to_first, to_last = extend_to_ends(ts, vf, fin, alpha, zero, zero, none, none)
-        for k, a in enumerate(cands):
-            lo, hi = quantile_ranks(ranks, a)
-            lo = np.where(to_first == 1, 1, lo)
-            hi = np.where(to_last == m, m, hi)
-            hits[k] += np.sum((lo <= true) & (true <= hi))
+        # every candidate's quantiles at once (a row each), extended at alpha (the same
+        # items reach the ends whatever the candidate)
+        lo, hi = quantile_ranks(ranks, np.asarray(cands))
+        lo, hi = extend_to_ends(ts, vf, fin, alpha, lo, hi, none, none)
+        hits += np.sum((lo <= true) & (true <= hi), axis=1)
     cover = hits / (worlds * m)
     ok = [a for a, c in zip(cands, cover, strict=True) if c >= 1.0 - alpha]
     return max(ok) if ok else alpha
