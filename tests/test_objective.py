@@ -286,6 +286,7 @@ BACKENDS = ("dprank.objective._pairs", "dprank.base._compiled")
 NOT_LIKELIHOOD = {
     ("dprank.data._input_stream", "dprank.base", "_compiled"),
     ("dprank.data._input_blocks", "dprank.base._compiled", "LabelTable"),
+    ("dprank.data._input_blocks", "dprank.base._compiled", "ints_to_text"),
     ("dprank.data.comparisons", "dprank.base._compiled", "PairRows"),
     ("dprank.data.comparisons", "dprank.base._compiled", "components"),
     # the ranking's text: the compiled shortest-repr formatter of the float columns and
