@@ -27,6 +27,7 @@ import mmap
 import os
 import stat
 from pathlib import Path
+from typing import NamedTuple
 
 BOM = b"\xef\xbb\xbf"
 _SPACE = b" \t\r\n\v\f"
@@ -216,6 +217,43 @@ def with_last(blocks):
         yield (*pending, True)
 
 
+class _Layout(NamedTuple):
+    """What the compiled parser takes from each field of a CSV line (:func:`csv_blocks`).
+
+    ``kinds[k]``, ``slots[k]``: field ``k`` skipped, or a label or number and its row in
+    the parser's outputs; ``handles``: the label tables of ``label_cols``; ``used``: the
+    columns a block gives, in order.
+    """
+
+    kinds: list
+    slots: list
+    sep: str
+    handles: list
+    label_cols: list
+    number_cols: list
+    used: list
+
+    def blocks(self, data, cut: int, outputs: list, start: int, last: bool):
+        """Yield ``(start, {column: array}, last)`` of the lines in ``data[:cut]`` where
+        the parser takes any, and return ``(rows, stop, reason)`` of
+        :func:`dprank.base._compiled.parse_csv` (``outputs``: its buffers, written again
+        by the next block; the consumer copies what it keeps)."""
+        from ..base import _compiled as nc
+        from ._input_blocks import Coded
+
+        # a line taken has a character in each field read, its delimiters and its end
+        cap = cut // (len(self.used) + len(self.kinds)) + 1
+        rows, ids, nums, stop, reason = nc.parse_csv(
+            data, cut, self.kinds, self.slots, self.sep, self.handles, cap, out=outputs
+        )
+        if rows:
+            labels, numbers = self.label_cols, self.number_cols
+            columns = {c: Coded(ids[labels.index(c), :rows]) for c in labels}
+            columns.update({c: nums[numbers.index(c), :rows] for c in numbers})
+            yield start, {c: columns[c] for c in self.used}, last
+        return rows, stop, reason
+
+
 def csv_blocks(inp: InputSource, sep: str, names, used, tables, block_size: int, text_reader):
     """``(first row, {column: array}, last)`` per block of CSV or TSV text after the header.
 
@@ -227,7 +265,6 @@ def csv_blocks(inp: InputSource, sep: str, names, used, tables, block_size: int,
     (pyarrow) gives the rest as text arrays.
     """
     from ..base import _compiled as nc
-    from ._input_blocks import Coded
 
     label_cols = [c for c in used if c in tables]
     kinds = [nc.SKIP] * len(names)
@@ -240,12 +277,13 @@ def csv_blocks(inp: InputSource, sep: str, names, used, tables, block_size: int,
             number_cols = [u for u in used if u not in tables]
             kinds[k], slots[k] = nc.NUMBER, number_cols.index(c)
     number_cols = [u for u in used if u not in tables]
-    handles = [tables[c] for c in label_cols]
+    layout = _Layout(
+        kinds, slots, sep, [tables[c] for c in label_cols], label_cols, number_cols, used
+    )
     if COMPILED_CSV:
         mapped = _map(inp)
         if mapped is not None:  # a regular file: parsed where the system maps it, no copy
-            parse = (kinds, slots, sep, handles, label_cols, number_cols, used)
-            yield from _mapped_blocks(inp, *mapped, parse, block_size, text_reader)
+            yield from _mapped_blocks(inp, *mapped, layout, block_size, text_reader)
             return
     # one buffer, read into block after block; the unfinished last line moves to its front
     buf = bytearray(block_size)
@@ -268,19 +306,10 @@ def csv_blocks(inp: InputSource, sep: str, names, used, tables, block_size: int,
             inp.unread(bytes(buf[:have]))
             yield from with_last(text_reader(_Rest(inp), start))
             return
-        # a line taken has a character in each field read, its delimiters and its end
-        cap = cut // (len(used) + len(names)) + 1
-        rows, ids, nums, stop, reason = nc.parse_csv(
-            buf, cut, kinds, slots, sep, handles, cap, out=outputs
-        )
-        # outputs: written again by the next block (the consumer copies what it keeps)
-        if rows:
-            columns = {c: Coded(ids[label_cols.index(c), :rows]) for c in label_cols}
-            columns.update({c: nums[number_cols.index(c), :rows] for c in number_cols})
-            # whether it is the last is known only for the input's final block (a block
-            # ending where the file ends is called not last: only a message's wording)
-            yield start, {c: columns[c] for c in used}, at_end
-            start += rows
+        # whether a block is the last is known only for the input's final block (a block
+        # ending where the file ends is called not last: only a message's wording)
+        rows, stop, reason = yield from layout.blocks(buf, cut, outputs, start, at_end)
+        start += rows
         if reason == nc.DONE:
             if at_end:
                 return
@@ -317,7 +346,7 @@ def _map(inp: InputSource):
     return mm, at
 
 
-def _mapped_blocks(inp: InputSource, mm, at: int, parse, block_size: int, text_reader):
+def _mapped_blocks(inp: InputSource, mm, at: int, layout, block_size: int, text_reader):
     """:func:`csv_blocks` of a mapped regular file (:func:`_map`), from offset ``at``.
 
     The same blocks, cut at the same places, as the buffered reading of
@@ -328,9 +357,7 @@ def _mapped_blocks(inp: InputSource, mm, at: int, parse, block_size: int, text_r
     reading goes (only a window's pages are held at a time).
     """
     from ..base import _compiled as nc
-    from ._input_blocks import Coded
 
-    kinds, slots, sep, handles, label_cols, number_cols, used = parse
     size = len(mm)
     view = memoryview(mm)
     hashed = inp.fh.tell()  # the bytes before it were hashed as they were read
@@ -367,15 +394,11 @@ def _mapped_blocks(inp: InputSource, mm, at: int, parse, block_size: int, text_r
             if not cut:
                 settle(size)
                 return
-            cap = cut // (len(used) + len(kinds)) + 1
-            rows, ids, nums, stop, reason = nc.parse_csv(
-                view[pos : pos + cut], cut, kinds, slots, sep, handles, cap, out=outputs
+            # the window's view is not kept (the mapping closes only with no view held)
+            rows, stop, reason = yield from layout.blocks(
+                view[pos : pos + cut], cut, outputs, start, at_end
             )
-            if rows:
-                columns = {c: Coded(ids[label_cols.index(c), :rows]) for c in label_cols}
-                columns.update({c: nums[number_cols.index(c), :rows] for c in number_cols})
-                yield start, {c: columns[c] for c in used}, at_end
-                start += rows
+            start += rows
             if reason == nc.DONE:
                 if at_end:
                     settle(size)
