@@ -62,6 +62,7 @@ setup(
             define_macros=[
                 ("Py_LIMITED_API", "0x030B0000"),
                 ("DPRANK_SOURCE_DIGEST", f'"{build.source_digest(NATIVE)}"'),
+                ("DPRANK_SOURCE_STAMP", f'"{build.source_stamp(NATIVE)}"'),
             ],
             py_limited_api=True,
         )

@@ -197,6 +197,32 @@ def test_a_build_older_than_its_sources_is_named(tmp_path):
         _compiled._check_fresh(_compiled.lib(), sources)
 
 
+def test_the_sources_digest_is_computed_only_where_their_stamp_differs(tmp_path, monkeypatch):
+    """The files the build compiled, untouched (their sizes and times the build's stamp), are
+    accepted without hashing them again; a file with another time is judged by its digest:
+    accepted where its text is the same."""
+    import os
+    import shutil
+
+    from dprank.base import _native_build
+
+    if not (_compiled.source_folder() / "reader.c").is_file():
+        pytest.skip("an installed package: its C sources are not beside it")
+    hashed = []
+    digest = _native_build.source_digest
+    monkeypatch.setattr(_native_build, "source_digest", lambda f: hashed.append(f) or digest(f))
+    _compiled._check_fresh(_compiled.lib())
+    assert hashed == []
+    sources = tmp_path / "native"
+    shutil.copytree(_compiled.source_folder(), sources)  # the same times (copystat)
+    _compiled._check_fresh(_compiled.lib(), sources)
+    assert hashed == []
+    st = (sources / "loops.c").stat()
+    os.utime(sources / "loops.c", ns=(st.st_atime_ns, st.st_mtime_ns + 1000))  # touched
+    _compiled._check_fresh(_compiled.lib(), sources)  # the same text: its digest, accepted
+    assert hashed == [sources]
+
+
 def test_a_build_lacking_a_function_of_the_sources_is_refused_as_stale():
     """A build older than its sources may lack a function they gained since: the same
     "rebuild" message as a changed digest, not ctypes' AttributeError (which came before the

@@ -135,6 +135,17 @@ print(json.dumps(sorted(m for m in sys.modules
     assert (tmp_path / "r.csv").read_text().startswith("item,score,rank\n")
 
 
+def test_a_plain_rank_loads_no_hashlib(tmp_path):
+    """``dprank rank`` without a seed or an audit record hashes nothing: hashlib (its OpenSSL
+    library, milliseconds to load) is not imported, in a source checkout either (the
+    compiled part's sources are checked by their stamp: ``_compiled._check_fresh``)."""
+    path = tmp_path / "g.csv"
+    path.write_text("winner,loser\n" + "".join(f"{k % 7},{(k + 1) % 7}\n" for k in range(50)))
+    argv = ["rank", str(path), "--privacy", "none", "--out", str(tmp_path / "r.csv"), "--quiet"]
+    code = f"from dprank.cli import main\nassert main({argv!r}) == 0"
+    assert _loaded_after(code, ("hashlib", "_hashlib")) == []
+
+
 #: the methods' implementations (estimators, releases) and the privacy audit: the registry
 #: declares every method without them; a method's fit imports its own on first call
 IMPLEMENTATIONS = (

@@ -21,6 +21,15 @@
  * named instead of used */
 const char *native_source_digest(void) { return DPRANK_SOURCE_DIGEST; }
 
+#ifndef DPRANK_SOURCE_STAMP
+#define DPRANK_SOURCE_STAMP "unknown"
+#endif
+
+/* the sizes and modification times of those sources as the build saw them
+ * (_native_build.source_stamp): where the files beside are unchanged since, the digest
+ * is not computed again at each start */
+const char *native_source_stamp(void) { return DPRANK_SOURCE_STAMP; }
+
 /* format_floats(buffer) -> list of str: repr() of each float64 of a C-contiguous
  * buffer (format "d"), as Python spells it (shortest.c: the shortest string that
  * reads back to the same double), without a float object per value. */

@@ -78,7 +78,8 @@ DPRANK_API void pairs_export(void *t, int64_t expand, uint64_t *keys, double *co
 #define SHORTEST_REPR_MAX 32
 int shortest_repr(double value, char *out);
 
-/* module.c: the hash of these sources the build compiled in */
+/* module.c: the hash of these sources the build compiled in, and their stat stamp */
 DPRANK_API const char *native_source_digest(void);
+DPRANK_API const char *native_source_stamp(void);
 
 #endif

@@ -26,7 +26,9 @@ the order written, the same bits on every machine.
 In a source checkout the build compiled in a hash of the sources
 (``native_source_digest``); where the sources beside it differ (edited after
 the last build), loading stops with a message saying how to rebuild, instead
-of running stale code.
+of running stale code. The hash is computed at a start only where the sources'
+sizes and modification times differ from those the build saw
+(``native_source_stamp``): the very files it compiled need no second look.
 """
 
 from __future__ import annotations
@@ -67,8 +69,10 @@ def _check_fresh(lib, sources: Path | None = None) -> None:
     sources = source_folder() if sources is None else sources
     if not (sources / "reader.c").is_file():
         return  # an installed package: its sources are not beside it
-    from ._native_build import source_digest
+    from ._native_build import source_digest, source_stamp
 
+    if lib.native_source_stamp().decode() == source_stamp(sources):
+        return  # the very files the build compiled, untouched since: no digest to compute
     built = lib.native_source_digest().decode()
     if built != source_digest(sources):
         raise NativeMissingError(
@@ -111,6 +115,7 @@ _SIGNATURES = {
     "pairs_export": (None, [_VP, _I64, _VP, _VP]),
     # module.c
     "native_source_digest": (ctypes.c_char_p, []),
+    "native_source_stamp": (ctypes.c_char_p, []),
 }
 
 

@@ -6,7 +6,6 @@ while building, before the package or its dependencies can be imported.
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 #: The C sources of the extension ``dprank._native``, in ``src/native/``.
@@ -29,6 +28,8 @@ def source_digest(folder: Path) -> str:
     The generated header counts by its text (:func:`pow5_table`), so a change of its
     generator makes a build stale as a change of the sources does.
     """
+    import hashlib  # here only: its OpenSSL library takes milliseconds to load
+
     texts = [(name, (Path(folder) / name).read_bytes()) for name in (*SOURCES, *HEADERS)]
     texts.append((GENERATED_HEADER, pow5_table().encode()))
     digest = hashlib.sha256()
@@ -36,6 +37,23 @@ def source_digest(folder: Path) -> str:
         digest.update(name.encode() + b"\0" + text + b"\0")
     digest.update(" ".join((*FLAGS, *MSVC_FLAGS)).encode())
     return digest.hexdigest()
+
+
+def source_stamp(folder: Path) -> str:
+    """The size and modification time (ns) of each C source in ``folder`` and of this file
+    (which holds the flags and the generated header's generator), as one string.
+
+    The build compiles it in beside :func:`source_digest`; where the files beside a source
+    checkout still have the stamp the build saw, they are the files it compiled (an edit
+    changes the time), and the digest need not be computed again. A file of another stamp
+    (edited, copied, checked out, touched) is judged by its digest.
+    """
+    files = [Path(folder) / name for name in (*SOURCES, *HEADERS)] + [Path(__file__)]
+    parts = []
+    for path in files:
+        st = path.stat()
+        parts.append(f"{path.name}:{st.st_size}:{st.st_mtime_ns}")
+    return ";".join(parts)
 
 
 def write_generated(folder: Path) -> Path:
