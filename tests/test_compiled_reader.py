@@ -347,6 +347,8 @@ def test_pair_sums_equal_numpy_at_every_size(n_items, rows):
             a, b, n, w = _unique_pair_sums(n_items, rank[i], rank[j], y, c)
             for name, expected in (("a", a), ("b", b), ("n", n), ("w", w)):
                 np.testing.assert_array_equal(getattr(got, name), expected, err_msg=name)
+            # the total count: the rows counted (without counts), else the counts' sum
+            assert got.count_total() == float(c.sum()) == float(got.n.sum())
 
 
 @pytest.mark.parametrize("league", [True, False])
@@ -376,6 +378,7 @@ def test_pair_rows_counted_in_a_hash_table_sum_as_the_rows_themselves(league):
         packed.add(i, j, y)
     assert (counted._hash is not None) == league
     assert len(counted) == len(packed) == sum(b[0].size for b in blocks)
+    assert counted.unit_rows_total() == packed.unit_rows_total() == len(counted)
     got_all, expected_all = counted.result(rank, n_ids - 2), packed.result(rank, n_ids - 2)
     for got, expected in zip(got_all, expected_all, strict=True):
         assert got.dtype == expected.dtype

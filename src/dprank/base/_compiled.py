@@ -547,6 +547,11 @@ class PairRows:
     def __len__(self) -> int:
         return self._m
 
+    def unit_rows_total(self) -> int | None:
+        """Rows without counts: how many were added (each counts one, so this is the sum of
+        the pairs' counts); None for rows with counts."""
+        return None if self.weighted else self._m
+
     def add(self, i: np.ndarray, j: np.ndarray, y=None, count=None) -> None:
         """Add comparisons ``i`` against ``j`` (ids below 2^31, ``i != j``), outcome ``y``
         for ``i`` (0/1; None: all 1) and ``count`` (None: all 1; only with ``weighted``)."""

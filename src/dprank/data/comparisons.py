@@ -93,6 +93,10 @@ class PairStatistics(PairArrays):
         weights there instead of into fresh pages. None here."""
         return None
 
+    def count_total(self) -> float:
+        """The total count of comparisons, ``sum(n)`` of the counts as kept."""
+        return float(self.stored_counts()[0].sum())
+
 
 class _WholePairStatistics(PairStatistics):
     """:class:`PairStatistics` whose counts and wins are kept as int32 (whole numbers below
@@ -107,12 +111,22 @@ class _WholePairStatistics(PairStatistics):
 
     sorted_by_construction: ClassVar[bool] = True
 
-    def __init__(self, n_items, a, b, n, w, t=None, spare=None):
+    def __init__(self, n_items, a, b, n, w, t=None, spare=None, total=None):
         for name, value in (("n_items", n_items), ("a", a), ("b", b), ("t", t)):
             object.__setattr__(self, name, value)
         object.__setattr__(self, "_n", n)
         object.__setattr__(self, "_w", w)
         object.__setattr__(self, "_spare", spare)
+        object.__setattr__(self, "_total", total)
+
+    def count_total(self) -> float:
+        """``sum(n)``: the rows summed where :class:`PairSums` counted them (one each, so
+        their number is the sum, exactly: whole numbers), else summed once and kept."""
+        total = self.__dict__.get("_total")
+        if total is None:
+            total = float(self.__dict__["_n"].sum())
+            object.__setattr__(self, "_total", total)
+        return float(total)
 
     def take_spare(self) -> np.ndarray | None:
         spare = self.__dict__.get("_spare")
@@ -565,7 +579,7 @@ class Comparisons:
     def n_comparisons(self) -> float:
         """Total number of comparisons (sum of counts)."""
         if not self._records_built():  # whole numbers: the same sum in any order (or type)
-            return float(self._cache["pairs"].stored_counts()[0].sum())
+            return self._cache["pairs"].count_total()
         return float(self.count.sum())
 
     def degrees(self) -> np.ndarray:
@@ -580,6 +594,8 @@ class Comparisons:
         :func:`connected_components`.
         """
         ps = self.pair_statistics()
+        if ps.sorted_by_construction:  # the compiled pair sums: 0 <= a < b < n_items
+            return _union_find(self.n_items, ps.a, ps.b)  # (its checks: two passes over each)
         return connected_components(self.n_items, ps.a, ps.b)
 
     def per_user_counts(self) -> np.ndarray:
@@ -637,12 +653,12 @@ def _aggregate_by_radix(n_items, i, j, y, count) -> PairStatistics:
     return _sums(n_items, a.astype(np.int64), b.astype(np.int64), n, w)
 
 
-def _sums(n_items, a, b, n, w, spare=None) -> PairStatistics:
+def _sums(n_items, a, b, n, w, spare=None, total=None) -> PairStatistics:
     """The statistics of :meth:`dprank.base._compiled.PairRows.result`'s pairs (int32 counts
     and wins where they are whole numbers below 2^31: :class:`_WholePairStatistics`, with
-    the rows' ``spare`` buffer for the fit)."""
+    the rows' ``spare`` buffer for the fit and ``total``, the rows summed, where given)."""
     if n.dtype == np.int32:
-        return _WholePairStatistics(n_items, a, b, n, w, spare=spare)
+        return _WholePairStatistics(n_items, a, b, n, w, spare=spare, total=total)
     return PairStatistics(n_items, a, b, n, w)
 
 
@@ -784,4 +800,4 @@ class PairSums:
             n_items = int(np.max(rank)) + 1 if rank is not None else self._top + 1
         table, self._table = self._table, None
         a, b, n, w = table.result(rank, int(n_items))
-        return _sums(int(n_items), a, b, n, w, table.spare)
+        return _sums(int(n_items), a, b, n, w, table.spare, table.unit_rows_total())

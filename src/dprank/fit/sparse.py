@@ -119,7 +119,7 @@ class SparseData:
         if cnt.dtype != np.int32 or w.dtype != np.int32:
             cnt = np.ascontiguousarray(cnt, dtype=np.float64)
             w = np.ascontiguousarray(w, dtype=np.float64)
-        if cnt.size:
+        if cnt.size and not ps.sorted_by_construction:  # the pair sums' counts: >= 1
             # min and max are NaN if any entry is NaN: no boolean temporaries (int32 counts
             # are finite: their least is all there is to check)
             lo = float(cnt.min())
@@ -137,6 +137,9 @@ class SparseData:
             self.a, self.b = self.a[order], self.b[order]
             cnt, w = cnt[order], w[order]
         self._stored = (cnt, w)
+        # whole-number counts: their total is the statistics' own (summed once, or the rows
+        # the pair sums counted), the same number in any order
+        self._whole_stats = ps if cnt.dtype == np.int32 else None
         # room for the logistic fit's pair weights whose pages are already in memory (the
         # reader's pair sums hand it over once): fresh pages would cost the system's page
         # faults, about as much as a pass over the pairs
@@ -175,6 +178,12 @@ class SparseData:
         :class:`dprank.data.comparisons.PairSums`) for the compiled loops, which read
         them as the same doubles at half the memory."""
         return self._stored
+
+    def count_total(self) -> float:
+        """``sum(cnt)``: the total count of comparisons."""
+        if self._whole_stats is not None:
+            return self._whole_stats.count_total()
+        return float(self._stored[0].sum())
 
     @property
     def density(self) -> float:

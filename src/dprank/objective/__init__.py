@@ -307,7 +307,7 @@ def sparse_accumulate_at_zero(data, grad, diag, out=None):
     h = np.empty(data.n_pairs) if out is None else out
     cnt, w = data.counts()  # float64, or int32 (whole numbers: the same sum)
     kernels().zero_pass(ptr, b, cnt, w, grad, diag, h)
-    return h, math.log(2.0) * float(cnt.sum())
+    return h, math.log(2.0) * data.count_total()
 
 
 class SparseObjective:
