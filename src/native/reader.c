@@ -919,15 +919,25 @@ int64_t parse_csv(const uint8_t *buf, int64_t len, int64_t ncols, const int64_t 
  * runs summed while it is there: each run of one pair gives its count and wins
  * (sums of whole numbers: exact in any order). */
 
+/* The row of a against b (ids below 2^31, a != b), won_a 1 where a won (else 0):
+ * lo << 32 | hi << 1 | won, won 1 where the lower id won. Without a branch (which id is
+ * the lower is a coin toss: a branch on it would be mispredicted every other row). */
+static ALWAYS_INLINE uint64_t row_key(uint64_t a, uint64_t b, uint64_t won_a)
+{
+    uint64_t first = (uint64_t)(a < b);
+    uint64_t lo = first ? a : b, hi = first ? b : a;
+    return lo << 32 | hi << 1 | (first ^ won_a ^ 1);
+}
+
 /* m comparisons as rows: i[k] against j[k] (ids below 2^31, i != j), outcome
  * y[k] for i[k] (0 or 1; NULL: all 1) */
 void rows_pack(int64_t m, const int32_t *i, const int32_t *j, const double *y, uint64_t *out)
 {
-    for (int64_t k = 0; k < m; k++) {
-        uint64_t a = (uint64_t)i[k], b = (uint64_t)j[k];
-        int first = a < b;
-        uint64_t won = (uint64_t)(first == (y ? (y[k] == 1.0) : 1));
-        out[k] = first ? (a << 32 | b << 1 | won) : (b << 32 | a << 1 | won);
+    if (y) {
+        for (int64_t k = 0; k < m; k++)
+            out[k] = row_key((uint64_t)i[k], (uint64_t)j[k], (uint64_t)(y[k] == 1.0));
+    } else {
+        for (int64_t k = 0; k < m; k++) out[k] = row_key((uint64_t)i[k], (uint64_t)j[k], 1);
     }
 }
 
@@ -1232,10 +1242,7 @@ int64_t pairs_add(void *p, int64_t m, const int32_t *i, const int32_t *j, const 
 {
     pairs_t *t = p;
     for (int64_t k = 0; k < m; k++) {
-        uint64_t a = (uint64_t)i[k], b = (uint64_t)j[k];
-        int first = a < b;
-        uint64_t won = (uint64_t)(first == (y ? (y[k] == 1.0) : 1));
-        uint64_t key = first ? (a << 32 | b << 1 | won) : (b << 32 | a << 1 | won);
+        uint64_t key = row_key((uint64_t)i[k], (uint64_t)j[k], y ? (uint64_t)(y[k] == 1.0) : 1);
         uint64_t mask = (uint64_t)(t->cap - 1), at = mix64(key) & mask;
         while (t->slot[at].key && t->slot[at].key != key) at = (at + 1) & mask;
         if (t->slot[at].key) {
