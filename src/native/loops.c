@@ -249,12 +249,12 @@ void zero_pass_whole(int64_t n, const int64_t *ptr, const int32_t *b, const int3
     zero_pass_of(n, ptr, b, cnt, w, 1, grad, diag, h);
 }
 
-/* (diag * x - U x - U^T x)[i] into xo[2 i + 1], x[i] read from xo[2 i]; xo: 2 n doubles */
-static void lap_pass(int64_t n, const int64_t *ptr, const int32_t *b, const double *h,
-                     const double *diag, double *xo)
+/* xo[2 i + 1] -= (U x + U^T x)[i], x[i] read from xo[2 i]; xo: 2 n doubles, its odd
+ * entries diag * x already (lap_pass, or pcg's update of its direction) */
+static void lap_pairs(int64_t n, const int64_t *ptr, const int32_t *b, const double *h,
+                      double *xo)
 {
     const int64_t end = n > 0 ? ptr[n] : 0;
-    for (int64_t i = 0; i < n; i++) xo[2 * i + 1] = diag[i] * xo[2 * i];
     for (int64_t i = 0; i < n; i++) {
         double xi = xo[2 * i], oi = xo[2 * i + 1];
         for (int64_t k = ptr[i]; k < ptr[i + 1]; k++) {
@@ -266,6 +266,14 @@ static void lap_pass(int64_t n, const int64_t *ptr, const int32_t *b, const doub
         }
         xo[2 * i + 1] = oi;
     }
+}
+
+/* (diag * x - U x - U^T x)[i] into xo[2 i + 1], x[i] read from xo[2 i]; xo: 2 n doubles */
+static void lap_pass(int64_t n, const int64_t *ptr, const int32_t *b, const double *h,
+                     const double *diag, double *xo)
+{
+    for (int64_t i = 0; i < n; i++) xo[2 * i + 1] = diag[i] * xo[2 * i];
+    lap_pairs(n, ptr, b, h, xo);
 }
 
 /* out = diag * x - U x - U^T x; xo: workspace of 2 n doubles */
@@ -322,7 +330,10 @@ int64_t pcg(int64_t n, const int64_t *ptr, const int32_t *b, const double *h,
         r[i] = rhs[i];
     }
     precondition(n, r, inv_diag, ones_eig, z);
-    for (int64_t i = 0; i < n; i++) p[2 * i] = z[i];
+    for (int64_t i = 0; i < n; i++) {
+        p[2 * i] = z[i];
+        hp[2 * i] = diag[i] * p[2 * i]; /* lap_pass's first loop, done here */
+    }
     double rz = 0.0, rr = 0.0;
     for (int64_t i = 0; i < n; i++) {
         rz += r[i] * z[i];
@@ -330,8 +341,11 @@ int64_t pcg(int64_t n, const int64_t *ptr, const int32_t *b, const double *h,
     }
     double tol2 = rtol * rtol * rr;
     int64_t it = 0;
+    /* the loops over the items are those of lap_pass and precondition, in their order,
+     * fused where one's result is the next one's input item by item (the sums are summed
+     * in the same order): the same bits, three passes over the items fewer an iteration */
     for (it = 1; it <= max_iter; it++) {
-        lap_pass(n, ptr, b, h, diag, xo);
+        lap_pairs(n, ptr, b, h, xo);
         if (c != 0.0) {
             double total = 0.0;
             for (int64_t i = 0; i < n; i++) total += p[2 * i];
@@ -346,19 +360,34 @@ int64_t pcg(int64_t n, const int64_t *ptr, const int32_t *b, const double *h,
         }
         double alpha = rz / curv;
         rr = 0.0;
-        double pmax = 0.0;
+        double pmax = 0.0, mean = 0.0;
         for (int64_t i = 0; i < n; i++) {
             x[i] += alpha * p[2 * i];
             r[i] -= alpha * hp[2 * i];
             rr += r[i] * r[i];
             pmax = py_max(pmax, fabs(p[2 * i]));
+            mean += r[i]; /* precondition's first loop */
         }
         if (rr <= tol2 || fabs(alpha) * pmax <= atol_update) break;
-        precondition(n, r, inv_diag, ones_eig, z);
+        /* precondition(n, r, inv_diag, ones_eig, z), its last loop with the next sum's */
+        mean /= (double)n;
+        double zmean = 0.0;
+        for (int64_t i = 0; i < n; i++) {
+            z[i] = inv_diag[i] * (r[i] - mean);
+            zmean += z[i];
+        }
+        zmean /= (double)n;
+        double shift = mean / ones_eig - zmean;
         double rz_new = 0.0;
-        for (int64_t i = 0; i < n; i++) rz_new += r[i] * z[i];
+        for (int64_t i = 0; i < n; i++) {
+            z[i] += shift;
+            rz_new += r[i] * z[i];
+        }
         double beta = rz_new / rz;
-        for (int64_t i = 0; i < n; i++) p[2 * i] = z[i] + beta * p[2 * i];
+        for (int64_t i = 0; i < n; i++) {
+            p[2 * i] = z[i] + beta * p[2 * i];
+            hp[2 * i] = diag[i] * p[2 * i]; /* lap_pass's first loop */
+        }
         rz = rz_new;
     }
     if (it > max_iter) it = max_iter;
