@@ -148,9 +148,10 @@ def read_comparisons(
     Raises
     ------
     InputError
-        A missing, unreadable or empty file, or any problem of
-        :func:`comparisons_from_frame`, with the file's line numbers. Labels are
-        normalised by :func:`normalize_label`.
+        A missing, unreadable or empty file, a file that changed while it was read
+        (its size or modification time; a file is read as it was when opened), or any
+        problem of :func:`comparisons_from_frame`, with the file's line numbers. Labels
+        are normalised by :func:`normalize_label`.
     """
     from . import _input_stream as stream
 
