@@ -22,6 +22,9 @@
  * on Linux and macOS, as wl_shm relies on). Without POSIX signals (Windows, where a mapped
  * file cannot be truncated at all) registering does nothing. */
 
+#ifndef _DEFAULT_SOURCE
+#define _DEFAULT_SOURCE 1 /* sigaction, siginfo_t and MAP_ANONYMOUS under a strict -std too */
+#endif
 #include "native.h"
 
 #include <stdint.h>
