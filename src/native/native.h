@@ -1,7 +1,8 @@
 /* dprank's compiled part (the extension dprank._native): the functions that
  * dprank.base._compiled loads with ctypes. loops.c: the sparse solver's per-pair
  * loops; reader.c: the comparison reader's parser, label tables and pair sums;
- * shortest.c: doubles as repr() writes them (module.c's text writers). */
+ * shortest.c: doubles as repr() writes them (module.c's text writers); mapguard.c: a
+ * mapped input file's pages kept readable where the file shrinks while it is read. */
 #ifndef DPRANK_NATIVE_H
 #define DPRANK_NATIVE_H
 
@@ -72,6 +73,12 @@ DPRANK_API int64_t pairs_count(void *t);
 DPRANK_API int64_t pairs_add(void *t, int64_t m, const int32_t *i, const int32_t *j,
                              const double *y);
 DPRANK_API void pairs_export(void *t, int64_t expand, uint64_t *keys, double *counts);
+
+/* mapguard.c: a mapped input's pages kept readable (zeros) where its file shrinks */
+DPRANK_API int64_t map_guard_add(const void *base, int64_t len);
+DPRANK_API int map_guard_lost(int64_t slot);
+DPRANK_API int map_guard_remove(int64_t slot);
+DPRANK_API int map_guard_installed(void);
 
 /* shortest.c: repr() of a double into out (at most SHORTEST_REPR_MAX bytes, no NUL);
  * returns the length */

@@ -15,7 +15,8 @@ compiled at run time. It holds
 * the comparison reader (``reader.c``): :func:`parse_csv` of CSV and TSV
   blocks, :class:`LabelTable` (provisional ids of labels) and
   :class:`PairRows` (comparisons summed by item pair with a radix sort), used by
-  :mod:`dprank.data.inputs`.
+  :mod:`dprank.data.inputs`, and :class:`MappedPages` (``mapguard.c``), a mapped
+  input file's pages kept readable where the file shrinks while it is read.
 
 The library is plain C (no numpy or Python API beyond an empty module), so it
 is called through ctypes with the arrays' pointers: a call costs microseconds
@@ -113,6 +114,11 @@ _SIGNATURES = {
     "pairs_count": (_I64, [_VP]),
     "pairs_add": (_I64, [_VP, _I64, _VP, _VP, _VP]),
     "pairs_export": (None, [_VP, _I64, _VP, _VP]),
+    # mapguard.c
+    "map_guard_add": (_I64, [_VP, _I64]),
+    "map_guard_lost": (ctypes.c_int, [_I64]),
+    "map_guard_remove": (ctypes.c_int, [_I64]),
+    "map_guard_installed": (ctypes.c_int, []),
     # module.c
     "native_source_digest": (ctypes.c_char_p, []),
     "native_source_stamp": (ctypes.c_char_p, []),
@@ -666,3 +672,42 @@ class PairRows:
         if p < m - m // 4:  # many rows per pair: keep the pairs, not the rows' buffers
             n, w = n.copy(), w.copy()
         return a, b, n, w
+
+
+class MappedPages:
+    """The pages of a read-only mapping of a file (an :class:`mmap.mmap`), kept readable
+    where the file shrinks while they are read (``mapguard.c``).
+
+    A page past a truncated file's new end reads as zeros instead of raising SIGBUS (which
+    ends the process), and :attr:`lost` says so. Make it after mapping, :meth:`close` it
+    before the mapping closes. ``guarded`` is False where no guard could be registered
+    (too many mappings at once): the caller then reads the file unmapped.
+    """
+
+    def __init__(self, mapping):
+        self._lib = lib()
+        view = np.frombuffer(mapping, dtype=np.uint8)  # the mapping's address (the view goes)
+        address = view.ctypes.data
+        del view
+        self._slot = int(self._lib.map_guard_add(address, len(mapping)))
+        self.guarded = self._slot >= 0
+        self._lost = False
+
+    @property
+    def lost(self) -> bool:
+        """Whether a page of the mapping could not be read (and reads as zeros)."""
+        if not self._lost and self._slot >= 0:
+            self._lost = bool(self._lib.map_guard_lost(self._slot))
+        return self._lost
+
+    def close(self) -> bool:
+        """Stop guarding (before the mapping closes); whether a page was lost."""
+        if self._slot >= 0:
+            self._lost = bool(self._lib.map_guard_remove(self._slot)) or self._lost
+            self._slot = -1
+        return self._lost
+
+
+def sigbus_guarded() -> bool:
+    """Whether the SIGBUS action in place is ``mapguard.c``'s (while a mapping is guarded)."""
+    return bool(lib().map_guard_installed())

@@ -13,10 +13,18 @@ and lets the format be sniffed from the first bytes. The block generators give
   it does not take, pyarrow's streaming reader reads the rest as text, checked
   field by field. Blank lines at the end of the input are dropped. A regular file is
   parsed where the system maps it (:func:`_map`; no copy into a buffer), cut into the
-  same blocks as a stream read into a buffer.
+  same blocks as a stream read into a buffer. Its pages are guarded
+  (:class:`dprank.base._compiled.MappedPages`): where the file shrinks while it is read,
+  a page past its new end reads as zeros instead of ending the process with SIGBUS, and
+  the reading stops (:class:`FileChanged`).
 * Parquet (:func:`parquet_blocks`): pyarrow's batches (a stream is read into
   memory first: Parquet keeps its index at the end of the file).
 * JSON lines (:func:`jsonl_blocks`): one object per line, read with :mod:`json`.
+
+A regular file is read as it was when it was opened: :meth:`InputSource.change` says
+whether it changed since (its size or modification time), which the reader checks
+once it has read it (and where reading it failed), so a file written to while it is
+read gives one message, not a partial or torn read.
 """
 
 from __future__ import annotations
@@ -59,7 +67,8 @@ class InputSource:
 
     ``read`` returns up to ``n`` bytes (fewer only at the end), ``unread`` pushes
     bytes back (they are hashed once). ``regular`` says whether the input is a
-    regular file (which pyarrow may then open again by its path).
+    regular file (which pyarrow may then open again by its path); :meth:`change`,
+    whether a regular file changed since it was opened.
     """
 
     def __init__(self, fh, path: Path | None, regular: bool, digest: bool = True):
@@ -73,7 +82,12 @@ class InputSource:
         else:
             self.sha = _NoDigest()
         self.pending = b""
-        self.size = os.fstat(fh.fileno()).st_size if regular else None
+        self.size = self._stamp = None
+        if regular:
+            st = os.fstat(fh.fileno())
+            self.size, self._stamp = st.st_size, (st.st_size, st.st_mtime_ns)
+        #: the guard of the file's mapping (:func:`_map`), where it is mapped
+        self.mapped = None
 
     @classmethod
     def open(cls, path, source: str, opening_error, digest: bool = True):
@@ -135,9 +149,38 @@ class InputSource:
             self.sha.update(chunk)
         return self.sha.hexdigest()
 
+    def change(self) -> str | None:
+        """What happened to a regular file since it was opened (None: nothing seen).
+
+        Its size and modification time now against those at the opening, and whether
+        its mapping lost pages; the words name no byte of it. A stream has nothing to
+        compare (None).
+        """
+        if self._stamp is None:
+            return None
+        try:
+            st = os.fstat(self.fh.fileno())
+            now = (st.st_size, st.st_mtime_ns)
+        except (OSError, ValueError):  # closed: as read
+            now = self._stamp
+        if now[0] < self._stamp[0]:
+            return "the file became shorter while it was read"
+        if now[0] > self._stamp[0]:
+            return "the file grew while it was read"
+        if now[1] != self._stamp[1]:
+            return "the file was written to while it was read"
+        if self.mapped is not None and self.mapped.lost:
+            return "part of the file could not be read (an input/output error)"
+        return None
+
     def close(self) -> None:
         if self.path is not None:
             self.fh.close()
+
+
+class FileChanged(Exception):
+    """The mapped reading of a file stopped: pages of it were lost (:meth:`InputSource.change`
+    says what happened)."""
 
 
 def sniff(inp: InputSource, name: str, given: str | None) -> tuple[str, bytes]:
@@ -328,9 +371,13 @@ def csv_blocks(inp: InputSource, sep: str, names, used, tables, block_size: int,
 
 
 def _map(inp: InputSource):
-    """``(mapping, offset)``: a regular file mapped for reading and the offset of the input's
-    next byte (the bytes pushed back included), or None where the input is no regular file,
-    has nothing left, or the system refuses to map it (it is then read into a buffer)."""
+    """``(mapping, offset, guard)``: a regular file mapped for reading, the offset of the
+    input's next byte (the bytes pushed back included) and the mapping's guard
+    (:class:`dprank.base._compiled.MappedPages`), or None where the input is no regular file,
+    has nothing left, or the system refuses to map or guard it (it is then read into a
+    buffer)."""
+    from ..base import _compiled as nc
+
     if not inp.regular:
         return None
     try:
@@ -340,13 +387,20 @@ def _map(inp: InputSource):
         mm = mmap.mmap(inp.fh.fileno(), 0, access=mmap.ACCESS_READ)
     except (OSError, ValueError):
         return None
-    if at < 0 or mm[at : at + len(inp.pending)] != inp.pending:  # not the file's own bytes
+    guard = nc.MappedPages(mm)  # before any page is read
+    if (
+        not guard.guarded
+        or at < 0
+        or mm[at : at + len(inp.pending)] != inp.pending  # not the file's own bytes
+    ):
+        guard.close()
         mm.close()
         return None
-    return mm, at
+    inp.mapped = guard
+    return mm, at, guard
 
 
-def _mapped_blocks(inp: InputSource, mm, at: int, layout, block_size: int, text_reader):
+def _mapped_blocks(inp: InputSource, mm, at: int, guard, layout, block_size: int, text_reader):
     """:func:`csv_blocks` of a mapped regular file (:func:`_map`), from offset ``at``.
 
     The same blocks, cut at the same places, as the buffered reading of
@@ -354,7 +408,9 @@ def _mapped_blocks(inp: InputSource, mm, at: int, layout, block_size: int, text_
     line not taken, ``block_size`` bytes on, twice that where a line is longer), and the
     same bytes hashed; the parser reads the system's pages of the file, which are not
     copied into a buffer first. The pages of the lines parsed are handed back as the
-    reading goes (only a window's pages are held at a time).
+    reading goes (only a window's pages are held at a time). Where the file shrinks
+    meanwhile, the pages past its new end read as zeros (``guard``): no block parsed from
+    them is given, :class:`FileChanged` is raised instead.
     """
     from ..base import _compiled as nc
 
@@ -395,8 +451,8 @@ def _mapped_blocks(inp: InputSource, mm, at: int, layout, block_size: int, text_
                 settle(size)
                 return
             # the window's view is not kept (the mapping closes only with no view held)
-            rows, stop, reason = yield from layout.blocks(
-                view[pos : pos + cut], cut, outputs, start, at_end
+            rows, stop, reason = yield from _whole(
+                layout.blocks(view[pos : pos + cut], cut, outputs, start, at_end), guard
             )
             start += rows
             if reason == nc.DONE:
@@ -421,10 +477,31 @@ def _mapped_blocks(inp: InputSource, mm, at: int, layout, block_size: int, text_
     finally:
         try:
             view.release()
-            mm.close()
         except BufferError:  # a view still held: the mapping goes with it
             pass
+        guard.close()  # no page is read after this
+        try:
+            mm.close()
+        except BufferError:
+            pass
+    if guard.lost:  # the pages hashed or handed on were read after the file shrank
+        raise FileChanged
     yield from with_last(text_reader(_Rest(inp), start))
+
+
+def _whole(blocks, guard):
+    """The blocks of ``blocks`` and its return value, each once the pages it was read from
+    are known to be the file's (:class:`FileChanged` where ``guard`` lost any)."""
+    while True:
+        try:
+            block = next(blocks)
+        except StopIteration as done:
+            if guard.lost:
+                raise FileChanged from None
+            return done.value
+        if guard.lost:
+            raise FileChanged
+        yield block
 
 
 class _Rest(io.RawIOBase):

@@ -148,9 +148,10 @@ def read_comparisons(
     Raises
     ------
     InputError
-        A missing, unreadable or empty file, or any problem of
-        :func:`comparisons_from_frame`, with the file's line numbers. Labels are
-        normalised by :func:`normalize_label`.
+        A missing, unreadable or empty file, a file that changed while it was read
+        (its size or modification time; a file is read as it was when opened), or any
+        problem of :func:`comparisons_from_frame`, with the file's line numbers. Labels
+        are normalised by :func:`normalize_label`.
     """
     from . import _input_stream as stream
 
@@ -173,21 +174,39 @@ def read_comparisons(
         name = "standard input" if stream_given else os.fspath(path)
     inp = stream.InputSource.open(path, name, opening_error, digest=sha256)
     try:
-        with _small_pages():
-            return _read(
-                inp,
-                name,
-                epsilon_column.strip().lower(),
-                format,
-                block_size,
-                need_users=need_users,
-                need_epsilon=need_epsilon,
-                real_outcomes=real_outcomes,
-                aggregate=aggregate,
-                both_bad=both_bad,
-            )
+        try:
+            with _small_pages():
+                table = _read(
+                    inp,
+                    name,
+                    epsilon_column.strip().lower(),
+                    format,
+                    block_size,
+                    need_users=need_users,
+                    need_epsilon=need_epsilon,
+                    real_outcomes=real_outcomes,
+                    aggregate=aggregate,
+                    both_bad=both_bad,
+                )
+        except Exception:
+            _check_unchanged(inp, name)  # what a changed file's bytes caused: the change said
+            raise
+        _check_unchanged(inp, name)
+        return table
     finally:
         inp.close()
+
+
+def _check_unchanged(inp, source: str) -> None:
+    """Raise :class:`InputError` where a regular file changed while it was read
+    (:meth:`dprank.data._input_stream.InputSource.change`): its rows would be those of no
+    one version of it. The message names the file and what happened, no byte of it."""
+    change = inp.change()
+    if change is not None:
+        raise InputError(
+            f"{change}; read it once nothing writes to it any more (or read a copy of it)",
+            source,
+        ) from None
 
 
 def _read(
