@@ -96,6 +96,10 @@ class Equation:
         if n <= DENSE_MAX:
             return np.linalg.solve(dense_laplacian(n, a, b, v, self.rho), rhs)
         diag = np.bincount(a, v, n) + np.bincount(b, v, n) + self.rho
+        if self._rows is not None and self.rho > 0:
+            x = self._solve_compiled(v, diag, rhs, tol, max_iter, x0)
+            if x is not None:
+                return x
 
         def matvec(x):
             return diag * x - np.bincount(a, v * x[b], n) - np.bincount(b, v * x[a], n)
@@ -105,6 +109,37 @@ class Equation:
             return pcg(matvec, lambda r: r / diag, rhs, tol2, max_iter)[0]
         x, _, _ = pcg(matvec, lambda r: r / diag, rhs - matvec(x0), tol2, max_iter)
         return x0 + x
+
+    @functools.cached_property
+    def _rows(self):
+        """The pairs as :attr:`_sparse_data` holds them (in rows, sorted by ``a``) where that
+        is this equation's own order (pair weights pass to the compiled loops as they are);
+        else None."""
+        sd = self._sparse_data
+        if sd.a is self.a or (np.array_equal(sd.a, self.a) and np.array_equal(sd.b, self.b)):
+            return sd
+        return None
+
+    def _solve_compiled(self, v, diag, rhs, tol, max_iter, x0):
+        """:meth:`solve_hessian` above :data:`DENSE_MAX` items by the compiled conjugate
+        gradients (:func:`dprank.objective.sparse_laplacian_solve`; the Hessian's product
+        with ``x0`` by :func:`dprank.objective.sparse_laplacian_product`): the residual
+        ``tol |rhs|`` of the same system. None where the iteration met a direction of
+        non-positive curvature (rounding on a near-singular system)."""
+        from ..objective import sparse_laplacian_product, sparse_laplacian_solve
+
+        sd = self._rows
+        v = np.ascontiguousarray(v, dtype=np.float64)
+        rhs = np.asarray(rhs, dtype=np.float64)
+        goal = tol * float(np.linalg.norm(rhs))
+        r = rhs if x0 is None else rhs - sparse_laplacian_product(sd, v, diag, x0)
+        size = float(np.linalg.norm(r))
+        if not size > goal:  # x0 (or 0) already solves it to the tolerance
+            return np.zeros(self.n) if x0 is None else np.array(x0, dtype=np.float64)
+        x, _, positive = sparse_laplacian_solve(sd, v, diag, r, self.rho, goal / size, max_iter)
+        if not positive:
+            return None
+        return x if x0 is None else x0 + x
 
     def solve(self, target, theta0=None, max_iter=200):
         """``G(t) = target``: the minimum of a convex function (``rho > 0``).
