@@ -6,9 +6,10 @@ library's objective (:mod:`dprank.objective`) with no outcomes for ``a``; for Th
 of the same objective under the probit moment loss
 (:func:`dprank.objective.moment_link`); both solved by the shared sparse Newton-CG
 (:func:`dprank.fit.sparse.sparse_newton`). Linear systems in the Hessian: dense up to
-:data:`DENSE_MAX`
-items, the shared preconditioned conjugate gradients (:func:`dprank.base._lapack.pcg`)
-above. Private: the public names live in :mod:`dprank.intervals`.
+:data:`DENSE_MAX` items; above, the sparse solver's compiled preconditioned conjugate
+gradients (:func:`dprank.objective.sparse_laplacian_solve`) where the pairs come sorted by
+their first item, the shared numpy ones (:func:`dprank.base._lapack.pcg`) otherwise.
+Private: the public names live in :mod:`dprank.intervals`.
 """
 
 from __future__ import annotations
@@ -87,7 +88,9 @@ class Equation:
         return self.N * f * f / np.maximum(F * (1.0 - F), 1e-300)
 
     def solve_hessian(self, v, rhs, tol=1e-8, max_iter=500, x0=None):
-        """``H x = rhs`` for ``H = Laplacian(v) + rho I`` (dense up to :data:`DENSE_MAX` items).
+        """``H x = rhs`` for ``H = Laplacian(v) + rho I`` (dense up to :data:`DENSE_MAX` items;
+        above, conjugate gradients to a residual of ``tol |rhs|``: compiled where the pairs
+        come sorted by their first item, :meth:`_solve_compiled`).
 
         ``x0``: a start for the conjugate gradients (above :data:`DENSE_MAX` items; they
         solve for ``x - x0`` to the same residual, ``tol`` of ``|rhs|``).

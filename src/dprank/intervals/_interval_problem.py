@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..data.models import Link
+from ..data.models import BTL, Link
 from ..fit.weighted_mle import noisy_obj_calibration
 from ..methods import Method
 from . import _interval_ranks as _ir
@@ -358,7 +358,7 @@ def invert_totals(prob: Problem, ref, targets, warm=None) -> np.ndarray:
     x = np.clip(np.where(below | above, 0.0, x), lo, hi)
     # each pair from both ends: own item, opponent's ref (listed for numpy where not compiled)
     if link.name == "btl" and prob.sorted_pairs:
-        sides = _AtRef(ref)
+        sides = _AtRef(ref, _compiled_layout(prob))  # laid out once for every row
     else:
         sides = ((a, ref[b]), (b, ref[a]))
     if warm is not None:
@@ -415,7 +415,7 @@ def _newton_row(prob: Problem, sides, y, x, active, lo, hi) -> np.ndarray:
     # the state of the entries listed (those moving at the last drop), `act` those moving
     idx = np.nonzero(active)[0]
     if isinstance(sides, _AtRef):
-        totals = _CompiledTotals(prob, sides.ref)
+        totals = _CompiledTotals(prob, sides.ref, sides.layout)
     else:
         totals = _ListedTotals(prob, sides, active)
     xs, ys, lo, hi = x[idx], y[idx], lo[idx], hi[idx]
@@ -455,9 +455,28 @@ def _newton_row(prob: Problem, sides, y, x, active, lo, hi) -> np.ndarray:
 @dataclass(frozen=True)
 class _AtRef:
     """The pairs of :func:`invert_totals` for the compiled loop (the logistic link, pairs
-    sorted by their first item): the design's own, the opponents at ``ref``."""
+    sorted by their first item): the design's own, the opponents at ``ref``; ``layout``
+    those pairs as the loop takes them (:func:`_compiled_layout`; None: laid out here)."""
 
     ref: np.ndarray
+    layout: tuple | None = None
+
+
+def _compiled_layout(prob: Problem):
+    """The design's pairs for :class:`_CompiledTotals`, every item listed: each pair's row
+    (``a`` among the ``x``, ``2 n + a`` among the ``-ref``), partner (``n + b`` among the
+    ``ref``, ``3 n + b`` among the ``-x``), count, and room for the pass (its wins, all 0,
+    and its pair weights)."""
+    n, a, b, N = prob.n, prob.a, prob.b, prob.N
+    size = a.size
+    rows, partners = np.empty(2 * size, dtype=np.int32), np.empty(2 * size, dtype=np.int32)
+    counts = np.empty(2 * size)
+    for half, (row_shift, partner_shift) in enumerate(((0, n), (2 * n, 3 * n))):
+        part = slice(half * size, (half + 1) * size)  # written in place: no pair-long copies
+        np.add(a, row_shift, out=rows[part], casting="unsafe")
+        np.add(b, partner_shift, out=partners[part], casting="unsafe")
+        counts[part] = N
+    return rows, partners, counts, (np.zeros(rows.size), np.empty(rows.size))
 
 
 class _ListedTotals:
@@ -478,6 +497,24 @@ class _ListedTotals:
             sel = np.nonzero(active[own])[0]
             self.moving.append((pos[own[sel]], other[sel], self.N[sel]))
         self.m = idx.size
+
+    @classmethod
+    def of_layout(cls, ref, items, rows, partners, counts):
+        """The listed ``items`` (sorted) of a :class:`_CompiledTotals` layout: its own side
+        (``rows < n``) and partner side (``rows >= 2 n``), each in the pairs' order."""
+        n = ref.size
+        self = cls.__new__(cls)
+        self.link = BTL
+        pos = np.full(n, -1, dtype=np.int64)
+        pos[items] = np.arange(items.size)
+        own = rows < n
+        part = ~own
+        self.moving = [
+            (pos[rows[own]], ref[partners[own] - n], counts[own]),
+            (pos[partners[part] - 3 * n], ref[rows[part] - 2 * n], counts[part]),
+        ]
+        self.m = items.size
+        return self
 
     def __call__(self, items, xs):
         m = self.m
@@ -517,19 +554,12 @@ class _CompiledTotals:
     #: them moves (a pass over the pairs costs about as much as narrowing them).
     KEEP_SHARE = 0.5
 
-    def __init__(self, prob: Problem, ref):
+    def __init__(self, prob: Problem, ref, layout=None):
         n = self.n = prob.n
         self.theta = np.concatenate([np.zeros(n), ref, -ref, np.zeros(n)])
-        # every item listed to start (the design's pairs, laid out once per problem): the
-        # entries not moving are dropped with the first settled ones
-        if not hasattr(prob, "_compiled_rows"):
-            a, b, N = prob.a, prob.b, prob.N
-            rows = np.concatenate([a, a + 2 * n]).astype(np.int32)
-            partners = np.concatenate([b + n, b + 3 * n]).astype(np.int32)
-            counts = np.concatenate([N, N]).astype(np.float64, copy=False)
-            room = (np.zeros(rows.size), np.empty(rows.size))
-            prob._compiled_rows = (rows, partners, counts, room)
-        rows, partners, counts, self.room = prob._compiled_rows
+        # every item listed to start (:func:`_compiled_layout`): the entries not moving are
+        # dropped with the first settled ones
+        rows, partners, counts, self.room = layout or _compiled_layout(prob)
         self._lay(rows, partners, counts)
 
     def _lay(self, rows, partners, counts):
@@ -559,7 +589,10 @@ class _CompiledTotals:
         on[3 * n + items] = True
         sel = on[self.rows]
         sel |= on[self.partners]
-        self._lay(self.rows[sel], self.partners[sel], self.counts[sel])
+        rows, partners, counts = self.rows[sel], self.partners[sel], self.counts[sel]
+        if rows.size < n:  # a pass costs O(n) whatever the pairs: numpy's sums from here
+            return _ListedTotals.of_layout(self.theta[n : 2 * n], items, rows, partners, counts)
+        self._lay(rows, partners, counts)
         return self
 
 
