@@ -8,7 +8,7 @@ import scipy.special
 from dprank.data.comparisons import PairStatistics
 from dprank.data.models import BTL, THURSTONE
 from dprank.fit.sparse import SparseData
-from dprank.intervals._interval_equation import Equation
+from dprank.intervals._interval_equation import Equation, dense_laplacian
 from dprank.objective import SparseObjective, moment_link
 
 
@@ -82,3 +82,27 @@ def test_solve_hessian_from_a_start_solves_the_same_system():
     assert not np.array_equal(warm, cold)
     scale = float(np.max(np.abs(cold)))
     np.testing.assert_allclose(warm, cold, rtol=0, atol=1e-6 * scale)
+
+
+@pytest.mark.parametrize("order", ["sorted", "unsorted"])
+def test_solve_hessian_above_dense_max_is_the_dense_solution(order):
+    """Above DENSE_MAX the conjugate gradients (compiled where the pairs come sorted by their
+    first item, numpy otherwise) solve (L(v) + rho I) x = rhs as the dense solver does, from
+    zero and from a start."""
+    n = 2500
+    rng = np.random.default_rng(11)
+    a = rng.integers(0, n, 20_000)
+    b = (a + rng.integers(1, n, a.size)) % n
+    a, b = np.minimum(a, b), np.maximum(a, b)
+    if order == "sorted":
+        key = np.unique(a * n + b)
+        a, b = key // n, key % n
+    eq = Equation(n, a, b, rng.integers(1, 4, a.size).astype(np.float64), BTL, 0.05)
+    assert (eq._rows is not None) == (order == "sorted")
+    v = rng.uniform(0.0, 0.25, a.size)
+    rhs = rng.normal(0, 1, n)
+    exact = np.linalg.solve(dense_laplacian(n, a, b, v, 0.05), rhs)
+    scale = float(np.max(np.abs(exact)))
+    for x0 in (None, exact + rng.normal(0, 1e-2, n)):
+        x = eq.solve_hessian(v, rhs, x0=x0)
+        np.testing.assert_allclose(x, exact, rtol=0, atol=1e-6 * scale)

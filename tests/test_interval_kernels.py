@@ -141,6 +141,54 @@ def test_newton_rows_equal_the_plain_iteration():
     assert np.isneginf(x[targets <= 0]).all() and np.isposinf(x[targets >= prob.deg]).all()
 
 
+def test_compiled_newton_rows_agree_with_the_plain_iteration():
+    """The logistic link's rows by the compiled pass (the design's pairs, sorted by their
+    first item) against the plain iteration: the same sums in the same order, each pair's
+    F by another formula (rounding), so the same solutions to the solver's tolerance."""
+    prob, ref, rng = _problem(400, 6000, 5, 1.5)
+    assert prob.sorted_pairs
+    n = prob.n
+    targets = prob.deg * rng.uniform(-0.05, 1.05, (3, n))
+    for r in range(3):
+        start = rng.normal(0, 1, n)
+        active = (targets[r] > 0) & (targets[r] < prob.deg)
+        lo, hi = np.full(n, ref.min() - 8.0), np.full(n, ref.max() + 8.0)
+        fast = ip._newton_row(prob, ip._AtRef(ref), targets[r], start, active, lo, hi)
+        plain = _reference_newton_row(prob, ref, targets[r], start, active, lo, hi)
+        np.testing.assert_allclose(fast, plain, rtol=0, atol=2e-7)
+
+
+@pytest.mark.parametrize("sd", [1.5, 200.0])
+def test_compiled_totals_are_the_listed_ones(sd):
+    """Each listed item's total and slope by the compiled pass equal numpy's sums (to
+    rounding), for all items and after narrowing to some of them."""
+    prob, ref, rng = _problem(300, 5000, 8, sd)
+    n = prob.n
+    sides = ((prob.a, ref[prob.b]), (prob.b, ref[prob.a]))
+    items = np.arange(n)
+    fast, plain = ip._CompiledTotals(prob, ref), ip._ListedTotals(prob, sides, items >= 0)
+    for _ in range(3):
+        xs = rng.normal(0, sd, items.size)
+        (g1, d1), (g0, d0) = fast(items, xs), plain(items, xs)
+        np.testing.assert_allclose(g1, g0, rtol=1e-12, atol=1e-300)
+        # the slopes to rounding of the largest: numpy's F (1 - F) is 0 where F rounds to 1,
+        # the compiled pass's e^-|d| / (1 + e^-|d|)^2 is not
+        np.testing.assert_allclose(d1, d0, rtol=1e-12, atol=1e-15 * float(np.max(d0)))
+        act = rng.random(items.size) < 0.5
+        items = items[act]
+        fast, plain = fast.keep(items, act), plain.keep(items, act)
+    # a few items left: fewer pairs than items, numpy's sums from the compiled layout
+    assert isinstance(fast, ip._CompiledTotals)
+    act = np.zeros(items.size, dtype=bool)
+    act[:2] = True
+    items = items[act]
+    fast, plain = fast.keep(items, act), plain.keep(items, act)
+    assert isinstance(fast, ip._ListedTotals)
+    xs = rng.normal(0, sd, items.size)
+    np.testing.assert_array_equal(fast(items, xs)[0], plain(items, xs)[0])
+    np.testing.assert_array_equal(fast(items, xs)[1], plain(items, xs)[1])
+
+
 def _total(prob, ref, x):
     """Each row's expected win totals at the scores ``x``, the others at ``ref``."""
     n, a, b, N = prob.n, prob.a, prob.b, prob.N

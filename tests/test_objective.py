@@ -312,3 +312,46 @@ def test_the_likelihoods_backends_are_reached_only_through_it():
                     continue
                 full = f"{mod}.{leaf}" if leaf else mod
                 assert mod not in BACKENDS and full not in BACKENDS, (name, full)
+
+
+def test_sparse_laplacian_product_solve_and_counts_pass():
+    """The compiled Hessian product and solve on a SparseData's pairs against the dense
+    Laplacian, and the pass with counts and no wins against the logistic formulas."""
+    import scipy.special
+
+    from dprank.data.comparisons import PairStatistics
+    from dprank.fit.sparse import SparseData
+    from dprank.objective import (
+        logistic_counts_pass,
+        sparse_laplacian_product,
+        sparse_laplacian_solve,
+    )
+
+    rng = np.random.default_rng(12)
+    n = 60
+    a, b = np.triu_indices(n, 1)
+    keep = rng.random(a.size) < 0.2
+    a, b = a[keep], b[keep]
+    cnt = rng.integers(1, 5, a.size).astype(np.float64)
+    sd = SparseData(PairStatistics(n, a, b, cnt, np.zeros(a.size)))
+    h = rng.uniform(0.0, 0.3, a.size)
+    gamma = 0.2
+    H = np.zeros((n, n))
+    np.add.at(H, (a, b), -h)
+    np.add.at(H, (b, a), -h)
+    H[np.diag_indices(n)] = np.bincount(a, h, n) + np.bincount(b, h, n) + gamma
+    diag = np.diag(H).copy()
+    x = rng.normal(size=n)
+    np.testing.assert_allclose(sparse_laplacian_product(sd, h, diag, x), H @ x, atol=1e-12)
+    rhs = rng.normal(size=n)
+    sol, it, positive = sparse_laplacian_solve(sd, h, diag, rhs, gamma, 1e-12, 500)
+    assert positive and 0 < it < 500
+    np.testing.assert_allclose(sol, np.linalg.solve(H, rhs), rtol=0, atol=1e-9)
+    theta = rng.normal(0, 3, n)
+    ptr = np.searchsorted(a, np.arange(n + 1))
+    grad, hess = logistic_counts_pass(theta, ptr, b.astype(np.int32), cnt)
+    F = scipy.special.expit(theta[a] - theta[b])
+    want_g = np.bincount(a, cnt * F, n) - np.bincount(b, cnt * F, n)
+    want_h = np.bincount(a, cnt * F * (1 - F), n) + np.bincount(b, cnt * F * (1 - F), n)
+    np.testing.assert_allclose(grad, want_g, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(hess, want_h, rtol=1e-12, atol=1e-12)

@@ -6,9 +6,10 @@ library's objective (:mod:`dprank.objective`) with no outcomes for ``a``; for Th
 of the same objective under the probit moment loss
 (:func:`dprank.objective.moment_link`); both solved by the shared sparse Newton-CG
 (:func:`dprank.fit.sparse.sparse_newton`). Linear systems in the Hessian: dense up to
-:data:`DENSE_MAX`
-items, the shared preconditioned conjugate gradients (:func:`dprank.base._lapack.pcg`)
-above. Private: the public names live in :mod:`dprank.intervals`.
+:data:`DENSE_MAX` items; above, the sparse solver's compiled preconditioned conjugate
+gradients (:func:`dprank.objective.sparse_laplacian_solve`) where the pairs come sorted by
+their first item, the shared numpy ones (:func:`dprank.base._lapack.pcg`) otherwise.
+Private: the public names live in :mod:`dprank.intervals`.
 """
 
 from __future__ import annotations
@@ -87,7 +88,9 @@ class Equation:
         return self.N * f * f / np.maximum(F * (1.0 - F), 1e-300)
 
     def solve_hessian(self, v, rhs, tol=1e-8, max_iter=500, x0=None):
-        """``H x = rhs`` for ``H = Laplacian(v) + rho I`` (dense up to :data:`DENSE_MAX` items).
+        """``H x = rhs`` for ``H = Laplacian(v) + rho I`` (dense up to :data:`DENSE_MAX` items;
+        above, conjugate gradients to a residual of ``tol |rhs|``: compiled where the pairs
+        come sorted by their first item, :meth:`_solve_compiled`).
 
         ``x0``: a start for the conjugate gradients (above :data:`DENSE_MAX` items; they
         solve for ``x - x0`` to the same residual, ``tol`` of ``|rhs|``).
@@ -96,6 +99,10 @@ class Equation:
         if n <= DENSE_MAX:
             return np.linalg.solve(dense_laplacian(n, a, b, v, self.rho), rhs)
         diag = np.bincount(a, v, n) + np.bincount(b, v, n) + self.rho
+        if self._rows is not None and self.rho > 0:
+            x = self._solve_compiled(v, diag, rhs, tol, max_iter, x0)
+            if x is not None:
+                return x
 
         def matvec(x):
             return diag * x - np.bincount(a, v * x[b], n) - np.bincount(b, v * x[a], n)
@@ -105,6 +112,37 @@ class Equation:
             return pcg(matvec, lambda r: r / diag, rhs, tol2, max_iter)[0]
         x, _, _ = pcg(matvec, lambda r: r / diag, rhs - matvec(x0), tol2, max_iter)
         return x0 + x
+
+    @functools.cached_property
+    def _rows(self):
+        """The pairs as :attr:`_sparse_data` holds them (in rows, sorted by ``a``) where that
+        is this equation's own order (pair weights pass to the compiled loops as they are);
+        else None."""
+        sd = self._sparse_data
+        if sd.a is self.a or (np.array_equal(sd.a, self.a) and np.array_equal(sd.b, self.b)):
+            return sd
+        return None
+
+    def _solve_compiled(self, v, diag, rhs, tol, max_iter, x0):
+        """:meth:`solve_hessian` above :data:`DENSE_MAX` items by the compiled conjugate
+        gradients (:func:`dprank.objective.sparse_laplacian_solve`; the Hessian's product
+        with ``x0`` by :func:`dprank.objective.sparse_laplacian_product`): the residual
+        ``tol |rhs|`` of the same system. None where the iteration met a direction of
+        non-positive curvature (rounding on a near-singular system)."""
+        from ..objective import sparse_laplacian_product, sparse_laplacian_solve
+
+        sd = self._rows
+        v = np.ascontiguousarray(v, dtype=np.float64)
+        rhs = np.asarray(rhs, dtype=np.float64)
+        goal = tol * float(np.linalg.norm(rhs))
+        r = rhs if x0 is None else rhs - sparse_laplacian_product(sd, v, diag, x0)
+        size = float(np.linalg.norm(r))
+        if not size > goal:  # x0 (or 0) already solves it to the tolerance
+            return np.zeros(self.n) if x0 is None else np.array(x0, dtype=np.float64)
+        x, _, positive = sparse_laplacian_solve(sd, v, diag, r, self.rho, goal / size, max_iter)
+        if not positive:
+            return None
+        return x if x0 is None else x0 + x
 
     def solve(self, target, theta0=None, max_iter=200):
         """``G(t) = target``: the minimum of a convex function (``rho > 0``).

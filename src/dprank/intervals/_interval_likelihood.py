@@ -140,13 +140,21 @@ class TotalLikelihood:
         """Every pair from each of its ends, grouped by item (each item's pairs in their
         order): ``(start, opponent, count)``, item ``i``'s pairs at ``start[i]:start[i+1]``.
         Built once: one item's pairs are then a slice, not a pass over all pairs."""
-        own = np.concatenate([self.a, self.b])
-        pair = np.arange(self.a.size)
-        order = np.lexsort((np.concatenate([pair, pair]), own))  # by item, then by pair
-        opponent = _compiled.partners(np.concatenate([self.b, self.a])[order])
-        count = np.concatenate([self.N, self.N])[order].astype(np.float64)
+        own = np.concatenate([self.a, self.b]).astype(np.int64)
+        size = self.a.size
         n = self.W.size
         start = np.concatenate([[0], np.cumsum(np.bincount(own, minlength=n))])
+        # by item, then by pair: one sort of the keys item * pairs + pair (each unique: a pair
+        # joins two different items), the order numpy.lexsort((pair, item)) gives
+        key = own * size
+        key[:size] += np.arange(size)
+        key[size:] += np.arange(size)
+        key.sort()
+        pair = key % size
+        item = key // size
+        # the other end of each pair (int64: no int32 overflow of a + b)
+        opponent = _compiled.partners(self.a[pair] + (self.b[pair] - item))
+        count = self.N[pair].astype(np.float64)
         return start.astype(np.int64), opponent, count
 
     def _logistic_ref(self, nodes):

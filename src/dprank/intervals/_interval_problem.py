@@ -10,6 +10,7 @@ expected win total (:func:`invert_totals`). Private: the public names live in
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -17,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..data.models import Link
+from ..data.models import BTL, Link
 from ..fit.weighted_mle import noisy_obj_calibration
 from ..methods import Method
 from . import _interval_ranks as _ir
@@ -148,6 +149,13 @@ class Problem:
         self.eq0 = Equation(n, a, b, N, self.link, 0.0)
         self.eq = Equation(n, a, b, N, self.link, self.rho)
         self.btl = self.link.name == "btl"
+
+    @functools.cached_property
+    def sorted_pairs(self) -> bool:
+        """Whether the pairs are sorted by their first item (the compiled loops of
+        :func:`invert_totals` take them as rows; four blocks of ``n`` int32 indices)."""
+        a = self.a
+        return bool(np.all(a[1:] >= a[:-1])) and 4 * self.n < 2**31
 
     def estimate(self, scores, details, start=None, warm=None):
         """``(t, W~)``: the estimate of step 1 (not centred) and the win totals (None for TM).
@@ -348,7 +356,11 @@ def invert_totals(prob: Problem, ref, targets, warm=None) -> np.ndarray:
     lo = float(np.min(ref)) + q - 1e-6
     hi = float(np.max(ref)) + q + 1e-6
     x = np.clip(np.where(below | above, 0.0, x), lo, hi)
-    sides = ((a, ref[b]), (b, ref[a]))  # each pair from both ends: own item, opponent's ref
+    # each pair from both ends: own item, opponent's ref (listed for numpy where not compiled)
+    if link.name == "btl" and prob.sorted_pairs:
+        sides = _AtRef(ref, _compiled_layout(prob))  # laid out once for every row
+    else:
+        sides = ((a, ref[b]), (b, ref[a]))
     if warm is not None:
         near = np.isfinite(warm) & ~(below | above)
         x = np.where(near, np.clip(np.where(near, warm, 0.0), lo, hi), x)
@@ -393,21 +405,19 @@ def _newton_row(prob: Problem, sides, y, x, active, lo, hi) -> np.ndarray:
     below the tolerance: every entry ends within ``1e-7`` of its solution.
 
     Each step evaluates the pairs of items still moving: ``sides`` holds every pair from
-    each of its ends (the item's index, its opponent's score), and the lists drop, in
-    their order, the pairs of settled items once a quarter of the items in them have settled
-    (a settled item's total is not used: the bins of the moving items sum the same
-    terms in the same order).
+    each of its ends (the item's index, its opponent's score), summed by numpy
+    (:class:`_ListedTotals`), or is an :class:`_AtRef`, the design's pairs in the compiled
+    loop (:class:`_CompiledTotals`). The pairs of settled items are dropped, in their order,
+    once a share of the items in them have settled (a settled item's total is not used:
+    the moving items' sums take the same terms in the same order).
     """
-    n, N, link = prob.n, prob.N, prob.link
     x = np.array(x, dtype=np.float64)
     # the state of the entries listed (those moving at the last drop), `act` those moving
     idx = np.nonzero(active)[0]
-    pos = np.full(n, -1, dtype=np.int64)
-    pos[idx] = np.arange(idx.size)
-    moving = []
-    for own, other in sides:
-        sel = np.nonzero(active[own])[0]
-        moving.append((pos[own[sel]], other[sel], N[sel]))
+    if isinstance(sides, _AtRef):
+        totals = _CompiledTotals(prob, sides.ref, sides.layout)
+    else:
+        totals = _ListedTotals(prob, sides, active)
     xs, ys, lo, hi = x[idx], y[idx], lo[idx], hi[idx]
     act = np.ones(idx.size, dtype=bool)
     before_last = np.abs(hi - lo)  # the steps' sizes (the bracket's width to start)
@@ -416,12 +426,7 @@ def _newton_row(prob: Problem, sides, y, x, active, lo, hi) -> np.ndarray:
         m = idx.size
         if m == 0 or not act.any():
             break
-        g = np.zeros(m)
-        dg = np.zeros(m)
-        for i, r, c in moving:
-            F, f = cdf_pdf(link, xs[i] - r)
-            g += np.bincount(i, c * F, m)
-            dg += np.bincount(i, c * f, m)
+        g, dg = totals(idx, xs)
         low = g < ys
         lo = np.where(act & low, xs, lo)
         hi = np.where(act & ~low, xs, hi)
@@ -436,18 +441,159 @@ def _newton_row(prob: Problem, sides, y, x, active, lo, hi) -> np.ndarray:
         xs = np.where(act, new, xs)
         act = act & (moved > 1e-7)
         left = int(np.count_nonzero(act))
-        if 0 < left and 4 * left <= 3 * m:  # drop the settled entries and their pairs
+        if 0 < left and left <= totals.KEEP_SHARE * m:  # drop the settled and their pairs
             x[idx] = xs
             keep = act.nonzero()[0]
-            renum = np.cumsum(act) - 1
-            moving = [
-                (renum[i[k]], r[k], c[k]) for i, r, c in moving for k in [act[i].nonzero()[0]]
-            ]
             idx, xs, ys, lo, hi = idx[keep], xs[keep], ys[keep], lo[keep], hi[keep]
+            totals = totals.keep(idx, act)
             before_last, last_step = before_last[keep], last_step[keep]
             act = np.ones(keep.size, dtype=bool)
     x[idx] = xs
     return x
+
+
+@dataclass(frozen=True)
+class _AtRef:
+    """The pairs of :func:`invert_totals` for the compiled loop (the logistic link, pairs
+    sorted by their first item): the design's own, the opponents at ``ref``; ``layout``
+    those pairs as the loop takes them (:func:`_compiled_layout`; None: laid out here)."""
+
+    ref: np.ndarray
+    layout: tuple | None = None
+
+
+def _compiled_layout(prob: Problem):
+    """The design's pairs for :class:`_CompiledTotals`, every item listed: each pair's row
+    (``a`` among the ``x``, ``2 n + a`` among the ``-ref``), partner (``n + b`` among the
+    ``ref``, ``3 n + b`` among the ``-x``), count, and room for the pass (its wins, all 0,
+    and its pair weights)."""
+    n, a, b, N = prob.n, prob.a, prob.b, prob.N
+    size = a.size
+    rows, partners = np.empty(2 * size, dtype=np.int32), np.empty(2 * size, dtype=np.int32)
+    counts = np.empty(2 * size)
+    for half, (row_shift, partner_shift) in enumerate(((0, n), (2 * n, 3 * n))):
+        part = slice(half * size, (half + 1) * size)  # written in place: no pair-long copies
+        np.add(a, row_shift, out=rows[part], casting="unsafe")
+        np.add(b, partner_shift, out=partners[part], casting="unsafe")
+        counts[part] = N
+    return rows, partners, counts, (np.zeros(rows.size), np.empty(rows.size))
+
+
+class _ListedTotals:
+    """Each listed item's total ``sum_j N_ij F(x - ref_j)`` and its slope at ``x`` (any
+    link), summed per item by ``numpy.bincount`` over the pairs of each side in their order."""
+
+    #: The listed items are narrowed to those still moving once at most this share of
+    #: them moves.
+    KEEP_SHARE = 0.75
+
+    def __init__(self, prob: Problem, sides, active):
+        self.N, self.link = prob.N, prob.link
+        idx = np.nonzero(active)[0]
+        pos = np.full(prob.n, -1, dtype=np.int64)
+        pos[idx] = np.arange(idx.size)
+        self.moving = []
+        for own, other in sides:
+            sel = np.nonzero(active[own])[0]
+            self.moving.append((pos[own[sel]], other[sel], self.N[sel]))
+        self.m = idx.size
+
+    @classmethod
+    def of_layout(cls, ref, items, rows, partners, counts):
+        """The listed ``items`` (sorted) of a :class:`_CompiledTotals` layout: its own side
+        (``rows < n``) and partner side (``rows >= 2 n``), each in the pairs' order."""
+        n = ref.size
+        self = cls.__new__(cls)
+        self.link = BTL
+        pos = np.full(n, -1, dtype=np.int64)
+        pos[items] = np.arange(items.size)
+        own = rows < n
+        part = ~own
+        self.moving = [
+            (pos[rows[own]], ref[partners[own] - n], counts[own]),
+            (pos[partners[part] - 3 * n], ref[rows[part] - 2 * n], counts[part]),
+        ]
+        self.m = items.size
+        return self
+
+    def __call__(self, items, xs):
+        m = self.m
+        g = np.zeros(m)
+        dg = np.zeros(m)
+        for i, r, c in self.moving:
+            F, f = cdf_pdf(self.link, xs[i] - r)
+            g += np.bincount(i, c * F, m)
+            dg += np.bincount(i, c * f, m)
+        return g, dg
+
+    def keep(self, items, act):
+        """The same for the entries ``act`` of the listed ones, ``items`` (their pairs, in
+        order)."""
+        renum = np.cumsum(act) - 1
+        self.moving = [
+            (renum[i[k]], r[k], c[k]) for i, r, c in self.moving for k in [act[i].nonzero()[0]]
+        ]
+        self.m = int(np.count_nonzero(act))
+        return self
+
+
+class _CompiledTotals:
+    """:class:`_ListedTotals` under the logistic link by one compiled pass per step
+    (:func:`dprank.objective.logistic_counts_pass`), on the pairs sorted by their first item.
+
+    The pass takes four blocks of ``n`` scores: the listed items' ``x``, ``ref``, ``-ref``
+    and ``-x``. The pairs ``(a, b)`` with ``a`` listed are rows of ``x_a`` against ``ref_b``
+    (their sum of ``N F(x_a - ref_b)`` is ``a``'s own side); those with ``b`` listed are
+    rows of ``-ref_a`` against the partner ``-x_b``, whose difference is ``x_b - ref_a``:
+    the pass subtracts their ``N F`` from the partner's sum, so ``b``'s side is that sum
+    negated (exactly). Each side sums its pairs in their order, as :class:`_ListedTotals`
+    does, and each item's total is its own side plus its partner side.
+    """
+
+    #: The listed items are narrowed to those still moving once at most this share of
+    #: them moves (a pass over the pairs costs about as much as narrowing them).
+    KEEP_SHARE = 0.5
+
+    def __init__(self, prob: Problem, ref, layout=None):
+        n = self.n = prob.n
+        self.theta = np.concatenate([np.zeros(n), ref, -ref, np.zeros(n)])
+        # every item listed to start (:func:`_compiled_layout`): the entries not moving are
+        # dropped with the first settled ones
+        rows, partners, counts, self.room = layout or _compiled_layout(prob)
+        self._lay(rows, partners, counts)
+
+    def _lay(self, rows, partners, counts):
+        """The pairs: each pair's row (``a`` among the ``x``, ``2 n + a`` among the ``-ref``),
+        partner (``n + b`` among the ``ref``, ``3 n + b`` among the ``-x``) and count, in
+        rows' order."""
+        self.rows, self.partners, self.counts = rows, partners, counts
+        self.ptr = np.searchsorted(rows, np.arange(4 * self.n + 1, dtype=np.int32))
+        self.work = (self.room[0][: rows.size], self.room[1][: rows.size])
+
+    def __call__(self, items, xs):
+        from ..objective import logistic_counts_pass
+
+        n = self.n
+        self.theta[items] = xs
+        self.theta[3 * n + items] = -xs
+        grad, diag = logistic_counts_pass(
+            self.theta, self.ptr, self.partners, self.counts, self.work
+        )
+        return grad[items] - grad[3 * n + items], diag[items] + diag[3 * n + items]
+
+    def keep(self, items, act):
+        """The same for the ``items`` only (their pairs, in order)."""
+        n = self.n
+        on = np.zeros(4 * n, dtype=bool)
+        on[items] = True
+        on[3 * n + items] = True
+        sel = on[self.rows]
+        sel |= on[self.partners]
+        rows, partners, counts = self.rows[sel], self.partners[sel], self.counts[sel]
+        if rows.size < n:  # a pass costs O(n) whatever the pairs: numpy's sums from here
+            return _ListedTotals.of_layout(self.theta[n : 2 * n], items, rows, partners, counts)
+        self._lay(rows, partners, counts)
+        return self
 
 
 #: Safeguarded Newton steps of :func:`invert_totals`, then at most this many bisections

@@ -310,6 +310,54 @@ def sparse_accumulate_at_zero(data, grad, diag, out=None):
     return h, math.log(2.0) * data.count_total()
 
 
+def logistic_counts_pass(theta, ptr, partners, counts, work=None):
+    """Logistic link, pairs in rows with counts and no wins: one compiled pass.
+
+    Row ``i``'s pairs are ``ptr[i]:ptr[i + 1]`` (``ptr``: ``theta.size + 1`` int64
+    entries), each with its partner (int32 index into ``theta``) and count. Returns
+    ``(grad, diag)``: per entry of ``theta``, ``sum count F(theta_i - theta_partner)`` over
+    its pairs as a row less the same sum over its pairs as a partner, and
+    ``sum count f(theta_i - theta_partner)`` over both (``f = F (1 - F)``): the gradient and
+    Hessian diagonal of the objective with no outcomes for the rows (``w = 0``), each sum in
+    the pairs' order. ``work``: ``(zeros, h)``, two float64 arrays of one entry per pair
+    (the pass's wins, all 0, and room for its pair weights) to reuse between passes.
+    """
+    size = theta.size
+    grad = np.zeros(size)
+    diag = np.zeros(size)
+    zeros, h = (np.zeros(counts.size), np.empty(counts.size)) if work is None else work
+    kernels().btl_pass(theta, ptr, partners, counts, zeros, grad, diag, h)
+    return grad, diag
+
+
+def sparse_laplacian_product(data, h, diag, x) -> np.ndarray:
+    """``diag * x - U x - U^T x``: the Hessian ``L(h) + diag(diag - row sums)`` of the pairs of
+    a ``SparseData`` (pair weights ``h`` in its order, ``diag`` the Hessian's diagonal,
+    whatever is added to the Laplacian's included) times ``x``, by one compiled pass."""
+    ptr, b = data.rows()
+    out = np.empty(data.n)
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    kernels().laplacian_mv(x, ptr, b, h, np.ascontiguousarray(diag, dtype=np.float64), out)
+    return out
+
+
+def sparse_laplacian_solve(data, h, diag, rhs, ones_eig: float, rtol: float, max_iter: int):
+    """``H x = rhs`` for the Hessian ``H`` of :func:`sparse_laplacian_product` (``diag`` holding
+    a ridge ``gamma > 0``: ``H 1 = gamma 1``) by the compiled preconditioned conjugate
+    gradients of the sparse solver, from ``x = 0`` to a residual of ``rtol |rhs|``.
+
+    ``ones_eig``: ``H``'s eigenvalue on the constant vector (the ridge ``gamma``), which
+    the preconditioner (Jacobi on the constant vector's complement) uses. Returns
+    ``(x, iterations, positive)``: positive False where a direction of non-positive
+    curvature was met (``x`` is then not a solution); ``iterations == max_iter`` where the
+    residual may not have been reached.
+    """
+    ptr, b = data.rows()
+    rhs = np.ascontiguousarray(rhs, dtype=np.float64)
+    diag = np.ascontiguousarray(diag, dtype=np.float64)
+    return kernels().pcg(ptr, b, h, diag, rhs, 0.0, ones_eig, rtol, 0.0, max_iter)
+
+
 class SparseObjective:
     """The pair-list objective (``f`` of the module docstring) on a ``SparseData``.
 
