@@ -295,12 +295,12 @@ int laplacian_mv(int64_t n, const double *x, const int64_t *ptr, const int32_t *
     return 0;
 }
 
-static void precondition(int64_t n, const double *r, const double *inv_diag, double ones_eig,
-                         double *z)
+/* z = the preconditioned residual r, given the sum of r (total); returns r . z, summed
+ * in the order of the items (the loop that ends the preconditioning sums it). */
+static double precondition(int64_t n, const double *r, const double *inv_diag, double ones_eig,
+                           double total, double *z)
 {
-    double mean = 0.0;
-    for (int64_t i = 0; i < n; i++) mean += r[i];
-    mean /= (double)n;
+    double mean = total / (double)n;
     double zmean = 0.0;
     for (int64_t i = 0; i < n; i++) {
         z[i] = inv_diag[i] * (r[i] - mean);
@@ -308,7 +308,12 @@ static void precondition(int64_t n, const double *r, const double *inv_diag, dou
     }
     zmean /= (double)n;
     double shift = mean / ones_eig - zmean;
-    for (int64_t i = 0; i < n; i++) z[i] += shift;
+    double rz = 0.0;
+    for (int64_t i = 0; i < n; i++) {
+        z[i] += shift;
+        rz += r[i] * z[i];
+    }
+    return rz;
 }
 
 /* Returns the iterations, or -1 when out of memory; *positive = 0 where a
@@ -325,20 +330,19 @@ int64_t pcg(int64_t n, const int64_t *ptr, const int32_t *b, const double *h,
     double *xo = work + 3 * n, *p = xo, *hp = xo + 1;
     *positive = 1;
     for (int64_t i = 0; i < n; i++) inv_diag[i] = (diag[i] > 0.0) ? 1.0 / diag[i] : 1.0;
+    double rsum = 0.0; /* the residual's sum, precondition's input */
     for (int64_t i = 0; i < n; i++) {
         x[i] = 0.0;
         r[i] = rhs[i];
+        rsum += rhs[i];
     }
-    precondition(n, r, inv_diag, ones_eig, z);
+    double rz = precondition(n, r, inv_diag, ones_eig, rsum, z);
     for (int64_t i = 0; i < n; i++) {
         p[2 * i] = z[i];
         hp[2 * i] = diag[i] * p[2 * i]; /* lap_pass's first loop, done here */
     }
-    double rz = 0.0, rr = 0.0;
-    for (int64_t i = 0; i < n; i++) {
-        rz += r[i] * z[i];
-        rr += r[i] * r[i];
-    }
+    double rr = 0.0;
+    for (int64_t i = 0; i < n; i++) rr += r[i] * r[i];
     double tol2 = rtol * rtol * rr;
     int64_t it = 0;
     /* the loops over the items are those of lap_pass and precondition, in their order,
@@ -360,29 +364,17 @@ int64_t pcg(int64_t n, const int64_t *ptr, const int32_t *b, const double *h,
         }
         double alpha = rz / curv;
         rr = 0.0;
-        double pmax = 0.0, mean = 0.0;
+        double pmax = 0.0;
+        rsum = 0.0;
         for (int64_t i = 0; i < n; i++) {
             x[i] += alpha * p[2 * i];
             r[i] -= alpha * hp[2 * i];
             rr += r[i] * r[i];
             pmax = py_max(pmax, fabs(p[2 * i]));
-            mean += r[i]; /* precondition's first loop */
+            rsum += r[i];
         }
         if (rr <= tol2 || fabs(alpha) * pmax <= atol_update) break;
-        /* precondition(n, r, inv_diag, ones_eig, z), its last loop with the next sum's */
-        mean /= (double)n;
-        double zmean = 0.0;
-        for (int64_t i = 0; i < n; i++) {
-            z[i] = inv_diag[i] * (r[i] - mean);
-            zmean += z[i];
-        }
-        zmean /= (double)n;
-        double shift = mean / ones_eig - zmean;
-        double rz_new = 0.0;
-        for (int64_t i = 0; i < n; i++) {
-            z[i] += shift;
-            rz_new += r[i] * z[i];
-        }
+        double rz_new = precondition(n, r, inv_diag, ones_eig, rsum, z);
         double beta = rz_new / rz;
         for (int64_t i = 0; i < n; i++) {
             p[2 * i] = z[i] + beta * p[2 * i];
