@@ -13,8 +13,10 @@ Hessian-vector product, and the fit's time against the sum of its passes. The
 output file goes to a temporary folder. Run::
 
     OMP_NUM_THREADS=1 nice python benchmarks/fit_passes.py FILE
-    OMP_NUM_THREADS=1 nice python benchmarks/fit_passes.py FILE --privacy edge --epsilon 1 \
-        --insecure-seed 7
+    OMP_NUM_THREADS=1 nice python benchmarks/fit_passes.py FILE --privacy none --items-from-data
+
+It stops with a message where the command's options route the fit to another solver
+(the dense or pairs Newton of :mod:`dprank.fit.mle`).
 
 Timings depend on the machine and its load; nothing here is asserted in the tests.
 """
