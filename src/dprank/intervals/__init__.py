@@ -84,6 +84,11 @@ Construction (:func:`intervals`; docs/intervals.md states it in full)
    :data:`dprank.intervals._interval_ranks.CALIBRATION_MAX_ITEMS` items): the largest
    multiple of ``1 - level`` whose extended intervals still cover ``level`` on
    worlds simulated at ``theta_ref`` with the items' variances (and correlations).
+   With ``kind="bootstrap"`` the score and rank intervals of steps 3 and 4 are each
+   widened to hold the plain parametric bootstrap's percentile intervals of the same
+   draws moved to the estimate (``t + t* - theta_ref``): they cover at least as often
+   as those, with no new draws; the calibration computes its worlds' intervals as this
+   union too.
 5. **p_top_k**: the posterior probability of being among the top ``k``; under a
    Laplace mechanism the posterior's likelihood is the Laplace-normal law of the
    estimate's error (:func:`dprank.intervals._interval_ranks.top_k_probability`), whose tails the
@@ -93,7 +98,8 @@ Construction (:func:`intervals`; docs/intervals.md states it in full)
 6. **Simultaneous** (``joint=True``) and **tie classes**: the score band
    ``t +- q`` at the Sidak level ``1 - (1 - level)^(1/n)`` holds for all items
    at once; the ranks it implies hold at once too (Klein, Wright and
-   Wieczorek 2020); tie classes are the groups of places those intervals
+   Wieczorek 2020), widened where an item's marginal interval reaches further;
+   tie classes are the groups of places the band's ranks
    cannot split (:func:`dprank.intervals._interval_ranks.tie_classes`).
 
 ``interval="percentile"`` gives the plain parametric bootstrap of the release
