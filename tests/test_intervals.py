@@ -365,6 +365,36 @@ def test_percentile_is_the_plain_parametric_bootstrap():
     assert np.all(f.score_lo < f.score_hi) and np.all(f.rank_lo <= f.rank_hi)
 
 
+def test_bootstrap_form_holds_the_percentile_intervals_of_its_draws(monkeypatch):
+    # kind="bootstrap" returns, per item, the union of its intervals with the plain
+    # parametric bootstrap's percentile intervals of the same draws (issue 46: coverage no
+    # lower than the bootstrap's); the asymptotic form has no such draws
+    import dprank.intervals as iv
+
+    seen = []
+    original = iv._percentile_parts
+
+    def spy(draws, alpha):
+        seen.append(original(draws, alpha))
+        return seen[-1]
+
+    monkeypatch.setattr(iv, "_percentile_parts", spy)
+    des = _design(n=12, p=1.0, per_pair=10)
+    rng = np.random.default_rng(2)
+    fit = get_method("edge_mle").fit(des.simulate(_theta(12), BTL, rng), 1.0, rng)
+    f = intervals(fit.scores, "edge_mle", 1.0, des, n_boot=100, rng=3, kind="bootstrap")
+    assert len(seen) == 1
+    lo, hi, rank_lo, rank_hi = seen[0]
+    assert np.all((f.score_lo <= lo) & (hi <= f.score_hi))
+    assert np.all((f.rank_lo <= rank_lo) & (rank_hi <= f.rank_hi))
+    j = intervals(fit.scores, "edge_mle", 1.0, des, n_boot=100, rng=3, kind="bootstrap", joint=True)
+    assert np.all((j.score_lo <= f.score_lo) & (f.score_hi <= j.score_hi))
+    assert np.all((j.rank_lo <= f.rank_lo) & (f.rank_hi <= j.rank_hi))
+    seen.clear()
+    intervals(fit.scores, "edge_mle", 1.0, des, n_boot=100, rng=3, kind="asymptotic")
+    assert seen == []
+
+
 def test_mixture_quantile_matches_simulation():
     rng = np.random.default_rng(0)
     draws = 3.0 * rng.laplace(size=400_000) + 2.0 * rng.standard_normal(400_000)

@@ -84,6 +84,11 @@ Construction (:func:`intervals`; docs/intervals.md states it in full)
    :data:`dprank.intervals._interval_ranks.CALIBRATION_MAX_ITEMS` items): the largest
    multiple of ``1 - level`` whose extended intervals still cover ``level`` on
    worlds simulated at ``theta_ref`` with the items' variances (and correlations).
+   With ``kind="bootstrap"`` the score and rank intervals of steps 3 and 4 are each
+   widened to hold the plain parametric bootstrap's percentile intervals of the same
+   draws moved to the estimate (``t + t* - theta_ref``): they cover at least as often
+   as those, with no new draws; the calibration computes its worlds' intervals as this
+   union too.
 5. **p_top_k**: the posterior probability of being among the top ``k``; under a
    Laplace mechanism the posterior's likelihood is the Laplace-normal law of the
    estimate's error (:func:`dprank.intervals._interval_ranks.top_k_probability`), whose tails the
@@ -93,7 +98,8 @@ Construction (:func:`intervals`; docs/intervals.md states it in full)
 6. **Simultaneous** (``joint=True``) and **tie classes**: the score band
    ``t +- q`` at the Sidak level ``1 - (1 - level)^(1/n)`` holds for all items
    at once; the ranks it implies hold at once too (Klein, Wright and
-   Wieczorek 2020); tie classes are the groups of places those intervals
+   Wieczorek 2020), widened where an item's marginal interval reaches further;
+   tie classes are the groups of places the band's ranks
    cannot split (:func:`dprank.intervals._interval_ranks.tie_classes`).
 
 ``interval="percentile"`` gives the plain parametric bootstrap of the release
@@ -284,6 +290,8 @@ class _World:
     tau2: float = 1.0  # the working normal prior's variance
     censored: _il.TotalLikelihood | None = None  # the censored items' likelihood (step 5)
     exact_totals: bool = False  # the design is public exactly: ``censored`` ranks them too
+    hull: tuple | None = None  # the bootstrap draws' percentile intervals (scores, ranks)
+    errors: np.ndarray | None = None  # the bootstrap's errors ``t* - ref`` (one row a draw)
 
 
 def _binomial_quantile(q: float, n: int, p: float) -> int:
@@ -343,6 +351,7 @@ def _analyse(prob: Problem, s, kind, interval, alpha, n_boot, rng, warm=None) ->
         consistent = spread >= noise * (1.0 - 2.0 * math.sqrt(2.0 / (1.0 / float(w @ w))))
     draws = None
     quantiles = None
+    hull = errors = None
     if kind == "bootstrap":
         T = np.empty((int(n_boot), n))
         for r in range(int(n_boot)):
@@ -352,6 +361,9 @@ def _analyse(prob: Problem, s, kind, interval, alpha, n_boot, rng, warm=None) ->
         if percentile:
             draws = T
         E = T - ref
+        if not percentile:
+            hull = _percentile_parts(t + E, alpha)
+            errors = E
         q16, q84, qlo, qhi = np.quantile(E, [0.158655, 0.841345, alpha / 2, 1 - alpha / 2], axis=0)
         v = np.maximum(((q84 - q16) / 2.0) ** 2, 1e-300)
         quantiles = (qlo, qhi)
@@ -420,8 +432,17 @@ def _analyse(prob: Problem, s, kind, interval, alpha, n_boot, rng, warm=None) ->
     exact = isinstance(prob.design, EdgeDesign)
     return _World(
         t, v, w, score_lo, score_hi, band_lo, band_hi, finite, up, down, consistent, draws,
-        centre, ref, share, solved, cov, tau2, censored, exact,
+        centre, ref, share, solved, cov, tau2, censored, exact, hull, errors,
     )  # fmt: skip
+
+
+def _percentile_parts(draws: np.ndarray, alpha: float) -> tuple:
+    """``(score_lo, score_hi, rank_lo, rank_hi)``: the plain parametric bootstrap's
+    marginal intervals from ``draws`` (one row per draw): each item's score quantiles and
+    the quantiles of its rank among the draws."""
+    score_lo, score_hi = np.quantile(draws, [alpha / 2, 1 - alpha / 2], axis=0)
+    rank_lo, rank_hi = _ir.quantile_ranks(_ir.ranks_of_rows(draws), alpha)
+    return score_lo, score_hi, rank_lo, rank_hi
 
 
 # --------------------------------------------------------------------------- steps 4 to 6
@@ -452,7 +473,7 @@ def _rank_parts(world: _World, alpha: float, top_k, n_boot, rng, calibrate=True)
     post = alpha
     if calibrate:
         post = _ir.calibrated_alpha(
-            world.t, vf, fin, alpha, nodes, weights, rng, world.ref, dep
+            world.t, vf, fin, alpha, nodes, weights, rng, world.ref, dep, world.errors
         )  # fmt: skip
     ranks = None
     if fin.all() or exact is not None:
@@ -809,8 +830,15 @@ def _frame(worlds, alpha, top_k, n_boot, joint, rng, items) -> pd.DataFrame:
     band_lo = np.min([w.band_lo for w in worlds], axis=0)
     band_hi = np.max([w.band_hi for w in worlds], axis=0)
     joint_lo, joint_hi = _ir.band_ranks(band_lo, band_hi)
-    if joint:
-        score_lo, score_hi, rank_lo, rank_hi = band_lo, band_hi, joint_lo, joint_hi
+    hulls = [w.hull for w in worlds if w.hull is not None]
+    if hulls:  # the bootstrap's draws: the union with their percentile intervals
+        score_lo = np.min([score_lo] + [h[0] for h in hulls], axis=0)
+        score_hi = np.max([score_hi] + [h[1] for h in hulls], axis=0)
+        rank_lo = np.min([rank_lo] + [h[2] for h in hulls], axis=0)
+        rank_hi = np.max([rank_hi] + [h[3] for h in hulls], axis=0)
+    if joint:  # the simultaneous band, holding each item's marginal interval
+        score_lo, score_hi = np.minimum(band_lo, score_lo), np.maximum(band_hi, score_hi)
+        rank_lo, rank_hi = np.minimum(joint_lo, rank_lo), np.maximum(joint_hi, rank_hi)
     labels = np.arange(n).astype(str) if items is None else np.asarray(items).astype(str)
     frame = pd.DataFrame(
         {

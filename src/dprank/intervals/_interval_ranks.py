@@ -592,7 +592,7 @@ def _prior_draws(nodes, weights, size, rng):
 
 
 def calibrated_alpha(
-    t, v, finite, alpha: float, nodes, weights, rng, ref=None, dependence=None
+    t, v, finite, alpha: float, nodes, weights, rng, ref=None, dependence=None, errors=None
 ) -> float:
     """The posterior tail probability whose rank intervals cover ``1 - alpha`` on worlds
     simulated from the fitted prior.
@@ -609,7 +609,10 @@ def calibrated_alpha(
     correlated as the estimates' are and the posterior draws coupled as in the intervals;
     the largest candidate that covers the worlds' true ranks at ``1 - alpha`` is returned
     (``alpha`` itself where none does, or with fewer than 3 such items or more than
-    :data:`CALIBRATION_MAX_ITEMS`).
+    :data:`CALIBRATION_MAX_ITEMS`). With ``errors`` (the bootstrap's errors, one row per
+    draw) each world's intervals are, as the intervals are, the union with the plain
+    bootstrap's at ``alpha``: the quantiles of the ranks of the world's estimates plus each
+    row of errors.
     """
     tf, vf = t[finite], v[finite]
     m = tf.size
@@ -623,6 +626,7 @@ def calibrated_alpha(
     lower, upper = np.full(m, -np.inf), np.full(m, np.inf)
     sd = np.sqrt(vf)
     dep = None  # the dependence among the items with finite bounds (all of the worlds')
+    boot = None if errors is None else np.asarray(errors)[:, finite]
     if dependence is not None and np.array_equal(dependence.finite, finite):
         dep = Dependence(fin, dependence.errors, dependence.posterior)
     for _ in range(worlds):
@@ -643,6 +647,9 @@ def calibrated_alpha(
         # items reach the ends whatever the candidate)
         lo, hi = quantile_ranks(ranks, np.asarray(cands))
         lo, hi = extend_to_ends(ts, vf, fin, alpha, lo, hi, none, none)
+        if boot is not None:  # the union with the plain bootstrap's intervals
+            plo, phi = quantile_ranks(ranks_of_rows(ts + boot), alpha)
+            lo, hi = np.minimum(lo, plo), np.maximum(hi, phi)
         hits += np.sum((lo <= true) & (true <= hi), axis=1)
     cover = hits / (worlds * m)
     ok = [a for a, c in zip(cands, cover, strict=True) if c >= 1.0 - alpha]
