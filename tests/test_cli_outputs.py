@@ -251,6 +251,34 @@ def test_a_full_disk_ends_with_one_line_exit_1_and_nothing_half_written(
     assert _temporaries(root) == []
 
 
+def test_a_stale_compiled_part_ends_with_its_message_exit_1_and_nothing_written(
+    tmp_path, monkeypatch
+):
+    """A build whose compiled part is missing or older than its sources (an editable install
+    not rebuilt): the message that says how to rebuild, one line, exit 1, no traceback, every
+    file as it was; any other ImportError stays an internal error with its traceback."""
+    from dprank.base._compiled import NativeMissingError
+
+    root = _folder(tmp_path / "w")
+    stale = NativeMissingError(
+        "dprank's compiled part lacks the function 'f' of its C sources: it is older than "
+        "this version; rebuild it with `make setup` (or `pip install -e .`)"
+    )
+    _fail_in(monkeypatch, "csv_writer", stale)
+    before = _snapshot(root)
+    code, _, err = _run(root, _rank("--out", "ranking.csv"))
+    assert code == 1, err
+    line = _one_error_line(err)
+    assert "rebuild it with `make setup`" in line and "internal error" not in line, line
+    assert _snapshot(root) == before
+    assert _temporaries(root) == []
+
+    _fail_in(monkeypatch, "csv_writer", ImportError("no module named 'x'"))
+    code, _, err = _run(root, _rank("--out", "ranking.csv"))
+    assert code == 1 and "internal error" in err and "Traceback" in err, err
+    assert _snapshot(root) == before
+
+
 def test_a_full_tmpfs_ends_with_one_line_and_leaves_the_old_files(tmp_path):
     """A real full disk: a 64 KiB tmpfs nearly filled (skipped where none can be mounted)."""
     root = _folder(tmp_path / "w")

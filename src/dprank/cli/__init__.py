@@ -130,6 +130,13 @@ def _run(argv: Sequence[str] | None) -> int:
     except Terminated as exc:
         to_stderr(f"terminated by {exc.name}")
         return 128 + exc.signum
+    except ImportError as exc:
+        compiled = sys.modules.get("dprank.base._compiled")
+        if compiled is None or not isinstance(exc, compiled.NativeMissingError):
+            return _internal_error()
+        # a build that lacks or predates the compiled part: its message says how to rebuild
+        to_stderr(f"error: {exc}")
+        return EXIT_FAILURE
     except Exception:
         return _internal_error()
 
