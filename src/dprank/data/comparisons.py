@@ -78,8 +78,10 @@ class PairStatistics(PairArrays):
     w: np.ndarray
     t: np.ndarray | None = None
 
-    #: Whether the pairs are sorted by ``(a, b)`` with ``a < b`` by construction (the
-    #: compiled pair sums of :class:`PairSums`), so that a consumer need not check again.
+    #: Whether the pairs are sorted by ``(a, b)`` with ``0 <= a < b < n_items``, the counts
+    #: positive and the counts and outcome sums finite by construction (the compiled pair
+    #: sums of :class:`PairSums`, or checked records one a pair), so that a consumer need
+    #: not check again.
     sorted_by_construction: ClassVar[bool] = False
 
     def stored_counts(self) -> tuple[np.ndarray, np.ndarray]:
@@ -96,6 +98,14 @@ class PairStatistics(PairArrays):
     def count_total(self) -> float:
         """The total count of comparisons, ``sum(n)`` of the counts as kept."""
         return float(self.stored_counts()[0].sum())
+
+
+class _SortedPairStatistics(PairStatistics):
+    """:class:`PairStatistics` of checked records whose pairs came sorted and distinct (one
+    record a pair, :func:`_sorted_statistics`): sorted by ``(a, b)`` with ``0 <= a < b <
+    n_items``, the counts positive and finite (the records'), the outcome sums finite."""
+
+    sorted_by_construction: ClassVar[bool] = True
 
 
 class _WholePairStatistics(PairStatistics):
@@ -233,6 +243,31 @@ def _as_user_epsilon(eps, user: np.ndarray | None) -> np.ndarray:
     return eps
 
 
+def _checked_records(n_items: int, i, j, y, count, flags_of):
+    """The records checked and copied in one compiled pass (``records.c``), where they are
+    arrays as the constructor keeps them (1-d, C-contiguous, int64 indices and float64
+    outcomes and counts of one length; ``ties`` and ``weighted`` of ``flags_of`` bools).
+
+    Returns ``(flags, (i, j, y, count))``, the copies and what every record is
+    (:data:`dprank.base._compiled.RECORDS_BINARY` etc.), or None: other arrays, or a bad
+    record (then the checks one at a time name it; the copies are those of
+    :func:`_as_index` and :func:`_as_float`, the same bits).
+    """
+    arrays = (i, j, y, count)
+    if not all(type(x) is np.ndarray and x.ndim == 1 and x.flags.c_contiguous for x in arrays):
+        return None
+    if not (i.dtype == j.dtype == np.int64 and y.dtype == count.dtype == np.float64):
+        return None
+    if not i.shape == j.shape == y.shape == count.shape:
+        return None
+    weighted, ties = flags_of.weighted, flags_of.ties
+    if type(weighted) is not bool or type(ties) is not bool:
+        return None
+    from ..base._compiled import check_records
+
+    return check_records(n_items, i, j, y, count, weighted, ties)
+
+
 @dataclass(frozen=True, eq=False)
 class Comparisons:
     """Pairwise comparisons among ``n_items`` items as an edge list.
@@ -298,6 +333,37 @@ class Comparisons:
         n_items = int(n_items)
         if n_items < 1:
             raise ValueError(f"n_items must be at least 1, got {n_items}")
+        checked = _checked_records(n_items, self.i, self.j, self.y, self.count, self)
+        if checked is not None:  # valid, checked and copied in one compiled pass
+            flags, (i, j, y, count) = checked
+            self._cache["records"] = flags
+            ties, weighted = self.ties, self.weighted
+        else:  # the checks one at a time, the first bad record named
+            i, j, y, count, ties, weighted = self._checked_one_by_one(n_items)
+        user = self.user
+        if user is not None:
+            user = _as_index("user", user)
+            if user.shape != (i.size,):
+                raise ValueError(f"user must have shape ({i.size},), got {user.shape}")
+        labels = None if self.labels is None else _as_labels(self.labels, n_items)
+        eps = None if self.user_epsilon is None else _as_user_epsilon(self.user_epsilon, user)
+        for arr in (i, j, y, count, user):
+            if arr is not None:
+                arr.flags.writeable = False
+        object.__setattr__(self, "n_items", n_items)
+        object.__setattr__(self, "i", i)
+        object.__setattr__(self, "j", j)
+        object.__setattr__(self, "y", y)
+        object.__setattr__(self, "count", count)
+        object.__setattr__(self, "user", user)
+        object.__setattr__(self, "labels", labels)
+        object.__setattr__(self, "user_epsilon", eps)
+        object.__setattr__(self, "weighted", weighted)
+        object.__setattr__(self, "ties", ties)
+
+    def _checked_one_by_one(self, n_items: int):
+        """``(i, j, y, count, ties, weighted)`` checked by numpy, each check a pass: a
+        :class:`ValueError` names the first bad record of the first bad field."""
         i = _as_index("i", self.i, n_items)
         j = _as_index("j", self.j, n_items)
         if i.shape != j.shape:
@@ -317,26 +383,7 @@ class Comparisons:
             )
         weighted = _checks.flag(self.weighted, "weighted")
         count = _as_count(self.count, m, weighted)
-        user = self.user
-        if user is not None:
-            user = _as_index("user", user)
-            if user.shape != (m,):
-                raise ValueError(f"user must have shape ({m},), got {user.shape}")
-        labels = None if self.labels is None else _as_labels(self.labels, n_items)
-        eps = None if self.user_epsilon is None else _as_user_epsilon(self.user_epsilon, user)
-        for arr in (i, j, y, count, user):
-            if arr is not None:
-                arr.flags.writeable = False
-        object.__setattr__(self, "n_items", n_items)
-        object.__setattr__(self, "i", i)
-        object.__setattr__(self, "j", j)
-        object.__setattr__(self, "y", y)
-        object.__setattr__(self, "count", count)
-        object.__setattr__(self, "user", user)
-        object.__setattr__(self, "labels", labels)
-        object.__setattr__(self, "user_epsilon", eps)
-        object.__setattr__(self, "weighted", weighted)
-        object.__setattr__(self, "ties", ties)
+        return i, j, y, count, ties, weighted
 
     # ------------------------------------------------------------------ constructors
     @classmethod
@@ -552,7 +599,8 @@ class Comparisons:
         """Records aggregated over unordered pairs ``a < b`` (cached)."""
         ps = self._cache.get("pairs")
         if ps is None:
-            ps = _aggregate(self.n_items, self.i, self.j, self.y, self.count)
+            flags = self._cache.get("records")  # what the constructor's checks found
+            ps = _aggregate(self.n_items, self.i, self.j, self.y, self.count, flags)
             if self.ties:
                 ps = dataclasses.replace(ps, t=_pair_ties(ps, self.i, self.j, self.y, self.count))
             self._cache["pairs"] = ps
@@ -642,11 +690,12 @@ def _whole_binary(y, count) -> bool:
     )
 
 
-def _aggregate_by_radix(n_items, i, j, y, count) -> PairStatistics:
-    """:func:`_aggregate` of whole counts and 0/1 outcomes by the compiled radix sort."""
+def _aggregate_by_radix(n_items, i, j, y, count, unit=None) -> PairStatistics:
+    """:func:`_aggregate` of whole counts and 0/1 outcomes by the compiled radix sort
+    (``unit``: whether every count is 1; None: look)."""
     from ..base._compiled import PairRows
 
-    unit = bool(np.all(count == 1.0))
+    unit = bool(np.all(count == 1.0)) if unit is None else unit
     rows = PairRows(weighted=not unit, expected=i.size)
     rows.add(i, j, y, None if unit else count)
     a, b, n, w = rows.result(None, int(n_items))
@@ -676,12 +725,30 @@ def _pair_key(n_items, a, b):
     return a * n + b, (int(n_items) ** 2).bit_length(), lambda u: (u // n, u % n)
 
 
-def _aggregate(n_items, i, j, y, count) -> PairStatistics:
+def _aggregate(n_items, i, j, y, count, flags=None) -> PairStatistics:
+    """The pair statistics of checked records (:meth:`Comparisons.pair_statistics`).
+
+    ``flags``: what the constructor's compiled checks found every record to be
+    (:func:`_checked_records`), or None (then looked at here). Records whose pairs
+    come sorted and distinct are one pair each (one compiled pass); 0/1 outcomes with
+    whole counts are summed by the radix sort; any others by numpy.
+    """
+    m = i.size
+    if flags is not None and m:
+        from ..base import _compiled as c
+
+        if flags & c.RECORDS_SORTED:
+            return _sorted_statistics(n_items, i, j, y, count)
+        whole_binary = c.RECORDS_BINARY | c.RECORDS_WHOLE
+        if n_items < 2**31 and flags & whole_binary == whole_binary:
+            return _aggregate_by_radix(n_items, i, j, y, count, bool(flags & c.RECORDS_UNIT))
     a = np.minimum(i, j)
     b = np.maximum(i, j)
     key, key_bits, split = _pair_key(n_items, a, b)
-    m = key.size
-    is_sorted = bool(m) and bool(np.all(key[1:] > key[:-1]))
+    if flags is None:
+        is_sorted = bool(m) and bool(np.all(key[1:] > key[:-1]))
+    else:  # neither sorted nor 0/1 with whole counts (else returned above)
+        is_sorted = False
     if m and not is_sorted and n_items < 2**31 and _whole_binary(y, count):
         # outcomes 0 or 1 and whole counts: sums of whole numbers, exact in any order, so
         # a linear radix sort of the packed records gives bincount's sums bit for bit
@@ -711,6 +778,19 @@ def _aggregate(n_items, i, j, y, count) -> PairStatistics:
     nn = np.bincount(inv, weights=count, minlength=uniq.size)
     ww = np.bincount(inv, weights=ya, minlength=uniq.size)
     return PairStatistics(n_items, *split(uniq), nn, ww)
+
+
+def _sorted_statistics(n_items, i, j, y, count) -> PairStatistics:
+    """:func:`_aggregate` of checked records whose pairs strictly increase (one record a
+    pair): ``a = min(i, j)``, ``b = max(i, j)``, ``n = count`` (a copy) and ``w`` the
+    count-weighted outcomes for ``a``, in one compiled pass (``records.c``; numpy's
+    elementwise results bit for bit). Sorted, with positive finite counts, by
+    construction: where every ``w`` is finite too, nothing is left to check
+    (:class:`_SortedPairStatistics`)."""
+    from ..base._compiled import sorted_pairs
+
+    a, b, n, w, finite = sorted_pairs(i, j, y, count)
+    return (_SortedPairStatistics if finite else PairStatistics)(n_items, a, b, n, w)
 
 
 def connected_components(n_items: int, a: np.ndarray, b: np.ndarray) -> tuple[int, np.ndarray]:
