@@ -16,7 +16,10 @@ compiled at run time. It holds
   blocks, :class:`LabelTable` (provisional ids of labels) and
   :class:`PairRows` (comparisons summed by item pair with a radix sort), used by
   :mod:`dprank.data.inputs`, and :class:`MappedPages` (``mapguard.c``), a mapped
-  input file's pages kept readable where the file shrinks while it is read.
+  input file's pages kept readable where the file shrinks while it is read;
+* the comparison records' checks (``records.c``): :func:`check_records`, the checks of
+  :class:`dprank.data.comparisons.Comparisons` with the copies in one pass, and
+  :func:`sorted_pairs`, the pair statistics of records whose pairs come sorted and distinct.
 
 The library is plain C (no numpy or Python API beyond an empty module), so it
 is called through ctypes with the arrays' pointers: a call costs microseconds

@@ -24,6 +24,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..base import _checks
+from ._records import as_count, as_float, as_index, as_labels, as_user_epsilon, checked_records
 
 __all__ = ["Comparisons", "PairArrays", "PairStatistics", "PairSums", "connected_components"]
 
@@ -162,112 +163,6 @@ class _WholePairStatistics(PairStatistics):
         return self.__dict__["_n"], self.__dict__["_w"]
 
 
-def _as_index(name, x, n_items=None):
-    arr = np.asarray(x)
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be a 1-d array, got shape {arr.shape}")
-    if arr.size and arr.dtype.kind == "f":
-        if not np.all(np.isfinite(arr)):
-            raise ValueError(f"{name} holds NaN or infinite values")
-        if not np.all(arr == np.round(arr)):
-            raise ValueError(f"{name} must hold integer item indices")
-    elif arr.size and arr.dtype.kind not in "iub":
-        raise ValueError(f"{name} must hold integer indices, got dtype {arr.dtype}")
-    arr = arr.astype(np.int64, copy=True)
-    if arr.size and arr.min() < 0:
-        k = int(np.flatnonzero(arr < 0)[0])
-        raise ValueError(f"{name}[{k}] = {arr[k]} is negative: indices start at 0")
-    if n_items is not None and arr.size and arr.max() >= n_items:
-        k = int(np.flatnonzero(arr >= n_items)[0])
-        raise ValueError(f"{name}[{k}] = {arr[k]} is out of range for n_items = {n_items}")
-    return arr
-
-
-def _as_float(name, x, m):
-    arr = np.asarray(x, dtype=np.float64)
-    if arr.ndim == 0:
-        arr = np.full(m, float(arr))
-    if arr.shape != (m,):
-        raise ValueError(f"{name} must have shape ({m},), got {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        k = int(np.flatnonzero(~np.isfinite(arr))[0])
-        raise ValueError(f"{name}[{k}] = {arr[k]} is not finite")
-    return arr.copy()
-
-
-def _as_count(count, m: int, weighted: bool) -> np.ndarray:
-    """``count`` as float64: positive, and whole numbers unless ``weighted``."""
-    count = _as_float("count", count, m)
-    if np.any(count <= 0):
-        k = int(np.flatnonzero(count <= 0)[0])
-        raise ValueError(f"count[{k}] = {count[k]} must be positive")
-    if not weighted and m and not np.array_equal(count, np.rint(count)):
-        k = int(np.flatnonzero(count != np.rint(count))[0])
-        raise ValueError(
-            f"count[{k}] = {count[k]} must be a positive whole number (how many times "
-            "the comparison was made); real weights need Comparisons(..., weighted=True)"
-        )
-    return count
-
-
-def _as_labels(labels, n_items: int) -> np.ndarray:
-    """``labels`` as an array of ``n_items`` distinct labels."""
-    labels = np.asarray(labels)
-    if labels.shape != (n_items,):
-        raise ValueError(f"labels must have shape ({n_items},), got {labels.shape}")
-    seen: dict = {}
-    for k, label in enumerate(labels.tolist()):
-        if seen.setdefault(label, k) != k:
-            raise ValueError(
-                f"labels[{k}] = {label!r} repeats labels[{seen[label]}]: "
-                "each item needs its own label"
-            )
-    return labels
-
-
-def _as_user_epsilon(eps, user: np.ndarray | None) -> np.ndarray:
-    """``eps`` as float64: a positive budget for every user index in ``user``."""
-    eps = np.asarray(eps, dtype=np.float64)
-    if eps.ndim != 1 or np.any(np.isnan(eps)) or np.any(eps <= 0):
-        raise ValueError("user_epsilon must be a 1-d array of positive budgets")
-    if user is not None and user.size and user.max() >= eps.size:
-        raise ValueError(
-            f"user index {int(user.max())} has no budget in user_epsilon (length {eps.size})"
-        )
-    if user is not None and eps.size != (int(user.max()) + 1 if user.size else 0):
-        users = int(user.max()) + 1 if user.size else 0
-        raise ValueError(
-            f"user_epsilon holds {eps.size} budgets for {users} users (user indices "
-            f"0..{users - 1}): give exactly one budget per user"
-        )
-    return eps
-
-
-def _checked_records(n_items: int, i, j, y, count, flags_of):
-    """The records checked and copied in one compiled pass (``records.c``), where they are
-    arrays as the constructor keeps them (1-d, C-contiguous, int64 indices and float64
-    outcomes and counts of one length; ``ties`` and ``weighted`` of ``flags_of`` bools).
-
-    Returns ``(flags, (i, j, y, count))``, the copies and what every record is
-    (:data:`dprank.base._compiled.RECORDS_BINARY` etc.), or None: other arrays, or a bad
-    record (then the checks one at a time name it; the copies are those of
-    :func:`_as_index` and :func:`_as_float`, the same bits).
-    """
-    arrays = (i, j, y, count)
-    if not all(type(x) is np.ndarray and x.ndim == 1 and x.flags.c_contiguous for x in arrays):
-        return None
-    if not (i.dtype == j.dtype == np.int64 and y.dtype == count.dtype == np.float64):
-        return None
-    if not i.shape == j.shape == y.shape == count.shape:
-        return None
-    weighted, ties = flags_of.weighted, flags_of.ties
-    if type(weighted) is not bool or type(ties) is not bool:
-        return None
-    from ..base._compiled import check_records
-
-    return check_records(n_items, i, j, y, count, weighted, ties)
-
-
 @dataclass(frozen=True, eq=False)
 class Comparisons:
     """Pairwise comparisons among ``n_items`` items as an edge list.
@@ -333,7 +228,7 @@ class Comparisons:
         n_items = int(n_items)
         if n_items < 1:
             raise ValueError(f"n_items must be at least 1, got {n_items}")
-        checked = _checked_records(n_items, self.i, self.j, self.y, self.count, self)
+        checked = checked_records(n_items, self.i, self.j, self.y, self.count, self)
         if checked is not None:  # valid, checked and copied in one compiled pass
             flags, (i, j, y, count) = checked
             self._cache["records"] = flags
@@ -342,11 +237,11 @@ class Comparisons:
             i, j, y, count, ties, weighted = self._checked_one_by_one(n_items)
         user = self.user
         if user is not None:
-            user = _as_index("user", user)
+            user = as_index("user", user)
             if user.shape != (i.size,):
                 raise ValueError(f"user must have shape ({i.size},), got {user.shape}")
-        labels = None if self.labels is None else _as_labels(self.labels, n_items)
-        eps = None if self.user_epsilon is None else _as_user_epsilon(self.user_epsilon, user)
+        labels = None if self.labels is None else as_labels(self.labels, n_items)
+        eps = None if self.user_epsilon is None else as_user_epsilon(self.user_epsilon, user)
         for arr in (i, j, y, count, user):
             if arr is not None:
                 arr.flags.writeable = False
@@ -364,8 +259,8 @@ class Comparisons:
     def _checked_one_by_one(self, n_items: int):
         """``(i, j, y, count, ties, weighted)`` checked by numpy, each check a pass: a
         :class:`ValueError` names the first bad record of the first bad field."""
-        i = _as_index("i", self.i, n_items)
-        j = _as_index("j", self.j, n_items)
+        i = as_index("i", self.i, n_items)
+        j = as_index("j", self.j, n_items)
         if i.shape != j.shape:
             raise ValueError(f"i and j must have the same length, got {i.size} and {j.size}")
         m = i.size
@@ -373,7 +268,7 @@ class Comparisons:
         if np.any(same):
             k = int(np.flatnonzero(same)[0])
             raise ValueError(f"record {k} compares item {i[k]} with itself (i == j)")
-        y = _as_float("y", self.y, m)
+        y = as_float("y", self.y, m)
         ties = _checks.flag(self.ties, "ties")
         if ties and m and not np.all((y == 0.0) | (y == 1.0) | (y == 0.5)):
             k = int(np.flatnonzero((y != 0.0) & (y != 1.0) & (y != 0.5))[0])
@@ -382,7 +277,7 @@ class Comparisons:
                 "0 (j won) or 0.5 (a tie)"
             )
         weighted = _checks.flag(self.weighted, "weighted")
-        count = _as_count(self.count, m, weighted)
+        count = as_count(self.count, m, weighted)
         return i, j, y, count, ties, weighted
 
     # ------------------------------------------------------------------ constructors
@@ -397,8 +292,8 @@ class Comparisons:
         limit = n_items if isinstance(n_items, (int, np.integer)) else None
         if limit is None and labels is not None:
             limit = len(labels)
-        w = _as_index("winner", winner, limit)
-        lo = _as_index("loser", loser, limit)
+        w = as_index("winner", winner, limit)
+        lo = as_index("loser", loser, limit)
         if w.shape != lo.shape:
             raise ValueError(
                 f"winner and loser must have the same length, got {w.size} and {lo.size}"
@@ -729,19 +624,19 @@ def _aggregate(n_items, i, j, y, count, flags=None) -> PairStatistics:
     """The pair statistics of checked records (:meth:`Comparisons.pair_statistics`).
 
     ``flags``: what the constructor's compiled checks found every record to be
-    (:func:`_checked_records`), or None (then looked at here). Records whose pairs
+    (:func:`checked_records`), or None (then looked at here). Records whose pairs
     come sorted and distinct are one pair each (one compiled pass); 0/1 outcomes with
     whole counts are summed by the radix sort; any others by numpy.
     """
     m = i.size
     if flags is not None and m:
-        from ..base import _compiled as c
+        from ..base._compiled import RECORDS_BINARY, RECORDS_SORTED, RECORDS_UNIT, RECORDS_WHOLE
 
-        if flags & c.RECORDS_SORTED:
+        if flags & RECORDS_SORTED:
             return _sorted_statistics(n_items, i, j, y, count)
-        whole_binary = c.RECORDS_BINARY | c.RECORDS_WHOLE
+        whole_binary = RECORDS_BINARY | RECORDS_WHOLE
         if n_items < 2**31 and flags & whole_binary == whole_binary:
-            return _aggregate_by_radix(n_items, i, j, y, count, bool(flags & c.RECORDS_UNIT))
+            return _aggregate_by_radix(n_items, i, j, y, count, bool(flags & RECORDS_UNIT))
     a = np.minimum(i, j)
     b = np.maximum(i, j)
     key, key_bits, split = _pair_key(n_items, a, b)
@@ -813,12 +708,12 @@ def connected_components(n_items: int, a: np.ndarray, b: np.ndarray) -> tuple[in
 
 
 def _index_view(name, x, n_items):
-    """:func:`_as_index`'s checks, without its copy where ``x`` already holds integers."""
+    """:func:`as_index`'s checks, without its copy where ``x`` already holds integers."""
     arr = np.asarray(x)
     if arr.ndim != 1 or arr.dtype.kind not in "iu" or arr.dtype.itemsize > 8:
-        return _as_index(name, arr, n_items)
+        return as_index(name, arr, n_items)
     if arr.size and (int(arr.min()) < 0 or int(arr.max()) >= n_items):
-        return _as_index(name, arr, n_items)  # its message names the first bad index
+        return as_index(name, arr, n_items)  # its message names the first bad index
     return arr
 
 
