@@ -93,3 +93,106 @@ def test_bad_dense_input():
         Comparisons.from_wins([[0, np.nan], [1, 0]])
     with pytest.raises(ValueError, match="diagonal"):
         Comparisons.from_wins([[1, 1], [1, 0]])
+
+
+def _records(rng, kind, n=40, m=600):
+    """Records of one kind, as int64 and float64 arrays (the compiled checks' input)."""
+    if kind.startswith("sorted"):  # distinct pairs in (a, b) order, either item first
+        a, b = np.triu_indices(n, 1)
+        keep = np.sort(rng.choice(a.size, m, replace=False))
+        a, b = a[keep], b[keep]
+        flip = rng.random(m) < 0.5
+        i, j = np.where(flip, b, a), np.where(flip, a, b)
+    else:  # repeated pairs in any order
+        i = rng.integers(0, n, m)
+        j = (i + rng.integers(1, n, m)) % n
+    y = (rng.random(m) < 0.4).astype(float)
+    count = np.ones(m)
+    if kind in ("sorted-real", "real"):  # released local-DP outcomes, weights
+        y = rng.normal(0.5, 2.0, m)
+        count = rng.choice([1.0, 0.5, 2.25, 1e-17], m)
+    if kind in ("sorted-counts", "counts"):
+        count = rng.integers(1, 5, m).astype(float)
+    if kind == "ties":
+        y = rng.choice([0.0, 0.5, 1.0], m)
+    if kind == "sorted-overflow":  # finite records whose outcome sums overflow
+        y = np.where(rng.random(m) < 0.5, 1e300, 0.0)
+        count = np.full(m, 1e10)
+    return i.astype(np.int64), j.astype(np.int64), y, count
+
+
+@pytest.mark.parametrize(
+    "kind",
+    ["sorted", "sorted-real", "sorted-counts", "sorted-overflow", "binary", "counts", "real",
+     "ties"],
+)  # fmt: skip
+def test_compiled_checks_give_the_numpy_records_and_pairs(kind):
+    """Records checked and copied by the compiled pass (int64 and float64 arrays) and by the
+    checks one at a time (lists): the same records and the same pair statistics, bit for
+    bit, dtypes included, through the sorted, radix and numpy aggregations."""
+    from dprank.base import _compiled
+    from dprank.fit.sparse import SparseData
+
+    rng = np.random.default_rng(len(kind))
+    i, j, y, count = _records(rng, kind)
+    flags = {"weighted": kind in ("real", "sorted-real"), "ties": kind == "ties"}
+    fast = Comparisons(n_items=40, i=i, j=j, y=y, count=count, **flags)
+    slow = Comparisons(
+        n_items=40, i=i.tolist(), j=j.tolist(), y=y.tolist(), count=count.tolist(), **flags
+    )
+    assert "records" in fast._cache and "records" not in slow._cache
+    assert (fast._cache["records"] & _compiled.RECORDS_SORTED > 0) == kind.startswith("sorted")
+    i[0] = j[0]  # the inputs were copied
+    assert fast.i[0] != fast.j[0] and not fast.i.flags.writeable
+    for name in ("i", "j", "y", "count"):
+        got, want = getattr(fast, name), getattr(slow, name)
+        assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+    with np.errstate(over="ignore"):  # numpy's product overflows where the sums do
+        got, want = fast.pair_statistics(), slow.pair_statistics()
+    for name in ("a", "b", "n", "w", "t"):
+        x, ref = getattr(got, name), getattr(want, name)
+        if ref is None:
+            assert x is None
+            continue
+        assert x.dtype == ref.dtype and x.tobytes() == ref.tobytes(), name
+    # sorted statistics of finite sums need no second look (nor do the radix sort's whole
+    # numbers); overflowed sums are refused
+    checked = kind.startswith("sorted") and kind != "sorted-overflow"
+    assert got.sorted_by_construction == (checked or want.sorted_by_construction)
+    if kind == "sorted-overflow":
+        assert not np.all(np.isfinite(got.w))
+        with pytest.raises(ValueError, match="finite"):
+            SparseData(fast)
+    else:
+        got_rows, want_rows = SparseData(fast).rows(), SparseData(slow).rows()
+        for x, ref in zip(got_rows, want_rows, strict=True):
+            np.testing.assert_array_equal(x, ref)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"i": [0, 1, 2], "j": [1, 1, 2]}, r"record 1 compares item 1 with itself"),
+        ({"i": [0, -1, 2], "j": [1, 2, 2]}, r"i\[1\] = -1 is negative"),
+        ({"i": [0, 1, 2], "j": [1, 2, 3]}, r"j\[2\] = 3 is out of range"),
+        ({"y": [1.0, np.inf, np.nan]}, r"y\[1\] = inf is not finite"),
+        ({"count": [1.0, 2.0, 1.5]}, r"count\[2\] = 1.5 must be a positive whole number"),
+        ({"count": [1.0, np.nan, 1.0]}, r"count\[1\] = nan is not finite"),
+        ({"count": [1.0, 1.0, -0.0]}, r"count\[2\] = -0.0 must be positive"),
+        ({"y": [1.0, 0.25, 0.0], "ties": True}, r"y\[1\] = 0.25 is no outcome"),
+        ({"count": [1.0, 0.5, 0.0], "weighted": True}, r"count\[2\] = 0.0 must be positive"),
+    ],
+)
+def test_compiled_checks_name_the_first_bad_record(kwargs, match):
+    """A bad record of int64 and float64 arrays (the compiled checks) is named as the checks
+    one at a time name it (lists): the same message."""
+    args = {"n_items": 3, "i": [0, 1, 0], "j": [1, 2, 2], "y": [1.0, 0.0, 1.0],
+            "count": [1.0, 1.0, 1.0]} | kwargs  # fmt: skip
+    arrays = dict(args)
+    for name, dtype in (("i", np.int64), ("j", np.int64), ("y", float), ("count", float)):
+        arrays[name] = np.asarray(args[name], dtype=dtype)
+    with pytest.raises(ValueError, match=match) as fast:
+        Comparisons(**arrays)
+    with pytest.raises(ValueError, match=match) as slow:
+        Comparisons(**args)
+    assert str(fast.value) == str(slow.value)

@@ -289,6 +289,13 @@ NOT_LIKELIHOOD = {
     ("dprank.data._input_blocks", "dprank.base._compiled", "ints_to_text"),
     ("dprank.data.comparisons", "dprank.base._compiled", "PairRows"),
     ("dprank.data.comparisons", "dprank.base._compiled", "components"),
+    # the records' checks and the pairs of sorted records (``records.c``), and what they found
+    ("dprank.data._records", "dprank.base._compiled", "check_records"),
+    ("dprank.data.comparisons", "dprank.base._compiled", "sorted_pairs"),
+    *(
+        ("dprank.data.comparisons", "dprank.base._compiled", f"RECORDS_{leaf}")
+        for leaf in ("BINARY", "SORTED", "UNIT", "WHOLE")
+    ),
     # the ranking's text: the compiled shortest-repr formatter of the float columns and
     # the compiled writer of its rows
     ("dprank.cli._output", "dprank.base._compiled", "format_floats"),

@@ -245,11 +245,12 @@ def test_row_starts_are_searchsorted_of_the_rows(n):
     them: empty rows, items without pairs at either end, every pair in one row."""
     rng = np.random.default_rng(n)
     for m in (0, 1, 5 * n + 3):
-        a = np.sort(rng.integers(0, max(n, 1), m)).astype(np.int32)
-        if n == 0:
-            a = a[:0]
-        expected = np.searchsorted(a, np.arange(n + 1, dtype=np.int32)).astype(np.int64)
-        np.testing.assert_array_equal(_compiled.row_starts(n, a), expected)
+        for dtype in (np.int32, np.int64):  # the reader's pairs, and those of records
+            a = np.sort(rng.integers(0, max(n, 1), m)).astype(dtype)
+            if n == 0:
+                a = a[:0]
+            expected = np.searchsorted(a, np.arange(n + 1, dtype=dtype)).astype(np.int64)
+            np.testing.assert_array_equal(_compiled.row_starts(n, a), expected)
     sums = PairSums()  # the reader's pairs (int32): their rows by row_starts
     sums.add(np.array([0, 2]), np.array([3, 3]))
     ptr, b = SparseData(sums.result(None, 4)).rows()

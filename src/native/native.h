@@ -74,6 +74,20 @@ DPRANK_API int64_t pairs_add(void *t, int64_t m, const int32_t *i, const int32_t
                              const double *y);
 DPRANK_API void pairs_export(void *t, int64_t expand, uint64_t *keys, double *counts);
 
+/* records.c: Comparisons' records checked and copied in one pass, and the pair statistics
+ * of records whose pairs come sorted and distinct */
+#define RECORDS_BINARY 1
+#define RECORDS_UNIT 2
+#define RECORDS_WHOLE 4
+#define RECORDS_SORTED 8
+DPRANK_API int64_t records_check(int64_t m, int64_t n_items, const int64_t *i, const int64_t *j,
+                                 const double *y, const double *count, int64_t weighted,
+                                 int64_t ties, int64_t *io, int64_t *jo, double *yo, double *co);
+DPRANK_API int64_t sorted_pairs(int64_t m, const int64_t *i, const int64_t *j, const double *y,
+                                const double *count, int64_t *a, int64_t *b, double *n,
+                                double *w);
+DPRANK_API void row_starts_wide(int64_t n, int64_t m, const int64_t *a, int64_t *ptr);
+
 /* mapguard.c: a mapped input's pages kept readable (zeros) where its file shrinks */
 DPRANK_API int64_t map_guard_add(const void *base, int64_t len);
 DPRANK_API int map_guard_lost(int64_t slot);

@@ -16,7 +16,10 @@ compiled at run time. It holds
   blocks, :class:`LabelTable` (provisional ids of labels) and
   :class:`PairRows` (comparisons summed by item pair with a radix sort), used by
   :mod:`dprank.data.inputs`, and :class:`MappedPages` (``mapguard.c``), a mapped
-  input file's pages kept readable where the file shrinks while it is read.
+  input file's pages kept readable where the file shrinks while it is read;
+* the comparison records' checks (``records.c``): :func:`check_records`, the checks of
+  :class:`dprank.data.comparisons.Comparisons` with the copies in one pass, and
+  :func:`sorted_pairs`, the pair statistics of records whose pairs come sorted and distinct.
 
 The library is plain C (no numpy or Python API beyond an empty module), so it
 is called through ctypes with the arrays' pointers: a call costs microseconds
@@ -114,6 +117,10 @@ _SIGNATURES = {
     "pairs_count": (_I64, [_VP]),
     "pairs_add": (_I64, [_VP, _I64, _VP, _VP, _VP]),
     "pairs_export": (None, [_VP, _I64, _VP, _VP]),
+    # records.c
+    "records_check": (_I64, [_I64, _I64, _VP, _VP, _VP, _VP, _I64, _I64, _VP, _VP, _VP, _VP]),
+    "sorted_pairs": (_I64, [_I64] + [_VP] * 8),
+    "row_starts_wide": (None, [_I64, _I64, _VP, _VP]),
     # mapguard.c
     "map_guard_add": (_I64, [_VP, _I64]),
     "map_guard_lost": (ctypes.c_int, [_I64]),
@@ -269,10 +276,15 @@ def pcg(ptr, b, h, diag, rhs, c, ones_eig, rtol, atol_update, max_iter):
 
 
 def row_starts(n: int, a: np.ndarray) -> np.ndarray:
-    """``np.searchsorted(a, np.arange(n + 1))`` (int64) of int32 ``a`` sorted, each entry in
-    ``0 .. n - 1``: where each of the ``n`` rows of CSR form starts, in one pass over ``a``."""
-    a = np.ascontiguousarray(a, dtype=_I32)
+    """``np.searchsorted(a, np.arange(n + 1))`` (int64) of int32 or int64 ``a`` sorted, each
+    entry in ``0 .. n - 1``: where each of the ``n`` rows of CSR form starts, in one pass
+    over ``a``."""
     ptr = np.empty(n + 1, dtype=np.int64)
+    if a.dtype == np.int64:
+        a = np.ascontiguousarray(a)
+        lib().row_starts_wide(n, a.size, _ptr(a), _ptr(ptr))
+        return ptr
+    a = np.ascontiguousarray(a, dtype=_I32)
     lib().row_starts(n, a.size, _ptr(a), _ptr(ptr))
     return ptr
 
@@ -355,6 +367,50 @@ def csv_rows(columns) -> bytes:
     from .._native import format_csv
 
     return format_csv(tuple(_csv_column(np.asarray(values)) for values in columns))
+
+
+# --------------------------------------------------------------------------- records
+
+#: What :func:`check_records` found every record to be (``records.c``): an outcome 0 or 1,
+#: a count of 1, a whole count below 2^53, and the pairs ``(min(i, j), max(i, j))``
+#: strictly increasing (distinct, in the order of the pair statistics).
+RECORDS_BINARY, RECORDS_UNIT, RECORDS_WHOLE, RECORDS_SORTED = 1, 2, 4, 8
+
+
+def check_records(n_items, i, j, y, count, weighted, ties, copy=True):
+    """Check comparison records (``records.c``) and copy them in the same pass.
+
+    ``i``, ``j``: C-contiguous int64, ``y``, ``count``: C-contiguous float64, all of one
+    length. Returns ``None`` where a record is not valid (``0 <= i, j < n_items``, ``i !=
+    j``, ``y`` finite, and with ``ties`` 0, 1 or 1/2, ``count`` finite and positive, and
+    unless ``weighted`` whole), else ``(flags, arrays)``: the ``RECORDS_*`` flags that hold
+    for every record and the copies ``(i, j, y, count)`` (the inputs where ``copy`` is
+    False).
+    """
+    m = i.size
+    out = (np.empty(m, np.int64), np.empty(m, np.int64), np.empty(m), np.empty(m)) if copy else (
+        None, None, None, None)  # fmt: skip
+    flags = lib().records_check(
+        m, int(n_items), _ptr(i), _ptr(j), _ptr(y), _ptr(count), int(bool(weighted)),
+        int(bool(ties)), *(_ptr(x) for x in out),
+    )  # fmt: skip
+    if flags < 0:
+        return None
+    return int(flags), (out if copy else (i, j, y, count))
+
+
+def sorted_pairs(i, j, y, count):
+    """The pair statistics ``(a, b, n, w, finite)`` of checked records (:func:`check_records`)
+    whose pairs strictly increase (``RECORDS_SORTED``): ``a = min(i, j)``, ``b = max(i, j)``
+    (int64), ``n = count`` (a copy) and ``w = where(i < j, y, 1 - y) * count``, the bits of
+    numpy's elementwise operations; ``finite``: whether every ``w`` is finite."""
+    m = i.size
+    a, b = np.empty(m, np.int64), np.empty(m, np.int64)
+    n, w = np.empty(m), np.empty(m)
+    finite = lib().sorted_pairs(
+        m, _ptr(i), _ptr(j), _ptr(y), _ptr(count), _ptr(a), _ptr(b), _ptr(n), _ptr(w)
+    )
+    return a, b, n, w, bool(finite)
 
 
 # --------------------------------------------------------------------------- reader

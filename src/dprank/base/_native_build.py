@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 #: The C sources of the extension ``dprank._native``, in ``src/native/``.
-SOURCES = ("loops.c", "reader.c", "shortest.c", "module.c", "mapguard.c")
+SOURCES = ("loops.c", "reader.c", "records.c", "shortest.c", "module.c", "mapguard.c")
 HEADERS = ("native.h",)
 #: The header the build writes from Python's integers (:func:`pow5_table`) into its own
 #: folder (:func:`write_generated`); no copy is kept with the sources.

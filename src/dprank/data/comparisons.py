@@ -24,6 +24,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..base import _checks
+from ._records import as_count, as_float, as_index, as_labels, as_user_epsilon, checked_records
 
 __all__ = ["Comparisons", "PairArrays", "PairStatistics", "PairSums", "connected_components"]
 
@@ -78,8 +79,10 @@ class PairStatistics(PairArrays):
     w: np.ndarray
     t: np.ndarray | None = None
 
-    #: Whether the pairs are sorted by ``(a, b)`` with ``a < b`` by construction (the
-    #: compiled pair sums of :class:`PairSums`), so that a consumer need not check again.
+    #: Whether the pairs are sorted by ``(a, b)`` with ``0 <= a < b < n_items``, the counts
+    #: positive and the counts and outcome sums finite by construction (the compiled pair
+    #: sums of :class:`PairSums`, or checked records one a pair), so that a consumer need
+    #: not check again.
     sorted_by_construction: ClassVar[bool] = False
 
     def stored_counts(self) -> tuple[np.ndarray, np.ndarray]:
@@ -96,6 +99,14 @@ class PairStatistics(PairArrays):
     def count_total(self) -> float:
         """The total count of comparisons, ``sum(n)`` of the counts as kept."""
         return float(self.stored_counts()[0].sum())
+
+
+class _SortedPairStatistics(PairStatistics):
+    """:class:`PairStatistics` of checked records whose pairs came sorted and distinct (one
+    record a pair, :func:`_sorted_statistics`): sorted by ``(a, b)`` with ``0 <= a < b <
+    n_items``, the counts positive and finite (the records'), the outcome sums finite."""
+
+    sorted_by_construction: ClassVar[bool] = True
 
 
 class _WholePairStatistics(PairStatistics):
@@ -150,87 +161,6 @@ class _WholePairStatistics(PairStatistics):
 
     def stored_counts(self) -> tuple[np.ndarray, np.ndarray]:
         return self.__dict__["_n"], self.__dict__["_w"]
-
-
-def _as_index(name, x, n_items=None):
-    arr = np.asarray(x)
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be a 1-d array, got shape {arr.shape}")
-    if arr.size and arr.dtype.kind == "f":
-        if not np.all(np.isfinite(arr)):
-            raise ValueError(f"{name} holds NaN or infinite values")
-        if not np.all(arr == np.round(arr)):
-            raise ValueError(f"{name} must hold integer item indices")
-    elif arr.size and arr.dtype.kind not in "iub":
-        raise ValueError(f"{name} must hold integer indices, got dtype {arr.dtype}")
-    arr = arr.astype(np.int64, copy=True)
-    if arr.size and arr.min() < 0:
-        k = int(np.flatnonzero(arr < 0)[0])
-        raise ValueError(f"{name}[{k}] = {arr[k]} is negative: indices start at 0")
-    if n_items is not None and arr.size and arr.max() >= n_items:
-        k = int(np.flatnonzero(arr >= n_items)[0])
-        raise ValueError(f"{name}[{k}] = {arr[k]} is out of range for n_items = {n_items}")
-    return arr
-
-
-def _as_float(name, x, m):
-    arr = np.asarray(x, dtype=np.float64)
-    if arr.ndim == 0:
-        arr = np.full(m, float(arr))
-    if arr.shape != (m,):
-        raise ValueError(f"{name} must have shape ({m},), got {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        k = int(np.flatnonzero(~np.isfinite(arr))[0])
-        raise ValueError(f"{name}[{k}] = {arr[k]} is not finite")
-    return arr.copy()
-
-
-def _as_count(count, m: int, weighted: bool) -> np.ndarray:
-    """``count`` as float64: positive, and whole numbers unless ``weighted``."""
-    count = _as_float("count", count, m)
-    if np.any(count <= 0):
-        k = int(np.flatnonzero(count <= 0)[0])
-        raise ValueError(f"count[{k}] = {count[k]} must be positive")
-    if not weighted and m and not np.array_equal(count, np.rint(count)):
-        k = int(np.flatnonzero(count != np.rint(count))[0])
-        raise ValueError(
-            f"count[{k}] = {count[k]} must be a positive whole number (how many times "
-            "the comparison was made); real weights need Comparisons(..., weighted=True)"
-        )
-    return count
-
-
-def _as_labels(labels, n_items: int) -> np.ndarray:
-    """``labels`` as an array of ``n_items`` distinct labels."""
-    labels = np.asarray(labels)
-    if labels.shape != (n_items,):
-        raise ValueError(f"labels must have shape ({n_items},), got {labels.shape}")
-    seen: dict = {}
-    for k, label in enumerate(labels.tolist()):
-        if seen.setdefault(label, k) != k:
-            raise ValueError(
-                f"labels[{k}] = {label!r} repeats labels[{seen[label]}]: "
-                "each item needs its own label"
-            )
-    return labels
-
-
-def _as_user_epsilon(eps, user: np.ndarray | None) -> np.ndarray:
-    """``eps`` as float64: a positive budget for every user index in ``user``."""
-    eps = np.asarray(eps, dtype=np.float64)
-    if eps.ndim != 1 or np.any(np.isnan(eps)) or np.any(eps <= 0):
-        raise ValueError("user_epsilon must be a 1-d array of positive budgets")
-    if user is not None and user.size and user.max() >= eps.size:
-        raise ValueError(
-            f"user index {int(user.max())} has no budget in user_epsilon (length {eps.size})"
-        )
-    if user is not None and eps.size != (int(user.max()) + 1 if user.size else 0):
-        users = int(user.max()) + 1 if user.size else 0
-        raise ValueError(
-            f"user_epsilon holds {eps.size} budgets for {users} users (user indices "
-            f"0..{users - 1}): give exactly one budget per user"
-        )
-    return eps
 
 
 @dataclass(frozen=True, eq=False)
@@ -298,32 +228,20 @@ class Comparisons:
         n_items = int(n_items)
         if n_items < 1:
             raise ValueError(f"n_items must be at least 1, got {n_items}")
-        i = _as_index("i", self.i, n_items)
-        j = _as_index("j", self.j, n_items)
-        if i.shape != j.shape:
-            raise ValueError(f"i and j must have the same length, got {i.size} and {j.size}")
-        m = i.size
-        same = i == j
-        if np.any(same):
-            k = int(np.flatnonzero(same)[0])
-            raise ValueError(f"record {k} compares item {i[k]} with itself (i == j)")
-        y = _as_float("y", self.y, m)
-        ties = _checks.flag(self.ties, "ties")
-        if ties and m and not np.all((y == 0.0) | (y == 1.0) | (y == 0.5)):
-            k = int(np.flatnonzero((y != 0.0) & (y != 1.0) & (y != 0.5))[0])
-            raise ValueError(
-                f"y[{k}] = {y[k]} is no outcome of comparisons with ties: 1 (i won), "
-                "0 (j won) or 0.5 (a tie)"
-            )
-        weighted = _checks.flag(self.weighted, "weighted")
-        count = _as_count(self.count, m, weighted)
+        checked = checked_records(n_items, self.i, self.j, self.y, self.count, self)
+        if checked is not None:  # valid, checked and copied in one compiled pass
+            flags, (i, j, y, count) = checked
+            self._cache["records"] = flags
+            ties, weighted = self.ties, self.weighted
+        else:  # the checks one at a time, the first bad record named
+            i, j, y, count, ties, weighted = self._checked_one_by_one(n_items)
         user = self.user
         if user is not None:
-            user = _as_index("user", user)
-            if user.shape != (m,):
-                raise ValueError(f"user must have shape ({m},), got {user.shape}")
-        labels = None if self.labels is None else _as_labels(self.labels, n_items)
-        eps = None if self.user_epsilon is None else _as_user_epsilon(self.user_epsilon, user)
+            user = as_index("user", user)
+            if user.shape != (i.size,):
+                raise ValueError(f"user must have shape ({i.size},), got {user.shape}")
+        labels = None if self.labels is None else as_labels(self.labels, n_items)
+        eps = None if self.user_epsilon is None else as_user_epsilon(self.user_epsilon, user)
         for arr in (i, j, y, count, user):
             if arr is not None:
                 arr.flags.writeable = False
@@ -338,6 +256,30 @@ class Comparisons:
         object.__setattr__(self, "weighted", weighted)
         object.__setattr__(self, "ties", ties)
 
+    def _checked_one_by_one(self, n_items: int):
+        """``(i, j, y, count, ties, weighted)`` checked by numpy, each check a pass: a
+        :class:`ValueError` names the first bad record of the first bad field."""
+        i = as_index("i", self.i, n_items)
+        j = as_index("j", self.j, n_items)
+        if i.shape != j.shape:
+            raise ValueError(f"i and j must have the same length, got {i.size} and {j.size}")
+        m = i.size
+        same = i == j
+        if np.any(same):
+            k = int(np.flatnonzero(same)[0])
+            raise ValueError(f"record {k} compares item {i[k]} with itself (i == j)")
+        y = as_float("y", self.y, m)
+        ties = _checks.flag(self.ties, "ties")
+        if ties and m and not np.all((y == 0.0) | (y == 1.0) | (y == 0.5)):
+            k = int(np.flatnonzero((y != 0.0) & (y != 1.0) & (y != 0.5))[0])
+            raise ValueError(
+                f"y[{k}] = {y[k]} is no outcome of comparisons with ties: 1 (i won), "
+                "0 (j won) or 0.5 (a tie)"
+            )
+        weighted = _checks.flag(self.weighted, "weighted")
+        count = as_count(self.count, m, weighted)
+        return i, j, y, count, ties, weighted
+
     # ------------------------------------------------------------------ constructors
     @classmethod
     def from_winner_loser(
@@ -350,8 +292,8 @@ class Comparisons:
         limit = n_items if isinstance(n_items, (int, np.integer)) else None
         if limit is None and labels is not None:
             limit = len(labels)
-        w = _as_index("winner", winner, limit)
-        lo = _as_index("loser", loser, limit)
+        w = as_index("winner", winner, limit)
+        lo = as_index("loser", loser, limit)
         if w.shape != lo.shape:
             raise ValueError(
                 f"winner and loser must have the same length, got {w.size} and {lo.size}"
@@ -552,7 +494,8 @@ class Comparisons:
         """Records aggregated over unordered pairs ``a < b`` (cached)."""
         ps = self._cache.get("pairs")
         if ps is None:
-            ps = _aggregate(self.n_items, self.i, self.j, self.y, self.count)
+            flags = self._cache.get("records")  # what the constructor's checks found
+            ps = _aggregate(self.n_items, self.i, self.j, self.y, self.count, flags)
             if self.ties:
                 ps = dataclasses.replace(ps, t=_pair_ties(ps, self.i, self.j, self.y, self.count))
             self._cache["pairs"] = ps
@@ -642,11 +585,12 @@ def _whole_binary(y, count) -> bool:
     )
 
 
-def _aggregate_by_radix(n_items, i, j, y, count) -> PairStatistics:
-    """:func:`_aggregate` of whole counts and 0/1 outcomes by the compiled radix sort."""
+def _aggregate_by_radix(n_items, i, j, y, count, unit=None) -> PairStatistics:
+    """:func:`_aggregate` of whole counts and 0/1 outcomes by the compiled radix sort
+    (``unit``: whether every count is 1; None: look)."""
     from ..base._compiled import PairRows
 
-    unit = bool(np.all(count == 1.0))
+    unit = bool(np.all(count == 1.0)) if unit is None else unit
     rows = PairRows(weighted=not unit, expected=i.size)
     rows.add(i, j, y, None if unit else count)
     a, b, n, w = rows.result(None, int(n_items))
@@ -676,12 +620,30 @@ def _pair_key(n_items, a, b):
     return a * n + b, (int(n_items) ** 2).bit_length(), lambda u: (u // n, u % n)
 
 
-def _aggregate(n_items, i, j, y, count) -> PairStatistics:
+def _aggregate(n_items, i, j, y, count, flags=None) -> PairStatistics:
+    """The pair statistics of checked records (:meth:`Comparisons.pair_statistics`).
+
+    ``flags``: what the constructor's compiled checks found every record to be
+    (:func:`checked_records`), or None (then looked at here). Records whose pairs
+    come sorted and distinct are one pair each (one compiled pass); 0/1 outcomes with
+    whole counts are summed by the radix sort; any others by numpy.
+    """
+    m = i.size
+    if flags is not None and m:
+        from ..base._compiled import RECORDS_BINARY, RECORDS_SORTED, RECORDS_UNIT, RECORDS_WHOLE
+
+        if flags & RECORDS_SORTED:
+            return _sorted_statistics(n_items, i, j, y, count)
+        whole_binary = RECORDS_BINARY | RECORDS_WHOLE
+        if n_items < 2**31 and flags & whole_binary == whole_binary:
+            return _aggregate_by_radix(n_items, i, j, y, count, bool(flags & RECORDS_UNIT))
     a = np.minimum(i, j)
     b = np.maximum(i, j)
     key, key_bits, split = _pair_key(n_items, a, b)
-    m = key.size
-    is_sorted = bool(m) and bool(np.all(key[1:] > key[:-1]))
+    if flags is None:
+        is_sorted = bool(m) and bool(np.all(key[1:] > key[:-1]))
+    else:  # neither sorted nor 0/1 with whole counts (else returned above)
+        is_sorted = False
     if m and not is_sorted and n_items < 2**31 and _whole_binary(y, count):
         # outcomes 0 or 1 and whole counts: sums of whole numbers, exact in any order, so
         # a linear radix sort of the packed records gives bincount's sums bit for bit
@@ -713,6 +675,19 @@ def _aggregate(n_items, i, j, y, count) -> PairStatistics:
     return PairStatistics(n_items, *split(uniq), nn, ww)
 
 
+def _sorted_statistics(n_items, i, j, y, count) -> PairStatistics:
+    """:func:`_aggregate` of checked records whose pairs strictly increase (one record a
+    pair): ``a = min(i, j)``, ``b = max(i, j)``, ``n = count`` (a copy) and ``w`` the
+    count-weighted outcomes for ``a``, in one compiled pass (``records.c``; numpy's
+    elementwise results bit for bit). Sorted, with positive finite counts, by
+    construction: where every ``w`` is finite too, nothing is left to check
+    (:class:`_SortedPairStatistics`)."""
+    from ..base._compiled import sorted_pairs
+
+    a, b, n, w, finite = sorted_pairs(i, j, y, count)
+    return (_SortedPairStatistics if finite else PairStatistics)(n_items, a, b, n, w)
+
+
 def connected_components(n_items: int, a: np.ndarray, b: np.ndarray) -> tuple[int, np.ndarray]:
     """Connected components of the graph on ``n_items`` nodes with edges ``(a_k, b_k)``.
 
@@ -733,12 +708,12 @@ def connected_components(n_items: int, a: np.ndarray, b: np.ndarray) -> tuple[in
 
 
 def _index_view(name, x, n_items):
-    """:func:`_as_index`'s checks, without its copy where ``x`` already holds integers."""
+    """:func:`as_index`'s checks, without its copy where ``x`` already holds integers."""
     arr = np.asarray(x)
     if arr.ndim != 1 or arr.dtype.kind not in "iu" or arr.dtype.itemsize > 8:
-        return _as_index(name, arr, n_items)
+        return as_index(name, arr, n_items)
     if arr.size and (int(arr.min()) < 0 or int(arr.max()) >= n_items):
-        return _as_index(name, arr, n_items)  # its message names the first bad index
+        return as_index(name, arr, n_items)  # its message names the first bad index
     return arr
 
 

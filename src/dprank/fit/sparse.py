@@ -87,8 +87,9 @@ def check_connected(n_items: int, a: np.ndarray, b: np.ndarray) -> None:
 def _unsorted_or_self_pair(ps: PairStatistics) -> bool:
     """Whether the pairs of ``ps`` are out of order by ``a`` or join an item with itself.
 
-    The reader's pair sums (int32 counts, :class:`dprank.data.comparisons.PairSums`) come
-    sorted by ``(a, b)`` with ``a < b`` by construction: nothing to check there.
+    The reader's pair sums (int32 counts, :class:`dprank.data.comparisons.PairSums`) and the
+    statistics of checked records one a pair come sorted by ``(a, b)`` with ``a < b`` by
+    construction (``sorted_by_construction``): nothing to check there.
     """
     if ps.sorted_by_construction:
         return False
@@ -119,7 +120,7 @@ class SparseData:
         if cnt.dtype != np.int32 or w.dtype != np.int32:
             cnt = np.ascontiguousarray(cnt, dtype=np.float64)
             w = np.ascontiguousarray(w, dtype=np.float64)
-        if cnt.size and not ps.sorted_by_construction:  # the pair sums' counts: >= 1
+        if cnt.size and not ps.sorted_by_construction:  # else positive and finite already
             # min and max are NaN if any entry is NaN: no boolean temporaries (int32 counts
             # are finite: their least is all there is to check)
             lo = float(cnt.min())
@@ -208,7 +209,7 @@ class SparseData:
             dtype = np.int32 if self.n < 2**31 - 1 else np.int64
             # the pairs are sorted by a: each row starts where a first reaches it (no
             # bincount, which would cast a pair-length copy of a to int64)
-            if self.a.dtype == np.int32:  # one pass over a (the compiled loops')
+            if self.a.dtype in (np.int32, np.int64):  # one pass over a (the compiled loops')
                 ptr = kernels().row_starts(self.n, self.a)
             else:
                 ptr = np.searchsorted(self.a, np.arange(self.n + 1, dtype=self.a.dtype))
