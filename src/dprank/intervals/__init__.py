@@ -123,6 +123,7 @@ from ..data.models import get_link
 from ..methods import Fit, Method, get_method
 from . import _interval_likelihood as _il
 from . import _interval_ranks as _ir
+from ._interval_attrs import AttrArray as _AttrArray
 from ._interval_designs import (  # noqa: F401  (USER_DESIGN_GRID, MERGE_SD: re-exported)
     MERGE_SD,
     USER_DESIGN_GRID,
@@ -179,41 +180,6 @@ AUTO_BOOTSTRAP_COMPARISONS = 200_000
 
 #: Share of the places a rank interval may span and still count as informative.
 INFORMATIVE_SHARE = 0.9
-
-
-class _AttrArray:
-    """An array kept in ``DataFrame.attrs``: ``numpy.asarray`` gives it back (read-only).
-
-    pandas deep-copies ``attrs`` after each operation and compares them when it
-    concatenates; this wrapper is shared rather than copied (its array is read-only)
-    and compares by value, so that a frame of 10^5 items stays as quick to transform
-    as one without it (a tuple of 10^5 floats is copied element by element).
-    """
-
-    __slots__ = ("_array",)
-
-    def __init__(self, array):
-        self._array = np.array(array, dtype=np.float64)
-        self._array.flags.writeable = False
-
-    def __array__(self, dtype=None, copy=None):
-        out = self._array if dtype is None else self._array.astype(dtype)
-        return out.copy() if copy and out is self._array else out
-
-    def __deepcopy__(self, memo):
-        return self
-
-    def __eq__(self, other):
-        return isinstance(other, _AttrArray) and np.array_equal(self._array, other._array)
-
-    def __hash__(self):
-        return hash(self._array.tobytes())
-
-    def __len__(self):
-        return self._array.size
-
-    def __repr__(self):
-        return f"_AttrArray({self._array!r})"
 
 
 def public_design(
