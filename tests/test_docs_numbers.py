@@ -312,7 +312,7 @@ NOT_RUN_COUNTS = {
     "docs/benchmark.md": dict.fromkeys(("800 replicates", "200 replicates"), _REPLICATES),
     "docs/cli.md": {
         "50 items": "the plot's limit (--plot), a setting",
-        "100 items": "the interval law's switch (auto), a setting",
+        "250 items": "the interval law's switch (auto), a setting",
     },
     "docs/fidelity.md": {
         "200 replicates": _REPLICATES,
@@ -321,7 +321,7 @@ NOT_RUN_COUNTS = {
     },
     "docs/intervals.md": {
         **dict.fromkeys(
-            ("100 items", "2000 items", "5000 items"),
+            ("250 items", "2000 items", "5000 items"),
             "the method's switches (bootstrap, exact covariance, draws), a setting",
         ),
         "20 releases": "the method's calibration of the noise (releases simulated), a setting",

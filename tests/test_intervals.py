@@ -610,3 +610,26 @@ def test_censored_ranks_place_each_censored_item_at_its_ends():
     assert best[0].tolist() == [1, 3, 1, 4, 1]
     assert worst[0].tolist() == [3, 4, 3, 5, 5]
     assert np.all(best == best[0]) and np.all(worst == worst[0])
+
+
+def test_the_study_compares_with_the_refits_bootstrap_at_every_size(monkeypatch):
+    """The coverage study's comparator is the parametric bootstrap of the release, refits of
+    simulated releases, also above the size where ``kind="auto"`` switches to the asymptotic
+    form (whose ``interval="percentile"`` would be normal draws from the linearisation)."""
+    import dprank.intervals as iv
+    from dprank_papers.studies import intervals as study
+
+    monkeypatch.setattr(iv, "AUTO_BOOTSTRAP_ITEMS", 5)  # the design below is above the switch
+    calls = []
+    real = study.intervals
+
+    def spy(*args, **kwargs):
+        calls.append((kwargs.get("interval", "default"), kwargs.get("kind")))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(study, "intervals", spy)
+    spec = {"method": "edge_counts", "epsilon": 2.0, "n_items": 8}
+    spec["graph"] = {"kind": "er", "p": 1.0, "per_pair": 10}
+    frame = study.run_design("small", spec, {"level": 0.9, "n_boot": 20}, [0], seed=3)
+    assert calls == [("default", "auto"), ("percentile", "bootstrap")]
+    assert np.isfinite(frame["boot_score_lo"]).all() and len(frame) == 8

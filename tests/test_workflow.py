@@ -1077,3 +1077,26 @@ def test_an_absurd_declared_bound_is_warned_about_before_any_job(tmp_path):
     warning = "dprank: warning: paper_a_real.datasets.cems.L = 1e+12 is 6.67e+10 times"
     assert proc.stderr.count(warning) == 1  # printed while the Snakefile is parsed
     assert "dprank: warning" not in (lambda p: p.stdout + p.stderr)(snakemake(cwd, "-n", *SMOKE))
+
+
+def test_the_paper_runs_file_count_needs_the_papers_summaries(tmp_path):
+    """A study beyond the papers (``snakemake intervals``) writes report pages too: the count
+    of a full run's files is measured only where the papers' summaries are, the smoke run's
+    where its report is."""
+    from dprank_papers._docs_readers import manifest_files
+    from dprank_papers.workflow import results_manifest
+
+    results = tmp_path / "results"
+    (results / "report" / "pages").mkdir(parents=True)
+    (results / "report" / "pages" / "intervals_coverage.html").write_text("<p>study</p>")
+    assert manifest_files(smoke=False)(tmp_path, results) is None
+    (results / "comparison").mkdir()
+    (results / "comparison" / "paper_b2_summary.csv").write_text("cell\n")
+    full = manifest_files(smoke=False)(tmp_path, results)
+    assert full == str(len(results_manifest(results))) and int(full) >= 1
+    assert manifest_files(smoke=True)(tmp_path, results) is None
+    (results / "smoke" / "report").mkdir(parents=True)
+    (results / "smoke" / "report" / "a.html").write_text("a")
+    assert manifest_files(smoke=True)(tmp_path, results) == str(
+        len(results_manifest(results / "smoke"))
+    )

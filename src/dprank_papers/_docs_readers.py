@@ -403,7 +403,8 @@ def arena(
 def manifest_files(smoke: bool) -> Callable[[Path, Path], str | None]:
     """How many files the SHA-256 manifest of a run holds
     (:func:`dprank_papers.workflow.results_manifest` of ``results/`` or ``results/smoke/``; None
-    when that run's report is not there)."""
+    when that run's report is not there, or, for ``results/``, its papers' summaries: the
+    studies beyond the papers, such as ``snakemake intervals``, write report pages too)."""
 
     def measure(root: Path, results: Path) -> str | None:
         from .workflow import results_manifest
@@ -411,6 +412,8 @@ def manifest_files(smoke: bool) -> Callable[[Path, Path], str | None]:
         folder = results / "smoke" if smoke else results
         if not (folder / "report").is_dir():
             return None
+        if not smoke and not (folder / "comparison" / "paper_b2_summary.csv").is_file():
+            return None  # a study's pages alone, not the full run's
         return str(len(results_manifest(folder)))
 
     return measure

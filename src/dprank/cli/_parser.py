@@ -342,7 +342,7 @@ def _add_rank_interval_options(p: argparse.ArgumentParser) -> None:
         choices=("auto", "bootstrap", "asymptotic"),
         default="auto",
         help="the error law: refits of simulated releases (bootstrap) or their "
-        "linearisation (asymptotic, fast at scale); auto: the bootstrap up to 100 items",
+        "linearisation (asymptotic, fast at scale); auto: the bootstrap up to 250 items",
     )
     g.add_argument(
         "--min-per-user",

@@ -175,7 +175,7 @@ NO_INTERVALS = {
 
 #: ``kind="auto"`` takes the bootstrap up to this many items (and
 #: :data:`AUTO_BOOTSTRAP_COMPARISONS` comparisons), the asymptotic form above.
-AUTO_BOOTSTRAP_ITEMS = 100
+AUTO_BOOTSTRAP_ITEMS = 250
 AUTO_BOOTSTRAP_COMPARISONS = 200_000
 
 #: Share of the places a rank interval may span and still count as informative.

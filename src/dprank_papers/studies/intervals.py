@@ -11,8 +11,9 @@ reports the average coverage *and the smallest per-item coverage*.
 
 Per replicate: the method's release, its intervals from public inputs only
 (:func:`dprank.intervals.public_design`), and on the same release the plain
-parametric bootstrap of the release (``interval="percentile"``), the
-comparator; one row per item with the truth.
+parametric bootstrap of the release (``interval="percentile"``, ``kind="bootstrap"``:
+refits of simulated releases whatever the number of items), the comparator; one row per
+item with the truth.
 
 Designs
 -------
@@ -345,7 +346,11 @@ def run_design(
         frame["released_score"] = fit.scores
         if settings.get("comparator", True):
             g_cmp = generator(seed, EXPERIMENT, cell, r, Stream.TIEBREAK)
-            cmp = intervals(*release, rng=g_cmp, interval="percentile", **opts)
+            # the refits' bootstrap at every size (kind="auto" would take normal draws
+            # from the linearisation above AUTO_BOOTSTRAP_ITEMS items)
+            cmp = intervals(
+                *release, rng=g_cmp, interval="percentile", **{**opts, "kind": "bootstrap"}
+            )
             frame["theta_plain"] = theta  # the comparator centres to the plain mean
             for col in ("score_lo", "score_hi", "rank_lo", "rank_hi", "p_top_k"):
                 frame[f"boot_{col}"] = cmp[col].to_numpy()
