@@ -389,15 +389,19 @@ int64_t pcg(int64_t n, const int64_t *ptr, const int32_t *b, const double *h,
 
 /* The rows of m pairs sorted by a (each a[k] in 0 .. n - 1): ptr[i] = the first k with
  * a[k] >= i, for i = 0 .. n, as numpy's searchsorted(a, arange(n + 1)) gives them, in one
- * pass over a instead of n + 1 binary searches into it. */
-void row_starts(int64_t n, int64_t m, const int32_t *a, int64_t *ptr)
-{
-    int64_t k = 0;
-    for (int64_t i = 0; i <= n; i++) {
-        while (k < m && a[k] < i) k++;
-        ptr[i] = k;
+ * pass over a instead of n + 1 binary searches into it; row_starts for int32 a (the
+ * solver's pairs), row_starts_wide for int64 a (Comparisons' pair statistics). */
+#define ROW_STARTS(name, index_t)                                     \
+    void name(int64_t n, int64_t m, const index_t *a, int64_t *ptr)   \
+    {                                                                 \
+        int64_t k = 0;                                                \
+        for (int64_t i = 0; i <= n; i++) {                            \
+            while (k < m && a[k] < i) k++;                            \
+            ptr[i] = k;                                               \
+        }                                                             \
     }
-}
+ROW_STARTS(row_starts, int32_t)
+ROW_STARTS(row_starts_wide, int64_t)
 
 /* Connected components of the graph on n nodes with the m edges (a[k], b[k]):
  * label[i], numbered by each component's smallest node (as scipy numbers them).

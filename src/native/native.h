@@ -40,6 +40,7 @@ DPRANK_API int64_t pcg(int64_t n, const int64_t *ptr, const int32_t *b, const do
                        double rtol, double atol_update, int64_t max_iter, double *x,
                        int32_t *positive);
 DPRANK_API void row_starts(int64_t n, int64_t m, const int32_t *a, int64_t *ptr);
+DPRANK_API void row_starts_wide(int64_t n, int64_t m, const int64_t *a, int64_t *ptr);
 DPRANK_API int64_t components(int64_t n, int64_t m, const int32_t *a, const int32_t *b,
                               int64_t *label, int64_t *parent);
 DPRANK_API int logistic_totals(int64_t m, const int64_t *rows, const int64_t *start,
@@ -86,7 +87,6 @@ DPRANK_API int64_t records_check(int64_t m, int64_t n_items, const int64_t *i, c
 DPRANK_API int64_t sorted_pairs(int64_t m, const int64_t *i, const int64_t *j, const double *y,
                                 const double *count, int64_t *a, int64_t *b, double *n,
                                 double *w);
-DPRANK_API void row_starts_wide(int64_t n, int64_t m, const int64_t *a, int64_t *ptr);
 
 /* mapguard.c: a mapped input's pages kept readable (zeros) where its file shrinks */
 DPRANK_API int64_t map_guard_add(const void *base, int64_t len);

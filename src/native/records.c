@@ -78,14 +78,3 @@ int64_t sorted_pairs(int64_t m, const int64_t *i, const int64_t *j, const double
     }
     return finite;
 }
-
-/* row_starts (loops.c) of int64 a: where each of the n rows of the pairs sorted by a starts,
- * a[k] in 0 .. n - 1 (numpy's searchsorted(a, arange(n + 1))), in one pass over a. */
-void row_starts_wide(int64_t n, int64_t m, const int64_t *a, int64_t *ptr)
-{
-    int64_t k = 0;
-    for (int64_t r = 0; r <= n; r++) {
-        while (k < m && a[k] < r) k++;
-        ptr[r] = k;
-    }
-}

@@ -99,6 +99,7 @@ _SIGNATURES = {
     "pcg": (_I64, [_I64] + [_VP] * 5 + [_F64] * 4 + [_I64, _VP, _VP]),
     "components": (_I64, [_I64, _I64, _VP, _VP, _VP, _VP]),
     "row_starts": (None, [_I64, _I64, _VP, _VP]),
+    "row_starts_wide": (None, [_I64, _I64, _VP, _VP]),
     "logistic_totals": (ctypes.c_int, [_I64] + [_VP] * 4 + [_I64, _VP, _I64, _VP, _F64, _VP]),
     # reader.c
     "labels_new": (_VP, []),
@@ -120,7 +121,6 @@ _SIGNATURES = {
     # records.c
     "records_check": (_I64, [_I64, _I64, _VP, _VP, _VP, _VP, _I64, _I64, _VP, _VP, _VP, _VP]),
     "sorted_pairs": (_I64, [_I64] + [_VP] * 8),
-    "row_starts_wide": (None, [_I64, _I64, _VP, _VP]),
     # mapguard.c
     "map_guard_add": (_I64, [_VP, _I64]),
     "map_guard_lost": (ctypes.c_int, [_I64]),
