@@ -508,7 +508,13 @@ def test_study_values_are_measured_from_their_files(tmp_path):
     assert value("scale_ridge") == "37 to 48"  # config.yaml: n 10^3 to 10^5, n p = 50
     assert value("manifest_paper_files") is None  # no report: no full run here
     (results / "report").mkdir()
-    assert value("manifest_paper_files") == "1"  # beyond/summary.csv; benchmarks/ left out
+    assert value("manifest_paper_files") is None  # report pages alone: a study's, not a full run
+    summary = results / "comparison" / "paper_b2_summary.csv"
+    summary.parent.mkdir()
+    summary.write_text("cell\n")
+    assert value("manifest_paper_files") == "2"  # with beyond/summary.csv; benchmarks/ left out
+    summary.unlink()
+    summary.parent.rmdir()
     assert value("manifest_smoke_files") is None
     files = results_includes(ROOT, results)
     assert [p.name for p in files] == ["beyond_scale_summary.md"]
