@@ -838,6 +838,7 @@ def test_the_intervals_rerun_fills_its_section(tmp_path):
         ("er_ratio", "1.00 to 1.09"),
     ):
         assert f"<!--v:intervals_rerun_{name}-->{value}<!--/v-->" in text, name
+    assert "<!--v:intervals_rerun_short_not_located-->none<!--/v-->" in text
 
     # the include again from the kept summary, running nothing; its cells are the values'
     bench = runpy.run_path(str(ROOT / "benchmarks/intervals_rerun.py"))
@@ -848,6 +849,17 @@ def test_the_intervals_rerun_fills_its_section(tmp_path):
     assert table == coverage_table(bench["read_summary"](csv))
     row = next(line for line in table.splitlines() if line.startswith("| edge_n20 |"))
     assert "| 0.954 (0.54, 2) |" in row and "/ 0.050 |" in row and row.endswith("| 1.02 |")
+
+    # a design whose intervals locate no item (the command leaves every cell empty): listed
+    # as such, and its widths are not held against the bootstrap's
+    wide = {"rank_width": 29.0, "boot_rank_width": 8.0, "located": 0.0}
+    write_csv(csv, _rerun_summary({"individual_fewer": wide}))
+    assert main(["--root", str(root), "--no-dry-run"]) == 0
+    text = " ".join((root / "docs/intervals.md").read_text().split())
+    located = "<!--v:intervals_rerun_short_not_located-->`individual_fewer` (ratio 3.62,"
+    assert located in text
+    wider = text.split("<!--v:intervals_rerun_short_wider-->")[1].split("<!--/v-->")[0]
+    assert "individual_fewer" not in wider
 
 
 def _summary_from_rerun_table(text: str):
@@ -862,7 +874,7 @@ def _summary_from_rerun_table(text: str):
     rows = []
     for line in text.splitlines():
         cells = [c.strip() for c in line.strip().split("|")[1:-1]]
-        if len(cells) != 13 or cells[0] in ("design", "---"):
+        if len(cells) not in (13, 14) or cells[0] in ("design", "---"):
             continue
         r = {"design": cells[0], "n_items": section["designs"][cells[0]]["n_items"]}
         for prefix, cell in (("score", cells[4]), ("rank", cells[6])):
@@ -880,6 +892,8 @@ def _summary_from_rerun_table(text: str):
             cover, low = re.fullmatch(rf"{number} \({number}\)", cell).groups()
             r |= {f"{prefix}_cover": float(cover), f"{prefix}_cover_min": float(low)}
         r["boot_rank_width"] = r["rank_width"] / float(cells[12])
+        if len(cells) == 14:
+            r["located"] = float(cells[13])
         r["meets"] = bool(
             min(r["score_cover"], r["rank_cover"]) >= section["target"]
             and r["score_items_below"] + r["rank_items_below"] == 0

@@ -196,6 +196,10 @@ def test_smoke_intervals_study(smoke):
     assert table["n_items"].tolist() == [config["designs"][d]["n_items"] for d in table["design"]]
     assert (table["replicates"] == config["reps"]).all()
     assert table[["score_cover", "rank_cover"]].stack().between(0, 1).all()
+    # located: the share of (item, replicate) rows whose intervals locate the item
+    for r in table.itertuples():
+        rows = pd.read_csv(smoke / SMOKE_RESULTS / f"intervals/{r.design}.csv", comment="#")
+        assert r.located == pytest.approx(rows["informative"].mean(), abs=1e-12)
     md = (smoke / SMOKE_RESULTS / "tables/intervals/coverage.md").read_text()
     assert all(name in md for name in config["selected"])
     assert (smoke / SMOKE_RESULTS / "figures/intervals/coverage.png").stat().st_size > 10_000

@@ -54,7 +54,11 @@ QUOTED = (
         ("heavy_edge", "heavy_nonprivate"),
         ("places", "ratio", "boot_rank_cover_min", *_COVERS),
     ),
-    ("tight", ("tight_eps8",), ("places", "ratio", "boot_rank_cover", "boot_rank_cover_min")),
+    (
+        "tight",
+        ("tight_eps8",),
+        ("places", "ratio", "rank_cover", "boot_rank_cover", "boot_rank_cover_min"),
+    ),
     ("wide", ("wide_eps2",), ("places", "ratio", "rank_cover")),
     ("ties", ("ties_eps2",), ("places", "rank_cover")),
     ("declared", ("individual_declared",), ("places", "ratio")),
@@ -146,6 +150,15 @@ def _shown(x: float, spec: str) -> float:
     return float(format(x, spec))
 
 
+def _locates(r) -> bool:
+    """Whether the intervals locate any item of the design (the summary's ``located``; a
+    summary without it: yes). Where they locate none, ``dprank rank --intervals`` leaves
+    every interval cell empty and says why, so there are no widths to hold against the
+    bootstrap's."""
+    located = getattr(r, "located", math.nan)
+    return bool(math.isnan(located) or located > 0)
+
+
 def _c(x: float) -> float:
     return _shown(x, ".3f")
 
@@ -166,8 +179,12 @@ _SHORTFALLS: dict[str, tuple[Callable, Callable]] = {
     ),
     "ece": (lambda r, t, it: _c(r.ece_debiased) > ECE_TARGET, lambda r: f"{r.ece_debiased:.3f}"),
     "wider": (
-        lambda r, t, it: _shown(_ratio(r), ".2f") > RATIO_TARGET,
+        lambda r, t, it: _locates(r) and _shown(_ratio(r), ".2f") > RATIO_TARGET,
         lambda r: f"{_ratio(r):.2f}",
+    ),
+    "not_located": (
+        lambda r, t, it: not _locates(r),
+        lambda r: f"ratio {_ratio(r):.2f}, rank cover {r.rank_cover:.3f}",
     ),
     "rank_below_boot": (
         lambda r, t, it: _c(r.rank_cover) < _c(r.boot_rank_cover),

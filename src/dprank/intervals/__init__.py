@@ -63,7 +63,7 @@ Construction (:func:`intervals`; docs/intervals.md states it in full)
    empirical-Bayes posterior under the nonparametric maximum-likelihood prior
    of the scores (:func:`dprank.intervals._interval_ranks.npmle_prior`), extended to place
    1 for an item that none of the items estimated above it beats significantly
-   (one-sided, Bonferroni over them) and to place ``n`` symmetrically: the
+   (one-sided, each at ``(1 - level) / 2``) and to place ``n`` symmetrically: the
    posterior gives the width where the data order the items, the extension
    keeps the items at the ends covered (an item unbounded on one side is
    tested by its finite bound). An item whose score is unbounded on one side
@@ -152,6 +152,7 @@ from ._interval_problem import (  # noqa: F401  (the constants: re-exported)
 
 __all__ = [
     "AUTO_BOOTSTRAP_ITEMS",
+    "INFORMATIVE_SHARE",
     "NO_INTERVALS",
     "EdgeDesign",
     "IntervalError",

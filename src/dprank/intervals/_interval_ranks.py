@@ -10,9 +10,9 @@ Private: the public names live in :mod:`dprank.intervals`.
   the bootstrap); :func:`npmle_prior` and :func:`npmle_ranks`: the nonparametric
   maximum-likelihood prior of the scores and the ranks of draws from each item's
   posterior under it.
-* :func:`extend_to_ends`: an item that no other item beats significantly at
-  the simultaneous (Bonferroni) level gets ``rank_lo = 1`` (and symmetrically
-  ``rank_hi = n``): the data cannot exclude that it is the best.
+* :func:`extend_to_ends`: an item that no other item beats significantly (one-sided,
+  each at ``alpha / 2``) gets ``rank_lo = 1`` (and symmetrically ``rank_hi = n``):
+  the data cannot exclude that it is the best.
 * :func:`censored_ranks`: each draw's best and worst rank of every item with the
   items whose score is unbounded on one side at their ends (one unbounded above may
   outrank anyone).
@@ -311,32 +311,31 @@ def extend_to_ends(
 ):
     """``lo = 1`` for items no other beats significantly; ``hi = n`` for those beating none.
 
-    One-sided tests at the Bonferroni level ``alpha / (2 k)``, ``k`` the items
-    whose estimates lie above the item's (below, for the other end): an item that
-    none of them exceeds significantly may be the best, so its interval reaches
-    place 1 (and symmetrically place ``n``). Items whose score is unbounded above
-    (below) reach place 1 (``n``) too. ``lower``, ``upper``: the finite bounds of the
-    items unbounded above (below): such an item is significantly above an item whose
-    one-sided upper bound at that level lies below its ``lower`` (and symmetrically).
-    ``lo``, ``hi``: an interval per item, or rows of them (one per level).
+    One-sided tests at level ``alpha / 2`` against each item whose estimate lies above
+    the item's (below, for the other end), with no correction for their number: an item
+    that none of them exceeds significantly may be the best, so its interval reaches
+    place 1 (and symmetrically place ``n``). A Bonferroni correction over the items
+    estimated above sent the middle of a tight ranking, where many items lie within the
+    noise above, to place 1 as well, although the posterior covers it there; the ends
+    are what the extension is for, and the calibrated level (:func:`calibrated_alpha`,
+    whose worlds apply the extension too) takes it into account. Items whose score is
+    unbounded above (below) reach place 1 (``n``) too. ``lower``, ``upper``: the finite
+    bounds of the items unbounded above (below): such an item is significantly above an
+    item whose one-sided upper bound at that level lies below its ``lower`` (and
+    symmetrically). ``lo``, ``hi``: an interval per item, or rows of them (one per level).
     """
     n = t.size
     if n < 2:
         return lo, hi
-    ts = np.sort(t[finite]) if finite.any() else np.zeros(0)
-    k_above = np.maximum(ts.size - np.searchsorted(ts, t, side="right"), 1)
-    k_below = np.maximum(np.searchsorted(ts, t, side="left"), 1)
-    crit_up = ndtri(1.0 - alpha / (2.0 * k_above))
-    crit_down = ndtri(1.0 - alpha / (2.0 * k_below))
-    above, _ = significant_counts(t, v, finite, crit_up)
-    _, below = significant_counts(t, v, finite, crit_down)
+    crit = float(ndtri(1.0 - alpha / 2.0))
+    above, below = significant_counts(t, v, finite, crit)
     sd = np.sqrt(np.where(finite, v, 0.0))
     if lower is not None:
         b = np.sort(lower[~finite & np.isfinite(lower) & ~np.isfinite(upper)])
-        above += np.where(finite, b.size - np.searchsorted(b, t + crit_up * sd, "right"), 0)
+        above += np.where(finite, b.size - np.searchsorted(b, t + crit * sd, "right"), 0)
     if upper is not None:
         b = np.sort(upper[~finite & np.isfinite(upper) & ~np.isfinite(lower)])
-        below += np.where(finite, np.searchsorted(b, t - crit_down * sd, "left"), 0)
+        below += np.where(finite, np.searchsorted(b, t - crit * sd, "left"), 0)
     # an item unbounded on one side is tested by its finite bound only (it is never
     # significantly above or below anything in significant_counts)
     lo = np.where((finite & (above == 0)) | unbounded_hi, 1, lo)

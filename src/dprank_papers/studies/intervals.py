@@ -59,7 +59,7 @@ from dprank.base import checks as _checks
 from dprank.base.seeding import SHARED, Stream, cell_key, generator
 from dprank.data.comparisons import Comparisons
 from dprank.data.models import get_link
-from dprank.intervals import intervals, public_design
+from dprank.intervals import INFORMATIVE_SHARE, intervals, public_design
 from dprank.methods import get_method, simulated_local_release
 
 __all__ = [
@@ -447,7 +447,9 @@ def summarise(
     truth and graph); ``*_items_below``: the items whose coverage is significantly
     below ``item_target`` (:func:`_items_below`); ``*_width`` (mean; for scores over
     the finite intervals) and ``*_width_median``; ``score_unbounded``: share of score
-    intervals with an infinite end; ``brier``, ``ece``, ``ece_floor`` and ``ece_debiased``
+    intervals with an infinite end; ``located``: share of (item, replicate) pairs that the
+    intervals locate (``informative``: the command leaves the others' cells empty and says
+    why); ``brier``, ``ece``, ``ece_floor`` and ``ece_debiased``
     of ``p_top_k`` against the truth (:func:`_calibration`), ``brier_base`` that of
     predicting ``k / n``; ``boot_*``: the same for the
     parametric bootstrap of the release; ``meets``: both average coverages at
@@ -478,6 +480,7 @@ def summarise(
             "data": describe(spec),
             "replicates": int(g.replicate.nunique()),
             **_coverage(g, item_target),
+            "located": float(g["informative"].mean()) if "informative" in g else math.nan,
         }
         row["brier_base"] = float(np.mean((k / n - g.true_top_k.to_numpy()) ** 2))
         if "boot_score_lo" in g:
@@ -550,6 +553,10 @@ def coverage_table(summary: pd.DataFrame) -> str:
         head += " bootstrap: score cover (min item) | bootstrap: rank cover (min item) "
         head += "| rank width ratio |"
         align += "---:|---:|---:|"
+    located = "located" in summary
+    if located:
+        head += " located |"
+        align += "---:|"
     lines = [head, align]
     for r in summary.itertuples(index=False):
         eps = "-" if math.isnan(r.epsilon) else f"{r.epsilon:g}"
@@ -568,6 +575,8 @@ def coverage_table(summary: pd.DataFrame) -> str:
                 f" {r.boot_score_cover:.3f} ({r.boot_score_cover_min:.2f}) "
                 f"| {r.boot_rank_cover:.3f} ({r.boot_rank_cover_min:.2f}) | {ratio:.2f} |"
             )
+        if located:
+            line += f" {r.located:.2f} |"
         lines.append(line)
     return "\n".join(lines) + "\n"
 
@@ -596,6 +605,14 @@ def coverage_markdown(
             " Bootstrap: the parametric bootstrap of the release (percentile intervals) on "
             "the same releases; ratio: mean rank width of these intervals over its."
             if boot
+            else ""
+        )
+        + (
+            " Located: the share of (item, replicate) pairs whose intervals locate the item "
+            f"(finite score bounds, a rank interval over less than {INFORMATIVE_SHARE:.0%} of "
+            "the places); "
+            "`dprank rank --intervals` leaves the others' cells empty and says why."
+            if "located" in summary
             else ""
         ),
         "",
