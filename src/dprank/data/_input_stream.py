@@ -179,8 +179,8 @@ class InputSource:
 
 
 class FileChanged(Exception):
-    """The mapped reading of a file stopped: pages of it were lost (:meth:`InputSource.change`
-    says what happened)."""
+    """The mapped reading of a file stopped: pages of it were lost, or the file changed
+    before its rest was read as text (:meth:`InputSource.change` says what happened)."""
 
 
 def sniff(inp: InputSource, name: str, given: str | None) -> tuple[str, bytes]:
@@ -485,6 +485,11 @@ def _mapped_blocks(inp: InputSource, mm, at: int, guard, layout, block_size: int
         except BufferError:
             pass
     if guard.lost:  # the pages hashed or handed on were read after the file shrank
+        raise FileChanged
+    if inp.change() is not None:
+        # changed meanwhile (a line cut where the file now ends, in a page still mapped):
+        # its rest is no one version's, and is not handed to pyarrow's text reader, whose
+        # threads, still reading ahead as the process exits, can abort it
         raise FileChanged
     yield from with_last(text_reader(_Rest(inp), start))
 
