@@ -183,3 +183,43 @@ def test_a_censored_items_likelihood_is_its_noisy_totals():
     assert np.all(np.diff(got) >= -1e-12)  # never less likely higher up
     graded = (got > 0.05) & (got < 0.95)
     assert np.sum(graded) >= 10  # over a unit of score at least: no step at one bound
+
+
+def _smoothing_widths(law, seeds, n=200, sd=0.4):
+    """The smoothing :func:`ir.smoothing_width` chooses for ``p_top_k``'s prior (in multiples
+    of the standard error) on one world per seed: scores ``law``, normal errors of sd ``sd``."""
+    out = []
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        theta = law(rng, n)
+        v, finite, none = np.full(n, sd * sd), np.ones(n, dtype=bool), np.full(n, np.inf)
+        t = theta + sd * rng.standard_normal(n)
+        nodes, L = ir._prior_grid(t, v, finite, -none, none, rng, None, None)
+        out.append(ir.smoothing_width(nodes, L, sd, ir.TOP_K_PRIOR_ITERATIONS) / sd)
+    return np.array(out)
+
+
+def test_p_top_k_prior_is_smoothed_where_scores_spread_and_not_where_they_tie():
+    """Scores in five tied levels: the held-out likelihood keeps the unsmoothed prior on
+    every world; scores spread evenly over a scale twenty standard errors wide: it smooths
+    on most worlds (a prior fitted to noisy items clumps there)."""
+    ties = _smoothing_widths(lambda rng, n: np.repeat(np.linspace(0.0, 3.0, 5), n // 5), range(8))
+    even = _smoothing_widths(lambda rng, n: rng.uniform(0.0, 8.0, n), range(8))
+    assert np.all(ties == 0.0)
+    assert np.sum(even > 0.0) >= 6
+    assert set(np.round(even / ir.SMOOTHING_WIDTHS[1])) <= {
+        round(f / ir.SMOOTHING_WIDTHS[1]) for f in ir.SMOOTHING_WIDTHS
+    }
+
+
+def test_smoothing_keeps_the_mass_and_width_zero_keeps_the_weights():
+    nodes = np.linspace(-3.0, 3.0, 61)
+    w = np.zeros(61)
+    w[[10, 30, 45]] = [0.2, 0.5, 0.3]
+    assert ir.smoothed(nodes, w, 0.0) is w
+    s = ir.smoothed(nodes, w, 0.5)
+    assert s.sum() == pytest.approx(1.0)
+    assert np.all(s >= 0.0) and s[30] < 0.5 and s[29] > 0.0
+    assert nodes @ s == pytest.approx(nodes @ w, abs=0.01)  # spread about each node
+    s = ir.smoothed(nodes, np.eye(61)[0], 0.5)  # a node at an end: its mass stays on the grid
+    assert s.sum() == pytest.approx(1.0) and s[0] > s[5] > 0.0

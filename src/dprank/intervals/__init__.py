@@ -89,7 +89,9 @@ Construction (:func:`intervals`; docs/intervals.md states it in full)
    draws moved to the estimate (``t + t* - theta_ref``): they cover at least as often
    as those, with no new draws; the calibration computes its worlds' intervals as this
    union too.
-5. **p_top_k**: the posterior probability of being among the top ``k``; under a
+5. **p_top_k**: the posterior probability of being among the top ``k``, under a
+   prior of its own (:func:`dprank.intervals._interval_ranks.top_k_prior`: step 4's
+   fitted further and smoothed as far as the items' held-out likelihood supports); under a
    Laplace mechanism the posterior's likelihood is the Laplace-normal law of the
    estimate's error (:func:`dprank.intervals._interval_ranks.top_k_probability`), whose tails the
    normal of step 4 understates; an item unbounded on a side enters with the likelihood of
@@ -442,7 +444,6 @@ def _rank_parts(world: _World, alpha: float, top_k, n_boot, rng, calibrate=True)
         post = _ir.calibrated_alpha(
             world.t, vf, fin, alpha, nodes, weights, rng, world.ref, dep, world.errors
         )  # fmt: skip
-    ranks = None
     if fin.all() or exact is not None:
         ranks = _ir.ranks_of_rows(values)
         lo, hi = _ir.quantile_ranks(ranks, post)
@@ -455,11 +456,9 @@ def _rank_parts(world: _World, alpha: float, top_k, n_boot, rng, calibrate=True)
         hi = _ir.quantile_ranks(worst, post)[1]
     lo, hi = _ir.extend_to_ends(world.t, vf, fin, alpha, lo, hi, world.up, world.down, lower, upper)
     p = None
-    # step 5: the errors' dependence, the noise's own law, the censored items' totals
-    if top_k is not None and world.noise_share is None and world.censored is None and dep is None:
-        ranks = _ir.ranks_of_rows(values) if ranks is None else ranks
-        p = np.mean(ranks <= int(top_k), axis=0)
-    elif top_k is not None:
+    # step 5: its own prior; the errors' dependence, the noise's own law, the censored
+    # items' totals
+    if top_k is not None:
         p = _ir.top_k_probability(
             world.t, vf, fin, lower, upper, world.noise_share, int(top_k), draws,
             rng.spawn(1)[0], dep, world.censored,

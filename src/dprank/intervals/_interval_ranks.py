@@ -458,18 +458,9 @@ PRIOR_ITERATIONS = 100
 PRIOR_ITEMS = 5000
 
 
-def npmle_prior(t, v, finite, lower, upper, rng: np.random.Generator, share=None, censored=None):
-    """The nonparametric maximum-likelihood prior of the scores (Kiefer and Wolfowitz 1956).
-
-    Weights on :data:`PRIOR_NODES` equally spaced nodes over the estimates' range
-    (and the censored items' bounds) widened by three standard errors, fitted by EM
-    (:data:`PRIOR_ITERATIONS` steps) to the items' likelihoods (:func:`likelihoods`),
-    on at most :data:`PRIOR_ITEMS` items. It adapts to uniform, normal, tied or
-    heavy-tailed scores alike, which a normal prior does not (Gu and Koenker 2023 rank
-    and select with it). ``share``: the Laplace part of each item's error variance
-    (:func:`error_density`; None: normal errors); ``censored``: the censored items'
-    likelihoods (:func:`likelihoods`). Returns ``(nodes, weights)``.
-    """
+def _prior_grid(t, v, finite, lower, upper, rng, share, censored):
+    """The prior's nodes and the likelihood rows (each scaled to its largest entry) of the
+    items its fit uses (:func:`npmle_prior`)."""
     n = t.size
     vals = [t[finite]] if finite.any() else []
     vals += [lower[np.isfinite(lower)], upper[np.isfinite(upper)]]
@@ -485,12 +476,107 @@ def npmle_prior(t, v, finite, lower, upper, rng: np.random.Generator, share=None
     sh = None if share is None else np.asarray(share)[use]
     L = likelihoods(t[use], v[use], finite[use], lower[use], upper[use], nodes, sh, censored, use)
     L /= np.maximum(L.max(axis=1, keepdims=True), 1e-300)
-    w = np.full(nodes.size, 1.0 / nodes.size)
-    for _ in range(PRIOR_ITERATIONS):
+    return nodes, L
+
+
+def _em(L: np.ndarray, iterations: int) -> np.ndarray:
+    """The mixing weights on the nodes after ``iterations`` EM steps from uniform weights,
+    for the likelihood rows ``L`` (one item a row, one node a column)."""
+    w = np.full(L.shape[1], 1.0 / L.shape[1])
+    for _ in range(iterations):
         mix = np.maximum(L @ w, 1e-300)
         w = w * (L.T @ (1.0 / mix)) / L.shape[0]
         w /= w.sum()
-    return nodes, w
+    return w
+
+
+def npmle_prior(t, v, finite, lower, upper, rng: np.random.Generator, share=None, censored=None):
+    """The nonparametric maximum-likelihood prior of the scores (Kiefer and Wolfowitz 1956).
+
+    Weights on :data:`PRIOR_NODES` equally spaced nodes over the estimates' range
+    (and the censored items' bounds) widened by three standard errors, fitted by EM
+    (:data:`PRIOR_ITERATIONS` steps) to the items' likelihoods (:func:`likelihoods`),
+    on at most :data:`PRIOR_ITEMS` items. It adapts to uniform, normal, tied or
+    heavy-tailed scores alike, which a normal prior does not (Gu and Koenker 2023 rank
+    and select with it). ``share``: the Laplace part of each item's error variance
+    (:func:`error_density`; None: normal errors); ``censored``: the censored items'
+    likelihoods (:func:`likelihoods`). Returns ``(nodes, weights)``.
+    """
+    nodes, L = _prior_grid(t, v, finite, lower, upper, rng, share, censored)
+    return nodes, _em(L, PRIOR_ITERATIONS)
+
+
+#: p_top_k's prior (:func:`top_k_prior`): EM iterations, the candidate widths of its
+#: smoothing (multiples of the items' median standard error), the folds that choose one, the
+#: most items they use (evenly spaced among the prior's) and the standard errors by which a
+#: wider smoothing must fit the held-out items better (the one-standard-error rule of
+#: cross-validation, read towards the unsmoothed prior).
+TOP_K_PRIOR_ITERATIONS = 400
+SMOOTHING_WIDTHS = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5)
+SMOOTHING_FOLDS = 5
+SMOOTHING_ITEMS = 1000
+SMOOTHING_SE = 1.0
+
+
+def smoothed(nodes: np.ndarray, weights: np.ndarray, width: float) -> np.ndarray:
+    """``weights`` convolved with a normal kernel of standard deviation ``width`` on the
+    grid ``nodes`` (each node's mass spread over the grid, none lost at its ends)."""
+    if width <= 0.0:
+        return weights
+    K = np.exp(-0.5 * ((nodes[:, None] - nodes[None, :]) / width) ** 2)
+    K /= K.sum(axis=0, keepdims=True)
+    return K @ weights
+
+
+def smoothing_width(nodes: np.ndarray, L: np.ndarray, scale: float, iterations: int) -> float:
+    """The smoothing of the prior that the items' held-out likelihood supports.
+
+    The rows of ``L`` (at most :data:`SMOOTHING_ITEMS`, evenly spaced) are split into
+    :data:`SMOOTHING_FOLDS` folds (row ``i`` in fold ``i % SMOOTHING_FOLDS``); on each,
+    the prior is fitted (:func:`_em`, ``iterations`` steps) to the other folds
+    and every candidate width (:data:`SMOOTHING_WIDTHS` times ``scale``) scored by the
+    held-out items' log-likelihood. Returns the least width whose total is within
+    :data:`SMOOTHING_SE` standard errors (of the items' paired differences) of the best's:
+    the unsmoothed prior unless smoothing fits the held-out items significantly better
+    (where no item has finite bounds, :func:`top_k_prior` does not smooth). A prior fitted
+    to few noisy items puts its mass on a few clumps, and items in one clump are ordered at
+    random in the posterior, which pulls ``p_top_k`` towards the middle where the scores
+    spread evenly; where the scores are tied, the clumps are the truth and smoothing them
+    would order the tied items by their noise.
+    """
+    if L.shape[0] > SMOOTHING_ITEMS:
+        L = L[np.linspace(0, L.shape[0] - 1, SMOOTHING_ITEMS).astype(np.int64)]
+    m = L.shape[0]
+    if m < 2 * SMOOTHING_FOLDS:
+        return 0.0
+    folds = np.arange(m) % SMOOTHING_FOLDS
+    widths = [f * scale for f in SMOOTHING_WIDTHS]
+    ll = np.empty((m, len(widths)))
+    for f in range(SMOOTHING_FOLDS):
+        out = folds == f
+        w = _em(L[~out], iterations)
+        for c, width in enumerate(widths):
+            ll[out, c] = np.log(np.maximum(L[out] @ smoothed(nodes, w, width), 1e-300))
+    d = ll[:, [int(np.argmax(ll.sum(axis=0)))]] - ll
+    se = np.sqrt(m * d.var(axis=0))
+    return widths[int(np.flatnonzero(d.sum(axis=0) <= SMOOTHING_SE * se)[0])]
+
+
+def top_k_prior(t, v, finite, lower, upper, rng: np.random.Generator, share=None, censored=None):
+    """The prior of ``p_top_k`` (step 5): :func:`npmle_prior`'s grid and likelihoods,
+    :data:`TOP_K_PRIOR_ITERATIONS` EM steps, smoothed by :func:`smoothing_width`'s choice.
+
+    The rank intervals (step 4) are calibrated to their level on simulated worlds
+    (:func:`calibrated_alpha`), ``p_top_k`` is a probability read off the posterior as it
+    is: its prior is fitted further (sharper where the scores tie) and smoothed where the
+    held-out items say the scores spread evenly. Returns ``(nodes, weights)``.
+    """
+    nodes, L = _prior_grid(t, v, finite, lower, upper, rng, share, censored)
+    width = 0.0  # no item with finite bounds: no standard error to scale a kernel by
+    if finite.any():
+        scale = float(np.sqrt(np.median(v[finite])))
+        width = smoothing_width(nodes, L, scale, TOP_K_PRIOR_ITERATIONS)
+    return nodes, smoothed(nodes, _em(L, TOP_K_PRIOR_ITERATIONS), width)
 
 
 def npmle_ranks(
@@ -547,7 +633,8 @@ def top_k_probability(
 ) -> np.ndarray:
     """Each item's posterior probability of being among the top ``k`` (step 5).
 
-    As :func:`npmle_prior` and :func:`npmle_ranks`, but the likelihood of an item with
+    The share of posterior draws (as :func:`npmle_ranks`'s, under :func:`top_k_prior`)
+    that put the item among the top ``k``; the likelihood of an item with
     finite bounds is the law of its estimate's error: the mechanism's Laplace noise plus
     the normal sampling error, ``share`` the Laplace part of each variance ``v``
     (:func:`error_density`), both in the prior's fit and in the posterior's draws. A normal
@@ -561,7 +648,7 @@ def top_k_probability(
     at the ends of the scale, which decide the top ``k`` where the scores spread widely,
     come out in it too often.
     """
-    nodes, weights = npmle_prior(t, v, finite, lower, upper, rng, share=share, censored=censored)
+    nodes, weights = top_k_prior(t, v, finite, lower, upper, rng, share=share, censored=censored)
     values = posterior_values(
         t, v, finite, lower, upper, nodes, weights, draws, rng, 4096, share, dependence,
         censored,
